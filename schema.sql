@@ -1,0 +1,291 @@
+-- hearth schema, version 1 (kept in PRAGMA user_version; see src/db/migrate.rs).
+--
+-- Conventions:
+--   * times are INTEGER microseconds since the Unix epoch (UTC); the API formats them;
+--   * booleans are INTEGER 0/1;
+--   * every secret (client secrets, tokens, codes, session ids) is stored as the SHA-256
+--     of its value, never the value itself;
+--   * counters that the API shows (followers, posts, comments...) are columns kept exact
+--     by the code that changes what they count; `hearth check` recomputes them.
+
+CREATE TABLE user (
+    id                  INTEGER PRIMARY KEY,
+    username            TEXT    NOT NULL,
+    username_key        TEXT    NOT NULL UNIQUE,          -- lowercased username: unique, login lookup
+    email               TEXT,
+    real_name           TEXT    NOT NULL DEFAULT '',
+    password            TEXT,                             -- Django format pbkdf2_sha256$iter$salt$hash, NULL = none
+    is_staff            INTEGER NOT NULL DEFAULT 0,
+    ext_id              TEXT,
+    avatar              TEXT    NOT NULL DEFAULT '',
+    cover               TEXT    NOT NULL DEFAULT '',
+    bio                 TEXT    NOT NULL DEFAULT '',
+    location            TEXT    NOT NULL DEFAULT '',
+    location_lat_lng    TEXT,
+    position_lat_lng    TEXT,
+    date_of_birth       TEXT,                             -- YYYY-MM-DD
+    description         TEXT    NOT NULL DEFAULT '',
+    gender              TEXT    NOT NULL DEFAULT 'Unspecified' CHECK (gender IN ('Male', 'Female', 'Unspecified')),
+    website             TEXT    NOT NULL DEFAULT '',
+    reputation          INTEGER NOT NULL DEFAULT 0,
+    community_badge     INTEGER NOT NULL DEFAULT 0,
+    reg_approved        INTEGER NOT NULL DEFAULT 1,
+    company_name        TEXT    NOT NULL DEFAULT '',
+    company_role        TEXT    NOT NULL DEFAULT '',
+    followings_counter  INTEGER NOT NULL DEFAULT 0,
+    followers_counter   INTEGER NOT NULL DEFAULT 0,
+    posts_counter       INTEGER NOT NULL DEFAULT 0,
+    discussions_counter INTEGER NOT NULL DEFAULT 0,
+    polls_counter       INTEGER NOT NULL DEFAULT 0,
+    date_joined         INTEGER NOT NULL,
+    deleted             INTEGER NOT NULL DEFAULT 0
+);
+CREATE UNIQUE INDEX user_email ON user (email COLLATE NOCASE) WHERE email IS NOT NULL;
+
+CREATE TABLE tag (
+    id   INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE
+);
+CREATE TABLE user_tag (
+    user_id INTEGER NOT NULL REFERENCES user (id) ON DELETE CASCADE,
+    tag_id  INTEGER NOT NULL REFERENCES tag (id) ON DELETE CASCADE,
+    PRIMARY KEY (user_id, tag_id)
+) WITHOUT ROWID;
+
+-- A follow edge. `mutual` is 1 when the reverse edge exists too; both edges of a pair
+-- are kept in step, so "mutual first, newest first" is an index walk, not a sort.
+CREATE TABLE follow (
+    follower   INTEGER NOT NULL REFERENCES user (id),
+    followed   INTEGER NOT NULL REFERENCES user (id),
+    created_at INTEGER NOT NULL,
+    mutual     INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (follower, followed),
+    CHECK (follower <> followed)
+) WITHOUT ROWID;
+-- followings of X in API order: mutual first, newest edge first, user id ascending
+CREATE INDEX follow_followings ON follow (follower, mutual DESC, created_at DESC, followed);
+-- followers of X in API order
+CREATE INDEX follow_followers ON follow (followed, mutual DESC, created_at DESC, follower);
+
+-- OAuth applications (SPEC §4). redirect_uris: one URI per line.
+CREATE TABLE oauth_app (
+    id            INTEGER PRIMARY KEY,
+    client_id     TEXT    NOT NULL UNIQUE,
+    secret_hash   BLOB    NOT NULL,
+    name          TEXT    NOT NULL,
+    description   TEXT    NOT NULL DEFAULT '',
+    image         TEXT    NOT NULL DEFAULT '',
+    grant_type    TEXT    NOT NULL CHECK (grant_type IN ('authorization-code', 'implicit', 'password')),
+    client_type   TEXT    NOT NULL CHECK (client_type IN ('confidential', 'public')),
+    skip_consent  INTEGER NOT NULL DEFAULT 0,
+    redirect_uris TEXT    NOT NULL DEFAULT '',
+    created_at    INTEGER NOT NULL
+);
+
+-- One authorization of one user for one app: every token issued from one code or one
+-- password grant (and all their refreshes) shares a grant, so that reuse of a code or of
+-- a rotated refresh token can revoke the whole family.
+CREATE TABLE oauth_grant (
+    id         INTEGER PRIMARY KEY,
+    app_id     INTEGER NOT NULL REFERENCES oauth_app (id) ON DELETE CASCADE,
+    user_id    INTEGER NOT NULL REFERENCES user (id),
+    scope      TEXT    NOT NULL,
+    created_at INTEGER NOT NULL,
+    revoked    INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX oauth_grant_app ON oauth_grant (app_id);
+CREATE INDEX oauth_grant_user ON oauth_grant (user_id);
+
+CREATE TABLE oauth_code (
+    hash                  BLOB    PRIMARY KEY,
+    app_id                INTEGER NOT NULL REFERENCES oauth_app (id) ON DELETE CASCADE,
+    user_id               INTEGER NOT NULL REFERENCES user (id),
+    redirect_uri          TEXT    NOT NULL,
+    scope                 TEXT    NOT NULL,
+    code_challenge        TEXT,
+    code_challenge_method TEXT    CHECK (code_challenge_method IN ('S256', 'plain')),
+    expires_at            INTEGER NOT NULL,
+    grant_id              INTEGER REFERENCES oauth_grant (id) ON DELETE CASCADE, -- set when exchanged
+    used_at               INTEGER
+) WITHOUT ROWID;
+CREATE INDEX oauth_code_app ON oauth_code (app_id);
+
+CREATE TABLE oauth_access_token (
+    hash       BLOB    PRIMARY KEY,
+    grant_id   INTEGER NOT NULL REFERENCES oauth_grant (id) ON DELETE CASCADE,
+    scope      TEXT    NOT NULL,
+    expires_at INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    revoked    INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
+CREATE INDEX oauth_access_token_grant ON oauth_access_token (grant_id);
+
+CREATE TABLE oauth_refresh_token (
+    hash        BLOB    PRIMARY KEY,
+    grant_id    INTEGER NOT NULL REFERENCES oauth_grant (id) ON DELETE CASCADE,
+    access_hash BLOB    NOT NULL,                          -- the access token issued with it
+    scope       TEXT    NOT NULL,
+    expires_at  INTEGER NOT NULL,
+    created_at  INTEGER NOT NULL,
+    rotated_at  INTEGER,                                   -- set when exchanged (rotation)
+    revoked     INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
+CREATE INDEX oauth_refresh_token_grant ON oauth_refresh_token (grant_id);
+
+-- Browser login sessions for /oauth/authorize/ (cookie value hashed).
+CREATE TABLE login_session (
+    hash       BLOB    PRIMARY KEY,
+    user_id    INTEGER NOT NULL REFERENCES user (id),
+    csrf       TEXT    NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX login_session_user ON login_session (user_id);
+
+-- JWT shared secrets: the row with the highest id is current; older rows are accepted
+-- until their grace_until.
+CREATE TABLE jwt_secret (
+    id          INTEGER PRIMARY KEY,
+    secret      TEXT    NOT NULL,
+    created_at  INTEGER NOT NULL,
+    grace_until INTEGER
+);
+
+CREATE TABLE revoked_jti (
+    jti        TEXT    PRIMARY KEY,
+    expires_at INTEGER NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE reaction (
+    id        INTEGER PRIMARY KEY,
+    label     TEXT    NOT NULL,
+    sentiment INTEGER NOT NULL,
+    image     TEXT,                                       -- NULL: hearth's default image
+    active    INTEGER NOT NULL DEFAULT 1
+);
+
+-- Dynamic preferences; value is the JSON encoding of a value of `kind`.
+CREATE TABLE preference (
+    id      INTEGER PRIMARY KEY,
+    section TEXT NOT NULL,
+    name    TEXT NOT NULL,
+    kind    TEXT NOT NULL CHECK (kind IN ('boolean', 'integer', 'string')),
+    value   TEXT NOT NULL,
+    UNIQUE (section, name)
+);
+
+CREATE TABLE category (
+    id           INTEGER PRIMARY KEY,
+    name         TEXT    NOT NULL,
+    slug         TEXT    NOT NULL UNIQUE,
+    active       INTEGER NOT NULL DEFAULT 1,
+    deleted      INTEGER NOT NULL DEFAULT 0,
+    "order"      INTEGER NOT NULL DEFAULT 0,
+    image_medium TEXT    NOT NULL DEFAULT '',
+    created_at   INTEGER NOT NULL
+);
+
+-- Discussions, posts, statuses and comments share one table: each kind numbers its own
+-- ids (the API's ids), `pk` is internal. Comments point at the contribution they belong
+-- to (`target_pk`) and optionally at a parent comment.
+CREATE TABLE contribution (
+    pk             INTEGER PRIMARY KEY,
+    kind           TEXT    NOT NULL CHECK (kind IN ('discussion', 'post', 'status', 'comment')),
+    id             INTEGER NOT NULL,
+    author_id      INTEGER NOT NULL REFERENCES user (id),
+    title          TEXT,
+    action         TEXT,
+    text           TEXT    NOT NULL DEFAULT '',
+    added_at       INTEGER NOT NULL,
+    last_edited_at INTEGER,
+    deleted        INTEGER NOT NULL DEFAULT 0,
+    comment_count  INTEGER NOT NULL DEFAULT 0,
+    target_pk      INTEGER REFERENCES contribution (pk),
+    parent_pk      INTEGER REFERENCES contribution (pk),
+    UNIQUE (kind, id)
+);
+-- lists: newest first per kind, live items only
+CREATE INDEX contribution_list ON contribution (kind, deleted, added_at DESC, id DESC);
+-- comments of one contribution, newest first
+CREATE INDEX contribution_comments ON contribution (target_pk, deleted, added_at DESC) WHERE target_pk IS NOT NULL;
+CREATE INDEX contribution_author ON contribution (author_id, kind, deleted);
+CREATE INDEX contribution_parent ON contribution (parent_pk) WHERE parent_pk IS NOT NULL;
+
+CREATE TABLE contribution_category (
+    contribution_pk INTEGER NOT NULL REFERENCES contribution (pk) ON DELETE CASCADE,
+    category_id     INTEGER NOT NULL REFERENCES category (id),
+    PRIMARY KEY (contribution_pk, category_id)
+) WITHOUT ROWID;
+
+-- Images (course squares, ...) stored in the database and served under /media/.
+CREATE TABLE media (
+    path         TEXT    PRIMARY KEY,                      -- e.g. course/12/3-600.png
+    content_type TEXT    NOT NULL,
+    body         BLOB    NOT NULL,
+    created_at   INTEGER NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE course (
+    id                               INTEGER PRIMARY KEY,
+    name                             TEXT    NOT NULL,
+    name_key                         TEXT    NOT NULL UNIQUE, -- lowercased name: unique case-insensitively
+    slug                             TEXT    NOT NULL UNIQUE,
+    description                      TEXT    NOT NULL DEFAULT '',
+    type                             TEXT    NOT NULL CHECK (type IN ('self-paced', 'structured', 'scheduled')),
+    privacy                          TEXT    NOT NULL DEFAULT '' CHECK (privacy IN ('', 'open', 'private', 'secret')),
+    enforce_lessons_order            INTEGER NOT NULL DEFAULT 0,
+    new_comment_notification_enabled INTEGER NOT NULL DEFAULT 1,
+    hide_member_count                INTEGER NOT NULL DEFAULT 0,
+    meta_title                       TEXT    NOT NULL DEFAULT '',
+    meta_description                 TEXT    NOT NULL DEFAULT '',
+    og_title                         TEXT    NOT NULL DEFAULT '',
+    og_description                   TEXT    NOT NULL DEFAULT '',
+    og_image                         TEXT    NOT NULL DEFAULT '',
+    sections_order                   TEXT    NOT NULL DEFAULT '[]', -- JSON array of section ids
+    image_key                        TEXT,                          -- media path prefix; NULL = default image
+    deleted                          INTEGER NOT NULL DEFAULT 0,
+    created_at                       INTEGER NOT NULL,
+    created_by                       INTEGER NOT NULL REFERENCES user (id)
+);
+CREATE INDEX course_visible ON course (deleted, privacy, id);
+CREATE INDEX course_created_by ON course (created_by);
+
+CREATE TABLE course_category (
+    course_id   INTEGER NOT NULL REFERENCES course (id) ON DELETE CASCADE,
+    category_id INTEGER NOT NULL REFERENCES category (id),
+    PRIMARY KEY (course_id, category_id)
+) WITHOUT ROWID;
+CREATE INDEX course_category_category ON course_category (category_id, course_id);
+
+CREATE TABLE course_member (
+    course_id   INTEGER NOT NULL REFERENCES course (id) ON DELETE CASCADE,
+    user_id     INTEGER NOT NULL REFERENCES user (id),
+    join_status TEXT    NOT NULL CHECK (join_status IN ('creator', 'manager', 'joined', 'invited', 'requested')),
+    created_at  INTEGER NOT NULL,
+    PRIMARY KEY (course_id, user_id)
+) WITHOUT ROWID;
+CREATE INDEX course_member_user ON course_member (user_id, join_status, course_id);
+CREATE INDEX course_member_status ON course_member (course_id, join_status, created_at);
+
+CREATE TABLE course_section (
+    id         INTEGER PRIMARY KEY,
+    course_id  INTEGER NOT NULL REFERENCES course (id) ON DELETE CASCADE,
+    name       TEXT    NOT NULL,
+    created_at INTEGER NOT NULL
+);
+CREATE INDEX course_section_course ON course_section (course_id);
+
+CREATE TABLE course_lesson (
+    id         INTEGER PRIMARY KEY,
+    section_id INTEGER NOT NULL REFERENCES course_section (id) ON DELETE CASCADE,
+    name       TEXT    NOT NULL,
+    created_at INTEGER NOT NULL
+);
+CREATE INDEX course_lesson_section ON course_lesson (section_id);
+
+CREATE TABLE course_lesson_completion (
+    lesson_id    INTEGER NOT NULL REFERENCES course_lesson (id) ON DELETE CASCADE,
+    user_id      INTEGER NOT NULL REFERENCES user (id),
+    completed_at INTEGER NOT NULL,
+    PRIMARY KEY (lesson_id, user_id)
+) WITHOUT ROWID;

@@ -1,0 +1,140 @@
+//! The command line (SPEC §2): clap definitions and one module per command group.
+
+pub mod app;
+pub mod category;
+pub mod init;
+pub mod jwt;
+pub mod maint;
+pub mod pref;
+pub mod reaction;
+pub mod serve;
+pub mod user;
+
+use std::path::{Path, PathBuf};
+
+use clap::{Parser, Subcommand};
+
+use crate::clock::Clock;
+use crate::db::{Db, DbError};
+
+/// hearth: a self-hosted community-platform API server (one binary, one SQLite file).
+#[derive(Debug, Parser)]
+#[command(name = "hearth", version, about)]
+pub struct Cli {
+    /// The database file.
+    #[arg(long, global = true, env = "HEARTH_DB", default_value = "./hearth.db")]
+    pub db: PathBuf,
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Create the database: schema, JWT secret, default reactions and preferences.
+    Init,
+    /// Run the server (creates and initialises a missing database).
+    Serve(serve::ServeArgs),
+    /// Manage OAuth applications.
+    #[command(subcommand)]
+    App(app::AppCommand),
+    /// Manage users.
+    #[command(subcommand)]
+    User(user::UserCommand),
+    /// The JWT shared secret and test tokens.
+    #[command(subcommand)]
+    Jwt(jwt::JwtCommand),
+    /// Dynamic preferences.
+    #[command(subcommand)]
+    Pref(pref::PrefCommand),
+    /// Reactions.
+    #[command(subcommand)]
+    Reaction(reaction::ReactionCommand),
+    /// Categories.
+    #[command(subcommand)]
+    Category(category::CategoryCommand),
+    /// Consistent online copy of the database (safe while the server runs).
+    Backup {
+        /// Where to write the copy (must not exist).
+        dest: PathBuf,
+    },
+    /// Integrity check plus hearth's own invariants; exit 1 on any problem.
+    Check,
+}
+
+/// A command failure: one line for the user.
+#[derive(Debug)]
+pub struct CliError(pub String);
+
+impl std::fmt::Display for CliError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<DbError> for CliError {
+    fn from(e: DbError) -> Self {
+        CliError(e.to_string())
+    }
+}
+
+impl From<rusqlite::Error> for CliError {
+    fn from(e: rusqlite::Error) -> Self {
+        CliError(format!("database: {e}"))
+    }
+}
+
+impl From<std::io::Error> for CliError {
+    fn from(e: std::io::Error) -> Self {
+        CliError(e.to_string())
+    }
+}
+
+/// Shorthand for command results.
+pub type CliResult<T = ()> = Result<T, CliError>;
+
+/// Opens an existing database for a management command (a missing file is an error
+/// that says how to create one).
+pub fn open_existing(path: &Path) -> CliResult<Db> {
+    if !path.exists() {
+        return Err(CliError(format!(
+            "no database at {} (run `hearth --db {} init` first)",
+            path.display(),
+            path.display()
+        )));
+    }
+    Ok(Db::open(path)?)
+}
+
+/// Runs a parsed command line.
+pub fn run(cli: Cli) -> CliResult {
+    let clock = Clock::system();
+    match cli.command {
+        Command::Init => init::run(&cli.db, &clock),
+        Command::Serve(args) => serve::run(&cli.db, args, clock),
+        Command::App(c) => app::run(&open_existing(&cli.db)?, c, &clock),
+        Command::User(c) => user::run(&open_existing(&cli.db)?, c, &clock),
+        Command::Jwt(c) => jwt::run(&open_existing(&cli.db)?, c, &clock),
+        Command::Pref(c) => pref::run(&open_existing(&cli.db)?, c),
+        Command::Reaction(c) => reaction::run(&open_existing(&cli.db)?, c),
+        Command::Category(c) => category::run(&open_existing(&cli.db)?, c, &clock),
+        Command::Backup { dest } => maint::backup(&open_existing(&cli.db)?, &dest),
+        Command::Check => maint::check(&open_existing(&cli.db)?),
+    }
+}
+
+/// Prints a JSON value on one line.
+pub fn print_json(v: &serde_json::Value) {
+    println!("{v}");
+}
+
+/// Runs a write transaction with CLI errors.
+pub fn write<T>(db: &Db, f: impl FnOnce(&rusqlite::Transaction<'_>) -> CliResult<T>) -> CliResult<T> {
+    db.write_blocking(f)
+}
+
+/// Runs a read with CLI errors.
+pub fn read<T>(db: &Db, f: impl FnOnce(&rusqlite::Connection) -> CliResult<T>) -> CliResult<T> {
+    db.read_blocking(f)
+}

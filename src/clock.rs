@@ -1,0 +1,108 @@
+//! The only place that reads the system time. Everything else takes a [`Timestamp`]
+//! from a [`Clock`], so expiry and rate limits are tested without sleeping.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
+
+/// Microseconds since the Unix epoch, UTC (the unit of every time column).
+pub type Timestamp = i64;
+
+/// One second in [`Timestamp`] units.
+pub const SECOND: Timestamp = 1_000_000;
+
+/// A source of the current time: the system clock, or a manual clock for tests.
+#[derive(Clone, Debug)]
+pub struct Clock(Arc<Source>);
+
+#[derive(Debug)]
+enum Source {
+    System,
+    Manual(AtomicI64),
+}
+
+impl Clock {
+    /// The system clock.
+    pub fn system() -> Self {
+        Clock(Arc::new(Source::System))
+    }
+
+    /// A clock that stands still at `start` until [`Clock::advance`] moves it.
+    pub fn manual(start: Timestamp) -> Self {
+        Clock(Arc::new(Source::Manual(AtomicI64::new(start))))
+    }
+
+    /// The current time in microseconds.
+    pub fn now(&self) -> Timestamp {
+        match &*self.0 {
+            Source::System => {
+                let since = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .unwrap_or_default();
+                i64::try_from(since.as_micros()).unwrap_or(i64::MAX)
+            }
+            Source::Manual(t) => t.load(Ordering::SeqCst),
+        }
+    }
+
+    /// The current time in whole seconds (JWT NumericDate).
+    pub fn now_secs(&self) -> i64 {
+        self.now().div_euclid(SECOND)
+    }
+
+    /// Moves a manual clock forward; the system clock ignores it.
+    pub fn advance(&self, by: Timestamp) {
+        if let Source::Manual(t) = &*self.0 {
+            t.fetch_add(by, Ordering::SeqCst);
+        }
+    }
+}
+
+/// Formats a timestamp as RFC 3339 in UTC with microseconds: `2026-11-22T10:15:30.123456Z`.
+pub fn rfc3339(ts: Timestamp) -> String {
+    let secs = ts.div_euclid(SECOND);
+    let micros = ts.rem_euclid(SECOND);
+    match time::OffsetDateTime::from_unix_timestamp(secs) {
+        Ok(t) => format!(
+            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}Z",
+            t.year(),
+            u8::from(t.month()),
+            t.day(),
+            t.hour(),
+            t.minute(),
+            t.second(),
+            micros
+        ),
+        Err(_) => String::from("1970-01-01T00:00:00.000000Z"),
+    }
+}
+
+/// Parses an RFC 3339 time (any offset, optional fraction) into a timestamp.
+pub fn parse_rfc3339(s: &str) -> Option<Timestamp> {
+    let t = time::OffsetDateTime::parse(s, &time::format_description::well_known::Rfc3339).ok()?;
+    i64::try_from(t.unix_timestamp_nanos() / 1000).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_with_microseconds_in_utc() {
+        assert_eq!(rfc3339(1_795_342_530_123_456), "2026-11-22T10:15:30.123456Z");
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00.000000Z");
+    }
+
+    #[test]
+    fn parses_what_it_formats_and_offsets() {
+        assert_eq!(parse_rfc3339("2026-11-22T10:15:30.123456Z"), Some(1_795_342_530_123_456));
+        assert_eq!(parse_rfc3339("2026-11-22T11:15:30+01:00"), Some(1_795_342_530_000_000));
+        assert_eq!(parse_rfc3339("yesterday"), None);
+    }
+
+    #[test]
+    fn manual_clock_advances() {
+        let c = Clock::manual(10 * SECOND);
+        c.advance(5 * SECOND);
+        assert_eq!(c.now_secs(), 15);
+    }
+}

@@ -1,0 +1,126 @@
+//! OAuth applications.
+
+use rusqlite::{Connection, OptionalExtension, params};
+use serde::Serialize;
+
+use crate::clock::Timestamp;
+
+/// The grant type an application may use (SPEC §2 `--grant`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AppGrant {
+    /// RFC 6749 §4.1.
+    AuthorizationCode,
+    /// RFC 6749 §4.2.
+    Implicit,
+    /// RFC 6749 §4.3.
+    Password,
+}
+
+impl AppGrant {
+    /// The stored / command-line name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AppGrant::AuthorizationCode => "authorization-code",
+            AppGrant::Implicit => "implicit",
+            AppGrant::Password => "password",
+        }
+    }
+
+    /// Parses the stored / command-line name.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "authorization-code" => Some(AppGrant::AuthorizationCode),
+            "implicit" => Some(AppGrant::Implicit),
+            "password" => Some(AppGrant::Password),
+            _ => None,
+        }
+    }
+}
+
+/// An application as stored (the secret only as its hash).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct App {
+    pub id: i64,
+    pub client_id: String,
+    pub secret_hash: Vec<u8>,
+    pub name: String,
+    pub description: String,
+    pub image: String,
+    pub grant: AppGrant,
+    /// Confidential apps must authenticate with their secret.
+    pub confidential: bool,
+    pub skip_consent: bool,
+    pub redirect_uris: Vec<String>,
+    pub created_at: Timestamp,
+}
+
+const COLUMNS: &str =
+    "id, client_id, secret_hash, name, description, image, grant_type, client_type, skip_consent, redirect_uris, created_at";
+
+fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<App> {
+    let grant: String = r.get(6)?;
+    let client_type: String = r.get(7)?;
+    let uris: String = r.get(9)?;
+    Ok(App {
+        id: r.get(0)?,
+        client_id: r.get(1)?,
+        secret_hash: r.get(2)?,
+        name: r.get(3)?,
+        description: r.get(4)?,
+        image: r.get(5)?,
+        grant: AppGrant::parse(&grant).unwrap_or(AppGrant::AuthorizationCode),
+        confidential: client_type == "confidential",
+        skip_consent: r.get(8)?,
+        redirect_uris: uris.lines().filter(|l| !l.is_empty()).map(str::to_owned).collect(),
+        created_at: r.get(10)?,
+    })
+}
+
+/// Inserts an application; returns its id.
+pub fn insert(conn: &Connection, a: &App) -> rusqlite::Result<i64> {
+    conn.execute(
+        "INSERT INTO oauth_app (client_id, secret_hash, name, description, image, grant_type, client_type,
+                                skip_consent, redirect_uris, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+        params![
+            a.client_id,
+            a.secret_hash,
+            a.name,
+            a.description,
+            a.image,
+            a.grant.as_str(),
+            if a.confidential { "confidential" } else { "public" },
+            a.skip_consent,
+            a.redirect_uris.join("\n"),
+            a.created_at
+        ],
+    )?;
+    Ok(conn.last_insert_rowid())
+}
+
+/// An application by client id.
+pub fn by_client_id(conn: &Connection, client_id: &str) -> rusqlite::Result<Option<App>> {
+    conn.prepare_cached(&format!("SELECT {COLUMNS} FROM oauth_app WHERE client_id = ?1"))?
+        .query_row([client_id], from_row)
+        .optional()
+}
+
+/// All applications by id.
+pub fn list(conn: &Connection) -> rusqlite::Result<Vec<App>> {
+    let mut stmt = conn.prepare(&format!("SELECT {COLUMNS} FROM oauth_app ORDER BY id"))?;
+    let rows = stmt.query_map([], from_row)?;
+    rows.collect()
+}
+
+/// Deletes an application; its codes, grants and tokens go with it (ON DELETE CASCADE).
+pub fn delete(conn: &Connection, id: i64) -> rusqlite::Result<()> {
+    conn.execute("DELETE FROM oauth_app WHERE id = ?1", [id])?;
+    Ok(())
+}
+
+/// Replaces the secret hash.
+pub fn set_secret(conn: &Connection, id: i64, hash: &[u8]) -> rusqlite::Result<()> {
+    conn.execute("UPDATE oauth_app SET secret_hash = ?2 WHERE id = ?1", params![id, hash])?;
+    Ok(())
+}

@@ -1,0 +1,71 @@
+//! Categories (used by contributions and courses).
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use crate::clock::Timestamp;
+
+/// One category row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Category {
+    /// Id.
+    pub id: i64,
+    /// Display name.
+    pub name: String,
+    /// Unique URL slug.
+    pub slug: String,
+    /// Offered to users.
+    pub active: bool,
+    /// Soft-deleted.
+    pub deleted: bool,
+    /// Manual order.
+    pub order: i64,
+    /// Image URL (may be empty).
+    pub image_medium: String,
+}
+
+/// Column list matching [`from_row`].
+pub const COLUMNS: &str = r#"id, name, slug, active, deleted, "order", image_medium"#;
+
+/// Maps a row selected with [`COLUMNS`] (optionally with a table prefix).
+pub fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Category> {
+    Ok(Category {
+        id: r.get(0)?,
+        name: r.get(1)?,
+        slug: r.get(2)?,
+        active: r.get(3)?,
+        deleted: r.get(4)?,
+        order: r.get(5)?,
+        image_medium: r.get(6)?,
+    })
+}
+
+/// All categories by id.
+pub fn list(conn: &Connection) -> rusqlite::Result<Vec<Category>> {
+    let mut stmt = conn.prepare_cached(&format!("SELECT {COLUMNS} FROM category ORDER BY id"))?;
+    let rows = stmt.query_map([], from_row)?;
+    rows.collect()
+}
+
+/// One category.
+pub fn get(conn: &Connection, id: i64) -> rusqlite::Result<Option<Category>> {
+    conn.prepare_cached(&format!("SELECT {COLUMNS} FROM category WHERE id = ?1"))?
+        .query_row([id], from_row)
+        .optional()
+}
+
+/// Whether a live (not deleted) category exists.
+pub fn exists(conn: &Connection, id: i64) -> rusqlite::Result<bool> {
+    conn.prepare_cached("SELECT 1 FROM category WHERE id = ?1 AND deleted = 0")?.exists([id])
+}
+
+/// Whether a slug is taken.
+pub fn slug_taken(conn: &Connection, slug: &str) -> rusqlite::Result<bool> {
+    conn.prepare_cached("SELECT 1 FROM category WHERE slug = ?1")?.exists([slug])
+}
+
+/// Inserts a category with the given id (or a new one when `id` is `None`).
+pub fn insert(conn: &Connection, id: Option<i64>, name: &str, slug: &str, now: Timestamp) -> rusqlite::Result<i64> {
+    conn.prepare_cached("INSERT INTO category (id, name, slug, created_at) VALUES (?1, ?2, ?3, ?4)")?
+        .execute(params![id, name, slug, now])?;
+    Ok(conn.last_insert_rowid())
+}

@@ -1,0 +1,55 @@
+//! Reactions.
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+/// One reaction row. `image` is `None` for hearth's default image.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reaction {
+    /// Id.
+    pub id: i64,
+    /// Label, e.g. `like`.
+    pub label: String,
+    /// -1, 0 or 1 for the defaults; any integer.
+    pub sentiment: i64,
+    /// Image URL or local path; `None` = default.
+    pub image: Option<String>,
+    /// Whether clients offer it.
+    pub active: bool,
+}
+
+/// Column list matching [`from_row`].
+pub const COLUMNS: &str = "id, label, sentiment, image, active";
+
+/// Maps a row selected with [`COLUMNS`].
+pub fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Reaction> {
+    Ok(Reaction { id: r.get(0)?, label: r.get(1)?, sentiment: r.get(2)?, image: r.get(3)?, active: r.get(4)? })
+}
+
+/// All reactions by id.
+pub fn list(conn: &Connection) -> rusqlite::Result<Vec<Reaction>> {
+    let mut stmt = conn.prepare_cached(&format!("SELECT {COLUMNS} FROM reaction ORDER BY id"))?;
+    let rows = stmt.query_map([], from_row)?;
+    rows.collect()
+}
+
+/// One reaction.
+pub fn get(conn: &Connection, id: i64) -> rusqlite::Result<Option<Reaction>> {
+    conn.prepare_cached(&format!("SELECT {COLUMNS} FROM reaction WHERE id = ?1"))?
+        .query_row([id], from_row)
+        .optional()
+}
+
+/// Inserts a reaction (with `r.id` when positive, else a new id); returns its id.
+pub fn insert(conn: &Connection, r: &Reaction) -> rusqlite::Result<i64> {
+    let id = (r.id > 0).then_some(r.id);
+    conn.prepare_cached("INSERT INTO reaction (id, label, sentiment, image, active) VALUES (?1, ?2, ?3, ?4, ?5)")?
+        .execute(params![id, r.label, r.sentiment, r.image, r.active])?;
+    Ok(conn.last_insert_rowid())
+}
+
+/// Replaces every field of an existing reaction.
+pub fn update(conn: &Connection, r: &Reaction) -> rusqlite::Result<()> {
+    conn.prepare_cached("UPDATE reaction SET label = ?2, sentiment = ?3, image = ?4, active = ?5 WHERE id = ?1")?
+        .execute(params![r.id, r.label, r.sentiment, r.image, r.active])?;
+    Ok(())
+}

@@ -1,0 +1,236 @@
+//! One error type for the JSON API and its single mapping to a status and body
+//! (SPEC §3): `{"detail": ..., "errors": [...]}`. 4xx errors tell the client exactly
+//! what was wrong; a 500 says nothing of its cause, which is logged instead.
+
+use serde::Serialize;
+use serde_json::json;
+use warp::http::{HeaderValue, StatusCode, header};
+use warp::reply::Response;
+
+/// A validation message about one field (`{"code", "message"}`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FieldMessage {
+    /// `required`, `invalid`, `invalid_choice`, `unique`, `max_length`, ...
+    pub code: &'static str,
+    /// Human-readable explanation.
+    pub message: String,
+}
+
+/// All validation messages about one field.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FieldError {
+    /// The body field or query parameter.
+    pub field: String,
+    /// What is wrong with it.
+    pub messages: Vec<FieldMessage>,
+}
+
+impl FieldError {
+    /// One field, one message.
+    pub fn new(field: impl Into<String>, code: &'static str, message: impl Into<String>) -> Self {
+        FieldError {
+            field: field.into(),
+            messages: vec![FieldMessage { code, message: message.into() }],
+        }
+    }
+}
+
+/// Every error a `/api/v2/` route can answer with.
+#[derive(Debug)]
+pub enum ApiError {
+    /// 401: no credentials on a route that needs them.
+    NotAuthenticated,
+    /// 401: a token was sent but is invalid, expired, revoked or malformed.
+    AuthenticationFailed,
+    /// 403: authenticated but not allowed.
+    PermissionDenied,
+    /// 403: the token lacks the `write` scope (RFC 6750 §3.1).
+    InsufficientScope,
+    /// 404.
+    NotFound,
+    /// 405, with the `Allow` header value.
+    MethodNotAllowed(&'static str),
+    /// 400: the body is not valid JSON (or not the expected shape).
+    ParseError(String),
+    /// 415.
+    UnsupportedMediaType,
+    /// 413.
+    PayloadTooLarge,
+    /// 429, with `Retry-After` seconds.
+    Throttled(u64),
+    /// 400 with per-field messages.
+    Invalid(Vec<FieldError>),
+    /// 500; the string is logged, never shown.
+    Internal(String),
+}
+
+impl ApiError {
+    /// A 400 about one field.
+    pub fn field(field: impl Into<String>, code: &'static str, message: impl Into<String>) -> Self {
+        ApiError::Invalid(vec![FieldError::new(field, code, message)])
+    }
+
+    /// A 500 whose cause is logged.
+    pub fn internal(cause: impl std::fmt::Display) -> Self {
+        ApiError::Internal(cause.to_string())
+    }
+
+    /// The HTTP status of this error.
+    pub fn status(&self) -> StatusCode {
+        match self {
+            ApiError::NotAuthenticated | ApiError::AuthenticationFailed => StatusCode::UNAUTHORIZED,
+            ApiError::PermissionDenied | ApiError::InsufficientScope => StatusCode::FORBIDDEN,
+            ApiError::NotFound => StatusCode::NOT_FOUND,
+            ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
+            ApiError::ParseError(_) | ApiError::Invalid(_) => StatusCode::BAD_REQUEST,
+            ApiError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ApiError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::Throttled(_) => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    fn code_and_message(&self) -> (&'static str, String) {
+        match self {
+            ApiError::NotAuthenticated => {
+                ("not_authenticated", "Authentication credentials were not provided.".into())
+            }
+            ApiError::AuthenticationFailed => {
+                ("authentication_failed", "The access token is invalid or expired.".into())
+            }
+            ApiError::PermissionDenied => {
+                ("permission_denied", "You do not have permission to perform this action.".into())
+            }
+            ApiError::InsufficientScope => {
+                ("insufficient_scope", "The access token does not allow this action (needs the write scope).".into())
+            }
+            ApiError::NotFound => ("not_found", "Not found.".into()),
+            ApiError::MethodNotAllowed(_) => ("method_not_allowed", "Method not allowed.".into()),
+            ApiError::ParseError(why) => ("parse_error", format!("Malformed request body: {why}")),
+            ApiError::UnsupportedMediaType => {
+                ("unsupported_media_type", "Unsupported media type in request.".into())
+            }
+            ApiError::PayloadTooLarge => ("payload_too_large", "Request body is too large.".into()),
+            ApiError::Throttled(secs) => {
+                ("throttled", format!("Request was throttled. Expected available in {secs} seconds."))
+            }
+            ApiError::Invalid(_) => ("invalid", "Invalid input.".into()),
+            ApiError::Internal(_) => ("server_error", "A server error occurred.".into()),
+        }
+    }
+
+    /// The response: status, JSON body and the headers this error needs.
+    pub fn to_response(&self) -> Response {
+        if let ApiError::Internal(cause) = self {
+            tracing::error!(%cause, "internal error");
+        }
+        let (code, message) = self.code_and_message();
+        let body = match self {
+            ApiError::Invalid(fields) => json!({ "detail": message, "errors": fields }),
+            _ => json!({ "detail": message, "errors": [{ "code": code, "message": message }] }),
+        };
+        let mut resp = crate::http::json_response(self.status(), &body);
+        let headers = resp.headers_mut();
+        match self {
+            ApiError::NotAuthenticated => {
+                headers.insert(header::WWW_AUTHENTICATE, HeaderValue::from_static(r#"Bearer realm="api""#));
+            }
+            ApiError::AuthenticationFailed => {
+                headers.insert(
+                    header::WWW_AUTHENTICATE,
+                    HeaderValue::from_static(r#"Bearer realm="api", error="invalid_token""#),
+                );
+            }
+            ApiError::InsufficientScope => {
+                headers.insert(
+                    header::WWW_AUTHENTICATE,
+                    HeaderValue::from_static(r#"Bearer realm="api", error="insufficient_scope", scope="write""#),
+                );
+            }
+            ApiError::MethodNotAllowed(allow) => {
+                headers.insert(header::ALLOW, HeaderValue::from_static(allow));
+            }
+            ApiError::Throttled(secs) => {
+                headers.insert(header::RETRY_AFTER, HeaderValue::from(*secs));
+            }
+            _ => {}
+        }
+        resp
+    }
+}
+
+impl warp::Reply for ApiError {
+    fn into_response(self) -> Response {
+        self.to_response()
+    }
+}
+
+impl From<rusqlite::Error> for ApiError {
+    fn from(e: rusqlite::Error) -> Self {
+        ApiError::internal(format!("database: {e}"))
+    }
+}
+
+impl From<crate::db::DbError> for ApiError {
+    fn from(e: crate::db::DbError) -> Self {
+        ApiError::internal(e)
+    }
+}
+
+/// `.recover()` at the top of the router: a rejection only ever means "no route
+/// matched", so it is a 404 in the API's error shape (paths whose id is not an integer
+/// land here too, before any authentication).
+pub async fn handle_rejection(
+    _rejection: warp::Rejection,
+) -> Result<Response, std::convert::Infallible> {
+    Ok(ApiError::NotFound.to_response())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn body(e: &ApiError) -> serde_json::Value {
+        let resp = e.to_response();
+        let bytes = futures_util::FutureExt::now_or_never(http_body_util::BodyExt::collect(resp.into_body()))
+            .and_then(Result::ok)
+            .map(|c| c.to_bytes())
+            .unwrap_or_default();
+        serde_json::from_slice(&bytes).unwrap_or_default()
+    }
+
+    #[test]
+    fn permission_denied_has_detail_and_errors() {
+        let b = body(&ApiError::PermissionDenied);
+        assert_eq!(b["detail"], "You do not have permission to perform this action.");
+        assert_eq!(b["errors"][0]["code"], "permission_denied");
+        assert_eq!(b["errors"][0]["message"], b["detail"]);
+    }
+
+    #[test]
+    fn validation_names_fields() {
+        let b = body(&ApiError::field("name", "unique", "A course with this name already exists."));
+        assert_eq!(b["detail"], "Invalid input.");
+        assert_eq!(b["errors"][0]["field"], "name");
+        assert_eq!(b["errors"][0]["messages"][0]["code"], "unique");
+    }
+
+    #[test]
+    fn server_error_hides_the_cause() {
+        let b = body(&ApiError::internal("secret path /etc/x"));
+        assert!(!b.to_string().contains("/etc/x"));
+        assert_eq!(ApiError::internal("x").status(), StatusCode::INTERNAL_SERVER_ERROR);
+    }
+
+    #[test]
+    fn headers_for_401_405_429() {
+        let r = ApiError::AuthenticationFailed.to_response();
+        assert_eq!(r.headers()[header::WWW_AUTHENTICATE], r#"Bearer realm="api", error="invalid_token""#);
+        let r = ApiError::NotAuthenticated.to_response();
+        assert_eq!(r.headers()[header::WWW_AUTHENTICATE], r#"Bearer realm="api""#);
+        let r = ApiError::MethodNotAllowed("GET, HEAD").to_response();
+        assert_eq!(r.headers()[header::ALLOW], "GET, HEAD");
+        let r = ApiError::Throttled(42).to_response();
+        assert_eq!(r.headers()[header::RETRY_AFTER], "42");
+    }
+}

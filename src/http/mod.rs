@@ -1,0 +1,143 @@
+//! warp plumbing only: the request context every handler receives, body limits, query
+//! parsing, pagination, bearer credentials, static files. No SQL here.
+
+pub mod auth;
+pub mod body;
+pub mod pagination;
+pub mod query;
+pub mod statics;
+
+use std::net::SocketAddr;
+
+use bytes::Bytes;
+use serde::Serialize;
+use warp::Filter;
+use warp::filters::BoxedFilter;
+use warp::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use warp::reply::Response;
+
+use crate::state::AppState;
+
+/// Every route is boxed to this one type (STYLE rule 3).
+pub type Route = BoxedFilter<(Response,)>;
+
+/// The peer address of the TCP connection, put in the request extensions by the server.
+#[derive(Debug, Clone, Copy)]
+pub struct PeerAddr(pub SocketAddr);
+
+/// What a handler knows about its request: extracted by infallible filters only, so
+/// that once a path matched nothing can backtrack into another route.
+pub struct Req {
+    /// Shared state.
+    pub state: AppState,
+    /// The method.
+    pub method: Method,
+    /// The path as sent.
+    pub path: String,
+    /// The raw query string (may be empty).
+    pub query: String,
+    /// The request headers.
+    pub headers: HeaderMap,
+    /// The TCP peer.
+    pub peer: Option<SocketAddr>,
+    /// The body, not yet read.
+    pub body: body::Body,
+}
+
+impl Req {
+    /// The parsed query string.
+    pub fn query(&self) -> query::Query {
+        query::Query::parse(&self.query)
+    }
+
+    /// The bearer credentials of this request (not yet checked against the database).
+    pub fn credentials(&self) -> auth::Credentials {
+        auth::Credentials::from_headers(&self.headers, &self.state)
+    }
+
+    /// A header as text.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+}
+
+/// The request context filter.
+pub fn request(state: AppState) -> impl Filter<Extract = (Req,), Error = std::convert::Infallible> + Clone {
+    warp::any()
+        .map(move || state.clone())
+        .and(warp::method())
+        .and(warp::path::full())
+        .and(warp::query::raw().or(warp::any().map(String::new)).unify())
+        .and(warp::header::headers_cloned())
+        .and(warp::ext::optional::<PeerAddr>())
+        .and(body::stream())
+        .map(|state, method, path: warp::path::FullPath, query, headers, peer: Option<PeerAddr>, body| Req {
+            state,
+            method,
+            path: path.as_str().to_owned(),
+            query,
+            headers,
+            peer: peer.map(|p| p.0),
+            body,
+        })
+}
+
+/// Matches only when the request path ends with `/`: SPEC §3 serves API paths with
+/// their trailing slash (warp's path filters ignore it).
+pub fn slash() -> impl Filter<Extract = (), Error = warp::Rejection> + Copy {
+    warp::path::full()
+        .and_then(|p: warp::path::FullPath| async move {
+            if p.as_str().ends_with('/') { Ok(()) } else { Err(warp::reject::not_found()) }
+        })
+        .untuple_one()
+}
+
+/// Matches only when the request path does not end with `/`.
+pub fn no_slash() -> impl Filter<Extract = (), Error = warp::Rejection> + Copy {
+    warp::path::full()
+        .and_then(|p: warp::path::FullPath| async move {
+            if p.as_str().ends_with('/') { Err(warp::reject::not_found()) } else { Ok(()) }
+        })
+        .untuple_one()
+}
+
+/// The JSON content type of every API response.
+pub const JSON: &str = "application/json; charset=utf-8";
+
+/// A JSON response.
+pub fn json_response<T: Serialize + ?Sized>(status: StatusCode, body: &T) -> Response {
+    match serde_json::to_vec(body) {
+        Ok(bytes) => bytes_response(status, JSON, bytes),
+        Err(e) => crate::error::ApiError::internal(format!("serialize: {e}")).to_response(),
+    }
+}
+
+/// 200 with a JSON body.
+pub fn ok<T: Serialize + ?Sized>(body: &T) -> Response {
+    json_response(StatusCode::OK, body)
+}
+
+/// A response with a body and a content type.
+pub fn bytes_response(status: StatusCode, content_type: &'static str, body: impl Into<Bytes>) -> Response {
+    let mut resp = Response::new(body.into().into());
+    *resp.status_mut() = status;
+    resp.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    resp
+}
+
+/// A response with no body (204, or 200/401 for `verify_token`).
+pub fn empty(status: StatusCode) -> Response {
+    let mut resp = Response::new(Bytes::new().into());
+    *resp.status_mut() = status;
+    resp
+}
+
+/// The answer for a method the path does not serve.
+pub fn method_not_allowed(allow: &'static str) -> Response {
+    crate::error::ApiError::MethodNotAllowed(allow).to_response()
+}
+
+/// Turns a handler's result into the response.
+pub fn respond(r: Result<Response, crate::error::ApiError>) -> Response {
+    r.unwrap_or_else(|e| e.to_response())
+}

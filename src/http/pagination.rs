@@ -1,0 +1,123 @@
+//! Limit/offset pagination shared by every list (SPEC §3): defaults, clamping, 400s, and
+//! the `{"count", "next", "previous", "results"}` envelope with absolute links that keep
+//! every other query parameter.
+
+use serde::Serialize;
+
+use super::query::Query;
+use crate::error::ApiError;
+
+/// Default page size.
+pub const DEFAULT_LIMIT: i64 = 20;
+/// Largest page size.
+pub const MAX_LIMIT: i64 = 100;
+
+/// A requested page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Page {
+    /// Rows per page (clamped).
+    pub limit: i64,
+    /// Rows to skip.
+    pub offset: i64,
+}
+
+impl Page {
+    /// Reads `limit`/`offset` with the usual defaults (20, max 100).
+    pub fn from_query(q: &Query) -> Result<Page, ApiError> {
+        Self::from_query_with(q, Some(DEFAULT_LIMIT), MAX_LIMIT)
+    }
+
+    /// Reads `limit`/`offset`; `default` is the limit when none is given (`None`: all
+    /// rows, i.e. `i64::MAX`), `max` the clamp.
+    pub fn from_query_with(q: &Query, default: Option<i64>, max: i64) -> Result<Page, ApiError> {
+        let limit = match q.get("limit") {
+            None => default.unwrap_or(i64::MAX),
+            Some(v) => match v.parse::<i64>() {
+                Ok(n) if n > 0 => n.min(max),
+                _ => return Err(ApiError::field("limit", "invalid", "Must be a positive integer.")),
+            },
+        };
+        let offset = match q.get("offset") {
+            None => 0,
+            Some(v) => match v.parse::<i64>() {
+                Ok(n) if n >= 0 => n,
+                _ => return Err(ApiError::field("offset", "invalid", "Must be a non-negative integer.")),
+            },
+        };
+        Ok(Page { limit, offset })
+    }
+}
+
+/// The list envelope.
+#[derive(Debug, Serialize)]
+pub struct Paginated<T> {
+    /// Total matching rows.
+    pub count: i64,
+    /// Absolute URL of the next page, or null.
+    pub next: Option<String>,
+    /// Absolute URL of the previous page, or null.
+    pub previous: Option<String>,
+    /// This page.
+    pub results: Vec<T>,
+}
+
+/// Builds the envelope. `base` is the absolute URL of the list without its query
+/// (public URL + path).
+pub fn envelope<T>(base: &str, q: &Query, page: Page, count: i64, results: Vec<T>) -> Paginated<T> {
+    let link = |offset: Option<i64>| {
+        let mut pairs = q.without(&["limit", "offset"]);
+        if page.limit != i64::MAX {
+            pairs.push(("limit".into(), page.limit.to_string()));
+        }
+        if let Some(o) = offset {
+            pairs.push(("offset".into(), o.to_string()));
+        }
+        let qs = serde_urlencoded::to_string(&pairs).unwrap_or_default();
+        if qs.is_empty() { base.to_owned() } else { format!("{base}?{qs}") }
+    };
+    let next = (page.limit != i64::MAX && page.offset.saturating_add(page.limit) < count)
+        .then(|| link(Some(page.offset + page.limit)));
+    let previous = if page.offset <= 0 {
+        None
+    } else if page.offset <= page.limit {
+        // DRF drops `offset` for the first page
+        Some(link(None))
+    } else {
+        Some(link(Some(page.offset - page.limit)))
+    };
+    Paginated { count, next, previous, results }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn page(qs: &str) -> Result<Page, ApiError> {
+        Page::from_query(&Query::parse(qs))
+    }
+
+    #[test]
+    fn defaults_and_clamping() {
+        assert_eq!(page("").ok(), Some(Page { limit: 20, offset: 0 }));
+        assert_eq!(page("limit=500&offset=3").ok(), Some(Page { limit: 100, offset: 3 }));
+    }
+
+    #[test]
+    fn bad_values_are_400() {
+        for qs in ["limit=0", "limit=-1", "limit=x", "limit=", "offset=-1", "offset=", "offset=1.5"] {
+            assert!(page(qs).is_err(), "{qs}");
+        }
+    }
+
+    #[test]
+    fn links_keep_other_parameters() {
+        let q = Query::parse("search=a b&limit=2&offset=2");
+        let p = Page::from_query(&q).unwrap_or(Page { limit: 0, offset: 0 });
+        let e = envelope("http://h/api/v2/x/", &q, p, 5, vec![1, 2]);
+        assert_eq!(e.next.as_deref(), Some("http://h/api/v2/x/?search=a+b&limit=2&offset=4"));
+        assert_eq!(e.previous.as_deref(), Some("http://h/api/v2/x/?search=a+b&limit=2"));
+        let e = envelope("http://h/x/", &q, Page { limit: 2, offset: 4 }, 5, vec![5]);
+        assert_eq!(e.next, None);
+        assert_eq!(e.previous.as_deref(), Some("http://h/x/?search=a+b&limit=2&offset=2"));
+    }
+}

@@ -1,0 +1,29 @@
+//! Domain types and the JSON shapes the API returns. Depends on nothing above it.
+
+pub mod pref;
+pub mod slug;
+pub mod user;
+
+/// The public base URL (scheme, host, port; no trailing slash) that absolute URLs in
+/// responses are built from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PublicUrl(pub String);
+
+impl PublicUrl {
+    /// An absolute URL for a local path (which starts with `/`).
+    pub fn at(&self, path: &str) -> String {
+        format!("{}{}", self.0, path)
+    }
+
+    /// `value` when it is already absolute; hearth's own URL for a local path; the
+    /// default for an empty value.
+    pub fn resolve(&self, value: &str, default_path: &str) -> String {
+        if value.is_empty() {
+            self.at(default_path)
+        } else if value.starts_with('/') {
+            self.at(value)
+        } else {
+            value.to_owned()
+        }
+    }
+}

@@ -1,0 +1,198 @@
+//! Users: validation rules and the User / User Minimal JSON shapes of SPEC §4.
+
+use serde::Serialize;
+
+use super::PublicUrl;
+use crate::clock::{Timestamp, rfc3339};
+
+/// Default avatar, served by hearth.
+pub const DEFAULT_AVATAR: &str = "/static/default/avatar.svg";
+/// Default cover, served by hearth.
+pub const DEFAULT_COVER: &str = "/static/default/cover.svg";
+/// Longest username.
+pub const USERNAME_MAX: usize = 150;
+
+/// Checks a username: 1–150 characters of letters, digits and `@.+-_`.
+pub fn validate_username(u: &str) -> Result<(), String> {
+    let n = u.chars().count();
+    if n == 0 || n > USERNAME_MAX {
+        return Err(format!("username must be 1 to {USERNAME_MAX} characters"));
+    }
+    if let Some(c) = u.chars().find(|c| !(c.is_alphanumeric() || "@.+-_".contains(*c))) {
+        return Err(format!("username may only contain letters, digits and @.+-_ (found {c:?})"));
+    }
+    Ok(())
+}
+
+/// The key usernames are unique and looked up by (case-insensitive).
+pub fn username_key(u: &str) -> String {
+    u.to_lowercase()
+}
+
+/// A user as stored.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct User {
+    pub id: i64,
+    pub username: String,
+    pub email: Option<String>,
+    pub real_name: String,
+    pub is_staff: bool,
+    pub ext_id: Option<String>,
+    pub avatar: String,
+    pub cover: String,
+    pub bio: String,
+    pub location: String,
+    pub location_lat_lng: Option<String>,
+    pub position_lat_lng: Option<String>,
+    pub date_of_birth: Option<String>,
+    pub description: String,
+    pub gender: String,
+    pub website: String,
+    pub reputation: i64,
+    pub community_badge: bool,
+    pub reg_approved: bool,
+    pub company_name: String,
+    pub company_role: String,
+    pub followings_counter: i64,
+    pub followers_counter: i64,
+    pub posts_counter: i64,
+    pub discussions_counter: i64,
+    pub polls_counter: i64,
+    pub date_joined: Timestamp,
+    pub deleted: bool,
+}
+
+/// A tag on a user.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Tag {
+    pub id: i64,
+    pub name: String,
+}
+
+/// User JSON: the User table of SEED-API.md, every field, in that order.
+#[derive(Debug, Clone, Serialize)]
+pub struct UserJson {
+    pub id: i64,
+    pub username: String,
+    pub real_name: String,
+    pub avatar: String,
+    pub ext_id: String,
+    pub followings_counter: i64,
+    pub followers_counter: i64,
+    pub posts_counter: i64,
+    pub discussions_counter: i64,
+    pub polls_counter: i64,
+    pub connection_status: Option<&'static str>,
+    pub categories_counter: i64,
+    pub date_joined: String,
+    pub bio: String,
+    pub location: String,
+    pub location_lat_lng: Option<String>,
+    pub position_lat_lng: Option<String>,
+    pub date_of_birth: Option<String>,
+    pub description: String,
+    pub gender: String,
+    pub website: String,
+    pub cover: String,
+    pub tags: Vec<Tag>,
+    pub reputation: i64,
+    pub community_badge: bool,
+    pub reg_approved: bool,
+    pub deleted: bool,
+    pub company_name: String,
+    pub company_role: String,
+    /// Only in `GET /api/v2/user/me/`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub email: Option<String>,
+}
+
+/// User Minimal JSON.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct UserMinimal {
+    pub id: i64,
+    pub username: String,
+    pub real_name: String,
+    pub avatar: String,
+    pub community_badge: bool,
+    pub deleted: bool,
+}
+
+impl User {
+    /// User JSON. `followed` is whether the caller follows this user.
+    pub fn to_json(&self, base: &PublicUrl, followed: bool, tags: Vec<Tag>) -> UserJson {
+        UserJson {
+            id: self.id,
+            username: self.username.clone(),
+            real_name: self.real_name.clone(),
+            avatar: base.resolve(&self.avatar, DEFAULT_AVATAR),
+            ext_id: self.ext_id.clone().unwrap_or_default(),
+            followings_counter: self.followings_counter,
+            followers_counter: self.followers_counter,
+            posts_counter: self.posts_counter,
+            discussions_counter: self.discussions_counter,
+            polls_counter: self.polls_counter,
+            connection_status: followed.then_some("followed"),
+            categories_counter: 0,
+            date_joined: rfc3339(self.date_joined),
+            bio: self.bio.clone(),
+            location: self.location.clone(),
+            location_lat_lng: self.location_lat_lng.clone(),
+            position_lat_lng: self.position_lat_lng.clone(),
+            date_of_birth: self.date_of_birth.clone(),
+            description: self.description.clone(),
+            gender: self.gender.clone(),
+            website: self.website.clone(),
+            cover: base.resolve(&self.cover, DEFAULT_COVER),
+            tags,
+            reputation: self.reputation,
+            community_badge: self.community_badge,
+            reg_approved: self.reg_approved,
+            deleted: self.deleted,
+            company_name: self.company_name.clone(),
+            company_role: self.company_role.clone(),
+            email: None,
+        }
+    }
+
+    /// User Minimal JSON.
+    pub fn minimal(&self, base: &PublicUrl) -> UserMinimal {
+        UserMinimal {
+            id: self.id,
+            username: self.username.clone(),
+            real_name: self.real_name.clone(),
+            avatar: base.resolve(&self.avatar, DEFAULT_AVATAR),
+            community_badge: self.community_badge,
+            deleted: self.deleted,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usernames() {
+        assert!(validate_username("alice").is_ok());
+        assert!(validate_username("a.b+c-d_e@f").is_ok());
+        assert!(validate_username("jörg").is_ok());
+        assert!(validate_username("").is_err());
+        assert!(validate_username("has space").is_err());
+        assert!(validate_username("semi;colon").is_err());
+        assert!(validate_username(&"x".repeat(150)).is_ok());
+        assert!(validate_username(&"x".repeat(151)).is_err());
+    }
+
+    #[test]
+    fn json_field_order_follows_the_seed_table() {
+        let base = PublicUrl("http://h".into());
+        let u = User { id: 1, username: "a".into(), gender: "Unspecified".into(), ..User::default() };
+        let s = serde_json::to_string(&u.to_json(&base, false, vec![])).unwrap_or_default();
+        let keys: Vec<&str> = s.split("\":").filter_map(|p| p.rsplit('"').next()).collect();
+        assert_eq!(&keys[..5], ["id", "username", "real_name", "avatar", "ext_id"]);
+        assert!(s.contains(r#""avatar":"http://h/static/default/avatar.svg""#));
+        assert!(s.contains(r#""connection_status":null"#));
+        assert!(s.contains(r#""date_of_birth":null"#));
+        assert!(!s.contains("email"));
+    }
+}

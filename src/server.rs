@@ -1,0 +1,250 @@
+//! The HTTP server: we bind and accept ourselves so that the limits SPEC §3 asks for,
+//! which warp does not provide, are enforced here: a connection cap, a header-read
+//! timeout, a keep-alive idle timeout, and graceful shutdown with a deadline. Each
+//! request gets an id and one access-log line.
+
+use std::future::Future;
+use std::io;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{Semaphore, watch};
+use tower_service::Service;
+use tracing::Instrument;
+use warp::Filter;
+use warp::http::{HeaderValue, Request};
+
+use crate::http::PeerAddr;
+use crate::state::AppState;
+
+/// Binds the listen address, with a clear error when it is taken.
+pub async fn bind(addr: SocketAddr) -> io::Result<TcpListener> {
+    TcpListener::bind(addr).await.map_err(|e| {
+        let why = if e.kind() == io::ErrorKind::AddrInUse {
+            "the address is already in use (is another hearth running?)".to_owned()
+        } else {
+            e.to_string()
+        };
+        io::Error::new(e.kind(), format!("cannot listen on {addr}: {why}"))
+    })
+}
+
+/// When the connection last did something, shared by its IO wrapper, its requests and
+/// its watchdog. Times are milliseconds since the connection was accepted.
+#[derive(Default)]
+struct Activity {
+    in_flight: AtomicUsize,
+    /// Requests answered on this connection.
+    served: AtomicUsize,
+    /// End of the last response (or the accept).
+    idle_since: AtomicI64,
+    /// First byte read after `idle_since`, or -1 when none yet.
+    reading_since: AtomicI64,
+}
+
+/// A TCP stream that records when bytes arrive.
+struct Tracked {
+    inner: TcpStream,
+    activity: Arc<Activity>,
+    start: Instant,
+}
+
+fn millis_since(start: Instant) -> i64 {
+    i64::try_from(start.elapsed().as_millis()).unwrap_or(i64::MAX)
+}
+
+impl AsyncRead for Tracked {
+    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        let before = buf.filled().len();
+        let r = Pin::new(&mut self.inner).poll_read(cx, buf);
+        if buf.filled().len() > before {
+            let now = millis_since(self.start);
+            let _ = self.activity.reading_since.compare_exchange(-1, now, Ordering::AcqRel, Ordering::Acquire);
+        }
+        r
+    }
+}
+
+impl AsyncWrite for Tracked {
+    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.inner).poll_write(cx, buf)
+    }
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.inner).poll_write_vectored(cx, bufs)
+    }
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+}
+
+/// The request id: the client's `X-Request-Id` when it is short and printable, else a
+/// new random one.
+fn request_id(req: &Request<Incoming>) -> HeaderValue {
+    req.headers()
+        .get("x-request-id")
+        .filter(|v| !v.is_empty() && v.len() <= 128 && v.as_bytes().iter().all(|b| b.is_ascii_graphic()))
+        .cloned()
+        .unwrap_or_else(|| HeaderValue::from_str(&crate::token::random_string(12)).unwrap_or(HeaderValue::from_static("-")))
+}
+
+/// Serves `listener` until `shutdown` resolves, then stops accepting, lets in-flight
+/// requests finish for up to `config.shutdown_timeout`, and checkpoints the database.
+pub async fn serve_on(listener: TcpListener, state: AppState, shutdown: impl Future<Output = ()>) {
+    let routes = crate::api::routes(state.clone()).recover(crate::error::handle_rejection).boxed();
+    let config = Arc::clone(&state.config);
+    let slots = Arc::new(Semaphore::new(config.max_connections));
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let key_reloader = state.spawn_key_reloader();
+    tokio::pin!(shutdown);
+
+    loop {
+        let permit = tokio::select! {
+            _ = &mut shutdown => break,
+            p = Arc::clone(&slots).acquire_owned() => match p { Ok(p) => p, Err(_) => break },
+        };
+        let (stream, peer) = tokio::select! {
+            _ = &mut shutdown => break,
+            r = listener.accept() => match r {
+                Ok(c) => c,
+                Err(e) => {
+                    // EMFILE and friends: back off instead of spinning
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+        };
+        let _ = stream.set_nodelay(true);
+        let svc = warp::service(routes.clone());
+        let config = Arc::clone(&config);
+        let mut stop = stop_rx.clone();
+        tokio::spawn(async move {
+            serve_connection(stream, peer, svc, &config, &mut stop).await;
+            drop(permit);
+        });
+    }
+
+    drop(listener);
+    key_reloader.abort();
+    let _ = stop_tx.send(true);
+    let all = u32::try_from(config.max_connections).unwrap_or(u32::MAX);
+    if tokio::time::timeout(config.shutdown_timeout, slots.acquire_many(all)).await.is_err() {
+        tracing::warn!("shutdown deadline passed with requests still in flight");
+    }
+    let db = state.db.clone();
+    let _ = tokio::task::spawn_blocking(move || db.close()).await;
+}
+
+async fn serve_connection<S>(
+    stream: TcpStream,
+    peer: SocketAddr,
+    svc: S,
+    config: &crate::config::Config,
+    stop: &mut watch::Receiver<bool>,
+) where
+    S: Service<Request<Incoming>, Response = warp::reply::Response, Error = std::convert::Infallible>
+        + Clone
+        + Send
+        + 'static,
+    S::Future: Send,
+{
+    let start = Instant::now();
+    let activity = Arc::new(Activity { reading_since: AtomicI64::new(-1), ..Activity::default() });
+    let io = TokioIo::new(Tracked { inner: stream, activity: Arc::clone(&activity), start });
+    let act = Arc::clone(&activity);
+    let service = hyper::service::service_fn(move |mut req: Request<Incoming>| {
+        let mut svc = svc.clone();
+        let act = Arc::clone(&act);
+        act.in_flight.fetch_add(1, Ordering::AcqRel);
+        let id = request_id(&req);
+        req.extensions_mut().insert(PeerAddr(peer));
+        let method = req.method().clone();
+        let path = req.uri().path().to_owned();
+        let span = tracing::info_span!("request", id = id.to_str().unwrap_or("-"));
+        let began = Instant::now();
+        async move {
+            let result = svc.call(req).await;
+            let mut resp = match result {
+                Ok(r) => r,
+                Err(never) => match never {},
+            };
+            resp.headers_mut().insert("x-request-id", id);
+            // path only: query strings may carry secrets
+            tracing::info!(
+                %method,
+                %path,
+                status = resp.status().as_u16(),
+                ms = began.elapsed().as_secs_f64() * 1000.0,
+                "request"
+            );
+            act.idle_since.store(millis_since(start), Ordering::Release);
+            act.reading_since.store(-1, Ordering::Release);
+            act.served.fetch_add(1, Ordering::AcqRel);
+            act.in_flight.fetch_sub(1, Ordering::AcqRel);
+            Ok::<_, std::convert::Infallible>(resp)
+        }
+        .instrument(span)
+    });
+    let conn = hyper::server::conn::http1::Builder::new()
+        .timer(TokioTimer::new())
+        .keep_alive(true)
+        .serve_connection(io, service);
+    tokio::pin!(conn);
+    let header_limit = i64::try_from(config.header_read_timeout.as_millis()).unwrap_or(i64::MAX);
+    let idle_limit = i64::try_from(config.keep_alive_idle.as_millis()).unwrap_or(i64::MAX);
+    let mut tick = tokio::time::interval(Duration::from_secs(1).min(config.header_read_timeout));
+    tick.tick().await;
+    let mut stopping = *stop.borrow();
+    if stopping {
+        conn.as_mut().graceful_shutdown();
+    }
+    loop {
+        tokio::select! {
+            r = conn.as_mut() => {
+                if let Err(e) = r {
+                    tracing::debug!(error = %e, %peer, "connection ended with an error");
+                }
+                return;
+            }
+            _ = tick.tick() => {
+                if activity.in_flight.load(Ordering::Acquire) > 0 {
+                    continue;
+                }
+                let now = millis_since(start);
+                let reading = activity.reading_since.load(Ordering::Acquire);
+                let idle = activity.idle_since.load(Ordering::Acquire);
+                let fresh = activity.served.load(Ordering::Acquire) == 0;
+                // headers: 30 s from their first byte (or from the accept for a new
+                // connection); idle keep-alive: 75 s since the last response
+                let timed_out = (reading >= 0 && now - reading >= header_limit)
+                    || (reading < 0 && fresh && now >= header_limit)
+                    || (reading < 0 && now - idle >= idle_limit);
+                if timed_out {
+                    return;
+                }
+            }
+            _ = stop.changed(), if !stopping => {
+                stopping = true;
+                conn.as_mut().graceful_shutdown();
+            }
+        }
+    }
+}

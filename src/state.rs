@@ -1,0 +1,104 @@
+//! AppState: what every handler shares. Cheap to clone.
+
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use crate::clock::{Clock, Timestamp};
+use crate::config::Config;
+use crate::db::Db;
+use crate::token::jwt::Key;
+
+/// How often the JWT secrets are re-read from the database, so that `hearth jwt secret
+/// --rotate` run beside a live server takes effect within a second.
+pub const KEY_RELOAD: Duration = Duration::from_millis(500);
+
+/// The JWT keys that verify tokens: the current one, and previous ones until their
+/// grace end.
+#[derive(Debug, Default)]
+pub struct JwtKeys(Vec<(Key, Option<Timestamp>)>);
+
+impl JwtKeys {
+    /// Loads the keys valid at `now`.
+    pub fn load(db: &Db, now: Timestamp) -> Result<JwtKeys, crate::db::DbError> {
+        let rows = db.read_blocking(|c| crate::db::jwt::active_secrets(c, now).map_err(crate::db::DbError::from))?;
+        Ok(JwtKeys(rows.into_iter().map(|r| (Key::new(&r.secret), r.grace_until)).collect()))
+    }
+
+    /// The keys that verify at `now`.
+    pub fn accepted(&self, now: Timestamp) -> Vec<&Key> {
+        self.0.iter().filter(|(_, until)| until.is_none_or(|u| now < u)).map(|(k, _)| k).collect()
+    }
+}
+
+/// Shared state.
+#[derive(Clone)]
+pub struct AppState {
+    /// The database.
+    pub db: Db,
+    /// The clock.
+    pub clock: Clock,
+    /// Configuration.
+    pub config: Arc<Config>,
+    keys: Arc<RwLock<Arc<JwtKeys>>>,
+    /// At most one password hash per core at a time (SPEC §4).
+    pub hashing: Arc<tokio::sync::Semaphore>,
+}
+
+impl std::fmt::Debug for AppState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AppState").field("db", &self.db).field("config", &self.config).finish_non_exhaustive()
+    }
+}
+
+impl AppState {
+    /// Builds the state and loads the JWT keys.
+    pub fn new(db: Db, clock: Clock, config: Config) -> Result<AppState, crate::db::DbError> {
+        let keys = JwtKeys::load(&db, clock.now())?;
+        let cores = std::thread::available_parallelism().map(usize::from).unwrap_or(1);
+        Ok(AppState {
+            db,
+            clock,
+            config: Arc::new(config),
+            keys: Arc::new(RwLock::new(Arc::new(keys))),
+            hashing: Arc::new(tokio::sync::Semaphore::new(cores)),
+        })
+    }
+
+    /// The current JWT keys.
+    pub fn jwt_keys(&self) -> Arc<JwtKeys> {
+        self.keys.read().map(|k| Arc::clone(&k)).unwrap_or_default()
+    }
+
+    /// Re-reads the JWT keys from the database now.
+    pub fn reload_keys(&self) -> Result<(), crate::db::DbError> {
+        let fresh = Arc::new(JwtKeys::load(&self.db, self.clock.now())?);
+        if let Ok(mut k) = self.keys.write() {
+            *k = fresh;
+        }
+        Ok(())
+    }
+
+    /// Background task: reload the JWT keys every [`KEY_RELOAD`].
+    pub fn spawn_key_reloader(&self) -> tokio::task::JoinHandle<()> {
+        let state = self.clone();
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(KEY_RELOAD);
+            loop {
+                tick.tick().await;
+                let s = state.clone();
+                match tokio::task::spawn_blocking(move || s.reload_keys()).await {
+                    Ok(Ok(())) => {}
+                    Ok(Err(e)) => tracing::warn!(error = %e, "reloading JWT keys failed"),
+                    Err(e) => tracing::warn!(error = %e, "reloading JWT keys failed"),
+                }
+            }
+        })
+    }
+
+    /// Runs a password check (or hash) off the async workers, at most one per core at a
+    /// time.
+    pub async fn hash_blocking<T: Send + 'static>(&self, f: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+        let _permit = self.hashing.acquire().await.ok()?;
+        tokio::task::spawn_blocking(f).await.ok()
+    }
+}

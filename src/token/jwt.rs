@@ -1,0 +1,267 @@
+//! HS256 JSON Web Tokens (RFC 7519) as SPEC §4 and SEED-API.md define them: header
+//! `{"alg":"HS256","typ":"JWT"}`, claims `user_id`, `token_type`, `exp`, `iat`, `jti`,
+//! optional `ext_id`. HMAC-SHA256 keyed with the UTF-8 bytes of the shared secret,
+//! checked in constant time by `ring::hmac::verify`.
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use ring::hmac;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Longest token accepted (SPEC §6).
+pub const MAX_LEN: usize = 8 * 1024;
+/// How far `iat` may lie in the future (clock skew between hearth and the minting service).
+pub const MAX_IAT_SKEW_SECS: i64 = 60;
+
+/// The claims of a JWT access token, after verification.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AccessClaims {
+    /// The hearth user id.
+    pub user_id: i64,
+    /// Always `"access"`.
+    pub token_type: String,
+    /// Expiry, seconds since the epoch.
+    pub exp: i64,
+    /// Issued at, seconds since the epoch.
+    pub iat: i64,
+    /// Unique token id (revocation key).
+    pub jti: String,
+    /// The user's id in an external service, when the token carries one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ext_id: Option<Value>,
+}
+
+/// Why a token was refused. Never shown to clients in detail (they get 401).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JwtError {
+    /// Not three base64url parts, bad JSON, or too long.
+    Malformed,
+    /// `alg` missing or not HS256, or `typ` present and not JWT.
+    BadHeader,
+    /// Signature does not verify under any accepted key.
+    BadSignature,
+    /// At or after `exp`.
+    Expired,
+    /// `iat` too far in the future.
+    IssuedInFuture,
+    /// A required claim is missing or has the wrong JSON type.
+    BadClaims,
+}
+
+/// One secret that may sign tokens.
+pub struct Key(hmac::Key);
+
+impl Key {
+    /// The HMAC key for a shared secret string (its UTF-8 bytes).
+    pub fn new(secret: &str) -> Self {
+        Key(hmac::Key::new(hmac::HMAC_SHA256, secret.as_bytes()))
+    }
+}
+
+impl std::fmt::Debug for Key {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Key(<redacted>)")
+    }
+}
+
+/// Signs claims with `key` (header `{"alg":"HS256","typ":"JWT"}`).
+pub fn encode(claims: &AccessClaims, key: &Key) -> String {
+    let header = URL_SAFE_NO_PAD.encode(br#"{"alg":"HS256","typ":"JWT"}"#);
+    let payload = URL_SAFE_NO_PAD.encode(serde_json::to_vec(claims).unwrap_or_default());
+    let signing_input = format!("{header}.{payload}");
+    let sig = hmac::sign(&key.0, signing_input.as_bytes());
+    format!("{signing_input}.{}", URL_SAFE_NO_PAD.encode(sig.as_ref()))
+}
+
+/// Does this look like a JWT (three dot-separated parts) rather than an opaque token?
+pub fn looks_like_jwt(token: &str) -> bool {
+    token.bytes().filter(|&b| b == b'.').count() == 2
+}
+
+/// Checks the structure, header and signature (under any of `keys`) and returns the
+/// payload as JSON. This is what `verify_token` checks, plus `exp`/`iat` via
+/// [`check_times`].
+pub fn verify_signature(token: &str, keys: &[&Key]) -> Result<serde_json::Map<String, Value>, JwtError> {
+    if token.len() > MAX_LEN {
+        return Err(JwtError::Malformed);
+    }
+    let mut parts = token.split('.');
+    let (Some(h), Some(p), Some(s), None) = (parts.next(), parts.next(), parts.next(), parts.next()) else {
+        return Err(JwtError::Malformed);
+    };
+    let header: Value = decode_json(h)?;
+    if header.get("alg").and_then(Value::as_str) != Some("HS256") {
+        return Err(JwtError::BadHeader);
+    }
+    match header.get("typ") {
+        None => {}
+        Some(Value::String(t)) if t.eq_ignore_ascii_case("JWT") => {}
+        Some(_) => return Err(JwtError::BadHeader),
+    }
+    let sig = URL_SAFE_NO_PAD.decode(s).map_err(|_| JwtError::Malformed)?;
+    let signing_input = &token[..h.len() + 1 + p.len()];
+    if !keys.iter().any(|k| hmac::verify(&k.0, signing_input.as_bytes(), &sig).is_ok()) {
+        return Err(JwtError::BadSignature);
+    }
+    match decode_json(p)? {
+        Value::Object(m) => Ok(m),
+        _ => Err(JwtError::Malformed),
+    }
+}
+
+fn decode_json(part: &str) -> Result<Value, JwtError> {
+    let bytes = URL_SAFE_NO_PAD.decode(part).map_err(|_| JwtError::Malformed)?;
+    serde_json::from_slice(&bytes).map_err(|_| JwtError::Malformed)
+}
+
+/// Rejects a token at or after `exp`, or with `iat` more than a minute ahead of `now`.
+/// Both must be JSON numbers (NumericDate, RFC 7519 §2: fractions allowed).
+pub fn check_times(payload: &serde_json::Map<String, Value>, now_secs: i64) -> Result<(i64, i64), JwtError> {
+    let exp = payload.get("exp").and_then(Value::as_f64).ok_or(JwtError::BadClaims)?;
+    let iat = payload.get("iat").and_then(Value::as_f64).ok_or(JwtError::BadClaims)?;
+    #[expect(clippy::cast_precision_loss, reason = "seconds since the epoch fit an f64 exactly")]
+    let now = now_secs as f64;
+    if now >= exp {
+        return Err(JwtError::Expired);
+    }
+    if iat > now + MAX_IAT_SKEW_SECS as f64 {
+        return Err(JwtError::IssuedInFuture);
+    }
+    #[expect(clippy::cast_possible_truncation, reason = "NumericDate rounded down to whole seconds")]
+    Ok((exp.floor() as i64, iat.floor() as i64))
+}
+
+/// Full verification of an access token: signature, times, and the claim types of
+/// SPEC §4 (`user_id` a JSON integer, `token_type` "access", non-empty string `jti`).
+pub fn verify_access(token: &str, keys: &[&Key], now_secs: i64) -> Result<AccessClaims, JwtError> {
+    let payload = verify_signature(token, keys)?;
+    let (exp, iat) = check_times(&payload, now_secs)?;
+    let user_id = match payload.get("user_id") {
+        Some(Value::Number(n)) if n.is_i64() => n.as_i64().ok_or(JwtError::BadClaims)?,
+        _ => return Err(JwtError::BadClaims),
+    };
+    if payload.get("token_type").and_then(Value::as_str) != Some("access") {
+        return Err(JwtError::BadClaims);
+    }
+    let jti = match payload.get("jti") {
+        Some(Value::String(j)) if !j.is_empty() => j.clone(),
+        _ => return Err(JwtError::BadClaims),
+    };
+    Ok(AccessClaims {
+        user_id,
+        token_type: "access".into(),
+        exp,
+        iat,
+        jti,
+        ext_id: payload.get("ext_id").cloned(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key() -> Key {
+        Key::new("a-shared-secret-of-at-least-32-bytes!!")
+    }
+
+    fn claims(now: i64) -> AccessClaims {
+        AccessClaims { user_id: 7, token_type: "access".into(), exp: now + 60, iat: now, jti: "j1".into(), ext_id: None }
+    }
+
+    fn raw(header: &str, payload: &str, k: &Key) -> String {
+        let input = format!("{}.{}", URL_SAFE_NO_PAD.encode(header), URL_SAFE_NO_PAD.encode(payload));
+        let sig = hmac::sign(&k.0, input.as_bytes());
+        format!("{input}.{}", URL_SAFE_NO_PAD.encode(sig.as_ref()))
+    }
+
+    #[test]
+    fn rfc7515_appendix_a1_signature() {
+        // RFC 7515 A.1: the key is given as a JWK octet string; the signing input and
+        // the expected signature are from the RFC.
+        let k = URL_SAFE_NO_PAD
+            .decode("AyM1SysPpbyDfgZld3umj1qzKObwVMkoqQ-EstJQLr_T-1qS0gZH75aKtMN3Yj0iPS4hcgUuTwjAzZr1Z9CAow")
+            .unwrap_or_default();
+        let key = hmac::Key::new(hmac::HMAC_SHA256, &k);
+        let input = "eyJ0eXAiOiJKV1QiLA0KICJhbGciOiJIUzI1NiJ9.eyJpc3MiOiJqb2UiLA0KICJleHAiOjEzMDA4MTkzODAsDQogImh0dHA6Ly9leGFtcGxlLmNvbS9pc19yb290Ijp0cnVlfQ";
+        let sig = URL_SAFE_NO_PAD.encode(hmac::sign(&key, input.as_bytes()).as_ref());
+        assert_eq!(sig, "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk");
+        // and our verifier accepts that token when its times are current
+        let token = format!("{input}.{sig}");
+        let payload = verify_signature(&token, &[&Key(key)]);
+        assert!(payload.is_ok());
+    }
+
+    #[test]
+    fn round_trip() {
+        let t = encode(&claims(1000), &key());
+        assert!(looks_like_jwt(&t));
+        assert_eq!(verify_access(&t, &[&key()], 1000), Ok(claims(1000)));
+    }
+
+    #[test]
+    fn expiry_is_exclusive_and_iat_skew_bounded() {
+        let t = encode(&claims(1000), &key());
+        assert_eq!(verify_access(&t, &[&key()], 1059).map(|c| c.user_id), Ok(7));
+        assert_eq!(verify_access(&t, &[&key()], 1060), Err(JwtError::Expired));
+        let mut c = claims(1000);
+        c.iat = 1061;
+        c.exp = 2000;
+        let t = encode(&c, &key());
+        assert_eq!(verify_access(&t, &[&key()], 1000), Err(JwtError::IssuedInFuture));
+        c.iat = 1060;
+        let t = encode(&c, &key());
+        assert!(verify_access(&t, &[&key()], 1000).is_ok());
+    }
+
+    #[test]
+    fn wrong_key_is_rejected_and_any_accepted_key_works() {
+        let t = encode(&claims(0), &key());
+        let other = Key::new("another-secret-another-secret-xxxxxx");
+        assert_eq!(verify_access(&t, &[&other], 0), Err(JwtError::BadSignature));
+        assert!(verify_access(&t, &[&other, &key()], 0).is_ok());
+    }
+
+    #[test]
+    fn algorithms_other_than_hs256_are_rejected() {
+        let k = key();
+        let p = r#"{"user_id":7,"token_type":"access","exp":100,"iat":0,"jti":"x"}"#;
+        for h in [r#"{"alg":"none","typ":"JWT"}"#, r#"{"alg":"HS512","typ":"JWT"}"#,
+            r#"{"alg":"RS256","typ":"JWT"}"#, r#"{"typ":"JWT"}"#, r#"{"alg":"HS256","typ":"JWS"}"#] {
+            assert_eq!(verify_access(&raw(h, p, &k), &[&k], 0), Err(JwtError::BadHeader), "{h}");
+        }
+        // alg none with an empty signature
+        let unsigned = format!("{}.{}.", URL_SAFE_NO_PAD.encode(r#"{"alg":"none"}"#), URL_SAFE_NO_PAD.encode(p));
+        assert!(verify_access(&unsigned, &[&k], 0).is_err());
+        // missing typ is fine
+        assert!(verify_access(&raw(r#"{"alg":"HS256"}"#, p, &k), &[&k], 0).is_ok());
+    }
+
+    #[test]
+    fn claim_types_are_strict() {
+        let k = key();
+        let h = r#"{"alg":"HS256","typ":"JWT"}"#;
+        for p in [
+            r#"{"user_id":"7","token_type":"access","exp":100,"iat":0,"jti":"x"}"#,
+            r#"{"user_id":7.5,"token_type":"access","exp":100,"iat":0,"jti":"x"}"#,
+            r#"{"user_id":7,"token_type":"refresh","exp":100,"iat":0,"jti":"x"}"#,
+            r#"{"user_id":7,"token_type":"access","exp":100,"iat":0,"jti":""}"#,
+            r#"{"user_id":7,"token_type":"access","exp":100,"iat":0}"#,
+            r#"{"user_id":7,"token_type":"access","iat":0,"jti":"x"}"#,
+            r#"{"user_id":7,"token_type":"access","exp":"100","iat":0,"jti":"x"}"#,
+        ] {
+            assert_eq!(verify_access(&raw(h, p, &k), &[&k], 0), Err(JwtError::BadClaims), "{p}");
+        }
+    }
+
+    #[test]
+    fn malformed_tokens() {
+        let k = key();
+        for t in ["", "a.b", "a.b.c.d", "!!.!!.!!", "e30.e30.e30"] {
+            assert!(verify_access(t, &[&k], 0).is_err(), "{t}");
+        }
+        let long = format!("{}.{}.x", "a".repeat(MAX_LEN), "b");
+        assert_eq!(verify_access(&long, &[&k], 0), Err(JwtError::Malformed));
+    }
+}
