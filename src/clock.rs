@@ -88,14 +88,23 @@ mod tests {
 
     #[test]
     fn formats_with_microseconds_in_utc() {
-        assert_eq!(rfc3339(1_795_342_530_123_456), "2026-11-22T10:15:30.123456Z");
+        assert_eq!(
+            rfc3339(1_795_342_530_123_456),
+            "2026-11-22T10:15:30.123456Z"
+        );
         assert_eq!(rfc3339(0), "1970-01-01T00:00:00.000000Z");
     }
 
     #[test]
     fn parses_what_it_formats_and_offsets() {
-        assert_eq!(parse_rfc3339("2026-11-22T10:15:30.123456Z"), Some(1_795_342_530_123_456));
-        assert_eq!(parse_rfc3339("2026-11-22T11:15:30+01:00"), Some(1_795_342_530_000_000));
+        assert_eq!(
+            parse_rfc3339("2026-11-22T10:15:30.123456Z"),
+            Some(1_795_342_530_123_456)
+        );
+        assert_eq!(
+            parse_rfc3339("2026-11-22T11:15:30+01:00"),
+            Some(1_795_342_530_000_000)
+        );
         assert_eq!(parse_rfc3339("yesterday"), None);
     }
 

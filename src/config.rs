@@ -79,7 +79,9 @@ pub fn parse_public_url(s: &str) -> Result<PublicUrl, String> {
         .or_else(|| t.strip_prefix("https://"))
         .ok_or_else(|| format!("public URL {s:?} must start with http:// or https://"))?;
     if rest.is_empty() || rest.contains(['?', '#', ' ']) {
-        return Err(format!("public URL {s:?} must be scheme://host[:port][/path] with no query or fragment"));
+        return Err(format!(
+            "public URL {s:?} must be scheme://host[:port][/path] with no query or fragment"
+        ));
     }
     Ok(PublicUrl(t.to_owned()))
 }
@@ -90,10 +92,15 @@ mod tests {
 
     #[test]
     fn public_urls() {
-        assert_eq!(parse_public_url("https://x.org/").map(|u| u.0), Ok("https://x.org".into()));
+        assert_eq!(
+            parse_public_url("https://x.org/").map(|u| u.0),
+            Ok("https://x.org".into())
+        );
         assert!(parse_public_url("x.org").is_err());
         assert!(parse_public_url("http://x.org/?a").is_err());
-        let addr: SocketAddr = "0.0.0.0:8080".parse().unwrap_or_else(|_| SocketAddr::from(([0; 4], 0)));
+        let addr: SocketAddr = "0.0.0.0:8080"
+            .parse()
+            .unwrap_or_else(|_| SocketAddr::from(([0; 4], 0)));
         assert_eq!(public_url_for(addr).0, "http://127.0.0.1:8080");
     }
 }

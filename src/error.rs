@@ -30,7 +30,10 @@ impl FieldError {
     pub fn new(field: impl Into<String>, code: &'static str, message: impl Into<String>) -> Self {
         FieldError {
             field: field.into(),
-            messages: vec![FieldMessage { code, message: message.into() }],
+            messages: vec![FieldMessage {
+                code,
+                message: message.into(),
+            }],
         }
     }
 }
@@ -92,28 +95,34 @@ impl ApiError {
 
     fn code_and_message(&self) -> (&'static str, String) {
         match self {
-            ApiError::NotAuthenticated => {
-                ("not_authenticated", "Authentication credentials were not provided.".into())
-            }
-            ApiError::AuthenticationFailed => {
-                ("authentication_failed", "The access token is invalid or expired.".into())
-            }
-            ApiError::PermissionDenied => {
-                ("permission_denied", "You do not have permission to perform this action.".into())
-            }
-            ApiError::InsufficientScope => {
-                ("insufficient_scope", "The access token does not allow this action (needs the write scope).".into())
-            }
+            ApiError::NotAuthenticated => (
+                "not_authenticated",
+                "Authentication credentials were not provided.".into(),
+            ),
+            ApiError::AuthenticationFailed => (
+                "authentication_failed",
+                "The access token is invalid or expired.".into(),
+            ),
+            ApiError::PermissionDenied => (
+                "permission_denied",
+                "You do not have permission to perform this action.".into(),
+            ),
+            ApiError::InsufficientScope => (
+                "insufficient_scope",
+                "The access token does not allow this action (needs the write scope).".into(),
+            ),
             ApiError::NotFound => ("not_found", "Not found.".into()),
             ApiError::MethodNotAllowed(_) => ("method_not_allowed", "Method not allowed.".into()),
             ApiError::ParseError(why) => ("parse_error", format!("Malformed request body: {why}")),
-            ApiError::UnsupportedMediaType => {
-                ("unsupported_media_type", "Unsupported media type in request.".into())
-            }
+            ApiError::UnsupportedMediaType => (
+                "unsupported_media_type",
+                "Unsupported media type in request.".into(),
+            ),
             ApiError::PayloadTooLarge => ("payload_too_large", "Request body is too large.".into()),
-            ApiError::Throttled(secs) => {
-                ("throttled", format!("Request was throttled. Expected available in {secs} seconds."))
-            }
+            ApiError::Throttled(secs) => (
+                "throttled",
+                format!("Request was throttled. Expected available in {secs} seconds."),
+            ),
             ApiError::Invalid(_) => ("invalid", "Invalid input.".into()),
             ApiError::Internal(_) => ("server_error", "A server error occurred.".into()),
         }
@@ -133,7 +142,10 @@ impl ApiError {
         let headers = resp.headers_mut();
         match self {
             ApiError::NotAuthenticated => {
-                headers.insert(header::WWW_AUTHENTICATE, HeaderValue::from_static(r#"Bearer realm="api""#));
+                headers.insert(
+                    header::WWW_AUTHENTICATE,
+                    HeaderValue::from_static(r#"Bearer realm="api""#),
+                );
             }
             ApiError::AuthenticationFailed => {
                 headers.insert(
@@ -144,7 +156,9 @@ impl ApiError {
             ApiError::InsufficientScope => {
                 headers.insert(
                     header::WWW_AUTHENTICATE,
-                    HeaderValue::from_static(r#"Bearer realm="api", error="insufficient_scope", scope="write""#),
+                    HeaderValue::from_static(
+                        r#"Bearer realm="api", error="insufficient_scope", scope="write""#,
+                    ),
                 );
             }
             ApiError::MethodNotAllowed(allow) => {
@@ -192,24 +206,33 @@ mod tests {
 
     fn body(e: &ApiError) -> serde_json::Value {
         let resp = e.to_response();
-        let bytes = futures_util::FutureExt::now_or_never(http_body_util::BodyExt::collect(resp.into_body()))
-            .and_then(Result::ok)
-            .map(|c| c.to_bytes())
-            .unwrap_or_default();
+        let bytes = futures_util::FutureExt::now_or_never(http_body_util::BodyExt::collect(
+            resp.into_body(),
+        ))
+        .and_then(Result::ok)
+        .map(|c| c.to_bytes())
+        .unwrap_or_default();
         serde_json::from_slice(&bytes).unwrap_or_default()
     }
 
     #[test]
     fn permission_denied_has_detail_and_errors() {
         let b = body(&ApiError::PermissionDenied);
-        assert_eq!(b["detail"], "You do not have permission to perform this action.");
+        assert_eq!(
+            b["detail"],
+            "You do not have permission to perform this action."
+        );
         assert_eq!(b["errors"][0]["code"], "permission_denied");
         assert_eq!(b["errors"][0]["message"], b["detail"]);
     }
 
     #[test]
     fn validation_names_fields() {
-        let b = body(&ApiError::field("name", "unique", "A course with this name already exists."));
+        let b = body(&ApiError::field(
+            "name",
+            "unique",
+            "A course with this name already exists.",
+        ));
         assert_eq!(b["detail"], "Invalid input.");
         assert_eq!(b["errors"][0]["field"], "name");
         assert_eq!(b["errors"][0]["messages"][0]["code"], "unique");
@@ -219,15 +242,24 @@ mod tests {
     fn server_error_hides_the_cause() {
         let b = body(&ApiError::internal("secret path /etc/x"));
         assert!(!b.to_string().contains("/etc/x"));
-        assert_eq!(ApiError::internal("x").status(), StatusCode::INTERNAL_SERVER_ERROR);
+        assert_eq!(
+            ApiError::internal("x").status(),
+            StatusCode::INTERNAL_SERVER_ERROR
+        );
     }
 
     #[test]
     fn headers_for_401_405_429() {
         let r = ApiError::AuthenticationFailed.to_response();
-        assert_eq!(r.headers()[header::WWW_AUTHENTICATE], r#"Bearer realm="api", error="invalid_token""#);
+        assert_eq!(
+            r.headers()[header::WWW_AUTHENTICATE],
+            r#"Bearer realm="api", error="invalid_token""#
+        );
         let r = ApiError::NotAuthenticated.to_response();
-        assert_eq!(r.headers()[header::WWW_AUTHENTICATE], r#"Bearer realm="api""#);
+        assert_eq!(
+            r.headers()[header::WWW_AUTHENTICATE],
+            r#"Bearer realm="api""#
+        );
         let r = ApiError::MethodNotAllowed("GET, HEAD").to_response();
         assert_eq!(r.headers()[header::ALLOW], "GET, HEAD");
         let r = ApiError::Throttled(42).to_response();

@@ -62,19 +62,32 @@ fn millis_since(start: Instant) -> i64 {
 }
 
 impl AsyncRead for Tracked {
-    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
         let before = buf.filled().len();
         let r = Pin::new(&mut self.inner).poll_read(cx, buf);
         if buf.filled().len() > before {
             let now = millis_since(self.start);
-            let _ = self.activity.reading_since.compare_exchange(-1, now, Ordering::AcqRel, Ordering::Acquire);
+            let _ = self.activity.reading_since.compare_exchange(
+                -1,
+                now,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            );
         }
         r
     }
 }
 
 impl AsyncWrite for Tracked {
-    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
         Pin::new(&mut self.inner).poll_write(cx, buf)
     }
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -100,15 +113,22 @@ impl AsyncWrite for Tracked {
 fn request_id(req: &Request<Incoming>) -> HeaderValue {
     req.headers()
         .get("x-request-id")
-        .filter(|v| !v.is_empty() && v.len() <= 128 && v.as_bytes().iter().all(|b| b.is_ascii_graphic()))
+        .filter(|v| {
+            !v.is_empty() && v.len() <= 128 && v.as_bytes().iter().all(|b| b.is_ascii_graphic())
+        })
         .cloned()
-        .unwrap_or_else(|| HeaderValue::from_str(&crate::token::random_string(12)).unwrap_or(HeaderValue::from_static("-")))
+        .unwrap_or_else(|| {
+            HeaderValue::from_str(&crate::token::random_string(12))
+                .unwrap_or(HeaderValue::from_static("-"))
+        })
 }
 
 /// Serves `listener` until `shutdown` resolves, then stops accepting, lets in-flight
 /// requests finish for up to `config.shutdown_timeout`, and checkpoints the database.
 pub async fn serve_on(listener: TcpListener, state: AppState, shutdown: impl Future<Output = ()>) {
-    let routes = crate::api::routes(state.clone()).recover(crate::error::handle_rejection).boxed();
+    let routes = crate::api::routes(state.clone())
+        .recover(crate::error::handle_rejection)
+        .boxed();
     let config = Arc::clone(&state.config);
     let slots = Arc::new(Semaphore::new(config.max_connections));
     let (stop_tx, stop_rx) = watch::channel(false);
@@ -146,7 +166,10 @@ pub async fn serve_on(listener: TcpListener, state: AppState, shutdown: impl Fut
     key_reloader.abort();
     let _ = stop_tx.send(true);
     let all = u32::try_from(config.max_connections).unwrap_or(u32::MAX);
-    if tokio::time::timeout(config.shutdown_timeout, slots.acquire_many(all)).await.is_err() {
+    if tokio::time::timeout(config.shutdown_timeout, slots.acquire_many(all))
+        .await
+        .is_err()
+    {
         tracing::warn!("shutdown deadline passed with requests still in flight");
     }
     let db = state.db.clone();
@@ -160,15 +183,25 @@ async fn serve_connection<S>(
     config: &crate::config::Config,
     stop: &mut watch::Receiver<bool>,
 ) where
-    S: Service<Request<Incoming>, Response = warp::reply::Response, Error = std::convert::Infallible>
-        + Clone
+    S: Service<
+            Request<Incoming>,
+            Response = warp::reply::Response,
+            Error = std::convert::Infallible,
+        > + Clone
         + Send
         + 'static,
     S::Future: Send,
 {
     let start = Instant::now();
-    let activity = Arc::new(Activity { reading_since: AtomicI64::new(-1), ..Activity::default() });
-    let io = TokioIo::new(Tracked { inner: stream, activity: Arc::clone(&activity), start });
+    let activity = Arc::new(Activity {
+        reading_since: AtomicI64::new(-1),
+        ..Activity::default()
+    });
+    let io = TokioIo::new(Tracked {
+        inner: stream,
+        activity: Arc::clone(&activity),
+        start,
+    });
     let act = Arc::clone(&activity);
     let service = hyper::service::service_fn(move |mut req: Request<Incoming>| {
         let mut svc = svc.clone();

@@ -20,13 +20,23 @@ pub struct JwtKeys(Vec<(Key, Option<Timestamp>)>);
 impl JwtKeys {
     /// Loads the keys valid at `now`.
     pub fn load(db: &Db, now: Timestamp) -> Result<JwtKeys, crate::db::DbError> {
-        let rows = db.read_blocking(|c| crate::db::jwt::active_secrets(c, now).map_err(crate::db::DbError::from))?;
-        Ok(JwtKeys(rows.into_iter().map(|r| (Key::new(&r.secret), r.grace_until)).collect()))
+        let rows = db.read_blocking(|c| {
+            crate::db::jwt::active_secrets(c, now).map_err(crate::db::DbError::from)
+        })?;
+        Ok(JwtKeys(
+            rows.into_iter()
+                .map(|r| (Key::new(&r.secret), r.grace_until))
+                .collect(),
+        ))
     }
 
     /// The keys that verify at `now`.
     pub fn accepted(&self, now: Timestamp) -> Vec<&Key> {
-        self.0.iter().filter(|(_, until)| until.is_none_or(|u| now < u)).map(|(k, _)| k).collect()
+        self.0
+            .iter()
+            .filter(|(_, until)| until.is_none_or(|u| now < u))
+            .map(|(k, _)| k)
+            .collect()
     }
 }
 
@@ -46,7 +56,10 @@ pub struct AppState {
 
 impl std::fmt::Debug for AppState {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AppState").field("db", &self.db).field("config", &self.config).finish_non_exhaustive()
+        f.debug_struct("AppState")
+            .field("db", &self.db)
+            .field("config", &self.config)
+            .finish_non_exhaustive()
     }
 }
 
@@ -54,7 +67,9 @@ impl AppState {
     /// Builds the state and loads the JWT keys.
     pub fn new(db: Db, clock: Clock, config: Config) -> Result<AppState, crate::db::DbError> {
         let keys = JwtKeys::load(&db, clock.now())?;
-        let cores = std::thread::available_parallelism().map(usize::from).unwrap_or(1);
+        let cores = std::thread::available_parallelism()
+            .map(usize::from)
+            .unwrap_or(1);
         Ok(AppState {
             db,
             clock,
@@ -97,7 +112,10 @@ impl AppState {
 
     /// Runs a password check (or hash) off the async workers, at most one per core at a
     /// time.
-    pub async fn hash_blocking<T: Send + 'static>(&self, f: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+    pub async fn hash_blocking<T: Send + 'static>(
+        &self,
+        f: impl FnOnce() -> T + Send + 'static,
+    ) -> Option<T> {
         let _permit = self.hashing.acquire().await.ok()?;
         tokio::task::spawn_blocking(f).await.ok()
     }

@@ -20,13 +20,19 @@ pub fn routes(state: AppState) -> Route {
             let alive = req
                 .state
                 .db
-                .read(|c| c.query_row("SELECT 1", [], |r| r.get::<_, i64>(0)).map_err(ApiError::from))
+                .read(|c| {
+                    c.query_row("SELECT 1", [], |r| r.get::<_, i64>(0))
+                        .map_err(ApiError::from)
+                })
                 .await;
             match alive {
                 Ok(_) => ok(&json!({ "status": "ok" })),
                 Err(e) => {
                     tracing::error!(error = ?e, "health check failed");
-                    respond(Ok(json_response(StatusCode::SERVICE_UNAVAILABLE, &json!({ "status": "unavailable" }))))
+                    respond(Ok(json_response(
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        &json!({ "status": "unavailable" }),
+                    )))
                 }
             }
         })

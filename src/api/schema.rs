@@ -12,7 +12,14 @@ use warp::http::Method;
 use crate::http::{Route, method_not_allowed, ok, slash};
 
 /// The fragments, merged in this order into `openapi/base.json`.
-const FRAGMENTS: &[&str] = &[include_str!("../../openapi/base.json")];
+const FRAGMENTS: &[&str] = &[
+    include_str!("../../openapi/base.json"),
+    include_str!("../../openapi/auth.json"),
+    include_str!("../../openapi/oauth.json"),
+    include_str!("../../openapi/community.json"),
+    include_str!("../../openapi/contributions.json"),
+    include_str!("../../openapi/courses.json"),
+];
 
 /// The whole document.
 pub fn document() -> &'static Value {

@@ -82,7 +82,8 @@ pub struct CreateArgs {
 /// Checks a redirect URI: absolute (with a scheme, and a host for http/https), no
 /// fragment (RFC 6749 §3.1.2).
 pub fn validate_redirect_uri(uri: &str) -> Result<(), String> {
-    let parsed = url::Url::parse(uri).map_err(|e| format!("redirect URI {uri:?} is not an absolute URI ({e})"))?;
+    let parsed = url::Url::parse(uri)
+        .map_err(|e| format!("redirect URI {uri:?} is not an absolute URI ({e})"))?;
     if uri.contains('#') || parsed.fragment().is_some() {
         return Err(format!("redirect URI {uri:?} must not have a fragment"));
     }
@@ -101,20 +102,28 @@ fn validate(args: &CreateArgs, grant: AppGrant) -> CliResult {
         return Err(CliError("app name must not be empty".into()));
     }
     if name_len > TEXT_MAX {
-        return Err(CliError(format!("app name is {name_len} characters; at most {TEXT_MAX} allowed")));
+        return Err(CliError(format!(
+            "app name is {name_len} characters; at most {TEXT_MAX} allowed"
+        )));
     }
     let desc_len = args.description.chars().count();
     if desc_len > TEXT_MAX {
-        return Err(CliError(format!("app description is {desc_len} characters; at most {TEXT_MAX} allowed")));
+        return Err(CliError(format!(
+            "app description is {desc_len} characters; at most {TEXT_MAX} allowed"
+        )));
     }
     if args.redirect_uris.is_empty() && grant != AppGrant::Password {
-        return Err(CliError(format!("a {} app needs at least one --redirect-uri", grant.as_str())));
+        return Err(CliError(format!(
+            "a {} app needs at least one --redirect-uri",
+            grant.as_str()
+        )));
     }
     for uri in &args.redirect_uris {
         validate_redirect_uri(uri).map_err(CliError)?;
     }
     if !args.image.is_empty() {
-        validate_redirect_uri(&args.image).map_err(|_| CliError(format!("image {:?} is not an absolute URL", args.image)))?;
+        validate_redirect_uri(&args.image)
+            .map_err(|_| CliError(format!("image {:?} is not an absolute URL", args.image)))?;
     }
     Ok(())
 }
@@ -149,7 +158,14 @@ fn print_app(a: &App, secret: Option<&str>, as_json: bool) {
     }
     println!("name:          {}", a.name);
     println!("grant:         {}", a.grant.as_str());
-    println!("client type:   {}", if a.confidential { "confidential" } else { "public" });
+    println!(
+        "client type:   {}",
+        if a.confidential {
+            "confidential"
+        } else {
+            "public"
+        }
+    );
     println!("skip consent:  {}", a.skip_consent);
     println!("redirect URIs: {}", a.redirect_uris.join(" "));
     if !a.description.is_empty() {
@@ -159,15 +175,18 @@ fn print_app(a: &App, secret: Option<&str>, as_json: bool) {
 
 fn find(db: &Db, client_id: &str) -> CliResult<App> {
     let id = client_id.to_owned();
-    read(db, move |c| apps::by_client_id(c, &id).map_err(CliError::from))?
-        .ok_or_else(|| CliError(format!("no application with client_id {client_id:?}")))
+    read(db, move |c| {
+        apps::by_client_id(c, &id).map_err(CliError::from)
+    })?
+    .ok_or_else(|| CliError(format!("no application with client_id {client_id:?}")))
 }
 
 /// Runs an `app` subcommand.
 pub fn run(db: &Db, cmd: AppCommand, clock: &Clock) -> CliResult {
     match cmd {
         AppCommand::Create(args) => {
-            let grant = AppGrant::parse(&args.grant).ok_or_else(|| CliError("unknown grant".into()))?;
+            let grant =
+                AppGrant::parse(&args.grant).ok_or_else(|| CliError("unknown grant".into()))?;
             validate(&args, grant)?;
             let confidential = if args.public {
                 false
@@ -195,17 +214,31 @@ pub fn run(db: &Db, cmd: AppCommand, clock: &Clock) -> CliResult {
         AppCommand::List { json } => {
             let list = read(db, |c| apps::list(c).map_err(CliError::from))?;
             if json {
-                print_json(&serde_json::Value::Array(list.iter().map(|a| app_json(a, None)).collect()));
+                print_json(&serde_json::Value::Array(
+                    list.iter().map(|a| app_json(a, None)).collect(),
+                ));
             } else {
                 for a in &list {
-                    println!("{}  {:<18}  {}  {}", a.client_id, a.grant.as_str(), if a.confidential { "confidential" } else { "public      " }, a.name);
+                    println!(
+                        "{}  {:<18}  {}  {}",
+                        a.client_id,
+                        a.grant.as_str(),
+                        if a.confidential {
+                            "confidential"
+                        } else {
+                            "public      "
+                        },
+                        a.name
+                    );
                 }
             }
         }
         AppCommand::Show { client_id, json } => print_app(&find(db, &client_id)?, None, json),
         AppCommand::Delete { client_id } => {
             let app = find(db, &client_id)?;
-            write(db, move |tx| apps::delete(tx, app.id).map_err(CliError::from))?;
+            write(db, move |tx| {
+                apps::delete(tx, app.id).map_err(CliError::from)
+            })?;
             println!("deleted application {client_id}; its tokens no longer work");
         }
         AppCommand::RotateSecret { client_id, json } => {
@@ -213,7 +246,9 @@ pub fn run(db: &Db, cmd: AppCommand, clock: &Clock) -> CliResult {
             let secret = token::random_string(48);
             let hash = token::storage_hash(&secret);
             let id = app.id;
-            write(db, move |tx| apps::set_secret(tx, id, &hash).map_err(CliError::from))?;
+            write(db, move |tx| {
+                apps::set_secret(tx, id, &hash).map_err(CliError::from)
+            })?;
             if json {
                 print_json(&json!({ "client_id": client_id, "secret_key": secret }));
             } else {

@@ -39,10 +39,16 @@ pub enum CategoryCommand {
 /// Runs a `category` subcommand.
 pub fn run(db: &Db, cmd: CategoryCommand, clock: &Clock) -> CliResult {
     match cmd {
-        CategoryCommand::Create { name, slug: wanted, json } => {
+        CategoryCommand::Create {
+            name,
+            slug: wanted,
+            json,
+        } => {
             let n = name.chars().count();
             if name.trim().is_empty() || n > NAME_MAX {
-                return Err(CliError(format!("category name must be 1 to {NAME_MAX} characters")));
+                return Err(CliError(format!(
+                    "category name must be 1 to {NAME_MAX} characters"
+                )));
             }
             if let Some(s) = &wanted {
                 if !slug::is_valid(s) {
@@ -62,7 +68,9 @@ pub fn run(db: &Db, cmd: CategoryCommand, clock: &Clock) -> CliResult {
                         }
                         s
                     }
-                    None => slug::unique(&slug::slugify(&nm, "category"), |c| categories::slug_taken(tx, c))?,
+                    None => slug::unique(&slug::slugify(&nm, "category"), |c| {
+                        categories::slug_taken(tx, c)
+                    })?,
                 };
                 Ok((categories::insert(tx, None, &nm, &s, now)?, s))
             })?;

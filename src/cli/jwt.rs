@@ -43,12 +43,18 @@ pub enum JwtCommand {
 /// Runs a `jwt` subcommand.
 pub fn run(db: &Db, cmd: JwtCommand, clock: &Clock) -> CliResult {
     match cmd {
-        JwtCommand::Secret { rotate, grace, json } => {
+        JwtCommand::Secret {
+            rotate,
+            grace,
+            json,
+        } => {
             let now = clock.now();
             let grace_until = now + i64::from(grace) * SECOND;
             if rotate {
                 let fresh = token::random_string(db::seed::JWT_SECRET_BYTES);
-                write(db, move |tx| db::jwt::rotate(tx, &fresh, now, grace_until).map_err(CliError::from))?;
+                write(db, move |tx| {
+                    db::jwt::rotate(tx, &fresh, now, grace_until).map_err(CliError::from)
+                })?;
             }
             let secret = read(db, |c| db::jwt::current_secret(c).map_err(CliError::from))?
                 .ok_or_else(|| CliError("the database has no JWT secret".into()))?;
@@ -61,11 +67,19 @@ pub fn run(db: &Db, cmd: JwtCommand, clock: &Clock) -> CliResult {
             } else {
                 println!("{secret}");
                 if rotate {
-                    eprintln!("rotated; tokens signed with the previous secret are accepted until {}", rfc3339(grace_until));
+                    eprintln!(
+                        "rotated; tokens signed with the previous secret are accepted until {}",
+                        rfc3339(grace_until)
+                    );
                 }
             }
         }
-        JwtCommand::Mint { user_id, ttl, ext_id, json } => {
+        JwtCommand::Mint {
+            user_id,
+            ttl,
+            ext_id,
+            json,
+        } => {
             let (secret, live) = read(db, move |c| {
                 Ok((db::jwt::current_secret(c)?, db::users::is_live(c, user_id)?))
             })?;
@@ -84,7 +98,9 @@ pub fn run(db: &Db, cmd: JwtCommand, clock: &Clock) -> CliResult {
             };
             let t = jwt::encode(&claims, &jwt::Key::new(&secret));
             if json {
-                print_json(&json!({ "token": t, "user_id": user_id, "expires_at": rfc3339((now + ttl) * SECOND) }));
+                print_json(
+                    &json!({ "token": t, "user_id": user_id, "expires_at": rfc3339((now + ttl) * SECOND) }),
+                );
             } else {
                 println!("{t}");
             }

@@ -9,10 +9,19 @@ use crate::db::Db;
 /// safe while the server writes).
 pub fn backup(db: &Db, dest: &Path) -> CliResult {
     if dest.exists() {
-        return Err(CliError(format!("{} already exists; choose a new file", dest.display())));
+        return Err(CliError(format!(
+            "{} already exists; choose a new file",
+            dest.display()
+        )));
     }
-    let target = dest.to_str().ok_or_else(|| CliError("the destination path is not UTF-8".into()))?.to_owned();
-    db.read_blocking(|c| c.execute("VACUUM INTO ?1", [&target]).map_err(CliError::from))?;
+    let target = dest
+        .to_str()
+        .ok_or_else(|| CliError("the destination path is not UTF-8".into()))?
+        .to_owned();
+    db.read_blocking(|c| {
+        c.execute("VACUUM INTO ?1", [&target])
+            .map_err(CliError::from)
+    })?;
     println!("backed up {} to {}", db.path().display(), dest.display());
     Ok(())
 }

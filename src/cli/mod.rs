@@ -130,7 +130,10 @@ pub fn print_json(v: &serde_json::Value) {
 }
 
 /// Runs a write transaction with CLI errors.
-pub fn write<T>(db: &Db, f: impl FnOnce(&rusqlite::Transaction<'_>) -> CliResult<T>) -> CliResult<T> {
+pub fn write<T>(
+    db: &Db,
+    f: impl FnOnce(&rusqlite::Transaction<'_>) -> CliResult<T>,
+) -> CliResult<T> {
     db.write_blocking(f)
 }
 

@@ -4,8 +4,8 @@ use clap::Subcommand;
 use serde_json::json;
 
 use super::{CliError, CliResult, print_json, read, write};
-use crate::db::prefs::{self, Pref};
 use crate::db::Db;
+use crate::db::prefs::{self, Pref};
 
 /// Preference subcommands.
 #[derive(Debug, Subcommand)]
@@ -57,25 +57,44 @@ fn find(db: &Db, key: &str) -> CliResult<Pref> {
 pub fn run(db: &Db, cmd: PrefCommand) -> CliResult {
     match cmd {
         PrefCommand::List { section, json } => {
-            let list = read(db, move |c| prefs::list(c, section.as_deref()).map_err(CliError::from))?;
+            let list = read(db, move |c| {
+                prefs::list(c, section.as_deref()).map_err(CliError::from)
+            })?;
             if json {
-                print_json(&serde_json::Value::Array(list.iter().map(pref_json).collect()));
+                print_json(&serde_json::Value::Array(
+                    list.iter().map(pref_json).collect(),
+                ));
             } else {
                 for p in &list {
-                    println!("{}.{} = {} ({})", p.section, p.name, p.value, p.kind.as_str());
+                    println!(
+                        "{}.{} = {} ({})",
+                        p.section,
+                        p.name,
+                        p.value,
+                        p.kind.as_str()
+                    );
                 }
             }
         }
         PrefCommand::Get { key, json } => {
             let p = find(db, &key)?;
-            if json { print_json(&pref_json(&p)) } else { println!("{}", p.value) }
+            if json {
+                print_json(&pref_json(&p))
+            } else {
+                println!("{}", p.value)
+            }
         }
         PrefCommand::Set { key, value } => {
             let p = find(db, &key)?;
-            let v = p.kind.parse_text(&value).map_err(|e| CliError(format!("{key}: {e}")))?;
+            let v = p
+                .kind
+                .parse_text(&value)
+                .map_err(|e| CliError(format!("{key}: {e}")))?;
             let id = p.id;
             let stored = v.clone();
-            write(db, move |tx| prefs::set(tx, id, &stored).map_err(CliError::from))?;
+            write(db, move |tx| {
+                prefs::set(tx, id, &stored).map_err(CliError::from)
+            })?;
             println!("{key} = {v}");
         }
     }

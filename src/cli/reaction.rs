@@ -67,14 +67,22 @@ fn print(r: &Reaction, as_json: bool) {
     if as_json {
         print_json(&reaction_json(r));
     } else {
-        println!("{:>3}  {:<12} sentiment {:>2}  {}", r.id, r.label, r.sentiment, if r.active { "active" } else { "inactive" });
+        println!(
+            "{:>3}  {:<12} sentiment {:>2}  {}",
+            r.id,
+            r.label,
+            r.sentiment,
+            if r.active { "active" } else { "inactive" }
+        );
     }
 }
 
 fn check_label(l: &str) -> CliResult {
     let n = l.chars().count();
     if l.trim().is_empty() || n > LABEL_MAX {
-        return Err(CliError(format!("label must be 1 to {LABEL_MAX} characters")));
+        return Err(CliError(format!(
+            "label must be 1 to {LABEL_MAX} characters"
+        )));
     }
     Ok(())
 }
@@ -93,22 +101,45 @@ pub fn run(db: &Db, cmd: ReactionCommand) -> CliResult {
         ReactionCommand::List { json } => {
             let list = read(db, |c| reactions::list(c).map_err(CliError::from))?;
             if json {
-                print_json(&serde_json::Value::Array(list.iter().map(reaction_json).collect()));
+                print_json(&serde_json::Value::Array(
+                    list.iter().map(reaction_json).collect(),
+                ));
             } else {
                 list.iter().for_each(|r| print(r, false));
             }
         }
-        ReactionCommand::Add { label, sentiment, image, inactive, json } => {
+        ReactionCommand::Add {
+            label,
+            sentiment,
+            image,
+            inactive,
+            json,
+        } => {
             check_label(&label)?;
             if let Some(i) = &image {
                 check_image(i)?;
             }
-            let mut r = Reaction { id: 0, label, sentiment, image, active: !inactive };
+            let mut r = Reaction {
+                id: 0,
+                label,
+                sentiment,
+                image,
+                active: !inactive,
+            };
             let new = r.clone();
-            r.id = write(db, move |tx| reactions::insert(tx, &new).map_err(CliError::from))?;
+            r.id = write(db, move |tx| {
+                reactions::insert(tx, &new).map_err(CliError::from)
+            })?;
             print(&r, json);
         }
-        ReactionCommand::Set { id, label, sentiment, image, active, json } => {
+        ReactionCommand::Set {
+            id,
+            label,
+            sentiment,
+            image,
+            active,
+            json,
+        } => {
             let mut r = read(db, move |c| reactions::get(c, id).map_err(CliError::from))?
                 .ok_or_else(|| CliError(format!("no reaction with id {id}")))?;
             if let Some(l) = label {
@@ -126,7 +157,9 @@ pub fn run(db: &Db, cmd: ReactionCommand) -> CliResult {
                 r.active = a;
             }
             let new = r.clone();
-            write(db, move |tx| reactions::update(tx, &new).map_err(CliError::from))?;
+            write(db, move |tx| {
+                reactions::update(tx, &new).map_err(CliError::from)
+            })?;
             print(&r, json);
         }
     }

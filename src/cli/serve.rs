@@ -53,7 +53,9 @@ impl ServeArgs {
 /// Runs the server until SIGINT or SIGTERM.
 pub fn run(path: &Path, args: ServeArgs, clock: Clock) -> CliResult {
     let config = args.config()?;
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
     runtime.block_on(async move {
         let (db, created) = Db::open_or_create(path, clock.now())?;
         if created {

@@ -67,7 +67,11 @@ fn read_password(from_stdin: bool, prompt: bool) -> CliResult<Option<String>> {
     if from_stdin {
         let mut line = String::new();
         std::io::stdin().lock().read_line(&mut line)?;
-        let pw = line.strip_suffix('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).unwrap_or(&line).to_owned();
+        let pw = line
+            .strip_suffix('\n')
+            .map(|l| l.strip_suffix('\r').unwrap_or(l))
+            .unwrap_or(&line)
+            .to_owned();
         if pw.is_empty() {
             return Err(CliError("the password read from stdin is empty".into()));
         }
@@ -90,21 +94,41 @@ fn read_password(from_stdin: bool, prompt: bool) -> CliResult<Option<String>> {
 fn validate_email(e: &str) -> CliResult {
     let ok = e.len() <= 254
         && !e.chars().any(char::is_whitespace)
-        && e.split_once('@').is_some_and(|(l, d)| !l.is_empty() && d.contains('.') && !d.starts_with('.') && !d.ends_with('.') && !d.contains('@'));
-    if ok { Ok(()) } else { Err(CliError(format!("{e:?} is not a valid email address"))) }
+        && e.split_once('@').is_some_and(|(l, d)| {
+            !l.is_empty()
+                && d.contains('.')
+                && !d.starts_with('.')
+                && !d.ends_with('.')
+                && !d.contains('@')
+        });
+    if ok {
+        Ok(())
+    } else {
+        Err(CliError(format!("{e:?} is not a valid email address")))
+    }
 }
 
 fn find_id(db: &Db, username: &str) -> CliResult<i64> {
     let u = username.to_owned();
-    read(db, move |c| users::by_username(c, &u).map_err(CliError::from))?
-        .map(|(u, _)| u.id)
-        .ok_or_else(|| CliError(format!("no user named {username:?}")))
+    read(db, move |c| {
+        users::by_username(c, &u).map_err(CliError::from)
+    })?
+    .map(|(u, _)| u.id)
+    .ok_or_else(|| CliError(format!("no user named {username:?}")))
 }
 
 /// Runs a `user` subcommand.
 pub fn run(db: &Db, cmd: UserCommand, clock: &Clock) -> CliResult {
     match cmd {
-        UserCommand::Create { username, email, real_name, staff, ext_id, password_stdin, json } => {
+        UserCommand::Create {
+            username,
+            email,
+            real_name,
+            staff,
+            ext_id,
+            password_stdin,
+            json,
+        } => {
             validate_username(&username).map_err(CliError)?;
             if let Some(e) = &email {
                 validate_email(e)?;
@@ -124,7 +148,11 @@ pub fn run(db: &Db, cmd: UserCommand, clock: &Clock) -> CliResult {
             let id = write(db, move |tx| {
                 users::insert(tx, &new).map_err(|e| {
                     if db::is_unique_violation(&e) {
-                        let what = if e.to_string().contains("email") { "email" } else { "username" };
+                        let what = if e.to_string().contains("email") {
+                            "email"
+                        } else {
+                            "username"
+                        };
                         CliError(format!("that {what} is already taken"))
                     } else {
                         e.into()
@@ -132,9 +160,18 @@ pub fn run(db: &Db, cmd: UserCommand, clock: &Clock) -> CliResult {
                 })
             })?;
             if json {
-                print_json(&json!({ "id": id, "username": username, "email": email, "is_staff": staff, "has_password": hash.is_some() }));
+                print_json(
+                    &json!({ "id": id, "username": username, "email": email, "is_staff": staff, "has_password": hash.is_some() }),
+                );
             } else {
-                println!("created user {username} (id {id}){}", if hash.is_some() { "" } else { " without a password" });
+                println!(
+                    "created user {username} (id {id}){}",
+                    if hash.is_some() {
+                        ""
+                    } else {
+                        " without a password"
+                    }
+                );
             }
         }
         UserCommand::List { json } => {
@@ -148,21 +185,34 @@ pub fn run(db: &Db, cmd: UserCommand, clock: &Clock) -> CliResult {
                 print_json(&serde_json::Value::Array(v));
             } else {
                 for u in &list {
-                    println!("{:>6}  {}{}", u.id, u.username, if u.is_staff { "  (staff)" } else { "" });
+                    println!(
+                        "{:>6}  {}{}",
+                        u.id,
+                        u.username,
+                        if u.is_staff { "  (staff)" } else { "" }
+                    );
                 }
             }
         }
-        UserCommand::SetPassword { username, password_stdin } => {
+        UserCommand::SetPassword {
+            username,
+            password_stdin,
+        } => {
             let id = find_id(db, &username)?;
-            let pw = read_password(password_stdin, true)?
-                .ok_or_else(|| CliError("no password given (use --password-stdin or run on a terminal)".into()))?;
+            let pw = read_password(password_stdin, true)?.ok_or_else(|| {
+                CliError("no password given (use --password-stdin or run on a terminal)".into())
+            })?;
             let hash = password::hash(&pw, password::DEFAULT_ITERATIONS);
-            write(db, move |tx| users::set_password(tx, id, Some(&hash)).map_err(CliError::from))?;
+            write(db, move |tx| {
+                users::set_password(tx, id, Some(&hash)).map_err(CliError::from)
+            })?;
             println!("password of {username} changed");
         }
         UserCommand::Delete { username } => {
             let id = find_id(db, &username)?;
-            write(db, move |tx| users::soft_delete(tx, id).map_err(CliError::from))?;
+            write(db, move |tx| {
+                users::soft_delete(tx, id).map_err(CliError::from)
+            })?;
             println!("deleted user {username}; its tokens no longer work");
         }
     }

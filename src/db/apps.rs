@@ -55,8 +55,7 @@ pub struct App {
     pub created_at: Timestamp,
 }
 
-const COLUMNS: &str =
-    "id, client_id, secret_hash, name, description, image, grant_type, client_type, skip_consent, redirect_uris, created_at";
+const COLUMNS: &str = "id, client_id, secret_hash, name, description, image, grant_type, client_type, skip_consent, redirect_uris, created_at";
 
 fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<App> {
     let grant: String = r.get(6)?;
@@ -72,7 +71,11 @@ fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<App> {
         grant: AppGrant::parse(&grant).unwrap_or(AppGrant::AuthorizationCode),
         confidential: client_type == "confidential",
         skip_consent: r.get(8)?,
-        redirect_uris: uris.lines().filter(|l| !l.is_empty()).map(str::to_owned).collect(),
+        redirect_uris: uris
+            .lines()
+            .filter(|l| !l.is_empty())
+            .map(str::to_owned)
+            .collect(),
         created_at: r.get(10)?,
     })
 }
@@ -101,9 +104,11 @@ pub fn insert(conn: &Connection, a: &App) -> rusqlite::Result<i64> {
 
 /// An application by client id.
 pub fn by_client_id(conn: &Connection, client_id: &str) -> rusqlite::Result<Option<App>> {
-    conn.prepare_cached(&format!("SELECT {COLUMNS} FROM oauth_app WHERE client_id = ?1"))?
-        .query_row([client_id], from_row)
-        .optional()
+    conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM oauth_app WHERE client_id = ?1"
+    ))?
+    .query_row([client_id], from_row)
+    .optional()
 }
 
 /// All applications by id.
@@ -121,6 +126,9 @@ pub fn delete(conn: &Connection, id: i64) -> rusqlite::Result<()> {
 
 /// Replaces the secret hash.
 pub fn set_secret(conn: &Connection, id: i64, hash: &[u8]) -> rusqlite::Result<()> {
-    conn.execute("UPDATE oauth_app SET secret_hash = ?2 WHERE id = ?1", params![id, hash])?;
+    conn.execute(
+        "UPDATE oauth_app SET secret_hash = ?2 WHERE id = ?1",
+        params![id, hash],
+    )?;
     Ok(())
 }

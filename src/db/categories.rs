@@ -55,17 +55,27 @@ pub fn get(conn: &Connection, id: i64) -> rusqlite::Result<Option<Category>> {
 
 /// Whether a live (not deleted) category exists.
 pub fn exists(conn: &Connection, id: i64) -> rusqlite::Result<bool> {
-    conn.prepare_cached("SELECT 1 FROM category WHERE id = ?1 AND deleted = 0")?.exists([id])
+    conn.prepare_cached("SELECT 1 FROM category WHERE id = ?1 AND deleted = 0")?
+        .exists([id])
 }
 
 /// Whether a slug is taken.
 pub fn slug_taken(conn: &Connection, slug: &str) -> rusqlite::Result<bool> {
-    conn.prepare_cached("SELECT 1 FROM category WHERE slug = ?1")?.exists([slug])
+    conn.prepare_cached("SELECT 1 FROM category WHERE slug = ?1")?
+        .exists([slug])
 }
 
 /// Inserts a category with the given id (or a new one when `id` is `None`).
-pub fn insert(conn: &Connection, id: Option<i64>, name: &str, slug: &str, now: Timestamp) -> rusqlite::Result<i64> {
-    conn.prepare_cached("INSERT INTO category (id, name, slug, created_at) VALUES (?1, ?2, ?3, ?4)")?
-        .execute(params![id, name, slug, now])?;
+pub fn insert(
+    conn: &Connection,
+    id: Option<i64>,
+    name: &str,
+    slug: &str,
+    now: Timestamp,
+) -> rusqlite::Result<i64> {
+    conn.prepare_cached(
+        "INSERT INTO category (id, name, slug, created_at) VALUES (?1, ?2, ?3, ?4)",
+    )?
+    .execute(params![id, name, slug, now])?;
     Ok(conn.last_insert_rowid())
 }

@@ -65,16 +65,24 @@ pub fn run(conn: &Connection) -> rusqlite::Result<Vec<String>> {
         }
     }
     let mut stmt = conn.prepare("PRAGMA foreign_key_check")?;
-    let fk: Vec<String> = stmt.query_map([], |r| r.get::<_, String>(0))?.collect::<Result<_, _>>()?;
+    let fk: Vec<String> = stmt
+        .query_map([], |r| r.get::<_, String>(0))?
+        .collect::<Result<_, _>>()?;
     for table in fk {
         problems.push(format!("foreign key violation in {table}"));
     }
     for (what, sql) in INVARIANTS {
         let mut stmt = conn.prepare(sql)?;
-        let bad: Vec<i64> = stmt.query_map([], |r| r.get::<_, i64>(0))?.collect::<Result<_, _>>()?;
+        let bad: Vec<i64> = stmt
+            .query_map([], |r| r.get::<_, i64>(0))?
+            .collect::<Result<_, _>>()?;
         if !bad.is_empty() {
             let sample: Vec<String> = bad.iter().take(5).map(i64::to_string).collect();
-            problems.push(format!("{what}: {} violation(s), e.g. {}", bad.len(), sample.join(", ")));
+            problems.push(format!(
+                "{what}: {} violation(s), e.g. {}",
+                bad.len(),
+                sample.join(", ")
+            ));
         }
     }
     Ok(problems)

@@ -29,7 +29,12 @@ impl std::fmt::Debug for SecretRow {
 }
 
 /// Adds a secret row.
-pub fn insert_secret(conn: &Connection, secret: &str, now: Timestamp, grace_until: Option<Timestamp>) -> rusqlite::Result<()> {
+pub fn insert_secret(
+    conn: &Connection,
+    secret: &str,
+    now: Timestamp,
+    grace_until: Option<Timestamp>,
+) -> rusqlite::Result<()> {
     conn.execute(
         "INSERT INTO jwt_secret (secret, created_at, grace_until) VALUES (?1, ?2, ?3)",
         params![secret, now, grace_until],
@@ -45,21 +50,38 @@ pub fn active_secrets(conn: &Connection, now: Timestamp) -> rusqlite::Result<Vec
          WHERE grace_until IS NULL OR grace_until > ?1 ORDER BY id DESC",
     )?;
     let rows = stmt.query_map([now], |r| {
-        Ok(SecretRow { id: r.get(0)?, secret: r.get(1)?, created_at: r.get(2)?, grace_until: r.get(3)? })
+        Ok(SecretRow {
+            id: r.get(0)?,
+            secret: r.get(1)?,
+            created_at: r.get(2)?,
+            grace_until: r.get(3)?,
+        })
     })?;
     rows.collect()
 }
 
 /// The current signing secret.
 pub fn current_secret(conn: &Connection) -> rusqlite::Result<Option<String>> {
-    conn.query_row("SELECT secret FROM jwt_secret WHERE grace_until IS NULL ORDER BY id DESC LIMIT 1", [], |r| r.get(0))
-        .optional()
+    conn.query_row(
+        "SELECT secret FROM jwt_secret WHERE grace_until IS NULL ORDER BY id DESC LIMIT 1",
+        [],
+        |r| r.get(0),
+    )
+    .optional()
 }
 
 /// Makes `new_secret` current and keeps the previous current one valid until
 /// `grace_until`.
-pub fn rotate(conn: &Connection, new_secret: &str, now: Timestamp, grace_until: Timestamp) -> rusqlite::Result<()> {
-    conn.execute("UPDATE jwt_secret SET grace_until = ?1 WHERE grace_until IS NULL", [grace_until])?;
+pub fn rotate(
+    conn: &Connection,
+    new_secret: &str,
+    now: Timestamp,
+    grace_until: Timestamp,
+) -> rusqlite::Result<()> {
+    conn.execute(
+        "UPDATE jwt_secret SET grace_until = ?1 WHERE grace_until IS NULL",
+        [grace_until],
+    )?;
     conn.execute("DELETE FROM jwt_secret WHERE grace_until <= ?1", [now])?;
     insert_secret(conn, new_secret, now, None)
 }
@@ -71,7 +93,12 @@ pub fn is_revoked(conn: &Connection, jti: &str) -> rusqlite::Result<bool> {
 }
 
 /// Revokes a JWT id until its expiry; expired entries are purged on the way.
-pub fn revoke(conn: &Connection, jti: &str, expires_at: Timestamp, now: Timestamp) -> rusqlite::Result<()> {
+pub fn revoke(
+    conn: &Connection,
+    jti: &str,
+    expires_at: Timestamp,
+    now: Timestamp,
+) -> rusqlite::Result<()> {
     conn.execute("DELETE FROM revoked_jti WHERE expires_at <= ?1", [now])?;
     conn.execute(
         "INSERT INTO revoked_jti (jti, expires_at) VALUES (?1, ?2)

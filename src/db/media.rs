@@ -12,7 +12,13 @@ pub fn get(conn: &Connection, path: &str) -> rusqlite::Result<Option<(String, Ve
 }
 
 /// Stores (or replaces) a file.
-pub fn put(conn: &Connection, path: &str, content_type: &str, body: &[u8], now: Timestamp) -> rusqlite::Result<()> {
+pub fn put(
+    conn: &Connection,
+    path: &str,
+    content_type: &str,
+    body: &[u8],
+    now: Timestamp,
+) -> rusqlite::Result<()> {
     conn.prepare_cached(
         "INSERT INTO media (path, content_type, body, created_at) VALUES (?1, ?2, ?3, ?4)
          ON CONFLICT (path) DO UPDATE SET content_type = excluded.content_type, body = excluded.body",
@@ -23,6 +29,9 @@ pub fn put(conn: &Connection, path: &str, content_type: &str, body: &[u8], now: 
 
 /// Deletes every file under a prefix.
 pub fn delete_prefix(conn: &Connection, prefix: &str) -> rusqlite::Result<()> {
-    conn.execute("DELETE FROM media WHERE substr(path, 1, length(?1)) = ?1", [prefix])?;
+    conn.execute(
+        "DELETE FROM media WHERE substr(path, 1, length(?1)) = ?1",
+        [prefix],
+    )?;
     Ok(())
 }

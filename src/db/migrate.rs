@@ -31,7 +31,9 @@ pub fn identify(conn: &Connection) -> Result<i64, DbError> {
         .query_row("PRAGMA application_id", [], |r| r.get(0))
         .map_err(|e| DbError::NotHearth(format!("not a hearth database ({e})")))?;
     if app != APPLICATION_ID {
-        return Err(DbError::NotHearth("not a hearth database (another application's SQLite file)".into()));
+        return Err(DbError::NotHearth(
+            "not a hearth database (another application's SQLite file)".into(),
+        ));
     }
     let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     if version > VERSION {
@@ -49,8 +51,13 @@ pub fn check_and_migrate(conn: &Connection) -> Result<(), DbError> {
         let step = usize::try_from(version - 1)
             .ok()
             .and_then(|i| MIGRATIONS.get(i))
-            .ok_or_else(|| DbError::NotHearth(format!("no migration from schema version {version}")))?;
-        conn.execute_batch(&format!("BEGIN IMMEDIATE; {step}; PRAGMA user_version = {}; COMMIT;", version + 1))?;
+            .ok_or_else(|| {
+                DbError::NotHearth(format!("no migration from schema version {version}"))
+            })?;
+        conn.execute_batch(&format!(
+            "BEGIN IMMEDIATE; {step}; PRAGMA user_version = {}; COMMIT;",
+            version + 1
+        ))?;
         tracing::info!(from = version, to = version + 1, "migrated database schema");
         version += 1;
     }

@@ -95,7 +95,9 @@ pub struct Db {
 
 impl std::fmt::Debug for Db {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Db").field("path", &self.path).finish_non_exhaustive()
+        f.debug_struct("Db")
+            .field("path", &self.path)
+            .finish_non_exhaustive()
     }
 }
 
@@ -105,7 +107,9 @@ impl Db {
     pub fn open(path: &Path) -> Result<Db, DbError> {
         let writer = Connection::open_with_flags(
             path,
-            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI,
+            OpenFlags::SQLITE_OPEN_READ_WRITE
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX
+                | OpenFlags::SQLITE_OPEN_URI,
         )?;
         init_connection(&writer)?;
         migrate::check_and_migrate(&writer)?;
@@ -122,12 +126,19 @@ impl Db {
             .min_idle(Some(1))
             .build(manager)
             .map_err(|e| DbError::Pool(e.to_string()))?;
-        Ok(Db { path: path.to_owned(), writer: Arc::new(Mutex::new(writer)), readers })
+        Ok(Db {
+            path: path.to_owned(),
+            writer: Arc::new(Mutex::new(writer)),
+            readers,
+        })
     }
 
     /// Creates and initialises a database file if there is none at `path`, then opens
     /// it. Returns whether it was created.
-    pub fn open_or_create(path: &Path, now: crate::clock::Timestamp) -> Result<(Db, bool), DbError> {
+    pub fn open_or_create(
+        path: &Path,
+        now: crate::clock::Timestamp,
+    ) -> Result<(Db, bool), DbError> {
         let created = create_if_missing(path, now)?;
         Ok((Db::open(path)?, created))
     }
@@ -179,7 +190,10 @@ impl Db {
         F: FnOnce(&Transaction<'_>) -> Result<T, E>,
         E: From<DbError>,
     {
-        let mut conn = self.writer.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut conn = self
+            .writer
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(DbError::from)?;
@@ -194,13 +208,19 @@ impl Db {
         F: FnOnce(&Connection) -> Result<T, E>,
         E: From<DbError>,
     {
-        let conn = self.readers.get().map_err(|e| DbError::Pool(e.to_string()))?;
+        let conn = self
+            .readers
+            .get()
+            .map_err(|e| DbError::Pool(e.to_string()))?;
         f(&conn)
     }
 
     /// Runs `f` with the writer connection outside any transaction (backup, checkpoints).
     pub fn with_writer<T>(&self, f: impl FnOnce(&mut Connection) -> T) -> T {
-        let mut conn = self.writer.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut conn = self
+            .writer
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         f(&mut conn)
     }
 

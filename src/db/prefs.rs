@@ -47,14 +47,23 @@ pub fn list(conn: &Connection, section: Option<&str>) -> rusqlite::Result<Vec<Pr
 
 /// One preference by section and name.
 pub fn get(conn: &Connection, section: &str, name: &str) -> rusqlite::Result<Option<Pref>> {
-    conn.prepare_cached(&format!("SELECT {COLUMNS} FROM preference WHERE section = ?1 AND name = ?2"))?
-        .query_row([section, name], from_row)
-        .optional()
+    conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM preference WHERE section = ?1 AND name = ?2"
+    ))?
+    .query_row([section, name], from_row)
+    .optional()
 }
 
 /// A boolean preference, or `default` when missing or not a boolean.
-pub fn get_bool(conn: &Connection, section: &str, name: &str, default: bool) -> rusqlite::Result<bool> {
-    Ok(get(conn, section, name)?.and_then(|p| p.value.as_bool()).unwrap_or(default))
+pub fn get_bool(
+    conn: &Connection,
+    section: &str,
+    name: &str,
+    default: bool,
+) -> rusqlite::Result<bool> {
+    Ok(get(conn, section, name)?
+        .and_then(|p| p.value.as_bool())
+        .unwrap_or(default))
 }
 
 /// Stores a value (already checked against the preference's type).

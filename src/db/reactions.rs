@@ -22,7 +22,13 @@ pub const COLUMNS: &str = "id, label, sentiment, image, active";
 
 /// Maps a row selected with [`COLUMNS`].
 pub fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Reaction> {
-    Ok(Reaction { id: r.get(0)?, label: r.get(1)?, sentiment: r.get(2)?, image: r.get(3)?, active: r.get(4)? })
+    Ok(Reaction {
+        id: r.get(0)?,
+        label: r.get(1)?,
+        sentiment: r.get(2)?,
+        image: r.get(3)?,
+        active: r.get(4)?,
+    })
 }
 
 /// All reactions by id.
@@ -42,14 +48,18 @@ pub fn get(conn: &Connection, id: i64) -> rusqlite::Result<Option<Reaction>> {
 /// Inserts a reaction (with `r.id` when positive, else a new id); returns its id.
 pub fn insert(conn: &Connection, r: &Reaction) -> rusqlite::Result<i64> {
     let id = (r.id > 0).then_some(r.id);
-    conn.prepare_cached("INSERT INTO reaction (id, label, sentiment, image, active) VALUES (?1, ?2, ?3, ?4, ?5)")?
-        .execute(params![id, r.label, r.sentiment, r.image, r.active])?;
+    conn.prepare_cached(
+        "INSERT INTO reaction (id, label, sentiment, image, active) VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?
+    .execute(params![id, r.label, r.sentiment, r.image, r.active])?;
     Ok(conn.last_insert_rowid())
 }
 
 /// Replaces every field of an existing reaction.
 pub fn update(conn: &Connection, r: &Reaction) -> rusqlite::Result<()> {
-    conn.prepare_cached("UPDATE reaction SET label = ?2, sentiment = ?3, image = ?4, active = ?5 WHERE id = ?1")?
-        .execute(params![r.id, r.label, r.sentiment, r.image, r.active])?;
+    conn.prepare_cached(
+        "UPDATE reaction SET label = ?2, sentiment = ?3, image = ?4, active = ?5 WHERE id = ?1",
+    )?
+    .execute(params![r.id, r.label, r.sentiment, r.image, r.active])?;
     Ok(())
 }

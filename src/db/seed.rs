@@ -11,8 +11,14 @@ use crate::model::pref::PrefKind;
 pub const PREFERENCES_TSV: &str = include_str!("preferences.tsv");
 
 /// The default reactions, ids 1 to 6 in this order (SPEC §5).
-pub const REACTIONS: [(&str, i64); 6] =
-    [("like", 1), ("love", 1), ("haha", 1), ("wow", 0), ("sad", -1), ("angry", -1)];
+pub const REACTIONS: [(&str, i64); 6] = [
+    ("like", 1),
+    ("love", 1),
+    ("haha", 1),
+    ("wow", 0),
+    ("sad", -1),
+    ("angry", -1),
+];
 
 /// Bytes of randomness in a JWT shared secret.
 pub const JWT_SECRET_BYTES: usize = 48;
@@ -35,12 +41,25 @@ pub fn default_preferences() -> Vec<(&'static str, &'static str, PrefKind, serde
 
 /// Seeds a freshly created database.
 pub fn seed(conn: &Connection, now: Timestamp) -> Result<(), DbError> {
-    super::jwt::insert_secret(conn, &crate::token::random_string(JWT_SECRET_BYTES), now, None)?;
-    let mut stmt = conn.prepare("INSERT INTO reaction (id, label, sentiment, image, active) VALUES (?1, ?2, ?3, ?4, 1)")?;
+    super::jwt::insert_secret(
+        conn,
+        &crate::token::random_string(JWT_SECRET_BYTES),
+        now,
+        None,
+    )?;
+    let mut stmt = conn.prepare(
+        "INSERT INTO reaction (id, label, sentiment, image, active) VALUES (?1, ?2, ?3, ?4, 1)",
+    )?;
     for (id, (label, sentiment)) in (1i64..).zip(REACTIONS.iter()) {
-        stmt.execute(params![id, label, sentiment, format!("/static/reactions/{label}.svg")])?;
+        stmt.execute(params![
+            id,
+            label,
+            sentiment,
+            format!("/static/reactions/{label}.svg")
+        ])?;
     }
-    let mut stmt = conn.prepare("INSERT INTO preference (section, name, kind, value) VALUES (?1, ?2, ?3, ?4)")?;
+    let mut stmt = conn
+        .prepare("INSERT INTO preference (section, name, kind, value) VALUES (?1, ?2, ?3, ?4)")?;
     for (section, name, kind, value) in default_preferences() {
         stmt.execute(params![section, name, kind.as_str(), value.to_string()])?;
     }
@@ -53,7 +72,11 @@ mod tests {
 
     #[test]
     fn every_tsv_row_parses() {
-        let rows = PREFERENCES_TSV.lines().skip(1).filter(|l| !l.is_empty()).count();
+        let rows = PREFERENCES_TSV
+            .lines()
+            .skip(1)
+            .filter(|l| !l.is_empty())
+            .count();
         assert_eq!(default_preferences().len(), rows);
         assert!(rows >= 100);
         let ca = default_preferences()

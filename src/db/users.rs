@@ -13,7 +13,11 @@ pub const COLUMNS: &str = "id, username, email, real_name, is_staff, ext_id, ava
 
 /// [`COLUMNS`] prefixed with `u.` for joins.
 pub fn columns_as(alias: &str) -> String {
-    COLUMNS.split(", ").map(|c| format!("{alias}.{c}")).collect::<Vec<_>>().join(", ")
+    COLUMNS
+        .split(", ")
+        .map(|c| format!("{alias}.{c}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Maps a row selected with [`COLUMNS`], starting at column `o`.
@@ -63,15 +67,21 @@ pub fn get(conn: &Connection, id: i64) -> rusqlite::Result<Option<User>> {
 }
 
 /// A live user by username (case-insensitive), with its password hash.
-pub fn by_username(conn: &Connection, username: &str) -> rusqlite::Result<Option<(User, Option<String>)>> {
-    conn.prepare_cached(&format!("SELECT {COLUMNS}, password FROM user WHERE username_key = ?1 AND deleted = 0"))?
-        .query_row([username_key(username)], |r| Ok((from_row(r)?, r.get(28)?)))
-        .optional()
+pub fn by_username(
+    conn: &Connection,
+    username: &str,
+) -> rusqlite::Result<Option<(User, Option<String>)>> {
+    conn.prepare_cached(&format!(
+        "SELECT {COLUMNS}, password FROM user WHERE username_key = ?1 AND deleted = 0"
+    ))?
+    .query_row([username_key(username)], |r| Ok((from_row(r)?, r.get(28)?)))
+    .optional()
 }
 
 /// Whether a live user exists.
 pub fn is_live(conn: &Connection, id: i64) -> rusqlite::Result<bool> {
-    conn.prepare_cached("SELECT 1 FROM user WHERE id = ?1 AND deleted = 0")?.exists([id])
+    conn.prepare_cached("SELECT 1 FROM user WHERE id = ?1 AND deleted = 0")?
+        .exists([id])
 }
 
 /// `(is_staff)` of a live user, `None` when missing or deleted: the check every
@@ -117,14 +127,19 @@ pub fn insert(conn: &Connection, u: &NewUser) -> rusqlite::Result<i64> {
 
 /// Live users by id.
 pub fn list(conn: &Connection) -> rusqlite::Result<Vec<User>> {
-    let mut stmt = conn.prepare(&format!("SELECT {COLUMNS} FROM user WHERE deleted = 0 ORDER BY id"))?;
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {COLUMNS} FROM user WHERE deleted = 0 ORDER BY id"
+    ))?;
     let rows = stmt.query_map([], from_row)?;
     rows.collect()
 }
 
 /// Replaces a user's password hash (None: no password).
 pub fn set_password(conn: &Connection, id: i64, hash: Option<&str>) -> rusqlite::Result<()> {
-    conn.execute("UPDATE user SET password = ?2 WHERE id = ?1", params![id, hash])?;
+    conn.execute(
+        "UPDATE user SET password = ?2 WHERE id = ?1",
+        params![id, hash],
+    )?;
     Ok(())
 }
 
@@ -132,7 +147,11 @@ pub fn set_password(conn: &Connection, id: i64, hash: Option<&str>) -> rusqlite:
 /// counters of the users around it stop counting it (SPEC §4: counters leave out
 /// deleted users).
 pub fn soft_delete(conn: &Connection, id: i64) -> rusqlite::Result<()> {
-    if conn.execute("UPDATE user SET deleted = 1 WHERE id = ?1 AND deleted = 0", [id])? == 0 {
+    if conn.execute(
+        "UPDATE user SET deleted = 1 WHERE id = ?1 AND deleted = 0",
+        [id],
+    )? == 0
+    {
         return Ok(());
     }
     conn.execute(
@@ -145,7 +164,24 @@ pub fn soft_delete(conn: &Connection, id: i64) -> rusqlite::Result<()> {
          WHERE id IN (SELECT follower FROM follow WHERE followed = ?1)",
         [id],
     )?;
-    conn.execute("UPDATE oauth_grant SET revoked = 1 WHERE user_id = ?1", [id])?;
+    conn.execute(
+        "UPDATE oauth_grant SET revoked = 1 WHERE user_id = ?1",
+        [id],
+    )?;
     conn.execute("DELETE FROM login_session WHERE user_id = ?1", [id])?;
     Ok(())
+}
+
+/// The tags of a user.
+pub fn tags(conn: &Connection, user_id: i64) -> rusqlite::Result<Vec<crate::model::user::Tag>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT t.id, t.name FROM user_tag ut JOIN tag t ON t.id = ut.tag_id WHERE ut.user_id = ?1 ORDER BY t.id",
+    )?;
+    let rows = stmt.query_map([user_id], |r| {
+        Ok(crate::model::user::Tag {
+            id: r.get(0)?,
+            name: r.get(1)?,
+        })
+    })?;
+    rows.collect()
 }

@@ -52,7 +52,11 @@ impl Credentials {
         if jwt::looks_like_jwt(token) {
             let now = state.clock.now();
             let keys = state.jwt_keys();
-            match jwt::verify_access(token, &keys.accepted(now), now.div_euclid(crate::clock::SECOND)) {
+            match jwt::verify_access(
+                token,
+                &keys.accepted(now),
+                now.div_euclid(crate::clock::SECOND),
+            ) {
                 Ok(claims) => Credentials::Jwt(claims),
                 Err(_) => Credentials::Invalid,
             }
@@ -76,14 +80,22 @@ pub struct Principal {
 impl Principal {
     /// 403 `insufficient_scope` unless the token may write.
     pub fn require_write(self) -> Result<Principal, ApiError> {
-        if self.can_write { Ok(self) } else { Err(ApiError::InsufficientScope) }
+        if self.can_write {
+            Ok(self)
+        } else {
+            Err(ApiError::InsufficientScope)
+        }
     }
 }
 
 /// Resolves credentials against the database: `Ok(None)` for an anonymous request,
 /// 401 `authentication_failed` for any token that is not (or no longer) valid:
 /// unknown, expired, revoked, or belonging to a deleted user.
-pub fn resolve(conn: &Connection, creds: &Credentials, now: Timestamp) -> Result<Option<Principal>, ApiError> {
+pub fn resolve(
+    conn: &Connection,
+    creds: &Credentials,
+    now: Timestamp,
+) -> Result<Option<Principal>, ApiError> {
     match creds {
         Credentials::Anonymous => Ok(None),
         Credentials::Invalid => Err(ApiError::AuthenticationFailed),
@@ -92,32 +104,56 @@ pub fn resolve(conn: &Connection, creds: &Credentials, now: Timestamp) -> Result
                 return Err(ApiError::AuthenticationFailed);
             }
             match crate::db::users::live_staff_flag(conn, claims.user_id)? {
-                Some(is_staff) => Ok(Some(Principal { user_id: claims.user_id, is_staff, can_write: true })),
+                Some(is_staff) => Ok(Some(Principal {
+                    user_id: claims.user_id,
+                    is_staff,
+                    can_write: true,
+                })),
                 None => Err(ApiError::AuthenticationFailed),
             }
         }
-        Credentials::Opaque(hash) => match crate::db::tokens::access_token_owner(conn, hash, now)? {
-            Some(o) => Ok(Some(Principal { user_id: o.user_id, is_staff: o.is_staff, can_write: o.can_write })),
-            None => Err(ApiError::AuthenticationFailed),
-        },
+        Credentials::Opaque(hash) => {
+            match crate::db::tokens::access_token_owner(conn, hash, now)? {
+                Some(o) => Ok(Some(Principal {
+                    user_id: o.user_id,
+                    is_staff: o.is_staff,
+                    can_write: o.can_write,
+                })),
+                None => Err(ApiError::AuthenticationFailed),
+            }
+        }
     }
 }
 
 /// [`resolve`], requiring a caller (401 `not_authenticated` for anonymous requests).
-pub fn require(conn: &Connection, creds: &Credentials, now: Timestamp) -> Result<Principal, ApiError> {
+pub fn require(
+    conn: &Connection,
+    creds: &Credentials,
+    now: Timestamp,
+) -> Result<Principal, ApiError> {
     resolve(conn, creds, now)?.ok_or(ApiError::NotAuthenticated)
 }
 
 /// [`require`] plus the `write` scope.
-pub fn require_write(conn: &Connection, creds: &Credentials, now: Timestamp) -> Result<Principal, ApiError> {
+pub fn require_write(
+    conn: &Connection,
+    creds: &Credentials,
+    now: Timestamp,
+) -> Result<Principal, ApiError> {
     require(conn, creds, now)?.require_write()
 }
 
 /// For reads marked (CA) in SPEC §5: when the preference
 /// `configurations.content_availability` is false, anonymous callers get 401.
-pub fn resolve_ca(conn: &Connection, creds: &Credentials, now: Timestamp) -> Result<Option<Principal>, ApiError> {
+pub fn resolve_ca(
+    conn: &Connection,
+    creds: &Credentials,
+    now: Timestamp,
+) -> Result<Option<Principal>, ApiError> {
     let who = resolve(conn, creds, now)?;
-    if who.is_none() && !crate::db::prefs::get_bool(conn, "configurations", "content_availability", true)? {
+    if who.is_none()
+        && !crate::db::prefs::get_bool(conn, "configurations", "content_availability", true)?
+    {
         return Err(ApiError::NotAuthenticated);
     }
     Ok(who)

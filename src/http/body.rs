@@ -36,7 +36,9 @@ where
     S: Stream<Item = Result<B, warp::Error>> + Send + 'static,
     B: Buf,
 {
-    Body(Box::pin(s.map(|r| r.map(|mut b| b.copy_to_bytes(b.remaining())))))
+    Body(Box::pin(
+        s.map(|r| r.map(|mut b| b.copy_to_bytes(b.remaining()))),
+    ))
 }
 
 impl Body {
@@ -52,7 +54,8 @@ impl Body {
         }
         let mut buf = BytesMut::new();
         while let Some(chunk) = self.0.next().await {
-            let chunk = chunk.map_err(|e| ApiError::ParseError(format!("could not read the body: {e}")))?;
+            let chunk =
+                chunk.map_err(|e| ApiError::ParseError(format!("could not read the body: {e}")))?;
             if buf.len() + chunk.len() > limit {
                 return Err(ApiError::PayloadTooLarge);
             }
@@ -65,7 +68,13 @@ impl Body {
 /// The media type of a request (lowercased, parameters dropped), if any.
 pub fn media_type(headers: &HeaderMap) -> Option<String> {
     let ct = headers.get(CONTENT_TYPE)?.to_str().ok()?;
-    Some(ct.split(';').next().unwrap_or("").trim().to_ascii_lowercase())
+    Some(
+        ct.split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase(),
+    )
 }
 
 /// Reads a JSON body: 415 unless `application/json` (or `+json`), 413 over 1 MiB, 400

@@ -62,7 +62,9 @@ impl Req {
 }
 
 /// The request context filter.
-pub fn request(state: AppState) -> impl Filter<Extract = (Req,), Error = std::convert::Infallible> + Clone {
+pub fn request(
+    state: AppState,
+) -> impl Filter<Extract = (Req,), Error = std::convert::Infallible> + Clone {
     warp::any()
         .map(move || state.clone())
         .and(warp::method())
@@ -71,15 +73,23 @@ pub fn request(state: AppState) -> impl Filter<Extract = (Req,), Error = std::co
         .and(warp::header::headers_cloned())
         .and(warp::ext::optional::<PeerAddr>())
         .and(body::stream())
-        .map(|state, method, path: warp::path::FullPath, query, headers, peer: Option<PeerAddr>, body| Req {
-            state,
-            method,
-            path: path.as_str().to_owned(),
-            query,
-            headers,
-            peer: peer.map(|p| p.0),
-            body,
-        })
+        .map(
+            |state,
+             method,
+             path: warp::path::FullPath,
+             query,
+             headers,
+             peer: Option<PeerAddr>,
+             body| Req {
+                state,
+                method,
+                path: path.as_str().to_owned(),
+                query,
+                headers,
+                peer: peer.map(|p| p.0),
+                body,
+            },
+        )
 }
 
 /// Matches only when the request path ends with `/`: SPEC §3 serves API paths with
@@ -87,7 +97,11 @@ pub fn request(state: AppState) -> impl Filter<Extract = (Req,), Error = std::co
 pub fn slash() -> impl Filter<Extract = (), Error = warp::Rejection> + Copy {
     warp::path::full()
         .and_then(|p: warp::path::FullPath| async move {
-            if p.as_str().ends_with('/') { Ok(()) } else { Err(warp::reject::not_found()) }
+            if p.as_str().ends_with('/') {
+                Ok(())
+            } else {
+                Err(warp::reject::not_found())
+            }
         })
         .untuple_one()
 }
@@ -96,9 +110,20 @@ pub fn slash() -> impl Filter<Extract = (), Error = warp::Rejection> + Copy {
 pub fn no_slash() -> impl Filter<Extract = (), Error = warp::Rejection> + Copy {
     warp::path::full()
         .and_then(|p: warp::path::FullPath| async move {
-            if p.as_str().ends_with('/') { Err(warp::reject::not_found()) } else { Ok(()) }
+            if p.as_str().ends_with('/') {
+                Err(warp::reject::not_found())
+            } else {
+                Ok(())
+            }
         })
         .untuple_one()
+}
+
+/// A route that never matches (a module with no routes yet).
+pub fn no_route() -> Route {
+    warp::any()
+        .and_then(|| async { Err::<Response, _>(warp::reject::not_found()) })
+        .boxed()
 }
 
 /// The JSON content type of every API response.
@@ -118,10 +143,15 @@ pub fn ok<T: Serialize + ?Sized>(body: &T) -> Response {
 }
 
 /// A response with a body and a content type.
-pub fn bytes_response(status: StatusCode, content_type: &'static str, body: impl Into<Bytes>) -> Response {
+pub fn bytes_response(
+    status: StatusCode,
+    content_type: &'static str,
+    body: impl Into<Bytes>,
+) -> Response {
     let mut resp = Response::new(body.into().into());
     *resp.status_mut() = status;
-    resp.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    resp.headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
     resp
 }
 

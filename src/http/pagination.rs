@@ -34,14 +34,26 @@ impl Page {
             None => default.unwrap_or(i64::MAX),
             Some(v) => match v.parse::<i64>() {
                 Ok(n) if n > 0 => n.min(max),
-                _ => return Err(ApiError::field("limit", "invalid", "Must be a positive integer.")),
+                _ => {
+                    return Err(ApiError::field(
+                        "limit",
+                        "invalid",
+                        "Must be a positive integer.",
+                    ));
+                }
             },
         };
         let offset = match q.get("offset") {
             None => 0,
             Some(v) => match v.parse::<i64>() {
                 Ok(n) if n >= 0 => n,
-                _ => return Err(ApiError::field("offset", "invalid", "Must be a non-negative integer.")),
+                _ => {
+                    return Err(ApiError::field(
+                        "offset",
+                        "invalid",
+                        "Must be a non-negative integer.",
+                    ));
+                }
             },
         };
         Ok(Page { limit, offset })
@@ -73,7 +85,11 @@ pub fn envelope<T>(base: &str, q: &Query, page: Page, count: i64, results: Vec<T
             pairs.push(("offset".into(), o.to_string()));
         }
         let qs = serde_urlencoded::to_string(&pairs).unwrap_or_default();
-        if qs.is_empty() { base.to_owned() } else { format!("{base}?{qs}") }
+        if qs.is_empty() {
+            base.to_owned()
+        } else {
+            format!("{base}?{qs}")
+        }
     };
     let next = (page.limit != i64::MAX && page.offset.saturating_add(page.limit) < count)
         .then(|| link(Some(page.offset + page.limit)));
@@ -85,7 +101,12 @@ pub fn envelope<T>(base: &str, q: &Query, page: Page, count: i64, results: Vec<T
     } else {
         Some(link(Some(page.offset - page.limit)))
     };
-    Paginated { count, next, previous, results }
+    Paginated {
+        count,
+        next,
+        previous,
+        results,
+    }
 }
 
 #[cfg(test)]
@@ -98,13 +119,33 @@ mod tests {
 
     #[test]
     fn defaults_and_clamping() {
-        assert_eq!(page("").ok(), Some(Page { limit: 20, offset: 0 }));
-        assert_eq!(page("limit=500&offset=3").ok(), Some(Page { limit: 100, offset: 3 }));
+        assert_eq!(
+            page("").ok(),
+            Some(Page {
+                limit: 20,
+                offset: 0
+            })
+        );
+        assert_eq!(
+            page("limit=500&offset=3").ok(),
+            Some(Page {
+                limit: 100,
+                offset: 3
+            })
+        );
     }
 
     #[test]
     fn bad_values_are_400() {
-        for qs in ["limit=0", "limit=-1", "limit=x", "limit=", "offset=-1", "offset=", "offset=1.5"] {
+        for qs in [
+            "limit=0",
+            "limit=-1",
+            "limit=x",
+            "limit=",
+            "offset=-1",
+            "offset=",
+            "offset=1.5",
+        ] {
             assert!(page(qs).is_err(), "{qs}");
         }
     }
@@ -112,12 +153,33 @@ mod tests {
     #[test]
     fn links_keep_other_parameters() {
         let q = Query::parse("search=a b&limit=2&offset=2");
-        let p = Page::from_query(&q).unwrap_or(Page { limit: 0, offset: 0 });
+        let p = Page::from_query(&q).unwrap_or(Page {
+            limit: 0,
+            offset: 0,
+        });
         let e = envelope("http://h/api/v2/x/", &q, p, 5, vec![1, 2]);
-        assert_eq!(e.next.as_deref(), Some("http://h/api/v2/x/?search=a+b&limit=2&offset=4"));
-        assert_eq!(e.previous.as_deref(), Some("http://h/api/v2/x/?search=a+b&limit=2"));
-        let e = envelope("http://h/x/", &q, Page { limit: 2, offset: 4 }, 5, vec![5]);
+        assert_eq!(
+            e.next.as_deref(),
+            Some("http://h/api/v2/x/?search=a+b&limit=2&offset=4")
+        );
+        assert_eq!(
+            e.previous.as_deref(),
+            Some("http://h/api/v2/x/?search=a+b&limit=2")
+        );
+        let e = envelope(
+            "http://h/x/",
+            &q,
+            Page {
+                limit: 2,
+                offset: 4,
+            },
+            5,
+            vec![5],
+        );
         assert_eq!(e.next, None);
-        assert_eq!(e.previous.as_deref(), Some("http://h/x/?search=a+b&limit=2&offset=2"));
+        assert_eq!(
+            e.previous.as_deref(),
+            Some("http://h/x/?search=a+b&limit=2&offset=2")
+        );
     }
 }

@@ -19,7 +19,11 @@ impl Query {
 
     /// The last value of a parameter.
     pub fn get(&self, name: &str) -> Option<&str> {
-        self.0.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+        self.0
+            .iter()
+            .rev()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
     }
 
     /// A non-empty text parameter.
@@ -31,9 +35,13 @@ impl Query {
     pub fn bool(&self, name: &str) -> Result<Option<bool>, ApiError> {
         match self.get(name) {
             None => Ok(None),
-            Some(v) => parse_bool(v)
-                .map(Some)
-                .ok_or_else(|| ApiError::field(name, "invalid", "Must be a valid boolean (true, false, 1 or 0).")),
+            Some(v) => parse_bool(v).map(Some).ok_or_else(|| {
+                ApiError::field(
+                    name,
+                    "invalid",
+                    "Must be a valid boolean (true, false, 1 or 0).",
+                )
+            }),
         }
     }
 
@@ -46,13 +54,23 @@ impl Query {
                 .map(|s| s.trim().parse::<i64>())
                 .collect::<Result<Vec<_>, _>>()
                 .map(Some)
-                .map_err(|_| ApiError::field(name, "invalid", "Must be a comma-separated list of integer ids.")),
+                .map_err(|_| {
+                    ApiError::field(
+                        name,
+                        "invalid",
+                        "Must be a comma-separated list of integer ids.",
+                    )
+                }),
         }
     }
 
     /// The query string without `names` (for pagination links), re-encoded.
     pub fn without(&self, names: &[&str]) -> Vec<(String, String)> {
-        self.0.iter().filter(|(k, _)| !names.contains(&k.as_str())).cloned().collect()
+        self.0
+            .iter()
+            .filter(|(k, _)| !names.contains(&k.as_str()))
+            .cloned()
+            .collect()
     }
 }
 

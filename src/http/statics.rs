@@ -10,17 +10,61 @@ use crate::state::AppState;
 
 /// (path under /static/, content type, bytes)
 const FILES: &[(&str, &str, &[u8])] = &[
-    ("reactions/like.svg", "image/svg+xml", include_bytes!("../../static/reactions/like.svg")),
-    ("reactions/love.svg", "image/svg+xml", include_bytes!("../../static/reactions/love.svg")),
-    ("reactions/haha.svg", "image/svg+xml", include_bytes!("../../static/reactions/haha.svg")),
-    ("reactions/wow.svg", "image/svg+xml", include_bytes!("../../static/reactions/wow.svg")),
-    ("reactions/sad.svg", "image/svg+xml", include_bytes!("../../static/reactions/sad.svg")),
-    ("reactions/angry.svg", "image/svg+xml", include_bytes!("../../static/reactions/angry.svg")),
-    ("reactions/default.svg", "image/svg+xml", include_bytes!("../../static/reactions/default.svg")),
-    ("default/avatar.svg", "image/svg+xml", include_bytes!("../../static/default/avatar.svg")),
-    ("default/cover.svg", "image/svg+xml", include_bytes!("../../static/default/cover.svg")),
-    ("default/course.svg", "image/svg+xml", include_bytes!("../../static/default/course.svg")),
-    ("default/app.svg", "image/svg+xml", include_bytes!("../../static/default/app.svg")),
+    (
+        "reactions/like.svg",
+        "image/svg+xml",
+        include_bytes!("../../static/reactions/like.svg"),
+    ),
+    (
+        "reactions/love.svg",
+        "image/svg+xml",
+        include_bytes!("../../static/reactions/love.svg"),
+    ),
+    (
+        "reactions/haha.svg",
+        "image/svg+xml",
+        include_bytes!("../../static/reactions/haha.svg"),
+    ),
+    (
+        "reactions/wow.svg",
+        "image/svg+xml",
+        include_bytes!("../../static/reactions/wow.svg"),
+    ),
+    (
+        "reactions/sad.svg",
+        "image/svg+xml",
+        include_bytes!("../../static/reactions/sad.svg"),
+    ),
+    (
+        "reactions/angry.svg",
+        "image/svg+xml",
+        include_bytes!("../../static/reactions/angry.svg"),
+    ),
+    (
+        "reactions/default.svg",
+        "image/svg+xml",
+        include_bytes!("../../static/reactions/default.svg"),
+    ),
+    (
+        "default/avatar.svg",
+        "image/svg+xml",
+        include_bytes!("../../static/default/avatar.svg"),
+    ),
+    (
+        "default/cover.svg",
+        "image/svg+xml",
+        include_bytes!("../../static/default/cover.svg"),
+    ),
+    (
+        "default/course.svg",
+        "image/svg+xml",
+        include_bytes!("../../static/default/course.svg"),
+    ),
+    (
+        "default/app.svg",
+        "image/svg+xml",
+        include_bytes!("../../static/default/app.svg"),
+    ),
 ];
 
 /// `GET /static/<path>`: built-in files, cached for a day.
@@ -36,7 +80,10 @@ pub fn static_files() -> Route {
             match FILES.iter().find(|(p, ..)| *p == tail.as_str()) {
                 Some((_, ct, body)) => {
                     let mut r = bytes_response(StatusCode::OK, ct, *body);
-                    r.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("public, max-age=86400"));
+                    r.headers_mut().insert(
+                        header::CACHE_CONTROL,
+                        HeaderValue::from_static("public, max-age=86400"),
+                    );
                     r
                 }
                 None => ApiError::NotFound.to_response(),
@@ -66,7 +113,8 @@ pub fn media(state: AppState) -> Route {
                         .await
                         .and_then(|m| m.ok_or(ApiError::NotFound))
                         .map(|(ct, body)| {
-                            let mut r = bytes_response(StatusCode::OK, "application/octet-stream", body);
+                            let mut r =
+                                bytes_response(StatusCode::OK, "application/octet-stream", body);
                             if let Ok(v) = HeaderValue::from_str(&ct) {
                                 r.headers_mut().insert(header::CONTENT_TYPE, v);
                             }

@@ -11,7 +11,12 @@ pub const MAX_LEN: usize = 100;
 pub fn is_valid(s: &str) -> bool {
     !s.is_empty()
         && s.len() <= MAX_LEN
-        && s.split('-').all(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()))
+        && s.split('-').all(|part| {
+            !part.is_empty()
+                && part
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        })
 }
 
 /// Letters that do not decompose into a base letter plus marks.
@@ -55,7 +60,11 @@ pub fn slugify(name: &str, fallback: &str) -> String {
     }
     out.truncate(MAX_LEN);
     let out = out.trim_end_matches('-').to_owned();
-    if out.is_empty() { fallback.to_owned() } else { out }
+    if out.is_empty() {
+        fallback.to_owned()
+    } else {
+        out
+    }
 }
 
 /// `base`, or `base-2`, `base-3`... : the first for which `taken` says no, kept within

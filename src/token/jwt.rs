@@ -82,12 +82,17 @@ pub fn looks_like_jwt(token: &str) -> bool {
 /// Checks the structure, header and signature (under any of `keys`) and returns the
 /// payload as JSON. This is what `verify_token` checks, plus `exp`/`iat` via
 /// [`check_times`].
-pub fn verify_signature(token: &str, keys: &[&Key]) -> Result<serde_json::Map<String, Value>, JwtError> {
+pub fn verify_signature(
+    token: &str,
+    keys: &[&Key],
+) -> Result<serde_json::Map<String, Value>, JwtError> {
     if token.len() > MAX_LEN {
         return Err(JwtError::Malformed);
     }
     let mut parts = token.split('.');
-    let (Some(h), Some(p), Some(s), None) = (parts.next(), parts.next(), parts.next(), parts.next()) else {
+    let (Some(h), Some(p), Some(s), None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
         return Err(JwtError::Malformed);
     };
     let header: Value = decode_json(h)?;
@@ -101,7 +106,10 @@ pub fn verify_signature(token: &str, keys: &[&Key]) -> Result<serde_json::Map<St
     }
     let sig = URL_SAFE_NO_PAD.decode(s).map_err(|_| JwtError::Malformed)?;
     let signing_input = &token[..h.len() + 1 + p.len()];
-    if !keys.iter().any(|k| hmac::verify(&k.0, signing_input.as_bytes(), &sig).is_ok()) {
+    if !keys
+        .iter()
+        .any(|k| hmac::verify(&k.0, signing_input.as_bytes(), &sig).is_ok())
+    {
         return Err(JwtError::BadSignature);
     }
     match decode_json(p)? {
@@ -111,16 +119,30 @@ pub fn verify_signature(token: &str, keys: &[&Key]) -> Result<serde_json::Map<St
 }
 
 fn decode_json(part: &str) -> Result<Value, JwtError> {
-    let bytes = URL_SAFE_NO_PAD.decode(part).map_err(|_| JwtError::Malformed)?;
+    let bytes = URL_SAFE_NO_PAD
+        .decode(part)
+        .map_err(|_| JwtError::Malformed)?;
     serde_json::from_slice(&bytes).map_err(|_| JwtError::Malformed)
 }
 
 /// Rejects a token at or after `exp`, or with `iat` more than a minute ahead of `now`.
 /// Both must be JSON numbers (NumericDate, RFC 7519 §2: fractions allowed).
-pub fn check_times(payload: &serde_json::Map<String, Value>, now_secs: i64) -> Result<(i64, i64), JwtError> {
-    let exp = payload.get("exp").and_then(Value::as_f64).ok_or(JwtError::BadClaims)?;
-    let iat = payload.get("iat").and_then(Value::as_f64).ok_or(JwtError::BadClaims)?;
-    #[expect(clippy::cast_precision_loss, reason = "seconds since the epoch fit an f64 exactly")]
+pub fn check_times(
+    payload: &serde_json::Map<String, Value>,
+    now_secs: i64,
+) -> Result<(i64, i64), JwtError> {
+    let exp = payload
+        .get("exp")
+        .and_then(Value::as_f64)
+        .ok_or(JwtError::BadClaims)?;
+    let iat = payload
+        .get("iat")
+        .and_then(Value::as_f64)
+        .ok_or(JwtError::BadClaims)?;
+    #[expect(
+        clippy::cast_precision_loss,
+        reason = "seconds since the epoch fit an f64 exactly"
+    )]
     let now = now_secs as f64;
     if now >= exp {
         return Err(JwtError::Expired);
@@ -128,7 +150,10 @@ pub fn check_times(payload: &serde_json::Map<String, Value>, now_secs: i64) -> R
     if iat > now + MAX_IAT_SKEW_SECS as f64 {
         return Err(JwtError::IssuedInFuture);
     }
-    #[expect(clippy::cast_possible_truncation, reason = "NumericDate rounded down to whole seconds")]
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "NumericDate rounded down to whole seconds"
+    )]
     Ok((exp.floor() as i64, iat.floor() as i64))
 }
 
@@ -167,11 +192,22 @@ mod tests {
     }
 
     fn claims(now: i64) -> AccessClaims {
-        AccessClaims { user_id: 7, token_type: "access".into(), exp: now + 60, iat: now, jti: "j1".into(), ext_id: None }
+        AccessClaims {
+            user_id: 7,
+            token_type: "access".into(),
+            exp: now + 60,
+            iat: now,
+            jti: "j1".into(),
+            ext_id: None,
+        }
     }
 
     fn raw(header: &str, payload: &str, k: &Key) -> String {
-        let input = format!("{}.{}", URL_SAFE_NO_PAD.encode(header), URL_SAFE_NO_PAD.encode(payload));
+        let input = format!(
+            "{}.{}",
+            URL_SAFE_NO_PAD.encode(header),
+            URL_SAFE_NO_PAD.encode(payload)
+        );
         let sig = hmac::sign(&k.0, input.as_bytes());
         format!("{input}.{}", URL_SAFE_NO_PAD.encode(sig.as_ref()))
     }
@@ -209,7 +245,10 @@ mod tests {
         c.iat = 1061;
         c.exp = 2000;
         let t = encode(&c, &key());
-        assert_eq!(verify_access(&t, &[&key()], 1000), Err(JwtError::IssuedInFuture));
+        assert_eq!(
+            verify_access(&t, &[&key()], 1000),
+            Err(JwtError::IssuedInFuture)
+        );
         c.iat = 1060;
         let t = encode(&c, &key());
         assert!(verify_access(&t, &[&key()], 1000).is_ok());
@@ -227,12 +266,25 @@ mod tests {
     fn algorithms_other_than_hs256_are_rejected() {
         let k = key();
         let p = r#"{"user_id":7,"token_type":"access","exp":100,"iat":0,"jti":"x"}"#;
-        for h in [r#"{"alg":"none","typ":"JWT"}"#, r#"{"alg":"HS512","typ":"JWT"}"#,
-            r#"{"alg":"RS256","typ":"JWT"}"#, r#"{"typ":"JWT"}"#, r#"{"alg":"HS256","typ":"JWS"}"#] {
-            assert_eq!(verify_access(&raw(h, p, &k), &[&k], 0), Err(JwtError::BadHeader), "{h}");
+        for h in [
+            r#"{"alg":"none","typ":"JWT"}"#,
+            r#"{"alg":"HS512","typ":"JWT"}"#,
+            r#"{"alg":"RS256","typ":"JWT"}"#,
+            r#"{"typ":"JWT"}"#,
+            r#"{"alg":"HS256","typ":"JWS"}"#,
+        ] {
+            assert_eq!(
+                verify_access(&raw(h, p, &k), &[&k], 0),
+                Err(JwtError::BadHeader),
+                "{h}"
+            );
         }
         // alg none with an empty signature
-        let unsigned = format!("{}.{}.", URL_SAFE_NO_PAD.encode(r#"{"alg":"none"}"#), URL_SAFE_NO_PAD.encode(p));
+        let unsigned = format!(
+            "{}.{}.",
+            URL_SAFE_NO_PAD.encode(r#"{"alg":"none"}"#),
+            URL_SAFE_NO_PAD.encode(p)
+        );
         assert!(verify_access(&unsigned, &[&k], 0).is_err());
         // missing typ is fine
         assert!(verify_access(&raw(r#"{"alg":"HS256"}"#, p, &k), &[&k], 0).is_ok());
@@ -251,7 +303,11 @@ mod tests {
             r#"{"user_id":7,"token_type":"access","iat":0,"jti":"x"}"#,
             r#"{"user_id":7,"token_type":"access","exp":"100","iat":0,"jti":"x"}"#,
         ] {
-            assert_eq!(verify_access(&raw(h, p, &k), &[&k], 0), Err(JwtError::BadClaims), "{p}");
+            assert_eq!(
+                verify_access(&raw(h, p, &k), &[&k], 0),
+                Err(JwtError::BadClaims),
+                "{p}"
+            );
         }
     }
 

@@ -18,14 +18,24 @@ const KEY_LEN: usize = 32;
 pub fn hash(password: &str, iterations: u32) -> String {
     // Django salts are 22 characters from [a-zA-Z0-9]; ours are URL-safe base64 minus
     // the two symbols, which Django accepts as well (it only splits on '$').
-    let salt: String = super::random_string(24).chars().filter(char::is_ascii_alphanumeric).take(22).collect();
+    let salt: String = super::random_string(24)
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .take(22)
+        .collect();
     hash_with_salt(password, &salt, iterations)
 }
 
 fn hash_with_salt(password: &str, salt: &str, iterations: u32) -> String {
     let iters = NonZeroU32::new(iterations).unwrap_or(NonZeroU32::MIN);
     let mut out = [0u8; KEY_LEN];
-    pbkdf2::derive(pbkdf2::PBKDF2_HMAC_SHA256, iters, salt.as_bytes(), password.as_bytes(), &mut out);
+    pbkdf2::derive(
+        pbkdf2::PBKDF2_HMAC_SHA256,
+        iters,
+        salt.as_bytes(),
+        password.as_bytes(),
+        &mut out,
+    );
     format!("{ALGORITHM}${iterations}${salt}${}", STANDARD.encode(out))
 }
 
@@ -52,10 +62,14 @@ fn parse(encoded: &str) -> Option<(NonZeroU32, &str, Vec<u8>)> {
 /// A malformed hash never matches.
 pub fn verify(password: &str, encoded: &str) -> bool {
     match parse(encoded) {
-        Some((iters, salt, expected)) => {
-            pbkdf2::verify(pbkdf2::PBKDF2_HMAC_SHA256, iters, salt.as_bytes(), password.as_bytes(), &expected)
-                .is_ok()
-        }
+        Some((iters, salt, expected)) => pbkdf2::verify(
+            pbkdf2::PBKDF2_HMAC_SHA256,
+            iters,
+            salt.as_bytes(),
+            password.as_bytes(),
+            &expected,
+        )
+        .is_ok(),
         None => false,
     }
 }
@@ -63,7 +77,10 @@ pub fn verify(password: &str, encoded: &str) -> bool {
 /// A hash to spend the same work on when the username does not exist, so that timing
 /// does not tell which usernames exist.
 pub fn dummy_verify(password: &str) {
-    let _ = verify(password, &hash_with_salt("", "hearthdummysalt", DEFAULT_ITERATIONS));
+    let _ = verify(
+        password,
+        &hash_with_salt("", "hearthdummysalt", DEFAULT_ITERATIONS),
+    );
 }
 
 #[cfg(test)]
@@ -100,8 +117,15 @@ mod tests {
 
     #[test]
     fn malformed_hashes_never_match() {
-        for bad in ["", "md5$1$a$b", "pbkdf2_sha256$0$salt$aGFzaA==", "pbkdf2_sha256$x$salt$aGFzaA==",
-            "pbkdf2_sha256$10$$aGFzaA==", "pbkdf2_sha256$10$salt$!!", "pbkdf2_sha256$10$salt$aGFzaA==$x"] {
+        for bad in [
+            "",
+            "md5$1$a$b",
+            "pbkdf2_sha256$0$salt$aGFzaA==",
+            "pbkdf2_sha256$x$salt$aGFzaA==",
+            "pbkdf2_sha256$10$$aGFzaA==",
+            "pbkdf2_sha256$10$salt$!!",
+            "pbkdf2_sha256$10$salt$aGFzaA==$x",
+        ] {
             assert!(!verify("x", bad), "{bad}");
             assert!(!is_valid_hash(bad), "{bad}");
         }

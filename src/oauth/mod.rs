@@ -1,0 +1,9 @@
+//! OAuth 2.0 authorization server (`/oauth/...`) and its login pages (`/accounts/...`).
+
+use crate::http::Route;
+use crate::state::AppState;
+
+/// Routes of this module (none yet).
+pub fn routes(_state: AppState) -> Route {
+    crate::http::no_route()
+}

@@ -1,0 +1,1 @@
+//! Tests for this area (filled in by its issue).

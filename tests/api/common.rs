@@ -1,0 +1,318 @@
+//! The test server and helpers shared by every area.
+
+#![allow(dead_code, reason = "each test module uses a different subset")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "tests fail loudly"
+)]
+
+use hearth::clock::{Clock, SECOND};
+use hearth::config::Config;
+use hearth::db::Db;
+use hearth::state::AppState;
+use hearth::token::{self, jwt, password};
+use reqwest::{Method, StatusCode};
+use serde_json::Value;
+use tokio::sync::oneshot;
+
+/// Iterations for test users' passwords: hashes with other counts verify, and this
+/// keeps the tests fast.
+pub const TEST_ITERATIONS: u32 = 1000;
+
+/// A running server on a temp database.
+pub struct TestServer {
+    /// `http://127.0.0.1:PORT`
+    pub url: String,
+    /// The server's state (database, clock, config).
+    pub state: AppState,
+    /// The manual clock the server reads.
+    pub clock: Clock,
+    /// A client that keeps cookies and does not follow redirects.
+    pub client: reqwest::Client,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<tokio::task::JoinHandle<()>>,
+    _dir: tempfile::TempDir,
+}
+
+/// A response, read whole.
+#[derive(Debug)]
+pub struct Resp {
+    pub status: StatusCode,
+    pub headers: reqwest::header::HeaderMap,
+    pub text: String,
+}
+
+impl Resp {
+    /// The body as JSON (Null when it is not JSON).
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.text).unwrap_or(Value::Null)
+    }
+
+    /// A header as text.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+
+    /// The first error code of an API error body.
+    pub fn error_code(&self) -> String {
+        let j = self.json();
+        j["errors"][0]["code"]
+            .as_str()
+            .or_else(|| j["errors"][0]["messages"][0]["code"].as_str())
+            .unwrap_or("")
+            .to_owned()
+    }
+}
+
+impl TestServer {
+    /// Starts a server with the default configuration.
+    pub async fn start() -> TestServer {
+        Self::start_with(|_| {}).await
+    }
+
+    /// Starts a server after `tweak` adjusts its configuration.
+    pub async fn start_with(tweak: impl FnOnce(&mut Config)) -> TestServer {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("hearth.db");
+        let clock = Clock::manual(Clock::system().now());
+        let (db, created) = Db::open_or_create(&path, clock.now()).unwrap();
+        assert!(created);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let mut config = Config::for_addr(addr);
+        tweak(&mut config);
+        let state = AppState::new(db, clock.clone(), config).unwrap();
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(hearth::server::serve_on(
+            listener,
+            state.clone(),
+            async move {
+                let _ = stopped.await;
+            },
+        ));
+        let client = reqwest::Client::builder()
+            .cookie_store(true)
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap();
+        TestServer {
+            url: format!("http://{addr}"),
+            state,
+            clock,
+            client,
+            stop: Some(stop),
+            task: Some(task),
+            _dir: dir,
+        }
+    }
+
+    /// Stops the server and waits for it (graceful shutdown).
+    pub async fn stop(mut self) {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        if let Some(t) = self.task.take() {
+            let _ = t.await;
+        }
+    }
+
+    /// Sends a request; `token` goes in `Authorization: Bearer`; `body` as JSON.
+    pub async fn call(
+        &self,
+        method: Method,
+        path: &str,
+        token: Option<&str>,
+        body: Option<Value>,
+    ) -> Resp {
+        let mut rb = self.client.request(method, format!("{}{}", self.url, path));
+        if let Some(t) = token {
+            rb = rb.bearer_auth(t);
+        }
+        if let Some(b) = body {
+            rb = rb.json(&b);
+        }
+        Self::read(rb.send().await.unwrap()).await
+    }
+
+    /// Reads a response.
+    pub async fn read(r: reqwest::Response) -> Resp {
+        let status = r.status();
+        let headers = r.headers().clone();
+        let text = r.text().await.unwrap();
+        Resp {
+            status,
+            headers,
+            text,
+        }
+    }
+
+    /// GET.
+    pub async fn get(&self, path: &str, token: Option<&str>) -> Resp {
+        self.call(Method::GET, path, token, None).await
+    }
+
+    /// POST with a JSON body.
+    pub async fn post(&self, path: &str, token: Option<&str>, body: Value) -> Resp {
+        self.call(Method::POST, path, token, Some(body)).await
+    }
+
+    /// A user with an optional password (hashed with [`TEST_ITERATIONS`]); returns its id.
+    pub fn user(&self, username: &str, pw: Option<&str>, staff: bool) -> i64 {
+        let now = self.clock.now();
+        let new = hearth::db::users::NewUser {
+            username: username.into(),
+            email: Some(format!("{username}@example.org")),
+            password_hash: pw.map(|p| password::hash(p, TEST_ITERATIONS)),
+            is_staff: staff,
+            date_joined: now,
+            ..Default::default()
+        };
+        self.state
+            .db
+            .write_blocking(|tx| {
+                hearth::db::users::insert(tx, &new).map_err(hearth::db::DbError::from)
+            })
+            .unwrap()
+    }
+
+    /// The current JWT secret.
+    pub fn jwt_secret(&self) -> String {
+        self.state
+            .db
+            .read_blocking(|c| {
+                hearth::db::jwt::current_secret(c).map_err(hearth::db::DbError::from)
+            })
+            .unwrap()
+            .unwrap()
+    }
+
+    /// A valid JWT access token for a user (one hour).
+    pub fn jwt(&self, user_id: i64) -> String {
+        let now = self.clock.now_secs();
+        let claims = jwt::AccessClaims {
+            user_id,
+            token_type: "access".into(),
+            exp: now + 3600,
+            iat: now,
+            jti: token::random_string(9),
+            ext_id: None,
+        };
+        jwt::encode(&claims, &jwt::Key::new(&self.jwt_secret()))
+    }
+
+    /// An OAuth access token with `scope` for a user, issued directly in the database
+    /// (for scope tests; the token endpoint has its own tests).
+    pub fn oauth_token(&self, user_id: i64, scope: &str) -> String {
+        let now = self.clock.now();
+        let t = token::new_token();
+        let hash = token::storage_hash(&t);
+        let scope = scope.to_owned();
+        self.state
+            .db
+            .write_blocking(|tx| -> Result<(), hearth::db::DbError> {
+                let app = hearth::db::apps::App {
+                    id: 0,
+                    client_id: token::random_string(12),
+                    secret_hash: vec![0; 32],
+                    name: "test".into(),
+                    description: String::new(),
+                    image: String::new(),
+                    grant: hearth::db::apps::AppGrant::Password,
+                    confidential: false,
+                    skip_consent: false,
+                    redirect_uris: vec![],
+                    created_at: now,
+                };
+                let app_id = hearth::db::apps::insert(tx, &app)?;
+                let grant = hearth::db::tokens::insert_grant(tx, app_id, user_id, &scope, now)?;
+                hearth::db::tokens::insert_access(
+                    tx,
+                    &hash,
+                    grant,
+                    &scope,
+                    now + 3600 * SECOND,
+                    now,
+                )?;
+                Ok(())
+            })
+            .unwrap();
+        t
+    }
+
+    /// Sets a preference directly.
+    pub fn set_pref(&self, section: &str, name: &str, value: Value) {
+        let (s, n) = (section.to_owned(), name.to_owned());
+        self.state
+            .db
+            .write_blocking(move |tx| -> Result<(), hearth::db::DbError> {
+                let p = hearth::db::prefs::get(tx, &s, &n)?.unwrap();
+                hearth::db::prefs::set(tx, p.id, &value)?;
+                Ok(())
+            })
+            .unwrap();
+    }
+
+    /// Creates a category; returns its id.
+    pub fn category(&self, name: &str) -> i64 {
+        let now = self.clock.now();
+        let slug = hearth::model::slug::slugify(name, "category");
+        self.state
+            .db
+            .write_blocking(|tx| {
+                hearth::db::categories::insert(tx, None, name, &slug, now)
+                    .map_err(hearth::db::DbError::from)
+            })
+            .unwrap()
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+    }
+}
+
+/// The headers of an absent, malformed, expired and deleted-user token for a route, with
+/// the status each must get: what `every protected route rejects bad tokens` walks.
+pub async fn bad_tokens(s: &TestServer) -> Vec<(&'static str, Option<String>)> {
+    let gone = s.user(
+        &format!(
+            "gone{}",
+            token::random_string(4)
+                .to_lowercase()
+                .replace(['-', '_'], "")
+        ),
+        None,
+        false,
+    );
+    let gone_token = s.jwt(gone);
+    s.state
+        .db
+        .write_blocking(|tx| {
+            hearth::db::users::soft_delete(tx, gone).map_err(hearth::db::DbError::from)
+        })
+        .unwrap();
+    let now = s.clock.now_secs();
+    let expired = jwt::encode(
+        &jwt::AccessClaims {
+            user_id: 1,
+            token_type: "access".into(),
+            exp: now - 1,
+            iat: now - 100,
+            jti: "expired".into(),
+            ext_id: None,
+        },
+        &jwt::Key::new(&s.jwt_secret()),
+    );
+    vec![
+        ("no token", None),
+        ("malformed token", Some("not-a-token.at.all".into())),
+        ("unknown opaque token", Some(token::new_token())),
+        ("expired token", Some(expired)),
+        ("deleted user's token", Some(gone_token)),
+    ]
+}

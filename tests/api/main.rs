@@ -1,0 +1,11 @@
+//! The one integration-test crate (STYLE rule 12): every test drives a real hearth
+//! server on 127.0.0.1:0 with a temp-file database and a manual clock.
+
+mod common;
+
+mod auth;
+mod community;
+mod contributions;
+mod courses;
+mod oauth;
+mod server;

@@ -1,0 +1,110 @@
+//! The server skeleton: health, errors of SPEC §3, request ids, static files, schema.
+
+#![allow(clippy::unwrap_used, reason = "tests fail loudly")]
+
+use reqwest::{Method, StatusCode};
+
+use crate::common::TestServer;
+
+#[tokio::test]
+async fn healthz_answers_ok() {
+    let s = TestServer::start().await;
+    let r = s.get("/healthz", None).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert_eq!(r.json(), serde_json::json!({"status": "ok"}));
+    assert_eq!(
+        r.header("content-type"),
+        Some("application/json; charset=utf-8")
+    );
+}
+
+#[tokio::test]
+async fn unknown_paths_are_404_in_the_api_error_shape() {
+    let s = TestServer::start().await;
+    for path in ["/nope", "/api/v2/nope/", "/healthz/", "/api/v2/schema"] {
+        let r = s.get(path, None).await;
+        assert_eq!(r.status, StatusCode::NOT_FOUND, "{path}");
+        assert_eq!(r.error_code(), "not_found", "{path}");
+        assert_eq!(r.json()["detail"], "Not found.");
+    }
+}
+
+#[tokio::test]
+async fn wrong_method_is_405_with_allow() {
+    let s = TestServer::start().await;
+    let r = s.call(Method::DELETE, "/healthz", None, None).await;
+    assert_eq!(r.status, StatusCode::METHOD_NOT_ALLOWED);
+    assert_eq!(r.header("allow"), Some("GET, HEAD"));
+    assert_eq!(r.error_code(), "method_not_allowed");
+}
+
+#[tokio::test]
+async fn request_id_is_echoed_or_made() {
+    let s = TestServer::start().await;
+    let r = s
+        .client
+        .get(format!("{}/healthz", s.url))
+        .header("x-request-id", "abc-123")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.headers()["x-request-id"], "abc-123");
+    let r = s
+        .client
+        .get(format!("{}/nope", s.url))
+        .send()
+        .await
+        .unwrap();
+    assert!(r.headers()["x-request-id"].len() >= 8);
+}
+
+#[tokio::test]
+async fn static_reaction_images_and_defaults_are_served() {
+    let s = TestServer::start().await;
+    for p in [
+        "/static/reactions/like.svg",
+        "/static/reactions/angry.svg",
+        "/static/default/avatar.svg",
+        "/static/default/course.svg",
+    ] {
+        let r = s.get(p, None).await;
+        assert_eq!(r.status, StatusCode::OK, "{p}");
+        assert_eq!(r.header("content-type"), Some("image/svg+xml"));
+        assert!(r.text.starts_with("<svg"));
+    }
+    assert_eq!(
+        s.get("/static/reactions/nope.svg", None).await.status,
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(
+        s.get("/media/course/1/x.png", None).await.status,
+        StatusCode::NOT_FOUND
+    );
+}
+
+#[tokio::test]
+async fn schema_is_openapi_31() {
+    let s = TestServer::start().await;
+    let r = s.get("/api/v2/schema/", None).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert_eq!(r.json()["openapi"], "3.1.0");
+    assert!(r.json()["paths"]["/healthz"].is_object());
+}
+
+#[tokio::test]
+async fn graceful_shutdown_finishes_and_stops_listening() {
+    let s = TestServer::start().await;
+    let url = s.url.clone();
+    assert_eq!(s.get("/healthz", None).await.status, StatusCode::OK);
+    s.stop().await;
+    let fresh = reqwest::Client::new();
+    assert!(fresh.get(format!("{url}/healthz")).send().await.is_err());
+}
+
+#[tokio::test]
+async fn a_taken_port_is_a_clear_error() {
+    let held = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = held.local_addr().unwrap();
+    let err = hearth::server::bind(addr).await.unwrap_err();
+    assert!(err.to_string().contains("already in use"), "{err}");
+}
