@@ -4,8 +4,9 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::clock::Timestamp;
 
-/// One category row.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One category row; serialises as SPEC §5's Category JSON
+/// `{"id", "name", "slug", "active", "deleted", "order", "image_medium"}`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Category {
     /// Id.
     pub id: i64,
@@ -51,6 +52,18 @@ pub fn get(conn: &Connection, id: i64) -> rusqlite::Result<Option<Category>> {
     conn.prepare_cached(&format!("SELECT {COLUMNS} FROM category WHERE id = ?1"))?
         .query_row([id], from_row)
         .optional()
+}
+
+/// The categories with these ids, in id order (unknown ids are skipped).
+pub fn many(conn: &Connection, ids: &[i64]) -> rusqlite::Result<Vec<Category>> {
+    let mut out = Vec::with_capacity(ids.len());
+    for id in ids {
+        if let Some(c) = get(conn, *id)? {
+            out.push(c);
+        }
+    }
+    out.sort_by_key(|c| c.id);
+    Ok(out)
 }
 
 /// Whether a live (not deleted) category exists.
