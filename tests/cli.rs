@@ -1,0 +1,712 @@
+//! The `hearth` binary, run as a user would: every command of SPEC §2, and every error
+//! case it names (a clear one-line error and a non-zero exit, nothing changed).
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "tests fail loudly"
+)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+struct Env {
+    dir: tempfile::TempDir,
+}
+
+impl Env {
+    fn new() -> Env {
+        Env {
+            dir: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn db(&self) -> PathBuf {
+        self.dir.path().join("hearth.db")
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        self.run_stdin(args, None)
+    }
+
+    fn run_stdin(&self, args: &[&str], stdin: Option<&str>) -> Output {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_hearth"))
+            .arg("--db")
+            .arg(self.db())
+            .args(args)
+            .env_remove("HEARTH_DB")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut input = child.stdin.take().unwrap();
+        if let Some(s) = stdin {
+            input.write_all(s.as_bytes()).unwrap();
+        }
+        drop(input);
+        child.wait_with_output().unwrap()
+    }
+
+    /// Runs a command that must succeed; returns stdout.
+    fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert!(
+            out.status.success(),
+            "{args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    /// Runs a command that must fail with one clear line; returns that line.
+    fn fails(&self, args: &[&str]) -> String {
+        fails(self.run(args), args)
+    }
+
+    fn json(&self, args: &[&str]) -> Value {
+        serde_json::from_str(self.ok(args).trim()).unwrap()
+    }
+
+    fn init(&self) -> &Env {
+        self.ok(&["init"]);
+        self
+    }
+
+    fn sql(&self, q: &str) -> i64 {
+        let c = rusqlite::Connection::open(self.db()).unwrap();
+        c.query_row(q, [], |r| r.get(0)).unwrap()
+    }
+}
+
+fn fails(out: Output, args: &[&str]) -> String {
+    assert!(!out.status.success(), "{args:?} should fail");
+    let err = String::from_utf8(out.stderr).unwrap();
+    let line = err
+        .lines()
+        .find(|l| l.starts_with("error"))
+        .unwrap_or_else(|| panic!("{args:?}: no error line in {err:?}"));
+    line.to_owned()
+}
+
+#[test]
+fn init_creates_then_is_harmless() {
+    let e = Env::new();
+    assert!(e.ok(&["init"]).contains("created"));
+    assert_eq!(e.sql("SELECT count(*) FROM reaction"), 6);
+    let prefs = e.sql("SELECT count(*) FROM preference");
+    assert!(prefs >= 100);
+    let secret_before = e.ok(&["jwt", "secret"]);
+    assert!(e.ok(&["init"]).contains("nothing changed"));
+    assert_eq!(e.sql("SELECT count(*) FROM preference"), prefs);
+    assert_eq!(e.ok(&["jwt", "secret"]), secret_before);
+}
+
+#[test]
+fn init_refuses_a_file_that_is_not_hearth() {
+    let e = Env::new();
+    std::fs::write(e.db(), b"just some text, not a database at all..........").unwrap();
+    assert!(e.fails(&["init"]).contains("not a hearth database"));
+    let other = Env::new();
+    rusqlite::Connection::open(other.db())
+        .unwrap()
+        .execute_batch("CREATE TABLE t (x)")
+        .unwrap();
+    assert!(other.fails(&["init"]).contains("not a hearth database"));
+    assert!(
+        other
+            .fails(&["user", "list"])
+            .contains("not a hearth database")
+    );
+}
+
+#[test]
+fn management_commands_need_an_existing_database() {
+    let e = Env::new();
+    assert!(e.fails(&["user", "list"]).contains("init"));
+    assert!(!e.db().exists());
+}
+
+#[test]
+fn reactions_and_preferences_are_seeded_as_spec_says() {
+    let e = Env::new();
+    e.init();
+    let r = e.json(&["reaction", "list", "--json"]);
+    let labels: Vec<&str> = r
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(labels, ["like", "love", "haha", "wow", "sad", "angry"]);
+    assert_eq!(r[4]["sentiment"], -1);
+    assert_eq!(r[3]["id"], 4);
+    let ca = e.json(&[
+        "pref",
+        "get",
+        "configurations.content_availability",
+        "--json",
+    ]);
+    assert_eq!(ca["value"], true);
+    assert_eq!(ca["type"], "boolean");
+    let secret = e.ok(&["jwt", "secret"]);
+    assert!(
+        secret.trim().len() >= 43,
+        "a secret of at least 32 random bytes"
+    );
+}
+
+#[test]
+fn app_create_list_show_rotate_delete() {
+    let e = Env::new();
+    e.init();
+    let a = e.json(&[
+        "app",
+        "create",
+        "--name",
+        "Web",
+        "--grant",
+        "authorization-code",
+        "--redirect-uri",
+        "https://a.example/cb",
+        "--json",
+    ]);
+    let id = a["client_id"].as_str().unwrap().to_owned();
+    assert!(a["secret_key"].as_str().unwrap().len() >= 43);
+    assert_eq!(a["client_type"], "confidential");
+    assert_eq!(a["name"], "Web");
+    // the secret is stored hashed only
+    assert_eq!(
+        e.sql(&format!(
+            "SELECT count(*) FROM oauth_app WHERE client_id = '{id}' AND length(secret_hash) = 32"
+        )),
+        1
+    );
+    let p = e.json(&[
+        "app", "create", "--name", "SDK", "--grant", "password", "--json",
+    ]);
+    assert_eq!(p["client_type"], "public");
+    let i = e.json(&[
+        "app",
+        "create",
+        "--name",
+        "JS",
+        "--grant",
+        "implicit",
+        "--redirect-uri",
+        "https://a.example/i",
+        "--json",
+    ]);
+    assert_eq!(i["client_type"], "public");
+    let list = e.json(&["app", "list", "--json"]);
+    assert_eq!(list.as_array().unwrap().len(), 3);
+    assert!(
+        list[0].get("secret_key").is_none(),
+        "list never shows secrets"
+    );
+    let shown = e.json(&["app", "show", &id, "--json"]);
+    assert_eq!(shown["redirect_uris"][0], "https://a.example/cb");
+    assert!(shown.get("secret_key").is_none());
+    let rotated = e.json(&["app", "rotate-secret", &id, "--json"]);
+    assert_ne!(rotated["secret_key"], a["secret_key"]);
+    e.ok(&["app", "delete", &id]);
+    assert!(e.fails(&["app", "show", &id]).contains("no application"));
+    assert!(
+        e.fails(&["app", "delete", "nope"])
+            .contains("no application")
+    );
+}
+
+#[test]
+fn app_create_validates_its_input() {
+    let e = Env::new();
+    e.init();
+    let long = "x".repeat(256);
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["--name", &long, "--grant", "password"], "at most 255"),
+        (
+            vec!["--name", "a", "--grant", "password", "--description", &long],
+            "at most 255",
+        ),
+        (
+            vec!["--name", "a", "--grant", "authorization-code"],
+            "redirect-uri",
+        ),
+        (vec!["--name", "a", "--grant", "implicit"], "redirect-uri"),
+        (
+            vec![
+                "--name",
+                "a",
+                "--grant",
+                "authorization-code",
+                "--redirect-uri",
+                "https://a.example/cb#frag",
+            ],
+            "fragment",
+        ),
+        (
+            vec![
+                "--name",
+                "a",
+                "--grant",
+                "authorization-code",
+                "--redirect-uri",
+                "/relative",
+            ],
+            "absolute",
+        ),
+        (vec!["--name", "", "--grant", "password"], "empty"),
+        (vec!["--name", "a", "--grant", "client-credentials"], ""),
+    ];
+    for (args, why) in cases {
+        let mut all = vec!["app", "create"];
+        all.extend(&args);
+        let err = e.fails(&all);
+        assert!(err.contains(why), "{args:?}: {err}");
+    }
+    assert_eq!(
+        e.sql("SELECT count(*) FROM oauth_app"),
+        0,
+        "nothing was created"
+    );
+    // exactly 255 is fine
+    let ok = "y".repeat(255);
+    e.ok(&["app", "create", "--name", &ok, "--grant", "password"]);
+}
+
+#[test]
+fn users_with_and_without_passwords() {
+    let e = Env::new();
+    e.init();
+    let out = e.run_stdin(
+        &[
+            "user",
+            "create",
+            "--username",
+            "Alice",
+            "--email",
+            "alice@example.org",
+            "--password-stdin",
+            "--json",
+        ],
+        Some("pw-one\n"),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let u: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(u["has_password"], true);
+    let hash: String = rusqlite::Connection::open(e.db())
+        .unwrap()
+        .query_row(
+            "SELECT password FROM user WHERE username = 'Alice'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(hash.starts_with("pbkdf2_sha256$600000$"), "{hash}");
+    assert!(
+        hearth::token::password::verify("pw-one", &hash),
+        "one trailing newline stripped"
+    );
+    // no stdin flag and no terminal: a user without password (JWT-only)
+    e.ok(&["user", "create", "--username", "bot", "--staff"]);
+    assert_eq!(
+        e.sql(
+            "SELECT count(*) FROM user WHERE username = 'bot' AND password IS NULL AND is_staff = 1"
+        ),
+        1
+    );
+    // usernames are unique case-insensitively
+    assert!(
+        e.fails(&["user", "create", "--username", "alice"])
+            .contains("taken")
+    );
+    assert!(
+        e.fails(&[
+            "user",
+            "create",
+            "--username",
+            "carol",
+            "--email",
+            "ALICE@example.org"
+        ])
+        .contains("taken")
+    );
+    assert!(
+        e.fails(&["user", "create", "--username", "bad name"])
+            .contains("username")
+    );
+    assert!(
+        e.fails(&["user", "create", "--username", &"u".repeat(151)])
+            .contains("150")
+    );
+    assert!(
+        e.fails(&["user", "create", "--username", "dave", "--email", "nope"])
+            .contains("email")
+    );
+    let out = e.run_stdin(
+        &["user", "create", "--username", "erin", "--password-stdin"],
+        Some("\n"),
+    );
+    assert!(fails(out, &["empty pw"]).contains("empty"));
+    // the password is never an argument
+    let out = e.run(&["user", "create", "--username", "frank", "--password", "x"]);
+    assert!(!out.status.success());
+    let list = e.json(&["user", "list", "--json"]);
+    assert_eq!(list.as_array().unwrap().len(), 2);
+    // set-password, case-insensitive name lookup
+    let out = e.run_stdin(
+        &["user", "set-password", "ALICE", "--password-stdin"],
+        Some("pw-two\r\n"),
+    );
+    assert!(out.status.success());
+    let hash: String = rusqlite::Connection::open(e.db())
+        .unwrap()
+        .query_row(
+            "SELECT password FROM user WHERE username = 'Alice'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(hearth::token::password::verify("pw-two", &hash));
+    assert!(
+        e.fails(&["user", "set-password", "nobody", "--password-stdin"])
+            .contains("no user")
+    );
+    e.ok(&["user", "delete", "bot"]);
+    assert_eq!(
+        e.json(&["user", "list", "--json"])
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    assert!(e.fails(&["user", "delete", "bot"]).contains("no user"));
+}
+
+#[test]
+fn jwt_secret_rotation_and_mint() {
+    let e = Env::new();
+    e.init();
+    e.ok(&["user", "create", "--username", "alice"]);
+    let first = e.ok(&["jwt", "secret"]).trim().to_owned();
+    let token = e
+        .ok(&["jwt", "mint", "--user-id", "1", "--ttl", "60"])
+        .trim()
+        .to_owned();
+    let keys = [hearth::token::jwt::Key::new(&first)];
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64;
+    let claims = hearth::token::jwt::verify_access(&token, &[&keys[0]], now).unwrap();
+    assert_eq!(claims.user_id, 1);
+    assert!(claims.exp - now <= 60);
+    let rotated = e.json(&["jwt", "secret", "--rotate", "--grace", "30", "--json"]);
+    assert_ne!(rotated["secret"], first);
+    assert!(rotated["previous_valid_until"].is_string());
+    assert_eq!(
+        e.sql("SELECT count(*) FROM jwt_secret WHERE grace_until IS NOT NULL"),
+        1
+    );
+    let minted = e.json(&[
+        "jwt",
+        "mint",
+        "--user-id",
+        "1",
+        "--ext-id",
+        "ext-9",
+        "--json",
+    ]);
+    assert!(minted["token"].as_str().unwrap().split('.').count() == 3);
+    assert!(
+        e.fails(&["jwt", "mint", "--user-id", "99"])
+            .contains("no live user")
+    );
+    assert!(
+        !e.run(&["jwt", "mint", "--user-id", "1", "--ttl", "0"])
+            .status
+            .success()
+    );
+    assert!(
+        !e.run(&["jwt", "secret", "--grace", "5"]).status.success(),
+        "--grace needs --rotate"
+    );
+}
+
+#[test]
+fn preferences_are_type_checked() {
+    let e = Env::new();
+    e.init();
+    e.ok(&[
+        "pref",
+        "set",
+        "configurations.content_availability",
+        "false",
+    ]);
+    assert_eq!(
+        e.json(&[
+            "pref",
+            "get",
+            "configurations.content_availability",
+            "--json"
+        ])["value"],
+        false
+    );
+    e.ok(&["pref", "set", "covers.covers_visibility", "3"]);
+    assert_eq!(
+        e.ok(&["pref", "get", "covers.covers_visibility"]).trim(),
+        "3"
+    );
+    e.ok(&["pref", "set", "text.application_name", "false"]);
+    assert_eq!(
+        e.json(&["pref", "get", "text.application_name", "--json"])["value"],
+        "false",
+        "a string stays a string"
+    );
+    assert!(
+        e.fails(&[
+            "pref",
+            "set",
+            "configurations.content_availability",
+            "maybe"
+        ])
+        .contains("boolean")
+    );
+    assert!(
+        e.fails(&["pref", "set", "covers.covers_visibility", "1.5"])
+            .contains("integer")
+    );
+    assert!(
+        e.fails(&["pref", "set", "nosuch.pref", "1"])
+            .contains("no preference")
+    );
+    assert!(e.fails(&["pref", "get", "nodot"]).contains("SECTION.NAME"));
+    assert_eq!(
+        e.json(&["pref", "get", "covers.covers_visibility", "--json"])["value"],
+        3,
+        "unchanged by the failures"
+    );
+    let section = e.json(&["pref", "list", "--section", "colors", "--json"]);
+    assert!(
+        section
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p["section"] == "colors")
+    );
+}
+
+#[test]
+fn reactions_add_and_set() {
+    let e = Env::new();
+    e.init();
+    let r = e.json(&[
+        "reaction",
+        "add",
+        "--label",
+        "clap",
+        "--sentiment",
+        "1",
+        "--json",
+    ]);
+    assert_eq!(r["id"], 7);
+    assert_eq!(
+        r["image"],
+        Value::Null,
+        "no image: the default is used by the API"
+    );
+    let r = e.json(&[
+        "reaction",
+        "add",
+        "--label",
+        "meh",
+        "--sentiment",
+        "-1",
+        "--inactive",
+        "--image",
+        "https://img.example/m.png",
+        "--json",
+    ]);
+    assert_eq!(r["active"], false);
+    let r = e.json(&[
+        "reaction",
+        "set",
+        "7",
+        "--active",
+        "false",
+        "--sentiment",
+        "0",
+        "--json",
+    ]);
+    assert_eq!(
+        (r["active"].clone(), r["sentiment"].clone()),
+        (Value::Bool(false), Value::from(0))
+    );
+    assert!(
+        e.fails(&["reaction", "set", "99", "--active", "true"])
+            .contains("no reaction")
+    );
+    assert!(
+        e.fails(&["reaction", "add", "--label", "", "--sentiment", "1"])
+            .contains("label")
+    );
+    assert!(
+        e.fails(&[
+            "reaction",
+            "add",
+            "--label",
+            "x",
+            "--sentiment",
+            "1",
+            "--image",
+            "not a url"
+        ])
+        .contains("image")
+    );
+}
+
+#[test]
+fn categories_with_generated_and_chosen_slugs() {
+    let e = Env::new();
+    e.init();
+    assert_eq!(
+        e.json(&["category", "create", "--name", "Größe & Co", "--json"])["slug"],
+        "grosse-co"
+    );
+    assert_eq!(
+        e.json(&["category", "create", "--name", "Grösse Co", "--json"])["slug"],
+        "grosse-co-2"
+    );
+    assert_eq!(
+        e.json(&[
+            "category", "create", "--name", "Tips", "--slug", "tips", "--json"
+        ])["slug"],
+        "tips"
+    );
+    assert!(
+        e.fails(&[
+            "category",
+            "create",
+            "--name",
+            "More tips",
+            "--slug",
+            "tips"
+        ])
+        .contains("taken")
+    );
+    assert!(
+        e.fails(&["category", "create", "--name", "Bad", "--slug", "Bad_Slug"])
+            .contains("slug")
+    );
+    assert!(
+        e.fails(&["category", "create", "--name", ""])
+            .contains("name")
+    );
+    assert_eq!(
+        e.json(&["category", "list", "--json"])
+            .as_array()
+            .unwrap()
+            .len(),
+        3
+    );
+}
+
+#[test]
+fn backup_is_a_consistent_copy_and_check_finds_problems() {
+    let e = Env::new();
+    e.init();
+    e.ok(&["user", "create", "--username", "alice"]);
+    let dest = e.dir.path().join("copy.db");
+    e.ok(&["backup", dest.to_str().unwrap()]);
+    let copy = rusqlite::Connection::open(&dest).unwrap();
+    let n: i64 = copy
+        .query_row("SELECT count(*) FROM user", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(n, 1);
+    assert!(
+        e.fails(&["backup", dest.to_str().unwrap()])
+            .contains("exists")
+    );
+    assert!(e.ok(&["check"]).contains("ok"));
+    // break an invariant behind hearth's back
+    rusqlite::Connection::open(e.db())
+        .unwrap()
+        .execute("UPDATE user SET followers_counter = 5", [])
+        .unwrap();
+    let out = e.run(&["check"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("followers_counter"));
+}
+
+fn wait_for_listen_line(stderr: &mut impl std::io::BufRead) -> String {
+    let mut line = String::new();
+    loop {
+        line.clear();
+        assert!(
+            stderr.read_line(&mut line).unwrap() > 0,
+            "server exited before listening"
+        );
+        if let Some(i) = line.find("listening on http://") {
+            let rest = &line[i + "listening on http://".len()..];
+            return rest.split_whitespace().next().unwrap().to_owned();
+        }
+    }
+}
+
+fn get(addr: &str, path: &str) -> String {
+    use std::io::Read;
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).unwrap();
+    out
+}
+
+#[test]
+fn serve_creates_the_database_logs_its_address_and_stops_on_sigterm() {
+    let e = Env::new();
+    let db: &Path = &e.db();
+    assert!(!db.exists());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hearth"))
+        .arg("--db")
+        .arg(db)
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .env("RUST_LOG", "info")
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let addr = wait_for_listen_line(&mut stderr);
+    assert!(db.exists());
+    let resp = get(&addr, "/healthz");
+    assert!(resp.starts_with("HTTP/1.1 200"), "{resp}");
+    assert!(resp.contains(r#"{"status":"ok"}"#));
+    // a second server on the same port: a clear error
+    let out = Command::new(env!("CARGO_BIN_EXE_hearth"))
+        .arg("--db")
+        .arg(db)
+        .args(["serve", "--listen", &addr])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("already in use"));
+    Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert!(status.success(), "clean exit on SIGTERM: {status:?}");
+}
