@@ -2,6 +2,7 @@
 
 pub mod app;
 pub mod category;
+pub mod import;
 pub mod init;
 pub mod jwt;
 pub mod maint;
@@ -54,6 +55,11 @@ pub enum Command {
     /// Categories.
     #[command(subcommand)]
     Category(category::CategoryCommand),
+    /// Load an NDJSON export (`-` reads stdin) in batched transactions.
+    Import {
+        /// The file (one JSON object per line, its kind under "record").
+        file: PathBuf,
+    },
     /// Consistent online copy of the database (safe while the server runs).
     Backup {
         /// Where to write the copy (must not exist).
@@ -119,6 +125,7 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Pref(c) => pref::run(&open_existing(&cli.db)?, c),
         Command::Reaction(c) => reaction::run(&open_existing(&cli.db)?, c),
         Command::Category(c) => category::run(&open_existing(&cli.db)?, c, &clock),
+        Command::Import { file } => import::run(&open_existing(&cli.db)?, &file, &clock),
         Command::Backup { dest } => maint::backup(&open_existing(&cli.db)?, &dest),
         Command::Check => maint::check(&open_existing(&cli.db)?),
     }

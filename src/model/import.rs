@@ -1,0 +1,254 @@
+//! The NDJSON import format (SPEC §2): one JSON object per line, its kind under
+//! `"record"`. These types are what a line may hold; `db::import` writes them.
+
+use serde::Deserialize;
+use serde_json::Value;
+
+/// One line of an import file.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "record", rename_all = "snake_case")]
+pub enum Line {
+    /// A user.
+    User(UserLine),
+    /// A follow edge.
+    Follow(FollowLine),
+    /// A category.
+    Category(CategoryLine),
+    /// A reaction (an existing id is replaced).
+    Reaction(ReactionLine),
+    /// A value for an existing preference.
+    Preference(PreferenceLine),
+    /// A course; `created_by` becomes its creator member.
+    Course(Box<CourseLine>),
+    /// A course membership.
+    CourseMember(CourseMemberLine),
+    /// A discussion.
+    Discussion(ContributionLine),
+    /// A post.
+    Post(ContributionLine),
+    /// A status.
+    Status(ContributionLine),
+    /// A comment.
+    Comment(CommentLine),
+}
+
+/// `{"record":"user", ...}`
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UserLine {
+    pub id: i64,
+    pub username: String,
+    pub email: Option<String>,
+    #[serde(default)]
+    pub real_name: String,
+    /// A Django-format hash, or absent for no password.
+    pub password: Option<String>,
+    #[serde(default)]
+    pub is_staff: bool,
+    pub ext_id: Option<Value>,
+    pub date_joined: Option<String>,
+    #[serde(default)]
+    pub deleted: bool,
+    #[serde(default)]
+    pub avatar: String,
+    #[serde(default)]
+    pub cover: String,
+    #[serde(default)]
+    pub bio: String,
+    #[serde(default)]
+    pub location: String,
+    pub location_lat_lng: Option<String>,
+    pub position_lat_lng: Option<String>,
+    pub date_of_birth: Option<String>,
+    #[serde(default)]
+    pub description: String,
+    pub gender: Option<String>,
+    #[serde(default)]
+    pub website: String,
+    #[serde(default)]
+    pub reputation: i64,
+    #[serde(default)]
+    pub community_badge: bool,
+    pub reg_approved: Option<bool>,
+    #[serde(default)]
+    pub company_name: String,
+    #[serde(default)]
+    pub company_role: String,
+}
+
+/// `{"record":"follow","follower":1,"followed":2}`
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FollowLine {
+    pub follower: i64,
+    pub followed: i64,
+    pub created_at: Option<String>,
+}
+
+/// `{"record":"category","id":1,"name":"..."}`
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CategoryLine {
+    pub id: i64,
+    pub name: String,
+    pub slug: Option<String>,
+}
+
+/// `{"record":"reaction","id":7,"label":"clap","sentiment":1}`
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReactionLine {
+    pub id: i64,
+    pub label: String,
+    pub sentiment: i64,
+    pub image: Option<String>,
+    #[serde(default = "yes")]
+    pub active: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// `{"record":"preference","section":"...","name":"...","value":...}`
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PreferenceLine {
+    pub section: String,
+    pub name: String,
+    pub value: Value,
+}
+
+/// `{"record":"course", ...}`: the writable Course fields.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CourseLine {
+    pub id: i64,
+    pub created_by: i64,
+    pub name: String,
+    pub slug: Option<String>,
+    #[serde(default)]
+    pub description: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    #[serde(default)]
+    pub privacy: String,
+    #[serde(default)]
+    pub enforce_lessons_order: bool,
+    #[serde(default = "yes")]
+    pub new_comment_notification_enabled: bool,
+    #[serde(default)]
+    pub hide_member_count: bool,
+    #[serde(default)]
+    pub meta_title: String,
+    #[serde(default)]
+    pub meta_description: String,
+    #[serde(default)]
+    pub og_title: String,
+    #[serde(default)]
+    pub og_description: String,
+    #[serde(default)]
+    pub og_image: String,
+    #[serde(default)]
+    pub categories: Vec<i64>,
+    pub created_at: Option<String>,
+    #[serde(default)]
+    pub deleted: bool,
+}
+
+/// `{"record":"course_member","course":1,"user":2,"join_status":"joined"}`
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CourseMemberLine {
+    pub course: i64,
+    pub user: i64,
+    pub join_status: String,
+}
+
+/// A discussion, post or status.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContributionLine {
+    pub id: i64,
+    pub author: i64,
+    #[serde(default)]
+    pub text: String,
+    pub title: Option<String>,
+    pub action: Option<String>,
+    #[serde(default)]
+    pub categories: Vec<i64>,
+    pub added_at: Option<String>,
+    #[serde(default)]
+    pub deleted: bool,
+}
+
+/// A comment: exactly one of `discussion`, `post`, `status`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CommentLine {
+    pub id: i64,
+    pub author: i64,
+    #[serde(default)]
+    pub text: String,
+    pub discussion: Option<i64>,
+    pub post: Option<i64>,
+    pub status: Option<i64>,
+    pub parent: Option<i64>,
+    pub added_at: Option<String>,
+    #[serde(default)]
+    pub deleted: bool,
+}
+
+/// Parses one line; the error says what is wrong in the words of the format.
+pub fn parse(line: &str) -> Result<Line, String> {
+    serde_json::from_str(line).map_err(|e| {
+        let msg = e.to_string();
+        if msg.contains("unknown variant") {
+            format!("unknown record kind ({msg})")
+        } else if msg.contains("missing field `record`") {
+            "missing \"record\"".to_owned()
+        } else {
+            msg
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_each_kind() {
+        assert!(matches!(
+            parse(r#"{"record":"follow","follower":1,"followed":2}"#),
+            Ok(Line::Follow(_))
+        ));
+        assert!(matches!(
+            parse(
+                r#"{"record":"course","id":1,"created_by":2,"name":"A","type":"self-paced","categories":[1]}"#
+            ),
+            Ok(Line::Course(_))
+        ));
+        assert!(matches!(
+            parse(r#"{"record":"post","id":1,"author":1,"text":"t"}"#),
+            Ok(Line::Post(_))
+        ));
+    }
+
+    #[test]
+    fn explains_bad_lines() {
+        assert!(parse("{").is_err());
+        assert!(
+            parse(r#"{"record":"spaceship"}"#)
+                .unwrap_err()
+                .contains("unknown record")
+        );
+        assert!(parse(r#"{"type":"user"}"#).unwrap_err().contains("record"));
+        assert!(
+            parse(r#"{"record":"follow","follower":1}"#)
+                .unwrap_err()
+                .contains("followed")
+        );
+        assert!(parse(r#"{"record":"follow","follower":"x","followed":2}"#).is_err());
+    }
+}
