@@ -24,6 +24,9 @@ fn assert_db_consistent(s: &TestServer) {
     assert!(problems.is_empty(), "hearth check: {problems:?}");
 }
 
+/// A create body for a kind and the `(field, code)` errors it must get.
+type Case = (Kind, Value, Vec<(&'static str, &'static str)>);
+
 fn path(kind: Kind) -> String {
     format!("/api/v2/{}/", kind.as_str())
 }
@@ -301,7 +304,7 @@ async fn validation_errors_name_every_field() {
         .as_i64()
         .unwrap();
     let long = "x".repeat(251);
-    let cases: Vec<(Kind, Value, Vec<(&str, &str)>)> = vec![
+    let cases: Vec<Case> = vec![
         (Kind::Discussion, json!({}), vec![("title", "required")]),
         (
             Kind::Discussion,
@@ -922,4 +925,28 @@ fn counters(u: &Value) -> (i64, i64) {
         u["posts_counter"].as_i64().unwrap(),
         u["discussions_counter"].as_i64().unwrap(),
     )
+}
+
+#[tokio::test]
+async fn the_schema_describes_every_contribution_route() {
+    let s = TestServer::start().await;
+    let doc = s.get("/api/v2/schema/", None).await.json();
+    for kind in Kind::ALL {
+        let k = kind.as_str();
+        let want = [
+            (format!("/api/v2/{k}/"), vec!["get", "post"]),
+            (format!("/api/v2/{k}/{{id}}/"), vec!["get", "delete"]),
+            (format!("/api/v2/{k}/{{id}}/restore/"), vec!["post"]),
+        ];
+        for (p, methods) in want {
+            for m in methods {
+                assert!(doc["paths"][&p][m].is_object(), "{m} {p}");
+            }
+        }
+    }
+    assert!(doc["paths"]["/api/v2/discussion/{id}/restore/"]["delete"].is_object());
+    assert!(doc["paths"]["/api/v2/comment/{id}/restore"]["post"].is_object());
+    for name in ["Discussion", "Post", "Status", "Comment", "CommentCreate"] {
+        assert!(doc["components"]["schemas"][name].is_object(), "{name}");
+    }
 }
