@@ -6,6 +6,7 @@
 pub mod apps;
 pub mod categories;
 pub mod check;
+pub mod contributions;
 pub mod import;
 pub mod jwt;
 pub mod media;

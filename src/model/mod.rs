@@ -1,5 +1,6 @@
 //! Domain types and the JSON shapes the API returns. Depends on nothing above it.
 
+pub mod contribution;
 pub mod import;
 pub mod pref;
 pub mod slug;

@@ -1,0 +1,248 @@
+//! Contributions: discussions, posts, statuses and comments in one table. Every write
+//! keeps the counters `hearth check` verifies in the same transaction: the author's
+//! `posts_counter` / `discussions_counter` (live items) and a contribution's
+//! `comment_count` (live comments pointing at it).
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use crate::clock::Timestamp;
+use crate::db::categories::{self, Category};
+use crate::model::contribution::{Contribution, Kind};
+
+/// What permission checks and counters need to know about a row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Meta {
+    /// Internal key.
+    pub pk: i64,
+    /// Kind.
+    pub kind: Kind,
+    /// Author.
+    pub author_id: i64,
+    /// Soft-deleted.
+    pub deleted: bool,
+    /// Comments: the contribution it belongs to.
+    pub target_pk: Option<i64>,
+}
+
+/// A row to insert (already validated).
+#[derive(Debug, Clone)]
+pub struct NewContribution {
+    pub kind: Kind,
+    pub author_id: i64,
+    pub title: Option<String>,
+    pub action: Option<String>,
+    pub text: String,
+    pub added_at: Timestamp,
+    pub target_pk: Option<i64>,
+    pub parent_pk: Option<i64>,
+    pub categories: Vec<i64>,
+}
+
+fn kind_at(r: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<Kind> {
+    let s: String = r.get(i)?;
+    Kind::parse(&s).ok_or_else(|| {
+        rusqlite::Error::FromSqlConversionFailure(
+            i,
+            rusqlite::types::Type::Text,
+            format!("unknown contribution kind {s:?}").into(),
+        )
+    })
+}
+
+fn optional_kind_at(r: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<Option<Kind>> {
+    match r.get::<_, Option<String>>(i)? {
+        None => Ok(None),
+        Some(_) => kind_at(r, i).map(Some),
+    }
+}
+
+/// The permission/counter facts of one item.
+pub fn meta(conn: &Connection, kind: Kind, id: i64) -> rusqlite::Result<Option<Meta>> {
+    conn.prepare_cached(
+        "SELECT pk, kind, author_id, deleted, target_pk FROM contribution WHERE kind = ?1 AND id = ?2",
+    )?
+    .query_row(params![kind.as_str(), id], |r| {
+        Ok(Meta {
+            pk: r.get(0)?,
+            kind: kind_at(r, 1)?,
+            author_id: r.get(2)?,
+            deleted: r.get(3)?,
+            target_pk: r.get(4)?,
+        })
+    })
+    .optional()
+}
+
+/// The next id of a kind: kinds number their own ids. Called inside the write
+/// transaction that inserts, so two creates cannot take the same id.
+pub fn next_id(conn: &Connection, kind: Kind) -> rusqlite::Result<i64> {
+    conn.prepare_cached("SELECT COALESCE(MAX(id), 0) + 1 FROM contribution WHERE kind = ?1")?
+        .query_row([kind.as_str()], |r| r.get(0))
+}
+
+/// Inserts an item with its categories and bumps the counters it counts in; returns
+/// its API id.
+pub fn insert(conn: &Connection, new: &NewContribution) -> rusqlite::Result<i64> {
+    let id = next_id(conn, new.kind)?;
+    conn.prepare_cached(
+        "INSERT INTO contribution (kind, id, author_id, title, action, text, added_at, target_pk, parent_pk)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+    )?
+    .execute(params![
+        new.kind.as_str(),
+        id,
+        new.author_id,
+        new.title,
+        new.action,
+        new.text,
+        new.added_at,
+        new.target_pk,
+        new.parent_pk
+    ])?;
+    let pk = conn.last_insert_rowid();
+    let mut stmt = conn.prepare_cached(
+        "INSERT OR IGNORE INTO contribution_category (contribution_pk, category_id) VALUES (?1, ?2)",
+    )?;
+    for c in &new.categories {
+        stmt.execute(params![pk, c])?;
+    }
+    count(conn, new.kind, new.author_id, new.target_pk, 1)?;
+    Ok(id)
+}
+
+/// Adds `delta` to the counters a live item of `kind` counts in.
+fn count(
+    conn: &Connection,
+    kind: Kind,
+    author_id: i64,
+    target_pk: Option<i64>,
+    delta: i64,
+) -> rusqlite::Result<()> {
+    match kind {
+        Kind::Post => {
+            conn.prepare_cached(
+                "UPDATE user SET posts_counter = posts_counter + ?2 WHERE id = ?1",
+            )?
+            .execute(params![author_id, delta])?;
+        }
+        Kind::Discussion => {
+            conn.prepare_cached(
+                "UPDATE user SET discussions_counter = discussions_counter + ?2 WHERE id = ?1",
+            )?
+            .execute(params![author_id, delta])?;
+        }
+        Kind::Status | Kind::Comment => {}
+    }
+    if let Some(t) = target_pk {
+        conn.prepare_cached(
+            "UPDATE contribution SET comment_count = comment_count + ?2 WHERE pk = ?1",
+        )?
+        .execute(params![t, delta])?;
+    }
+    Ok(())
+}
+
+/// Soft-deletes (`deleted = true`) or restores an item, keeping the counters exact.
+/// A no-op when the item already is in that state.
+pub fn set_deleted(conn: &Connection, m: &Meta, deleted: bool) -> rusqlite::Result<()> {
+    let changed = conn
+        .prepare_cached("UPDATE contribution SET deleted = ?2 WHERE pk = ?1 AND deleted <> ?2")?
+        .execute(params![m.pk, deleted])?;
+    if changed > 0 {
+        let delta = if deleted { -1 } else { 1 };
+        count(conn, m.kind, m.author_id, m.target_pk, delta)?;
+    }
+    Ok(())
+}
+
+fn select() -> String {
+    format!(
+        "SELECT c.pk, c.kind, c.id, c.title, c.action, c.text, c.added_at, c.last_edited_at,
+                c.deleted, c.comment_count, t.kind, t.id, p.id, {}
+         FROM contribution c
+         JOIN user u ON u.id = c.author_id
+         LEFT JOIN contribution t ON t.pk = c.target_pk
+         LEFT JOIN contribution p ON p.pk = c.parent_pk",
+        crate::db::users::columns_as("u")
+    )
+}
+
+fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Contribution> {
+    let target_kind = optional_kind_at(r, 10)?;
+    let target_id: Option<i64> = r.get(11)?;
+    Ok(Contribution {
+        pk: r.get(0)?,
+        kind: kind_at(r, 1)?,
+        id: r.get(2)?,
+        title: r.get(3)?,
+        action: r.get(4)?,
+        text: r.get(5)?,
+        added_at: r.get(6)?,
+        last_edited_at: r.get(7)?,
+        deleted: r.get(8)?,
+        comment_count: r.get(9)?,
+        target: target_kind.zip(target_id),
+        parent: r.get(12)?,
+        author: crate::db::users::from_row_at(r, 13)?,
+        categories: Vec::new(),
+    })
+}
+
+/// The categories of an item, by id.
+pub fn categories_of(conn: &Connection, pk: i64) -> rusqlite::Result<Vec<Category>> {
+    let cols = categories::COLUMNS
+        .split(", ")
+        .map(|c| format!("k.{c}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {cols} FROM contribution_category cc JOIN category k ON k.id = cc.category_id
+         WHERE cc.contribution_pk = ?1 ORDER BY k.id"
+    ))?;
+    let rows = stmt.query_map([pk], categories::from_row)?;
+    rows.collect()
+}
+
+/// One item, deleted or not, with author and categories.
+pub fn get(conn: &Connection, kind: Kind, id: i64) -> rusqlite::Result<Option<Contribution>> {
+    let found = conn
+        .prepare_cached(&format!("{} WHERE c.kind = ?1 AND c.id = ?2", select()))?
+        .query_row(params![kind.as_str(), id], from_row)
+        .optional()?;
+    match found {
+        None => Ok(None),
+        Some(mut c) => {
+            c.categories = categories_of(conn, c.pk)?;
+            Ok(Some(c))
+        }
+    }
+}
+
+/// One page of live items of a kind, newest first, and the total; comments can be
+/// narrowed to those of one contribution (`target_pk`).
+pub fn list(
+    conn: &Connection,
+    kind: Kind,
+    target_pk: Option<i64>,
+    limit: i64,
+    offset: i64,
+) -> rusqlite::Result<(i64, Vec<Contribution>)> {
+    // `?2 IS NULL OR ...` keeps one cached statement for both shapes
+    let total: i64 = conn
+        .prepare_cached(
+            "SELECT count(*) FROM contribution c
+             WHERE c.kind = ?1 AND c.deleted = 0 AND (?2 IS NULL OR c.target_pk = ?2)",
+        )?
+        .query_row(params![kind.as_str(), target_pk], |r| r.get(0))?;
+    let mut stmt = conn.prepare_cached(&format!(
+        "{} WHERE c.kind = ?1 AND c.deleted = 0 AND (?2 IS NULL OR c.target_pk = ?2)
+         ORDER BY c.added_at DESC, c.id DESC LIMIT ?3 OFFSET ?4",
+        select()
+    ))?;
+    let rows = stmt.query_map(params![kind.as_str(), target_pk, limit, offset], from_row)?;
+    let mut items: Vec<Contribution> = rows.collect::<Result<_, _>>()?;
+    for c in &mut items {
+        c.categories = categories_of(conn, c.pk)?;
+    }
+    Ok((total, items))
+}

@@ -1,0 +1,466 @@
+//! Contributions (SPEC §5): discussions, posts, statuses and comments. The four kinds
+//! share one shape, one table and one set of handlers, parameterised by [`Kind`]; this
+//! module holds the kind, the stored form, the JSON shape and the body validation that
+//! needs no database.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::PublicUrl;
+use super::user::{User, UserMinimal};
+use crate::clock::{Timestamp, rfc3339};
+use crate::db::categories::Category;
+use crate::error::FieldError;
+
+/// Longest discussion title, in characters.
+pub const TITLE_MAX: usize = 250;
+/// Length of `summary`, in characters.
+pub const SUMMARY_LEN: usize = 200;
+
+/// The four kinds of contribution. Each numbers its own ids.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// `/api/v2/discussion/`
+    Discussion,
+    /// `/api/v2/post/`
+    Post,
+    /// `/api/v2/status/`
+    Status,
+    /// `/api/v2/comment/`
+    Comment,
+}
+
+impl Kind {
+    /// Every kind, in SPEC order.
+    pub const ALL: [Kind; 4] = [Kind::Discussion, Kind::Post, Kind::Status, Kind::Comment];
+
+    /// The kinds a comment can belong to, which are also its body fields.
+    pub const TARGETS: [Kind; 3] = [Kind::Discussion, Kind::Post, Kind::Status];
+
+    /// The name used in the JSON `type`, the URL segment and the `kind` column.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Kind::Discussion => "discussion",
+            Kind::Post => "post",
+            Kind::Status => "status",
+            Kind::Comment => "comment",
+        }
+    }
+
+    /// The inverse of [`Kind::as_str`].
+    pub fn parse(s: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+}
+
+/// A contribution as stored, with its author and categories.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Contribution {
+    /// Internal primary key.
+    pub pk: i64,
+    /// Kind.
+    pub kind: Kind,
+    /// The API id (per kind).
+    pub id: i64,
+    /// Author.
+    pub author: User,
+    /// Discussions only.
+    pub title: Option<String>,
+    /// Statuses only.
+    pub action: Option<String>,
+    /// Body text.
+    pub text: String,
+    /// Creation time.
+    pub added_at: Timestamp,
+    /// Last edit, if ever edited.
+    pub last_edited_at: Option<Timestamp>,
+    /// Soft-deleted.
+    pub deleted: bool,
+    /// Live comments on it.
+    pub comment_count: i64,
+    /// For comments: the kind and id of the contribution it belongs to.
+    pub target: Option<(Kind, i64)>,
+    /// For comments: the id of the parent comment.
+    pub parent: Option<i64>,
+    /// Its categories.
+    pub categories: Vec<Category>,
+}
+
+/// SPEC §5's object JSON. Kind-specific fields are present only for their kind
+/// (`title` for discussions, `action` for statuses, the four ids for comments, null
+/// when absent).
+#[derive(Debug, Clone, Serialize)]
+pub struct ContributionJson {
+    pub id: i64,
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub author: UserMinimal,
+    pub added_at: String,
+    pub last_edited_at: Option<String>,
+    pub text: String,
+    pub html: String,
+    pub summary: String,
+    pub deleted: bool,
+    pub categories: Vec<Category>,
+    pub comment_count: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub action: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub discussion: Option<Option<i64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub post: Option<Option<i64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<Option<i64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent: Option<Option<i64>>,
+}
+
+impl Contribution {
+    /// The object JSON.
+    pub fn to_json(&self, base: &PublicUrl) -> ContributionJson {
+        let is_comment = self.kind == Kind::Comment;
+        let target_id =
+            |k: Kind| is_comment.then(|| self.target.filter(|(tk, _)| *tk == k).map(|(_, id)| id));
+        ContributionJson {
+            id: self.id,
+            kind: self.kind.as_str(),
+            author: self.author.minimal(base),
+            added_at: rfc3339(self.added_at),
+            last_edited_at: self.last_edited_at.map(rfc3339),
+            text: self.text.clone(),
+            html: escape_html(&self.text),
+            summary: summary(&self.text),
+            deleted: self.deleted,
+            categories: self.categories.clone(),
+            comment_count: self.comment_count,
+            title: (self.kind == Kind::Discussion).then(|| self.title.clone().unwrap_or_default()),
+            action: (self.kind == Kind::Status).then(|| self.action.clone().unwrap_or_default()),
+            discussion: target_id(Kind::Discussion),
+            post: target_id(Kind::Post),
+            status: target_id(Kind::Status),
+            parent: is_comment.then_some(self.parent),
+        }
+    }
+}
+
+/// Escapes text for HTML (`&`, `<`, `>`, `"`, `'`).
+pub fn escape_html(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#x27;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The first [`SUMMARY_LEN`] characters of the text, no ellipsis.
+pub fn summary(s: &str) -> String {
+    s.chars().take(SUMMARY_LEN).collect()
+}
+
+/// A create body that passed the checks that need no database.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Draft {
+    /// Discussions: the trimmed title.
+    pub title: Option<String>,
+    /// Statuses: the action (`""` when absent).
+    pub action: Option<String>,
+    /// The text.
+    pub text: String,
+    /// Category ids, deduplicated, in the order given.
+    pub categories: Vec<i64>,
+    /// Comments: what it belongs to.
+    pub target: Option<(Kind, i64)>,
+    /// Comments: the parent comment id.
+    pub parent: Option<i64>,
+}
+
+/// An id given as a JSON integer or a numeric string.
+pub fn id_value(v: &Value) -> Option<i64> {
+    match v {
+        Value::Number(n) => n.as_i64(),
+        Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+/// A string field: `Ok(None)` when absent, an error when null or not a string.
+fn text_field(
+    body: &Map<String, Value>,
+    name: &str,
+    errors: &mut Vec<FieldError>,
+) -> Option<String> {
+    match body.get(name) {
+        None => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(Value::Null) => {
+            errors.push(FieldError::new(name, "null", "This field may not be null."));
+            None
+        }
+        Some(_) => {
+            errors.push(FieldError::new(name, "invalid", "Not a valid string."));
+            None
+        }
+    }
+}
+
+/// A required, non-blank string field.
+fn required_text(
+    body: &Map<String, Value>,
+    name: &str,
+    errors: &mut Vec<FieldError>,
+) -> Option<String> {
+    let present = body.contains_key(name);
+    match text_field(body, name, errors) {
+        Some(s) if !s.trim().is_empty() => Some(s),
+        Some(_) => {
+            errors.push(FieldError::new(
+                name,
+                "required",
+                "This field may not be blank.",
+            ));
+            None
+        }
+        None => {
+            if !present {
+                errors.push(FieldError::new(name, "required", "This field is required."));
+            }
+            None
+        }
+    }
+}
+
+/// An optional id field (null counts as absent).
+fn id_field(body: &Map<String, Value>, name: &str, errors: &mut Vec<FieldError>) -> Option<i64> {
+    match body.get(name) {
+        None | Some(Value::Null) => None,
+        Some(v) => {
+            let id = id_value(v);
+            if id.is_none() {
+                errors.push(FieldError::new(
+                    name,
+                    "invalid",
+                    "Must be an integer id (a number or a numeric string).",
+                ));
+            }
+            id
+        }
+    }
+}
+
+/// Checks a create body for `kind` as far as it can without the database: types,
+/// required fields, lengths, and comment targets. Every field error is collected
+/// (the caller adds the database ones and answers them all at once).
+/// `categories_required`: the preference `configurations.post_category_required_enabled`.
+pub fn validate(
+    kind: Kind,
+    body: &Map<String, Value>,
+    categories_required: bool,
+) -> (Draft, Vec<FieldError>) {
+    let mut errors = Vec::new();
+    let mut draft = Draft::default();
+    match kind {
+        Kind::Discussion => {
+            let title = required_text(body, "title", &mut errors).map(|t| t.trim().to_owned());
+            if let Some(t) = &title
+                && t.chars().count() > TITLE_MAX
+            {
+                errors.push(FieldError::new(
+                    "title",
+                    "max_length",
+                    format!("Ensure this field has no more than {TITLE_MAX} characters."),
+                ));
+            }
+            draft.title = title;
+            draft.text = text_field(body, "text", &mut errors).unwrap_or_default();
+        }
+        Kind::Post | Kind::Comment => {
+            draft.text = required_text(body, "text", &mut errors).unwrap_or_default();
+        }
+        Kind::Status => {
+            draft.text = required_text(body, "text", &mut errors).unwrap_or_default();
+            // an absent or null action is the empty action
+            draft.action = Some(match body.get("action") {
+                None | Some(Value::Null) => String::new(),
+                Some(_) => text_field(body, "action", &mut errors).unwrap_or_default(),
+            });
+        }
+    }
+    if kind == Kind::Comment {
+        let given: Vec<(Kind, i64)> = Kind::TARGETS
+            .into_iter()
+            .filter_map(|k| id_field(body, k.as_str(), &mut errors).map(|id| (k, id)))
+            .collect();
+        let named = Kind::TARGETS
+            .into_iter()
+            .filter(|k| body.get(k.as_str()).is_some_and(|v| !v.is_null()))
+            .count();
+        match (named, given.as_slice()) {
+            (0, _) => errors.push(FieldError::new(
+                "non_field_errors",
+                "required",
+                "Exactly one of discussion, post or status is required.",
+            )),
+            (1, [one]) => draft.target = Some(*one),
+            (1, _) => {} // its own field error is already there
+            _ => errors.push(FieldError::new(
+                "non_field_errors",
+                "invalid",
+                "Give only one of discussion, post or status.",
+            )),
+        }
+        draft.parent = id_field(body, "parent", &mut errors);
+    } else {
+        draft.categories = categories(body, categories_required, &mut errors);
+    }
+    (draft, errors)
+}
+
+fn categories(body: &Map<String, Value>, required: bool, errors: &mut Vec<FieldError>) -> Vec<i64> {
+    let mut ids = Vec::new();
+    match body.get("categories") {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(items)) => {
+            for item in items {
+                match id_value(item) {
+                    Some(id) if !ids.contains(&id) => ids.push(id),
+                    Some(_) => {}
+                    None => {
+                        errors.push(FieldError::new(
+                            "categories",
+                            "invalid",
+                            "Each category must be an integer id (a number or a numeric string).",
+                        ));
+                        return Vec::new();
+                    }
+                }
+            }
+        }
+        Some(_) => {
+            errors.push(FieldError::new(
+                "categories",
+                "invalid",
+                "Expected a list of category ids.",
+            ));
+            return Vec::new();
+        }
+    }
+    if required && ids.is_empty() {
+        errors.push(FieldError::new(
+            "categories",
+            "required",
+            "At least one category is required.",
+        ));
+    }
+    ids
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn check(kind: Kind, body: Value) -> (Draft, Vec<String>) {
+        let map = body.as_object().cloned().unwrap_or_default();
+        let (d, errs) = validate(kind, &map, false);
+        (
+            d,
+            errs.into_iter()
+                .map(|e| format!("{}:{}", e.field, e.messages[0].code))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn kinds_round_trip() {
+        for k in Kind::ALL {
+            assert_eq!(Kind::parse(k.as_str()), Some(k));
+        }
+        assert_eq!(Kind::parse("poll"), None);
+    }
+
+    #[test]
+    fn html_and_summary() {
+        assert_eq!(
+            escape_html(r#"<b>"a" & 'b'</b>"#),
+            "&lt;b&gt;&quot;a&quot; &amp; &#x27;b&#x27;&lt;/b&gt;"
+        );
+        let long: String = "é".repeat(300);
+        assert_eq!(summary(&long).chars().count(), 200);
+        assert_eq!(summary("short"), "short");
+    }
+
+    #[test]
+    fn discussion_title_rules() {
+        assert_eq!(check(Kind::Discussion, json!({})).1, vec!["title:required"]);
+        assert_eq!(
+            check(Kind::Discussion, json!({"title": "  "})).1,
+            vec!["title:required"]
+        );
+        assert_eq!(
+            check(Kind::Discussion, json!({"title": "x".repeat(251)})).1,
+            vec!["title:max_length"]
+        );
+        let (d, e) = check(Kind::Discussion, json!({"title": " t ", "text": "b"}));
+        assert!(e.is_empty());
+        assert_eq!(d.title.as_deref(), Some("t"));
+        assert_eq!(d.text, "b");
+    }
+
+    #[test]
+    fn all_errors_at_once() {
+        let (_, e) = check(
+            Kind::Status,
+            json!({"text": 3, "action": 4, "categories": "x"}),
+        );
+        assert_eq!(
+            e,
+            vec!["text:invalid", "action:invalid", "categories:invalid"]
+        );
+    }
+
+    #[test]
+    fn categories_accept_numeric_strings_and_dedupe() {
+        let (d, e) = check(
+            Kind::Post,
+            json!({"text": "t", "categories": [2, "3", "2"]}),
+        );
+        assert!(e.is_empty());
+        assert_eq!(d.categories, vec![2, 3]);
+        let map = json!({"text": "t", "categories": []});
+        let (_, e) = validate(Kind::Post, map.as_object().unwrap_or(&Map::new()), true);
+        assert_eq!(e.len(), 1);
+        assert_eq!(e[0].field, "categories");
+    }
+
+    #[test]
+    fn comment_needs_exactly_one_target() {
+        assert_eq!(
+            check(Kind::Comment, json!({"text": "c"})).1,
+            vec!["non_field_errors:required"]
+        );
+        assert_eq!(
+            check(Kind::Comment, json!({"text": "c", "post": 1, "status": 2})).1,
+            vec!["non_field_errors:invalid"]
+        );
+        assert_eq!(
+            check(Kind::Comment, json!({"text": "c", "post": "x"})).1,
+            vec!["post:invalid"]
+        );
+        let (d, e) = check(
+            Kind::Comment,
+            json!({"text": "c", "post": "4", "status": null, "parent": 9}),
+        );
+        assert!(e.is_empty());
+        assert_eq!(d.target, Some((Kind::Post, 4)));
+        assert_eq!(d.parent, Some(9));
+    }
+}
