@@ -56,7 +56,7 @@ fn local_next(next: Option<&str>) -> Option<&str> {
     next.filter(|n| redirect::is_local_path(n))
 }
 
-fn form_page(
+async fn form_page(
     req: &Req,
     status: StatusCode,
     next: Option<&str>,
@@ -66,7 +66,31 @@ fn form_page(
     let (csrf, set) = session::login_csrf(&req.headers, req.state.config.https());
     let mut page = pages::login(status, &csrf, next, username, msg);
     page.cookies.extend(set);
+    page.form_action = skip_consent_origin(&req.state, next).await;
     page
+}
+
+/// When `next` is an authorization request of a `--skip-consent` app, the login form's
+/// post ends in a redirect to the client: browsers check that redirect against the
+/// login page's `form-action`, so its origin must be allowed there.
+async fn skip_consent_origin(state: &AppState, next: Option<&str>) -> Option<String> {
+    let q = next?
+        .strip_prefix("/oauth/authorize")?
+        .trim_start_matches('/')
+        .strip_prefix('?')?;
+    let q = Query::parse(q);
+    let client_id = q.text("client_id")?.to_owned();
+    let uri = q.text("redirect_uri")?.to_owned();
+    let app = state
+        .db
+        .read(move |c| {
+            crate::db::apps::by_client_id(c, &client_id).map_err(crate::db::DbError::from)
+        })
+        .await
+        .ok()??;
+    (app.skip_consent && app.redirect_uris.contains(&uri))
+        .then(|| redirect::csp_source(&uri))
+        .flatten()
 }
 
 async fn get(req: Req) -> Response {
@@ -77,7 +101,9 @@ async fn get(req: Req) -> Response {
             Some(n) => redirect_to(StatusCode::FOUND, n, &[]),
             None => pages::signed_in(&s.username, &s.csrf).into_response(),
         },
-        Ok(None) => form_page(&req, StatusCode::OK, next, "", None).into_response(),
+        Ok(None) => form_page(&req, StatusCode::OK, next, "", None)
+            .await
+            .into_response(),
         Err(e) => internal_page(e),
     }
 }
@@ -101,11 +127,15 @@ async fn post(mut req: Req) -> Response {
     let username = form.get("username").unwrap_or("").trim();
     let expected = session::cookie(&req.headers, session::CSRF_COOKIE).unwrap_or_default();
     if !session::csrf_ok(&expected, form.get(CSRF_FIELD)) {
-        return form_page(&req, StatusCode::FORBIDDEN, next, username, Some(STALE)).into_response();
+        return form_page(&req, StatusCode::FORBIDDEN, next, username, Some(STALE))
+            .await
+            .into_response();
     }
     let password = form.get("password").unwrap_or("");
     if username.is_empty() || password.is_empty() {
-        return form_page(&req, StatusCode::OK, next, username, Some(WRONG)).into_response();
+        return form_page(&req, StatusCode::OK, next, username, Some(WRONG))
+            .await
+            .into_response();
     }
     let addr = super::client_addr(&req);
     match super::password::check(&req.state, addr, username, password).await {
@@ -117,9 +147,9 @@ async fn post(mut req: Req) -> Response {
             ),
             Err(e) => internal_page(e),
         },
-        Ok(Outcome::Wrong) => {
-            form_page(&req, StatusCode::OK, next, username, Some(WRONG)).into_response()
-        }
+        Ok(Outcome::Wrong) => form_page(&req, StatusCode::OK, next, username, Some(WRONG))
+            .await
+            .into_response(),
         Ok(Outcome::Throttled(secs)) => {
             let msg =
                 format!("Too many failed sign-in attempts. Please try again in {secs} seconds.");
@@ -129,7 +159,8 @@ async fn post(mut req: Req) -> Response {
                 next,
                 username,
                 Some(&msg),
-            );
+            )
+            .await;
             page.retry_after = Some(secs);
             page.into_response()
         }

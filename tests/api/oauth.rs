@@ -341,6 +341,13 @@ async fn public_code_app_requires_pkce_and_skip_consent_skips() {
         ],
     );
     let r = get(&b, &s, &path).await;
+    // the login form's post ends at the client: its origin is an allowed form-action
+    let page = get(&b, &s, &location(&r)).await;
+    let csp = page.header("content-security-policy").unwrap();
+    assert!(
+        csp.contains("form-action 'self' https://app.example"),
+        "{csp}"
+    );
     let r = sign_in(&b, &s, &location(&r), "ann", "pw-ann").await;
     let r = get(&b, &s, &location(&r)).await;
     assert_eq!(r.status, StatusCode::FOUND);
@@ -1123,4 +1130,40 @@ async fn pages_answer_other_methods_with_405() {
     }
     let r: Value = s.get("/oauth/nothing/", None).await.json();
     assert_eq!(r["errors"][0]["code"], "not_found");
+}
+
+#[tokio::test]
+async fn cookies_are_secure_behind_https() {
+    let s = TestServer::start_with(|c| {
+        c.public_url = hearth::model::PublicUrl("https://hearth.example".into());
+    })
+    .await;
+    s.user("ann", Some("pw-ann"), false);
+    let b = browser();
+    let page = get(&b, &s, "/accounts/login/").await;
+    let csrf_cookie = page.header("set-cookie").unwrap();
+    assert!(csrf_cookie.contains("; Secure"), "{csrf_cookie}");
+    // the test client speaks plain http, so send the cookie by hand
+    let csrf = hidden_fields(&page.text)[0].1.clone();
+    let r = TestServer::read(
+        b.post(format!("{}/accounts/login/", s.url))
+            .header("cookie", format!("hearth_csrf={csrf}"))
+            .form(&[
+                ("csrfmiddlewaretoken", csrf.as_str()),
+                ("username", "ann"),
+                ("password", "pw-ann"),
+            ])
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER);
+    let session = r.header("set-cookie").unwrap();
+    assert!(
+        session.starts_with("hearth_session=")
+            && session.contains("; Secure")
+            && session.contains("HttpOnly"),
+        "{session}"
+    );
 }
