@@ -70,6 +70,8 @@ pub struct OAuthError {
     pub basic: bool,
     /// 429 with `Retry-After` (brute-force limit).
     pub retry_after: Option<u64>,
+    /// A status other than RFC 6749's 400/401 (413 for an oversized body).
+    pub status: Option<StatusCode>,
 }
 
 impl OAuthError {
@@ -80,6 +82,7 @@ impl OAuthError {
             description: description.into(),
             basic: false,
             retry_after: None,
+            status: None,
         }
     }
 
@@ -106,6 +109,9 @@ impl OAuthError {
 
     /// The HTTP status (RFC 6749 §5.2: 400, or 401 for `invalid_client`).
     pub fn status(&self) -> StatusCode {
+        if let Some(s) = self.status {
+            return s;
+        }
         if self.retry_after.is_some() {
             return StatusCode::TOO_MANY_REQUESTS;
         }
@@ -152,7 +158,9 @@ impl From<crate::error::ApiError> for OAuthError {
     fn from(e: crate::error::ApiError) -> Self {
         match e {
             crate::error::ApiError::PayloadTooLarge => {
-                OAuthError::invalid_request("The request body is too large.")
+                let mut e = OAuthError::invalid_request("The request body is too large.");
+                e.status = Some(StatusCode::PAYLOAD_TOO_LARGE);
+                e
             }
             crate::error::ApiError::Internal(cause) => OAuthError::internal(cause),
             _ => OAuthError::invalid_request("The request body could not be read."),

@@ -435,6 +435,11 @@ async fn request_errors_redirect_before_login() {
             "invalid_request",
         ),
         ("code", vec![("code_challenge", "short")], "invalid_request"),
+        (
+            "code",
+            vec![("scope", "read"), ("scope", "write")],
+            "invalid_request",
+        ),
     ] {
         let r = get(&b, &s, &authorize_path(&code_app, rt, &extra)).await;
         assert_eq!(r.status, StatusCode::FOUND, "{rt} {extra:?}");
@@ -753,6 +758,19 @@ async fn token_endpoint_errors() {
     .await;
     assert_eq!(r.status, StatusCode::UNAUTHORIZED);
     assert!(r.header("www-authenticate").unwrap().starts_with("Basic"));
+    // an oversized form
+    let big = "x".repeat(100 * 1024);
+    let r = token(
+        &s,
+        &[
+            ("grant_type", "password"),
+            ("client_id", &pw_app.id),
+            ("pad", &big),
+        ],
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert_eq!(r.json()["error"], "invalid_request");
     // JSON is not a form
     let r = s
         .post(
@@ -1166,4 +1184,24 @@ async fn cookies_are_secure_behind_https() {
             && session.contains("HttpOnly"),
         "{session}"
     );
+}
+
+#[tokio::test]
+async fn sessions_expire() {
+    let s = TestServer::start().await;
+    s.user("ann", Some("pw-ann"), false);
+    let c = app(&s, AppGrant::AuthorizationCode, true, false);
+    let b = browser();
+    let consent = to_consent(&b, &s, &authorize_path(&c, "code", &[])).await;
+    assert_eq!(consent.status, StatusCode::OK);
+    s.clock.advance(12 * 3600 * SECOND);
+    let r = get(&b, &s, &authorize_path(&c, "code", &[])).await;
+    assert_eq!(r.status, StatusCode::FOUND);
+    assert!(location(&r).starts_with("/accounts/login/"));
+    // and the old consent form no longer works
+    let mut form = hidden_fields(&consent.text);
+    form.push(("allow".into(), "x".into()));
+    let form: Vec<(&str, &str)> = form.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let r = post_form(&b, &s, "/oauth/authorize/", &form).await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN);
 }
