@@ -52,6 +52,8 @@ pub struct AppState {
     keys: Arc<RwLock<Arc<JwtKeys>>>,
     /// At most one password hash per core at a time (SPEC §4).
     pub hashing: Arc<tokio::sync::Semaphore>,
+    /// Brute-force limit on password checks (SPEC §4), per username and per address.
+    pub login_limiter: Arc<crate::oauth::limit::Limiter>,
 }
 
 impl std::fmt::Debug for AppState {
@@ -70,7 +72,13 @@ impl AppState {
         let cores = std::thread::available_parallelism()
             .map(usize::from)
             .unwrap_or(1);
+        let window = i64::try_from(config.login_window.as_micros()).unwrap_or(i64::MAX);
+        let login_limiter = Arc::new(crate::oauth::limit::Limiter::new(
+            config.login_max_failures,
+            window,
+        ));
         Ok(AppState {
+            login_limiter,
             db,
             clock,
             config: Arc::new(config),

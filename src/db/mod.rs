@@ -14,6 +14,7 @@ pub mod migrate;
 pub mod prefs;
 pub mod reactions;
 pub mod seed;
+pub mod sessions;
 pub mod tokens;
 pub mod users;
 

@@ -20,14 +20,15 @@ pub const FORM_LIMIT: usize = 64 * 1024;
 
 type Chunks = Pin<Box<dyn Stream<Item = Result<Bytes, warp::Error>> + Send>>;
 
-/// A request body that has not been read yet.
-pub struct Body(Chunks);
+/// A request body that has not been read yet. In a `Mutex` so that `Req` is `Sync`
+/// and handlers may hold `&Req` across an `.await`.
+pub struct Body(std::sync::Mutex<Chunks>);
 
 /// The body filter: never rejects.
 pub fn stream() -> impl Filter<Extract = (Body,), Error = std::convert::Infallible> + Clone {
     warp::body::stream()
         .map(boxed)
-        .or(warp::any().map(|| Body(Box::pin(futures_util::stream::empty()))))
+        .or(warp::any().map(Body::empty))
         .unify()
 }
 
@@ -36,15 +37,19 @@ where
     S: Stream<Item = Result<B, warp::Error>> + Send + 'static,
     B: Buf,
 {
-    Body(Box::pin(
+    Body(std::sync::Mutex::new(Box::pin(
         s.map(|r| r.map(|mut b| b.copy_to_bytes(b.remaining()))),
-    ))
+    )))
 }
 
 impl Body {
     /// Reads the whole body, refusing more than `limit` bytes (413) whatever
     /// Content-Length claims.
-    pub async fn read(mut self, headers: &HeaderMap, limit: usize) -> Result<Bytes, ApiError> {
+    pub async fn read(self, headers: &HeaderMap, limit: usize) -> Result<Bytes, ApiError> {
+        let mut chunks = self
+            .0
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let declared = headers
             .get(CONTENT_LENGTH)
             .and_then(|v| v.to_str().ok())
@@ -53,7 +58,7 @@ impl Body {
             return Err(ApiError::PayloadTooLarge);
         }
         let mut buf = BytesMut::new();
-        while let Some(chunk) = self.0.next().await {
+        while let Some(chunk) = chunks.next().await {
             let chunk =
                 chunk.map_err(|e| ApiError::ParseError(format!("could not read the body: {e}")))?;
             if buf.len() + chunk.len() > limit {
@@ -101,5 +106,14 @@ pub async fn none(body: Body, headers: &HeaderMap) -> Result<(), ApiError> {
         Ok(serde_json::Value::Object(m)) if m.is_empty() => Ok(()),
         Ok(_) => Err(ApiError::ParseError("this request takes no body".into())),
         Err(e) => Err(ApiError::ParseError(e.to_string())),
+    }
+}
+
+impl Body {
+    /// A body with nothing in it (what is left after a handler took the real one).
+    pub fn empty() -> Body {
+        Body(std::sync::Mutex::new(Box::pin(
+            futures_util::stream::empty(),
+        )))
     }
 }

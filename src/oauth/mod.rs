@@ -1,9 +1,111 @@
-//! OAuth 2.0 authorization server (`/oauth/...`) and its login pages (`/accounts/...`).
+//! OAuth 2.0 authorization server (`/oauth/...`, RFC 6749, RFC 7009, RFC 7636, RFC 9700)
+//! and its browser pages (`/accounts/...`). One module per concern: the authorization
+//! endpoint, the token endpoint (one module per grant), revocation, the login pages,
+//! the error codes, the brute-force limiter and the session/CSRF cookies.
 
-use crate::http::Route;
+pub mod authorize;
+pub mod client;
+pub mod errors;
+pub mod limit;
+pub mod login;
+pub mod pages;
+pub mod password;
+pub mod pkce;
+pub mod redirect;
+pub mod revoke;
+pub mod scope;
+pub mod session;
+pub mod token;
+
+use std::net::IpAddr;
+
+use warp::Filter;
+use warp::http::{HeaderMap, HeaderValue, header};
+
+use crate::http::{Req, Route};
 use crate::state::AppState;
 
-/// Routes of this module (none yet).
-pub fn routes(_state: AppState) -> Route {
-    crate::http::no_route()
+/// Routes of this module.
+pub fn routes(state: AppState) -> Route {
+    authorize::routes(state.clone())
+        .or(token::route(state.clone()))
+        .unify()
+        .or(revoke::route(state.clone()))
+        .unify()
+        .or(login::routes(state))
+        .unify()
+        .boxed()
 }
+
+/// `Cache-Control: no-store` (and the HTTP/1.0 `Pragma`) on every OAuth response that
+/// carries a token, a code or a page (RFC 6749 §5.1).
+pub fn no_store(h: &mut HeaderMap) {
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    h.insert(header::PRAGMA, HeaderValue::from_static("no-cache"));
+}
+
+/// The client address the brute-force limit counts: the TCP peer, or the first
+/// `X-Forwarded-For` hop when the server runs behind a trusted proxy.
+pub fn client_addr(req: &Req) -> IpAddr {
+    if req.state.config.trust_proxy {
+        if let Some(ip) = req
+            .header("x-forwarded-for")
+            .and_then(|v| v.split(',').next())
+            .and_then(|v| v.trim().parse::<IpAddr>().ok())
+        {
+            return ip;
+        }
+    }
+    req.peer.map_or(IpAddr::from([0, 0, 0, 0]), |p| p.ip())
+}
+
+/// The first parameter among `names` that appears more than once (RFC 6749 §3.1, §3.2:
+/// parameters must not be repeated).
+pub fn repeated<'a>(q: &crate::http::query::Query, names: &[&'a str]) -> Option<&'a str> {
+    names
+        .iter()
+        .find(|n| q.pairs().iter().filter(|(k, _)| k == *n).count() > 1)
+        .copied()
+}
+
+/// Whether the request body is a form.
+pub fn is_form(headers: &HeaderMap) -> bool {
+    crate::http::body::media_type(headers).as_deref() == Some("application/x-www-form-urlencoded")
+}
+
+/// A redirect (`302` or `303`) that is never cached, with cookies to set.
+pub fn redirect_to(
+    status: warp::http::StatusCode,
+    location: &str,
+    cookies: &[String],
+) -> warp::reply::Response {
+    let mut resp = crate::http::empty(status);
+    let h = resp.headers_mut();
+    match HeaderValue::from_str(location) {
+        Ok(v) => {
+            h.insert(header::LOCATION, v);
+        }
+        Err(_) => return crate::http::empty(warp::http::StatusCode::INTERNAL_SERVER_ERROR),
+    }
+    no_store(h);
+    for c in cookies {
+        if let Ok(v) = HeaderValue::from_str(c) {
+            h.append(header::SET_COOKIE, v);
+        }
+    }
+    resp
+}
+
+/// The page for an unexpected failure (the cause is logged, never shown).
+pub fn internal_page(cause: impl std::fmt::Display) -> warp::reply::Response {
+    tracing::error!(%cause, "internal error");
+    pages::error(
+        warp::http::StatusCode::INTERNAL_SERVER_ERROR,
+        "server_error",
+        "Something went wrong on our side. Please try again.",
+    )
+    .into_response()
+}
+
+/// The name of the CSRF field of every form.
+pub const CSRF_FIELD: &str = "csrfmiddlewaretoken";

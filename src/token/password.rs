@@ -77,10 +77,11 @@ pub fn verify(password: &str, encoded: &str) -> bool {
 /// A hash to spend the same work on when the username does not exist, so that timing
 /// does not tell which usernames exist.
 pub fn dummy_verify(password: &str) {
-    let _ = verify(
-        password,
-        &hash_with_salt("", "hearthdummysalt", DEFAULT_ITERATIONS),
-    );
+    // The dummy hash is computed once: hashing it on every call would spend twice the
+    // work of a real check and so tell unknown usernames apart by timing.
+    static DUMMY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let dummy = DUMMY.get_or_init(|| hash_with_salt("", "hearthdummysalt", DEFAULT_ITERATIONS));
+    let _ = verify(password, dummy);
 }
 
 #[cfg(test)]

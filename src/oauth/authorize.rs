@@ -1,0 +1,398 @@
+//! The authorization endpoint (RFC 6749 §3.1, §4.1.1, §4.2.1; RFC 7636 §4.3):
+//! `GET|POST /oauth/authorize/` (also without the slash). An unknown client or a
+//! redirect URI that is not registered is an HTML error page and never a redirect;
+//! every other error goes back to the client in the redirect (query for `code`,
+//! fragment for `token`), before any login.
+
+use warp::Filter;
+use warp::http::{Method, StatusCode};
+use warp::reply::Response;
+
+use crate::clock::SECOND;
+use crate::db::apps::{App, AppGrant};
+use crate::db::sessions::Session;
+use crate::http::query::Query;
+use crate::http::{Req, Route, method_not_allowed, no_slash, request, slash};
+use crate::oauth::errors::ErrorCode;
+use crate::oauth::pages::{self, ConsentFields};
+use crate::oauth::redirect::{self, Mode};
+use crate::oauth::scope::Scope;
+use crate::oauth::{CSRF_FIELD, internal_page, pkce, redirect_to, session};
+use crate::state::AppState;
+use crate::token;
+
+/// Authorization code lifetime (SPEC §6).
+pub const CODE_TTL: crate::clock::Timestamp = 60 * SECOND;
+
+/// Routes of this module.
+pub fn routes(state: AppState) -> Route {
+    warp::path!("oauth" / "authorize")
+        .and(slash())
+        .and(request(state.clone()))
+        .then(handle)
+        .or(warp::path!("oauth" / "authorize")
+            .and(no_slash())
+            .and(request(state))
+            .then(handle))
+        .unify()
+        .boxed()
+}
+
+/// `GET|POST /oauth/authorize/`
+async fn handle(req: Req) -> Response {
+    match req.method {
+        Method::GET | Method::HEAD => get(req).await,
+        Method::POST => post(req).await,
+        _ => method_not_allowed("GET, HEAD, POST"),
+    }
+}
+
+/// `response_type` (RFC 6749 §3.1.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResponseType {
+    /// The authorization code flow.
+    Code,
+    /// The implicit flow.
+    Token,
+}
+
+/// A validated authorization request.
+#[derive(Debug, Clone)]
+pub struct AuthRequest {
+    app: App,
+    response_type: ResponseType,
+    redirect_uri: String,
+    scope: Scope,
+    state: Option<String>,
+    pkce: Option<(String, pkce::Method)>,
+}
+
+impl AuthRequest {
+    fn mode(&self) -> Mode {
+        match self.response_type {
+            ResponseType::Code => Mode::Query,
+            ResponseType::Token => Mode::Fragment,
+        }
+    }
+
+    /// A redirect back to the client with `params` (and `state`).
+    fn back(&self, params: &[(&str, &str)]) -> Response {
+        let mut all: Vec<(&str, &str)> = params.to_vec();
+        if let Some(s) = &self.state {
+            all.push(("state", s));
+        }
+        match redirect::build(&self.redirect_uri, self.mode(), &all) {
+            Some(loc) => redirect_to(StatusCode::FOUND, &loc, &[]),
+            None => internal_page("registered redirect URI does not parse"),
+        }
+    }
+
+    fn fields(&self) -> ConsentFields {
+        ConsentFields {
+            response_type: match self.response_type {
+                ResponseType::Code => "code".into(),
+                ResponseType::Token => "token".into(),
+            },
+            client_id: self.app.client_id.clone(),
+            redirect_uri: self.redirect_uri.clone(),
+            scope: self.scope.as_str().into(),
+            state: self.state.clone(),
+            code_challenge: self.pkce.as_ref().map(|p| p.0.clone()),
+            code_challenge_method: self.pkce.as_ref().map(|p| p.1.as_str().to_owned()),
+        }
+    }
+}
+
+fn page(code: ErrorCode, description: &str) -> Response {
+    pages::error(StatusCode::BAD_REQUEST, code.as_str(), description).into_response()
+}
+
+/// Validates the request parameters; `Err` is the response to send (an error page or an
+/// error redirect).
+#[expect(
+    clippy::result_large_err,
+    reason = "the error is the response itself, sent at once"
+)]
+async fn validate(state: &AppState, q: &Query) -> Result<AuthRequest, Response> {
+    if let Some(p) = super::repeated(q, &["client_id", "redirect_uri"]) {
+        return Err(page(
+            ErrorCode::InvalidRequest,
+            &format!("The parameter {p} is repeated."),
+        ));
+    }
+    let Some(client_id) = q.text("client_id").map(str::to_owned) else {
+        return Err(page(
+            ErrorCode::InvalidClient,
+            "The request has no client_id.",
+        ));
+    };
+    let app = state
+        .db
+        .read(move |c| {
+            crate::db::apps::by_client_id(c, &client_id).map_err(crate::db::DbError::from)
+        })
+        .await
+        .map_err(internal_page)?;
+    let Some(app) = app else {
+        return Err(page(
+            ErrorCode::InvalidClient,
+            "No application has this client_id.",
+        ));
+    };
+    let redirect_uri = match q.get("redirect_uri") {
+        Some(r) if app.redirect_uris.iter().any(|u| u == r) => r.to_owned(),
+        _ => {
+            return Err(page(
+                ErrorCode::RedirectUriMismatch,
+                "The redirect_uri is missing or does not exactly match one registered for this application.",
+            ));
+        }
+    };
+    let response_type = match q.get("response_type") {
+        Some("code") => Some(ResponseType::Code),
+        Some("token") => Some(ResponseType::Token),
+        _ => None,
+    };
+    let mut ar = AuthRequest {
+        app,
+        response_type: response_type.unwrap_or(ResponseType::Code),
+        redirect_uri,
+        scope: Scope::ALL,
+        state: q.get("state").filter(|s| !s.is_empty()).map(str::to_owned),
+        pkce: None,
+    };
+    let fail = |ar: &AuthRequest, code: ErrorCode, d: &str| {
+        Err(ar.back(&[("error", code.as_str()), ("error_description", d)]))
+    };
+    if let Some(p) = super::repeated(
+        q,
+        &[
+            "response_type",
+            "scope",
+            "state",
+            "code_challenge",
+            "code_challenge_method",
+        ],
+    ) {
+        return fail(
+            &ar,
+            ErrorCode::InvalidRequest,
+            &format!("The parameter {p} is repeated."),
+        );
+    }
+    match (q.get("response_type"), response_type) {
+        (None | Some(""), _) => {
+            return fail(
+                &ar,
+                ErrorCode::InvalidRequest,
+                "The request has no response_type.",
+            );
+        }
+        (Some(_), None) => {
+            return fail(
+                &ar,
+                ErrorCode::UnsupportedResponseType,
+                "response_type must be code or token.",
+            );
+        }
+        _ => {}
+    }
+    let allowed = matches!(
+        (ar.response_type, ar.app.grant),
+        (ResponseType::Code, AppGrant::AuthorizationCode)
+            | (ResponseType::Token, AppGrant::Implicit)
+    );
+    if !allowed {
+        return fail(
+            &ar,
+            ErrorCode::UnauthorizedClient,
+            "This application may not use this response_type.",
+        );
+    }
+    match Scope::parse(q.get("scope"), Scope::ALL) {
+        Some(s) => ar.scope = s,
+        None => {
+            return fail(
+                &ar,
+                ErrorCode::InvalidScope,
+                "scope must be a subset of \"read write\".",
+            );
+        }
+    }
+    if ar.response_type == ResponseType::Code {
+        let method = q.get("code_challenge_method");
+        match q.text("code_challenge") {
+            None if method.is_some() => {
+                return fail(
+                    &ar,
+                    ErrorCode::InvalidRequest,
+                    "code_challenge_method without code_challenge.",
+                );
+            }
+            None if !ar.app.confidential => {
+                return fail(
+                    &ar,
+                    ErrorCode::InvalidRequest,
+                    "A public client must use PKCE (code_challenge).",
+                );
+            }
+            None => {}
+            Some(ch) => {
+                let Some(m) = pkce::Method::parse(method) else {
+                    return fail(
+                        &ar,
+                        ErrorCode::InvalidRequest,
+                        "code_challenge_method must be S256 or plain.",
+                    );
+                };
+                if !pkce::well_formed(ch) {
+                    return fail(
+                        &ar,
+                        ErrorCode::InvalidRequest,
+                        "code_challenge must be 43 to 128 characters of [A-Za-z0-9-._~].",
+                    );
+                }
+                ar.pkce = Some((ch.to_owned(), m));
+            }
+        }
+    }
+    Ok(ar)
+}
+
+/// Where a browser without a session goes: the login form, back here afterwards.
+fn to_login(req: &Req) -> Response {
+    let back = if req.query.is_empty() {
+        "/oauth/authorize/".to_owned()
+    } else {
+        format!("/oauth/authorize/?{}", req.query)
+    };
+    let q = url::form_urlencoded::Serializer::new(String::new())
+        .append_pair("next", &back)
+        .finish();
+    redirect_to(StatusCode::FOUND, &format!("/accounts/login/?{q}"), &[])
+}
+
+async fn get(req: Req) -> Response {
+    let q = req.query();
+    let ar = match validate(&req.state, &q).await {
+        Ok(ar) => ar,
+        Err(resp) => return resp,
+    };
+    let s = match session::current(&req).await {
+        Ok(Some((_, s))) => s,
+        Ok(None) => return to_login(&req),
+        Err(e) => return internal_page(e),
+    };
+    if ar.app.skip_consent {
+        return allow(&req.state, &ar, &s).await;
+    }
+    pages::consent(&ar.app, &s.username, ar.scope, &ar.fields(), &s.csrf).into_response()
+}
+
+async fn post(mut req: Req) -> Response {
+    if !super::is_form(&req.headers) {
+        return pages::error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "invalid_request",
+            "The form must be posted as application/x-www-form-urlencoded.",
+        )
+        .into_response();
+    }
+    let body = std::mem::replace(&mut req.body, crate::http::body::Body::empty());
+    let bytes = match body.read(&req.headers, crate::http::body::FORM_LIMIT).await {
+        Ok(b) => b,
+        Err(e) => return e.to_response(),
+    };
+    let form = Query::parse(&String::from_utf8_lossy(&bytes));
+    let ar = match validate(&req.state, &form).await {
+        Ok(ar) => ar,
+        Err(resp) => return resp,
+    };
+    let s = match session::current(&req).await {
+        Ok(Some((_, s))) => s,
+        Ok(None) => {
+            return pages::error(
+                StatusCode::FORBIDDEN,
+                "access_denied",
+                "You are not signed in (any more). Please start again from the application.",
+            )
+            .into_response();
+        }
+        Err(e) => return internal_page(e),
+    };
+    if !session::csrf_ok(&s.csrf, form.get(CSRF_FIELD)) {
+        return pages::error(StatusCode::FORBIDDEN, "invalid_request", "This form has expired or was not sent by this site. Please start again from the application.").into_response();
+    }
+    if form.get("allow").is_some() && form.get("deny").is_none() {
+        allow(&req.state, &ar, &s).await
+    } else {
+        ar.back(&[
+            ("error", ErrorCode::AccessDenied.as_str()),
+            ("error_description", "The user denied the request."),
+        ])
+    }
+}
+
+/// The user allowed: a code (RFC 6749 §4.1.2) or an access token (§4.2.2).
+async fn allow(state: &AppState, ar: &AuthRequest, s: &Session) -> Response {
+    let now = state.clock.now();
+    let user_id = s.user_id;
+    let app_id = ar.app.id;
+    let scope = ar.scope.as_str();
+    let value = token::new_token();
+    let hash = token::storage_hash(&value);
+    match ar.response_type {
+        ResponseType::Code => {
+            let uri = ar.redirect_uri.clone();
+            let pkce = ar.pkce.clone();
+            let r = state
+                .db
+                .write(move |tx| {
+                    crate::db::tokens::purge_codes(tx, now - 3600 * SECOND)?;
+                    crate::db::tokens::insert_code(
+                        tx,
+                        &hash,
+                        app_id,
+                        user_id,
+                        &uri,
+                        scope,
+                        pkce.as_ref().map(|(c, m)| (c.as_str(), m.as_str())),
+                        now + CODE_TTL,
+                    )
+                    .map_err(crate::db::DbError::from)
+                })
+                .await;
+            match r {
+                Ok(()) => ar.back(&[("code", &value)]),
+                Err(e) => internal_page(e),
+            }
+        }
+        ResponseType::Token => {
+            let ttl = super::token::ttl(state);
+            let r = state
+                .db
+                .write(move |tx| {
+                    let grant = crate::db::tokens::insert_grant(tx, app_id, user_id, scope, now)?;
+                    crate::db::tokens::insert_access(
+                        tx,
+                        &hash,
+                        grant,
+                        scope,
+                        now + ttl * SECOND,
+                        now,
+                    )
+                    .map_err(crate::db::DbError::from)
+                })
+                .await;
+            match r {
+                Ok(()) => ar.back(&[
+                    ("access_token", &value),
+                    ("expires_in", &ttl.to_string()),
+                    ("token_type", "Bearer"),
+                    ("scope", scope),
+                ]),
+                Err(e) => internal_page(e),
+            }
+        }
+    }
+}

@@ -1,0 +1,198 @@
+//! `/accounts/login/` and `/accounts/logout/`: the username/password form that opens a
+//! browser session for the authorization endpoint.
+
+use warp::Filter;
+use warp::http::{Method, StatusCode};
+use warp::reply::Response;
+
+use crate::http::query::Query;
+use crate::http::{Req, Route, method_not_allowed, request, slash};
+use crate::oauth::password::Outcome;
+use crate::oauth::session::{self, SESSION_COOKIE};
+use crate::oauth::{CSRF_FIELD, internal_page, pages, redirect, redirect_to};
+use crate::state::AppState;
+
+/// What a failed login says: never which of the two was wrong.
+const WRONG: &str =
+    "Please enter a correct username and password. Both fields may be case-sensitive.";
+/// What a stale or forged form post says.
+const STALE: &str = "This form has expired. Please sign in again.";
+
+/// Routes of this module.
+pub fn routes(state: AppState) -> Route {
+    login(state.clone()).or(logout(state)).unify().boxed()
+}
+
+/// `GET|POST /accounts/login/`
+fn login(state: AppState) -> Route {
+    warp::path!("accounts" / "login")
+        .and(slash())
+        .and(request(state))
+        .then(|req: Req| async move {
+            match req.method {
+                Method::GET | Method::HEAD => get(req).await,
+                Method::POST => post(req).await,
+                _ => method_not_allowed("GET, HEAD, POST"),
+            }
+        })
+        .boxed()
+}
+
+/// `POST /accounts/logout/`
+fn logout(state: AppState) -> Route {
+    warp::path!("accounts" / "logout")
+        .and(slash())
+        .and(request(state))
+        .then(|req: Req| async move {
+            match req.method {
+                Method::POST => post_logout(req).await,
+                _ => method_not_allowed("POST"),
+            }
+        })
+        .boxed()
+}
+
+fn local_next(next: Option<&str>) -> Option<&str> {
+    next.filter(|n| redirect::is_local_path(n))
+}
+
+async fn form_page(
+    req: &Req,
+    status: StatusCode,
+    next: Option<&str>,
+    username: &str,
+    msg: Option<&str>,
+) -> pages::Page {
+    let (csrf, set) = session::login_csrf(&req.headers, req.state.config.https());
+    let mut page = pages::login(status, &csrf, next, username, msg);
+    page.cookies.extend(set);
+    page.form_action = skip_consent_origin(&req.state, next).await;
+    page
+}
+
+/// When `next` is an authorization request of a `--skip-consent` app, the login form's
+/// post ends in a redirect to the client: browsers check that redirect against the
+/// login page's `form-action`, so its origin must be allowed there.
+async fn skip_consent_origin(state: &AppState, next: Option<&str>) -> Option<String> {
+    let q = next?
+        .strip_prefix("/oauth/authorize")?
+        .trim_start_matches('/')
+        .strip_prefix('?')?;
+    let q = Query::parse(q);
+    let client_id = q.text("client_id")?.to_owned();
+    let uri = q.text("redirect_uri")?.to_owned();
+    let app = state
+        .db
+        .read(move |c| {
+            crate::db::apps::by_client_id(c, &client_id).map_err(crate::db::DbError::from)
+        })
+        .await
+        .ok()??;
+    (app.skip_consent && app.redirect_uris.contains(&uri))
+        .then(|| redirect::csp_source(&uri))
+        .flatten()
+}
+
+async fn get(req: Req) -> Response {
+    let q = req.query();
+    let next = local_next(q.get("next"));
+    match session::current(&req).await {
+        Ok(Some((_, s))) => match next {
+            Some(n) => redirect_to(StatusCode::FOUND, n, &[]),
+            None => pages::signed_in(&s.username, &s.csrf).into_response(),
+        },
+        Ok(None) => form_page(&req, StatusCode::OK, next, "", None)
+            .await
+            .into_response(),
+        Err(e) => internal_page(e),
+    }
+}
+
+async fn post(mut req: Req) -> Response {
+    if !super::is_form(&req.headers) {
+        return pages::error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "invalid_request",
+            "The form must be posted as application/x-www-form-urlencoded.",
+        )
+        .into_response();
+    }
+    let body = std::mem::replace(&mut req.body, crate::http::body::Body::empty());
+    let bytes = match body.read(&req.headers, crate::http::body::FORM_LIMIT).await {
+        Ok(b) => b,
+        Err(e) => return e.to_response(),
+    };
+    let form = Query::parse(&String::from_utf8_lossy(&bytes));
+    let next = local_next(form.get("next"));
+    let username = form.get("username").unwrap_or("").trim();
+    let expected = session::cookie(&req.headers, session::CSRF_COOKIE).unwrap_or_default();
+    if !session::csrf_ok(&expected, form.get(CSRF_FIELD)) {
+        return form_page(&req, StatusCode::FORBIDDEN, next, username, Some(STALE))
+            .await
+            .into_response();
+    }
+    let password = form.get("password").unwrap_or("");
+    if username.is_empty() || password.is_empty() {
+        return form_page(&req, StatusCode::OK, next, username, Some(WRONG))
+            .await
+            .into_response();
+    }
+    let addr = super::client_addr(&req);
+    match super::password::check(&req.state, addr, username, password).await {
+        Ok(Outcome::Ok(user_id)) => match session::open(&req, user_id).await {
+            Ok(cookie) => redirect_to(
+                StatusCode::SEE_OTHER,
+                next.unwrap_or("/accounts/login/"),
+                &[cookie],
+            ),
+            Err(e) => internal_page(e),
+        },
+        Ok(Outcome::Wrong) => form_page(&req, StatusCode::OK, next, username, Some(WRONG))
+            .await
+            .into_response(),
+        Ok(Outcome::Throttled(secs)) => {
+            let msg =
+                format!("Too many failed sign-in attempts. Please try again in {secs} seconds.");
+            let mut page = form_page(
+                &req,
+                StatusCode::TOO_MANY_REQUESTS,
+                next,
+                username,
+                Some(&msg),
+            )
+            .await;
+            page.retry_after = Some(secs);
+            page.into_response()
+        }
+        Err(e) => internal_page(e),
+    }
+}
+
+async fn post_logout(mut req: Req) -> Response {
+    let body = std::mem::replace(&mut req.body, crate::http::body::Body::empty());
+    let bytes = match body.read(&req.headers, crate::http::body::FORM_LIMIT).await {
+        Ok(b) => b,
+        Err(e) => return e.to_response(),
+    };
+    let clear = session::set_cookie(SESSION_COOKIE, "", 0, req.state.config.https());
+    let current = match session::current(&req).await {
+        Ok(c) => c,
+        Err(e) => return internal_page(e),
+    };
+    let Some((hash, s)) = current else {
+        return redirect_to(StatusCode::SEE_OTHER, "/accounts/login/", &[clear]);
+    };
+    let form = Query::parse(&String::from_utf8_lossy(&bytes));
+    if !super::is_form(&req.headers) || !session::csrf_ok(&s.csrf, form.get(CSRF_FIELD)) {
+        return pages::error(StatusCode::FORBIDDEN, "invalid_request", STALE).into_response();
+    }
+    let r = req
+        .state
+        .db
+        .write(move |tx| crate::db::sessions::delete(tx, &hash).map_err(crate::db::DbError::from))
+        .await;
+    match r {
+        Ok(()) => redirect_to(StatusCode::SEE_OTHER, "/accounts/login/", &[clear]),
+        Err(e) => internal_page(e),
+    }
+}

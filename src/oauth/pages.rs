@@ -1,0 +1,270 @@
+//! The server-rendered pages: login, consent, signed-in, and errors. No JavaScript;
+//! every form carries a CSRF token; every page is sent with `X-Frame-Options: DENY`, a
+//! strict `Content-Security-Policy` and `Cache-Control: no-store` (SPEC §4).
+
+use std::fmt::Write as _;
+
+use warp::http::{HeaderValue, StatusCode, header};
+use warp::reply::Response;
+
+use crate::db::apps::App;
+use crate::oauth::scope::Scope;
+
+const STYLE: &str = "body{font:16px/1.5 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;\
+background:#f4f5f7;color:#1f2328;margin:0}\
+main{max-width:26rem;margin:4rem auto;background:#fff;border-radius:12px;\
+box-shadow:0 1px 3px rgba(0,0,0,.12);padding:2rem}\
+h1{font-size:1.35rem;margin:0 0 1rem}p{margin:.5rem 0}.muted{color:#656d76;font-size:.9rem}\
+label{display:block;margin:.75rem 0 .25rem;font-weight:600}\
+input[type=text],input[type=password]{width:100%;box-sizing:border-box;padding:.55rem;\
+border:1px solid #d0d7de;border-radius:6px;font:inherit}\
+button{font:inherit;padding:.55rem 1.2rem;border-radius:6px;border:1px solid #d0d7de;\
+background:#f6f8fa;cursor:pointer;margin:1rem .5rem 0 0}\
+button.primary{background:#1f6feb;border-color:#1f6feb;color:#fff}\
+.error{background:#ffebe9;border:1px solid #ff8182;border-radius:6px;padding:.5rem .75rem}\
+.app{display:flex;gap:1rem;align-items:center;margin-bottom:1rem}\
+.app img{width:56px;height:56px;border-radius:10px;object-fit:cover}\
+ul{padding-left:1.2rem}code{background:#f6f8fa;padding:0 .25rem;border-radius:4px}";
+
+/// Escapes text for HTML content and attribute values.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#x27;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A page to send.
+#[derive(Debug)]
+pub struct Page {
+    /// Status code.
+    pub status: StatusCode,
+    /// `<title>` and heading.
+    pub title: String,
+    /// The inner HTML of `<main>` after the heading (already escaped).
+    pub body: String,
+    /// A CSP source (the redirect URI's origin) that forms may also post to.
+    pub form_action: Option<String>,
+    /// `Set-Cookie` values.
+    pub cookies: Vec<String>,
+    /// `Retry-After` seconds.
+    pub retry_after: Option<u64>,
+}
+
+impl Page {
+    /// A page with a status, title and body.
+    pub fn new(status: StatusCode, title: &str, body: String) -> Self {
+        Page {
+            status,
+            title: title.to_owned(),
+            body,
+            form_action: None,
+            cookies: Vec::new(),
+            retry_after: None,
+        }
+    }
+
+    /// The response with its security headers.
+    pub fn into_response(self) -> Response {
+        let html = format!(
+            "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\
+<title>{title} · hearth</title><style>{STYLE}</style></head>\
+<body><main><h1>{title}</h1>{body}</main></body></html>\n",
+            title = escape(&self.title),
+            body = self.body
+        );
+        let mut resp =
+            crate::http::bytes_response(self.status, "text/html; charset=utf-8", html.into_bytes());
+        let h = resp.headers_mut();
+        let form_action = match &self.form_action {
+            Some(o) => format!("'self' {o}"),
+            None => "'self'".to_owned(),
+        };
+        let csp = format!(
+            "default-src 'none'; frame-ancestors 'none'; img-src 'self' https:; \
+style-src 'unsafe-inline'; form-action {form_action}; base-uri 'none'"
+        );
+        if let Ok(v) = HeaderValue::from_str(&csp) {
+            h.insert(header::CONTENT_SECURITY_POLICY, v);
+        }
+        h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+        h.insert(
+            header::X_CONTENT_TYPE_OPTIONS,
+            HeaderValue::from_static("nosniff"),
+        );
+        h.insert(
+            header::REFERRER_POLICY,
+            HeaderValue::from_static("no-referrer"),
+        );
+        super::no_store(h);
+        for c in &self.cookies {
+            if let Ok(v) = HeaderValue::from_str(c) {
+                h.append(header::SET_COOKIE, v);
+            }
+        }
+        if let Some(secs) = self.retry_after {
+            h.insert(header::RETRY_AFTER, HeaderValue::from(secs));
+        }
+        resp
+    }
+}
+
+/// A hidden form field.
+fn hidden(name: &str, value: &str) -> String {
+    format!(
+        "<input type=\"hidden\" name=\"{}\" value=\"{}\">",
+        escape(name),
+        escape(value)
+    )
+}
+
+/// The login form; `message` is shown above it.
+pub fn login(
+    status: StatusCode,
+    csrf: &str,
+    next: Option<&str>,
+    username: &str,
+    message: Option<&str>,
+) -> Page {
+    let mut body = String::new();
+    if let Some(m) = message {
+        let _ = write!(body, "<p class=\"error\" role=\"alert\">{}</p>", escape(m));
+    }
+    let _ = write!(
+        body,
+        "<form method=\"post\" action=\"/accounts/login/\">{}{}\
+<label for=\"username\">Username</label>\
+<input type=\"text\" id=\"username\" name=\"username\" value=\"{}\" autocomplete=\"username\" required autofocus>\
+<label for=\"password\">Password</label>\
+<input type=\"password\" id=\"password\" name=\"password\" autocomplete=\"current-password\" required>\
+<button class=\"primary\" type=\"submit\">Sign in</button></form>",
+        hidden("csrfmiddlewaretoken", csrf),
+        next.map(|n| hidden("next", n)).unwrap_or_default(),
+        escape(username),
+    );
+    Page::new(status, "Sign in", body)
+}
+
+/// The page of a signed-in user who came to the login page with nowhere to go.
+pub fn signed_in(username: &str, csrf: &str) -> Page {
+    let body = format!(
+        "<p>You are signed in as <strong>{}</strong>.</p>\
+<form method=\"post\" action=\"/accounts/logout/\">{}<button type=\"submit\">Sign out</button></form>",
+        escape(username),
+        hidden("csrfmiddlewaretoken", csrf)
+    );
+    Page::new(StatusCode::OK, "Signed in", body)
+}
+
+/// The authorization parameters a consent form posts back.
+#[derive(Debug, Clone, Default)]
+pub struct ConsentFields {
+    pub response_type: String,
+    pub client_id: String,
+    pub redirect_uri: String,
+    pub scope: String,
+    pub state: Option<String>,
+    pub code_challenge: Option<String>,
+    pub code_challenge_method: Option<String>,
+}
+
+/// The consent page: the app's name, description and image, the scopes, Allow / Deny.
+pub fn consent(app: &App, username: &str, scope: Scope, f: &ConsentFields, csrf: &str) -> Page {
+    let mut body = String::from("<div class=\"app\">");
+    if app.image.starts_with("https://") || app.image.starts_with('/') {
+        let _ = write!(body, "<img src=\"{}\" alt=\"\">", escape(&app.image));
+    }
+    let _ = write!(
+        body,
+        "<div><strong>{}</strong> wants to access your account.</div></div>",
+        escape(&app.name)
+    );
+    if !app.description.is_empty() {
+        let _ = write!(body, "<p>{}</p>", escape(&app.description));
+    }
+    body.push_str("<p>It will be able to:</p><ul>");
+    if scope.read {
+        body.push_str(
+            "<li><strong>read</strong>: see your profile and the community's content as you</li>",
+        );
+    }
+    if scope.write {
+        body.push_str(
+            "<li><strong>write</strong>: post, react, follow and change things as you</li>",
+        );
+    }
+    let _ = write!(
+        body,
+        "</ul><p class=\"muted\">Signed in as {}. After your choice you will be sent to <code>{}</code>.</p>\
+<form method=\"post\" action=\"/oauth/authorize/\">{}{}{}{}{}",
+        escape(username),
+        escape(&f.redirect_uri),
+        hidden("csrfmiddlewaretoken", csrf),
+        hidden("response_type", &f.response_type),
+        hidden("client_id", &f.client_id),
+        hidden("redirect_uri", &f.redirect_uri),
+        hidden("scope", &f.scope),
+    );
+    for (name, v) in [
+        ("state", &f.state),
+        ("code_challenge", &f.code_challenge),
+        ("code_challenge_method", &f.code_challenge_method),
+    ] {
+        if let Some(v) = v {
+            body.push_str(&hidden(name, v));
+        }
+    }
+    body.push_str(
+        "<button class=\"primary\" type=\"submit\" name=\"allow\" value=\"Authorize\">Allow</button>\
+<button type=\"submit\" name=\"deny\" value=\"Deny\">Deny</button></form>",
+    );
+    let mut page = Page::new(StatusCode::OK, &format!("Authorize {}", app.name), body);
+    page.form_action = super::redirect::csp_source(&f.redirect_uri);
+    page
+}
+
+/// An error page (never a redirect): the RFC code and what it means.
+pub fn error(status: StatusCode, code: &str, description: &str) -> Page {
+    let body = format!(
+        "<p class=\"error\" role=\"alert\"><code>{}</code></p><p>{}</p>",
+        escape(code),
+        escape(description)
+    );
+    Page::new(status, "Authorization error", body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_the_five() {
+        assert_eq!(
+            escape(r#"<a href="x">'&'</a>"#),
+            "&lt;a href=&quot;x&quot;&gt;&#x27;&amp;&#x27;&lt;/a&gt;"
+        );
+    }
+
+    #[test]
+    fn pages_carry_security_headers() {
+        let mut p = login(StatusCode::OK, "tok", Some("/x"), "<ann>", Some("bad"));
+        p.form_action = Some("https://app.example".into());
+        let r = p.into_response();
+        let h = r.headers();
+        assert_eq!(h[header::X_FRAME_OPTIONS], "DENY");
+        assert_eq!(h[header::CACHE_CONTROL], "no-store");
+        let csp = h[header::CONTENT_SECURITY_POLICY].to_str().unwrap_or("");
+        assert!(csp.contains("default-src 'none'"));
+        assert!(csp.contains("frame-ancestors 'none'"));
+        assert!(csp.contains("form-action 'self' https://app.example"));
+    }
+}

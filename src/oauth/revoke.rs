@@ -1,0 +1,87 @@
+//! Token revocation (RFC 7009): `POST /oauth/revoke_token/`. Refresh tokens take the
+//! access token issued with them along; access tokens go alone; a JWT (bound to no app)
+//! may be revoked by any registered client, by its `jti`, until it expires. An unknown
+//! token or one issued to another client is 200 and changes nothing (RFC 7009 §2.2).
+
+use warp::Filter;
+use warp::http::{Method, StatusCode};
+use warp::reply::Response;
+
+use crate::http::{Req, Route, method_not_allowed, request, slash};
+use crate::oauth::errors::OAuthError;
+use crate::oauth::token::{client, read_form};
+use crate::state::AppState;
+use crate::token::{self, jwt};
+
+/// `POST /oauth/revoke_token/`
+pub fn route(state: AppState) -> Route {
+    warp::path!("oauth" / "revoke_token")
+        .and(slash())
+        .and(request(state))
+        .then(|req: Req| async move {
+            match req.method {
+                Method::POST => match revoke(req).await {
+                    Ok(r) => r,
+                    Err(e) => e.to_response(),
+                },
+                _ => method_not_allowed("POST"),
+            }
+        })
+        .boxed()
+}
+
+async fn revoke(mut req: Req) -> Result<Response, OAuthError> {
+    let form = read_form(&mut req).await?;
+    let app = client(&req, &form).await?;
+    let presented = form
+        .text("token")
+        .ok_or_else(|| OAuthError::invalid_request("The request has no token."))?;
+    let now = req.state.clock.now();
+    if jwt::looks_like_jwt(presented) {
+        // Only a JWT this server would accept can be revoked: a forged one has no jti
+        // worth remembering.
+        let keys = req.state.jwt_keys();
+        if let Ok(payload) = jwt::verify_signature(presented, &keys.accepted(now)) {
+            let jti = payload.get("jti").and_then(serde_json::Value::as_str);
+            let exp = payload.get("exp").and_then(serde_json::Value::as_f64);
+            if let (Some(jti), Some(exp)) = (jti.filter(|j| !j.is_empty()), exp) {
+                #[expect(
+                    clippy::cast_possible_truncation,
+                    reason = "NumericDate rounded up to whole seconds"
+                )]
+                let until = (exp.ceil() as i64).saturating_mul(crate::clock::SECOND);
+                if until > now {
+                    let jti = jti.to_owned();
+                    req.state
+                        .db
+                        .write(move |tx| {
+                            crate::db::jwt::revoke(tx, &jti, until, now)
+                                .map_err(crate::db::DbError::from)
+                        })
+                        .await?;
+                }
+            }
+        }
+    } else {
+        let hash = token::storage_hash(presented);
+        let hint = form.get("token_type_hint").map(str::to_owned);
+        let app_id = app.id;
+        req.state
+            .db
+            .write(move |tx| -> Result<(), OAuthError> {
+                // token_type_hint only orders the lookups (RFC 7009 §2.1)
+                if hint.as_deref() == Some("access_token") {
+                    if !crate::db::tokens::revoke_access_of_app(tx, &hash, app_id)? {
+                        crate::db::tokens::revoke_refresh_of_app(tx, &hash, app_id)?;
+                    }
+                } else if !crate::db::tokens::revoke_refresh_of_app(tx, &hash, app_id)? {
+                    crate::db::tokens::revoke_access_of_app(tx, &hash, app_id)?;
+                }
+                Ok(())
+            })
+            .await?;
+    }
+    let mut resp = crate::http::empty(StatusCode::OK);
+    super::no_store(resp.headers_mut());
+    Ok(resp)
+}

@@ -1,0 +1,225 @@
+//! The token endpoint (RFC 6749 §3.2, §5): `POST /oauth/token/` with a form body. The
+//! client authenticates (§2.3.1), then the grant named by `grant_type` runs: one
+//! module per grant.
+
+mod code;
+mod password;
+mod refresh;
+
+use rusqlite::Connection;
+use serde::Serialize;
+use warp::Filter;
+use warp::http::Method;
+use warp::reply::Response;
+
+use crate::clock::{SECOND, Timestamp};
+use crate::db::apps::App;
+use crate::http::query::Query;
+use crate::http::{Req, Route, method_not_allowed, request, slash};
+use crate::oauth::errors::{ErrorCode, OAuthError};
+use crate::oauth::scope::Scope;
+use crate::state::AppState;
+use crate::token;
+
+/// Refresh token lifetime (SPEC §6).
+pub const REFRESH_TTL: Timestamp = 30 * 24 * 3600 * SECOND;
+
+/// `grant_type` (RFC 6749 §4.1.3, §4.3.2, §6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GrantType {
+    /// `authorization_code`.
+    AuthorizationCode,
+    /// `password`.
+    Password,
+    /// `refresh_token`.
+    RefreshToken,
+}
+
+impl GrantType {
+    /// Parses the form value; `None` for any grant hearth does not support.
+    pub fn parse(s: &str) -> Option<GrantType> {
+        match s {
+            "authorization_code" => Some(GrantType::AuthorizationCode),
+            "password" => Some(GrantType::Password),
+            "refresh_token" => Some(GrantType::RefreshToken),
+            _ => None,
+        }
+    }
+}
+
+/// The success body (RFC 6749 §5.1), in this field order.
+#[derive(Debug, Serialize)]
+pub struct TokenResponse {
+    pub access_token: String,
+    pub expires_in: i64,
+    pub token_type: &'static str,
+    pub scope: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refresh_token: Option<String>,
+}
+
+/// The access token lifetime in seconds.
+pub fn ttl(state: &AppState) -> i64 {
+    i64::try_from(state.config.token_ttl.as_secs()).unwrap_or(i64::MAX / SECOND)
+}
+
+/// Issues an access token and a refresh token under `grant_id`.
+pub fn issue(
+    conn: &Connection,
+    grant_id: i64,
+    scope: Scope,
+    ttl_secs: i64,
+    now: Timestamp,
+) -> rusqlite::Result<TokenResponse> {
+    let access = token::new_token();
+    let refresh = token::new_token();
+    let access_hash = token::storage_hash(&access);
+    let scope_s = scope.as_str();
+    crate::db::tokens::insert_access(
+        conn,
+        &access_hash,
+        grant_id,
+        scope_s,
+        now + ttl_secs * SECOND,
+        now,
+    )?;
+    crate::db::tokens::insert_refresh(
+        conn,
+        &token::storage_hash(&refresh),
+        grant_id,
+        &access_hash,
+        scope_s,
+        now + REFRESH_TTL,
+        now,
+    )?;
+    Ok(TokenResponse {
+        access_token: access,
+        expires_in: ttl_secs,
+        token_type: "Bearer",
+        scope: scope_s,
+        refresh_token: Some(refresh),
+    })
+}
+
+/// What a grant module gets.
+pub struct Ctx<'a> {
+    /// Shared state.
+    pub state: &'a AppState,
+    /// The authenticated client.
+    pub app: App,
+    /// The form.
+    pub form: Query,
+    /// The client address (brute-force limit).
+    pub addr: std::net::IpAddr,
+}
+
+/// `POST /oauth/token/`
+pub fn route(state: AppState) -> Route {
+    warp::path!("oauth" / "token")
+        .and(slash())
+        .and(request(state))
+        .then(|req: Req| async move {
+            match req.method {
+                Method::POST => match token(req).await {
+                    Ok(r) => r,
+                    Err(e) => e.to_response(),
+                },
+                _ => method_not_allowed("POST"),
+            }
+        })
+        .boxed()
+}
+
+/// Reads a form body of the token or revocation endpoint (RFC 6749 §3.2: parameters
+/// must not repeat).
+pub async fn read_form(req: &mut Req) -> Result<Query, OAuthError> {
+    if !super::is_form(&req.headers) {
+        return Err(OAuthError::invalid_request(
+            "The body must be application/x-www-form-urlencoded.",
+        ));
+    }
+    let body = std::mem::replace(&mut req.body, crate::http::body::Body::empty());
+    let bytes = body
+        .read(&req.headers, crate::http::body::FORM_LIMIT)
+        .await?;
+    let form = Query::parse(&String::from_utf8_lossy(&bytes));
+    if let Some(p) = form
+        .pairs()
+        .iter()
+        .map(|(k, _)| k.as_str())
+        .find(|k| form.pairs().iter().filter(|(k2, _)| k2 == k).count() > 1)
+    {
+        return Err(OAuthError::invalid_request(format!(
+            "The parameter {p} is repeated."
+        )));
+    }
+    Ok(form)
+}
+
+/// Authenticates the client of a form request.
+pub async fn client(req: &Req, form: &Query) -> Result<App, OAuthError> {
+    let creds = super::client::from_request(&req.headers, form)?;
+    req.state
+        .db
+        .read(move |c| super::client::authenticate(c, &creds))
+        .await
+}
+
+async fn token(mut req: Req) -> Result<Response, OAuthError> {
+    let form = read_form(&mut req).await?;
+    let app = client(&req, &form).await?;
+    let grant = match form.text("grant_type") {
+        None => {
+            return Err(OAuthError::invalid_request(
+                "The request has no grant_type.",
+            ));
+        }
+        Some(g) => GrantType::parse(g).ok_or_else(|| {
+            OAuthError::new(
+                ErrorCode::UnsupportedGrantType,
+                "grant_type must be authorization_code, password or refresh_token.",
+            )
+        })?,
+    };
+    let ctx = Ctx {
+        state: &req.state,
+        app,
+        form,
+        addr: super::client_addr(&req),
+    };
+    let body = match grant {
+        GrantType::AuthorizationCode => code::exchange(ctx).await?,
+        GrantType::Password => password::exchange(ctx).await?,
+        GrantType::RefreshToken => refresh::exchange(ctx).await?,
+    };
+    let mut resp = crate::http::ok(&body);
+    super::no_store(resp.headers_mut());
+    Ok(resp)
+}
+
+fn unauthorized_client() -> OAuthError {
+    OAuthError::new(
+        ErrorCode::UnauthorizedClient,
+        "This application may not use this grant type.",
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grant_types() {
+        assert_eq!(
+            GrantType::parse("authorization_code"),
+            Some(GrantType::AuthorizationCode)
+        );
+        assert_eq!(GrantType::parse("password"), Some(GrantType::Password));
+        assert_eq!(
+            GrantType::parse("refresh_token"),
+            Some(GrantType::RefreshToken)
+        );
+        assert_eq!(GrantType::parse("client_credentials"), None);
+        assert_eq!(GrantType::parse("implicit"), None);
+    }
+}

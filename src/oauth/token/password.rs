@@ -1,0 +1,51 @@
+//! `grant_type=password` (RFC 6749 §4.3): only for apps registered with the password
+//! grant; behind the brute-force limit (429 `temporarily_unavailable` with
+//! `Retry-After` when reached).
+
+use super::{Ctx, TokenResponse, issue, ttl, unauthorized_client};
+use crate::db::apps::AppGrant;
+use crate::oauth::errors::{ErrorCode, OAuthError};
+use crate::oauth::password::Outcome;
+use crate::oauth::scope::Scope;
+
+/// Exchanges resource owner credentials.
+pub async fn exchange(ctx: Ctx<'_>) -> Result<TokenResponse, OAuthError> {
+    if ctx.app.grant != AppGrant::Password {
+        return Err(unauthorized_client());
+    }
+    let (Some(username), Some(password)) = (ctx.form.text("username"), ctx.form.get("password"))
+    else {
+        return Err(OAuthError::invalid_request(
+            "username and password are required.",
+        ));
+    };
+    let scope = Scope::parse(ctx.form.get("scope"), Scope::ALL).ok_or_else(|| {
+        OAuthError::new(
+            ErrorCode::InvalidScope,
+            "scope must be a subset of \"read write\".",
+        )
+    })?;
+    let user_id =
+        match crate::oauth::password::check(ctx.state, ctx.addr, username, password).await? {
+            Outcome::Ok(id) => id,
+            Outcome::Wrong => return Err(OAuthError::invalid_grant("Invalid credentials given.")),
+            Outcome::Throttled(secs) => {
+                let mut e = OAuthError::new(
+                    ErrorCode::TemporarilyUnavailable,
+                    format!("Too many failed attempts. Try again in {secs} seconds."),
+                );
+                e.retry_after = Some(secs);
+                return Err(e);
+            }
+        };
+    let app_id = ctx.app.id;
+    let now = ctx.state.clock.now();
+    let ttl = ttl(ctx.state);
+    ctx.state
+        .db
+        .write(move |tx| -> Result<TokenResponse, OAuthError> {
+            let grant = crate::db::tokens::insert_grant(tx, app_id, user_id, scope.as_str(), now)?;
+            Ok(issue(tx, grant, scope, ttl, now)?)
+        })
+        .await
+}
