@@ -6,6 +6,7 @@
 pub mod apps;
 pub mod categories;
 pub mod check;
+pub mod follows;
 pub mod jwt;
 pub mod media;
 pub mod migrate;

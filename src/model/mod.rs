@@ -1,6 +1,7 @@
 //! Domain types and the JSON shapes the API returns. Depends on nothing above it.
 
 pub mod pref;
+pub mod reaction;
 pub mod slug;
 pub mod user;
 
