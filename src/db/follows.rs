@@ -272,4 +272,69 @@ mod tests {
         recount(&c).unwrap();
         assert_eq!(live_counters(&c, 1).unwrap(), Some((0, 1, 0)));
     }
+
+    #[test]
+    fn random_toggles_match_a_naive_model() {
+        use std::collections::BTreeMap;
+        let c = db();
+        let n = 12i64;
+        for id in 5..=n {
+            super::super::users::insert(
+                &c,
+                &super::super::users::NewUser {
+                    id: Some(id),
+                    username: format!("u{id}"),
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+        }
+        // (follower, followed) -> created_at
+        let mut model: BTreeMap<(i64, i64), i64> = BTreeMap::new();
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        for step in 0..3000i64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let a = 1 + (x % 12) as i64;
+            let b = 1 + ((x >> 8) % 12) as i64;
+            if a == b {
+                continue;
+            }
+            let now = step / 3; // equal times happen: ties go by user id
+            match toggle(&c, a, b, now).unwrap() {
+                Toggled::Followed => assert!(model.insert((a, b), now).is_none()),
+                Toggled::Unfollowed => assert!(model.remove(&(a, b)).is_some()),
+            }
+        }
+        assert!(crate::db::check::run(&c).unwrap().is_empty());
+        for id in 1..=n {
+            for dir in [Direction::Followings, Direction::Followers] {
+                for mutual in [None, Some(true), Some(false)] {
+                    let mut want: Vec<(bool, i64, i64)> = model
+                        .iter()
+                        .filter_map(|(&(f, t), &at)| {
+                            let other = match dir {
+                                Direction::Followings if f == id => t,
+                                Direction::Followers if t == id => f,
+                                _ => return None,
+                            };
+                            let m = model.contains_key(&(t, f));
+                            mutual.is_none_or(|w| w == m).then_some((m, at, other))
+                        })
+                        .collect();
+                    want.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
+                    let want: Vec<i64> = want.into_iter().map(|w| w.2).collect();
+                    let got: Vec<i64> = page(&c, id, dir, mutual, None, 1000, 0)
+                        .unwrap()
+                        .into_iter()
+                        .map(|(u, _)| u.id)
+                        .collect();
+                    assert_eq!(got, want, "{id} {dir:?} {mutual:?}");
+                    let counters = live_counters(&c, id).unwrap().unwrap();
+                    assert_eq!(count(counters, dir, mutual), want.len() as i64);
+                }
+            }
+        }
+    }
 }

@@ -458,6 +458,10 @@ async fn patching_preferences_is_staff_only_and_all_or_nothing() {
         assert!(values.contains(&json!(false)), "{body}: {values:?}");
         assert!(values.contains(&json!(3)), "{body}: {values:?}");
     }
+    // an empty object changes nothing
+    let r = patch(Some(s.jwt(staff)), json!({})).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert_eq!(r.json(), json!([]));
     // not a JSON object
     let r = patch(Some(s.jwt(staff)), json!([1])).await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
