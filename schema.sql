@@ -34,6 +34,7 @@ CREATE TABLE user (
     company_role        TEXT    NOT NULL DEFAULT '',
     followings_counter  INTEGER NOT NULL DEFAULT 0,
     followers_counter   INTEGER NOT NULL DEFAULT 0,
+    mutuals_counter     INTEGER NOT NULL DEFAULT 0,       -- live users followed by and following this one (mutual=1 edges)
     posts_counter       INTEGER NOT NULL DEFAULT 0,
     discussions_counter INTEGER NOT NULL DEFAULT 0,
     polls_counter       INTEGER NOT NULL DEFAULT 0,

@@ -16,6 +16,12 @@ const INVARIANTS: &[(&str, &str)] = &[
            (SELECT count(*) FROM follow f JOIN user v ON v.id = f.followed WHERE f.follower = u.id AND v.deleted = 0)",
     ),
     (
+        "mutuals_counter matches live mutual followings",
+        "SELECT u.id FROM user u WHERE u.mutuals_counter <>
+           (SELECT count(*) FROM follow f JOIN user v ON v.id = f.followed
+            WHERE f.follower = u.id AND f.mutual = 1 AND v.deleted = 0)",
+    ),
+    (
         "follow.mutual matches the reverse edge",
         "SELECT f.follower FROM follow f WHERE f.mutual <>
            EXISTS (SELECT 1 FROM follow r WHERE r.follower = f.followed AND r.followed = f.follower)",

@@ -8,6 +8,7 @@ pub mod categories;
 pub mod check;
 pub mod contributions;
 pub mod import;
+pub mod follows;
 pub mod jwt;
 pub mod media;
 pub mod migrate;

@@ -72,3 +72,98 @@ pub fn set(conn: &Connection, id: i64, value: &Value) -> rusqlite::Result<()> {
         .execute(params![id, value.to_string()])?;
     Ok(())
 }
+
+/// A column preferences can be ordered by (`ordering`'s allow-list).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OrderKey {
+    /// `id`
+    Id,
+    /// `section`
+    Section,
+    /// `name`
+    Name,
+}
+
+impl OrderKey {
+    /// One `ordering` entry: `id`, `section` or `name`, optionally prefixed `-`
+    /// (descending). `None` for anything else.
+    pub fn parse(s: &str) -> Option<(OrderKey, bool)> {
+        let (desc, field) = match s.strip_prefix('-') {
+            Some(f) => (true, f),
+            None => (false, s),
+        };
+        let key = match field {
+            "id" => OrderKey::Id,
+            "section" => OrderKey::Section,
+            "name" => OrderKey::Name,
+            _ => return None,
+        };
+        Some((key, desc))
+    }
+}
+
+/// What the preference lists filter and order on.
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    /// Case-insensitive substring of `section` or `name`.
+    pub search: Option<String>,
+    /// Exact section.
+    pub section: Option<String>,
+    /// Only these `(section, name)` pairs.
+    pub keys: Option<Vec<(String, String)>>,
+    /// Ordering keys, each with `true` for descending; `id` breaks the remaining ties.
+    pub ordering: Vec<(OrderKey, bool)>,
+}
+
+/// One page of the matching preferences, and how many match. The preference table is
+/// a fixed list of a few hundred rows, so it is filtered and ordered here (no user
+/// text ever reaches SQL).
+pub fn search(
+    conn: &Connection,
+    f: &Filter,
+    limit: i64,
+    offset: i64,
+) -> rusqlite::Result<(i64, Vec<Pref>)> {
+    let needle = f.search.as_deref().map(str::to_lowercase);
+    let mut rows: Vec<Pref> = list(conn, f.section.as_deref())?
+        .into_iter()
+        .filter(|p| {
+            needle.as_deref().is_none_or(|n| {
+                p.section.to_lowercase().contains(n) || p.name.to_lowercase().contains(n)
+            })
+        })
+        .filter(|p| {
+            f.keys
+                .as_ref()
+                .is_none_or(|ks| ks.iter().any(|(s, n)| *s == p.section && *n == p.name))
+        })
+        .collect();
+    rows.sort_by(|a, b| {
+        f.ordering
+            .iter()
+            .map(|&(key, desc)| {
+                let o = match key {
+                    OrderKey::Id => a.id.cmp(&b.id),
+                    OrderKey::Section => a.section.cmp(&b.section),
+                    OrderKey::Name => a.name.cmp(&b.name),
+                };
+                if desc { o.reverse() } else { o }
+            })
+            .find(|o| o.is_ne())
+            .unwrap_or_else(|| a.id.cmp(&b.id))
+    });
+    let count = i64::try_from(rows.len()).unwrap_or(i64::MAX);
+    let page = rows
+        .into_iter()
+        .skip(usize::try_from(offset).unwrap_or(usize::MAX))
+        .take(usize::try_from(limit).unwrap_or(usize::MAX))
+        .collect();
+    Ok((count, page))
+}
+
+/// One preference by id.
+pub fn by_id(conn: &Connection, id: i64) -> rusqlite::Result<Option<Pref>> {
+    conn.prepare_cached(&format!("SELECT {COLUMNS} FROM preference WHERE id = ?1"))?
+        .query_row([id], from_row)
+        .optional()
+}

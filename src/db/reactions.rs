@@ -63,3 +63,40 @@ pub fn update(conn: &Connection, r: &Reaction) -> rusqlite::Result<()> {
     .execute(params![r.id, r.label, r.sentiment, r.image, r.active])?;
     Ok(())
 }
+
+/// What `GET /api/v2/reaction/search/` filters on.
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    /// Case-insensitive substring of the label.
+    pub search: Option<String>,
+    /// Only active (or inactive) reactions.
+    pub active: Option<bool>,
+}
+
+/// One page of the matching reactions, by id, and how many match. The reaction table
+/// is a short admin-kept list, so it is filtered here with full Unicode case folding
+/// rather than SQLite's ASCII-only `lower()`.
+pub fn search(
+    conn: &Connection,
+    f: &Filter,
+    limit: i64,
+    offset: i64,
+) -> rusqlite::Result<(i64, Vec<Reaction>)> {
+    let needle = f.search.as_deref().map(str::to_lowercase);
+    let all: Vec<Reaction> = list(conn)?
+        .into_iter()
+        .filter(|r| f.active.is_none_or(|a| r.active == a))
+        .filter(|r| {
+            needle
+                .as_deref()
+                .is_none_or(|n| r.label.to_lowercase().contains(n))
+        })
+        .collect();
+    let count = i64::try_from(all.len()).unwrap_or(i64::MAX);
+    let page = all
+        .into_iter()
+        .skip(usize::try_from(offset).unwrap_or(usize::MAX))
+        .take(usize::try_from(limit).unwrap_or(usize::MAX))
+        .collect();
+    Ok((count, page))
+}

@@ -165,6 +165,11 @@ pub fn soft_delete(conn: &Connection, id: i64) -> rusqlite::Result<()> {
         [id],
     )?;
     conn.execute(
+        "UPDATE user SET mutuals_counter = mutuals_counter - 1
+         WHERE id IN (SELECT followed FROM follow WHERE follower = ?1 AND mutual = 1)",
+        [id],
+    )?;
+    conn.execute(
         "UPDATE oauth_grant SET revoked = 1 WHERE user_id = ?1",
         [id],
     )?;

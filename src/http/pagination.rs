@@ -32,8 +32,8 @@ impl Page {
     pub fn from_query_with(q: &Query, default: Option<i64>, max: i64) -> Result<Page, ApiError> {
         let limit = match q.get("limit") {
             None => default.unwrap_or(i64::MAX),
-            Some(v) => match v.parse::<i64>() {
-                Ok(n) if n > 0 => n.min(max),
+            Some(v) => match parse_count(v) {
+                Some(n) if n > 0 => n.min(max),
                 _ => {
                     return Err(ApiError::field(
                         "limit",
@@ -45,8 +45,8 @@ impl Page {
         };
         let offset = match q.get("offset") {
             None => 0,
-            Some(v) => match v.parse::<i64>() {
-                Ok(n) if n >= 0 => n,
+            Some(v) => match parse_count(v) {
+                Some(n) => n,
                 _ => {
                     return Err(ApiError::field(
                         "offset",
@@ -58,6 +58,17 @@ impl Page {
         };
         Ok(Page { limit, offset })
     }
+}
+
+/// A non-negative decimal integer (an optional `+`, then digits). One too large for an
+/// i64 is still an integer: it saturates, so a huge `limit` is clamped like any limit
+/// above the maximum and a huge `offset` gives an empty page, rather than a 400.
+fn parse_count(v: &str) -> Option<i64> {
+    let digits = v.strip_prefix('+').unwrap_or(v);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some(digits.parse::<i64>().unwrap_or(i64::MAX))
 }
 
 /// The list envelope.
@@ -145,9 +156,31 @@ mod tests {
             "offset=-1",
             "offset=",
             "offset=1.5",
+            "limit=-99999999999999999999",
+            "limit=%205",
+            "offset=+",
         ] {
             assert!(page(qs).is_err(), "{qs}");
         }
+    }
+
+    #[test]
+    fn huge_integers_saturate() {
+        assert_eq!(
+            page("limit=99999999999999999999&offset=99999999999999999999").ok(),
+            Some(Page {
+                limit: 100,
+                offset: i64::MAX
+            })
+        );
+        let q = Query::parse("offset=99999999999999999999");
+        let p = Page::from_query(&q).unwrap_or(Page {
+            limit: 0,
+            offset: 0,
+        });
+        let e = envelope("http://h/x/", &q, p, 5, Vec::<i64>::new());
+        assert_eq!(e.next, None);
+        assert!(e.previous.is_some());
     }
 
     #[test]

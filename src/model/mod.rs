@@ -3,6 +3,7 @@
 pub mod contribution;
 pub mod import;
 pub mod pref;
+pub mod reaction;
 pub mod slug;
 pub mod user;
 

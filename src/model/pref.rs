@@ -60,6 +60,15 @@ impl PrefKind {
     }
 }
 
+/// Dynamic Preference JSON: `{"id", "section", "name", "value"}`, `value` typed.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct PrefJson {
+    pub id: i64,
+    pub section: String,
+    pub name: String,
+    pub value: Value,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
