@@ -6,6 +6,8 @@
 pub mod apps;
 pub mod categories;
 pub mod check;
+pub mod course_members;
+pub mod courses;
 pub mod jwt;
 pub mod media;
 pub mod migrate;

@@ -1,5 +1,6 @@
 //! Domain types and the JSON shapes the API returns. Depends on nothing above it.
 
+pub mod course;
 pub mod pref;
 pub mod slug;
 pub mod user;
