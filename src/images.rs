@@ -79,9 +79,7 @@ fn reader(bytes: &[u8]) -> Result<ImageReader<Cursor<&[u8]>>, ImageError> {
         .map_err(|e| ImageError::NotAnImage(e.to_string()))?;
     match r.format() {
         Some(ImageFormat::Jpeg | ImageFormat::Png | ImageFormat::WebP | ImageFormat::Gif) => Ok(r),
-        Some(other) => Err(ImageError::NotAnImage(format!(
-            "{other:?} is not accepted"
-        ))),
+        Some(other) => Err(ImageError::NotAnImage(format!("{other:?} is not accepted"))),
         None => Err(ImageError::NotAnImage("unknown format".into())),
     }
 }
@@ -107,7 +105,8 @@ pub fn decode(bytes: &[u8]) -> Result<DynamicImage, ImageError> {
     limits.max_alloc = Some(MAX_ALLOC);
     let mut r = reader(bytes)?;
     r.limits(limits);
-    r.decode().map_err(|e| ImageError::NotAnImage(e.to_string()))
+    r.decode()
+        .map_err(|e| ImageError::NotAnImage(e.to_string()))
 }
 
 /// The largest centered square of an image.

@@ -70,10 +70,7 @@ pub fn visible(course: &Course, status: Option<&str>) -> bool {
     }
     match course.privacy.as_str() {
         "open" | "private" => true,
-        "secret" => matches!(
-            status,
-            Some("creator" | "manager" | "joined" | "invited")
-        ),
+        "secret" => matches!(status, Some("creator" | "manager" | "joined" | "invited")),
         _ => manages(status),
     }
 }
@@ -230,7 +227,11 @@ fn text(
     match map.get(field)? {
         Value::String(s) => Some(s.clone()),
         Value::Null => {
-            errors.push(FieldError::new(field, "null", "This field may not be null."));
+            errors.push(FieldError::new(
+                field,
+                "null",
+                "This field may not be null.",
+            ));
             None
         }
         _ => {
@@ -252,7 +253,11 @@ fn boolean(
             "true" | "1" | "on" | "yes" => Some(true),
             "false" | "0" | "off" | "no" => Some(false),
             _ => {
-                errors.push(FieldError::new(field, "invalid", "Must be a valid boolean."));
+                errors.push(FieldError::new(
+                    field,
+                    "invalid",
+                    "Must be a valid boolean.",
+                ));
                 None
             }
         },
@@ -260,11 +265,19 @@ fn boolean(
             Some(n.as_i64() == Some(1))
         }
         Value::Null => {
-            errors.push(FieldError::new(field, "null", "This field may not be null."));
+            errors.push(FieldError::new(
+                field,
+                "null",
+                "This field may not be null.",
+            ));
             None
         }
         _ => {
-            errors.push(FieldError::new(field, "invalid", "Must be a valid boolean."));
+            errors.push(FieldError::new(
+                field,
+                "invalid",
+                "Must be a valid boolean.",
+            ));
             None
         }
     }
@@ -272,7 +285,11 @@ fn boolean(
 
 /// A list of ids: integers or numeric strings; a JSON-encoded array in a string (how
 /// multipart clients send `sections_order`); a comma-separated string.
-fn ids(map: &Map<String, Value>, field: &'static str, errors: &mut Vec<FieldError>) -> Option<Vec<i64>> {
+fn ids(
+    map: &Map<String, Value>,
+    field: &'static str,
+    errors: &mut Vec<FieldError>,
+) -> Option<Vec<i64>> {
     let bad = |errors: &mut Vec<FieldError>| {
         errors.push(FieldError::new(
             field,
@@ -293,21 +310,19 @@ fn ids(map: &Map<String, Value>, field: &'static str, errors: &mut Vec<FieldErro
             }
             out
         }
-        Value::String(s) if s.trim().starts_with('[') => {
-            match serde_json::from_str::<Value>(s) {
-                Ok(Value::Array(items)) => {
-                    let out: Option<Vec<i64>> = items.iter().map(one).collect();
-                    if out.is_none() {
-                        bad(errors);
-                    }
-                    out
-                }
-                _ => {
+        Value::String(s) if s.trim().starts_with('[') => match serde_json::from_str::<Value>(s) {
+            Ok(Value::Array(items)) => {
+                let out: Option<Vec<i64>> = items.iter().map(one).collect();
+                if out.is_none() {
                     bad(errors);
-                    None
                 }
+                out
             }
-        }
+            _ => {
+                bad(errors);
+                None
+            }
+        },
         Value::String(s) if s.trim().is_empty() => Some(Vec::new()),
         Value::String(s) => {
             let out: Option<Vec<i64>> = s.split(',').map(|p| p.trim().parse().ok()).collect();
@@ -324,7 +339,11 @@ fn ids(map: &Map<String, Value>, field: &'static str, errors: &mut Vec<FieldErro
             }
         },
         Value::Null => {
-            errors.push(FieldError::new(field, "null", "This field may not be null."));
+            errors.push(FieldError::new(
+                field,
+                "null",
+                "This field may not be null.",
+            ));
             None
         }
         _ => {
@@ -387,7 +406,11 @@ impl CourseInput {
                 format!("Ensure this field has no more than {NAME_MAX} characters."),
             )),
             None if full && !map.contains_key("name") => {
-                e.push(FieldError::new("name", "required", "This field is required."));
+                e.push(FieldError::new(
+                    "name",
+                    "required",
+                    "This field is required.",
+                ));
             }
             _ => {}
         }
@@ -410,7 +433,11 @@ impl CourseInput {
                 format!("\"{k}\" is not a valid choice (self-paced, structured, scheduled)."),
             )),
             None if full && !map.contains_key("type") => {
-                e.push(FieldError::new("type", "required", "This field is required."));
+                e.push(FieldError::new(
+                    "type",
+                    "required",
+                    "This field is required.",
+                ));
             }
             _ => {}
         }
@@ -481,7 +508,10 @@ pub fn new_course(created_by: i64, now: Timestamp) -> Course {
 
 /// The statuses of a `statuses` query parameter (comma-separated); an unknown one is
 /// an error naming it.
-pub fn parse_statuses(s: Option<&str>, default: &[&'static str]) -> Result<Vec<&'static str>, String> {
+pub fn parse_statuses(
+    s: Option<&str>,
+    default: &[&'static str],
+) -> Result<Vec<&'static str>, String> {
     let Some(s) = s.filter(|s| !s.trim().is_empty()) else {
         return Ok(default.to_vec());
     };
@@ -594,6 +624,9 @@ mod tests {
             Ok(vec!["joined", "invited"])
         );
         assert!(parse_statuses(Some("joined,x"), &MEMBER_STATUSES).is_err());
-        assert_eq!(parse_statuses(None, &MEMBER_STATUSES), Ok(MEMBER_STATUSES.to_vec()));
+        assert_eq!(
+            parse_statuses(None, &MEMBER_STATUSES),
+            Ok(MEMBER_STATUSES.to_vec())
+        );
     }
 }

@@ -23,8 +23,13 @@ async fn create(s: &TestServer, tok: &str, b: Value) -> Value {
 }
 
 async fn patch(s: &TestServer, tok: &str, id: i64, b: Value) -> Resp {
-    s.call(Method::PATCH, &format!("/api/v2/course/{id}/"), Some(tok), Some(b))
-        .await
+    s.call(
+        Method::PATCH,
+        &format!("/api/v2/course/{id}/"),
+        Some(tok),
+        Some(b),
+    )
+    .await
 }
 
 fn set_status(s: &TestServer, course: i64, user: i64, status: &str) {
@@ -84,12 +89,34 @@ async fn create_returns_every_field_with_defaults() {
     .await;
     let keys: Vec<&str> = c.as_object().unwrap().keys().map(String::as_str).collect();
     let want = [
-        "id", "name", "slug", "description", "type", "privacy", "enforce_lessons_order",
-        "new_comment_notification_enabled", "hide_member_count", "meta_title",
-        "meta_description", "og_title", "og_description", "og_image", "sections_order",
-        "image_bigger", "image_big", "image_medium", "image_small", "deleted", "join_status",
-        "user_completion_rate", "created_at", "created_by", "categories", "member_count",
-        "num_sections", "num_lessons",
+        "id",
+        "name",
+        "slug",
+        "description",
+        "type",
+        "privacy",
+        "enforce_lessons_order",
+        "new_comment_notification_enabled",
+        "hide_member_count",
+        "meta_title",
+        "meta_description",
+        "og_title",
+        "og_description",
+        "og_image",
+        "sections_order",
+        "image_bigger",
+        "image_big",
+        "image_medium",
+        "image_small",
+        "deleted",
+        "join_status",
+        "user_completion_rate",
+        "created_at",
+        "created_by",
+        "categories",
+        "member_count",
+        "num_sections",
+        "num_lessons",
     ];
     let mut k = keys.clone();
     k.sort_unstable();
@@ -109,7 +136,10 @@ async fn create_returns_every_field_with_defaults() {
     assert_eq!(c["join_status"], "creator");
     assert_eq!(c["user_completion_rate"], 0);
     assert_eq!(c["member_count"], 1);
-    assert_eq!((c["num_sections"].clone(), c["num_lessons"].clone()), (json!(0), json!(0)));
+    assert_eq!(
+        (c["num_sections"].clone(), c["num_lessons"].clone()),
+        (json!(0), json!(0))
+    );
     assert_eq!(c["created_by"]["id"], alice);
     assert_eq!(c["created_by"]["username"], "alice");
     assert_eq!(
@@ -149,7 +179,11 @@ async fn validation_errors_come_all_at_once() {
     create(&s, &tok, body("Rust for Beginners")).await;
     let r = s.post("/api/v2/course/", Some(&tok), json!({})).await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
-    assert!(has(&r, "name", "required") && has(&r, "type", "required"), "{}", r.text);
+    assert!(
+        has(&r, "name", "required") && has(&r, "type", "required"),
+        "{}",
+        r.text
+    );
     let r = s
         .post(
             "/api/v2/course/",
@@ -173,19 +207,36 @@ async fn validation_errors_come_all_at_once() {
     }
     assert_eq!(r.json()["detail"], "Invalid input.");
     let r = s
-        .post("/api/v2/course/", Some(&tok), json!({"name": "x".repeat(256), "type": "scheduled"}))
+        .post(
+            "/api/v2/course/",
+            Some(&tok),
+            json!({"name": "x".repeat(256), "type": "scheduled"}),
+        )
         .await;
     assert!(has(&r, "name", "max_length"), "{}", r.text);
     let r = s
-        .post("/api/v2/course/", Some(&tok), json!({"name": "  ", "type": "scheduled"}))
+        .post(
+            "/api/v2/course/",
+            Some(&tok),
+            json!({"name": "  ", "type": "scheduled"}),
+        )
         .await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
     let r = s
-        .post("/api/v2/course/", Some(&tok), json!({"name": null, "type": "scheduled"}))
+        .post(
+            "/api/v2/course/",
+            Some(&tok),
+            json!({"name": null, "type": "scheduled"}),
+        )
         .await;
     assert!(has(&r, "name", "null"), "{}", r.text);
     // 255 characters is fine; bodies that are not objects are 400; wrong type 415
-    create(&s, &tok, json!({"name": "é".repeat(255), "type": "scheduled"})).await;
+    create(
+        &s,
+        &tok,
+        json!({"name": "é".repeat(255), "type": "scheduled"}),
+    )
+    .await;
     let r = s.post("/api/v2/course/", Some(&tok), json!([1])).await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
     let r = s
@@ -309,15 +360,21 @@ async fn put_patch_and_who_may_change() {
             Method::PUT,
             &path,
             Some(&ta),
-            Some(json!({"name": "C2", "type": "scheduled", "hide_member_count": true,
+            Some(
+                json!({"name": "C2", "type": "scheduled", "hide_member_count": true,
                         "new_comment_notification_enabled": false, "og_title": "o",
-                        "meta_description": "md", "og_description": "od"})),
+                        "meta_description": "md", "og_description": "od"}),
+            ),
         )
         .await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
     let j = r.json();
     assert_eq!(
-        (j["name"].clone(), j["type"].clone(), j["description"].clone()),
+        (
+            j["name"].clone(),
+            j["type"].clone(),
+            j["description"].clone()
+        ),
         (json!("C2"), json!("scheduled"), json!("d"))
     );
     assert_eq!(j["meta_title"], "m");
@@ -326,7 +383,11 @@ async fn put_patch_and_who_may_change() {
     assert_eq!(j["hide_member_count"], true);
     assert_eq!(j["new_comment_notification_enabled"], false);
     assert_eq!(
-        (j["og_title"].clone(), j["meta_description"].clone(), j["og_description"].clone()),
+        (
+            j["og_title"].clone(),
+            j["meta_description"].clone(),
+            j["og_description"].clone()
+        ),
         (json!("o"), json!("md"), json!("od"))
     );
     // read-only fields are ignored
@@ -339,26 +400,48 @@ async fn put_patch_and_who_may_change() {
     let r = patch(&s, &tb, id, json!({"name": "B"})).await;
     assert_eq!(r.status, StatusCode::NOT_FOUND);
     set_status(&s, id, bob, "manager");
-    let r = patch(&s, &tb, id, json!({"description": "by bob", "privacy": "open"})).await;
+    let r = patch(
+        &s,
+        &tb,
+        id,
+        json!({"description": "by bob", "privacy": "open"}),
+    )
+    .await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
     assert_eq!(r.json()["join_status"], "manager");
     // open: carol sees it but may not change it (403), whatever the body
     let r = patch(&s, &tc, id, json!({"name": ""})).await;
     assert_eq!(r.status, StatusCode::FORBIDDEN);
     let r = s
-        .call(Method::PUT, &path, Some(&tc), Some(json!({"name": "x", "type": "self-paced"})))
+        .call(
+            Method::PUT,
+            &path,
+            Some(&tc),
+            Some(json!({"name": "x", "type": "self-paced"})),
+        )
         .await;
     assert_eq!(r.status, StatusCode::FORBIDDEN);
     // hide_member_count: managers see the count, others null
-    assert_eq!(s.get(&path, Some(&tc)).await.json()["member_count"], Value::Null);
+    assert_eq!(
+        s.get(&path, Some(&tc)).await.json()["member_count"],
+        Value::Null
+    );
     assert_eq!(s.get(&path, None).await.json()["member_count"], Value::Null);
     assert_eq!(s.get(&path, Some(&tb)).await.json()["member_count"], 2);
     patch(&s, &ta, id, json!({"hide_member_count": false})).await;
     assert_eq!(s.get(&path, Some(&tc)).await.json()["member_count"], 2);
     // unknown ids are 404; non-integer ids match no route
-    assert_eq!(patch(&s, &ta, 999, json!({})).await.status, StatusCode::NOT_FOUND);
-    assert_eq!(s.get("/api/v2/course/abc/", None).await.status, StatusCode::NOT_FOUND);
-    let r = s.call(Method::POST, &path, Some(&ta), Some(json!({}))).await;
+    assert_eq!(
+        patch(&s, &ta, 999, json!({})).await.status,
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(
+        s.get("/api/v2/course/abc/", None).await.status,
+        StatusCode::NOT_FOUND
+    );
+    let r = s
+        .call(Method::POST, &path, Some(&ta), Some(json!({})))
+        .await;
     assert_eq!(r.status, StatusCode::METHOD_NOT_ALLOWED);
     assert_eq!(r.header("allow"), Some("GET, HEAD, PUT, PATCH, DELETE"));
     assert_consistent(&s);
@@ -430,7 +513,12 @@ async fn visibility_by_privacy_and_role() {
         }
     }
     // join_status is the caller's, null for anonymous
-    let r = s.get(&format!("/api/v2/course/{}/", ids[1]), tokens[2].1.as_deref()).await;
+    let r = s
+        .get(
+            &format!("/api/v2/course/{}/", ids[1]),
+            tokens[2].1.as_deref(),
+        )
+        .await;
     assert_eq!(r.json()["join_status"], "joined");
     let r = s.get(&format!("/api/v2/course/{}/", ids[1]), None).await;
     assert_eq!(r.json()["join_status"], Value::Null);
@@ -442,7 +530,11 @@ async fn visibility_by_privacy_and_role() {
         format!("/api/v2/course/{}/section/", ids[1]),
         format!("/api/v2/course/{}/status/", ids[1]),
     ] {
-        assert_eq!(s.get(&path, None).await.status, StatusCode::UNAUTHORIZED, "{path}");
+        assert_eq!(
+            s.get(&path, None).await.status,
+            StatusCode::UNAUTHORIZED,
+            "{path}"
+        );
     }
     assert_consistent(&s);
 }
@@ -455,13 +547,28 @@ async fn join_leave_invite_and_roles() {
     let carol = s.user("carol", None, false);
     let dave = s.user("dave", None, false);
     let (ta, tb, tc, td) = (s.jwt(alice), s.jwt(bob), s.jwt(carol), s.jwt(dave));
-    let open = create(&s, &ta, json!({"name": "Open", "type": "self-paced", "privacy": "open"})).await["id"]
+    let open = create(
+        &s,
+        &ta,
+        json!({"name": "Open", "type": "self-paced", "privacy": "open"}),
+    )
+    .await["id"]
         .as_i64()
         .unwrap();
-    let private = create(&s, &ta, json!({"name": "Private", "type": "self-paced", "privacy": "private"})).await["id"]
+    let private = create(
+        &s,
+        &ta,
+        json!({"name": "Private", "type": "self-paced", "privacy": "private"}),
+    )
+    .await["id"]
         .as_i64()
         .unwrap();
-    let secret = create(&s, &ta, json!({"name": "Secret", "type": "self-paced", "privacy": "secret"})).await["id"]
+    let secret = create(
+        &s,
+        &ta,
+        json!({"name": "Secret", "type": "self-paced", "privacy": "secret"}),
+    )
+    .await["id"]
         .as_i64()
         .unwrap();
     let draft = create(&s, &ta, body("Draft")).await["id"].as_i64().unwrap();
@@ -481,42 +588,88 @@ async fn join_leave_invite_and_roles() {
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
     assert_eq!(r.json()["join_status"], "joined");
     assert_eq!(r.json()["member_count"], 2);
-    assert_eq!(s.get(&status(open), Some(&tb)).await.json(), json!({"status": "joined"}));
-    assert_eq!(s.get(&status(open), None).await.json(), json!({"status": null}));
+    assert_eq!(
+        s.get(&status(open), Some(&tb)).await.json(),
+        json!({"status": "joined"})
+    );
+    assert_eq!(
+        s.get(&status(open), None).await.json(),
+        json!({"status": null})
+    );
     // joining again changes nothing
     let r = s.post(&join(open), Some(&tb), json!({})).await;
     assert_eq!(r.json()["join_status"], "joined");
     // private: a request, listed for managers, accepted by invite
     let r = s.post(&join(private), Some(&tc), json!({})).await;
     assert_eq!(r.json()["join_status"], "requested");
-    let r = s.get(&format!("/api/v2/course/{private}/request_join/"), Some(&ta)).await;
+    let r = s
+        .get(
+            &format!("/api/v2/course/{private}/request_join/"),
+            Some(&ta),
+        )
+        .await;
     assert_eq!(r.status, StatusCode::OK);
     assert_eq!(r.json()["count"], 1);
     assert_eq!(r.json()["results"][0]["id"], carol);
     assert_eq!(r.json()["results"][0]["join_status"], "requested");
     assert_eq!(r.json()["results"][0]["username"], "carol");
     // a requester sees the private course but not its lists
-    let r = s.get(&format!("/api/v2/course/{private}/request_join/"), Some(&tc)).await;
+    let r = s
+        .get(
+            &format!("/api/v2/course/{private}/request_join/"),
+            Some(&tc),
+        )
+        .await;
     assert_eq!(r.status, StatusCode::FORBIDDEN);
     let r = s.get(&join(private), Some(&tc)).await;
     assert_eq!(r.status, StatusCode::FORBIDDEN);
     let invite = format!("/api/v2/course/{private}/invite/");
     let r = s.post(&invite, Some(&tc), json!({"users": [dave]})).await;
     assert_eq!(r.status, StatusCode::FORBIDDEN);
-    let r = s.post(&invite, Some(&ta), json!({"users": [carol, dave.to_string()]})).await;
+    let r = s
+        .post(
+            &invite,
+            Some(&ta),
+            json!({"users": [carol, dave.to_string()]}),
+        )
+        .await;
     assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
-    assert_eq!(s.get(&status(private), Some(&tc)).await.json()["status"], "joined");
-    assert_eq!(s.get(&status(private), Some(&td)).await.json()["status"], "invited");
+    assert_eq!(
+        s.get(&status(private), Some(&tc)).await.json()["status"],
+        "joined"
+    );
+    assert_eq!(
+        s.get(&status(private), Some(&td)).await.json()["status"],
+        "invited"
+    );
     // withdraw dave's invitation; inviting a member changes nothing
     let r = s
-        .call(Method::DELETE, &invite, Some(&ta), Some(json!({"users": [dave, carol]})))
+        .call(
+            Method::DELETE,
+            &invite,
+            Some(&ta),
+            Some(json!({"users": [dave, carol]})),
+        )
         .await;
     assert_eq!(r.status, StatusCode::NO_CONTENT);
-    assert_eq!(s.get(&status(private), Some(&td)).await.json()["status"], Value::Null);
-    assert_eq!(s.get(&status(private), Some(&tc)).await.json()["status"], "joined");
-    s.post(&invite, Some(&ta), json!({"users": [carol, alice]})).await;
-    assert_eq!(s.get(&status(private), Some(&tc)).await.json()["status"], "joined");
-    assert_eq!(s.get(&status(private), Some(&ta)).await.json()["status"], "creator");
+    assert_eq!(
+        s.get(&status(private), Some(&td)).await.json()["status"],
+        Value::Null
+    );
+    assert_eq!(
+        s.get(&status(private), Some(&tc)).await.json()["status"],
+        "joined"
+    );
+    s.post(&invite, Some(&ta), json!({"users": [carol, alice]}))
+        .await;
+    assert_eq!(
+        s.get(&status(private), Some(&tc)).await.json()["status"],
+        "joined"
+    );
+    assert_eq!(
+        s.get(&status(private), Some(&ta)).await.json()["status"],
+        "creator"
+    );
     // invite: bad bodies
     let r = s.post(&invite, Some(&ta), json!({"users": [9999]})).await;
     assert!(has(&r, "users", "invalid"), "{}", r.text);
@@ -527,23 +680,37 @@ async fn join_leave_invite_and_roles() {
     // secret: 404 unless invited; an invited user joins
     let r = s.post(&join(secret), Some(&td), json!({})).await;
     assert_eq!(r.status, StatusCode::NOT_FOUND);
-    s.post(&format!("/api/v2/course/{secret}/invite/"), Some(&ta), json!({"users": [dave]}))
-        .await;
+    s.post(
+        &format!("/api/v2/course/{secret}/invite/"),
+        Some(&ta),
+        json!({"users": [dave]}),
+    )
+    .await;
     let r = s.post(&join(secret), Some(&td), json!({})).await;
     assert_eq!(r.json()["join_status"], "joined");
     // a draft: 404 for others
-    assert_eq!(s.post(&join(draft), Some(&tb), json!({})).await.status, StatusCode::NOT_FOUND);
+    assert_eq!(
+        s.post(&join(draft), Some(&tb), json!({})).await.status,
+        StatusCode::NOT_FOUND
+    );
     // leave: 204; the creator cannot leave
     let r = s.call(Method::DELETE, &join(open), Some(&tb), None).await;
     assert_eq!(r.status, StatusCode::NO_CONTENT);
-    assert_eq!(s.get(&status(open), Some(&tb)).await.json()["status"], Value::Null);
+    assert_eq!(
+        s.get(&status(open), Some(&tb)).await.json()["status"],
+        Value::Null
+    );
     let r = s.call(Method::DELETE, &join(open), Some(&ta), None).await;
     assert_eq!(r.status, StatusCode::FORBIDDEN);
     // withdrawing a request
     let r = s.post(&join(private), Some(&tb), json!({})).await;
     assert_eq!(r.json()["join_status"], "requested");
-    s.call(Method::DELETE, &join(private), Some(&tb), None).await;
-    assert_eq!(s.get(&status(private), Some(&tb)).await.json()["status"], Value::Null);
+    s.call(Method::DELETE, &join(private), Some(&tb), None)
+        .await;
+    assert_eq!(
+        s.get(&status(private), Some(&tb)).await.json()["status"],
+        Value::Null
+    );
 
     // roles on the private course: carol joined
     let role = format!("/api/v2/course/{private}/role/");
@@ -551,7 +718,10 @@ async fn join_leave_invite_and_roles() {
     assert_eq!(r.status, StatusCode::FORBIDDEN);
     let r = s.post(&role, Some(&ta), json!({"managers": [carol]})).await;
     assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
-    assert_eq!(s.get(&status(private), Some(&tc)).await.json()["status"], "manager");
+    assert_eq!(
+        s.get(&status(private), Some(&tc)).await.json()["status"],
+        "manager"
+    );
     // the new manager reads the lists and invites
     let r = s.get(&join(private), Some(&tc)).await;
     assert_eq!(r.status, StatusCode::OK);
@@ -559,15 +729,36 @@ async fn join_leave_invite_and_roles() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|m| (m["id"].as_i64().unwrap(), m["join_status"].as_str().unwrap().to_owned()))
+        .map(|m| {
+            (
+                m["id"].as_i64().unwrap(),
+                m["join_status"].as_str().unwrap().to_owned(),
+            )
+        })
         .collect();
-    assert_eq!(got, vec![(alice, "creator".into()), (carol, "manager".into())]);
-    let r = s.post(&format!("/api/v2/course/{private}/invite/"), Some(&tc), json!({"users": [bob]})).await;
+    assert_eq!(
+        got,
+        vec![(alice, "creator".into()), (carol, "manager".into())]
+    );
+    let r = s
+        .post(
+            &format!("/api/v2/course/{private}/invite/"),
+            Some(&tc),
+            json!({"users": [bob]}),
+        )
+        .await;
     assert_eq!(r.status, StatusCode::NO_CONTENT);
-    let r = s.get(&format!("{}?statuses=invited", join(private)), Some(&tc)).await;
+    let r = s
+        .get(&format!("{}?statuses=invited", join(private)), Some(&tc))
+        .await;
     assert_eq!(r.json()["count"], 1);
     assert_eq!(r.json()["results"][0]["id"], bob);
-    let r = s.get(&format!("{}?statuses=invited,bogus", join(private)), Some(&tc)).await;
+    let r = s
+        .get(
+            &format!("{}?statuses=invited,bogus", join(private)),
+            Some(&tc),
+        )
+        .await;
     assert!(has(&r, "statuses", "invalid_choice"), "{}", r.text);
     // the creator's status never changes; non-members and unknown users are 400
     for b in [
@@ -582,14 +773,23 @@ async fn join_leave_invite_and_roles() {
         let r = s.post(&role, Some(&ta), b.clone()).await;
         assert_eq!(r.status, StatusCode::BAD_REQUEST, "{b}: {}", r.text);
     }
-    assert_eq!(s.get(&status(private), Some(&ta)).await.json()["status"], "creator");
+    assert_eq!(
+        s.get(&status(private), Some(&ta)).await.json()["status"],
+        "creator"
+    );
     // demote and remove
     let r = s.post(&role, Some(&ta), json!({"joined": [carol]})).await;
     assert_eq!(r.status, StatusCode::NO_CONTENT);
-    assert_eq!(s.get(&status(private), Some(&tc)).await.json()["status"], "joined");
+    assert_eq!(
+        s.get(&status(private), Some(&tc)).await.json()["status"],
+        "joined"
+    );
     let r = s.post(&role, Some(&ta), json!({"unjoined": [carol]})).await;
     assert_eq!(r.status, StatusCode::NO_CONTENT);
-    assert_eq!(s.get(&status(private), Some(&tc)).await.json()["status"], Value::Null);
+    assert_eq!(
+        s.get(&status(private), Some(&tc)).await.json()["status"],
+        Value::Null
+    );
     // methods
     let r = s.get(&role, Some(&ta)).await;
     assert_eq!(r.status, StatusCode::METHOD_NOT_ALLOWED);
@@ -602,7 +802,12 @@ async fn sections_and_their_order() {
     let alice = s.user("alice", None, false);
     let bob = s.user("bob", None, false);
     let (ta, tb) = (s.jwt(alice), s.jwt(bob));
-    let c = create(&s, &ta, json!({"name": "C", "type": "self-paced", "privacy": "open"})).await;
+    let c = create(
+        &s,
+        &ta,
+        json!({"name": "C", "type": "self-paced", "privacy": "open"}),
+    )
+    .await;
     let id = c["id"].as_i64().unwrap();
     let base = format!("/api/v2/course/{id}/section/");
     let mut sids = Vec::new();
@@ -617,7 +822,11 @@ async fn sections_and_their_order() {
     assert_eq!(r.json()["sections_order"], json!(sids));
     assert_eq!(r.json()["num_sections"], 3);
     // sections_order must list exactly these ids
-    for bad in [json!([sids[0], sids[1]]), json!([sids[0], sids[1], sids[2], 999]), json!([sids[0], sids[0], sids[1]])] {
+    for bad in [
+        json!([sids[0], sids[1]]),
+        json!([sids[0], sids[1], sids[2], 999]),
+        json!([sids[0], sids[0], sids[1]]),
+    ] {
         let r = patch(&s, &ta, id, json!({"sections_order": bad})).await;
         assert!(has(&r, "sections_order", "invalid"), "{}", r.text);
     }
@@ -625,18 +834,28 @@ async fn sections_and_their_order() {
     let r = patch(&s, &ta, id, json!({"sections_order": order})).await;
     assert_eq!(r.json()["sections_order"], order);
     let r = s.get(&base, None).await;
-    let listed: Vec<i64> = r.json().as_array().unwrap().iter().map(|x| x["id"].as_i64().unwrap()).collect();
+    let listed: Vec<i64> = r
+        .json()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["id"].as_i64().unwrap())
+        .collect();
     assert_eq!(json!(listed), order);
     // one section: read, rename (PUT needs the name), delete
     let one = format!("{base}{}/", sids[0]);
     assert_eq!(s.get(&one, None).await.json()["name"], "One");
-    let r = s.call(Method::PATCH, &one, Some(&ta), Some(json!({"name": "Uno"}))).await;
+    let r = s
+        .call(Method::PATCH, &one, Some(&ta), Some(json!({"name": "Uno"})))
+        .await;
     assert_eq!(r.json()["name"], "Uno");
     let r = s.call(Method::PUT, &one, Some(&ta), Some(json!({}))).await;
     assert!(has(&r, "name", "required"));
     let r = s.post(&base, Some(&ta), json!({"name": ""})).await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
-    let r = s.post(&base, Some(&ta), json!({"name": "x".repeat(256)})).await;
+    let r = s
+        .post(&base, Some(&ta), json!({"name": "x".repeat(256)}))
+        .await;
     assert!(has(&r, "name", "max_length"));
     // members and others may read but not write
     let r = s.post(&base, Some(&tb), json!({"name": "Mine"})).await;
@@ -649,9 +868,17 @@ async fn sections_and_their_order() {
     let r = s.get(&format!("/api/v2/course/{id}/"), None).await;
     assert_eq!(r.json()["sections_order"], json!([sids[2], sids[1]]));
     // a section of another course is 404 here
-    let other = create(&s, &ta, json!({"name": "D", "type": "self-paced", "privacy": "open"})).await;
+    let other = create(
+        &s,
+        &ta,
+        json!({"name": "D", "type": "self-paced", "privacy": "open"}),
+    )
+    .await;
     let r = s
-        .get(&format!("/api/v2/course/{}/section/{}/", other["id"], sids[1]), None)
+        .get(
+            &format!("/api/v2/course/{}/section/{}/", other["id"], sids[1]),
+            None,
+        )
         .await;
     assert_eq!(r.status, StatusCode::NOT_FOUND);
     // lessons count; completion rate of the caller
@@ -678,8 +905,16 @@ async fn sections_and_their_order() {
     let r = s.get(&format!("/api/v2/course/{id}/"), Some(&tb)).await;
     assert_eq!(r.json()["num_lessons"], 4);
     assert_eq!(r.json()["user_completion_rate"], 25);
-    assert_eq!(s.get(&format!("/api/v2/course/{id}/"), Some(&ta)).await.json()["user_completion_rate"], 0);
-    assert_eq!(s.get(&format!("{base}{s1}/"), None).await.json()["num_lessons"], 3);
+    assert_eq!(
+        s.get(&format!("/api/v2/course/{id}/"), Some(&ta))
+            .await
+            .json()["user_completion_rate"],
+        0
+    );
+    assert_eq!(
+        s.get(&format!("{base}{s1}/"), None).await.json()["num_lessons"],
+        3
+    );
     assert_consistent(&s);
 }
 
@@ -691,52 +926,102 @@ async fn lists_search_and_delete() {
     let (ta, tb) = (s.jwt(alice), s.jwt(bob));
     let sci = s.category("Science");
     let art = s.category("Art");
-    let mk = |name: &str, privacy: &str, cats: Vec<i64>, desc: &str| {
-        json!({"name": name, "type": "self-paced", "privacy": privacy, "categories": cats, "description": desc})
-    };
-    let a = create(&s, &ta, mk("Alpha Physics", "open", vec![sci], "")).await["id"].as_i64().unwrap();
+    let mk = |name: &str, privacy: &str, cats: Vec<i64>, desc: &str| json!({"name": name, "type": "self-paced", "privacy": privacy, "categories": cats, "description": desc});
+    let a = create(&s, &ta, mk("Alpha Physics", "open", vec![sci], "")).await["id"]
+        .as_i64()
+        .unwrap();
     s.clock.advance(1_000_000);
-    let b = create(&s, &ta, mk("beta", "private", vec![art], "About ÉTUDES and physics")).await["id"].as_i64().unwrap();
+    let b = create(
+        &s,
+        &ta,
+        mk("beta", "private", vec![art], "About ÉTUDES and physics"),
+    )
+    .await["id"]
+        .as_i64()
+        .unwrap();
     s.clock.advance(1_000_000);
-    let c = create(&s, &tb, mk("Gamma", "open", vec![sci, art], "")).await["id"].as_i64().unwrap();
-    let d = create(&s, &tb, mk("Delta", "", vec![], "physics")).await["id"].as_i64().unwrap();
+    let c = create(&s, &tb, mk("Gamma", "open", vec![sci, art], "")).await["id"]
+        .as_i64()
+        .unwrap();
+    let d = create(&s, &tb, mk("Delta", "", vec![], "physics")).await["id"]
+        .as_i64()
+        .unwrap();
     let ids = |r: &Resp| -> Vec<i64> {
-        r.json()["results"].as_array().unwrap().iter().map(|x| x["id"].as_i64().unwrap()).collect()
+        r.json()["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x["id"].as_i64().unwrap())
+            .collect()
     };
     // my courses: creator, manager, joined by default, newest first
     let r = s.get("/api/v2/course/", Some(&ta)).await;
     assert_eq!(ids(&r), vec![b, a]);
-    s.post(&format!("/api/v2/course/{c}/join/"), Some(&ta), json!({})).await;
+    s.post(&format!("/api/v2/course/{c}/join/"), Some(&ta), json!({}))
+        .await;
     let r = s.get("/api/v2/course/", Some(&ta)).await;
     assert_eq!(ids(&r), vec![c, b, a]);
     let r = s.get("/api/v2/course/?statuses=joined", Some(&ta)).await;
     assert_eq!(ids(&r), vec![c]);
     let r = s.get("/api/v2/course/?statuses=nope", Some(&ta)).await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
-    assert_eq!(s.get("/api/v2/course/", None).await.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        s.get("/api/v2/course/", None).await.status,
+        StatusCode::UNAUTHORIZED
+    );
     let r = s.get("/api/v2/course/?limit=1", Some(&ta)).await;
     assert_eq!(r.json()["count"], 3);
-    assert_eq!(r.json()["next"], format!("{}/api/v2/course/?limit=1&offset=1", s.url).as_str());
+    assert_eq!(
+        r.json()["next"],
+        format!("{}/api/v2/course/?limit=1&offset=1", s.url).as_str()
+    );
     // search: visible only, default -id
     let r = s.get("/api/v2/course/search/", None).await;
     assert_eq!(ids(&r), vec![c, b, a]);
     let r = s.get("/api/v2/course/search/", Some(&tb)).await;
     assert_eq!(ids(&r), vec![d, c, b, a]);
-    let r = s.get("/api/v2/course/search/?search=PHYSICS", Some(&tb)).await;
+    let r = s
+        .get("/api/v2/course/search/?search=PHYSICS", Some(&tb))
+        .await;
     assert_eq!(ids(&r), vec![d, b, a]);
-    let r = s.get("/api/v2/course/search/?search=%C3%A9tudes", None).await;
-    assert_eq!(ids(&r), Vec::<i64>::new(), "description match is ASCII case-insensitive only");
+    let r = s
+        .get("/api/v2/course/search/?search=%C3%A9tudes", None)
+        .await;
+    assert_eq!(
+        ids(&r),
+        Vec::<i64>::new(),
+        "description match is ASCII case-insensitive only"
+    );
     let r = s.get("/api/v2/course/search/?search=ALPHA", None).await;
     assert_eq!(ids(&r), vec![a]);
-    let r = s.get(&format!("/api/v2/course/search/?categories={art}"), None).await;
+    let r = s
+        .get(&format!("/api/v2/course/search/?categories={art}"), None)
+        .await;
     assert_eq!(ids(&r), vec![c, b]);
-    let r = s.get(&format!("/api/v2/course/search/?categories={sci},{art}&ordering=id"), None).await;
+    let r = s
+        .get(
+            &format!("/api/v2/course/search/?categories={sci},{art}&ordering=id"),
+            None,
+        )
+        .await;
+    assert_eq!(ids(&r), vec![a, b, c]);
+    // the SDK (axios) sends lists as categories[]=1&categories[]=2
+    let r = s
+        .get(
+            &format!(
+                "/api/v2/course/search/?categories%5B%5D={sci}&categories%5B%5D={art}&ordering=id"
+            ),
+            None,
+        )
+        .await;
     assert_eq!(ids(&r), vec![a, b, c]);
     let r = s.get("/api/v2/course/search/?ordering=name", None).await;
     assert_eq!(ids(&r), vec![a, b, c]);
     let r = s.get("/api/v2/course/search/?ordering=-name", None).await;
     assert_eq!(ids(&r), vec![c, b, a]);
-    let r = s.get("/api/v2/course/search/?ordering=created_at", None).await;
+    let r = s
+        .get("/api/v2/course/search/?ordering=created_at", None)
+        .await;
     assert_eq!(ids(&r)[0], a);
     for bad in ["ordering=slug", "ordering=--id", "categories=x", "limit=0"] {
         let r = s.get(&format!("/api/v2/course/search/?{bad}"), None).await;
@@ -756,7 +1041,10 @@ async fn lists_search_and_delete() {
     assert_eq!(r.json()["deleted"], true);
     assert_eq!(s.get(&path, Some(&ta)).await.status, StatusCode::NOT_FOUND);
     assert_eq!(s.get(&path, None).await.status, StatusCode::NOT_FOUND);
-    assert_eq!(ids(&s.get("/api/v2/course/search/", Some(&tb)).await), vec![d, b, a]);
+    assert_eq!(
+        ids(&s.get("/api/v2/course/search/", Some(&tb)).await),
+        vec![d, b, a]
+    );
     assert_eq!(ids(&s.get("/api/v2/course/", Some(&tb)).await), vec![d]);
     assert_eq!(ids(&s.get("/api/v2/course/", Some(&ta)).await), vec![b, a]);
     assert_consistent(&s);
@@ -767,11 +1055,20 @@ async fn protected_routes_reject_bad_and_read_only_tokens() {
     let s = TestServer::start().await;
     let alice = s.user("alice", None, false);
     let ta = s.jwt(alice);
-    let id = create(&s, &ta, json!({"name": "C", "type": "self-paced", "privacy": "open"})).await["id"]
+    let id = create(
+        &s,
+        &ta,
+        json!({"name": "C", "type": "self-paced", "privacy": "open"}),
+    )
+    .await["id"]
         .as_i64()
         .unwrap();
     let sid = s
-        .post(&format!("/api/v2/course/{id}/section/"), Some(&ta), json!({"name": "S"}))
+        .post(
+            &format!("/api/v2/course/{id}/section/"),
+            Some(&ta),
+            json!({"name": "S"}),
+        )
         .await
         .json()["id"]
         .as_i64()
@@ -781,15 +1078,51 @@ async fn protected_routes_reject_bad_and_read_only_tokens() {
         (Method::PUT, format!("/api/v2/course/{id}/"), body("C")),
         (Method::PATCH, format!("/api/v2/course/{id}/"), json!({})),
         (Method::DELETE, format!("/api/v2/course/{id}/"), Value::Null),
-        (Method::POST, format!("/api/v2/course/{id}/join/"), json!({})),
-        (Method::DELETE, format!("/api/v2/course/{id}/join/"), Value::Null),
-        (Method::POST, format!("/api/v2/course/{id}/invite/"), json!({"users": [alice]})),
-        (Method::DELETE, format!("/api/v2/course/{id}/invite/"), json!({"users": [alice]})),
-        (Method::POST, format!("/api/v2/course/{id}/role/"), json!({"joined": [alice]})),
-        (Method::POST, format!("/api/v2/course/{id}/section/"), json!({"name": "x"})),
-        (Method::PUT, format!("/api/v2/course/{id}/section/{sid}/"), json!({"name": "x"})),
-        (Method::PATCH, format!("/api/v2/course/{id}/section/{sid}/"), json!({})),
-        (Method::DELETE, format!("/api/v2/course/{id}/section/{sid}/"), Value::Null),
+        (
+            Method::POST,
+            format!("/api/v2/course/{id}/join/"),
+            json!({}),
+        ),
+        (
+            Method::DELETE,
+            format!("/api/v2/course/{id}/join/"),
+            Value::Null,
+        ),
+        (
+            Method::POST,
+            format!("/api/v2/course/{id}/invite/"),
+            json!({"users": [alice]}),
+        ),
+        (
+            Method::DELETE,
+            format!("/api/v2/course/{id}/invite/"),
+            json!({"users": [alice]}),
+        ),
+        (
+            Method::POST,
+            format!("/api/v2/course/{id}/role/"),
+            json!({"joined": [alice]}),
+        ),
+        (
+            Method::POST,
+            format!("/api/v2/course/{id}/section/"),
+            json!({"name": "x"}),
+        ),
+        (
+            Method::PUT,
+            format!("/api/v2/course/{id}/section/{sid}/"),
+            json!({"name": "x"}),
+        ),
+        (
+            Method::PATCH,
+            format!("/api/v2/course/{id}/section/{sid}/"),
+            json!({}),
+        ),
+        (
+            Method::DELETE,
+            format!("/api/v2/course/{id}/section/{sid}/"),
+            Value::Null,
+        ),
     ];
     let reads = [
         "/api/v2/course/".to_owned(),
@@ -799,12 +1132,22 @@ async fn protected_routes_reject_bad_and_read_only_tokens() {
     // an unknown id is 401 too: authentication comes first
     let unknown: Vec<(Method, String, Value)> = writes
         .iter()
-        .map(|(m, p, b)| (m.clone(), p.replace(&format!("/{id}/"), "/9999/"), b.clone()))
+        .map(|(m, p, b)| {
+            (
+                m.clone(),
+                p.replace(&format!("/{id}/"), "/9999/"),
+                b.clone(),
+            )
+        })
         .collect();
     for (what, tok) in bad_tokens(&s).await {
         for (m, p, b) in writes.iter().chain(&unknown) {
             // an invalid body must not matter either
-            let body = if b.is_null() { None } else { Some(json!("not an object")) };
+            let body = if b.is_null() {
+                None
+            } else {
+                Some(json!("not an object"))
+            };
             let r = s.call(m.clone(), p, tok.as_deref(), body).await;
             assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{what}: {m} {p}");
         }
@@ -816,14 +1159,24 @@ async fn protected_routes_reject_bad_and_read_only_tokens() {
     let read_only = s.oauth_token(alice, "read");
     for (m, p, b) in &writes {
         let r = s
-            .call(m.clone(), p, Some(&read_only), (!b.is_null()).then(|| b.clone()))
+            .call(
+                m.clone(),
+                p,
+                Some(&read_only),
+                (!b.is_null()).then(|| b.clone()),
+            )
             .await;
         assert_eq!(r.status, StatusCode::FORBIDDEN, "{m} {p}");
         assert_eq!(r.error_code(), "insufficient_scope", "{m} {p}");
     }
-    let r = s.get(&format!("/api/v2/course/{id}/"), Some(&read_only)).await;
+    let r = s
+        .get(&format!("/api/v2/course/{id}/"), Some(&read_only))
+        .await;
     assert_eq!(r.status, StatusCode::OK);
-    assert_eq!(s.get("/api/v2/course/", Some(&read_only)).await.status, StatusCode::OK);
+    assert_eq!(
+        s.get("/api/v2/course/", Some(&read_only)).await.status,
+        StatusCode::OK
+    );
 }
 
 #[tokio::test]
@@ -892,7 +1245,10 @@ async fn multipart_create_with_an_image() {
         .text("categories[0]", sci.to_string())
         .text("categories[1]", art.to_string())
         .text("join_status", "joined")
-        .part("image_original", image_part(png(300, 200), "photo.png", "image/png"));
+        .part(
+            "image_original",
+            image_part(png(300, 200), "photo.png", "image/png"),
+        );
     let r = multipart(&s, Method::POST, "/api/v2/course/", &ta, form).await;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
     let c = r.json();
@@ -902,12 +1258,25 @@ async fn multipart_create_with_an_image() {
     assert_eq!(c["categories"].as_array().unwrap().len(), 2);
     let id = c["id"].as_i64().unwrap();
     let mut first_urls = Vec::new();
-    for (field, side) in [("image_bigger", 600), ("image_big", 400), ("image_medium", 200), ("image_small", 100)] {
+    for (field, side) in [
+        ("image_bigger", 600),
+        ("image_big", 400),
+        ("image_medium", 200),
+        ("image_small", 100),
+    ] {
         let url = c[field].as_str().unwrap().to_owned();
-        assert!(url.starts_with(&format!("{}/media/course/{id}/", s.url)), "{url}");
+        assert!(
+            url.starts_with(&format!("{}/media/course/{id}/", s.url)),
+            "{url}"
+        );
         let r = s.client.get(&url).send().await.unwrap();
         assert_eq!(r.status(), StatusCode::OK);
-        assert!(r.headers()["cache-control"].to_str().unwrap().contains("immutable"));
+        assert!(
+            r.headers()["cache-control"]
+                .to_str()
+                .unwrap()
+                .contains("immutable")
+        );
         assert_eq!(r.headers()["content-type"], "image/jpeg");
         let bytes = r.bytes().await.unwrap();
         let img = image::load_from_memory(&bytes).unwrap();
@@ -915,20 +1284,40 @@ async fn multipart_create_with_an_image() {
         first_urls.push(url);
     }
     // repeated `categories` and a new image by PATCH: new versioned URLs, old ones gone
-    let form = Form::new()
-        .text("categories", sci.to_string())
-        .part("image_original", image_part(png(50, 120), "p.png", "image/png"));
-    let r = multipart(&s, Method::PATCH, &format!("/api/v2/course/{id}/"), &ta, form).await;
+    let form = Form::new().text("categories", sci.to_string()).part(
+        "image_original",
+        image_part(png(50, 120), "p.png", "image/png"),
+    );
+    let r = multipart(
+        &s,
+        Method::PATCH,
+        &format!("/api/v2/course/{id}/"),
+        &ta,
+        form,
+    )
+    .await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
     assert_eq!(r.json()["categories"].as_array().unwrap().len(), 1);
     let new_url = r.json()["image_small"].as_str().unwrap().to_owned();
     assert_ne!(new_url, first_urls[3]);
-    assert_eq!(s.client.get(&first_urls[3]).send().await.unwrap().status(), StatusCode::NOT_FOUND);
-    assert_eq!(s.client.get(&new_url).send().await.unwrap().status(), StatusCode::OK);
+    assert_eq!(
+        s.client.get(&first_urls[3]).send().await.unwrap().status(),
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(
+        s.client.get(&new_url).send().await.unwrap().status(),
+        StatusCode::OK
+    );
     // image_original: null in JSON goes back to the default image
     let r = patch(&s, &ta, id, json!({"image_original": null})).await;
-    assert_eq!(r.json()["image_small"], format!("{}/static/default/course.svg", s.url).as_str());
-    assert_eq!(s.client.get(&new_url).send().await.unwrap().status(), StatusCode::NOT_FOUND);
+    assert_eq!(
+        r.json()["image_small"],
+        format!("{}/static/default/course.svg", s.url).as_str()
+    );
+    assert_eq!(
+        s.client.get(&new_url).send().await.unwrap().status(),
+        StatusCode::NOT_FOUND
+    );
     // a string is not a file
     let r = patch(&s, &ta, id, json!({"image_original": "http://x/y.png"})).await;
     assert!(has(&r, "image_original", "invalid"), "{}", r.text);
@@ -936,27 +1325,43 @@ async fn multipart_create_with_an_image() {
     let form = Form::new()
         .text("name", "Painting 101")
         .text("type", "scheduled")
-        .part("image_original", image_part(b"GIF89a but not really".to_vec(), "x.gif", "image/gif"));
+        .part(
+            "image_original",
+            image_part(b"GIF89a but not really".to_vec(), "x.gif", "image/gif"),
+        );
     let r = multipart(&s, Method::POST, "/api/v2/course/", &ta, form).await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
-    assert!(has(&r, "image_original", "invalid") && has(&r, "name", "unique"), "{}", r.text);
+    assert!(
+        has(&r, "image_original", "invalid") && has(&r, "name", "unique"),
+        "{}",
+        r.text
+    );
     let form = Form::new()
         .text("name", "Text")
         .text("type", "scheduled")
-        .part("image_original", image_part(b"hello".to_vec(), "x.txt", "text/plain"));
+        .part(
+            "image_original",
+            image_part(b"hello".to_vec(), "x.txt", "text/plain"),
+        );
     let r = multipart(&s, Method::POST, "/api/v2/course/", &ta, form).await;
     assert!(has(&r, "image_original", "invalid"), "{}", r.text);
     // over 10 MiB: 400; over 12 MiB: 413
     let form = Form::new()
         .text("name", "Big")
         .text("type", "scheduled")
-        .part("image_original", image_part(vec![0u8; 10 * 1024 * 1024 + 10], "big.png", "image/png"));
+        .part(
+            "image_original",
+            image_part(vec![0u8; 10 * 1024 * 1024 + 10], "big.png", "image/png"),
+        );
     let r = multipart(&s, Method::POST, "/api/v2/course/", &ta, form).await;
     assert!(has(&r, "image_original", "invalid"), "{}", r.text);
     let form = Form::new()
         .text("name", "Huge")
         .text("type", "scheduled")
-        .part("image_original", image_part(vec![0u8; 13 * 1024 * 1024], "huge.png", "image/png"));
+        .part(
+            "image_original",
+            image_part(vec![0u8; 13 * 1024 * 1024], "huge.png", "image/png"),
+        );
     let r = multipart(&s, Method::POST, "/api/v2/course/", &ta, form).await;
     assert_eq!(r.status, StatusCode::PAYLOAD_TOO_LARGE);
     // a multipart body without an image; anonymous multipart is 401

@@ -36,7 +36,7 @@ fn join(state: AppState) -> Route {
         .and(request(state))
         .then(|id: i64, req: Req| async move {
             match req.method {
-                Method::GET | Method::HEAD => respond(list(id, req, false).await),
+                Method::GET | Method::HEAD => respond(list(id, req, None).await),
                 Method::POST => respond(join_course(id, req).await),
                 Method::DELETE => respond(leave(id, req).await),
                 _ => method_not_allowed("GET, HEAD, POST, DELETE"),
@@ -59,16 +59,18 @@ fn status(state: AppState) -> Route {
         .boxed()
 }
 
-/// `POST|DELETE /api/v2/course/{id}/invite/`
+/// `GET|POST|DELETE /api/v2/course/{id}/invite/` (GET, the invited users, is not in
+/// SPEC: the SDK's `getCourseInvitedUsers` calls it)
 fn invite(state: AppState) -> Route {
     warp::path!("api" / "v2" / "course" / i64 / "invite")
         .and(slash())
         .and(request(state))
         .then(|id: i64, req: Req| async move {
             match req.method {
+                Method::GET | Method::HEAD => respond(list(id, req, Some("invited")).await),
                 Method::POST => respond(invite_users(id, req, true).await),
                 Method::DELETE => respond(invite_users(id, req, false).await),
-                _ => method_not_allowed("POST, DELETE"),
+                _ => method_not_allowed("GET, HEAD, POST, DELETE"),
             }
         })
         .boxed()
@@ -81,7 +83,7 @@ fn request_join(state: AppState) -> Route {
         .and(request(state))
         .then(|id: i64, req: Req| async move {
             match req.method {
-                Method::GET | Method::HEAD => respond(list(id, req, true).await),
+                Method::GET | Method::HEAD => respond(list(id, req, Some("requested")).await),
                 _ => method_not_allowed("GET, HEAD"),
             }
         })
@@ -187,9 +189,9 @@ async fn get_status(id: i64, req: Req) -> Result<Response, ApiError> {
     Ok(ok(&json))
 }
 
-/// The member list (`join/`, `statuses` filter) or the request list (`request_join/`):
-/// creator and managers only.
-async fn list(id: i64, req: Req, requests: bool) -> Result<Response, ApiError> {
+/// The member list (`join/`, `statuses` filter), or the users of one fixed status
+/// (`request_join/`: requested; `invite/`: invited): creator and managers only.
+async fn list(id: i64, req: Req, fixed: Option<&'static str>) -> Result<Response, ApiError> {
     let creds = req.credentials();
     let now = req.state.clock.now();
     let base = req.state.config.public_url.clone();
@@ -201,8 +203,8 @@ async fn list(id: i64, req: Req, requests: bool) -> Result<Response, ApiError> {
         .read(move |c| {
             let who = auth::require(c, &creds, now)?;
             managed_course(c, id, who)?;
-            let statuses = if requests {
-                vec!["requested"]
+            let statuses = if let Some(f) = fixed {
+                vec![f]
             } else {
                 parse_statuses(q.get("statuses"), &MEMBER_STATUSES)
                     .map_err(|m| ApiError::field("statuses", "invalid_choice", m))?
@@ -237,7 +239,11 @@ fn user_ids(
         Value::Array(a) => a.clone(),
         Value::Number(_) | Value::String(_) => vec![v.clone()],
         _ => {
-            errors.push(FieldError::new(field, "invalid", "Expected a list of user ids."));
+            errors.push(FieldError::new(
+                field,
+                "invalid",
+                "Expected a list of user ids.",
+            ));
             return Ok(None);
         }
     };
@@ -284,10 +290,18 @@ async fn invite_users(id: i64, req: Req, add: bool) -> Result<Response, ApiError
             let users = match users {
                 Some(u) if !u.is_empty() => u,
                 Some(_) if errors.is_empty() => {
-                    return Err(ApiError::field("users", "required", "Give at least one user id."));
+                    return Err(ApiError::field(
+                        "users",
+                        "required",
+                        "Give at least one user id.",
+                    ));
                 }
                 None if errors.is_empty() => {
-                    return Err(ApiError::field("users", "required", "This field is required."));
+                    return Err(ApiError::field(
+                        "users",
+                        "required",
+                        "This field is required.",
+                    ));
                 }
                 _ => return Err(ApiError::Invalid(errors)),
             };

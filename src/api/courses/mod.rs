@@ -22,8 +22,8 @@ use crate::http::{
 use crate::images::Squares;
 use crate::model::PublicUrl;
 use crate::model::course::{
-    Counts, Course, CourseInput, CourseJson, MEMBER_STATUSES, manages, new_course,
-    parse_statuses, same_ids, visible,
+    Counts, Course, CourseInput, CourseJson, MEMBER_STATUSES, manages, new_course, parse_statuses,
+    same_ids, visible,
 };
 use crate::state::AppState;
 
@@ -244,7 +244,9 @@ fn store_image(
     let key = format!(
         "course/{}/{}.{}",
         course.id,
-        crate::token::random_string(8).to_ascii_lowercase().replace(['-', '_'], "x"),
+        crate::token::random_string(8)
+            .to_ascii_lowercase()
+            .replace(['-', '_'], "x"),
         squares.extension
     );
     for sq in &squares.squares {
@@ -317,7 +319,13 @@ async fn create(req: Req) -> Result<Response, ApiError> {
                 store_image(tx, &mut course, sq, now)?;
                 db::update(tx, &course)?;
             }
-            course_json(tx, &course, Some(who.user_id), Some("creator".into()), &base)
+            course_json(
+                tx,
+                &course,
+                Some(who.user_id),
+                Some("creator".into()),
+                &base,
+            )
         })
         .await?;
     Ok(json_response(StatusCode::CREATED, &json))
@@ -416,6 +424,29 @@ async fn list(req: Req) -> Result<Response, ApiError> {
     Ok(ok(&json))
 }
 
+/// The `categories` filter: comma-separated ids, also repeated, and also as
+/// `categories[]=1&categories[]=2` (how the SDK's HTTP client, axios, encodes a list).
+fn category_filter(q: &crate::http::query::Query) -> Result<Option<Vec<i64>>, ApiError> {
+    let mut out: Option<Vec<i64>> = None;
+    for (k, v) in q.pairs() {
+        if k != "categories" && k != "categories[]" {
+            continue;
+        }
+        let list = out.get_or_insert_with(Vec::new);
+        for part in v.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            list.push(part.parse().map_err(|_| {
+                ApiError::field(
+                    "categories",
+                    "invalid",
+                    "Must be a comma-separated list of integer ids.",
+                )
+            })?);
+        }
+    }
+    // `categories=` (empty) filters nothing, like an absent parameter
+    Ok(out.filter(|l| !l.is_empty()))
+}
+
 /// `GET /api/v2/course/search/`: visible courses.
 async fn search_courses(req: Req) -> Result<Response, ApiError> {
     let creds = req.credentials();
@@ -440,7 +471,7 @@ async fn search_courses(req: Req) -> Result<Response, ApiError> {
                         "ordering must be one of id, name, created_at, optionally prefixed with -.",
                     )
                 })?;
-            let categories = q.ids("categories")?;
+            let categories = category_filter(&q)?;
             let page = Page::from_query(&q)?;
             let s = db::Search {
                 user: who.map(|w| w.user_id),

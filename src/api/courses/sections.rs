@@ -64,12 +64,20 @@ fn json(s: db::Section) -> SectionJson {
 /// `name`: required when `required`, 1–255 characters.
 fn name_of(body: &Value, required: bool) -> Result<Option<String>, ApiError> {
     match body.get("name") {
-        None if required => Err(ApiError::field("name", "required", "This field is required.")),
+        None if required => Err(ApiError::field(
+            "name",
+            "required",
+            "This field is required.",
+        )),
         None => Ok(None),
         Some(Value::String(s)) => {
             let s = s.trim();
             if s.is_empty() {
-                Err(ApiError::field("name", "required", "This field may not be blank."))
+                Err(ApiError::field(
+                    "name",
+                    "required",
+                    "This field may not be blank.",
+                ))
             } else if s.chars().count() > SECTION_NAME_MAX {
                 Err(ApiError::field(
                     "name",
@@ -80,7 +88,11 @@ fn name_of(body: &Value, required: bool) -> Result<Option<String>, ApiError> {
                 Ok(Some(s.to_owned()))
             }
         }
-        Some(Value::Null) => Err(ApiError::field("name", "null", "This field may not be null.")),
+        Some(Value::Null) => Err(ApiError::field(
+            "name",
+            "null",
+            "This field may not be null.",
+        )),
         Some(_) => Err(ApiError::field("name", "invalid", "Not a valid string.")),
     }
 }
