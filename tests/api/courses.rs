@@ -1379,3 +1379,34 @@ async fn multipart_create_with_an_image() {
     assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
     assert_consistent(&s);
 }
+
+#[tokio::test]
+async fn schema_describes_every_course_route() {
+    let s = TestServer::start().await;
+    let doc = s.get("/api/v2/schema/", None).await.json();
+    for (path, methods) in [
+        ("/api/v2/course/", &["get", "post"][..]),
+        ("/api/v2/course/search/", &["get"]),
+        ("/api/v2/course/{id}/", &["get", "put", "patch", "delete"]),
+        ("/api/v2/course/{id}/join/", &["get", "post", "delete"]),
+        ("/api/v2/course/{id}/status/", &["get"]),
+        ("/api/v2/course/{id}/invite/", &["get", "post", "delete"]),
+        ("/api/v2/course/{id}/request_join/", &["get"]),
+        ("/api/v2/course/{id}/role/", &["post"]),
+        ("/api/v2/course/{id}/section/", &["get", "post"]),
+        (
+            "/api/v2/course/{id}/section/{section_id}/",
+            &["get", "put", "patch", "delete"],
+        ),
+    ] {
+        for m in methods {
+            assert!(doc["paths"][path][m].is_object(), "{m} {path}");
+        }
+    }
+    let course = &doc["components"]["schemas"]["Course"]["properties"];
+    assert!(course["image_bigger"].is_object() && course["image_original"].is_null());
+    assert!(
+        doc["paths"]["/api/v2/course/"]["post"]["requestBody"]["content"]["multipart/form-data"]
+            .is_object()
+    );
+}
