@@ -74,6 +74,11 @@ pub async fn read(
     Ok((map, image))
 }
 
+/// Image jobs running at once: decoding an 8000×8000 upload may take 256 MiB, so
+/// concurrent uploads wait here rather than multiply that on a small machine.
+const IMAGE_JOBS: usize = 2;
+static IMAGE_SLOTS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(IMAGE_JOBS);
+
 /// Decodes an upload and makes its squares off the async workers; a bad image becomes
 /// a field error on `image_original` (reported with the body's other errors).
 pub async fn process_image(
@@ -91,6 +96,10 @@ pub async fn process_image(
         ));
         return Ok(None);
     }
+    let _slot = IMAGE_SLOTS
+        .acquire()
+        .await
+        .map_err(|e| ApiError::internal(format!("image slots: {e}")))?;
     let span = tracing::Span::current();
     let result = tokio::task::spawn_blocking(move || {
         let _entered = span.enter();
