@@ -1155,6 +1155,22 @@ async fn protected_routes_reject_bad_and_read_only_tokens() {
             let r = s.get(p, tok.as_deref()).await;
             assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{what}: GET {p}");
         }
+        // public (CA) reads: a bad token is 401 there too; no token is fine
+        for p in [
+            format!("/api/v2/course/{id}/"),
+            "/api/v2/course/search/".to_owned(),
+            format!("/api/v2/course/{id}/status/"),
+            format!("/api/v2/course/{id}/section/"),
+            format!("/api/v2/course/{id}/section/{sid}/"),
+        ] {
+            let r = s.get(&p, tok.as_deref()).await;
+            let want = if tok.is_some() {
+                StatusCode::UNAUTHORIZED
+            } else {
+                StatusCode::OK
+            };
+            assert_eq!(r.status, want, "{what}: GET {p}");
+        }
     }
     let read_only = s.oauth_token(alice, "read");
     for (m, p, b) in &writes {
