@@ -11,6 +11,7 @@ pub mod config;
 pub mod db;
 pub mod error;
 pub mod http;
+pub mod images;
 pub mod model;
 pub mod oauth;
 pub mod server;

@@ -1,6 +1,7 @@
 //! Domain types and the JSON shapes the API returns. Depends on nothing above it.
 
 pub mod contribution;
+pub mod course;
 pub mod import;
 pub mod pref;
 pub mod reaction;

@@ -1,0 +1,118 @@
+//! Course bodies: JSON, or `multipart/form-data` with the same fields, list fields as
+//! `categories[0]`, `categories[1]`… or repeated `categories`, and an optional
+//! `image_original` file. Both become one JSON object for
+//! [`crate::model::course::CourseInput::parse`].
+
+use std::collections::BTreeMap;
+
+use bytes::Bytes;
+use serde_json::{Map, Value};
+use warp::http::HeaderMap;
+
+use crate::error::{ApiError, FieldError};
+use crate::http::body::{Body, MULTIPART_LIMIT, json, media_type};
+use crate::images::{self, ImageError, Squares};
+
+/// Reads a course body: the fields as a JSON object, and the uploaded image if any.
+pub async fn read(
+    body: Body,
+    headers: &HeaderMap,
+) -> Result<(Map<String, Value>, Option<Bytes>), ApiError> {
+    if media_type(headers).as_deref() != Some("multipart/form-data") {
+        return match json::<Value>(body, headers).await? {
+            Value::Object(m) => Ok((m, None)),
+            _ => Err(ApiError::ParseError("expected a JSON object".into())),
+        };
+    }
+    let content_type = headers
+        .get(warp::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let boundary = multer::parse_boundary(content_type)
+        .map_err(|e| ApiError::ParseError(format!("multipart: {e}")))?;
+    let bytes = body.read(headers, MULTIPART_LIMIT).await?;
+    let stream = futures_util::stream::once(async move { Ok::<Bytes, std::io::Error>(bytes) });
+    let mut form = multer::Multipart::new(stream, boundary);
+    let mut map = Map::new();
+    let mut lists: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut image = None;
+    let bad = |e: multer::Error| ApiError::ParseError(format!("multipart: {e}"));
+    while let Some(field) = form.next_field().await.map_err(bad)? {
+        let name = field.name().unwrap_or("").to_owned();
+        let file_name = field.file_name().map(str::to_owned);
+        let data = field.bytes().await.map_err(bad)?;
+        if let Some(file_name) = file_name {
+            // an empty file input sends an empty part without a name: no upload
+            if name == "image_original" && !(file_name.is_empty() && data.is_empty()) {
+                image = Some(data);
+            }
+            continue;
+        }
+        let Ok(text) = String::from_utf8(data.to_vec()) else {
+            return Err(ApiError::field(name, "invalid", "Not valid UTF-8 text."));
+        };
+        // `categories[0]` and repeated `categories` both collect into a list
+        let key = match name.split_once('[') {
+            Some((k, rest)) if rest.ends_with(']') => k.to_owned(),
+            _ => name,
+        };
+        if key == "categories" || key == "sections_order" {
+            lists.entry(key).or_default().push(text);
+        } else {
+            map.insert(key, Value::String(text));
+        }
+    }
+    for (k, mut v) in lists {
+        // one value may itself be a list ("[1,2]" or "1,2"): CourseInput reads both
+        let value = if v.len() == 1 {
+            Value::String(v.remove(0))
+        } else {
+            Value::Array(v.into_iter().map(Value::String).collect())
+        };
+        map.insert(k, value);
+    }
+    Ok((map, image))
+}
+
+/// Image jobs running at once: decoding an 8000×8000 upload may take 256 MiB, so
+/// concurrent uploads wait here rather than multiply that on a small machine.
+const IMAGE_JOBS: usize = 2;
+static IMAGE_SLOTS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(IMAGE_JOBS);
+
+/// Decodes an upload and makes its squares off the async workers; a bad image becomes
+/// a field error on `image_original` (reported with the body's other errors).
+pub async fn process_image(
+    image: Option<Bytes>,
+    errors: &mut Vec<FieldError>,
+) -> Result<Option<Squares>, ApiError> {
+    let Some(bytes) = image else {
+        return Ok(None);
+    };
+    if bytes.len() > images::MAX_BYTES {
+        errors.push(FieldError::new(
+            "image_original",
+            "invalid",
+            ImageError::TooLarge.to_string(),
+        ));
+        return Ok(None);
+    }
+    let _slot = IMAGE_SLOTS
+        .acquire()
+        .await
+        .map_err(|e| ApiError::internal(format!("image slots: {e}")))?;
+    let span = tracing::Span::current();
+    let result = tokio::task::spawn_blocking(move || {
+        let _entered = span.enter();
+        images::squares(&bytes)
+    })
+    .await
+    .map_err(|e| ApiError::internal(format!("image task: {e}")))?;
+    match result {
+        Ok(s) => Ok(Some(s)),
+        Err(ImageError::Encode(e)) => Err(ApiError::internal(format!("image encode: {e}"))),
+        Err(e) => {
+            errors.push(FieldError::new("image_original", "invalid", e.to_string()));
+            Ok(None)
+        }
+    }
+}

@@ -1,0 +1,488 @@
+//! `/api/v2/course/...`: courses (this file), membership ([`members`]) and sections
+//! ([`sections`]), as SPEC §5 "Courses" describes them.
+
+mod body;
+mod members;
+mod sections;
+
+use rusqlite::Connection;
+use warp::Filter;
+use warp::http::{Method, StatusCode};
+use warp::reply::Response;
+
+use crate::clock::Timestamp;
+use crate::db::course_members;
+use crate::db::courses as db;
+use crate::error::{ApiError, FieldError};
+use crate::http::auth::{self, Principal};
+use crate::http::pagination::{Page, envelope};
+use crate::http::{
+    Req, Route, empty, json_response, method_not_allowed, ok, request, respond, slash,
+};
+use crate::images::Squares;
+use crate::model::PublicUrl;
+use crate::model::course::{
+    Counts, Course, CourseInput, CourseJson, MEMBER_STATUSES, manages, new_course, parse_statuses,
+    same_ids, visible,
+};
+use crate::state::AppState;
+
+/// Routes of this module.
+pub fn routes(state: AppState) -> Route {
+    collection(state.clone())
+        .or(search(state.clone()))
+        .unify()
+        .or(item(state.clone()))
+        .unify()
+        .or(members::routes(state.clone()))
+        .unify()
+        .or(sections::routes(state))
+        .unify()
+        .boxed()
+}
+
+/// `GET|POST /api/v2/course/`
+fn collection(state: AppState) -> Route {
+    warp::path!("api" / "v2" / "course")
+        .and(slash())
+        .and(request(state))
+        .then(|req: Req| async move {
+            match req.method {
+                Method::GET | Method::HEAD => respond(list(req).await),
+                Method::POST => respond(create(req).await),
+                _ => method_not_allowed("GET, HEAD, POST"),
+            }
+        })
+        .boxed()
+}
+
+/// `GET /api/v2/course/search/`
+fn search(state: AppState) -> Route {
+    warp::path!("api" / "v2" / "course" / "search")
+        .and(slash())
+        .and(request(state))
+        .then(|req: Req| async move {
+            match req.method {
+                Method::GET | Method::HEAD => respond(search_courses(req).await),
+                _ => method_not_allowed("GET, HEAD"),
+            }
+        })
+        .boxed()
+}
+
+/// `GET|PUT|PATCH|DELETE /api/v2/course/{id}/`
+fn item(state: AppState) -> Route {
+    warp::path!("api" / "v2" / "course" / i64)
+        .and(slash())
+        .and(request(state))
+        .then(|id: i64, req: Req| async move {
+            match req.method {
+                Method::GET | Method::HEAD => respond(get(id, req).await),
+                Method::PUT => respond(update(id, req, true).await),
+                Method::PATCH => respond(update(id, req, false).await),
+                Method::DELETE => respond(delete(id, req).await),
+                _ => method_not_allowed("GET, HEAD, PUT, PATCH, DELETE"),
+            }
+        })
+        .boxed()
+}
+
+/// The course `id` and the caller's status in it, when the caller may see it (404
+/// otherwise, SPEC §3: what the caller may not see does not exist for it).
+pub(crate) fn visible_course(
+    c: &Connection,
+    id: i64,
+    who: Option<Principal>,
+) -> Result<(Course, Option<String>), ApiError> {
+    let course = db::get(c, id)?.ok_or(ApiError::NotFound)?;
+    let status = course_members::status_of(c, id, who.map(|w| w.user_id))?;
+    if visible(&course, status.as_deref()) {
+        Ok((course, status))
+    } else {
+        Err(ApiError::NotFound)
+    }
+}
+
+/// [`visible_course`] for an operation only the creator and managers may do: 403 for
+/// a caller who sees the course but does not manage it.
+pub(crate) fn managed_course(
+    c: &Connection,
+    id: i64,
+    who: Principal,
+) -> Result<(Course, Option<String>), ApiError> {
+    let (course, status) = visible_course(c, id, Some(who))?;
+    if manages(status.as_deref()) {
+        Ok((course, status))
+    } else {
+        Err(ApiError::PermissionDenied)
+    }
+}
+
+/// Course JSON for a caller.
+pub(crate) fn course_json(
+    c: &Connection,
+    course: &Course,
+    user: Option<i64>,
+    status: Option<String>,
+    base: &PublicUrl,
+) -> Result<CourseJson, ApiError> {
+    let creator = crate::db::users::get(c, course.created_by)?
+        .ok_or_else(|| ApiError::internal(format!("course {} has no creator", course.id)))?;
+    let (lessons, completed) = db::lesson_counts(c, course.id, user)?;
+    let counts = Counts {
+        members: db::member_count(c, course.id)?,
+        sections: db::section_count(c, course.id)?,
+        lessons,
+        completed,
+    };
+    Ok(course.to_json(
+        base,
+        status,
+        creator.minimal(base),
+        db::categories(c, course.id)?,
+        counts,
+    ))
+}
+
+fn course_jsons(
+    c: &Connection,
+    ids: &[i64],
+    user: Option<i64>,
+    base: &PublicUrl,
+) -> Result<Vec<CourseJson>, ApiError> {
+    let mut out = Vec::with_capacity(ids.len());
+    for id in ids {
+        if let Some(course) = db::get(c, *id)? {
+            let status = course_members::status_of(c, *id, user)?;
+            out.push(course_json(c, &course, user, status, base)?);
+        }
+    }
+    Ok(out)
+}
+
+/// 403 unless the caller may create courses (`courses_only_staff_enabled`).
+fn may_create(c: &Connection, who: Principal) -> Result<(), ApiError> {
+    if !who.is_staff
+        && crate::db::prefs::get_bool(c, "configurations", "courses_only_staff_enabled", false)?
+    {
+        return Err(ApiError::PermissionDenied);
+    }
+    Ok(())
+}
+
+/// The rules that need the database, added to `errors`: unique name and slug, existing
+/// categories, privacy never back to draft, `sections_order` listing exactly the
+/// course's sections. `course` is the record before the change (id 0 when new).
+fn check_against_db(
+    c: &Connection,
+    input: &CourseInput,
+    course: &Course,
+    errors: &mut Vec<FieldError>,
+) -> Result<(), ApiError> {
+    if let Some(name) = &input.name
+        && !name.is_empty()
+        && db::name_taken(c, &crate::model::course::name_key(name), course.id)?
+    {
+        errors.push(FieldError::new(
+            "name",
+            "unique",
+            "A course with this name already exists.",
+        ));
+    }
+    if let Some(slug) = &input.slug
+        && crate::model::slug::is_valid(slug)
+        && db::slug_taken(c, slug, course.id)?
+    {
+        errors.push(FieldError::new(
+            "slug",
+            "unique",
+            "A course with this slug already exists.",
+        ));
+    }
+    if let Some(ids) = &input.categories {
+        for id in ids {
+            if !crate::db::categories::exists(c, *id)? {
+                errors.push(FieldError::new(
+                    "categories",
+                    "invalid",
+                    format!("Invalid pk \"{id}\" - object does not exist."),
+                ));
+                break;
+            }
+        }
+    }
+    if input.privacy.as_deref() == Some("") && !course.privacy.is_empty() {
+        errors.push(FieldError::new(
+            "privacy",
+            "invalid",
+            "The privacy of a course cannot go back to draft (\"\") once it has been set.",
+        ));
+    }
+    if let Some(order) = &input.sections_order {
+        let ids: Vec<i64> = db::sections(c, course.id)?.iter().map(|s| s.id).collect();
+        // a new course (id 0) has no sections: only [] fits
+        if !same_ids(order, &ids) {
+            errors.push(FieldError::new(
+                "sections_order",
+                "invalid",
+                "sections_order must list exactly the ids of the course's sections.",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Stores the squares of a new image under a fresh versioned key (so `/media/` can
+/// cache them as immutable) and drops the previous ones.
+fn store_image(
+    c: &Connection,
+    course: &mut Course,
+    squares: &Squares,
+    now: Timestamp,
+) -> Result<(), ApiError> {
+    crate::db::media::delete_prefix(c, &format!("course/{}/", course.id))?;
+    let key = format!(
+        "course/{}/{}.{}",
+        course.id,
+        crate::token::random_string(8)
+            .to_ascii_lowercase()
+            .replace(['-', '_'], "x"),
+        squares.extension
+    );
+    for sq in &squares.squares {
+        crate::db::media::put(
+            c,
+            &crate::model::course::media_path(&key, sq.side),
+            squares.content_type,
+            &sq.bytes,
+            now,
+        )?;
+    }
+    course.image_key = Some(key);
+    Ok(())
+}
+
+/// `GET /api/v2/course/{id}/`
+async fn get(id: i64, req: Req) -> Result<Response, ApiError> {
+    let creds = req.credentials();
+    let now = req.state.clock.now();
+    let base = req.state.config.public_url.clone();
+    let json = req
+        .state
+        .db
+        .read(move |c| {
+            let who = auth::resolve_ca(c, &creds, now)?;
+            let (course, status) = visible_course(c, id, who)?;
+            course_json(c, &course, who.map(|w| w.user_id), status, &base)
+        })
+        .await?;
+    Ok(ok(&json))
+}
+
+/// `POST /api/v2/course/`
+async fn create(req: Req) -> Result<Response, ApiError> {
+    let creds = req.credentials();
+    let now = req.state.clock.now();
+    let base = req.state.config.public_url.clone();
+    // who may create is answered before anything about the body
+    let pre = creds.clone();
+    req.state
+        .db
+        .read(move |c| may_create(c, auth::require_write(c, &pre, now)?))
+        .await?;
+    let (map, image) = body::read(req.body, &req.headers).await?;
+    let (input, mut errors) = CourseInput::parse(&map, true);
+    let squares = body::process_image(image, &mut errors).await?;
+    let json = req
+        .state
+        .db
+        .write(move |tx| {
+            let who = auth::require_write(tx, &creds, now)?;
+            may_create(tx, who)?;
+            let mut course = new_course(who.user_id, now);
+            check_against_db(tx, &input, &course, &mut errors)?;
+            if !errors.is_empty() {
+                return Err(ApiError::Invalid(errors));
+            }
+            input.apply(&mut course);
+            if input.slug.is_none() {
+                let base_slug = crate::model::slug::slugify(&course.name, "course");
+                course.slug = crate::model::slug::unique(&base_slug, |s| db::slug_taken(tx, s, 0))?;
+            }
+            course.sections_order.clear();
+            course.id = db::insert(tx, &course, None)?;
+            course_members::set(tx, course.id, who.user_id, "creator", now)?;
+            if let Some(ids) = &input.categories {
+                db::set_categories(tx, course.id, ids)?;
+            }
+            if let Some(sq) = &squares {
+                store_image(tx, &mut course, sq, now)?;
+                db::update(tx, &course)?;
+            }
+            course_json(
+                tx,
+                &course,
+                Some(who.user_id),
+                Some("creator".into()),
+                &base,
+            )
+        })
+        .await?;
+    Ok(json_response(StatusCode::CREATED, &json))
+}
+
+/// `PUT|PATCH /api/v2/course/{id}/` (`full`: PUT, where `name` and `type` are required).
+async fn update(id: i64, req: Req, full: bool) -> Result<Response, ApiError> {
+    let creds = req.credentials();
+    let now = req.state.clock.now();
+    let base = req.state.config.public_url.clone();
+    let pre = creds.clone();
+    req.state
+        .db
+        .read(move |c| managed_course(c, id, auth::require_write(c, &pre, now)?).map(|_| ()))
+        .await?;
+    let (map, image) = body::read(req.body, &req.headers).await?;
+    let (input, mut errors) = CourseInput::parse(&map, full);
+    let squares = body::process_image(image, &mut errors).await?;
+    let json = req
+        .state
+        .db
+        .write(move |tx| {
+            let who = auth::require_write(tx, &creds, now)?;
+            let (mut course, status) = managed_course(tx, id, who)?;
+            check_against_db(tx, &input, &course, &mut errors)?;
+            if !errors.is_empty() {
+                return Err(ApiError::Invalid(errors));
+            }
+            input.apply(&mut course);
+            if let Some(ids) = &input.categories {
+                db::set_categories(tx, course.id, ids)?;
+            }
+            if let Some(sq) = &squares {
+                store_image(tx, &mut course, sq, now)?;
+            } else if input.clear_image && course.image_key.is_some() {
+                crate::db::media::delete_prefix(tx, &format!("course/{}/", course.id))?;
+                course.image_key = None;
+            }
+            db::update(tx, &course)?;
+            course_json(tx, &course, Some(who.user_id), status, &base)
+        })
+        .await?;
+    Ok(ok(&json))
+}
+
+/// `DELETE /api/v2/course/{id}/`: creator only, soft.
+async fn delete(id: i64, req: Req) -> Result<Response, ApiError> {
+    let creds = req.credentials();
+    let now = req.state.clock.now();
+    let (body, headers) = (req.body, req.headers);
+    let pre = creds.clone();
+    req.state
+        .db
+        .read(move |c| auth::require_write(c, &pre, now).map(|_| ()))
+        .await?;
+    crate::http::body::none(body, &headers).await?;
+    req.state
+        .db
+        .write(move |tx| {
+            let who = auth::require_write(tx, &creds, now)?;
+            let (mut course, status) = visible_course(tx, id, Some(who))?;
+            if status.as_deref() != Some("creator") {
+                return Err(ApiError::PermissionDenied);
+            }
+            if !course.deleted {
+                course.deleted = true;
+                db::update(tx, &course)?;
+            }
+            Ok::<_, ApiError>(())
+        })
+        .await?;
+    Ok(empty(StatusCode::NO_CONTENT))
+}
+
+/// `GET /api/v2/course/`: the caller's courses by status, newest first.
+async fn list(req: Req) -> Result<Response, ApiError> {
+    let creds = req.credentials();
+    let now = req.state.clock.now();
+    let base = req.state.config.public_url.clone();
+    let q = req.query();
+    let page_base = base.at(&req.path);
+    let json = req
+        .state
+        .db
+        .read(move |c| {
+            let who = auth::require(c, &creds, now)?;
+            let statuses = parse_statuses(q.get("statuses"), &MEMBER_STATUSES)
+                .map_err(|m| ApiError::field("statuses", "invalid_choice", m))?;
+            let page = Page::from_query(&q)?;
+            let (count, ids) =
+                db::list_for_user(c, who.user_id, &statuses, page.limit, page.offset)?;
+            let results = course_jsons(c, &ids, Some(who.user_id), &base)?;
+            Ok::<_, ApiError>(envelope(&page_base, &q, page, count, results))
+        })
+        .await?;
+    Ok(ok(&json))
+}
+
+/// The `categories` filter: comma-separated ids, also repeated, and also as
+/// `categories[]=1&categories[]=2` (how the SDK's HTTP client, axios, encodes a list).
+fn category_filter(q: &crate::http::query::Query) -> Result<Option<Vec<i64>>, ApiError> {
+    let mut out: Option<Vec<i64>> = None;
+    for (k, v) in q.pairs() {
+        if k != "categories" && k != "categories[]" {
+            continue;
+        }
+        let list = out.get_or_insert_with(Vec::new);
+        for part in v.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            list.push(part.parse().map_err(|_| {
+                ApiError::field(
+                    "categories",
+                    "invalid",
+                    "Must be a comma-separated list of integer ids.",
+                )
+            })?);
+        }
+    }
+    // `categories=` (empty) filters nothing, like an absent parameter
+    Ok(out.filter(|l| !l.is_empty()))
+}
+
+/// `GET /api/v2/course/search/`: visible courses.
+async fn search_courses(req: Req) -> Result<Response, ApiError> {
+    let creds = req.credentials();
+    let now = req.state.clock.now();
+    let base = req.state.config.public_url.clone();
+    let q = req.query();
+    let page_base = base.at(&req.path);
+    let json = req
+        .state
+        .db
+        .read(move |c| {
+            let who = auth::resolve_ca(c, &creds, now)?;
+            let ordering = q.text("ordering").unwrap_or("-id");
+            let order_by = db::SEARCH_ORDERINGS
+                .iter()
+                .find(|(k, _)| *k == ordering)
+                .map(|(_, v)| *v)
+                .ok_or_else(|| {
+                    ApiError::field(
+                        "ordering",
+                        "invalid_choice",
+                        "ordering must be one of id, name, created_at, optionally prefixed with -.",
+                    )
+                })?;
+            let categories = category_filter(&q)?;
+            let page = Page::from_query(&q)?;
+            let s = db::Search {
+                user: who.map(|w| w.user_id),
+                text: q.text("search").map(str::to_owned),
+                categories,
+                order_by,
+            };
+            let (count, ids) = db::search(c, &s, page.limit, page.offset)?;
+            let results = course_jsons(c, &ids, s.user, &base)?;
+            Ok::<_, ApiError>(envelope(&page_base, &q, page, count, results))
+        })
+        .await?;
+    Ok(ok(&json))
+}

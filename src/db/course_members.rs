@@ -1,0 +1,83 @@
+//! Course memberships: one row per (course, user) with its `join_status`.
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use crate::clock::Timestamp;
+use crate::model::user::User;
+
+/// The status of `user` in `course`, if any.
+pub fn status(conn: &Connection, course: i64, user: i64) -> rusqlite::Result<Option<String>> {
+    conn.prepare_cached(
+        "SELECT join_status FROM course_member WHERE course_id = ?1 AND user_id = ?2",
+    )?
+    .query_row([course, user], |r| r.get(0))
+    .optional()
+}
+
+/// [`status`] for an optional caller.
+pub fn status_of(
+    conn: &Connection,
+    course: i64,
+    user: Option<i64>,
+) -> rusqlite::Result<Option<String>> {
+    match user {
+        Some(u) => status(conn, course, u),
+        None => Ok(None),
+    }
+}
+
+/// Sets (inserts or changes) a membership. A changed status keeps the row's
+/// `created_at` (when the user first came to the course).
+pub fn set(
+    conn: &Connection,
+    course: i64,
+    user: i64,
+    join_status: &str,
+    now: Timestamp,
+) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO course_member (course_id, user_id, join_status, created_at)
+         VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT (course_id, user_id) DO UPDATE SET join_status = excluded.join_status",
+    )?
+    .execute(params![course, user, join_status, now])?;
+    Ok(())
+}
+
+/// Removes a membership (never the creator's: callers check).
+pub fn remove(conn: &Connection, course: i64, user: i64) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "DELETE FROM course_member WHERE course_id = ?1 AND user_id = ?2 AND join_status <> 'creator'",
+    )?
+    .execute([course, user])?;
+    Ok(())
+}
+
+/// One page of the users of a course whose status is in `statuses`, in the order they
+/// came (then by user id): (count, [(user, status)]).
+pub fn list(
+    conn: &Connection,
+    course: i64,
+    statuses: &[&str],
+    limit: i64,
+    offset: i64,
+) -> rusqlite::Result<(i64, Vec<(User, String)>)> {
+    let statuses = serde_json::to_string(statuses).unwrap_or_else(|_| "[]".into());
+    let count: i64 = conn
+        .prepare_cached(
+            "SELECT count(*) FROM course_member m
+             WHERE m.course_id = ?1 AND m.join_status IN (SELECT value FROM json_each(?2))",
+        )?
+        .query_row(params![course, statuses], |r| r.get(0))?;
+    let cols = crate::db::users::columns_as("u");
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {cols}, m.join_status FROM course_member m JOIN user u ON u.id = m.user_id
+         WHERE m.course_id = ?1 AND m.join_status IN (SELECT value FROM json_each(?2))
+         ORDER BY m.created_at, m.user_id LIMIT ?3 OFFSET ?4"
+    ))?;
+    let n = crate::db::users::COLUMNS.split(", ").count();
+    let rows = stmt.query_map(params![course, statuses, limit, offset], |r| {
+        Ok((crate::db::users::from_row_at(r, 0)?, r.get(n)?))
+    })?;
+    Ok((count, rows.collect::<Result<_, _>>()?))
+}

@@ -1,0 +1,632 @@
+//! Courses (SPEC §5 "Courses", SEED-API's Course table): the stored record, its rules
+//! (choices, visibility, who manages), the body it is written with and its JSON shapes.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::PublicUrl;
+use super::user::UserMinimal;
+use crate::clock::{Timestamp, rfc3339};
+use crate::db::categories::Category;
+use crate::error::FieldError;
+
+/// Allowed `type` values.
+pub const TYPES: [&str; 3] = ["self-paced", "structured", "scheduled"];
+/// Allowed `privacy` values (`""` is the draft).
+pub const PRIVACIES: [&str; 4] = ["", "open", "private", "secret"];
+/// Every `join_status`.
+pub const STATUSES: [&str; 5] = ["creator", "manager", "joined", "invited", "requested"];
+/// The statuses that count as members (`member_count`, default list filters).
+pub const MEMBER_STATUSES: [&str; 3] = ["creator", "manager", "joined"];
+/// The default image of a course without one, served by hearth.
+pub const DEFAULT_IMAGE: &str = "/static/default/course.svg";
+/// Longest name.
+pub const NAME_MAX: usize = 255;
+/// Longest section name.
+pub const SECTION_NAME_MAX: usize = 255;
+
+/// A course as stored.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Course {
+    pub id: i64,
+    pub name: String,
+    pub slug: String,
+    pub description: String,
+    pub kind: String,
+    pub privacy: String,
+    pub enforce_lessons_order: bool,
+    pub new_comment_notification_enabled: bool,
+    pub hide_member_count: bool,
+    pub meta_title: String,
+    pub meta_description: String,
+    pub og_title: String,
+    pub og_description: String,
+    pub og_image: String,
+    pub sections_order: Vec<i64>,
+    /// Media path of the squares with `{side}` left out: `course/12/ab3k.jpg` stands for
+    /// `course/12/ab3k-600.jpg`, ...; `None`: the default image.
+    pub image_key: Option<String>,
+    pub deleted: bool,
+    pub created_at: Timestamp,
+    pub created_by: i64,
+}
+
+/// The key names are unique by (case-insensitive).
+pub fn name_key(name: &str) -> String {
+    name.to_lowercase()
+}
+
+/// Whether a status is the creator's or a manager's.
+pub fn manages(status: Option<&str>) -> bool {
+    matches!(status, Some("creator" | "manager"))
+}
+
+/// Whether a caller with `status` (None: no membership or anonymous) may see a course
+/// (SPEC §5): a draft only its creator and managers; open and private everyone; secret
+/// members, invited users and managers; a deleted course only its creator.
+pub fn visible(course: &Course, status: Option<&str>) -> bool {
+    if course.deleted {
+        return status == Some("creator");
+    }
+    match course.privacy.as_str() {
+        "open" | "private" => true,
+        "secret" => matches!(status, Some("creator" | "manager" | "joined" | "invited")),
+        _ => manages(status),
+    }
+}
+
+/// The media path of one square of an image key.
+pub fn media_path(key: &str, side: u32) -> String {
+    match key.rsplit_once('.') {
+        Some((stem, ext)) => format!("{stem}-{side}.{ext}"),
+        None => format!("{key}-{side}"),
+    }
+}
+
+/// Course JSON: SEED-API's Course table in order (without the write-only
+/// `image_original`), plus `member_count`, `num_sections`, `num_lessons`.
+#[derive(Debug, Clone, Serialize)]
+pub struct CourseJson {
+    pub id: i64,
+    pub name: String,
+    pub slug: String,
+    pub description: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub privacy: String,
+    pub enforce_lessons_order: bool,
+    pub new_comment_notification_enabled: bool,
+    pub hide_member_count: bool,
+    pub meta_title: String,
+    pub meta_description: String,
+    pub og_title: String,
+    pub og_description: String,
+    pub og_image: String,
+    pub sections_order: Vec<i64>,
+    pub image_bigger: String,
+    pub image_big: String,
+    pub image_medium: String,
+    pub image_small: String,
+    pub deleted: bool,
+    pub join_status: Option<String>,
+    pub user_completion_rate: i64,
+    pub created_at: String,
+    pub created_by: UserMinimal,
+    pub categories: Vec<Category>,
+    pub member_count: Option<i64>,
+    pub num_sections: i64,
+    pub num_lessons: i64,
+}
+
+/// What is counted about a course for its JSON.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub members: i64,
+    pub sections: i64,
+    pub lessons: i64,
+    /// Lessons the caller completed.
+    pub completed: i64,
+}
+
+impl Course {
+    /// The JSON for a caller whose status is `status`.
+    pub fn to_json(
+        &self,
+        base: &PublicUrl,
+        status: Option<String>,
+        created_by: UserMinimal,
+        categories: Vec<Category>,
+        counts: Counts,
+    ) -> CourseJson {
+        let url = |side: u32| match &self.image_key {
+            Some(k) => base.at(&format!("/media/{}", media_path(k, side))),
+            None => base.at(DEFAULT_IMAGE),
+        };
+        let show_members = !self.hide_member_count || manages(status.as_deref());
+        let rate = if counts.lessons > 0 {
+            (counts.completed * 100 / counts.lessons).clamp(0, 100)
+        } else {
+            0
+        };
+        CourseJson {
+            id: self.id,
+            name: self.name.clone(),
+            slug: self.slug.clone(),
+            description: self.description.clone(),
+            kind: self.kind.clone(),
+            privacy: self.privacy.clone(),
+            enforce_lessons_order: self.enforce_lessons_order,
+            new_comment_notification_enabled: self.new_comment_notification_enabled,
+            hide_member_count: self.hide_member_count,
+            meta_title: self.meta_title.clone(),
+            meta_description: self.meta_description.clone(),
+            og_title: self.og_title.clone(),
+            og_description: self.og_description.clone(),
+            og_image: self.og_image.clone(),
+            sections_order: self.sections_order.clone(),
+            image_bigger: url(600),
+            image_big: url(400),
+            image_medium: url(200),
+            image_small: url(100),
+            deleted: self.deleted,
+            join_status: status,
+            user_completion_rate: rate,
+            created_at: rfc3339(self.created_at),
+            created_by,
+            categories,
+            member_count: show_members.then_some(counts.members),
+            num_sections: counts.sections,
+            num_lessons: counts.lessons,
+        }
+    }
+}
+
+/// Section JSON.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SectionJson {
+    pub id: i64,
+    pub name: String,
+    pub num_lessons: i64,
+}
+
+/// An item of the member and request lists: User Minimal plus `join_status`.
+#[derive(Debug, Clone, Serialize)]
+pub struct MemberJson {
+    #[serde(flatten)]
+    pub user: UserMinimal,
+    pub join_status: String,
+}
+
+/// The writable fields of a course body; `None` means "not in the body".
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CourseInput {
+    pub name: Option<String>,
+    pub slug: Option<String>,
+    pub description: Option<String>,
+    pub kind: Option<String>,
+    pub privacy: Option<String>,
+    pub enforce_lessons_order: Option<bool>,
+    pub new_comment_notification_enabled: Option<bool>,
+    pub hide_member_count: Option<bool>,
+    pub meta_title: Option<String>,
+    pub meta_description: Option<String>,
+    pub og_title: Option<String>,
+    pub og_description: Option<String>,
+    pub og_image: Option<String>,
+    pub sections_order: Option<Vec<i64>>,
+    pub categories: Option<Vec<i64>>,
+    /// `image_original: null` in a JSON body: back to the default image.
+    pub clear_image: bool,
+}
+
+fn text(
+    map: &Map<String, Value>,
+    field: &'static str,
+    errors: &mut Vec<FieldError>,
+) -> Option<String> {
+    match map.get(field)? {
+        Value::String(s) => Some(s.clone()),
+        Value::Null => {
+            errors.push(FieldError::new(
+                field,
+                "null",
+                "This field may not be null.",
+            ));
+            None
+        }
+        _ => {
+            errors.push(FieldError::new(field, "invalid", "Not a valid string."));
+            None
+        }
+    }
+}
+
+fn boolean(
+    map: &Map<String, Value>,
+    field: &'static str,
+    errors: &mut Vec<FieldError>,
+) -> Option<bool> {
+    match map.get(field)? {
+        Value::Bool(b) => Some(*b),
+        // multipart fields are text; DRF's BooleanField takes these too
+        Value::String(s) => match s.to_ascii_lowercase().as_str() {
+            "true" | "1" | "on" | "yes" => Some(true),
+            "false" | "0" | "off" | "no" => Some(false),
+            _ => {
+                errors.push(FieldError::new(
+                    field,
+                    "invalid",
+                    "Must be a valid boolean.",
+                ));
+                None
+            }
+        },
+        Value::Number(n) if n.as_i64() == Some(0) || n.as_i64() == Some(1) => {
+            Some(n.as_i64() == Some(1))
+        }
+        Value::Null => {
+            errors.push(FieldError::new(
+                field,
+                "null",
+                "This field may not be null.",
+            ));
+            None
+        }
+        _ => {
+            errors.push(FieldError::new(
+                field,
+                "invalid",
+                "Must be a valid boolean.",
+            ));
+            None
+        }
+    }
+}
+
+/// A list of ids: integers or numeric strings; a JSON-encoded array in a string (how
+/// multipart clients send `sections_order`); a comma-separated string.
+fn ids(
+    map: &Map<String, Value>,
+    field: &'static str,
+    errors: &mut Vec<FieldError>,
+) -> Option<Vec<i64>> {
+    let bad = |errors: &mut Vec<FieldError>| {
+        errors.push(FieldError::new(
+            field,
+            "invalid",
+            "Must be a list of integer ids.",
+        ));
+    };
+    let one = |v: &Value| match v {
+        Value::Number(n) => n.as_i64(),
+        Value::String(s) => s.trim().parse::<i64>().ok(),
+        _ => None,
+    };
+    match map.get(field)? {
+        Value::Array(items) => {
+            let out: Option<Vec<i64>> = items.iter().map(one).collect();
+            if out.is_none() {
+                bad(errors);
+            }
+            out
+        }
+        Value::String(s) if s.trim().starts_with('[') => match serde_json::from_str::<Value>(s) {
+            Ok(Value::Array(items)) => {
+                let out: Option<Vec<i64>> = items.iter().map(one).collect();
+                if out.is_none() {
+                    bad(errors);
+                }
+                out
+            }
+            _ => {
+                bad(errors);
+                None
+            }
+        },
+        Value::String(s) if s.trim().is_empty() => Some(Vec::new()),
+        Value::String(s) => {
+            let out: Option<Vec<i64>> = s.split(',').map(|p| p.trim().parse().ok()).collect();
+            if out.is_none() {
+                bad(errors);
+            }
+            out
+        }
+        Value::Number(n) => match n.as_i64() {
+            Some(i) => Some(vec![i]),
+            None => {
+                bad(errors);
+                None
+            }
+        },
+        Value::Null => {
+            errors.push(FieldError::new(
+                field,
+                "null",
+                "This field may not be null.",
+            ));
+            None
+        }
+        _ => {
+            bad(errors);
+            None
+        }
+    }
+}
+
+impl CourseInput {
+    /// Reads a body (a JSON object, or multipart text fields turned into one), with
+    /// every rule that needs no database: lengths, choices, the slug pattern, and
+    /// `name`/`type` when `full` (create and PUT). Read-only and unknown fields are
+    /// ignored. Returns the input and every problem found.
+    pub fn parse(map: &Map<String, Value>, full: bool) -> (CourseInput, Vec<FieldError>) {
+        let mut e = Vec::new();
+        let mut input = CourseInput {
+            name: text(map, "name", &mut e).map(|s| s.trim().to_owned()),
+            slug: text(map, "slug", &mut e).map(|s| s.trim().to_owned()),
+            description: text(map, "description", &mut e),
+            kind: text(map, "type", &mut e),
+            privacy: text(map, "privacy", &mut e),
+            enforce_lessons_order: boolean(map, "enforce_lessons_order", &mut e),
+            new_comment_notification_enabled: boolean(
+                map,
+                "new_comment_notification_enabled",
+                &mut e,
+            ),
+            hide_member_count: boolean(map, "hide_member_count", &mut e),
+            meta_title: text(map, "meta_title", &mut e),
+            meta_description: text(map, "meta_description", &mut e),
+            og_title: text(map, "og_title", &mut e),
+            og_description: text(map, "og_description", &mut e),
+            og_image: text(map, "og_image", &mut e),
+            sections_order: ids(map, "sections_order", &mut e),
+            categories: ids(map, "categories", &mut e),
+            clear_image: false,
+        };
+        match map.get("image_original") {
+            None => {}
+            Some(Value::Null) => input.clear_image = true,
+            // multipart text fields named image_original (an empty file input) and JSON
+            // strings are not files
+            Some(Value::String(s)) if s.is_empty() => input.clear_image = true,
+            Some(_) => e.push(FieldError::new(
+                "image_original",
+                "invalid",
+                "The submitted data was not a file. Upload it with multipart/form-data.",
+            )),
+        }
+        match &input.name {
+            Some(n) if n.is_empty() => e.push(FieldError::new(
+                "name",
+                "required",
+                "This field may not be blank.",
+            )),
+            Some(n) if n.chars().count() > NAME_MAX => e.push(FieldError::new(
+                "name",
+                "max_length",
+                format!("Ensure this field has no more than {NAME_MAX} characters."),
+            )),
+            None if full && !map.contains_key("name") => {
+                e.push(FieldError::new(
+                    "name",
+                    "required",
+                    "This field is required.",
+                ));
+            }
+            _ => {}
+        }
+        if let Some(s) = &input.slug {
+            // an empty slug means "make one from the name", as if it were absent
+            if s.is_empty() {
+                input.slug = None;
+            } else if !super::slug::is_valid(s) {
+                e.push(FieldError::new(
+                    "slug",
+                    "invalid",
+                    "Enter a valid slug: lowercase letters, digits and single hyphens, at most 100 characters.",
+                ));
+            }
+        }
+        match &input.kind {
+            Some(k) if !TYPES.contains(&k.as_str()) => e.push(FieldError::new(
+                "type",
+                "invalid_choice",
+                format!("\"{k}\" is not a valid choice (self-paced, structured, scheduled)."),
+            )),
+            None if full && !map.contains_key("type") => {
+                e.push(FieldError::new(
+                    "type",
+                    "required",
+                    "This field is required.",
+                ));
+            }
+            _ => {}
+        }
+        if let Some(p) = &input.privacy
+            && !PRIVACIES.contains(&p.as_str())
+        {
+            e.push(FieldError::new(
+                "privacy",
+                "invalid_choice",
+                format!("\"{p}\" is not a valid choice (\"\", open, private, secret)."),
+            ));
+        }
+        (input, e)
+    }
+
+    /// Applies the input to a course (after validation).
+    pub fn apply(&self, c: &mut Course) {
+        let set = |dst: &mut String, v: &Option<String>| {
+            if let Some(v) = v {
+                dst.clone_from(v);
+            }
+        };
+        set(&mut c.name, &self.name);
+        set(&mut c.slug, &self.slug);
+        set(&mut c.description, &self.description);
+        set(&mut c.kind, &self.kind);
+        set(&mut c.privacy, &self.privacy);
+        set(&mut c.meta_title, &self.meta_title);
+        set(&mut c.meta_description, &self.meta_description);
+        set(&mut c.og_title, &self.og_title);
+        set(&mut c.og_description, &self.og_description);
+        set(&mut c.og_image, &self.og_image);
+        if let Some(b) = self.enforce_lessons_order {
+            c.enforce_lessons_order = b;
+        }
+        if let Some(b) = self.new_comment_notification_enabled {
+            c.new_comment_notification_enabled = b;
+        }
+        if let Some(b) = self.hide_member_count {
+            c.hide_member_count = b;
+        }
+        if let Some(o) = &self.sections_order {
+            c.sections_order.clone_from(o);
+        }
+    }
+}
+
+/// Whether `sections_order` lists exactly `ids` (any order, no duplicates).
+pub fn same_ids(order: &[i64], ids: &[i64]) -> bool {
+    let mut a = order.to_vec();
+    let mut b = ids.to_vec();
+    a.sort_unstable();
+    b.sort_unstable();
+    let before = a.len();
+    a.dedup();
+    a.len() == before && a == b
+}
+
+/// A course with SEED-API's defaults.
+pub fn new_course(created_by: i64, now: Timestamp) -> Course {
+    Course {
+        new_comment_notification_enabled: true,
+        created_at: now,
+        created_by,
+        ..Course::default()
+    }
+}
+
+/// The statuses of a `statuses` query parameter (comma-separated); an unknown one is
+/// an error naming it.
+pub fn parse_statuses(
+    s: Option<&str>,
+    default: &[&'static str],
+) -> Result<Vec<&'static str>, String> {
+    let Some(s) = s.filter(|s| !s.trim().is_empty()) else {
+        return Ok(default.to_vec());
+    };
+    let mut out = Vec::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        match STATUSES.iter().find(|x| **x == part) {
+            Some(x) if !out.contains(x) => out.push(*x),
+            Some(_) => {}
+            None => return Err(format!("\"{part}\" is not a valid join status.")),
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn parse(v: Value, full: bool) -> (CourseInput, Vec<FieldError>) {
+        CourseInput::parse(v.as_object().cloned().as_ref().unwrap_or(&Map::new()), full)
+    }
+
+    fn codes(e: &[FieldError]) -> Vec<(String, &'static str)> {
+        e.iter()
+            .map(|f| (f.field.clone(), f.messages[0].code))
+            .collect()
+    }
+
+    #[test]
+    fn create_needs_name_and_type() {
+        let (_, e) = parse(json!({}), true);
+        assert_eq!(
+            codes(&e),
+            vec![("name".into(), "required"), ("type".into(), "required")]
+        );
+        let (_, e) = parse(json!({}), false);
+        assert!(e.is_empty());
+    }
+
+    #[test]
+    fn all_errors_at_once() {
+        let (_, e) = parse(
+            json!({"name": "x".repeat(256), "type": "weekly", "privacy": "public", "slug": "Bad Slug", "hide_member_count": "maybe"}),
+            true,
+        );
+        let got = codes(&e);
+        for want in [
+            ("name", "max_length"),
+            ("type", "invalid_choice"),
+            ("privacy", "invalid_choice"),
+            ("slug", "invalid"),
+            ("hide_member_count", "invalid"),
+        ] {
+            assert!(got.contains(&(want.0.into(), want.1)), "{got:?}");
+        }
+    }
+
+    #[test]
+    fn multipart_text_values() {
+        let (i, e) = parse(
+            json!({"name": " A ", "type": "structured", "enforce_lessons_order": "true",
+                   "categories": ["1", "2"], "sections_order": "[3, 4]"}),
+            true,
+        );
+        assert!(e.is_empty(), "{e:?}");
+        assert_eq!(i.name.as_deref(), Some("A"));
+        assert_eq!(i.enforce_lessons_order, Some(true));
+        assert_eq!(i.categories, Some(vec![1, 2]));
+        assert_eq!(i.sections_order, Some(vec![3, 4]));
+    }
+
+    #[test]
+    fn visibility_matrix() {
+        let mut c = new_course(1, 0);
+        let all = [
+            Some("creator"),
+            Some("manager"),
+            Some("joined"),
+            Some("invited"),
+            Some("requested"),
+            None,
+        ];
+        let see = |c: &Course| all.map(|s| visible(c, s));
+        c.privacy = String::new();
+        assert_eq!(see(&c), [true, true, false, false, false, false]);
+        c.privacy = "open".into();
+        assert_eq!(see(&c), [true; 6]);
+        c.privacy = "private".into();
+        assert_eq!(see(&c), [true; 6]);
+        c.privacy = "secret".into();
+        assert_eq!(see(&c), [true, true, true, true, false, false]);
+        c.deleted = true;
+        assert_eq!(see(&c), [true, false, false, false, false, false]);
+    }
+
+    #[test]
+    fn sections_order_must_match() {
+        assert!(same_ids(&[3, 1, 2], &[1, 2, 3]));
+        assert!(!same_ids(&[1, 2], &[1, 2, 3]));
+        assert!(!same_ids(&[1, 1, 2], &[1, 2]));
+        assert!(same_ids(&[], &[]));
+    }
+
+    #[test]
+    fn media_paths_and_statuses() {
+        assert_eq!(media_path("course/1/ab.jpg", 600), "course/1/ab-600.jpg");
+        assert_eq!(
+            parse_statuses(Some("joined, invited"), &MEMBER_STATUSES),
+            Ok(vec!["joined", "invited"])
+        );
+        assert!(parse_statuses(Some("joined,x"), &MEMBER_STATUSES).is_err());
+        assert_eq!(
+            parse_statuses(None, &MEMBER_STATUSES),
+            Ok(MEMBER_STATUSES.to_vec())
+        );
+    }
+}
