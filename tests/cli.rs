@@ -710,3 +710,160 @@ fn serve_creates_the_database_logs_its_address_and_stops_on_sigterm() {
     let status = child.wait().unwrap();
     assert!(status.success(), "clean exit on SIGTERM: {status:?}");
 }
+
+const DJANGO_HASH: &str =
+    "pbkdf2_sha256$1000$seasalt1234$jBDdGsGENB62UuRQcZMCu3TOrj3OU1a+qSSLI6qfg90=";
+
+fn import_file(e: &Env, lines: &[String]) -> Output {
+    let path = e.dir.path().join("in.ndjson");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    e.run(&["import", path.to_str().unwrap()])
+}
+
+fn community_lines() -> Vec<String> {
+    let mut l = vec![
+        r#"{"record":"category","id":1,"name":"Science"}"#.to_owned(),
+        r#"{"record":"preference","section":"text","name":"application_name","value":"imported"}"#
+            .to_owned(),
+        r#"{"record":"reaction","id":7,"label":"clap","sentiment":1}"#.to_owned(),
+    ];
+    for i in 1..=4 {
+        l.push(format!(
+            r#"{{"record":"user","id":{i},"username":"u{i}","email":"u{i}@x.org","password":"{DJANGO_HASH}","is_staff":{},"date_joined":"2024-01-0{i}T10:00:00.5Z","bio":"hi","gender":"Female"}}"#,
+            i == 1
+        ));
+    }
+    l.push(r#"{"record":"user","id":5,"username":"gone","deleted":true}"#.to_owned());
+    for (a, b) in [(1, 2), (2, 1), (1, 3), (3, 4), (4, 3), (5, 1), (1, 5)] {
+        l.push(format!(r#"{{"record":"follow","follower":{a},"followed":{b},"created_at":"2025-01-01T00:00:0{a}Z"}}"#));
+    }
+    l.extend([
+        r#"{"record":"course","id":10,"created_by":1,"name":"Rust 101","type":"self-paced","privacy":"open","categories":[1]}"#.to_owned(),
+        r#"{"record":"course_member","course":10,"user":2,"join_status":"joined"}"#.to_owned(),
+        r#"{"record":"course_member","course":10,"user":1,"join_status":"creator"}"#.to_owned(),
+        r#"{"record":"post","id":1,"author":1,"text":"hello","categories":[1]}"#.to_owned(),
+        r#"{"record":"post","id":2,"author":1,"text":"old","deleted":true}"#.to_owned(),
+        r#"{"record":"discussion","id":1,"author":2,"title":"Q","text":"?"}"#.to_owned(),
+        r#"{"record":"status","id":1,"author":3,"text":"s","action":"reading"}"#.to_owned(),
+        r#"{"record":"comment","id":1,"author":2,"text":"c","post":1}"#.to_owned(),
+        r#"{"record":"comment","id":2,"author":3,"text":"r","post":1,"parent":1}"#.to_owned(),
+        r#"{"record":"comment","id":3,"author":3,"text":"x","discussion":1,"deleted":true}"#.to_owned(),
+    ]);
+    l
+}
+
+#[test]
+fn import_loads_a_community_with_exact_counters() {
+    let e = Env::new();
+    e.init();
+    let out = import_file(&e, &community_lines());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("imported"));
+    assert!(
+        e.ok(&["check"]).contains("ok"),
+        "every counter and invariant holds after import"
+    );
+    // Django hashes are kept as they are
+    let hash: String = rusqlite::Connection::open(e.db())
+        .unwrap()
+        .query_row("SELECT password FROM user WHERE id = 1", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(hash, DJANGO_HASH);
+    // followers leave out the deleted user 5; 1<->2 is mutual
+    assert_eq!(e.sql("SELECT followers_counter FROM user WHERE id = 1"), 1);
+    assert_eq!(e.sql("SELECT followings_counter FROM user WHERE id = 1"), 2);
+    assert_eq!(e.sql("SELECT mutuals_counter FROM user WHERE id = 1"), 1);
+    assert_eq!(
+        e.sql("SELECT mutual FROM follow WHERE follower = 2 AND followed = 1"),
+        1
+    );
+    assert_eq!(
+        e.sql("SELECT mutual FROM follow WHERE follower = 1 AND followed = 3"),
+        0
+    );
+    assert_eq!(
+        e.sql("SELECT posts_counter FROM user WHERE id = 1"),
+        1,
+        "the deleted post is not counted"
+    );
+    assert_eq!(
+        e.sql("SELECT comment_count FROM contribution WHERE kind = 'post' AND id = 1"),
+        2
+    );
+    assert_eq!(
+        e.sql("SELECT count(*) FROM course_member WHERE course_id = 10"),
+        2
+    );
+    assert_eq!(e.sql("SELECT count(*) FROM course_member WHERE course_id = 10 AND user_id = 1 AND join_status = 'creator'"), 1);
+    assert_eq!(e.sql("SELECT count(*) FROM reaction"), 7);
+    assert_eq!(
+        e.json(&["pref", "get", "text.application_name", "--json"])["value"],
+        "imported"
+    );
+    assert_eq!(
+        e.sql("SELECT date_joined FROM user WHERE id = 1"),
+        1_704_103_200_500_000
+    );
+}
+
+#[test]
+fn import_reads_stdin() {
+    let e = Env::new();
+    e.init();
+    let out = e.run_stdin(
+        &["import", "-"],
+        Some(r#"{"record":"user","id":1,"username":"solo"}"#),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(e.sql("SELECT count(*) FROM user"), 1);
+}
+
+#[test]
+fn a_bad_line_stops_the_import_with_its_number_and_writes_nothing_of_its_batch() {
+    let cases: Vec<(String, &str)> = vec![
+        ("not json".into(), "line 12"),
+        (r#"{"record":"spaceship","id":1}"#.into(), "unknown record"),
+        (r#"{"type":"user","id":9,"username":"x"}"#.into(), "record"),
+        (r#"{"record":"user","id":9}"#.into(), "username"),
+        (r#"{"record":"user","id":9,"username":"u1"}"#.into(), "already exists"),
+        (r#"{"record":"user","id":9,"username":"z","password":"plain"}"#.into(), "Django"),
+        (r#"{"record":"follow","follower":1,"followed":99}"#.into(), "does not exist"),
+        (r#"{"record":"follow","follower":1,"followed":2}"#.into(), "already exists"),
+        (r#"{"record":"course","id":11,"created_by":1,"name":"X","type":"weird"}"#.into(), "type"),
+        (r#"{"record":"course","id":11,"created_by":1,"name":"rust 101","type":"structured"}"#.into(), "already exists"),
+        (r#"{"record":"comment","id":9,"author":1,"text":"t"}"#.into(), "exactly one"),
+        (r#"{"record":"comment","id":9,"author":1,"text":"t","post":77}"#.into(), "does not exist"),
+        (r#"{"record":"preference","section":"configurations","name":"content_availability","value":"no"}"#.into(), "boolean"),
+        (r#"{"record":"preference","section":"x","name":"y","value":1}"#.into(), "no preference"),
+        (r#"{"record":"course_member","course":10,"user":1,"join_status":"joined"}"#.into(), "creator"),
+    ];
+    for (bad, why) in cases {
+        let e = Env::new();
+        e.init();
+        let mut lines = community_lines()[..11].to_vec();
+        lines.push(bad.clone());
+        lines.push(r#"{"record":"user","id":50,"username":"after"}"#.to_owned());
+        let mut all = lines.clone();
+        if bad.contains("course_member") || bad.contains("rust 101") {
+            all.insert(11, community_lines()[15].clone());
+        }
+        let err = fails(import_file(&e, &all), &["import"]);
+        let n = all.iter().position(|l| *l == bad).unwrap() + 1;
+        assert!(err.contains(&format!("line {n}:")), "{bad}: {err}");
+        assert!(err.contains(why), "{bad}: {err}");
+        assert_eq!(
+            e.sql("SELECT count(*) FROM user"),
+            0,
+            "{bad}: the batch was rolled back"
+        );
+        assert_eq!(e.sql("SELECT count(*) FROM follow"), 0);
+    }
+}

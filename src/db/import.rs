@@ -1,6 +1,8 @@
 //! Writes import lines (`model::import`) into the database. Counters (followers,
 //! followings, posts, discussions, comments) are kept exact with in-memory deltas
 //! applied once per batch, in the batch's transaction, instead of one UPDATE per row.
+//! The `mutual` flag of follow edges is kept as `db::follows` keeps it: set on both
+//! edges when the second of a pair arrives.
 
 use std::collections::{HashMap, HashSet};
 
@@ -16,6 +18,7 @@ use crate::model::{slug, user};
 pub struct Deltas {
     followers: HashMap<i64, i64>,
     followings: HashMap<i64, i64>,
+    mutuals: HashMap<i64, i64>,
     posts: HashMap<i64, i64>,
     discussions: HashMap<i64, i64>,
     comments: HashMap<i64, i64>,
@@ -78,7 +81,7 @@ impl Importer {
         now: Timestamp,
     ) -> Result<(), LineError> {
         match line {
-            Line::User(u) => self.user(conn, u, now),
+            Line::User(u) => self.user(conn, *u, now),
             Line::Follow(f) => {
                 let at = time_or(f.created_at.as_deref(), now, "created_at")?;
                 if f.follower == f.followed {
@@ -94,11 +97,19 @@ impl Importer {
                 conn.prepare_cached("INSERT INTO follow (follower, followed, created_at, mutual) VALUES (?1, ?2, ?3, ?4)")
                     .and_then(|mut s| s.execute(params![f.follower, f.followed, at, reverse > 0]))
                     .map_err(e)?;
-                if !self.deleted_users.contains(&f.follower)
-                    && !self.deleted_users.contains(&f.followed)
-                {
-                    *self.deltas.followers.entry(f.followed).or_default() += 1;
-                    *self.deltas.followings.entry(f.follower).or_default() += 1;
+                // a user's counters count its edges to live users, whatever its own state
+                let d = &mut self.deltas;
+                if !self.deleted_users.contains(&f.follower) {
+                    *d.followers.entry(f.followed).or_default() += 1;
+                    if reverse > 0 {
+                        *d.mutuals.entry(f.followed).or_default() += 1;
+                    }
+                }
+                if !self.deleted_users.contains(&f.followed) {
+                    *d.followings.entry(f.follower).or_default() += 1;
+                    if reverse > 0 {
+                        *d.mutuals.entry(f.follower).or_default() += 1;
+                    }
                 }
                 Ok(())
             }
@@ -352,6 +363,10 @@ impl Importer {
         apply(
             "UPDATE user SET followings_counter = followings_counter + ?1 WHERE id = ?2",
             &d.followings,
+        )?;
+        apply(
+            "UPDATE user SET mutuals_counter = mutuals_counter + ?1 WHERE id = ?2",
+            &d.mutuals,
         )?;
         apply(
             "UPDATE user SET posts_counter = posts_counter + ?1 WHERE id = ?2",

@@ -9,7 +9,7 @@ use serde_json::Value;
 #[serde(tag = "record", rename_all = "snake_case")]
 pub enum Line {
     /// A user.
-    User(UserLine),
+    User(Box<UserLine>),
     /// A follow edge.
     Follow(FollowLine),
     /// A category.
@@ -215,6 +215,7 @@ pub fn parse(line: &str) -> Result<Line, String> {
 
 #[cfg(test)]
 mod tests {
+    #![expect(clippy::unwrap_used, reason = "tests fail loudly")]
     use super::*;
 
     #[test]
