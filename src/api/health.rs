@@ -1,4 +1,5 @@
-//! `GET /healthz`.
+//! `GET /healthz` (readiness: the database answers) and `GET /livez` (liveness: the
+//! process answers; no database query, so it is also the benchmark's ceiling route).
 
 use serde_json::json;
 use warp::Filter;
@@ -8,8 +9,27 @@ use crate::error::ApiError;
 use crate::http::{Route, json_response, method_not_allowed, no_slash, ok, request, respond};
 use crate::state::AppState;
 
-/// `GET /healthz`: 200 `{"status":"ok"}` when the database answers, 503 otherwise.
+/// Routes of this module.
 pub fn routes(state: AppState) -> Route {
+    healthz(state).or(livez()).unify().boxed()
+}
+
+/// `GET /livez`: 200 `{"status":"ok"}` while the process serves requests.
+fn livez() -> Route {
+    warp::path!("livez")
+        .and(no_slash())
+        .and(warp::method())
+        .map(|m: Method| {
+            if m != Method::GET && m != Method::HEAD {
+                return method_not_allowed("GET, HEAD");
+            }
+            ok(&json!({ "status": "ok" }))
+        })
+        .boxed()
+}
+
+/// `GET /healthz`: 200 `{"status":"ok"}` when the database answers, 503 otherwise.
+fn healthz(state: AppState) -> Route {
     warp::path!("healthz")
         .and(no_slash())
         .and(request(state))

@@ -19,6 +19,15 @@ async fn healthz_answers_ok() {
 }
 
 #[tokio::test]
+async fn livez_answers_without_the_database() {
+    let s = TestServer::start().await;
+    let r = s.get("/livez", None).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert_eq!(r.json(), serde_json::json!({"status": "ok"}));
+    assert_eq!(s.call(Method::POST, "/livez", None, None).await.status, StatusCode::METHOD_NOT_ALLOWED);
+}
+
+#[tokio::test]
 async fn unknown_paths_are_404_in_the_api_error_shape() {
     let s = TestServer::start().await;
     for path in ["/nope", "/api/v2/nope/", "/healthz/", "/api/v2/schema"] {
