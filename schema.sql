@@ -249,6 +249,36 @@ CREATE TABLE course (
     created_by                       INTEGER NOT NULL REFERENCES user (id)
 );
 CREATE INDEX course_visible ON course (deleted, privacy, id);
+
+-- Courses everyone may see (not deleted; open or private), in id order: the common
+-- course search (no text, no category, by id) walks this instead of the whole table.
+CREATE INDEX course_listed ON course (id) WHERE deleted = 0 AND privacy IN ('open', 'private');
+
+-- How many listed courses each block of 1024 ids holds, kept exact by the triggers
+-- below: the search's count is a sum over a few hundred rows, and a deep page finds
+-- its first row by walking blocks instead of stepping over every row before it.
+CREATE TABLE course_listed_block (
+    block INTEGER PRIMARY KEY,                             -- id >> 10
+    n     INTEGER NOT NULL
+);
+CREATE TRIGGER course_listed_insert AFTER INSERT ON course
+WHEN NEW.deleted = 0 AND NEW.privacy IN ('open', 'private')
+BEGIN
+    INSERT INTO course_listed_block (block, n) VALUES (NEW.id >> 10, 1)
+    ON CONFLICT (block) DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER course_listed_delete AFTER DELETE ON course
+WHEN OLD.deleted = 0 AND OLD.privacy IN ('open', 'private')
+BEGIN
+    UPDATE course_listed_block SET n = n - 1 WHERE block = OLD.id >> 10;
+END;
+CREATE TRIGGER course_listed_update AFTER UPDATE OF deleted, privacy ON course
+WHEN (OLD.deleted = 0 AND OLD.privacy IN ('open', 'private')) <> (NEW.deleted = 0 AND NEW.privacy IN ('open', 'private'))
+BEGIN
+    INSERT INTO course_listed_block (block, n)
+    VALUES (NEW.id >> 10, CASE WHEN NEW.deleted = 0 AND NEW.privacy IN ('open', 'private') THEN 1 ELSE -1 END)
+    ON CONFLICT (block) DO UPDATE SET n = n + excluded.n;
+END;
 CREATE INDEX course_created_by ON course (created_by);
 
 CREATE TABLE course_category (

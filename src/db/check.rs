@@ -57,6 +57,13 @@ const INVARIANTS: &[(&str, &str)] = &[
            OR NOT EXISTS (SELECT 1 FROM course_member m WHERE m.course_id = c.id AND m.user_id = c.created_by
                           AND m.join_status = 'creator')",
     ),
+    (
+        "course_listed_block counts the listed courses of each block",
+        "SELECT b.block FROM course_listed_block b WHERE b.n <>
+           (SELECT count(*) FROM course c WHERE c.id >> 10 = b.block AND c.deleted = 0 AND c.privacy IN ('open', 'private'))
+         UNION ALL SELECT c.id >> 10 FROM course c WHERE c.deleted = 0 AND c.privacy IN ('open', 'private')
+           AND NOT EXISTS (SELECT 1 FROM course_listed_block b WHERE b.block = c.id >> 10)",
+    ),
     ("there is a current JWT secret", "SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM jwt_secret WHERE grace_until IS NULL)"),
 ];
 

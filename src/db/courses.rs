@@ -268,6 +268,105 @@ pub fn search(
     Ok((count, ids))
 }
 
+/// The common search, newest first with no text and no category filter, in time that
+/// does not grow with the offset: (total count, ids of the page).
+///
+/// The visible courses are the listed ones (not deleted, open or private; the partial
+/// index `course_listed`, counted per block of 1024 ids in `course_listed_block`) plus
+/// the few secret or draft courses the caller may see (`extra`, from its
+/// memberships). The page starts `extra.len()` rows early in the listed sequence, found
+/// by walking the blocks and then at most 1024 index entries, and `extra` is merged in.
+pub fn search_newest(
+    conn: &Connection,
+    user: Option<i64>,
+    limit: i64,
+    offset: i64,
+) -> rusqlite::Result<(i64, Vec<i64>)> {
+    let extra: Vec<i64> = match user {
+        None => Vec::new(),
+        Some(u) => conn
+            .prepare_cached(
+                "SELECT c.id FROM course_member m JOIN course c ON c.id = m.course_id
+                 WHERE m.user_id = ?1 AND c.deleted = 0
+                   AND ((c.privacy = 'secret' AND m.join_status IN ('creator', 'manager', 'joined', 'invited'))
+                     OR (c.privacy = '' AND m.join_status IN ('creator', 'manager')))
+                 ORDER BY c.id DESC",
+            )?
+            .query_map([u], |r| r.get(0))?
+            .collect::<Result<_, _>>()?,
+    };
+    let blocks: Vec<(i64, i64)> = conn
+        .prepare_cached("SELECT block, n FROM course_listed_block WHERE n > 0 ORDER BY block DESC")?
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<Result<_, _>>()?;
+    let listed: i64 = blocks.iter().map(|(_, n)| n).sum();
+    let extra_n = i64::try_from(extra.len()).unwrap_or(i64::MAX);
+    let count = listed + extra_n;
+    if offset >= count {
+        return Ok((count, Vec::new()));
+    }
+    // the listed rank to start from: early enough that no extra course before the page
+    // is missed
+    let start_rank = (offset - extra_n).max(0);
+    let window: Vec<i64> = match listed_at(conn, &blocks, start_rank)? {
+        None => Vec::new(),
+        Some(first) => conn
+            .prepare_cached(
+                "SELECT id FROM course INDEXED BY course_listed
+                 WHERE deleted = 0 AND privacy IN ('open', 'private') AND id <= ?1
+                 ORDER BY id DESC LIMIT ?2",
+            )?
+            .query_map(params![first, limit + extra_n], |r| r.get(0))?
+            .collect::<Result<_, _>>()?,
+    };
+    let exhausted = start_rank + i64::try_from(window.len()).unwrap_or(0) >= listed;
+    // extras above the window come before it; those inside (or below, when the listed
+    // courses run out) are merged into it
+    let top = window.first().copied();
+    let bottom = window.last().copied();
+    let before = match top {
+        Some(t) if start_rank > 0 => extra.iter().filter(|&&e| e > t).count(),
+        _ => 0,
+    };
+    let mut merged: Vec<i64> = window;
+    merged.extend(extra.iter().copied().filter(|&e| {
+        let below_top = start_rank == 0 || top.is_none_or(|t| e < t);
+        let above_bottom = exhausted || bottom.is_none_or(|b| e > b);
+        below_top && above_bottom
+    }));
+    merged.sort_unstable_by(|a, b| b.cmp(a));
+    let first_pos = if start_rank == 0 {
+        0
+    } else {
+        start_rank + i64::try_from(before).unwrap_or(0)
+    };
+    let skip = usize::try_from(offset - first_pos).unwrap_or(0);
+    let take = usize::try_from(limit).unwrap_or(usize::MAX);
+    Ok((count, merged.into_iter().skip(skip).take(take).collect()))
+}
+
+/// The id of the listed course at `rank` (0 = highest id), or None past the end.
+fn listed_at(conn: &Connection, blocks: &[(i64, i64)], rank: i64) -> rusqlite::Result<Option<i64>> {
+    let mut before = 0;
+    for &(block, n) in blocks {
+        if rank < before + n {
+            return conn
+                .prepare_cached(
+                    "SELECT id FROM course INDEXED BY course_listed
+                     WHERE deleted = 0 AND privacy IN ('open', 'private') AND id >= ?1 AND id < ?2
+                     ORDER BY id DESC LIMIT 1 OFFSET ?3",
+                )?
+                .query_row(
+                    params![block << 10, (block + 1) << 10, rank - before],
+                    |r| r.get(0),
+                )
+                .optional();
+        }
+        before += n;
+    }
+    Ok(None)
+}
+
 /// The search's query plan (for the docs and a test).
 pub fn explain_search(conn: &Connection, order_by: &str) -> rusqlite::Result<Vec<String>> {
     let mut stmt = conn.prepare(&format!(
@@ -392,6 +491,66 @@ mod tests {
         crate::db::migrate::create(&conn).unwrap();
         let plan = explain_search(&conn, "c.id DESC").unwrap().join("\n");
         assert!(plan.contains("course_member_user"), "{plan}");
+    }
+
+    #[test]
+    fn newest_fast_path_agrees_with_the_general_search_at_every_offset() {
+        let conn = Connection::open_in_memory().unwrap();
+        crate::db::migrate::create(&conn).unwrap();
+        for u in 1..=3 {
+            conn.execute(
+                "INSERT INTO user (id, username, username_key, date_joined) VALUES (?1, ?2, ?2, 0)",
+                params![u, format!("u{u}")],
+            )
+            .unwrap();
+        }
+        let privacies = ["", "open", "private", "secret", "open", "open"];
+        // ids spread over several 1024-blocks, with gaps
+        for i in 0..700i64 {
+            let id = 1 + i * 7 + (i % 5) * 300;
+            let owner = i % 3 + 1;
+            let privacy = privacies[(i % 6) as usize];
+            conn.execute(
+                "INSERT OR IGNORE INTO course (id, name, name_key, slug, type, privacy, created_at, created_by, deleted)
+                 VALUES (?1, ?2, lower(?2), ?3, 'self-paced', ?4, ?1, ?5, ?6)",
+                params![id, format!("C{id}"), format!("c-{id}"), privacy, owner, i % 17 == 0],
+            )
+            .unwrap();
+            conn.execute(
+                "INSERT OR IGNORE INTO course_member (course_id, user_id, join_status, created_at) VALUES (?1, ?2, 'creator', 0)",
+                params![id, owner],
+            )
+            .unwrap();
+        }
+        // a privacy change and a delete go through the triggers
+        conn.execute(
+            "UPDATE course SET privacy = 'open' WHERE privacy = '' AND id % 2 = 0",
+            [],
+        )
+        .unwrap();
+        conn.execute("UPDATE course SET deleted = 1 WHERE id % 11 = 0", [])
+            .unwrap();
+        let problems = crate::db::check::run(&conn).unwrap();
+        assert!(
+            !problems.iter().any(|p| p.contains("course_listed_block")),
+            "{problems:?}"
+        );
+        for user in [None, Some(1), Some(2), Some(3)] {
+            let general = Search {
+                user,
+                text: None,
+                categories: None,
+                order_by: "c.id DESC",
+            };
+            let (total, _) = search(&conn, &general, 1, 0).unwrap();
+            for offset in (0..total + 3).step_by(13) {
+                for limit in [1, 7, 20] {
+                    let want = search(&conn, &general, limit, offset).unwrap();
+                    let got = search_newest(&conn, user, limit, offset).unwrap();
+                    assert_eq!(got, want, "user {user:?} offset {offset} limit {limit}");
+                }
+            }
+        }
     }
 
     /// `cargo test --lib search_on_100k -- --ignored --nocapture`: the plan and timings

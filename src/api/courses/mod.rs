@@ -479,7 +479,11 @@ async fn search_courses(req: Req) -> Result<Response, ApiError> {
                 categories,
                 order_by,
             };
-            let (count, ids) = db::search(c, &s, page.limit, page.offset)?;
+            let (count, ids) = if s.text.is_none() && s.categories.is_none() && ordering == "-id" {
+                db::search_newest(c, s.user, page.limit, page.offset)?
+            } else {
+                db::search(c, &s, page.limit, page.offset)?
+            };
             let results = course_jsons(c, &ids, s.user, &base)?;
             Ok::<_, ApiError>(envelope(&page_base, &q, page, count, results))
         })
