@@ -24,7 +24,10 @@ async fn livez_answers_without_the_database() {
     let r = s.get("/livez", None).await;
     assert_eq!(r.status, StatusCode::OK);
     assert_eq!(r.json(), serde_json::json!({"status": "ok"}));
-    assert_eq!(s.call(Method::POST, "/livez", None, None).await.status, StatusCode::METHOD_NOT_ALLOWED);
+    assert_eq!(
+        s.call(Method::POST, "/livez", None, None).await.status,
+        StatusCode::METHOD_NOT_ALLOWED
+    );
 }
 
 #[tokio::test]
