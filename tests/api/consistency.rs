@@ -278,6 +278,15 @@ async fn no_body_routes_refuse_real_bodies_alike() {
     }
 }
 
+/// What a bad-body case sends and expects: name, content type, body, status, code.
+type BodyCase = (
+    &'static str,
+    Option<&'static str>,
+    Vec<u8>,
+    StatusCode,
+    &'static str,
+);
+
 /// The same bad body gets the same status and code on every route that reads one.
 #[tokio::test]
 async fn body_errors_are_the_same_everywhere() {
@@ -325,7 +334,7 @@ async fn body_errors_are_the_same_everywhere() {
         ),
     ];
     let big = format!("{{\"text\": \"{}\"}}", "x".repeat(1024 * 1024 + 10)).into_bytes();
-    let cases: [(&str, Option<&str>, Vec<u8>, StatusCode, &str); 7] = [
+    let cases: [BodyCase; 7] = [
         (
             "text/plain",
             Some("text/plain"),
