@@ -757,3 +757,75 @@ async fn boolean_query_parameters() {
         assert_eq!(r.json()["errors"][0]["field"], "active");
     }
 }
+
+/// A bad list parameter is a 400 naming that parameter, with the same code for the same
+/// kind of mistake in every area (`invalid_choice` for a value outside a fixed set,
+/// `invalid` for a malformed one).
+#[tokio::test]
+async fn bad_list_parameters_name_their_field() {
+    let s = TestServer::start().await;
+    let w = world(&s).await;
+    let t = &w.ann_t;
+    let course = created(
+        s.post(
+            "/api/v2/course/",
+            Some(t),
+            json!({"name": "C", "type": "self-paced", "privacy": "open"}),
+        )
+        .await,
+    )
+    .await;
+    for (path, field, code) in [
+        (
+            "/api/v2/reaction/search/?active=maybe".to_owned(),
+            "active",
+            "invalid",
+        ),
+        (
+            "/api/v2/dynamic_preference/?ordering=value".into(),
+            "ordering",
+            "invalid_choice",
+        ),
+        (
+            "/api/v2/dynamic_preference/?keys=nodot".into(),
+            "keys",
+            "invalid",
+        ),
+        (
+            format!("/api/v2/user/{}/followers/?mutual=true", w.bob),
+            "mutual",
+            "invalid_choice",
+        ),
+        (
+            "/api/v2/comment/?discussion=abc".into(),
+            "discussion",
+            "invalid",
+        ),
+        (
+            "/api/v2/course/?statuses=nope".into(),
+            "statuses",
+            "invalid_choice",
+        ),
+        (
+            "/api/v2/course/search/?ordering=value".into(),
+            "ordering",
+            "invalid_choice",
+        ),
+        (
+            "/api/v2/course/search/?categories=abc".into(),
+            "categories",
+            "invalid",
+        ),
+        (
+            format!("/api/v2/course/{course}/join/?statuses=nope"),
+            "statuses",
+            "invalid_choice",
+        ),
+    ] {
+        let r = s.get(&path, Some(t)).await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{path}: {}", r.text);
+        assert_eq!(r.json()["errors"][0]["field"], field, "{path}: {}", r.text);
+        assert_eq!(r.error_code(), code, "{path}: {}", r.text);
+        assert_eq!(r.json()["detail"], "Invalid input.", "{path}");
+    }
+}
