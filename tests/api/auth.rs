@@ -676,7 +676,7 @@ async fn opaque_tokens_and_scopes() {
         s.get("/api/v2/user/me/", Some(&rw)).await.status,
         StatusCode::UNAUTHORIZED
     );
-    // the write rule (no write route exists in this area yet): read-only → 403
+    // the write rule itself; a_read_only_token_may_not_write_anywhere walks every route
     let p = Principal {
         user_id: ann,
         is_staff: false,
