@@ -128,18 +128,16 @@ async fn create(kind: Kind, req: Req) -> Result<Response, ApiError> {
             )?;
             let (draft, mut errors) = contribution::validate(kind, &body, required);
             // the checks that need the database, collected with the others
-            let mut unknown = Vec::new();
+            // the first unknown id, in the words courses (and DRF) use
             for c in &draft.categories {
                 if !crate::db::categories::exists(tx, *c)? {
-                    unknown.push(c.to_string());
+                    errors.push(FieldError::new(
+                        "categories",
+                        "invalid",
+                        format!("Invalid pk \"{c}\" - object does not exist."),
+                    ));
+                    break;
                 }
-            }
-            if !unknown.is_empty() {
-                errors.push(FieldError::new(
-                    "categories",
-                    "invalid",
-                    format!("Unknown category id(s): {}.", unknown.join(", ")),
-                ));
             }
             let mut target_pk = None;
             if let Some((tk, tid)) = draft.target {

@@ -94,6 +94,18 @@ pub async fn json<T: DeserializeOwned>(body: Body, headers: &HeaderMap) -> Resul
     serde_json::from_slice(&bytes).map_err(|e| ApiError::ParseError(e.to_string()))
 }
 
+/// Reads a JSON body that must be an object (every JSON body hearth takes is one): as
+/// [`json`], and 400 `parse_error` for any other JSON value.
+pub async fn object(
+    body: Body,
+    headers: &HeaderMap,
+) -> Result<serde_json::Map<String, serde_json::Value>, ApiError> {
+    match json::<serde_json::Value>(body, headers).await? {
+        serde_json::Value::Object(m) => Ok(m),
+        _ => Err(ApiError::ParseError("expected a JSON object".into())),
+    }
+}
+
 /// For routes that take no body (follow, restore, join, delete): an empty body is
 /// accepted whatever its content type, and so is `{}` (the SDK sends
 /// `Content-Type: application/json` with no body). Anything else is 400.

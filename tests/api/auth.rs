@@ -17,38 +17,327 @@ use serde_json::json;
 
 use crate::common::{self, TestServer};
 
-/// Every route that needs a caller. Add each new protected route here.
-const PROTECTED_ROUTES: &[(&str, &str)] = &[("GET", "/api/v2/user/me/")];
+/// Every route that needs a caller (SPEC §5 "auth"), as documented in the OpenAPI
+/// document; ids are filled in by [`Fixtures::fill`]. Add each new protected route here.
+const PROTECTED_ROUTES: &[(&str, &str)] = &[
+    ("GET", "/api/v2/user/me/"),
+    ("POST", "/api/v2/user/{id}/follow/"),
+    ("GET", "/api/v2/user/{id}/is_followed/"),
+    ("GET", "/api/v2/user/{id}/is_follower/"),
+    ("PATCH", "/api/v2/dynamic_preference/"),
+    ("POST", "/api/v2/discussion/"),
+    ("POST", "/api/v2/post/"),
+    ("POST", "/api/v2/status/"),
+    ("POST", "/api/v2/comment/"),
+    ("DELETE", "/api/v2/discussion/{id}/"),
+    ("DELETE", "/api/v2/post/{id}/"),
+    ("DELETE", "/api/v2/status/{id}/"),
+    ("DELETE", "/api/v2/comment/{id}/"),
+    ("POST", "/api/v2/discussion/{id}/restore/"),
+    ("DELETE", "/api/v2/discussion/{id}/restore/"),
+    ("POST", "/api/v2/post/{id}/restore/"),
+    ("POST", "/api/v2/status/{id}/restore/"),
+    ("POST", "/api/v2/comment/{id}/restore/"),
+    ("POST", "/api/v2/comment/{id}/restore"),
+    ("GET", "/api/v2/course/"),
+    ("POST", "/api/v2/course/"),
+    ("PUT", "/api/v2/course/{id}/"),
+    ("PATCH", "/api/v2/course/{id}/"),
+    ("DELETE", "/api/v2/course/{id}/"),
+    ("GET", "/api/v2/course/{id}/join/"),
+    ("POST", "/api/v2/course/{id}/join/"),
+    ("DELETE", "/api/v2/course/{id}/join/"),
+    ("GET", "/api/v2/course/{id}/invite/"),
+    ("POST", "/api/v2/course/{id}/invite/"),
+    ("DELETE", "/api/v2/course/{id}/invite/"),
+    ("GET", "/api/v2/course/{id}/request_join/"),
+    ("POST", "/api/v2/course/{id}/role/"),
+    ("POST", "/api/v2/course/{id}/section/"),
+    ("PUT", "/api/v2/course/{id}/section/{section_id}/"),
+    ("PATCH", "/api/v2/course/{id}/section/{section_id}/"),
+    ("DELETE", "/api/v2/course/{id}/section/{section_id}/"),
+];
+
+/// The API reads that need no caller (some only while `content_availability` is on);
+/// a bad token on them is still 401 (SPEC §4).
+const PUBLIC_ROUTES: &[(&str, &str)] = &[
+    ("GET", "/api/v2/reaction/search/"),
+    ("GET", "/api/v2/reaction/"),
+    ("GET", "/api/v2/reaction/{id}/"),
+    ("GET", "/api/v2/dynamic_preference/search/"),
+    ("GET", "/api/v2/dynamic_preference/"),
+    ("GET", "/api/v2/dynamic_preference/{id}/"),
+    ("GET", "/api/v2/user/{id}/"),
+    ("GET", "/api/v2/user/{id}/followings/"),
+    ("GET", "/api/v2/user/{id}/followers/"),
+    ("GET", "/api/v2/discussion/"),
+    ("GET", "/api/v2/discussion/{id}/"),
+    ("GET", "/api/v2/post/"),
+    ("GET", "/api/v2/post/{id}/"),
+    ("GET", "/api/v2/status/"),
+    ("GET", "/api/v2/status/{id}/"),
+    ("GET", "/api/v2/comment/"),
+    ("GET", "/api/v2/comment/{id}/"),
+    ("GET", "/api/v2/course/search/"),
+    ("GET", "/api/v2/course/{id}/"),
+    ("GET", "/api/v2/course/{id}/status/"),
+    ("GET", "/api/v2/course/{id}/section/"),
+    ("GET", "/api/v2/course/{id}/section/{section_id}/"),
+];
+
+/// Routes that take no bearer token at all (or are not `/api/v2/` JSON routes).
+const OTHER_ROUTES: &[(&str, &str)] = &[
+    ("GET", "/healthz"),
+    ("GET", "/livez"),
+    ("GET", "/api/v2/schema/"),
+    ("POST", "/api/v2/jwt/verify_token/"),
+    ("GET", "/static/{path}"),
+    ("GET", "/media/{path}"),
+    ("GET", "/oauth/authorize/"),
+    ("POST", "/oauth/authorize/"),
+    ("GET", "/oauth/authorize"),
+    ("POST", "/oauth/authorize"),
+    ("POST", "/oauth/token/"),
+    ("POST", "/oauth/revoke_token/"),
+    ("GET", "/accounts/login/"),
+    ("POST", "/accounts/login/"),
+    ("POST", "/accounts/logout/"),
+];
+
+/// One item of every kind, owned by `owner`, for the route tables.
+struct Fixtures {
+    owner: i64,
+    other: i64,
+    discussion: i64,
+    post: i64,
+    status: i64,
+    comment: i64,
+    course: i64,
+    section: i64,
+}
+
+impl Fixtures {
+    async fn make(s: &TestServer) -> Fixtures {
+        let owner = s.user("owner", None, false);
+        let other = s.user("other", None, false);
+        let t = s.jwt(owner);
+        let create = |path: &'static str, body: serde_json::Value| {
+            let t = t.clone();
+            async move {
+                let r = s.post(path, Some(&t), body).await;
+                assert_eq!(r.status, StatusCode::CREATED, "{path}: {}", r.text);
+                r.json()["id"].as_i64().unwrap()
+            }
+        };
+        let discussion = create("/api/v2/discussion/", json!({"title": "d", "text": "d"})).await;
+        let post = create("/api/v2/post/", json!({"text": "p"})).await;
+        let status = create("/api/v2/status/", json!({"text": "s"})).await;
+        let comment = create(
+            "/api/v2/comment/",
+            json!({"text": "c", "discussion": discussion}),
+        )
+        .await;
+        let course = create(
+            "/api/v2/course/",
+            json!({"name": "Fixture", "type": "self-paced", "privacy": "open"}),
+        )
+        .await;
+        let r = s
+            .post(
+                &format!("/api/v2/course/{course}/section/"),
+                Some(&t),
+                json!({"name": "one"}),
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+        let section = r.json()["id"].as_i64().unwrap();
+        Fixtures {
+            owner,
+            other,
+            discussion,
+            post,
+            status,
+            comment,
+            course,
+            section,
+        }
+    }
+
+    /// The path with its `{id}` (chosen by the segment before it), `{section_id}` and
+    /// `{path}` filled in; `unknown` fills ids that do not exist instead.
+    fn fill(&self, path: &str, unknown: bool) -> String {
+        let mut out = Vec::new();
+        let mut prev = "";
+        for seg in path.split('/') {
+            let filled = match seg {
+                "{id}" if unknown => "999999".to_owned(),
+                "{section_id}" if unknown => "999998".to_owned(),
+                "{id}" => match prev {
+                    "user" => self.other,
+                    "discussion" => self.discussion,
+                    "post" => self.post,
+                    "status" => self.status,
+                    "comment" => self.comment,
+                    "course" => self.course,
+                    "reaction" => 1,
+                    "dynamic_preference" => 1,
+                    other => panic!("no fixture for {other}/{{id}}"),
+                }
+                .to_string(),
+                "{section_id}" => self.section.to_string(),
+                "{path}" => "reactions/like.svg".to_owned(),
+                s => s.to_owned(),
+            };
+            prev = seg;
+            out.push(filled);
+        }
+        out.join("/")
+    }
+}
+
+fn method(m: &str) -> Method {
+    Method::from_bytes(m.as_bytes()).unwrap()
+}
+
+fn body_for(m: &Method) -> Option<serde_json::Value> {
+    (m != Method::GET && m != Method::HEAD).then(|| json!({}))
+}
 
 #[tokio::test]
 async fn every_protected_route_rejects_bad_tokens() {
     let s = TestServer::start().await;
+    let fx = Fixtures::make(&s).await;
     let cases = common::bad_tokens(&s).await;
-    for (method, path) in PROTECTED_ROUTES {
-        for (what, token) in &cases {
-            let m = Method::from_bytes(method.as_bytes()).unwrap();
-            let body = (m != Method::GET && m != Method::HEAD).then(|| json!({}));
-            let r = s.call(m, path, token.as_deref(), body).await;
-            assert_eq!(
-                r.status,
-                StatusCode::UNAUTHORIZED,
-                "{method} {path}: {what}"
-            );
-            let (code, header) = if token.is_none() {
-                ("not_authenticated", r#"Bearer realm="api""#)
-            } else {
-                (
-                    "authentication_failed",
-                    r#"Bearer realm="api", error="invalid_token""#,
-                )
-            };
-            assert_eq!(r.error_code(), code, "{method} {path}: {what}");
-            assert_eq!(
-                r.header("www-authenticate"),
-                Some(header),
-                "{method} {path}: {what}"
+    for (m, template) in PROTECTED_ROUTES {
+        // auth is checked before existence: unknown ids are 401 too
+        for unknown in [false, true] {
+            let path = fx.fill(template, unknown);
+            for (what, token) in &cases {
+                let r = s
+                    .call(method(m), &path, token.as_deref(), body_for(&method(m)))
+                    .await;
+                assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{m} {path}: {what}");
+                let (code, header) = if token.is_none() {
+                    ("not_authenticated", r#"Bearer realm="api""#)
+                } else {
+                    (
+                        "authentication_failed",
+                        r#"Bearer realm="api", error="invalid_token""#,
+                    )
+                };
+                assert_eq!(r.error_code(), code, "{m} {path}: {what}");
+                assert_eq!(
+                    r.header("www-authenticate"),
+                    Some(header),
+                    "{m} {path}: {what}"
+                );
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_read_only_token_may_not_write_anywhere() {
+    let s = TestServer::start().await;
+    let fx = Fixtures::make(&s).await;
+    let read = s.oauth_token(fx.owner, "read");
+    for (m, template) in PROTECTED_ROUTES.iter().filter(|(m, _)| *m != "GET") {
+        for unknown in [false, true] {
+            let path = fx.fill(template, unknown);
+            let r = s
+                .call(method(m), &path, Some(&read), body_for(&method(m)))
+                .await;
+            assert_eq!(r.status, StatusCode::FORBIDDEN, "{m} {path}: {}", r.text);
+            assert_eq!(r.error_code(), "insufficient_scope", "{m} {path}");
+            assert!(
+                r.header("www-authenticate")
+                    .is_some_and(|h| h.contains(r#"error="insufficient_scope""#)),
+                "{m} {path}: {:?}",
+                r.header("www-authenticate")
             );
         }
+    }
+    // and the reads still work with it
+    for (m, template) in PROTECTED_ROUTES.iter().filter(|(m, _)| *m == "GET") {
+        let path = fx.fill(template, false);
+        let r = s.call(method(m), &path, Some(&read), None).await;
+        assert_eq!(r.status, StatusCode::OK, "{m} {path}: {}", r.text);
+    }
+}
+
+#[tokio::test]
+async fn a_bad_token_on_a_public_route_is_401() {
+    let s = TestServer::start().await;
+    let fx = Fixtures::make(&s).await;
+    let cases = common::bad_tokens(&s).await;
+    for (m, template) in PUBLIC_ROUTES {
+        let path = fx.fill(template, false);
+        for (what, token) in &cases {
+            let r = s.call(method(m), &path, token.as_deref(), None).await;
+            if token.is_none() {
+                assert_eq!(r.status, StatusCode::OK, "{m} {path}: {what}: {}", r.text);
+                continue;
+            }
+            assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{m} {path}: {what}");
+            assert_eq!(r.error_code(), "authentication_failed", "{m} {path}");
+            assert_eq!(
+                r.header("www-authenticate"),
+                Some(r#"Bearer realm="api", error="invalid_token""#),
+                "{m} {path}: {what}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_openapi_document_and_the_router_agree() {
+    let s = TestServer::start().await;
+    let fx = Fixtures::make(&s).await;
+    let token = s.jwt(fx.owner);
+    let doc = s.get("/api/v2/schema/", None).await.json();
+    let paths = doc["paths"].as_object().unwrap();
+    // every route we know is described, with its method
+    for (m, template) in PROTECTED_ROUTES
+        .iter()
+        .chain(PUBLIC_ROUTES)
+        .chain(OTHER_ROUTES)
+    {
+        let described = paths
+            .get(*template)
+            .and_then(|p| p.get(m.to_ascii_lowercase()));
+        assert!(described.is_some(), "{m} {template} is not in the document");
+    }
+    // every described path is served: one of its methods answers something but 404
+    // (reads first, so the walk deletes nothing it still needs)
+    for (template, item) in paths {
+        let mut methods: Vec<&str> = ["get", "post", "put", "patch", "delete"]
+            .into_iter()
+            .filter(|m| item.get(*m).is_some())
+            .collect();
+        assert!(!methods.is_empty(), "{template} documents no method");
+        if template == "/media/{path}" {
+            // served, but only for stored images: an unknown one is 404 by design
+            continue;
+        }
+        methods.truncate(1);
+        let path = fx.fill(template, false);
+        let m = method(&methods[0].to_ascii_uppercase());
+        let r = s.call(m.clone(), &path, Some(&token), body_for(&m)).await;
+        assert_ne!(r.status, StatusCode::NOT_FOUND, "{m} {path}: {}", r.text);
+        assert_ne!(r.status, StatusCode::METHOD_NOT_ALLOWED, "{m} {path}");
+    }
+    // and every known route is one of the document's paths (no undocumented route)
+    let known: std::collections::BTreeSet<&str> = PROTECTED_ROUTES
+        .iter()
+        .chain(PUBLIC_ROUTES)
+        .chain(OTHER_ROUTES)
+        .map(|(_, p)| *p)
+        .collect();
+    for template in paths.keys() {
+        assert!(
+            known.contains(template.as_str()),
+            "{template} is documented but missing from the route tables of this test"
+        );
     }
 }
 
@@ -387,7 +676,7 @@ async fn opaque_tokens_and_scopes() {
         s.get("/api/v2/user/me/", Some(&rw)).await.status,
         StatusCode::UNAUTHORIZED
     );
-    // the write rule (no write route exists in this area yet): read-only → 403
+    // the write rule itself; a_read_only_token_may_not_write_anywhere walks every route
     let p = Principal {
         user_id: ann,
         is_staff: false,

@@ -276,8 +276,8 @@ impl Drop for TestServer {
     }
 }
 
-/// The headers of an absent, malformed, expired and deleted-user token for a route, with
-/// the status each must get: what `every protected route rejects bad tokens` walks.
+/// An absent, malformed, unknown, expired, revoked (opaque and JWT) and deleted-user
+/// token (user 1 must exist): what `every protected route rejects bad tokens` walks.
 pub async fn bad_tokens(s: &TestServer) -> Vec<(&'static str, Option<String>)> {
     let gone = s.user(
         &format!(
@@ -308,8 +308,29 @@ pub async fn bad_tokens(s: &TestServer) -> Vec<(&'static str, Option<String>)> {
         },
         &jwt::Key::new(&s.jwt_secret()),
     );
+    // a live user's tokens, revoked: an opaque one and a JWT (by its jti)
+    let revoked_opaque = s.oauth_token(1, "read write");
+    let revoked_jwt = s.jwt(1);
+    let jti = jwt::verify_access(
+        &revoked_jwt,
+        &[&jwt::Key::new(&s.jwt_secret())],
+        s.clock.now_secs(),
+    )
+    .unwrap()
+    .jti;
+    let (hash, now_ts) = (token::storage_hash(&revoked_opaque), s.clock.now());
+    s.state
+        .db
+        .write_blocking(move |tx| -> Result<(), hearth::db::DbError> {
+            hearth::db::tokens::revoke_access(tx, &hash)?;
+            hearth::db::jwt::revoke(tx, &jti, now_ts + 3600 * SECOND, now_ts)?;
+            Ok(())
+        })
+        .unwrap();
     vec![
         ("no token", None),
+        ("revoked opaque token", Some(revoked_opaque)),
+        ("revoked JWT", Some(revoked_jwt)),
         ("malformed token", Some("not-a-token.at.all".into())),
         ("unknown opaque token", Some(token::new_token())),
         ("expired token", Some(expired)),

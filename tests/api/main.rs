@@ -5,6 +5,7 @@ mod common;
 
 mod auth;
 mod community;
+mod consistency;
 mod contributions;
 mod courses;
 mod oauth;

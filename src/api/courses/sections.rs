@@ -151,7 +151,7 @@ async fn create(id: i64, req: Req) -> Result<Response, ApiError> {
     pre_manage(id, req.state.clone(), req.credentials()).await?;
     let creds = req.credentials();
     let now = req.state.clock.now();
-    let body: Value = crate::http::body::json(req.body, &req.headers).await?;
+    let body = Value::Object(crate::http::body::object(req.body, &req.headers).await?);
     let out = req
         .state
         .db
@@ -175,7 +175,7 @@ async fn update(id: i64, sid: i64, req: Req, full: bool) -> Result<Response, Api
     pre_manage(id, req.state.clone(), req.credentials()).await?;
     let creds = req.credentials();
     let now = req.state.clock.now();
-    let body: Value = crate::http::body::json(req.body, &req.headers).await?;
+    let body = Value::Object(crate::http::body::object(req.body, &req.headers).await?);
     let out = req
         .state
         .db
