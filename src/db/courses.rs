@@ -554,7 +554,7 @@ mod tests {
     }
 
     /// `cargo test --lib search_on_100k -- --ignored --nocapture`: the plan and timings
-    /// quoted in docs/README-courses.md.
+    /// quoted in docs/query-plans.md.
     #[test]
     #[ignore = "a measurement, not a check"]
     fn search_on_100k_courses() {
