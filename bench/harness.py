@@ -334,7 +334,7 @@ def main():
             log(f"{scenario}: c={conns}, {a.warmup} s warm-up + {a.runs} x {a.duration} s")
             if a.warmup:
                 run_scenario(scenario, server, a.warmup, conns, env, pin, "warmup")
-            runs = [run_scenario(scenario, server, a.duration, conns, env, pin, f"r{i}")
+            runs = [run_scenario(scenario, server, a.duration, conns, env, pin, f"r{i}", last=i == a.runs)
                     for i in range(1, a.runs + 1)]
             result["scenarios"][scenario] = summarize(runs, conns)
         result["memory"]["final"] = proc_status(server.pid)
@@ -356,7 +356,7 @@ def main():
         log(f"wrote {a.out}")
 
 
-def run_scenario(scenario, server, seconds, conns, env, pin, tag):
+def run_scenario(scenario, server, seconds, conns, env, pin, tag, last=False):
     run_env = dict(env, BENCH_SEED=str(random.randrange(1, 2**31)),
                    BENCH_RUN_PREFIX=f"{int(time.time())}-{tag}")
     cpu0 = cpu_seconds(server.pid)
@@ -368,7 +368,7 @@ def run_scenario(scenario, server, seconds, conns, env, pin, tag):
         os.replace(env["BENCH_POOL_OUT"], env["BENCH_POOL"])  # what is left seeds the next run
         with open(env["BENCH_POOL"]) as f:
             r["pool_left"] = sum(1 for line in f if line.strip())
-        if r["pool_left"] < conns:
+        if r["pool_left"] < conns and not last:
             log(f"token_refresh: only {r['pool_left']} refresh tokens left; the next run will starve")
     errs = sum(r["socket_errors"].values())
     log(f"  {tag}: {r['rps']:.1f} req/s, p50 {r['p50_ms']:.2f} ms, p99 {r['p99_ms']:.2f} ms, "
