@@ -320,6 +320,7 @@ def main():
             "BENCH_DEEP_OFFSET": str(deep_offset(server.base, jwt)),
         }
         result["deep_offset"] = int(env["BENCH_DEEP_OFFSET"])
+        result["preflight"] = preflight(server.base, jwt, oauth, meta)
         tokens_file = os.path.join(workdir, "password-grant-tokens")
         open(tokens_file, "w").close()
         env["BENCH_TOKENS_OUT"] = tokens_file
@@ -387,6 +388,31 @@ def seed_pool(base, client_id, users, tokens_file, workdir, need):
     with open(path, "w") as f:
         f.write("\n".join(pool) + "\n")
     return path
+
+
+def preflight(base, jwt, oauth, meta):
+    """One request per kind before the load: the dataset arrived as the scenarios expect."""
+    auth = {"Authorization": "Bearer " + jwt}
+    hub = meta["hub"]
+    checks = [
+        ("/livez", None, None, None),
+        ("/api/v2/user/me/", auth, "id", 1),
+        ("/api/v2/user/me/", {"Authorization": "Bearer " + oauth}, "id", 1),
+        ("/api/v2/user/1/followings/", None, "count", hub["followings"]),
+        ("/api/v2/user/1/followings/?mutual=1", None, "count", hub["mutual"]),
+        ("/api/v2/reaction/search/?search=a&active=true", None, "count", 3),
+        ("/api/v2/post/1/", auth, "deleted", True),
+    ]
+    report = []
+    for path, hdrs, key, want in checks:
+        status, body = http(base + path, headers=hdrs or {})
+        got = json.loads(body).get(key) if key and status == 200 else None
+        ok = status == 200 and (key is None or got == want)
+        report.append({"path": path, "status": status, key or "body": got, "ok": ok})
+        if not ok:
+            log(f"preflight: GET {path} -> {status}, {key} = {got!r} (expected 200, {want!r}): {body[:200]!r}")
+    log("preflight: " + ("all as expected" if all(r["ok"] for r in report) else "MISMATCHES above"))
+    return report
 
 
 def deep_offset(base, jwt):
