@@ -371,6 +371,9 @@ def run_scenario(scenario, server, seconds, conns, env, pin, tag, last=False):
             r["pool_left"] = sum(1 for line in f if line.strip())
         if r["pool_left"] < conns and not last:
             log(f"token_refresh: only {r['pool_left']} refresh tokens left; the next run will starve")
+    if r["requests"] < conns and tag != "warmup":
+        log(f"{scenario}: only {r['requests']} requests completed in {seconds} s with {conns} connections: "
+            "each connection did not finish one request; use a longer --duration for this route")
     errs = sum(r["socket_errors"].values())
     log(f"  {tag}: {r['rps']:.1f} req/s, p50 {r['p50_ms']:.2f} ms, p99 {r['p99_ms']:.2f} ms, "
         f"non2xx {r['non2xx']}" + (f", socket errors {r['socket_errors']}" if errs else ""))
