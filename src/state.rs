@@ -40,6 +40,16 @@ impl JwtKeys {
     }
 }
 
+fn load_revoked(
+    db: &Db,
+    now: Timestamp,
+) -> Result<std::collections::HashMap<String, Timestamp>, crate::db::DbError> {
+    let rows = db.read_blocking(|c| {
+        crate::db::jwt::revoked_list(c, now).map_err(crate::db::DbError::from)
+    })?;
+    Ok(rows.into_iter().collect())
+}
+
 /// Shared state.
 #[derive(Clone)]
 pub struct AppState {
@@ -50,6 +60,11 @@ pub struct AppState {
     /// Configuration.
     pub config: Arc<Config>,
     keys: Arc<RwLock<Arc<JwtKeys>>>,
+    /// Revoked JWT ids until their expiry: the database's `revoked_jti`, held in memory
+    /// so that `verify_token` needs no database call. Updated before a revocation is
+    /// answered and merged with the database on every reload; entries are never
+    /// removed before their expiry, so it is never behind this process's own writes.
+    revoked: Arc<RwLock<std::collections::HashMap<String, Timestamp>>>,
     /// At most one password hash per core at a time (SPEC §4).
     pub hashing: Arc<tokio::sync::Semaphore>,
     /// Brute-force limit on password checks (SPEC §4), per username and per address.
@@ -69,6 +84,7 @@ impl AppState {
     /// Builds the state and loads the JWT keys.
     pub fn new(db: Db, clock: Clock, config: Config) -> Result<AppState, crate::db::DbError> {
         let keys = JwtKeys::load(&db, clock.now())?;
+        let revoked = load_revoked(&db, clock.now())?;
         let cores = std::thread::available_parallelism()
             .map(usize::from)
             .unwrap_or(1);
@@ -83,6 +99,7 @@ impl AppState {
             clock,
             config: Arc::new(config),
             keys: Arc::new(RwLock::new(Arc::new(keys))),
+            revoked: Arc::new(RwLock::new(revoked)),
             hashing: Arc::new(tokio::sync::Semaphore::new(cores)),
         })
     }
@@ -92,13 +109,34 @@ impl AppState {
         self.keys.read().map(|k| Arc::clone(&k)).unwrap_or_default()
     }
 
-    /// Re-reads the JWT keys from the database now.
+    /// Re-reads the JWT keys and revoked JWT ids from the database now.
     pub fn reload_keys(&self) -> Result<(), crate::db::DbError> {
-        let fresh = Arc::new(JwtKeys::load(&self.db, self.clock.now())?);
+        let now = self.clock.now();
+        let fresh = Arc::new(JwtKeys::load(&self.db, now)?);
         if let Ok(mut k) = self.keys.write() {
             *k = fresh;
         }
+        let stored = load_revoked(&self.db, now)?;
+        if let Ok(mut r) = self.revoked.write() {
+            r.retain(|_, until| *until > now);
+            r.extend(stored);
+        }
         Ok(())
+    }
+
+    /// Whether a JWT id is revoked (and not yet expired) at `now`.
+    pub fn jti_revoked(&self, jti: &str, now: Timestamp) -> bool {
+        self.revoked
+            .read()
+            .map(|r| r.get(jti).is_some_and(|until| *until > now))
+            .unwrap_or(true)
+    }
+
+    /// Records a revocation this process has just committed.
+    pub fn note_revoked(&self, jti: String, until: Timestamp) {
+        if let Ok(mut r) = self.revoked.write() {
+            r.insert(jti, until);
+        }
     }
 
     /// Background task: reload the JWT keys every [`KEY_RELOAD`].

@@ -50,16 +50,10 @@ async fn verify(req: Req) -> Result<Response, ApiError> {
     if jwt::check_times(&payload, now.div_euclid(crate::clock::SECOND)).is_err() {
         return Ok(empty(StatusCode::UNAUTHORIZED));
     }
-    if let Some(jti) = payload.get("jti").and_then(Value::as_str) {
-        let jti = jti.to_owned();
-        let revoked = req
-            .state
-            .db
-            .read(move |c| crate::db::jwt::is_revoked(c, &jti).map_err(ApiError::from))
-            .await?;
-        if revoked {
-            return Ok(empty(StatusCode::UNAUTHORIZED));
-        }
+    if let Some(jti) = payload.get("jti").and_then(Value::as_str)
+        && req.state.jti_revoked(jti, now)
+    {
+        return Ok(empty(StatusCode::UNAUTHORIZED));
     }
     Ok(empty(StatusCode::OK))
 }

@@ -107,3 +107,14 @@ pub fn revoke(
     )?;
     Ok(())
 }
+
+/// Every revoked JWT id that has not expired yet, with its expiry.
+pub fn revoked_list(
+    conn: &Connection,
+    now: Timestamp,
+) -> rusqlite::Result<Vec<(String, Timestamp)>> {
+    let mut stmt =
+        conn.prepare_cached("SELECT jti, expires_at FROM revoked_jti WHERE expires_at > ?1")?;
+    let rows = stmt.query_map([now], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    rows.collect()
+}

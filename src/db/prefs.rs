@@ -125,7 +125,24 @@ pub fn search(
     offset: i64,
 ) -> rusqlite::Result<(i64, Vec<Pref>)> {
     let needle = f.search.as_deref().map(str::to_lowercase);
-    let mut rows: Vec<Pref> = list(conn, f.section.as_deref())?
+    // with `keys`, only those rows are read (the unique (section, name) index); else
+    // the whole table, which is a few hundred rows at most
+    let candidates = match &f.keys {
+        Some(keys) => {
+            let mut found = Vec::with_capacity(keys.len());
+            for (s, n) in keys {
+                if let Some(p) = get(conn, s, n)?
+                    && !found.iter().any(|q: &Pref| q.id == p.id)
+                    && f.section.as_deref().is_none_or(|sec| sec == p.section)
+                {
+                    found.push(p);
+                }
+            }
+            found
+        }
+        None => list(conn, f.section.as_deref())?,
+    };
+    let mut rows: Vec<Pref> = candidates
         .into_iter()
         .filter(|p| {
             needle.as_deref().is_none_or(|n| {

@@ -52,13 +52,15 @@ async fn revoke(mut req: Req) -> Result<Response, OAuthError> {
                 let until = (exp.ceil() as i64).saturating_mul(crate::clock::SECOND);
                 if until > now {
                     let jti = jti.to_owned();
+                    let stored = jti.clone();
                     req.state
                         .db
                         .write(move |tx| {
-                            crate::db::jwt::revoke(tx, &jti, until, now)
+                            crate::db::jwt::revoke(tx, &stored, until, now)
                                 .map_err(crate::db::DbError::from)
                         })
                         .await?;
+                    req.state.note_revoked(jti, until);
                 }
             }
         }

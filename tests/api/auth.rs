@@ -725,3 +725,41 @@ async fn other_schemes_are_anonymous_and_empty_bearer_is_invalid() {
     .await;
     assert_eq!(r.error_code(), "authentication_failed");
 }
+
+#[tokio::test]
+async fn verify_token_sees_a_revocation_written_by_another_process_after_a_reload() {
+    let s = TestServer::start().await;
+    let uid = s.user("rev", None, false);
+    let t = s.jwt(uid);
+    let verify = |t: String| {
+        let s = &s;
+        async move {
+            s.post("/api/v2/jwt/verify_token/", None, json!({"token": t}))
+                .await
+                .status
+        }
+    };
+    assert_eq!(verify(t.clone()).await, StatusCode::OK);
+    let jti = hearth::token::jwt::verify_access(
+        &t,
+        &[&hearth::token::jwt::Key::new(&s.jwt_secret())],
+        s.clock.now_secs(),
+    )
+    .unwrap()
+    .jti;
+    let now = s.clock.now();
+    s.state
+        .db
+        .write_blocking(move |tx| {
+            hearth::db::jwt::revoke(tx, &jti, now + 3600 * hearth::clock::SECOND, now)
+                .map_err(hearth::db::DbError::from)
+        })
+        .unwrap();
+    // the server re-reads revocations with its keys (every 500 ms); force it here
+    s.state.reload_keys().unwrap();
+    assert_eq!(verify(t.clone()).await, StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        s.get("/api/v2/user/me/", Some(&t)).await.status,
+        StatusCode::UNAUTHORIZED
+    );
+}
