@@ -26,6 +26,11 @@ pub struct FieldError {
 }
 
 impl FieldError {
+    /// The field is missing: code `required`, DRF's message.
+    pub fn required(field: impl Into<String>) -> Self {
+        FieldError::new(field, "required", "This field is required.")
+    }
+
     /// One field, one message.
     pub fn new(field: impl Into<String>, code: &'static str, message: impl Into<String>) -> Self {
         FieldError {

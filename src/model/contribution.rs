@@ -231,7 +231,7 @@ fn required_text(
         }
         None => {
             if !present {
-                errors.push(FieldError::new(name, "required", "This field is required."));
+                errors.push(FieldError::required(name));
             }
             None
         }

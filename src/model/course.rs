@@ -406,11 +406,7 @@ impl CourseInput {
                 format!("Ensure this field has no more than {NAME_MAX} characters."),
             )),
             None if full && !map.contains_key("name") => {
-                e.push(FieldError::new(
-                    "name",
-                    "required",
-                    "This field is required.",
-                ));
+                e.push(FieldError::required("name"));
             }
             _ => {}
         }
@@ -433,11 +429,7 @@ impl CourseInput {
                 format!("\"{k}\" is not a valid choice (self-paced, structured, scheduled)."),
             )),
             None if full && !map.contains_key("type") => {
-                e.push(FieldError::new(
-                    "type",
-                    "required",
-                    "This field is required.",
-                ));
+                e.push(FieldError::required("type"));
             }
             _ => {}
         }

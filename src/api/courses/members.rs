@@ -6,13 +6,13 @@ use warp::Filter;
 use warp::http::{Method, StatusCode};
 use warp::reply::Response;
 
-use super::{course_json, managed_course, visible_course};
+use super::{course_json, managed_course, member_statuses, visible_course};
 use crate::db::course_members as members;
 use crate::error::{ApiError, FieldError};
 use crate::http::auth;
 use crate::http::pagination::{Page, envelope};
 use crate::http::{Req, Route, empty, method_not_allowed, ok, request, respond, slash};
-use crate::model::course::{MEMBER_STATUSES, MemberJson, parse_statuses};
+use crate::model::course::MemberJson;
 use crate::state::AppState;
 
 /// Routes of this module.
@@ -206,8 +206,7 @@ async fn list(id: i64, req: Req, fixed: Option<&'static str>) -> Result<Response
             let statuses = if let Some(f) = fixed {
                 vec![f]
             } else {
-                parse_statuses(q.get("statuses"), &MEMBER_STATUSES)
-                    .map_err(|m| ApiError::field("statuses", "invalid_choice", m))?
+                member_statuses(&q)?
             };
             let page = Page::from_query(&q)?;
             let (count, rows) = members::list(c, id, &statuses, page.limit, page.offset)?;
@@ -297,11 +296,7 @@ async fn invite_users(id: i64, req: Req, add: bool) -> Result<Response, ApiError
                     ));
                 }
                 None if errors.is_empty() => {
-                    return Err(ApiError::field(
-                        "users",
-                        "required",
-                        "This field is required.",
-                    ));
+                    return Err(ApiError::Invalid(vec![FieldError::required("users")]));
                 }
                 _ => return Err(ApiError::Invalid(errors)),
             };

@@ -160,6 +160,15 @@ fn course_jsons(
     Ok(out)
 }
 
+/// The `statuses` query parameter of the course and member lists (default creator,
+/// manager, joined); an unknown status is 400 `invalid_choice`.
+pub(crate) fn member_statuses(
+    q: &crate::http::query::Query,
+) -> Result<Vec<&'static str>, ApiError> {
+    parse_statuses(q.get("statuses"), &MEMBER_STATUSES)
+        .map_err(|m| ApiError::field("statuses", "invalid_choice", m))
+}
+
 /// 403 unless the caller may create courses (`courses_only_staff_enabled`).
 fn may_create(c: &Connection, who: Principal) -> Result<(), ApiError> {
     if !who.is_staff
@@ -412,8 +421,7 @@ async fn list(req: Req) -> Result<Response, ApiError> {
         .db
         .read(move |c| {
             let who = auth::require(c, &creds, now)?;
-            let statuses = parse_statuses(q.get("statuses"), &MEMBER_STATUSES)
-                .map_err(|m| ApiError::field("statuses", "invalid_choice", m))?;
+            let statuses = member_statuses(&q)?;
             let page = Page::from_query(&q)?;
             let (count, ids) =
                 db::list_for_user(c, who.user_id, &statuses, page.limit, page.offset)?;
