@@ -844,6 +844,15 @@ fn a_bad_line_stops_the_import_with_its_number_and_writes_nothing_of_its_batch()
         (r#"{"record":"preference","section":"configurations","name":"content_availability","value":"no"}"#.into(), "boolean"),
         (r#"{"record":"preference","section":"x","name":"y","value":1}"#.into(), "no preference"),
         (r#"{"record":"course_member","course":10,"user":1,"join_status":"joined"}"#.into(), "creator"),
+        // foreign keys are off during an import: every reference is checked by the importer
+        (r#"{"record":"course_member","course":10,"user":99,"join_status":"joined"}"#.into(), "user 99 does not exist"),
+        (r#"{"record":"course","id":11,"created_by":99,"name":"X","type":"structured"}"#.into(), "created_by 99 does not exist"),
+        (r#"{"record":"course","id":11,"created_by":1,"name":"X","type":"structured","categories":[1,42]}"#.into(), "category 42"),
+        (r#"{"record":"post","id":9,"author":1,"text":"t","categories":[42]}"#.into(), "category 42"),
+        (r#"{"record":"post","id":9,"author":99,"text":"t"}"#.into(), "author 99 does not exist"),
+        (r#"{"record":"follow","follower":99,"followed":1}"#.into(), "follower 99 does not exist"),
+        (r#"{"record":"follow","follower":1,"followed":1}"#.into(), "itself"),
+        (r#"{"record":"follow","follower":1,"followed":3,"created_at":"yesterday"}"#.into(), "RFC 3339"),
     ];
     for (bad, why) in cases {
         let e = Env::new();
@@ -866,4 +875,126 @@ fn a_bad_line_stops_the_import_with_its_number_and_writes_nothing_of_its_batch()
         );
         assert_eq!(e.sql("SELECT count(*) FROM follow"), 0);
     }
+}
+
+fn follow_index_state(e: &Env) -> (i64, i64) {
+    (
+        e.sql("SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name IN ('follow_followings', 'follow_followers')"),
+        e.sql("SELECT count(*) FROM dropped_index"),
+    )
+}
+
+#[test]
+fn an_import_into_an_empty_follow_table_rebuilds_its_indexes_even_when_a_later_batch_fails() {
+    let e = Env::new();
+    e.init();
+    let mut lines: Vec<String> = (1..=4)
+        .map(|i| format!(r#"{{"record":"user","id":{i},"username":"u{i}"}}"#))
+        .collect();
+    for (a, b) in [(1, 2), (2, 3), (3, 1), (2, 1), (4, 1), (1, 4)] {
+        lines.push(format!(
+            r#"{{"record":"follow","follower":{a},"followed":{b}}}"#
+        ));
+    }
+    // batches of 4 lines: users | 1>2 2>3 3>1 2>1 | 4>1 1>4 bad
+    lines.push(r#"{"record":"follow","follower":4,"followed":9}"#.to_owned());
+    let path = e.dir.path().join("in.ndjson");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let err = fails(
+        e.run(&["import", path.to_str().unwrap(), "--batch-lines", "4"]),
+        &["import"],
+    );
+    assert!(err.contains("line 11: followed 9 does not exist"), "{err}");
+    assert!(err.contains("lines 1-8 were imported"), "{err}");
+    assert_eq!(follow_index_state(&e), (2, 0), "both indexes are back");
+    assert_eq!(
+        e.sql("SELECT count(*) FROM follow"),
+        4,
+        "the failed batch is not there"
+    );
+    assert_eq!(
+        e.sql("SELECT mutual FROM follow WHERE follower = 1 AND followed = 2"),
+        1
+    );
+    assert_eq!(
+        e.sql("SELECT mutual FROM follow WHERE follower = 2 AND followed = 3"),
+        0
+    );
+    assert_eq!(e.sql("SELECT mutuals_counter FROM user WHERE id = 2"), 1);
+    assert!(e.ok(&["check"]).contains("ok"));
+    // the planner uses the rebuilt index for a followings page
+    let plan: String = rusqlite::Connection::open(e.db())
+        .unwrap()
+        .query_row(
+            "EXPLAIN QUERY PLAN SELECT followed FROM follow WHERE follower = 1 ORDER BY mutual DESC, created_at DESC, followed",
+            [],
+            |r| r.get(3),
+        )
+        .unwrap();
+    assert!(plan.contains("follow_followings"), "{plan}");
+}
+
+#[test]
+fn an_interrupted_import_has_its_indexes_rebuilt_by_the_next_open() {
+    let e = Env::new();
+    e.init();
+    {
+        // what a killed import leaves: the indexes dropped, their definitions recorded
+        let c = rusqlite::Connection::open(e.db()).unwrap();
+        c.execute_batch(
+            "BEGIN;
+             INSERT INTO dropped_index (name, sql) SELECT name, sql FROM sqlite_schema
+                 WHERE type = 'index' AND tbl_name = 'follow' AND sql IS NOT NULL;
+             DROP INDEX follow_followings; DROP INDEX follow_followers;
+             COMMIT;",
+        )
+        .unwrap();
+    }
+    assert_eq!(follow_index_state(&e), (0, 2));
+    assert!(e.ok(&["check"]).contains("ok"));
+    assert_eq!(follow_index_state(&e), (2, 0));
+}
+
+#[test]
+fn a_second_import_sees_the_edges_of_the_first() {
+    let e = Env::new();
+    e.init();
+    let users: Vec<String> = (1..=3)
+        .map(|i| format!(r#"{{"record":"user","id":{i},"username":"u{i}"}}"#))
+        .collect();
+    let mut first = users.clone();
+    first.push(r#"{"record":"follow","follower":1,"followed":2}"#.to_owned());
+    assert!(import_file(&e, &first).status.success());
+    let out = import_file(
+        &e,
+        &[
+            r#"{"record":"follow","follower":2,"followed":1}"#.to_owned(),
+            r#"{"record":"follow","follower":3,"followed":1}"#.to_owned(),
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        e.sql("SELECT count(*) FROM follow WHERE mutual = 1"),
+        2,
+        "1>2, written by the first import, became mutual"
+    );
+    assert_eq!(e.sql("SELECT mutuals_counter FROM user WHERE id = 1"), 1);
+    assert_eq!(e.sql("SELECT followers_counter FROM user WHERE id = 1"), 2);
+    assert!(e.ok(&["check"]).contains("ok"));
+    let err = fails(
+        import_file(
+            &e,
+            &[r#"{"record":"follow","follower":1,"followed":2}"#.to_owned()],
+        ),
+        &["import"],
+    );
+    assert!(
+        err.contains("line 1: follow 1 -> 2 already exists"),
+        "{err}"
+    );
+    assert_eq!(follow_index_state(&e), (2, 0));
 }

@@ -57,8 +57,11 @@ pub enum Command {
     Category(category::CategoryCommand),
     /// Load an NDJSON export (`-` reads stdin) in batched transactions.
     Import {
-        /// The file (one JSON object per line, its kind under "record").
+        /// The file (one JSON object per line, its kind under "record"); `-` reads stdin.
         file: PathBuf,
+        /// Lines per transaction: a bad line rolls back only its batch.
+        #[arg(long, default_value_t = import::BATCH_LINES, value_parser = clap::value_parser!(u64).range(1..))]
+        batch_lines: u64,
     },
     /// Consistent online copy of the database (safe while the server runs).
     Backup {
@@ -125,7 +128,9 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Pref(c) => pref::run(&open_existing(&cli.db)?, c),
         Command::Reaction(c) => reaction::run(&open_existing(&cli.db)?, c),
         Command::Category(c) => category::run(&open_existing(&cli.db)?, c, &clock),
-        Command::Import { file } => import::run(&open_existing(&cli.db)?, &file, &clock),
+        Command::Import { file, batch_lines } => {
+            import::run(&open_existing(&cli.db)?, &file, batch_lines, &clock)
+        }
         Command::Backup { dest } => maint::backup(&open_existing(&cli.db)?, &dest),
         Command::Check => maint::check(&open_existing(&cli.db)?),
     }

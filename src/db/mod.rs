@@ -111,7 +111,7 @@ impl Db {
     /// Opens an existing hearth database, migrating an older schema in place. Refuses a
     /// file that is not a hearth database.
     pub fn open(path: &Path) -> Result<Db, DbError> {
-        let writer = Connection::open_with_flags(
+        let mut writer = Connection::open_with_flags(
             path,
             OpenFlags::SQLITE_OPEN_READ_WRITE
                 | OpenFlags::SQLITE_OPEN_NO_MUTEX
@@ -119,6 +119,10 @@ impl Db {
         )?;
         init_connection(&writer)?;
         migrate::check_and_migrate(&writer)?;
+        let rebuilt = import::restore_indexes(&mut writer)?;
+        if rebuilt > 0 {
+            tracing::warn!(rebuilt, "rebuilt indexes an interrupted import had dropped");
+        }
         let manager = SqliteConnectionManager::file(path)
             .with_flags(OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
             .with_init(|c| {

@@ -2,7 +2,10 @@
 //! `"record"`. These types are what a line may hold; `db::import` writes them.
 
 use serde::Deserialize;
+use serde::de::{self, Deserializer, Visitor};
 use serde_json::Value;
+
+use crate::clock::{Timestamp, parse_rfc3339};
 
 /// One line of an import file.
 #[derive(Debug, Deserialize)]
@@ -46,7 +49,8 @@ pub struct UserLine {
     #[serde(default)]
     pub is_staff: bool,
     pub ext_id: Option<Value>,
-    pub date_joined: Option<String>,
+    #[serde(default, deserialize_with = "time")]
+    pub date_joined: Option<Timestamp>,
     #[serde(default)]
     pub deleted: bool,
     #[serde(default)]
@@ -82,7 +86,8 @@ pub struct UserLine {
 pub struct FollowLine {
     pub follower: i64,
     pub followed: i64,
-    pub created_at: Option<String>,
+    #[serde(default, deserialize_with = "time")]
+    pub created_at: Option<Timestamp>,
 }
 
 /// `{"record":"category","id":1,"name":"..."}`
@@ -151,7 +156,8 @@ pub struct CourseLine {
     pub og_image: String,
     #[serde(default)]
     pub categories: Vec<i64>,
-    pub created_at: Option<String>,
+    #[serde(default, deserialize_with = "time")]
+    pub created_at: Option<Timestamp>,
     #[serde(default)]
     pub deleted: bool,
 }
@@ -177,7 +183,8 @@ pub struct ContributionLine {
     pub action: Option<String>,
     #[serde(default)]
     pub categories: Vec<i64>,
-    pub added_at: Option<String>,
+    #[serde(default, deserialize_with = "time")]
+    pub added_at: Option<Timestamp>,
     #[serde(default)]
     pub deleted: bool,
 }
@@ -194,9 +201,37 @@ pub struct CommentLine {
     pub post: Option<i64>,
     pub status: Option<i64>,
     pub parent: Option<i64>,
-    pub added_at: Option<String>,
+    #[serde(default, deserialize_with = "time")]
+    pub added_at: Option<Timestamp>,
     #[serde(default)]
     pub deleted: bool,
+}
+
+/// Reads an optional RFC 3339 time as a [`Timestamp`], without copying the string
+/// (this runs on the import's parsing thread, once per follow).
+fn time<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Timestamp>, D::Error> {
+    struct Time;
+    impl<'de> Visitor<'de> for Time {
+        type Value = Option<Timestamp>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an RFC 3339 time")
+        }
+        fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+            d.deserialize_str(self)
+        }
+        fn visit_str<E: de::Error>(self, s: &str) -> Result<Self::Value, E> {
+            parse_rfc3339(s)
+                .map(Some)
+                .ok_or_else(|| E::custom(format!("{s:?} is not an RFC 3339 time")))
+        }
+    }
+    d.deserialize_option(Time)
 }
 
 /// Parses one line; the error says what is wrong in the words of the format.

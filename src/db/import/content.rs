@@ -1,0 +1,168 @@
+//! Writers for course and contribution lines. They check what the schema does not
+//! while an import runs (references, against [`Known`]: foreign keys are off) and
+//! write the rows.
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use super::{Known, LineError, sql_err};
+use crate::clock::Timestamp;
+use crate::model::import::{CourseLine, CourseMemberLine};
+use crate::model::slug;
+
+pub(super) fn pk_of(conn: &Connection, kind: &str, id: i64) -> Result<Option<i64>, LineError> {
+    conn.prepare_cached("SELECT pk FROM contribution WHERE kind = ?1 AND id = ?2")
+        .and_then(|mut s| s.query_row(params![kind, id], |r| r.get(0)).optional())
+        .map_err(|e| sql_err(kind, &e))
+}
+
+#[expect(
+    clippy::too_many_arguments,
+    reason = "one column each; a struct would only rename them"
+)]
+pub(super) fn insert_contribution(
+    conn: &Connection,
+    kind: &str,
+    id: i64,
+    author: i64,
+    title: Option<String>,
+    action: Option<String>,
+    text: &str,
+    at: Timestamp,
+    deleted: bool,
+    target: Option<i64>,
+    parent: Option<i64>,
+) -> Result<i64, LineError> {
+    conn.prepare_cached(
+        "INSERT INTO contribution (kind, id, author_id, title, action, text, added_at, deleted, target_pk, parent_pk)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+    )
+    .and_then(|mut s| s.execute(params![kind, id, author, title, action, text, at, deleted, target, parent]))
+    .map_err(|e| sql_err(&format!("{kind} {id}"), &e))?;
+    Ok(conn.last_insert_rowid())
+}
+
+/// Links contribution `pk` to categories the caller has checked.
+pub(super) fn link_categories(conn: &Connection, pk: i64, ids: &[i64]) -> Result<(), LineError> {
+    for c in ids {
+        conn.prepare_cached("INSERT OR IGNORE INTO contribution_category (contribution_pk, category_id) VALUES (?1, ?2)")
+            .and_then(|mut s| s.execute([pk, *c]))
+            .map_err(|e| sql_err("category link", &e))?;
+    }
+    Ok(())
+}
+
+/// A course line: the course, its creator member and its categories.
+pub(super) fn course(
+    conn: &Connection,
+    known: &Known,
+    c: CourseLine,
+    now: Timestamp,
+) -> Result<(), LineError> {
+    let n = c.name.chars().count();
+    if c.name.trim().is_empty() || n > 255 {
+        return Err("course name must be 1 to 255 characters".into());
+    }
+    if !matches!(c.kind.as_str(), "self-paced" | "structured" | "scheduled") {
+        return Err(format!(
+            "type {:?} is not self-paced, structured or scheduled",
+            c.kind
+        ));
+    }
+    if !matches!(c.privacy.as_str(), "" | "open" | "private" | "secret") {
+        return Err(format!(
+            "privacy {:?} is not \"\", open, private or secret",
+            c.privacy
+        ));
+    }
+    let at = c.created_at.unwrap_or(now);
+    known.user(c.created_by, "created_by")?;
+    known.categories(&c.categories, "course")?;
+    let s = match c.slug {
+        Some(s) if slug::is_valid(&s) => s,
+        Some(s) => return Err(format!("slug {s:?} is not a valid slug")),
+        None => slug::unique(&slug::slugify(&c.name, "course"), |x| {
+            conn.prepare_cached("SELECT 1 FROM course WHERE slug = ?1")?
+                .exists([x])
+        })
+        .map_err(|e| sql_err("course", &e))?,
+    };
+    conn.prepare_cached(
+        "INSERT INTO course (id, name, name_key, slug, description, type, privacy, enforce_lessons_order,
+             new_comment_notification_enabled, hide_member_count, meta_title, meta_description, og_title,
+             og_description, og_image, deleted, created_at, created_by)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+    )
+    .and_then(|mut s2| {
+        s2.execute(params![
+            c.id,
+            c.name,
+            c.name.to_lowercase(),
+            s,
+            c.description,
+            c.kind,
+            c.privacy,
+            c.enforce_lessons_order,
+            c.new_comment_notification_enabled,
+            c.hide_member_count,
+            c.meta_title,
+            c.meta_description,
+            c.og_title,
+            c.og_description,
+            c.og_image,
+            c.deleted,
+            at,
+            c.created_by
+        ])
+    })
+    .map_err(|e| sql_err(&format!("course {} ({:?})", c.id, c.name), &e))?;
+    conn.prepare_cached("INSERT INTO course_member (course_id, user_id, join_status, created_at) VALUES (?1, ?2, 'creator', ?3)")
+        .and_then(|mut s2| s2.execute(params![c.id, c.created_by, at]))
+        .map_err(|e| sql_err("course creator", &e))?;
+    for cat in &c.categories {
+        conn.prepare_cached(
+            "INSERT OR IGNORE INTO course_category (course_id, category_id) VALUES (?1, ?2)",
+        )
+        .and_then(|mut s2| s2.execute([c.id, *cat]))
+        .map_err(|e| sql_err("course category", &e))?;
+    }
+    Ok(())
+}
+
+/// A course membership other than the creator's (which comes from the course line).
+pub(super) fn course_member(
+    conn: &Connection,
+    known: &Known,
+    m: CourseMemberLine,
+    now: Timestamp,
+) -> Result<(), LineError> {
+    if !matches!(
+        m.join_status.as_str(),
+        "creator" | "manager" | "joined" | "invited" | "requested"
+    ) {
+        return Err(format!(
+            "join_status {:?} is not one of manager, joined, invited, requested",
+            m.join_status
+        ));
+    }
+    known.user(m.user, "user")?;
+    let creator: Option<i64> = conn
+        .prepare_cached("SELECT created_by FROM course WHERE id = ?1")
+        .and_then(|mut s| s.query_row([m.course], |r| r.get(0)).optional())
+        .map_err(|e| sql_err("course_member", &e))?;
+    let creator = creator.ok_or_else(|| format!("course {} does not exist", m.course))?;
+    match (creator == m.user, m.join_status.as_str()) {
+        // the creator's membership comes from the course line
+        (true, "creator") => return Ok(()),
+        (true, _) => return Err("the creator's join_status cannot change".into()),
+        (false, "creator") => {
+            return Err("only the course's created_by can be its creator".into());
+        }
+        _ => {}
+    }
+    conn.prepare_cached(
+        "INSERT INTO course_member (course_id, user_id, join_status, created_at) VALUES (?1, ?2, ?3, ?4)",
+    )
+    .and_then(|mut s| s.execute(params![m.course, m.user, m.join_status, now]))
+    .map_err(|e| sql_err("course_member", &e))?;
+    Ok(())
+}
