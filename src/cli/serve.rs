@@ -54,6 +54,11 @@ impl ServeArgs {
 pub fn run(path: &Path, args: ServeArgs, clock: Clock) -> CliResult {
     let config = args.config()?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
+        // blocking threads: the readers, the writer and one more (a password hash or an
+        // image). More threads than connections only queue on the pool's lock, and
+        // tasks queued in tokio are drained by busy threads without a wake-up each
+        // (measured on one core: /healthz 9.8k -> 12.6k req/s)
+        .max_blocking_threads(crate::db::READERS as usize + 2)
         .enable_all()
         .build()?;
     runtime.block_on(async move {
