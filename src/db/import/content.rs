@@ -96,7 +96,7 @@ pub(super) fn course(
         s2.execute(params![
             c.id,
             c.name,
-            c.name.to_lowercase(),
+            crate::model::course::name_key(&c.name),
             s,
             c.description,
             c.kind,
