@@ -1,7 +1,9 @@
 //! Configuration of `serve`, validated once.
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
+
+use ipnet::IpNet;
 
 use crate::model::PublicUrl;
 
@@ -9,12 +11,18 @@ use crate::model::PublicUrl;
 pub const DEFAULT_TOKEN_TTL: Duration = Duration::from_secs(36_000);
 /// Maximum open connections.
 pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
+/// Maximum open connections from one client address.
+pub const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS: usize = 64;
 /// Time allowed for the request headers to arrive.
 pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(30);
+/// Time allowed for a request body to arrive, from the end of its headers.
+pub const BODY_TIMEOUT: Duration = Duration::from_secs(30);
 /// Idle keep-alive connections close after this.
 pub const KEEP_ALIVE_IDLE: Duration = Duration::from_secs(75);
 /// Grace given to in-flight requests on SIGTERM.
 pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(10);
+/// Request bodies (and decoded images) held in memory at once, across all requests.
+pub const DEFAULT_MAX_BODY_MEMORY: usize = 256 * 1024 * 1024;
 
 /// How the server runs.
 #[derive(Debug, Clone)]
@@ -25,14 +33,20 @@ pub struct Config {
     pub token_ttl: Duration,
     /// Connection cap.
     pub max_connections: usize,
+    /// Connection cap per client address (TCP peers that are trusted proxies are exempt).
+    pub max_connections_per_address: usize,
     /// Header read timeout.
     pub header_read_timeout: Duration,
+    /// Body read timeout, from the end of the headers.
+    pub body_timeout: Duration,
     /// Keep-alive idle timeout.
     pub keep_alive_idle: Duration,
     /// Shutdown grace.
     pub shutdown_timeout: Duration,
-    /// Take the client address from the first `X-Forwarded-For` hop.
-    pub trust_proxy: bool,
+    /// Bytes of request bodies and decoded images held at once, across all requests.
+    pub max_body_memory: usize,
+    /// Peers whose `X-Forwarded-For` is believed (empty: none).
+    pub trusted_proxies: Vec<IpNet>,
     /// Failed password checks allowed per window, per username and per address.
     pub login_max_failures: u32,
     /// The window of that limit.
@@ -46,19 +60,95 @@ impl Config {
             public_url: public_url_for(addr),
             token_ttl: DEFAULT_TOKEN_TTL,
             max_connections: DEFAULT_MAX_CONNECTIONS,
+            max_connections_per_address: DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
             header_read_timeout: HEADER_READ_TIMEOUT,
+            body_timeout: BODY_TIMEOUT,
             keep_alive_idle: KEEP_ALIVE_IDLE,
             shutdown_timeout: DEFAULT_SHUTDOWN_TIMEOUT,
-            trust_proxy: false,
+            max_body_memory: DEFAULT_MAX_BODY_MEMORY,
+            trusted_proxies: Vec::new(),
             login_max_failures: 10,
             login_window: Duration::from_secs(300),
         }
+    }
+
+    /// Whether `ip` is a trusted proxy.
+    pub fn is_trusted_proxy(&self, ip: IpAddr) -> bool {
+        let ip = canonical(ip);
+        self.trusted_proxies.iter().any(|n| n.contains(&ip))
+    }
+
+    /// The client address of a request from TCP peer `peer` with these
+    /// `X-Forwarded-For` header values (SPEC §4): the peer, unless it is a trusted
+    /// proxy; then the header is read from the right, skipping trusted addresses, and
+    /// the first untrusted address is the client. The leftmost entries are whatever the
+    /// client wrote, so they are never believed while an untrusted hop stands to their
+    /// right. A malformed entry stops the walk at the last trusted hop seen.
+    pub fn client_addr<'a>(
+        &self,
+        peer: IpAddr,
+        forwarded: impl Iterator<Item = &'a str>,
+    ) -> IpAddr {
+        let peer = canonical(peer);
+        if !self.is_trusted_proxy(peer) {
+            return peer;
+        }
+        let hops: Vec<&str> = forwarded.flat_map(|v| v.split(',')).collect();
+        let mut client = peer;
+        for hop in hops.iter().rev() {
+            match parse_hop(hop) {
+                Some(ip) => {
+                    client = ip;
+                    if !self.is_trusted_proxy(ip) {
+                        return ip;
+                    }
+                }
+                None => return client,
+            }
+        }
+        client
     }
 
     /// Whether cookies must be `Secure` (the public URL is https).
     pub fn https(&self) -> bool {
         self.public_url.0.starts_with("https://")
     }
+}
+
+/// IPv4-mapped IPv6 addresses (`::ffff:a.b.c.d`) as the IPv4 address they carry.
+pub fn canonical(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
+        v4 => v4,
+    }
+}
+
+/// One `X-Forwarded-For` entry: an address, possibly with a port (`1.2.3.4:5`,
+/// `[::1]:5`).
+fn parse_hop(hop: &str) -> Option<IpAddr> {
+    let hop = hop.trim();
+    if let Ok(ip) = hop.parse::<IpAddr>() {
+        return Some(canonical(ip));
+    }
+    hop.parse::<SocketAddr>().ok().map(|s| canonical(s.ip()))
+}
+
+/// Parses a `--trusted-proxy` value: a CIDR range or a single address.
+pub fn parse_trusted_proxy(s: &str) -> Result<IpNet, String> {
+    s.parse::<IpNet>()
+        .or_else(|_| s.parse::<IpAddr>().map(IpNet::from))
+        .map(|n| n.trunc())
+        .map_err(|_| {
+            format!("trusted proxy {s:?} is not an address or a CIDR range (e.g. 10.0.0.0/8)")
+        })
+}
+
+/// The loopback ranges that `--trust-proxy` alone means.
+pub fn loopback_proxies() -> Vec<IpNet> {
+    ["127.0.0.0/8", "::1/128"]
+        .iter()
+        .filter_map(|s| s.parse().ok())
+        .collect()
 }
 
 /// `http://ADDR` for a listen address (an unspecified address becomes 127.0.0.1).
@@ -102,5 +192,69 @@ mod tests {
             .parse()
             .unwrap_or_else(|_| SocketAddr::from(([0; 4], 0)));
         assert_eq!(public_url_for(addr).0, "http://127.0.0.1:8080");
+    }
+
+    fn ip(s: &str) -> IpAddr {
+        s.parse().unwrap_or(IpAddr::from([0, 0, 0, 0]))
+    }
+
+    fn with_proxies(nets: &[&str]) -> Config {
+        let mut c = Config::for_addr(SocketAddr::from(([127, 0, 0, 1], 8080)));
+        c.trusted_proxies = nets
+            .iter()
+            .filter_map(|n| parse_trusted_proxy(n).ok())
+            .collect();
+        c
+    }
+
+    #[test]
+    fn forwarded_for_is_read_from_the_right() {
+        let c = with_proxies(&["127.0.0.0/8", "10.0.0.0/8"]);
+        let client = |peer: &str, xff: &[&str]| c.client_addr(ip(peer), xff.iter().copied());
+        // an untrusted peer is the client whatever it writes
+        assert_eq!(client("203.0.113.9", &["1.1.1.1"]), ip("203.0.113.9"));
+        // the client's own entries on the left are never believed
+        assert_eq!(
+            client("127.0.0.1", &["6.6.6.6, 198.51.100.7"]),
+            ip("198.51.100.7")
+        );
+        // trusted hops are skipped, across several headers
+        assert_eq!(
+            client("127.0.0.1", &["6.6.6.6, 198.51.100.7", "10.1.2.3"]),
+            ip("198.51.100.7")
+        );
+        // no header: the proxy itself
+        assert_eq!(client("127.0.0.1", &[]), ip("127.0.0.1"));
+        // every hop trusted: the leftmost trusted one
+        assert_eq!(client("127.0.0.1", &["10.0.0.5"]), ip("10.0.0.5"));
+        // garbage stops the walk at the last trusted hop
+        assert_eq!(
+            client("127.0.0.1", &["198.51.100.7, junk"]),
+            ip("127.0.0.1")
+        );
+        // ports and mapped addresses
+        assert_eq!(
+            client("::ffff:127.0.0.1", &["[2001:db8::1]:443"]),
+            ip("2001:db8::1")
+        );
+        assert_eq!(
+            client("127.0.0.1", &["198.51.100.7:1234"]),
+            ip("198.51.100.7")
+        );
+    }
+
+    #[test]
+    fn no_trusted_proxy_means_the_peer() {
+        let c = with_proxies(&[]);
+        assert_eq!(
+            c.client_addr(ip("127.0.0.1"), ["1.2.3.4"].into_iter()),
+            ip("127.0.0.1")
+        );
+        assert!(parse_trusted_proxy("10.0.0.0/33").is_err());
+        assert!(parse_trusted_proxy("nope").is_err());
+        assert_eq!(
+            parse_trusted_proxy("10.1.2.3").map(|n| n.to_string()),
+            Ok("10.1.2.3/32".into())
+        );
     }
 }

@@ -43,6 +43,25 @@ impl FieldError {
     }
 }
 
+/// Why a request is answered 503.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unavailable {
+    /// The database cannot take writes (disk full, read-only, I/O error, locked).
+    Storage,
+    /// The request bodies held in memory are at their budget.
+    Memory,
+}
+
+impl Unavailable {
+    /// `Retry-After` seconds.
+    pub fn retry_after(self) -> u64 {
+        match self {
+            Unavailable::Storage => 30,
+            Unavailable::Memory => 5,
+        }
+    }
+}
+
 /// Every error a `/api/v2/` route can answer with.
 #[derive(Debug)]
 pub enum ApiError {
@@ -66,6 +85,12 @@ pub enum ApiError {
     PayloadTooLarge,
     /// 429, with `Retry-After` seconds.
     Throttled(u64),
+    /// 408: the body did not arrive within the body timeout (the connection is then
+    /// closed).
+    RequestTimeout,
+    /// 503 `service_unavailable` with `Retry-After`: the request cannot be served now,
+    /// through no fault of the client.
+    Unavailable(Unavailable),
     /// 400 with per-field messages.
     Invalid(Vec<FieldError>),
     /// 500; the string is logged, never shown.
@@ -94,6 +119,8 @@ impl ApiError {
             ApiError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::Throttled(_) => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
+            ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -127,6 +154,18 @@ impl ApiError {
             ApiError::Throttled(secs) => (
                 "throttled",
                 format!("Request was throttled. Expected available in {secs} seconds."),
+            ),
+            ApiError::RequestTimeout => (
+                "request_timeout",
+                "The request body did not arrive in time.".into(),
+            ),
+            ApiError::Unavailable(Unavailable::Storage) => (
+                "service_unavailable",
+                "The server cannot store changes right now. Please try again later.".into(),
+            ),
+            ApiError::Unavailable(Unavailable::Memory) => (
+                "service_unavailable",
+                "The server is busy receiving other requests. Please try again shortly.".into(),
             ),
             ApiError::Invalid(_) => ("invalid", "Invalid input.".into()),
             ApiError::Internal(_) => ("server_error", "A server error occurred.".into()),
@@ -172,6 +211,14 @@ impl ApiError {
             ApiError::Throttled(secs) => {
                 headers.insert(header::RETRY_AFTER, HeaderValue::from(*secs));
             }
+            ApiError::Unavailable(why) => {
+                headers.insert(header::RETRY_AFTER, HeaderValue::from(why.retry_after()));
+            }
+            // the rest of the body may still be on its way: the connection cannot be
+            // reused
+            ApiError::RequestTimeout => {
+                headers.insert(header::CONNECTION, HeaderValue::from_static("close"));
+            }
             _ => {}
         }
         resp
@@ -186,13 +233,28 @@ impl warp::Reply for ApiError {
 
 impl From<rusqlite::Error> for ApiError {
     fn from(e: rusqlite::Error) -> Self {
+        if crate::db::is_storage_fault(&e) {
+            tracing::warn!(error = %e, "storage fault");
+            return ApiError::Unavailable(Unavailable::Storage);
+        }
         ApiError::internal(format!("database: {e}"))
     }
 }
 
 impl From<crate::db::DbError> for ApiError {
     fn from(e: crate::db::DbError) -> Self {
+        use crate::db::Fault;
+        if e.is_storage_fault() {
+            tracing::warn!(error = %e, "storage fault");
+            return ApiError::Unavailable(Unavailable::Storage);
+        }
         ApiError::internal(e)
+    }
+}
+
+impl crate::db::Fault for ApiError {
+    fn is_storage_fault(&self) -> bool {
+        matches!(self, ApiError::Unavailable(Unavailable::Storage))
     }
 }
 
@@ -269,5 +331,32 @@ mod tests {
         assert_eq!(r.headers()[header::ALLOW], "GET, HEAD");
         let r = ApiError::Throttled(42).to_response();
         assert_eq!(r.headers()[header::RETRY_AFTER], "42");
+        let r = ApiError::Unavailable(Unavailable::Storage).to_response();
+        assert_eq!(r.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(r.headers()[header::RETRY_AFTER], "30");
+        let r = ApiError::RequestTimeout.to_response();
+        assert_eq!(r.status(), StatusCode::REQUEST_TIMEOUT);
+        assert_eq!(r.headers()[header::CONNECTION], "close");
+    }
+
+    #[test]
+    fn storage_faults_are_503_not_500() {
+        use rusqlite::ffi;
+        for code in [
+            ffi::SQLITE_FULL,
+            ffi::SQLITE_READONLY,
+            ffi::SQLITE_IOERR_WRITE,
+            ffi::SQLITE_BUSY,
+        ] {
+            let e = rusqlite::Error::SqliteFailure(ffi::Error::new(code), None);
+            let api = ApiError::from(e);
+            assert_eq!(api.status(), StatusCode::SERVICE_UNAVAILABLE, "{code}");
+            assert_eq!(body(&api)["errors"][0]["code"], "service_unavailable");
+        }
+        let e = rusqlite::Error::SqliteFailure(ffi::Error::new(ffi::SQLITE_CONSTRAINT), None);
+        assert_eq!(
+            ApiError::from(e).status(),
+            StatusCode::INTERNAL_SERVER_ERROR
+        );
     }
 }

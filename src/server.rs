@@ -1,11 +1,14 @@
 //! The HTTP server: we bind and accept ourselves so that the limits SPEC §3 asks for,
-//! which warp does not provide, are enforced here: a connection cap, a header-read
-//! timeout, a keep-alive idle timeout, and graceful shutdown with a deadline. Each
-//! request gets an id and one access-log line.
+//! which warp does not provide, are enforced here: a connection cap and a cap per
+//! client address (a connection over either is closed at once), a header-read timeout,
+//! a keep-alive idle timeout that the header timeout does not cut short, and graceful
+//! shutdown with a deadline. (The body timeout is the body reader's, `http::body`.)
+//! Each request gets an id and one access-log line.
 
+use std::collections::HashMap;
 use std::future::Future;
 use std::io;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
@@ -16,13 +19,14 @@ use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{Semaphore, watch};
+use tokio::sync::{Semaphore, TryAcquireError, watch};
 use tower_service::Service;
 use tracing::Instrument;
 use warp::Filter;
 use warp::http::{HeaderValue, Request};
 
 use crate::http::PeerAddr;
+use crate::http::body::HeadersDone;
 use crate::state::AppState;
 
 /// Binds the listen address, with a clear error when it is taken.
@@ -123,6 +127,50 @@ fn request_id(req: &Request<Incoming>) -> HeaderValue {
         })
 }
 
+/// Open connections per client address.
+#[derive(Default, Clone)]
+struct PerAddress(Arc<std::sync::Mutex<HashMap<IpAddr, usize>>>);
+
+/// One connection counted against its address until dropped.
+struct AddressSlot {
+    map: PerAddress,
+    ip: IpAddr,
+}
+
+impl PerAddress {
+    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<IpAddr, usize>> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Counts a connection from `ip`, unless it already has `max`.
+    fn enter(&self, ip: IpAddr, max: usize) -> Option<AddressSlot> {
+        let mut m = self.map();
+        let n = m.entry(ip).or_insert(0);
+        if *n >= max {
+            return None;
+        }
+        *n += 1;
+        Some(AddressSlot {
+            map: self.clone(),
+            ip,
+        })
+    }
+}
+
+impl Drop for AddressSlot {
+    fn drop(&mut self) {
+        let mut m = self.map.map();
+        if let Some(n) = m.get_mut(&self.ip) {
+            *n -= 1;
+            if *n == 0 {
+                m.remove(&self.ip);
+            }
+        }
+    }
+}
+
 /// Serves `listener` until `shutdown` resolves, then stops accepting, lets in-flight
 /// requests finish for up to `config.shutdown_timeout`, and checkpoints the database.
 pub async fn serve_on(listener: TcpListener, state: AppState, shutdown: impl Future<Output = ()>) {
@@ -135,11 +183,8 @@ pub async fn serve_on(listener: TcpListener, state: AppState, shutdown: impl Fut
     let key_reloader = state.spawn_key_reloader();
     tokio::pin!(shutdown);
 
+    let per_address = PerAddress::default();
     loop {
-        let permit = tokio::select! {
-            _ = &mut shutdown => break,
-            p = Arc::clone(&slots).acquire_owned() => match p { Ok(p) => p, Err(_) => break },
-        };
         let (stream, peer) = tokio::select! {
             _ = &mut shutdown => break,
             r = listener.accept() => match r {
@@ -152,16 +197,40 @@ pub async fn serve_on(listener: TcpListener, state: AppState, shutdown: impl Fut
                 }
             },
         };
+        // over either cap: closed at once (dropping the stream), costing the others
+        // nothing; trusted proxies carry many clients and are not capped per address
+        let permit = match Arc::clone(&slots).try_acquire_owned() {
+            Ok(p) => p,
+            Err(TryAcquireError::NoPermits) => {
+                tracing::debug!(%peer, "connection cap reached; closing");
+                continue;
+            }
+            Err(TryAcquireError::Closed) => break,
+        };
+        let ip = crate::config::canonical(peer.ip());
+        let held = if config.is_trusted_proxy(ip) {
+            None
+        } else {
+            match per_address.enter(ip, config.max_connections_per_address) {
+                Some(h) => Some(h),
+                None => {
+                    tracing::debug!(%peer, "per-address connection cap reached; closing");
+                    continue;
+                }
+            }
+        };
         let _ = stream.set_nodelay(true);
         let svc = warp::service(routes.clone());
         let config = Arc::clone(&config);
         let mut stop = stop_rx.clone();
         tokio::spawn(async move {
             serve_connection(stream, peer, svc, &config, &mut stop).await;
+            drop(held);
             drop(permit);
         });
     }
 
+    state.set_stopping();
     drop(listener);
     key_reloader.abort();
     let _ = stop_tx.send(true);
@@ -209,6 +278,8 @@ async fn serve_connection<S>(
         act.in_flight.fetch_add(1, Ordering::AcqRel);
         let id = request_id(&req);
         req.extensions_mut().insert(PeerAddr(peer));
+        req.extensions_mut()
+            .insert(HeadersDone(tokio::time::Instant::now()));
         let method = req.method().clone();
         let path = req.uri().path().to_owned();
         let span = tracing::info_span!("request", id = id.to_str().unwrap_or("-"));
@@ -236,14 +307,20 @@ async fn serve_connection<S>(
         }
         .instrument(span)
     });
+    // hyper's own header timeout also runs while a keep-alive connection waits for its
+    // next request, so it would cut the 75 s idle time at 30 s: the watchdog below
+    // keeps both clocks instead
     let conn = hyper::server::conn::http1::Builder::new()
         .timer(TokioTimer::new())
+        .header_read_timeout(None)
         .keep_alive(true)
         .serve_connection(io, service);
     tokio::pin!(conn);
     let header_limit = i64::try_from(config.header_read_timeout.as_millis()).unwrap_or(i64::MAX);
     let idle_limit = i64::try_from(config.keep_alive_idle.as_millis()).unwrap_or(i64::MAX);
-    let mut tick = tokio::time::interval(Duration::from_secs(1).min(config.header_read_timeout));
+    let tick_every = (config.header_read_timeout.min(config.keep_alive_idle) / 8)
+        .clamp(Duration::from_millis(10), Duration::from_secs(1));
+    let mut tick = tokio::time::interval(tick_every);
     tick.tick().await;
     let mut stopping = *stop.borrow();
     if stopping {

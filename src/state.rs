@@ -69,6 +69,9 @@ pub struct AppState {
     pub hashing: Arc<tokio::sync::Semaphore>,
     /// Brute-force limit on password checks (SPEC §4), per username and per address.
     pub login_limiter: Arc<crate::oauth::limit::Limiter>,
+    /// Request bodies and decoded images held in memory, across all requests (SPEC §3).
+    pub body_budget: crate::http::budget::Budget,
+    stopping: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl std::fmt::Debug for AppState {
@@ -95,6 +98,8 @@ impl AppState {
         ));
         Ok(AppState {
             login_limiter,
+            body_budget: crate::http::budget::Budget::new(config.max_body_memory),
+            stopping: Arc::new(std::sync::atomic::AtomicBool::new(false)),
             db,
             clock,
             config: Arc::new(config),
@@ -102,6 +107,17 @@ impl AppState {
             revoked: Arc::new(RwLock::new(revoked)),
             hashing: Arc::new(tokio::sync::Semaphore::new(cores)),
         })
+    }
+
+    /// Whether the server is shutting down (`/readyz` then answers 503).
+    pub fn stopping(&self) -> bool {
+        self.stopping.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// Marks the server as shutting down.
+    pub fn set_stopping(&self) {
+        self.stopping
+            .store(true, std::sync::atomic::Ordering::Release);
     }
 
     /// The current JWT keys.

@@ -107,12 +107,12 @@ async fn restore_dispatch(kind: Kind, id: i64, req: Req) -> Response {
 }
 
 /// `POST /api/v2/{kind}/`: 201 with the new object.
-async fn create(kind: Kind, req: Req) -> Result<Response, ApiError> {
+async fn create(kind: Kind, mut req: Req) -> Result<Response, ApiError> {
+    auth::before_body(&mut req).await?;
     let creds = req.credentials();
     let now = req.state.clock.now();
     let base = req.state.config.public_url.clone();
-    // read now, report only after authentication: an anonymous call is 401 whatever
-    // its body
+    // read now, report only after the full authentication in the transaction
     let parsed = body::json::<Map<String, Value>>(req.body, &req.headers).await;
     let json = req
         .state
@@ -258,7 +258,13 @@ async fn list(kind: Kind, req: Req) -> Result<Response, ApiError> {
 
 /// `DELETE /api/v2/{kind}/{id}/` (`deleted = true`) and the restore routes
 /// (`deleted = false`): creator only, 204, idempotent.
-async fn set_deleted(kind: Kind, id: i64, req: Req, deleted: bool) -> Result<Response, ApiError> {
+async fn set_deleted(
+    kind: Kind,
+    id: i64,
+    mut req: Req,
+    deleted: bool,
+) -> Result<Response, ApiError> {
+    auth::before_body(&mut req).await?;
     let creds = req.credentials();
     let now = req.state.clock.now();
     let no_body = body::none(req.body, &req.headers).await;

@@ -1,17 +1,24 @@
-//! `GET /healthz` (readiness: the database answers) and `GET /livez` (liveness: the
-//! process answers; no database query, so it is also the benchmark's ceiling route).
+//! Health (SPEC §3): `GET /livez` (the process answers; no database, so it is also the
+//! benchmark's ceiling route), `GET /healthz` (the database answers reads; `writable`
+//! says whether it takes writes) and `GET /readyz` (reads and writes work and the
+//! server is not shutting down: what a load balancer should route by).
 
 use serde_json::json;
 use warp::Filter;
 use warp::http::{Method, StatusCode};
 
 use crate::error::ApiError;
-use crate::http::{Route, json_response, method_not_allowed, no_slash, ok, request, respond};
+use crate::http::{Req, Route, json_response, method_not_allowed, no_slash, ok, request};
 use crate::state::AppState;
 
 /// Routes of this module.
 pub fn routes(state: AppState) -> Route {
-    healthz(state).or(livez()).unify().boxed()
+    healthz(state.clone())
+        .or(readyz(state))
+        .unify()
+        .or(livez())
+        .unify()
+        .boxed()
 }
 
 /// `GET /livez`: 200 `{"status":"ok"}` while the process serves requests.
@@ -28,33 +35,62 @@ fn livez() -> Route {
         .boxed()
 }
 
-/// `GET /healthz`: 200 `{"status":"ok"}` when the database answers, 503 otherwise.
+/// `GET /healthz`: 200 `{"status":"ok","writable":…}` when the database answers reads,
+/// 503 otherwise.
 fn healthz(state: AppState) -> Route {
     warp::path!("healthz")
         .and(no_slash())
         .and(request(state))
-        .then(|req: crate::http::Req| async move {
+        .then(|req: Req| async move {
             if req.method != Method::GET && req.method != Method::HEAD {
                 return method_not_allowed("GET, HEAD");
             }
-            let alive = req
-                .state
-                .db
-                .read(|c| {
-                    c.query_row("SELECT 1", [], |r| r.get::<_, i64>(0))
-                        .map_err(ApiError::from)
-                })
-                .await;
-            match alive {
-                Ok(_) => ok(&json!({ "status": "ok" })),
-                Err(e) => {
-                    tracing::error!(error = ?e, "health check failed");
-                    respond(Ok(json_response(
-                        StatusCode::SERVICE_UNAVAILABLE,
-                        &json!({ "status": "unavailable" }),
-                    )))
-                }
-            }
+            let (reads, writable) = probe(&req).await;
+            answer(reads, writable)
         })
         .boxed()
+}
+
+/// `GET /readyz`: 200 only when reads and writes work and the server is not shutting
+/// down; 503 with `"status":"unavailable"` otherwise.
+fn readyz(state: AppState) -> Route {
+    warp::path!("readyz")
+        .and(no_slash())
+        .and(request(state))
+        .then(|req: Req| async move {
+            if req.method != Method::GET && req.method != Method::HEAD {
+                return method_not_allowed("GET, HEAD");
+            }
+            let (reads, writable) = probe(&req).await;
+            answer(reads && writable && !req.state.stopping(), writable)
+        })
+        .boxed()
+}
+
+/// Whether a read works, and whether the database takes writes (re-probed while it
+/// does not).
+async fn probe(req: &Req) -> (bool, bool) {
+    let reads = req
+        .state
+        .db
+        .read(|c| {
+            c.query_row("SELECT 1", [], |r| r.get::<_, i64>(0))
+                .map_err(ApiError::from)
+        })
+        .await;
+    if let Err(e) = &reads {
+        tracing::error!(error = ?e, "health check: the database does not answer reads");
+    }
+    (reads.is_ok(), req.state.db.check_writable().await)
+}
+
+fn answer(ready: bool, writable: bool) -> warp::reply::Response {
+    if ready {
+        ok(&json!({ "status": "ok", "writable": writable }))
+    } else {
+        json_response(
+            StatusCode::SERVICE_UNAVAILABLE,
+            &json!({ "status": "unavailable", "writable": writable }),
+        )
+    }
 }

@@ -165,7 +165,8 @@ async fn get_pref(id: i64, req: Req) -> Result<Response, ApiError> {
 
 /// `PATCH`: every key must exist and every value fit its type, else nothing changes
 /// and the 400 names each bad key.
-async fn patch_prefs(req: Req) -> Result<Response, ApiError> {
+async fn patch_prefs(mut req: Req) -> Result<Response, ApiError> {
+    auth::before_body(&mut req).await?;
     let creds = req.credentials();
     let now = req.state.clock.now();
     // read now, judged after authentication (an anonymous PATCH is 401 whatever its body)

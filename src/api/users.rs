@@ -183,7 +183,8 @@ fn follow(state: AppState) -> Route {
         .boxed()
 }
 
-async fn toggle_follow(id: i64, req: Req) -> Result<Response, ApiError> {
+async fn toggle_follow(id: i64, mut req: Req) -> Result<Response, ApiError> {
+    auth::before_body(&mut req).await?;
     let creds = req.credentials();
     let now = req.state.clock.now();
     // read now, judged after authentication (an anonymous call is 401 whatever its body)

@@ -50,13 +50,13 @@ pub fn run(db: &Db, cmd: CategoryCommand, clock: &Clock) -> CliResult {
                     "category name must be 1 to {NAME_MAX} characters"
                 )));
             }
-            if let Some(s) = &wanted {
-                if !slug::is_valid(s) {
-                    return Err(CliError(format!(
-                        "slug {s:?} must be lowercase letters and digits in dash-separated words, at most {} characters",
-                        slug::MAX_LEN
-                    )));
-                }
+            if let Some(s) = &wanted
+                && !slug::is_valid(s)
+            {
+                return Err(CliError(format!(
+                    "slug {s:?} must be lowercase letters and digits in dash-separated words, at most {} characters",
+                    slug::MAX_LEN
+                )));
             }
             let now = clock.now();
             let nm = name.clone();

@@ -50,6 +50,13 @@ impl From<crate::db::DbError> for Failure {
     }
 }
 
+impl crate::db::Fault for Failure {
+    /// The import reports every failure itself; nothing watches its writer's health.
+    fn is_storage_fault(&self) -> bool {
+        false
+    }
+}
+
 /// Runs the import.
 pub fn run(db: &Db, file: &Path, batch_lines: u64, clock: &Clock) -> CliResult {
     let (reader, size): (Box<dyn Read + Send>, Option<u64>) = if file.as_os_str() == "-" {

@@ -100,6 +100,13 @@ impl From<std::io::Error> for CliError {
     }
 }
 
+impl crate::db::Fault for CliError {
+    /// A command reports every failure itself; nothing watches its writer's health.
+    fn is_storage_fault(&self) -> bool {
+        false
+    }
+}
+
 /// Shorthand for command results.
 pub type CliResult<T = ()> = Result<T, CliError>;
 

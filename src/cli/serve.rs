@@ -15,44 +15,107 @@ use crate::state::AppState;
 /// Options of `serve`.
 #[derive(Debug, Args)]
 pub struct ServeArgs {
-    /// Address to listen on.
+    /// Address to listen on: `host:port`, `[v6]:port` or a host name such as
+    /// `localhost:8080` (resolved at start; the first address it resolves to is used).
     #[arg(long, env = "HEARTH_LISTEN", default_value = "127.0.0.1:8080")]
-    pub listen: SocketAddr,
+    pub listen: String,
     /// Public base URL for absolute links (default: http://<listen address>).
     #[arg(long, env = "HEARTH_PUBLIC_URL")]
     pub public_url: Option<String>,
     /// Access token lifetime in seconds.
     #[arg(long, env = "HEARTH_TOKEN_TTL", default_value_t = 36_000, value_parser = clap::value_parser!(u64).range(1..))]
     pub token_ttl: u64,
-    /// Maximum open connections.
+    /// Maximum open connections; one over the cap is closed at once.
     #[arg(long, env = "HEARTH_MAX_CONNECTIONS", default_value_t = 1024, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     pub max_connections: u64,
+    /// Maximum open connections from one client address (trusted proxies are exempt).
+    #[arg(long, env = "HEARTH_MAX_CONNECTIONS_PER_ADDRESS", default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub max_connections_per_address: u64,
+    /// Seconds a request's headers may take to arrive (from the connection, or from the
+    /// request's first byte).
+    #[arg(long, env = "HEARTH_HEADER_TIMEOUT", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub header_timeout: u64,
+    /// Seconds a request body may take to arrive after its headers (else 408, and the
+    /// connection is closed).
+    #[arg(long, env = "HEARTH_BODY_TIMEOUT", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub body_timeout: u64,
+    /// Seconds an idle keep-alive connection is kept open waiting for its next request.
+    #[arg(long, env = "HEARTH_IDLE_TIMEOUT", default_value_t = 75, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub idle_timeout: u64,
     /// Seconds in-flight requests get to finish on SIGINT/SIGTERM.
-    #[arg(long, env = "HEARTH_SHUTDOWN_TIMEOUT", default_value_t = 10)]
+    #[arg(long, env = "HEARTH_SHUTDOWN_TIMEOUT", default_value_t = 10, value_parser = clap::value_parser!(u64).range(0..=3600))]
     pub shutdown_timeout: u64,
-    /// Take the client address from the first X-Forwarded-For hop (behind a reverse proxy).
+    /// MiB of request bodies (and decoded images) held in memory at once, across all
+    /// requests; a request that would pass it is answered 503.
+    #[arg(long, env = "HEARTH_MAX_BODY_MEMORY", default_value_t = 256, value_parser = clap::value_parser!(u64).range(16..=1_048_576))]
+    pub max_body_memory: u64,
+    /// A reverse proxy whose X-Forwarded-For is believed: an address or CIDR range
+    /// (repeatable). The header is read from the right, skipping trusted hops.
+    #[arg(
+        long = "trusted-proxy",
+        value_name = "CIDR",
+        env = "HEARTH_TRUSTED_PROXIES",
+        value_delimiter = ','
+    )]
+    pub trusted_proxies: Vec<String>,
+    /// Shorthand for `--trusted-proxy 127.0.0.0/8 --trusted-proxy ::1` (a proxy on
+    /// this machine).
     #[arg(long, env = "HEARTH_TRUST_PROXY")]
     pub trust_proxy: bool,
 }
 
 impl ServeArgs {
     /// The validated configuration.
-    pub fn config(&self) -> CliResult<Config> {
-        let mut c = Config::for_addr(self.listen);
+    pub fn config(&self, listen: SocketAddr) -> CliResult<Config> {
+        let mut c = Config::for_addr(listen);
         if let Some(u) = &self.public_url {
             c.public_url = config::parse_public_url(u).map_err(CliError)?;
         }
+        let size = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
         c.token_ttl = Duration::from_secs(self.token_ttl);
-        c.max_connections = usize::try_from(self.max_connections).unwrap_or(usize::MAX);
+        c.max_connections = size(self.max_connections);
+        c.max_connections_per_address = size(self.max_connections_per_address);
+        c.header_read_timeout = Duration::from_secs(self.header_timeout);
+        c.body_timeout = Duration::from_secs(self.body_timeout);
+        c.keep_alive_idle = Duration::from_secs(self.idle_timeout);
         c.shutdown_timeout = Duration::from_secs(self.shutdown_timeout);
-        c.trust_proxy = self.trust_proxy;
+        c.max_body_memory = size(self.max_body_memory.saturating_mul(1024 * 1024));
+        if self.trust_proxy {
+            c.trusted_proxies.extend(config::loopback_proxies());
+        }
+        for p in &self.trusted_proxies {
+            c.trusted_proxies
+                .push(config::parse_trusted_proxy(p.trim()).map_err(CliError)?);
+        }
         Ok(c)
     }
 }
 
+/// Resolves `--listen`: a literal address, or a host name looked up now.
+pub fn resolve_listen(listen: &str) -> CliResult<SocketAddr> {
+    if let Ok(a) = listen.parse::<SocketAddr>() {
+        return Ok(a);
+    }
+    let (host, port) = listen.rsplit_once(':').ok_or_else(|| {
+        CliError(format!(
+            "listen address {listen:?} must be host:port, [v6]:port or name:port"
+        ))
+    })?;
+    if host.is_empty() || port.parse::<u16>().is_err() {
+        return Err(CliError(format!(
+            "listen address {listen:?} must be host:port, [v6]:port or name:port"
+        )));
+    }
+    std::net::ToSocketAddrs::to_socket_addrs(listen)
+        .map_err(|e| CliError(format!("cannot resolve listen address {listen:?}: {e}")))?
+        .next()
+        .ok_or_else(|| CliError(format!("listen address {listen:?} resolves to no address")))
+}
+
 /// Runs the server until SIGINT or SIGTERM.
 pub fn run(path: &Path, args: ServeArgs, clock: Clock) -> CliResult {
-    let config = args.config()?;
+    let listen = resolve_listen(&args.listen)?;
+    let config = args.config(listen)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         // blocking threads: the readers, the writer and one more (a password hash or an
         // image). More threads than connections only queue on the pool's lock, and
@@ -61,19 +124,26 @@ pub fn run(path: &Path, args: ServeArgs, clock: Clock) -> CliResult {
         .max_blocking_threads(crate::db::READERS as usize + 2)
         .enable_all()
         .build()?;
-    runtime.block_on(async move {
+    let result = runtime.block_on(async move {
         let (db, created) = Db::open_or_create(path, clock.now())?;
         if created {
             tracing::info!(db = %path.display(), "created a new database");
         }
-        let listener = crate::server::bind(args.listen).await?;
+        let listener = crate::server::bind(listen).await?;
         let addr = listener.local_addr()?;
+        if !db.probe_writable() {
+            tracing::warn!(db = %path.display(), "the database does not take writes (read-only file or directory, full disk, or I/O error): writes will be answered 503 until that is fixed");
+        }
         let state = AppState::new(db, clock, config)?;
         tracing::info!(%addr, public_url = %state.config.public_url.0, db = %path.display(), "hearth listening on http://{addr}");
         crate::server::serve_on(listener, state, shutdown_signal()).await;
-        tracing::info!("stopped");
-        Ok(())
-    })
+        Ok::<_, CliError>(())
+    });
+    // requests still running after the shutdown deadline are dropped here: the process
+    // exits within a second of the deadline, whatever its blocking threads are doing
+    runtime.shutdown_timeout(Duration::from_millis(500));
+    tracing::info!("stopped");
+    result
 }
 
 async fn shutdown_signal() {

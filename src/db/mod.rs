@@ -35,6 +35,8 @@ pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 pub const STATEMENT_CACHE: usize = 128;
 /// Read connections in the pool.
 pub const READERS: u32 = 4;
+/// While the database does not take writes, health checks probe it at most this often.
+pub const PROBE_EVERY: Duration = Duration::from_secs(1);
 /// `PRAGMA application_id` of a hearth database ("hrth"): how `init` tells its own
 /// files from other SQLite files.
 pub const APPLICATION_ID: i32 = 0x6872_7468;
@@ -123,11 +125,24 @@ impl Drop for ReadSnapshot<'_> {
 }
 
 /// The database: one writer connection and a small pool of readers.
+///
+/// Fields drop in order: the readers close before the writer, so the writer is the
+/// last connection of the process; closing it checkpoints the WAL and SQLite removes
+/// `-wal` and `-shm` (SPEC §2: a stopped hearth leaves one file). A read-only
+/// connection closing last could not do that, which is how earlier versions left a
+/// `-wal` behind.
 #[derive(Clone)]
 pub struct Db {
     path: PathBuf,
-    writer: Arc<Mutex<Connection>>,
     readers: r2d2::Pool<SqliteConnectionManager>,
+    writer: Arc<Mutex<Connection>>,
+    /// A shared `flock` on the database file for as long as this process has it open:
+    /// `hearth restore` takes it exclusively, so it never replaces a file in use.
+    /// (SQLite's own locks are fcntl locks, which are independent of flock.)
+    _in_use: Arc<std::fs::File>,
+    /// Whether the last write (or write probe) succeeded: `/healthz`'s `writable`.
+    writable: Arc<std::sync::atomic::AtomicBool>,
+    last_probe: Arc<Mutex<Option<std::time::Instant>>>,
     /// Async writers wait here for the writer before taking a blocking thread, so that
     /// blocking threads (few: see `cli::serve`) never sit on the writer's lock while
     /// reads wait for a thread.
@@ -146,6 +161,7 @@ impl Db {
     /// Opens an existing hearth database, migrating an older schema in place. Refuses a
     /// file that is not a hearth database.
     pub fn open(path: &Path) -> Result<Db, DbError> {
+        let in_use = lock_shared(path)?;
         let mut writer = Connection::open_with_flags(
             path,
             OpenFlags::SQLITE_OPEN_READ_WRITE
@@ -176,8 +192,11 @@ impl Db {
             .map_err(|e| DbError::Pool(e.to_string()))?;
         Ok(Db {
             path: path.to_owned(),
-            writer: Arc::new(Mutex::new(writer)),
             readers,
+            writer: Arc::new(Mutex::new(writer)),
+            _in_use: Arc::new(in_use),
+            writable: Arc::new(std::sync::atomic::AtomicBool::new(true)),
+            last_probe: Arc::new(Mutex::new(None)),
             write_slot: Arc::new(tokio::sync::Semaphore::new(1)),
         })
     }
@@ -225,7 +244,7 @@ impl Db {
     where
         F: FnOnce(&Transaction<'_>) -> Result<T, E> + Send + 'static,
         T: Send + 'static,
-        E: From<DbError> + Send + 'static,
+        E: From<DbError> + Fault + Send + 'static,
     {
         // held by the blocking task, so a cancelled request frees it only when done
         let slot = Arc::clone(&self.write_slot)
@@ -247,18 +266,80 @@ impl Db {
     pub fn write_blocking<T, E, F>(&self, f: F) -> Result<T, E>
     where
         F: FnOnce(&Transaction<'_>) -> Result<T, E>,
-        E: From<DbError>,
+        E: From<DbError> + Fault,
     {
         let mut conn = self
             .writer
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let tx = conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(DbError::from)?;
-        let out = f(&tx)?;
-        tx.commit().map_err(DbError::from)?;
-        Ok(out)
+        let out: Result<T, E> = (|| {
+            let tx = conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(DbError::from)?;
+            let out = f(&tx)?;
+            tx.commit().map_err(DbError::from)?;
+            Ok(out)
+        })();
+        match &out {
+            Ok(_) => self.set_writable(true),
+            Err(e) if e.is_storage_fault() => self.set_writable(false),
+            Err(_) => {}
+        }
+        out
+    }
+
+    fn set_writable(&self, ok: bool) {
+        let was = self.writable.swap(ok, std::sync::atomic::Ordering::AcqRel);
+        if was && !ok {
+            tracing::warn!(db = %self.path.display(), "the database stopped taking writes (disk full, read-only or I/O error); answering writes 503 until it recovers");
+        } else if !was && ok {
+            tracing::info!(db = %self.path.display(), "the database takes writes again");
+        }
+    }
+
+    /// Whether the last write succeeded (false after a storage fault, until a write or
+    /// [`Db::probe_writable`] succeeds again).
+    pub fn writable(&self) -> bool {
+        self.writable.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// [`Db::writable`], re-checked with a write probe (at most once a second) while it
+    /// is false, so that a fault that is gone is seen without a restart.
+    pub async fn check_writable(&self) -> bool {
+        if self.writable() {
+            return true;
+        }
+        {
+            let mut last = self
+                .last_probe
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if last.is_some_and(|t| t.elapsed() < PROBE_EVERY) {
+                return false;
+            }
+            *last = Some(std::time::Instant::now());
+        }
+        let this = self.clone();
+        tokio::task::spawn_blocking(move || this.probe_writable())
+            .await
+            .unwrap_or(false)
+    }
+
+    /// Tries a write that allocates a page and commits (a table created and dropped in
+    /// one transaction), and records the outcome: this is how a storage fault that is
+    /// gone is noticed when no request writes. Only run while [`Db::writable`] is false
+    /// (and at start), since it changes the schema cookie.
+    pub fn probe_writable(&self) -> bool {
+        let r = self.write_blocking(|tx| {
+            tx.execute_batch(
+                "CREATE TABLE hearth_write_probe (x BLOB); DROP TABLE hearth_write_probe;",
+            )
+            .map_err(DbError::from)
+        });
+        if let Err(e) = &r {
+            tracing::debug!(error = %e, "write probe failed");
+        }
+        r.is_ok()
     }
 
     /// [`Db::read`] for synchronous callers.
@@ -283,13 +364,79 @@ impl Db {
         f(&mut conn)
     }
 
-    /// Checkpoints the WAL into the main file; called on clean shutdown.
+    /// Checkpoints the WAL into the main file; called on clean shutdown, before the
+    /// last handle is dropped (dropping it closes the connections, and SQLite then
+    /// removes `-wal` and `-shm`).
     pub fn close(&self) {
         self.with_writer(|c| {
-            if let Err(e) = c.execute_batch("PRAGMA wal_checkpoint(TRUNCATE); PRAGMA optimize;") {
-                tracing::warn!(error = %e, "checkpoint on close failed");
+            if let Err(e) = c.execute_batch("PRAGMA optimize;") {
+                tracing::debug!(error = %e, "optimize on close failed");
+            }
+            match c.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| {
+                r.get::<_, i64>(0)
+            }) {
+                Ok(0) => {}
+                // another process (a CLI command, Litestream) holds a read lock: the
+                // checkpoint could not finish; the next one will
+                Ok(_) => {
+                    tracing::info!("checkpoint on close was busy; the WAL stays until the next one")
+                }
+                Err(e) => tracing::warn!(error = %e, "checkpoint on close failed"),
             }
         });
+    }
+}
+
+/// Errors that can say whether they are a storage fault (disk full, read-only file or
+/// directory, I/O error, the database locked past the busy timeout): the writer
+/// records it, so `/healthz` can report `writable: false`.
+pub trait Fault {
+    /// Whether this error is a storage fault.
+    fn is_storage_fault(&self) -> bool;
+}
+
+impl Fault for DbError {
+    fn is_storage_fault(&self) -> bool {
+        match self {
+            DbError::Sqlite(e) => is_storage_fault(e),
+            DbError::Pool(_) => true,
+            DbError::NotHearth(_) | DbError::Task(_) => false,
+        }
+    }
+}
+
+/// Whether SQLite failed because of the storage: the disk or its quota is full (or
+/// `max_page_count` is reached), the file or its directory is read-only, an I/O error,
+/// the file cannot be opened, or another process held the lock past the busy timeout.
+pub fn is_storage_fault(e: &rusqlite::Error) -> bool {
+    use rusqlite::ErrorCode as C;
+    matches!(
+        e.sqlite_error_code(),
+        Some(
+            C::DiskFull
+                | C::ReadOnly
+                | C::SystemIoFailure
+                | C::CannotOpen
+                | C::DatabaseBusy
+                | C::DatabaseLocked
+        )
+    )
+}
+
+/// Takes the shared `flock` every hearth process holds on its database file.
+fn lock_shared(path: &Path) -> Result<std::fs::File, DbError> {
+    let f = std::fs::File::open(path)
+        .map_err(|e| DbError::NotHearth(format!("cannot open {}: {e}", path.display())))?;
+    match f.try_lock_shared() {
+        Ok(()) => Ok(f),
+        Err(std::fs::TryLockError::WouldBlock) => Err(DbError::NotHearth(format!(
+            "{} is being replaced by `hearth restore`; try again when it is done",
+            path.display()
+        ))),
+        Err(std::fs::TryLockError::Error(e)) => Err(DbError::NotHearth(format!(
+            "cannot lock {}: {e}",
+            path.display()
+        ))),
     }
 }
 

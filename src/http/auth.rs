@@ -125,6 +125,35 @@ pub fn resolve(
     }
 }
 
+/// Authorises reading the body of a protected write route (SPEC §3: an anonymous or
+/// bad-token request is answered 401 without reading its body). What needs no
+/// database is checked here: no token, a malformed, badly signed, expired or revoked
+/// JWT. An opaque token is looked up (with its scope) before a body is read, unless
+/// the request has no body to read. The handler still authenticates inside its own
+/// database call, as before; this only decides whether the body may be read.
+pub async fn before_body(req: &mut crate::http::Req) -> Result<(), ApiError> {
+    let creds = req.credentials();
+    let now = req.state.clock.now();
+    match &creds {
+        Credentials::Anonymous => return Err(ApiError::NotAuthenticated),
+        Credentials::Invalid => return Err(ApiError::AuthenticationFailed),
+        Credentials::Jwt(claims) => {
+            if req.state.jti_revoked(&claims.jti, now) {
+                return Err(ApiError::AuthenticationFailed);
+            }
+        }
+        Credentials::Opaque(_) if crate::http::body::declares_none(&req.headers) => {}
+        Credentials::Opaque(_) => {
+            req.state
+                .db
+                .read(move |c| require_write(c, &creds, now))
+                .await?;
+        }
+    }
+    req.body.unlock();
+    Ok(())
+}
+
 /// [`resolve`], requiring a caller (401 `not_authenticated` for anonymous requests).
 pub fn require(
     conn: &Connection,

@@ -1,4 +1,6 @@
-//! Request bodies, read by the handler (after authentication) with SPEC §3's limits.
+//! Request bodies, read by the handler (after authentication) with SPEC §3's limits:
+//! one reader for JSON, forms and multipart alike enforces the size limit, the body
+//! timeout (counted from the end of the headers) and the shared memory budget.
 
 use std::pin::Pin;
 
@@ -10,6 +12,7 @@ use warp::http::HeaderMap;
 use warp::http::header::{CONTENT_LENGTH, CONTENT_TYPE};
 
 use crate::error::ApiError;
+use crate::http::budget::{Budget, Permit};
 
 /// Largest JSON body.
 pub const JSON_LIMIT: usize = 1024 * 1024;
@@ -20,34 +23,101 @@ pub const FORM_LIMIT: usize = 64 * 1024;
 
 type Chunks = Pin<Box<dyn Stream<Item = Result<Bytes, warp::Error>> + Send>>;
 
-/// A request body that has not been read yet. In a `Mutex` so that `Req` is `Sync`
-/// and handlers may hold `&Req` across an `.await`.
-pub struct Body(std::sync::Mutex<Chunks>);
+/// When the request's headers were complete (put in the request extensions by the
+/// server): the body timeout counts from here.
+#[derive(Debug, Clone, Copy)]
+pub struct HeadersDone(pub tokio::time::Instant);
 
-/// The body filter: never rejects.
-pub fn stream() -> impl Filter<Extract = (Body,), Error = std::convert::Infallible> + Clone {
-    warp::body::stream()
-        .map(boxed)
-        .or(warp::any().map(Body::empty))
-        .unify()
+/// A request body that has not been read yet, with what reading it may cost. The
+/// stream is in a `Mutex` so that `Req` is `Sync` and handlers may hold `&Req` across
+/// an `.await`.
+///
+/// A body starts locked: it can only be read once the handler has said who may send
+/// it, with [`crate::http::auth::before_body`] or [`Body::authorised`] on a protected
+/// route, or [`Body::public`] on a route that takes no authentication. So no route can
+/// read a body before authenticating its caller (SPEC §3): one that tries answers 500
+/// in every test that sends it a body.
+pub struct Body {
+    chunks: std::sync::Mutex<Chunks>,
+    budget: Option<Budget>,
+    deadline: Option<tokio::time::Instant>,
+    unlocked: bool,
 }
 
-fn boxed<S, B>(s: S) -> Body
+/// A body read whole, holding its bytes against the memory budget until dropped.
+#[derive(Debug)]
+pub struct Held {
+    bytes: Bytes,
+    permit: Option<Permit>,
+}
+
+impl Held {
+    /// The bytes (a cheap, reference-counted handle).
+    pub fn bytes(&self) -> &Bytes {
+        &self.bytes
+    }
+
+    /// Splits into the bytes and the permit that accounts for them: keep the permit
+    /// for as long as the bytes (or what they are turned into) are held.
+    pub fn into_parts(self) -> (Bytes, Option<Permit>) {
+        (self.bytes, self.permit)
+    }
+}
+
+impl std::ops::Deref for Held {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
+/// The body filter: never rejects.
+pub fn stream(
+    budget: Budget,
+    timeout: std::time::Duration,
+) -> impl Filter<Extract = (Body,), Error = std::convert::Infallible> + Clone {
+    warp::ext::optional::<HeadersDone>()
+        .and(
+            warp::body::stream()
+                .map(|s| Some(boxed(s)))
+                .or(warp::any().map(|| None))
+                .unify(),
+        )
+        .map(move |done: Option<HeadersDone>, chunks: Option<Chunks>| {
+            let start = done.map_or_else(tokio::time::Instant::now, |d| d.0);
+            Body {
+                chunks: std::sync::Mutex::new(
+                    chunks.unwrap_or_else(|| Box::pin(futures_util::stream::empty())),
+                ),
+                budget: Some(budget.clone()),
+                deadline: Some(start + timeout),
+                unlocked: false,
+            }
+        })
+}
+
+fn boxed<S, B>(s: S) -> Chunks
 where
     S: Stream<Item = Result<B, warp::Error>> + Send + 'static,
     B: Buf,
 {
-    Body(std::sync::Mutex::new(Box::pin(
-        s.map(|r| r.map(|mut b| b.copy_to_bytes(b.remaining()))),
-    )))
+    Box::pin(s.map(|r| r.map(|mut b| b.copy_to_bytes(b.remaining()))))
 }
 
 impl Body {
-    /// Reads the whole body, refusing more than `limit` bytes (413) whatever
-    /// Content-Length claims.
-    pub async fn read(self, headers: &HeaderMap, limit: usize) -> Result<Bytes, ApiError> {
+    /// Reads the whole body: 413 over `limit` bytes whatever Content-Length claims
+    /// (and before reading anything when it claims more); 408 when it has not arrived
+    /// within the body timeout; 503 when holding it would pass the memory budget
+    /// (a declared length is reserved up front, so a held body is accounted before its
+    /// bytes arrive).
+    pub async fn read(self, headers: &HeaderMap, limit: usize) -> Result<Held, ApiError> {
+        if !self.unlocked {
+            return Err(ApiError::internal(
+                "a request body was read before its caller was authorised",
+            ));
+        }
         let mut chunks = self
-            .0
+            .chunks
             .into_inner()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let declared = headers
@@ -57,16 +127,36 @@ impl Body {
         if declared.is_some_and(|n| n > limit as u64) {
             return Err(ApiError::PayloadTooLarge);
         }
-        let mut buf = BytesMut::new();
-        while let Some(chunk) = chunks.next().await {
+        let declared = declared.and_then(|n| usize::try_from(n).ok()).unwrap_or(0);
+        let mut permit = match &self.budget {
+            Some(b) => Some(b.take(declared)?),
+            None => None,
+        };
+        let mut buf = BytesMut::with_capacity(declared);
+        loop {
+            let next = match self.deadline {
+                Some(d) => tokio::time::timeout_at(d, chunks.next())
+                    .await
+                    .map_err(|_| ApiError::RequestTimeout)?,
+                None => chunks.next().await,
+            };
+            let Some(chunk) = next else { break };
             let chunk =
                 chunk.map_err(|e| ApiError::ParseError(format!("could not read the body: {e}")))?;
-            if buf.len() + chunk.len() > limit {
+            let len = buf.len() + chunk.len();
+            if len > limit {
                 return Err(ApiError::PayloadTooLarge);
+            }
+            if let Some(p) = &mut permit {
+                // a body longer than declared (or chunked) grows its share as it comes
+                p.grow(len.saturating_sub(p.bytes()))?;
             }
             buf.extend_from_slice(&chunk);
         }
-        Ok(buf.freeze())
+        Ok(Held {
+            bytes: buf.freeze(),
+            permit,
+        })
     }
 }
 
@@ -124,8 +214,36 @@ pub async fn none(body: Body, headers: &HeaderMap) -> Result<(), ApiError> {
 impl Body {
     /// A body with nothing in it (what is left after a handler took the real one).
     pub fn empty() -> Body {
-        Body(std::sync::Mutex::new(Box::pin(
-            futures_util::stream::empty(),
-        )))
+        Body {
+            chunks: std::sync::Mutex::new(Box::pin(futures_util::stream::empty())),
+            budget: None,
+            deadline: None,
+            unlocked: true,
+        }
+    }
+
+    /// Allows reading the body of a route that takes no authentication (the OAuth
+    /// endpoints, `verify_token`).
+    pub fn public(&mut self) {
+        self.unlocked = true;
+    }
+
+    /// Allows reading the body once its caller is known.
+    pub fn authorised(&mut self, _caller: &crate::http::auth::Principal) {
+        self.unlocked = true;
+    }
+
+    /// Allows reading the body: only for [`crate::http::auth::before_body`].
+    pub(crate) fn unlock(&mut self) {
+        self.unlocked = true;
+    }
+}
+
+/// Whether the request says it has no body: `Content-Length: 0`, or neither a length
+/// nor a transfer coding (RFC 9112 §6.3: such a request has no body).
+pub fn declares_none(headers: &HeaderMap) -> bool {
+    match headers.get(CONTENT_LENGTH) {
+        Some(v) => v.as_bytes() == b"0",
+        None => !headers.contains_key(warp::http::header::TRANSFER_ENCODING),
     }
 }

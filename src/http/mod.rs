@@ -3,6 +3,7 @@
 
 pub mod auth;
 pub mod body;
+pub mod budget;
 pub mod pagination;
 pub mod query;
 pub mod statics;
@@ -55,6 +56,19 @@ impl Req {
         auth::Credentials::from_headers(&self.headers, &self.state)
     }
 
+    /// The client's address: the TCP peer, or what trusted proxies say it is (SPEC §4).
+    pub fn client_addr(&self) -> std::net::IpAddr {
+        let peer = self
+            .peer
+            .map_or(std::net::IpAddr::from([0, 0, 0, 0]), |p| p.ip());
+        let forwarded = self
+            .headers
+            .get_all("x-forwarded-for")
+            .into_iter()
+            .filter_map(|v| v.to_str().ok());
+        self.state.config.client_addr(peer, forwarded)
+    }
+
     /// A header as text.
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers.get(name).and_then(|v| v.to_str().ok())
@@ -65,6 +79,7 @@ impl Req {
 pub fn request(
     state: AppState,
 ) -> impl Filter<Extract = (Req,), Error = std::convert::Infallible> + Clone {
+    let body = body::stream(state.body_budget.clone(), state.config.body_timeout);
     warp::any()
         .map(move || state.clone())
         .and(warp::method())
@@ -72,7 +87,7 @@ pub fn request(
         .and(warp::query::raw().or(warp::any().map(String::new)).unify())
         .and(warp::header::headers_cloned())
         .and(warp::ext::optional::<PeerAddr>())
-        .and(body::stream())
+        .and(body)
         .map(
             |state,
              method,

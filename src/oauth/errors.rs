@@ -138,19 +138,44 @@ impl OAuthError {
         if let Some(secs) = self.retry_after {
             h.insert(header::RETRY_AFTER, HeaderValue::from(secs));
         }
+        if self.status == Some(StatusCode::REQUEST_TIMEOUT) {
+            h.insert(header::CONNECTION, HeaderValue::from_static("close"));
+        }
         resp
+    }
+}
+
+impl OAuthError {
+    /// 503 `temporarily_unavailable` with `Retry-After` (storage fault, or out of
+    /// request memory).
+    pub fn unavailable(why: crate::error::Unavailable) -> Self {
+        let mut e = OAuthError::new(
+            ErrorCode::TemporarilyUnavailable,
+            "The server cannot handle the request right now. Please try again later.",
+        );
+        e.retry_after = Some(why.retry_after());
+        e.status = Some(StatusCode::SERVICE_UNAVAILABLE);
+        e
     }
 }
 
 impl From<crate::db::DbError> for OAuthError {
     fn from(e: crate::db::DbError) -> Self {
-        OAuthError::internal(e)
+        crate::error::ApiError::from(e).into()
     }
 }
 
 impl From<rusqlite::Error> for OAuthError {
     fn from(e: rusqlite::Error) -> Self {
-        OAuthError::internal(format!("database: {e}"))
+        crate::error::ApiError::from(e).into()
+    }
+}
+
+impl crate::db::Fault for OAuthError {
+    fn is_storage_fault(&self) -> bool {
+        self.code == ErrorCode::TemporarilyUnavailable
+            && self.status == Some(StatusCode::SERVICE_UNAVAILABLE)
+            && self.retry_after == Some(crate::error::Unavailable::Storage.retry_after())
     }
 }
 
@@ -163,6 +188,12 @@ impl From<crate::error::ApiError> for OAuthError {
                 e
             }
             crate::error::ApiError::Internal(cause) => OAuthError::internal(cause),
+            crate::error::ApiError::Unavailable(why) => OAuthError::unavailable(why),
+            crate::error::ApiError::RequestTimeout => {
+                let mut e = OAuthError::invalid_request("The request body did not arrive in time.");
+                e.status = Some(StatusCode::REQUEST_TIMEOUT);
+                e
+            }
             _ => OAuthError::invalid_request("The request body could not be read."),
         }
     }

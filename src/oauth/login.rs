@@ -117,6 +117,8 @@ async fn post(mut req: Req) -> Response {
         )
         .into_response();
     }
+    // a public endpoint: the form is how the caller authenticates
+    req.body.public();
     let body = std::mem::replace(&mut req.body, crate::http::body::Body::empty());
     let bytes = match body.read(&req.headers, crate::http::body::FORM_LIMIT).await {
         Ok(b) => b,
@@ -169,6 +171,8 @@ async fn post(mut req: Req) -> Response {
 }
 
 async fn post_logout(mut req: Req) -> Response {
+    // a public endpoint: the form is how the caller authenticates
+    req.body.public();
     let body = std::mem::replace(&mut req.body, crate::http::body::Body::empty());
     let bytes = match body.read(&req.headers, crate::http::body::FORM_LIMIT).await {
         Ok(b) => b,

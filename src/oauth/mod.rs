@@ -44,19 +44,10 @@ pub fn no_store(h: &mut HeaderMap) {
     h.insert(header::PRAGMA, HeaderValue::from_static("no-cache"));
 }
 
-/// The client address the brute-force limit counts: the TCP peer, or the first
-/// `X-Forwarded-For` hop when the server runs behind a trusted proxy.
+/// The client address the brute-force limit counts (SPEC §4; see
+/// [`crate::config::Config::client_addr`]).
 pub fn client_addr(req: &Req) -> IpAddr {
-    if req.state.config.trust_proxy {
-        if let Some(ip) = req
-            .header("x-forwarded-for")
-            .and_then(|v| v.split(',').next())
-            .and_then(|v| v.trim().parse::<IpAddr>().ok())
-        {
-            return ip;
-        }
-    }
-    req.peer.map_or(IpAddr::from([0, 0, 0, 0]), |p| p.ip())
+    req.client_addr()
 }
 
 /// The first parameter among `names` that appears more than once (RFC 6749 §3.1, §3.2:

@@ -27,9 +27,10 @@ pub async fn check(
 ) -> Result<Outcome, crate::db::DbError> {
     let user_key = LimitKey::User(crate::model::user::username_key(username));
     let keys = [user_key.clone(), LimitKey::Addr(addr)];
-    if let Some(secs) = state.login_limiter.check(&keys, state.clock.now()) {
-        return Ok(Outcome::Throttled(secs));
-    }
+    let reservation = match state.login_limiter.reserve(&keys, state.clock.now()) {
+        Ok(r) => r,
+        Err(secs) => return Ok(Outcome::Throttled(secs)),
+    };
     let name = username.to_owned();
     let found = state
         .db
@@ -52,12 +53,11 @@ pub async fn check(
             (0, false)
         }
     };
-    let now = state.clock.now();
     if ok {
-        state.login_limiter.reset(&user_key);
+        reservation.succeeded(&user_key);
         Ok(Outcome::Ok(id))
     } else {
-        state.login_limiter.fail(&keys, now);
+        reservation.failed();
         Ok(Outcome::Wrong)
     }
 }

@@ -11,7 +11,10 @@ async fn healthz_answers_ok() {
     let s = TestServer::start().await;
     let r = s.get("/healthz", None).await;
     assert_eq!(r.status, StatusCode::OK);
-    assert_eq!(r.json(), serde_json::json!({"status": "ok"}));
+    assert_eq!(
+        r.json(),
+        serde_json::json!({"status": "ok", "writable": true})
+    );
     assert_eq!(
         r.header("content-type"),
         Some("application/json; charset=utf-8")

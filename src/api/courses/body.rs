@@ -11,13 +11,24 @@ use warp::http::HeaderMap;
 
 use crate::error::{ApiError, FieldError};
 use crate::http::body::{Body, MULTIPART_LIMIT, json, media_type};
+use crate::http::budget::Permit;
 use crate::images::{self, ImageError, Squares};
+
+/// An uploaded image, with the share of the memory budget that the body it came in
+/// holds (kept until the image is processed).
+#[derive(Debug)]
+pub struct Upload {
+    /// The file's bytes.
+    pub bytes: Bytes,
+    /// The body's memory.
+    pub held: Option<Permit>,
+}
 
 /// Reads a course body: the fields as a JSON object, and the uploaded image if any.
 pub async fn read(
     body: Body,
     headers: &HeaderMap,
-) -> Result<(Map<String, Value>, Option<Bytes>), ApiError> {
+) -> Result<(Map<String, Value>, Option<Upload>), ApiError> {
     if media_type(headers).as_deref() != Some("multipart/form-data") {
         return match json::<Value>(body, headers).await? {
             Value::Object(m) => Ok((m, None)),
@@ -30,7 +41,7 @@ pub async fn read(
         .unwrap_or("");
     let boundary = multer::parse_boundary(content_type)
         .map_err(|e| ApiError::ParseError(format!("multipart: {e}")))?;
-    let bytes = body.read(headers, MULTIPART_LIMIT).await?;
+    let (bytes, held) = body.read(headers, MULTIPART_LIMIT).await?.into_parts();
     let stream = futures_util::stream::once(async move { Ok::<Bytes, std::io::Error>(bytes) });
     let mut form = multer::Multipart::new(stream, boundary);
     let mut map = Map::new();
@@ -71,7 +82,7 @@ pub async fn read(
         };
         map.insert(k, value);
     }
-    Ok((map, image))
+    Ok((map, image.map(|bytes| Upload { bytes, held })))
 }
 
 /// Image jobs running at once: decoding an 8000×8000 upload may take 256 MiB, so
@@ -82,10 +93,10 @@ static IMAGE_SLOTS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(I
 /// Decodes an upload and makes its squares off the async workers; a bad image becomes
 /// a field error on `image_original` (reported with the body's other errors).
 pub async fn process_image(
-    image: Option<Bytes>,
+    image: Option<Upload>,
     errors: &mut Vec<FieldError>,
 ) -> Result<Option<Squares>, ApiError> {
-    let Some(bytes) = image else {
+    let Some(Upload { bytes, held: _held }) = image else {
         return Ok(None);
     };
     if bytes.len() > images::MAX_BYTES {

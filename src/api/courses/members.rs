@@ -105,19 +105,23 @@ fn role(state: AppState) -> Route {
 }
 
 /// 401/403 (scope) before anything about the body.
-async fn pre_write(state: AppState, creds: auth::Credentials) -> Result<(), ApiError> {
-    let now = state.clock.now();
-    state
+async fn pre_write(req: &mut Req) -> Result<(), ApiError> {
+    let now = req.state.clock.now();
+    let creds = req.credentials();
+    let who = req
+        .state
         .db
-        .read(move |c| auth::require_write(c, &creds, now).map(|_| ()))
-        .await
+        .read(move |c| auth::require_write(c, &creds, now))
+        .await?;
+    req.body.authorised(&who);
+    Ok(())
 }
 
 /// `POST /api/v2/course/{id}/join/`: open → joined; private → requested (an invited
 /// user joins); secret → joined for an invited user (others do not see it: 404).
 /// Members and managers keep their status. 200 with the course.
-async fn join_course(id: i64, req: Req) -> Result<Response, ApiError> {
-    pre_write(req.state.clone(), req.credentials()).await?;
+async fn join_course(id: i64, mut req: Req) -> Result<Response, ApiError> {
+    pre_write(&mut req).await?;
     let creds = req.credentials();
     let now = req.state.clock.now();
     let base = req.state.config.public_url.clone();
@@ -153,8 +157,8 @@ async fn join_course(id: i64, req: Req) -> Result<Response, ApiError> {
 
 /// `DELETE /api/v2/course/{id}/join/`: leave, withdraw a request or decline an
 /// invitation; 204 (also when the caller had no status). The creator cannot leave.
-async fn leave(id: i64, req: Req) -> Result<Response, ApiError> {
-    pre_write(req.state.clone(), req.credentials()).await?;
+async fn leave(id: i64, mut req: Req) -> Result<Response, ApiError> {
+    pre_write(&mut req).await?;
     let creds = req.credentials();
     let now = req.state.clock.now();
     crate::http::body::none(req.body, &req.headers).await?;
@@ -274,8 +278,8 @@ fn user_ids(
 
 /// `POST /api/v2/course/{id}/invite/` (invite; accept requests) and `DELETE` (withdraw
 /// invitations) with `{"users": [ids]}`. 204.
-async fn invite_users(id: i64, req: Req, add: bool) -> Result<Response, ApiError> {
-    pre_write(req.state.clone(), req.credentials()).await?;
+async fn invite_users(id: i64, mut req: Req, add: bool) -> Result<Response, ApiError> {
+    pre_write(&mut req).await?;
     let creds = req.credentials();
     let now = req.state.clock.now();
     let body = read_object(req.body, &req.headers).await?;
@@ -319,8 +323,8 @@ async fn invite_users(id: i64, req: Req, add: bool) -> Result<Response, ApiError
 
 /// `POST /api/v2/course/{id}/role/` `{"managers": [ids], "joined": [ids], "unjoined":
 /// [ids]}`: members become managers, plain members, or leave. 204.
-async fn set_roles(id: i64, req: Req) -> Result<Response, ApiError> {
-    pre_write(req.state.clone(), req.credentials()).await?;
+async fn set_roles(id: i64, mut req: Req) -> Result<Response, ApiError> {
+    pre_write(&mut req).await?;
     let creds = req.credentials();
     let now = req.state.clock.now();
     let body = read_object(req.body, &req.headers).await?;

@@ -289,16 +289,21 @@ async fn get(id: i64, req: Req) -> Result<Response, ApiError> {
 }
 
 /// `POST /api/v2/course/`
-async fn create(req: Req) -> Result<Response, ApiError> {
+async fn create(mut req: Req) -> Result<Response, ApiError> {
     let creds = req.credentials();
     let now = req.state.clock.now();
     let base = req.state.config.public_url.clone();
     // who may create is answered before anything about the body
     let pre = creds.clone();
-    req.state
+    let who = req
+        .state
         .db
-        .read(move |c| may_create(c, auth::require_write(c, &pre, now)?))
+        .read(move |c| {
+            let who = auth::require_write(c, &pre, now)?;
+            may_create(c, who).map(|()| who)
+        })
         .await?;
+    req.body.authorised(&who);
     let (map, image) = body::read(req.body, &req.headers).await?;
     let (input, mut errors) = CourseInput::parse(&map, true);
     let squares = body::process_image(image, &mut errors).await?;
@@ -341,15 +346,20 @@ async fn create(req: Req) -> Result<Response, ApiError> {
 }
 
 /// `PUT|PATCH /api/v2/course/{id}/` (`full`: PUT, where `name` and `type` are required).
-async fn update(id: i64, req: Req, full: bool) -> Result<Response, ApiError> {
+async fn update(id: i64, mut req: Req, full: bool) -> Result<Response, ApiError> {
     let creds = req.credentials();
     let now = req.state.clock.now();
     let base = req.state.config.public_url.clone();
     let pre = creds.clone();
-    req.state
+    let who = req
+        .state
         .db
-        .read(move |c| managed_course(c, id, auth::require_write(c, &pre, now)?).map(|_| ()))
+        .read(move |c| {
+            let who = auth::require_write(c, &pre, now)?;
+            managed_course(c, id, who).map(|_| who)
+        })
         .await?;
+    req.body.authorised(&who);
     let (map, image) = body::read(req.body, &req.headers).await?;
     let (input, mut errors) = CourseInput::parse(&map, full);
     let squares = body::process_image(image, &mut errors).await?;
@@ -381,15 +391,11 @@ async fn update(id: i64, req: Req, full: bool) -> Result<Response, ApiError> {
 }
 
 /// `DELETE /api/v2/course/{id}/`: creator only, soft.
-async fn delete(id: i64, req: Req) -> Result<Response, ApiError> {
+async fn delete(id: i64, mut req: Req) -> Result<Response, ApiError> {
+    auth::before_body(&mut req).await?;
     let creds = req.credentials();
     let now = req.state.clock.now();
     let (body, headers) = (req.body, req.headers);
-    let pre = creds.clone();
-    req.state
-        .db
-        .read(move |c| auth::require_write(c, &pre, now).map(|_| ()))
-        .await?;
     crate::http::body::none(body, &headers).await?;
     req.state
         .db

@@ -95,12 +95,19 @@ fn name_of(body: &Value, required: bool) -> Result<Option<String>, ApiError> {
     }
 }
 
-async fn pre_manage(id: i64, state: AppState, creds: auth::Credentials) -> Result<(), ApiError> {
-    let now = state.clock.now();
-    state
+async fn pre_manage(id: i64, req: &mut Req) -> Result<(), ApiError> {
+    let now = req.state.clock.now();
+    let creds = req.credentials();
+    let who = req
+        .state
         .db
-        .read(move |c| managed_course(c, id, auth::require_write(c, &creds, now)?).map(|_| ()))
-        .await
+        .read(move |c| {
+            let who = auth::require_write(c, &creds, now)?;
+            managed_course(c, id, who).map(|_| who)
+        })
+        .await?;
+    req.body.authorised(&who);
+    Ok(())
 }
 
 /// `GET /api/v2/course/{id}/section/`: a plain array in `sections_order` order.
@@ -145,8 +152,8 @@ async fn get(id: i64, sid: i64, req: Req) -> Result<Response, ApiError> {
 }
 
 /// `POST /api/v2/course/{id}/section/` `{"name"}`: 201, appended to `sections_order`.
-async fn create(id: i64, req: Req) -> Result<Response, ApiError> {
-    pre_manage(id, req.state.clone(), req.credentials()).await?;
+async fn create(id: i64, mut req: Req) -> Result<Response, ApiError> {
+    pre_manage(id, &mut req).await?;
     let creds = req.credentials();
     let now = req.state.clock.now();
     let body = Value::Object(crate::http::body::object(req.body, &req.headers).await?);
@@ -169,8 +176,8 @@ async fn create(id: i64, req: Req) -> Result<Response, ApiError> {
 }
 
 /// `PUT|PATCH /api/v2/course/{id}/section/{section_id}/` `{"name"}`.
-async fn update(id: i64, sid: i64, req: Req, full: bool) -> Result<Response, ApiError> {
-    pre_manage(id, req.state.clone(), req.credentials()).await?;
+async fn update(id: i64, sid: i64, mut req: Req, full: bool) -> Result<Response, ApiError> {
+    pre_manage(id, &mut req).await?;
     let creds = req.credentials();
     let now = req.state.clock.now();
     let body = Value::Object(crate::http::body::object(req.body, &req.headers).await?);
@@ -193,8 +200,8 @@ async fn update(id: i64, sid: i64, req: Req, full: bool) -> Result<Response, Api
 }
 
 /// `DELETE /api/v2/course/{id}/section/{section_id}/`: the section and its lessons; 204.
-async fn delete(id: i64, sid: i64, req: Req) -> Result<Response, ApiError> {
-    pre_manage(id, req.state.clone(), req.credentials()).await?;
+async fn delete(id: i64, sid: i64, mut req: Req) -> Result<Response, ApiError> {
+    pre_manage(id, &mut req).await?;
     let creds = req.credentials();
     let now = req.state.clock.now();
     crate::http::body::none(req.body, &req.headers).await?;

@@ -138,6 +138,8 @@ pub async fn read_form(req: &mut Req) -> Result<Query, OAuthError> {
             "The body must be application/x-www-form-urlencoded.",
         ));
     }
+    // a public endpoint: the form is how the caller authenticates
+    req.body.public();
     let body = std::mem::replace(&mut req.body, crate::http::body::Body::empty());
     let bytes = body
         .read(&req.headers, crate::http::body::FORM_LIMIT)
