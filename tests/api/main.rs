@@ -8,5 +8,6 @@ mod community;
 mod consistency;
 mod contributions;
 mod courses;
+mod hardening;
 mod oauth;
 mod server;

@@ -153,3 +153,105 @@ async fn forwarded_for_is_ignored_without_trust_proxy() {
         "the TCP peer is the address"
     );
 }
+
+/// 40 wrong passwords for one username, all at once: each request reserves its check
+/// before hashing, so no more than the limit are ever checked (SPEC §4).
+#[tokio::test]
+async fn parallel_wrong_passwords_get_at_most_the_limit_of_checks() {
+    let s = TestServer::start().await;
+    s.user("ann", Some("pw-ann"), false);
+    let c = app(&s, AppGrant::Password, false, false);
+    let form = [
+        ("grant_type", "password"),
+        ("client_id", c.id.as_str()),
+        ("username", "ann"),
+        ("password", "wrong"),
+    ];
+    let burst = (0..40).map(|_| token(&s, &form));
+    let answers = futures_util::future::join_all(burst).await;
+    let checked = answers
+        .iter()
+        .filter(|r| r.status == StatusCode::BAD_REQUEST)
+        .count();
+    let throttled = answers
+        .iter()
+        .filter(|r| r.status == StatusCode::TOO_MANY_REQUESTS)
+        .count();
+    assert_eq!(checked, 10, "password checks that ran");
+    assert_eq!(throttled, 30);
+}
+
+/// The same through the login form.
+#[tokio::test]
+async fn parallel_wrong_passwords_on_the_login_form() {
+    let s = TestServer::start().await;
+    s.user("ann", Some("pw-ann"), false);
+    let b = browser();
+    let page = get(&b, &s, "/accounts/login/").await;
+    let mut form = hidden_fields(&page.text);
+    form.push(("username".into(), "ann".into()));
+    form.push(("password".into(), "wrong".into()));
+    let form: Vec<(&str, &str)> = form.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let burst = (0..30).map(|_| post_form(&b, &s, "/accounts/login/", &form));
+    let answers = futures_util::future::join_all(burst).await;
+    let checked = answers
+        .iter()
+        .filter(|r| r.status == StatusCode::OK)
+        .count();
+    let throttled = answers
+        .iter()
+        .filter(|r| r.status == StatusCode::TOO_MANY_REQUESTS)
+        .count();
+    assert_eq!((checked, throttled), (10, 20));
+}
+
+/// Behind a trusted proxy the client writes the left of `X-Forwarded-For` and the proxy
+/// appends the address it saw: rotating the left part changes nothing.
+#[tokio::test]
+async fn spoofed_forwarded_for_entries_do_not_escape_the_address_limit() {
+    let s = TestServer::start_with(|c| {
+        c.login_max_failures = 3;
+        c.trusted_proxies = hearth::config::loopback_proxies();
+    })
+    .await;
+    s.user("ann", Some("pw-ann"), false);
+    let c = app(&s, AppGrant::Password, false, false);
+    let mut statuses = Vec::new();
+    for i in 0..6 {
+        let r = TestServer::read(
+            s.client
+                .post(format!("{}/oauth/token/", s.url))
+                // what the client wrote, then what the proxy saw
+                .header("x-forwarded-for", format!("10.9.9.{i}, 203.0.113.7"))
+                .form(&[
+                    ("grant_type", "password"),
+                    ("client_id", c.id.as_str()),
+                    ("username", format!("nobody{i}").as_str()),
+                    ("password", "x"),
+                ])
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
+        statuses.push(r.status.as_u16());
+    }
+    assert_eq!(statuses, [400, 400, 400, 429, 429, 429]);
+    // another real client behind the same proxy is not affected
+    let r = TestServer::read(
+        s.client
+            .post(format!("{}/oauth/token/", s.url))
+            .header("x-forwarded-for", "203.0.113.8")
+            .form(&[
+                ("grant_type", "password"),
+                ("client_id", c.id.as_str()),
+                ("username", "ann"),
+                ("password", "pw-ann"),
+            ])
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK);
+}
