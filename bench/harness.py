@@ -143,7 +143,11 @@ class Server:
         if pin:
             cmd = ["taskset", "-c", "0"] + cmd  # taskset execs: the pid is hearth's
         self.log = open(logfile, "w")
-        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT)
+        # wrk and this harness are one client address: lift the per-address cap (64)
+        # above the load's connections so that no probe races wrk's closing sockets
+        env = dict(os.environ)
+        env.setdefault("HEARTH_MAX_CONNECTIONS_PER_ADDRESS", "1024")
+        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT, env=env)
         self.pid = self.proc.pid
 
     def wait_ready(self, timeout=120):

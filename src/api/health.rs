@@ -73,10 +73,7 @@ async fn probe(req: &Req) -> (bool, bool) {
     let reads = req
         .state
         .db
-        .read(|c| {
-            c.query_row("SELECT 1", [], |r| r.get::<_, i64>(0))
-                .map_err(ApiError::from)
-        })
+        .read(|c| crate::db::ping(c).map_err(ApiError::from))
         .await;
     if let Err(e) = &reads {
         tracing::error!(error = ?e, "health check: the database does not answer reads");

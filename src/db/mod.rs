@@ -459,6 +459,11 @@ pub fn create_if_missing(path: &Path, now: crate::clock::Timestamp) -> Result<bo
     Ok(true)
 }
 
+/// The cheapest query that proves the database answers reads.
+pub fn ping(conn: &Connection) -> rusqlite::Result<()> {
+    conn.prepare_cached("SELECT 1")?.query_row([], |_| Ok(()))
+}
+
 /// A `rusqlite` unique-constraint violation?
 pub fn is_unique_violation(e: &rusqlite::Error) -> bool {
     matches!(e, rusqlite::Error::SqliteFailure(f, _) if f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE

@@ -372,3 +372,16 @@ async fn a_read_only_database_answers_503_not_500() {
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
     assert_eq!(s.get("/healthz", None).await.json()["writable"], true);
 }
+
+#[tokio::test]
+async fn readyz_turns_503_when_the_server_is_stopping() {
+    let s = TestServer::start().await;
+    assert_eq!(s.get("/readyz", None).await.status, StatusCode::OK);
+    s.state.set_stopping();
+    let r = s.get("/readyz", None).await;
+    assert_eq!(r.status, StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(r.json(), json!({"status": "unavailable", "writable": true}));
+    // liveness and health are not readiness
+    assert_eq!(s.get("/livez", None).await.status, StatusCode::OK);
+    assert_eq!(s.get("/healthz", None).await.status, StatusCode::OK);
+}
