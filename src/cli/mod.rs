@@ -69,7 +69,11 @@ pub enum Command {
         dest: PathBuf,
     },
     /// Integrity check plus hearth's own invariants; exit 1 on any problem.
-    Check,
+    Check {
+        /// Machine-readable output: a list of {"check", "problem", "count"}.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// A command failure: one line for the user.
@@ -132,7 +136,7 @@ pub fn run(cli: Cli) -> CliResult {
             import::run(&open_existing(&cli.db)?, &file, batch_lines, &clock)
         }
         Command::Backup { dest } => maint::backup(&open_existing(&cli.db)?, &dest),
-        Command::Check => maint::check(&open_existing(&cli.db)?),
+        Command::Check { json } => maint::check(&open_existing(&cli.db)?, json),
     }
 }
 

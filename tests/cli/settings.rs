@@ -6,7 +6,7 @@ use crate::Env;
 fn jwt_secret_rotation_and_mint() {
     let e = Env::new();
     e.init();
-    e.ok(&["user", "create", "--username", "alice"]);
+    e.ok(&["user", "create", "--username", "alice", "--no-password"]);
     let first = e.ok(&["jwt", "secret"]).trim().to_owned();
     let token = e
         .ok(&["jwt", "mint", "--user-id", "1", "--ttl", "60"])
