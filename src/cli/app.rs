@@ -26,7 +26,8 @@ pub enum AppCommand {
     },
     /// Show one application.
     Show {
-        /// Its client_id.
+        /// Its client_id (client ids may start with a dash).
+        #[arg(allow_hyphen_values = true)]
         client_id: String,
         /// Machine-readable output.
         #[arg(long)]
@@ -34,14 +35,16 @@ pub enum AppCommand {
     },
     /// Delete an application and revoke its tokens.
     Delete {
-        /// Its client_id.
+        /// Its client_id (client ids may start with a dash).
+        #[arg(allow_hyphen_values = true)]
         client_id: String,
     },
     /// Change an application; only the options given change.
     Update(UpdateArgs),
     /// Make a new secret (the old one stops working); prints it.
     RotateSecret {
-        /// Its client_id.
+        /// Its client_id (client ids may start with a dash).
+        #[arg(allow_hyphen_values = true)]
         client_id: String,
         /// Machine-readable output.
         #[arg(long)]
@@ -53,6 +56,7 @@ pub enum AppCommand {
 #[derive(Debug, Args)]
 pub struct UpdateArgs {
     /// Its client_id.
+    #[arg(allow_hyphen_values = true)]
     pub client_id: String,
     /// New name (at most 255 characters).
     #[arg(long)]

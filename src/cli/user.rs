@@ -20,7 +20,7 @@ pub enum UserCommand {
     /// without either flag the command refuses.
     Create {
         /// 1–150 letters, digits and @.+-_ ; unique case-insensitively.
-        #[arg(long)]
+        #[arg(long, allow_hyphen_values = true)]
         username: String,
         /// Email address (unique).
         #[arg(long)]
@@ -53,6 +53,7 @@ pub enum UserCommand {
     /// Show one live user.
     Show {
         /// The username (case-insensitive).
+        #[arg(allow_hyphen_values = true)]
         username: String,
         /// Machine-readable output.
         #[arg(long)]
@@ -63,6 +64,7 @@ pub enum UserCommand {
     /// command refuses.
     SetPassword {
         /// The username.
+        #[arg(allow_hyphen_values = true)]
         username: String,
         /// Read the password from stdin (one trailing newline stripped).
         #[arg(long, conflicts_with = "no_password")]
@@ -74,6 +76,7 @@ pub enum UserCommand {
     /// Make a user staff (true) or not (false).
     SetStaff {
         /// The username.
+        #[arg(allow_hyphen_values = true)]
         username: String,
         /// true or false.
         #[arg(value_name = "true|false", action = clap::ArgAction::Set)]
@@ -82,6 +85,7 @@ pub enum UserCommand {
     /// Soft-delete a user; its tokens stop working.
     Delete {
         /// The username.
+        #[arg(allow_hyphen_values = true)]
         username: String,
     },
 }

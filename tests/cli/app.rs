@@ -352,3 +352,23 @@ fn check_reports_stored_redirect_uris_that_break_the_rule() {
     ]);
     assert!(e.ok(&["check"]).contains("ok"));
 }
+
+#[test]
+fn a_client_id_may_start_with_a_dash() {
+    let e = Env::new();
+    e.init();
+    e.ok(&["app", "create", "--name", "SDK", "--grant", "password"]);
+    // random client ids are URL-safe base64: one in 64 starts with '-'
+    rusqlite::Connection::open(e.db())
+        .unwrap()
+        .execute("UPDATE oauth_app SET client_id = '-Hx9'", [])
+        .unwrap();
+    assert_eq!(e.json(&["app", "show", "-Hx9", "--json"])["name"], "SDK");
+    e.ok(&["app", "update", "-Hx9", "--name", "SDK 2"]);
+    assert_eq!(
+        e.json(&["app", "rotate-secret", "-Hx9", "--json"])["client_id"],
+        "-Hx9"
+    );
+    e.ok(&["app", "delete", "-Hx9"]);
+    assert_eq!(e.sql("SELECT count(*) FROM oauth_app"), 0);
+}

@@ -291,3 +291,71 @@ fn a_second_import_sees_the_edges_of_the_first() {
     );
     assert_eq!(follow_index_state(&e), (2, 0));
 }
+
+#[test]
+fn a_duplicate_reaction_label_or_category_name_is_a_bad_line() {
+    let cases: Vec<(&str, &str)> = vec![
+        (
+            r#"{"record":"reaction","id":8,"label":"LIKE","sentiment":1}"#,
+            "line 2: a reaction labelled \"LIKE\" already exists",
+        ),
+        (
+            r#"{"record":"reaction","id":8,"label":"Clap","sentiment":1}"#,
+            "line 2: a reaction labelled \"Clap\" already exists",
+        ),
+        (
+            r#"{"record":"category","id":2,"name":"SCIENCE"}"#,
+            "line 2: a category named \"SCIENCE\" already exists",
+        ),
+        (
+            r#"{"record":"category","id":2,"name":"Other","slug":"science"}"#,
+            "line 2: a category with slug \"science\" already exists",
+        ),
+    ];
+    for (bad, why) in cases {
+        let e = Env::new();
+        e.init();
+        let lines = vec![
+            r#"{"record":"category","id":1,"name":"Science"}"#.to_owned(),
+            bad.to_owned(),
+            r#"{"record":"user","id":1,"username":"after"}"#.to_owned(),
+        ];
+        let mut all = lines.clone();
+        if bad.contains("Clap") {
+            all.insert(
+                1,
+                r#"{"record":"reaction","id":7,"label":"clap","sentiment":1}"#.to_owned(),
+            );
+            all[2] = bad.to_owned();
+        }
+        let err = fails(import_file(&e, &all), &["import"]);
+        let want = if bad.contains("Clap") {
+            why.replace("line 2", "line 3")
+        } else {
+            why.to_owned()
+        };
+        assert!(err.contains(&want), "{bad}: {err}");
+        assert_eq!(
+            e.sql("SELECT count(*) FROM category"),
+            0,
+            "{bad}: rolled back"
+        );
+        assert_eq!(e.sql("SELECT count(*) FROM reaction"), 6);
+    }
+    // the same id with its label in another case updates that reaction
+    let e = Env::new();
+    e.init();
+    let out = import_file(
+        &e,
+        &[r#"{"record":"reaction","id":1,"label":"Like","sentiment":1}"#.to_owned()],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        e.sql("SELECT count(*) FROM reaction WHERE id = 1 AND label = 'Like'"),
+        1
+    );
+}

@@ -128,6 +128,7 @@ mod catalog;
 mod import;
 mod init;
 mod maint;
+mod migrate;
 mod serve;
 mod settings;
 mod user;

@@ -249,3 +249,21 @@ fn user_show_and_set_staff() {
     e.ok(&["user", "delete", "alice"]);
     assert!(e.fails(&["user", "show", "alice"]).contains("no user"));
 }
+
+#[test]
+fn a_username_may_start_with_a_dash() {
+    let e = Env::new();
+    e.init();
+    e.ok(&["user", "create", "--username", "-bob", "--no-password"]);
+    assert_eq!(
+        e.json(&["user", "show", "-bob", "--json"])["username"],
+        "-bob"
+    );
+    e.ok(&["user", "set-staff", "-bob", "true"]);
+    e.ok(&["user", "set-password", "-bob", "--no-password"]);
+    e.ok(&["user", "delete", "-bob"]);
+    assert_eq!(
+        e.sql("SELECT count(*) FROM user WHERE deleted = 1 AND is_staff = 1"),
+        1
+    );
+}
