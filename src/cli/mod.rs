@@ -8,6 +8,7 @@ pub mod jwt;
 pub mod maint;
 pub mod pref;
 pub mod reaction;
+pub mod restore;
 pub mod serve;
 pub mod user;
 
@@ -67,6 +68,16 @@ pub enum Command {
     Backup {
         /// Where to write the copy (must not exist).
         dest: PathBuf,
+    },
+    /// Put a backup in place of the database (refused while any hearth process has
+    /// it open). The backup is checked and migrated on a copy, never changed; the
+    /// replaced database is kept as <db>.replaced-<UTC time>.
+    Restore {
+        /// The backup (a hearth database file, e.g. made by `hearth backup`).
+        src: PathBuf,
+        /// Do not keep the replaced database.
+        #[arg(long)]
+        discard_current: bool,
     },
     /// Integrity check plus hearth's own invariants; exit 1 on any problem.
     Check {
@@ -136,6 +147,11 @@ pub fn run(cli: Cli) -> CliResult {
             import::run(&open_existing(&cli.db)?, &file, batch_lines, &clock)
         }
         Command::Backup { dest } => maint::backup(&open_existing(&cli.db)?, &dest),
+        // never `open_existing`: that would hold the database open (and locked)
+        Command::Restore {
+            src,
+            discard_current,
+        } => restore::run(&cli.db, &src, discard_current, &clock),
         Command::Check { json } => maint::check(&open_existing(&cli.db)?, json),
     }
 }

@@ -88,15 +88,30 @@ const INVARIANTS: &[(&str, &str, &str)] = &[
     ("jwt_secret", "there is a current JWT secret", "SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM jwt_secret WHERE grace_until IS NULL)"),
 ];
 
-/// `PRAGMA integrity_check`: one line per problem SQLite finds (empty when it says ok).
+/// `PRAGMA integrity_check`: one line per problem SQLite finds (empty when it says
+/// ok). SQLite may put several problems in one row, one per line, under a
+/// `*** in database main ***` heading; each becomes its own line. Damage that stops
+/// the check part way is a problem too, not an error: it is what the check is for.
 pub fn integrity(conn: &Connection) -> rusqlite::Result<Vec<String>> {
     let mut stmt = conn.prepare("PRAGMA integrity_check")?;
-    let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+    let mut rows = stmt.query([])?;
     let mut out = Vec::new();
-    for row in rows {
-        let row = row?;
-        if row != "ok" {
-            out.push(row);
+    loop {
+        match rows.next() {
+            Ok(Some(row)) => {
+                let text: String = row.get(0)?;
+                out.extend(
+                    text.lines()
+                        .map(str::trim)
+                        .filter(|l| !l.is_empty() && *l != "ok" && !l.starts_with("***"))
+                        .map(str::to_owned),
+                );
+            }
+            Ok(None) => break,
+            Err(e) => {
+                out.push(format!("the check stopped: {e}"));
+                break;
+            }
         }
     }
     Ok(out)

@@ -2,8 +2,10 @@
 //! steps that bring an older file up to date in place (never by dropping data).
 
 use std::collections::HashSet;
+use std::path::Path;
+use std::time::Duration;
 
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, ErrorCode, OpenFlags, params};
 
 use super::{APPLICATION_ID, DbError};
 
@@ -198,6 +200,78 @@ pub fn check_and_migrate(conn: &Connection) -> Result<(), DbError> {
         version += 1;
     }
     Ok(())
+}
+
+/// Prepares `hearth restore`'s private copy of a backup: checks that it is a hearth
+/// database (not newer than this binary) that passes `PRAGMA integrity_check`,
+/// migrates it to [`VERSION`], and leaves it in rollback-journal mode so that the one
+/// file holds everything (no `-wal`; the first [`super::Db::open`] turns WAL back on).
+/// Returns the schema version the copy had. Only ever called on the copy, never on
+/// the backup itself.
+pub fn prepare_restore(path: &Path) -> Result<i64, DbError> {
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    conn.busy_timeout(super::BUSY_TIMEOUT)?;
+    let version = identify(&conn)?;
+    let problems = super::check::integrity(&conn)
+        .map_err(|e| DbError::NotHearth(format!("not a readable database ({e})")))?;
+    if let Some(first) = problems.first() {
+        return Err(DbError::NotHearth(format!(
+            "fails the integrity check ({} problem(s); first: {first})",
+            problems.len()
+        )));
+    }
+    check_and_migrate(&conn)?;
+    let mode: String = conn.query_row("PRAGMA journal_mode = DELETE", [], |r| r.get(0))?;
+    if !mode.eq_ignore_ascii_case("delete") {
+        return Err(DbError::NotHearth(format!(
+            "could not leave WAL mode (journal_mode is {mode})"
+        )));
+    }
+    conn.close().map_err(|(_, e)| DbError::from(e))?;
+    Ok(version)
+}
+
+/// What [`detach_wal`] found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Detached {
+    /// The file now holds everything: its `-wal` (if any) was checkpointed into it and
+    /// removed, and it is in rollback-journal mode.
+    Alone,
+    /// Another connection (another process) has the database open.
+    InUse,
+    /// SQLite could not read it as a database (why): its `-wal`, if any, is untouched.
+    Unreadable(String),
+}
+
+/// Folds a `-wal` left beside the database at `path` into it and takes it out of WAL
+/// mode, so that the file stands alone (what `hearth restore` does to the file it
+/// replaces before keeping it). Leaving WAL mode needs every other connection closed,
+/// so this is also the test that no process, a hearth older than the advisory file
+/// lock included, has the database open.
+pub fn detach_wal(path: &Path) -> Result<Detached, DbError> {
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    conn.busy_timeout(Duration::from_secs(1))?;
+    let mode = conn.query_row("PRAGMA journal_mode = DELETE", [], |r| {
+        r.get::<_, String>(0)
+    });
+    let out = match mode {
+        Ok(m) if m.eq_ignore_ascii_case("delete") => Detached::Alone,
+        Ok(_) => Detached::InUse,
+        Err(rusqlite::Error::SqliteFailure(f, _))
+            if matches!(f.code, ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) =>
+        {
+            Detached::InUse
+        }
+        Err(e) => Detached::Unreadable(e.to_string()),
+    };
+    conn.close().map_err(|(_, e)| DbError::from(e))?;
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -47,14 +47,13 @@ pub fn no_store(h: &mut HeaderMap) {
 /// The client address the brute-force limit counts: the TCP peer, or the first
 /// `X-Forwarded-For` hop when the server runs behind a trusted proxy.
 pub fn client_addr(req: &Req) -> IpAddr {
-    if req.state.config.trust_proxy {
-        if let Some(ip) = req
+    if req.state.config.trust_proxy
+        && let Some(ip) = req
             .header("x-forwarded-for")
             .and_then(|v| v.split(',').next())
             .and_then(|v| v.trim().parse::<IpAddr>().ok())
-        {
-            return ip;
-        }
+    {
+        return ip;
     }
     req.peer.map_or(IpAddr::from([0, 0, 0, 0]), |p| p.ip())
 }

@@ -230,13 +230,12 @@ impl Importer {
 
     fn user(&mut self, conn: &Connection, u: UserLine, now: Timestamp) -> Result<(), LineError> {
         user::validate_username(&u.username)?;
-        if let Some(p) = &u.password {
-            if !crate::token::password::is_valid_hash(p) {
-                return Err(
-                    "password must be a Django pbkdf2_sha256$<iterations>$<salt>$<hash> hash"
-                        .into(),
-                );
-            }
+        if let Some(p) = &u.password
+            && !crate::token::password::is_valid_hash(p)
+        {
+            return Err(
+                "password must be a Django pbkdf2_sha256$<iterations>$<salt>$<hash> hash".into(),
+            );
         }
         let gender = u.gender.unwrap_or_else(|| "Unspecified".into());
         if !matches!(gender.as_str(), "Male" | "Female" | "Unspecified") {
