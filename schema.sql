@@ -1,4 +1,5 @@
--- hearth schema, version 1 (kept in PRAGMA user_version; see src/db/migrate.rs).
+-- hearth schema, version 2 (kept in PRAGMA user_version; see src/db/migrate.rs, which
+-- brings older files up to this version in place).
 --
 -- Conventions:
 --   * times are INTEGER microseconds since the Unix epoch (UTC); the API formats them;
@@ -173,8 +174,13 @@ CREATE TABLE reaction (
     label     TEXT    NOT NULL,
     sentiment INTEGER NOT NULL,
     image     TEXT,                                       -- NULL: hearth's default image
-    active    INTEGER NOT NULL DEFAULT 1
+    active    INTEGER NOT NULL DEFAULT 1,
+    label_key TEXT    NOT NULL DEFAULT ''                 -- lowercased label (db::reactions::label_key)
 );
+-- labels are unique case-insensitively (Unicode lowercase, as usernames; SQLite's NOCASE
+-- folds ASCII only). Schema version 2; the key columns come last because version 2
+-- added them to existing files with ALTER TABLE.
+CREATE UNIQUE INDEX reaction_label_key ON reaction (label_key);
 
 -- Dynamic preferences; value is the JSON encoding of a value of `kind`.
 CREATE TABLE preference (
@@ -194,8 +200,12 @@ CREATE TABLE category (
     deleted      INTEGER NOT NULL DEFAULT 0,
     "order"      INTEGER NOT NULL DEFAULT 0,
     image_medium TEXT    NOT NULL DEFAULT '',
-    created_at   INTEGER NOT NULL
+    created_at   INTEGER NOT NULL,
+    name_key     TEXT    NOT NULL DEFAULT ''              -- lowercased name (db::categories::name_key)
 );
+-- names and slugs are unique case-insensitively (slugs are ASCII, so NOCASE is exact)
+CREATE UNIQUE INDEX category_name_key ON category (name_key);
+CREATE UNIQUE INDEX category_slug_nocase ON category (slug COLLATE NOCASE);
 
 -- Discussions, posts, statuses and comments share one table: each kind numbers its own
 -- ids (the API's ids), `pk` is internal. Comments point at the contribution they belong

@@ -7,6 +7,7 @@ use super::{CliError, CliResult, print_json, read, write};
 use crate::clock::{Clock, rfc3339};
 use crate::db::Db;
 use crate::db::apps::{self, App, AppGrant};
+use crate::oauth::redirect;
 use crate::token;
 
 /// Longest app name and description (SPEC §6).
@@ -25,7 +26,8 @@ pub enum AppCommand {
     },
     /// Show one application.
     Show {
-        /// Its client_id.
+        /// Its client_id (client ids may start with a dash).
+        #[arg(allow_hyphen_values = true)]
         client_id: String,
         /// Machine-readable output.
         #[arg(long)]
@@ -33,17 +35,48 @@ pub enum AppCommand {
     },
     /// Delete an application and revoke its tokens.
     Delete {
-        /// Its client_id.
+        /// Its client_id (client ids may start with a dash).
+        #[arg(allow_hyphen_values = true)]
         client_id: String,
     },
+    /// Change an application; only the options given change.
+    Update(UpdateArgs),
     /// Make a new secret (the old one stops working); prints it.
     RotateSecret {
-        /// Its client_id.
+        /// Its client_id (client ids may start with a dash).
+        #[arg(allow_hyphen_values = true)]
         client_id: String,
         /// Machine-readable output.
         #[arg(long)]
         json: bool,
     },
+}
+
+/// Options of `app update`.
+#[derive(Debug, Args)]
+pub struct UpdateArgs {
+    /// Its client_id.
+    #[arg(allow_hyphen_values = true)]
+    pub client_id: String,
+    /// New name (at most 255 characters).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// New description (at most 255 characters; "" clears it).
+    #[arg(long)]
+    pub description: Option<String>,
+    /// New image URL ("" clears it).
+    #[arg(long)]
+    pub image: Option<String>,
+    /// A redirect URI (repeatable): the URIs given replace the whole list, checked as
+    /// `app create` checks them.
+    #[arg(long = "redirect-uri")]
+    pub redirect_uris: Vec<String>,
+    /// Skip the consent page or not.
+    #[arg(long, value_name = "true|false")]
+    pub skip_consent: Option<bool>,
+    /// Machine-readable output.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Options of `app create`.
@@ -55,8 +88,9 @@ pub struct CreateArgs {
     /// authorization-code, implicit or password.
     #[arg(long, value_parser = ["authorization-code", "implicit", "password"])]
     pub grant: String,
-    /// A redirect URI (repeatable): absolute, no fragment. Required for
-    /// authorization-code and implicit apps.
+    /// A redirect URI (repeatable). Required for authorization-code and implicit apps.
+    /// https; http only on 127.0.0.1, [::1] or localhost; or a private-use scheme with
+    /// a dot (com.example.app:/cb). No fragment, no user information.
     #[arg(long = "redirect-uri")]
     pub redirect_uris: Vec<String>,
     /// Description shown on the consent page (at most 255 characters).
@@ -79,26 +113,33 @@ pub struct CreateArgs {
     pub json: bool,
 }
 
-/// Checks a redirect URI: absolute (with a scheme, and a host for http/https), no
-/// fragment (RFC 6749 §3.1.2).
-pub fn validate_redirect_uri(uri: &str) -> Result<(), String> {
-    let parsed = url::Url::parse(uri)
-        .map_err(|e| format!("redirect URI {uri:?} is not an absolute URI ({e})"))?;
-    if uri.contains('#') || parsed.fragment().is_some() {
-        return Err(format!("redirect URI {uri:?} must not have a fragment"));
+/// Checks an image URL: an absolute `http`/`https` URL with a host, no whitespace.
+fn validate_image(image: &str) -> CliResult {
+    let ok = !image.chars().any(char::is_whitespace)
+        && url::Url::parse(image).is_ok_and(|u| {
+            matches!(u.scheme(), "http" | "https") && u.host_str().is_some_and(|h| !h.is_empty())
+        });
+    if ok {
+        Ok(())
+    } else {
+        Err(CliError(format!(
+            "image {image:?} is not an absolute http or https URL"
+        )))
     }
-    if matches!(parsed.scheme(), "http" | "https") && parsed.host_str().is_none_or(str::is_empty) {
-        return Err(format!("redirect URI {uri:?} has no host"));
-    }
-    if uri.chars().any(char::is_whitespace) {
-        return Err(format!("redirect URI {uri:?} must not contain whitespace"));
-    }
-    Ok(())
 }
 
-fn validate(args: &CreateArgs, grant: AppGrant) -> CliResult {
-    let name_len = args.name.chars().count();
-    if args.name.trim().is_empty() {
+/// The rules `app create` and `app update` share (SPEC §2, §4): name 1–255 characters,
+/// description at most 255, at least one redirect URI for the browser grants, each
+/// registrable ([`redirect::check_registrable`]), an image that is an http(s) URL.
+fn validate(
+    name: &str,
+    description: &str,
+    image: &str,
+    redirect_uris: &[String],
+    grant: AppGrant,
+) -> CliResult {
+    let name_len = name.chars().count();
+    if name.trim().is_empty() {
         return Err(CliError("app name must not be empty".into()));
     }
     if name_len > TEXT_MAX {
@@ -106,24 +147,23 @@ fn validate(args: &CreateArgs, grant: AppGrant) -> CliResult {
             "app name is {name_len} characters; at most {TEXT_MAX} allowed"
         )));
     }
-    let desc_len = args.description.chars().count();
+    let desc_len = description.chars().count();
     if desc_len > TEXT_MAX {
         return Err(CliError(format!(
             "app description is {desc_len} characters; at most {TEXT_MAX} allowed"
         )));
     }
-    if args.redirect_uris.is_empty() && grant != AppGrant::Password {
+    if redirect_uris.is_empty() && grant != AppGrant::Password {
         return Err(CliError(format!(
             "a {} app needs at least one --redirect-uri",
             grant.as_str()
         )));
     }
-    for uri in &args.redirect_uris {
-        validate_redirect_uri(uri).map_err(CliError)?;
+    for uri in redirect_uris {
+        redirect::check_registrable(uri).map_err(CliError)?;
     }
-    if !args.image.is_empty() {
-        validate_redirect_uri(&args.image)
-            .map_err(|_| CliError(format!("image {:?} is not an absolute URL", args.image)))?;
+    if !image.is_empty() {
+        validate_image(image)?;
     }
     Ok(())
 }
@@ -187,7 +227,13 @@ pub fn run(db: &Db, cmd: AppCommand, clock: &Clock) -> CliResult {
         AppCommand::Create(args) => {
             let grant =
                 AppGrant::parse(&args.grant).ok_or_else(|| CliError("unknown grant".into()))?;
-            validate(&args, grant)?;
+            validate(
+                &args.name,
+                &args.description,
+                &args.image,
+                &args.redirect_uris,
+                grant,
+            )?;
             let confidential = if args.public {
                 false
             } else {
@@ -241,6 +287,44 @@ pub fn run(db: &Db, cmd: AppCommand, clock: &Clock) -> CliResult {
             })?;
             println!("deleted application {client_id}; its tokens no longer work");
         }
+        AppCommand::Update(args) => {
+            let mut app = find(db, &args.client_id)?;
+            let nothing = args.name.is_none()
+                && args.description.is_none()
+                && args.image.is_none()
+                && args.redirect_uris.is_empty()
+                && args.skip_consent.is_none();
+            if nothing {
+                return Err(CliError(
+                    "nothing to change: give --name, --description, --image, --redirect-uri or --skip-consent".into(),
+                ));
+            }
+            if let Some(n) = args.name {
+                app.name = n;
+            }
+            if let Some(d) = args.description {
+                app.description = d;
+            }
+            if let Some(i) = args.image {
+                app.image = i;
+            }
+            if !args.redirect_uris.is_empty() {
+                app.redirect_uris = args.redirect_uris;
+            }
+            if let Some(s) = args.skip_consent {
+                app.skip_consent = s;
+            }
+            validate(
+                &app.name,
+                &app.description,
+                &app.image,
+                &app.redirect_uris,
+                app.grant,
+            )?;
+            let a = app.clone();
+            write(db, move |tx| apps::update(tx, &a).map_err(CliError::from))?;
+            print_app(&app, None, args.json);
+        }
         AppCommand::RotateSecret { client_id, json } => {
             let app = find(db, &client_id)?;
             let secret = token::random_string(48);
@@ -257,20 +341,4 @@ pub fn run(db: &Db, cmd: AppCommand, clock: &Clock) -> CliResult {
         }
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn redirect_uris() {
-        assert!(validate_redirect_uri("https://app.example/cb").is_ok());
-        assert!(validate_redirect_uri("http://127.0.0.1:9000/cb?x=1").is_ok());
-        assert!(validate_redirect_uri("com.example.app:/oauth").is_ok());
-        assert!(validate_redirect_uri("/relative/cb").is_err());
-        assert!(validate_redirect_uri("https://app.example/cb#frag").is_err());
-        assert!(validate_redirect_uri("https://app.example/cb#").is_err());
-        assert!(validate_redirect_uri("not a uri").is_err());
-    }
 }

@@ -8,6 +8,7 @@ pub mod jwt;
 pub mod maint;
 pub mod pref;
 pub mod reaction;
+pub mod restore;
 pub mod serve;
 pub mod user;
 
@@ -68,8 +69,22 @@ pub enum Command {
         /// Where to write the copy (must not exist).
         dest: PathBuf,
     },
+    /// Put a backup in place of the database (refused while any hearth process has
+    /// it open). The backup is checked and migrated on a copy, never changed; the
+    /// replaced database is kept as <db>.replaced-<UTC time>.
+    Restore {
+        /// The backup (a hearth database file, e.g. made by `hearth backup`).
+        src: PathBuf,
+        /// Do not keep the replaced database.
+        #[arg(long)]
+        discard_current: bool,
+    },
     /// Integrity check plus hearth's own invariants; exit 1 on any problem.
-    Check,
+    Check {
+        /// Machine-readable output: a list of {"check", "problem", "count"}.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// A command failure: one line for the user.
@@ -139,7 +154,12 @@ pub fn run(cli: Cli) -> CliResult {
             import::run(&open_existing(&cli.db)?, &file, batch_lines, &clock)
         }
         Command::Backup { dest } => maint::backup(&open_existing(&cli.db)?, &dest),
-        Command::Check => maint::check(&open_existing(&cli.db)?),
+        // never `open_existing`: that would hold the database open (and locked)
+        Command::Restore {
+            src,
+            discard_current,
+        } => restore::run(&cli.db, &src, discard_current, &clock),
+        Command::Check { json } => maint::check(&open_existing(&cli.db)?, json),
     }
 }
 

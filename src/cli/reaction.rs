@@ -21,7 +21,7 @@ pub enum ReactionCommand {
     },
     /// Add a reaction.
     Add {
-        /// Label (1–64 characters).
+        /// Label (1–64 characters; unique case-insensitively).
         #[arg(long)]
         label: String,
         /// Sentiment (-1 negative, 0 neutral, 1 positive; any integer is stored).
@@ -95,6 +95,15 @@ fn check_image(i: &str) -> CliResult {
     }
 }
 
+/// A taken label (in any case) as a clear line; other errors as they are.
+fn label_error(e: rusqlite::Error, label: &str) -> CliError {
+    if reactions::is_label_taken(&e) {
+        CliError(format!("a reaction labelled {label:?} already exists"))
+    } else {
+        e.into()
+    }
+}
+
 /// Runs a `reaction` subcommand.
 pub fn run(db: &Db, cmd: ReactionCommand) -> CliResult {
     match cmd {
@@ -128,7 +137,7 @@ pub fn run(db: &Db, cmd: ReactionCommand) -> CliResult {
             };
             let new = r.clone();
             r.id = write(db, move |tx| {
-                reactions::insert(tx, &new).map_err(CliError::from)
+                reactions::insert(tx, &new).map_err(|e| label_error(e, &new.label))
             })?;
             print(&r, json);
         }
@@ -158,7 +167,7 @@ pub fn run(db: &Db, cmd: ReactionCommand) -> CliResult {
             }
             let new = r.clone();
             write(db, move |tx| {
-                reactions::update(tx, &new).map_err(CliError::from)
+                reactions::update(tx, &new).map_err(|e| label_error(e, &new.label))
             })?;
             print(&r, json);
         }

@@ -8,18 +8,19 @@ use serde_json::json;
 use super::{CliError, CliResult, print_json, read, write};
 use crate::clock::{Clock, rfc3339};
 use crate::db::{self, Db, users};
-use crate::model::user::validate_username;
+use crate::model::user::{User, validate_username};
 use crate::token::password;
 
 /// User subcommands.
 #[derive(Debug, Subcommand)]
 pub enum UserCommand {
     /// Create a user. The password comes from stdin (--password-stdin) or a terminal
-    /// prompt, never from an argument; without either the user has no password and can
-    /// only authenticate with JWTs minted by an external service.
+    /// prompt, never from an argument; --no-password makes a user that can only
+    /// authenticate with JWTs minted by an external service. Without a terminal and
+    /// without either flag the command refuses.
     Create {
         /// 1–150 letters, digits and @.+-_ ; unique case-insensitively.
-        #[arg(long)]
+        #[arg(long, allow_hyphen_values = true)]
         username: String,
         /// Email address (unique).
         #[arg(long)]
@@ -34,8 +35,11 @@ pub enum UserCommand {
         #[arg(long)]
         ext_id: Option<String>,
         /// Read the password from stdin (one trailing newline stripped).
-        #[arg(long)]
+        #[arg(long, conflicts_with = "no_password")]
         password_stdin: bool,
+        /// Make a user without a password (JWT-only).
+        #[arg(long)]
+        no_password: bool,
         /// Machine-readable output.
         #[arg(long)]
         json: bool,
@@ -46,24 +50,51 @@ pub enum UserCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Set a user's password (from stdin with --password-stdin, or a terminal prompt).
+    /// Show one live user.
+    Show {
+        /// The username (case-insensitive).
+        #[arg(allow_hyphen_values = true)]
+        username: String,
+        /// Machine-readable output.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Set a user's password (from stdin with --password-stdin, or a terminal prompt);
+    /// --no-password removes it. Without a terminal and without either flag the
+    /// command refuses.
     SetPassword {
         /// The username.
+        #[arg(allow_hyphen_values = true)]
         username: String,
         /// Read the password from stdin (one trailing newline stripped).
-        #[arg(long)]
+        #[arg(long, conflicts_with = "no_password")]
         password_stdin: bool,
+        /// Remove the password: the user then authenticates only with JWTs.
+        #[arg(long)]
+        no_password: bool,
+    },
+    /// Make a user staff (true) or not (false).
+    SetStaff {
+        /// The username.
+        #[arg(allow_hyphen_values = true)]
+        username: String,
+        /// true or false.
+        #[arg(value_name = "true|false", action = clap::ArgAction::Set)]
+        staff: bool,
     },
     /// Soft-delete a user; its tokens stop working.
     Delete {
         /// The username.
+        #[arg(allow_hyphen_values = true)]
         username: String,
     },
 }
 
-/// Reads a password: from stdin with `--password-stdin`, else by prompting when stdin
-/// is a terminal, else none.
-fn read_password(from_stdin: bool, prompt: bool) -> CliResult<Option<String>> {
+/// Where a password comes from (SPEC §2): stdin with `--password-stdin`, none with
+/// `--no-password`, else a prompt on a terminal. Without a terminal and without either
+/// flag the command refuses: a password piped in without `--password-stdin` is never
+/// silently dropped.
+fn read_password(from_stdin: bool, none: bool) -> CliResult<Option<String>> {
     if from_stdin {
         let mut line = String::new();
         std::io::stdin().lock().read_line(&mut line)?;
@@ -77,18 +108,25 @@ fn read_password(from_stdin: bool, prompt: bool) -> CliResult<Option<String>> {
         }
         return Ok(Some(pw));
     }
-    if prompt && std::io::stdin().is_terminal() {
-        let pw = rpassword::prompt_password("Password (empty for none): ")?;
-        if pw.is_empty() {
-            return Ok(None);
-        }
-        let again = rpassword::prompt_password("Password again: ")?;
-        if again != pw {
-            return Err(CliError("the passwords do not match".into()));
-        }
-        return Ok(Some(pw));
+    if none {
+        return Ok(None);
     }
-    Ok(None)
+    if !std::io::stdin().is_terminal() {
+        return Err(CliError(
+            "no password given and stdin is not a terminal: pass --password-stdin to read it from stdin, or --no-password for a user without one".into(),
+        ));
+    }
+    let pw = rpassword::prompt_password("Password: ")?;
+    if pw.is_empty() {
+        return Err(CliError(
+            "empty password; use --no-password for a user without one".into(),
+        ));
+    }
+    let again = rpassword::prompt_password("Password again: ")?;
+    if again != pw {
+        return Err(CliError("the passwords do not match".into()));
+    }
+    Ok(Some(pw))
 }
 
 fn validate_email(e: &str) -> CliResult {
@@ -108,13 +146,21 @@ fn validate_email(e: &str) -> CliResult {
     }
 }
 
-fn find_id(db: &Db, username: &str) -> CliResult<i64> {
+fn find(db: &Db, username: &str) -> CliResult<(User, Option<String>)> {
     let u = username.to_owned();
     read(db, move |c| {
         users::by_username(c, &u).map_err(CliError::from)
     })?
-    .map(|(u, _)| u.id)
     .ok_or_else(|| CliError(format!("no user named {username:?}")))
+}
+
+fn find_id(db: &Db, username: &str) -> CliResult<i64> {
+    Ok(find(db, username)?.0.id)
+}
+
+fn user_json(u: &User) -> serde_json::Value {
+    json!({ "id": u.id, "username": u.username, "email": u.email, "real_name": u.real_name,
+        "is_staff": u.is_staff, "ext_id": u.ext_id, "date_joined": rfc3339(u.date_joined) })
 }
 
 /// Runs a `user` subcommand.
@@ -127,13 +173,14 @@ pub fn run(db: &Db, cmd: UserCommand, clock: &Clock) -> CliResult {
             staff,
             ext_id,
             password_stdin,
+            no_password,
             json,
         } => {
             validate_username(&username).map_err(CliError)?;
             if let Some(e) = &email {
                 validate_email(e)?;
             }
-            let pw = read_password(password_stdin, true)?;
+            let pw = read_password(password_stdin, no_password)?;
             let hash = pw.map(|p| password::hash(&p, password::DEFAULT_ITERATIONS));
             let new = users::NewUser {
                 id: None,
@@ -177,11 +224,7 @@ pub fn run(db: &Db, cmd: UserCommand, clock: &Clock) -> CliResult {
         UserCommand::List { json } => {
             let list = read(db, |c| users::list(c).map_err(CliError::from))?;
             if json {
-                let v: Vec<_> = list
-                    .iter()
-                    .map(|u| json!({ "id": u.id, "username": u.username, "email": u.email, "real_name": u.real_name,
-                        "is_staff": u.is_staff, "ext_id": u.ext_id, "date_joined": rfc3339(u.date_joined) }))
-                    .collect();
+                let v: Vec<_> = list.iter().map(user_json).collect();
                 print_json(&serde_json::Value::Array(v));
             } else {
                 for u in &list {
@@ -194,19 +237,57 @@ pub fn run(db: &Db, cmd: UserCommand, clock: &Clock) -> CliResult {
                 }
             }
         }
+        UserCommand::Show { username, json } => {
+            let (u, hash) = find(db, &username)?;
+            if json {
+                let mut v = user_json(&u);
+                v["has_password"] = json!(hash.is_some());
+                print_json(&v);
+            } else {
+                println!("id:          {}", u.id);
+                println!("username:    {}", u.username);
+                println!("email:       {}", u.email.as_deref().unwrap_or(""));
+                println!("real name:   {}", u.real_name);
+                println!("staff:       {}", u.is_staff);
+                println!("ext_id:      {}", u.ext_id.as_deref().unwrap_or(""));
+                println!(
+                    "password:    {}",
+                    if hash.is_some() { "set" } else { "none" }
+                );
+                println!("date joined: {}", rfc3339(u.date_joined));
+            }
+        }
         UserCommand::SetPassword {
             username,
             password_stdin,
+            no_password,
         } => {
             let id = find_id(db, &username)?;
-            let pw = read_password(password_stdin, true)?.ok_or_else(|| {
-                CliError("no password given (use --password-stdin or run on a terminal)".into())
-            })?;
-            let hash = password::hash(&pw, password::DEFAULT_ITERATIONS);
+            let hash = read_password(password_stdin, no_password)?
+                .map(|pw| password::hash(&pw, password::DEFAULT_ITERATIONS));
+            let set = hash.is_some();
             write(db, move |tx| {
-                users::set_password(tx, id, Some(&hash)).map_err(CliError::from)
+                users::set_password(tx, id, hash.as_deref()).map_err(CliError::from)
             })?;
-            println!("password of {username} changed");
+            if set {
+                println!("password of {username} changed");
+            } else {
+                println!("password of {username} removed; it authenticates only with JWTs");
+            }
+        }
+        UserCommand::SetStaff { username, staff } => {
+            let id = find_id(db, &username)?;
+            write(db, move |tx| {
+                users::set_staff(tx, id, staff).map_err(CliError::from)
+            })?;
+            println!(
+                "{username} is {}",
+                if staff {
+                    "now staff"
+                } else {
+                    "no longer staff"
+                }
+            );
         }
         UserCommand::Delete { username } => {
             let id = find_id(db, &username)?;

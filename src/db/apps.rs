@@ -124,6 +124,24 @@ pub fn delete(conn: &Connection, id: i64) -> rusqlite::Result<()> {
     Ok(())
 }
 
+/// Replaces what `app update` may change: name, description, image, skip_consent and
+/// the redirect URIs (the client id, secret, grant and client type stay).
+pub fn update(conn: &Connection, a: &App) -> rusqlite::Result<()> {
+    conn.execute(
+        "UPDATE oauth_app SET name = ?2, description = ?3, image = ?4, skip_consent = ?5, redirect_uris = ?6
+         WHERE id = ?1",
+        params![
+            a.id,
+            a.name,
+            a.description,
+            a.image,
+            a.skip_consent,
+            a.redirect_uris.join("\n")
+        ],
+    )?;
+    Ok(())
+}
+
 /// Replaces the secret hash.
 pub fn set_secret(conn: &Connection, id: i64, hash: &[u8]) -> rusqlite::Result<()> {
     conn.execute(

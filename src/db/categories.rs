@@ -72,13 +72,53 @@ pub fn exists(conn: &Connection, id: i64) -> rusqlite::Result<bool> {
         .exists([id])
 }
 
-/// Whether a slug is taken.
+/// The key that makes names unique case-insensitively (`category.name_key`): the
+/// Unicode lowercase, the folding usernames and course names use.
+pub fn name_key(name: &str) -> String {
+    name.to_lowercase()
+}
+
+/// What a unique violation on `category` was about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Taken {
+    /// Another category has the name, in any case.
+    Name,
+    /// Another category has the slug, in any case.
+    Slug,
+    /// The id is in use.
+    Id,
+}
+
+/// Which unique rule an insert or update broke, if it broke one.
+pub fn taken(e: &rusqlite::Error) -> Option<Taken> {
+    if !super::is_unique_violation(e) {
+        return None;
+    }
+    let m = e.to_string();
+    Some(if m.contains("category.name_key") {
+        Taken::Name
+    } else if m.contains("category.slug") {
+        Taken::Slug
+    } else {
+        Taken::Id
+    })
+}
+
+/// Whether a slug is taken, in any case (slugs are ASCII, so `NOCASE` is exact; the
+/// comparison uses the `category_slug_nocase` index).
 pub fn slug_taken(conn: &Connection, slug: &str) -> rusqlite::Result<bool> {
-    conn.prepare_cached("SELECT 1 FROM category WHERE slug = ?1")?
+    conn.prepare_cached("SELECT 1 FROM category WHERE slug = ?1 COLLATE NOCASE")?
         .exists([slug])
 }
 
-/// Inserts a category with the given id (or a new one when `id` is `None`).
+/// Whether another category than `except` has the name, in any case.
+pub fn name_taken(conn: &Connection, name: &str, except: i64) -> rusqlite::Result<bool> {
+    conn.prepare_cached("SELECT 1 FROM category WHERE name_key = ?1 AND id <> ?2")?
+        .exists(params![name_key(name), except])
+}
+
+/// Inserts a category with the given id (or a new one when `id` is `None`). A name or
+/// slug taken in any case is a unique violation ([`taken`]).
 pub fn insert(
     conn: &Connection,
     id: Option<i64>,
@@ -87,8 +127,17 @@ pub fn insert(
     now: Timestamp,
 ) -> rusqlite::Result<i64> {
     conn.prepare_cached(
-        "INSERT INTO category (id, name, slug, created_at) VALUES (?1, ?2, ?3, ?4)",
+        "INSERT INTO category (id, name, name_key, slug, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
     )?
-    .execute(params![id, name, slug, now])?;
+    .execute(params![id, name, name_key(name), slug, now])?;
     Ok(conn.last_insert_rowid())
+}
+
+/// Replaces what `category update` may change: name, slug, active and order.
+pub fn update(conn: &Connection, c: &Category) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        r#"UPDATE category SET name = ?2, name_key = ?3, slug = ?4, active = ?5, "order" = ?6 WHERE id = ?1"#,
+    )?
+    .execute(params![c.id, c.name, name_key(&c.name), c.slug, c.active, c.order])?;
+    Ok(())
 }

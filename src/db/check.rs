@@ -2,46 +2,65 @@
 
 use rusqlite::Connection;
 
-/// Each invariant: a description and a query that returns one row per violation
-/// (first column: something that identifies the bad row).
-const INVARIANTS: &[(&str, &str)] = &[
+/// One thing `hearth check` found wrong.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Problem {
+    /// Which check found it (a short stable name, e.g. `followers_counter`).
+    pub check: &'static str,
+    /// One line naming what is wrong.
+    pub problem: String,
+    /// How many rows (or items) are wrong.
+    pub count: u64,
+}
+
+/// Each invariant: a short name, a description and a query that returns one row per
+/// violation (first column: something that identifies the bad row).
+const INVARIANTS: &[(&str, &str, &str)] = &[
     (
+        "followers_counter",
         "followers_counter matches live followers",
         "SELECT u.id FROM user u WHERE u.followers_counter <>
            (SELECT count(*) FROM follow f JOIN user v ON v.id = f.follower WHERE f.followed = u.id AND v.deleted = 0)",
     ),
     (
+        "followings_counter",
         "followings_counter matches live followings",
         "SELECT u.id FROM user u WHERE u.followings_counter <>
            (SELECT count(*) FROM follow f JOIN user v ON v.id = f.followed WHERE f.follower = u.id AND v.deleted = 0)",
     ),
     (
+        "mutuals_counter",
         "mutuals_counter matches live mutual followings",
         "SELECT u.id FROM user u WHERE u.mutuals_counter <>
            (SELECT count(*) FROM follow f JOIN user v ON v.id = f.followed
             WHERE f.follower = u.id AND f.mutual = 1 AND v.deleted = 0)",
     ),
     (
+        "follow_mutual",
         "follow.mutual matches the reverse edge",
         "SELECT f.follower FROM follow f WHERE f.mutual <>
            EXISTS (SELECT 1 FROM follow r WHERE r.follower = f.followed AND r.followed = f.follower)",
     ),
     (
+        "posts_counter",
         "posts_counter matches live posts",
         "SELECT u.id FROM user u WHERE u.posts_counter <>
            (SELECT count(*) FROM contribution c WHERE c.author_id = u.id AND c.kind = 'post' AND c.deleted = 0)",
     ),
     (
+        "discussions_counter",
         "discussions_counter matches live discussions",
         "SELECT u.id FROM user u WHERE u.discussions_counter <>
            (SELECT count(*) FROM contribution c WHERE c.author_id = u.id AND c.kind = 'discussion' AND c.deleted = 0)",
     ),
     (
+        "comment_count",
         "comment_count matches live comments",
         "SELECT c.pk FROM contribution c WHERE c.comment_count <>
            (SELECT count(*) FROM contribution k WHERE k.target_pk = c.pk AND k.deleted = 0)",
     ),
     (
+        "tokens",
         "every token belongs to an existing app and user",
         "SELECT g.id FROM oauth_grant g WHERE NOT EXISTS (SELECT 1 FROM oauth_app a WHERE a.id = g.app_id)
             OR NOT EXISTS (SELECT 1 FROM user u WHERE u.id = g.user_id)
@@ -51,6 +70,7 @@ const INVARIANTS: &[(&str, &str)] = &[
             WHERE NOT EXISTS (SELECT 1 FROM oauth_grant g WHERE g.id = t.grant_id)",
     ),
     (
+        "course_creator",
         "every course has exactly one creator membership, its created_by",
         "SELECT c.id FROM course c WHERE
            (SELECT count(*) FROM course_member m WHERE m.course_id = c.id AND m.join_status = 'creator') <> 1
@@ -58,44 +78,96 @@ const INVARIANTS: &[(&str, &str)] = &[
                           AND m.join_status = 'creator')",
     ),
     (
+        "course_listed_block",
         "course_listed_block counts the listed courses of each block",
         "SELECT b.block FROM course_listed_block b WHERE b.n <>
            (SELECT count(*) FROM course c WHERE c.id >> 10 = b.block AND c.deleted = 0 AND c.privacy IN ('open', 'private'))
          UNION ALL SELECT c.id >> 10 FROM course c WHERE c.deleted = 0 AND c.privacy IN ('open', 'private')
            AND NOT EXISTS (SELECT 1 FROM course_listed_block b WHERE b.block = c.id >> 10)",
     ),
-    ("there is a current JWT secret", "SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM jwt_secret WHERE grace_until IS NULL)"),
+    ("jwt_secret", "there is a current JWT secret", "SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM jwt_secret WHERE grace_until IS NULL)"),
 ];
 
-/// Runs every check; returns one line per problem (empty when all is well).
-pub fn run(conn: &Connection) -> rusqlite::Result<Vec<String>> {
-    let mut problems = Vec::new();
+/// `PRAGMA integrity_check`: one line per problem SQLite finds (empty when it says
+/// ok). SQLite may put several problems in one row, one per line, under a
+/// `*** in database main ***` heading; each becomes its own line. Damage that stops
+/// the check part way is a problem too, not an error: it is what the check is for.
+pub fn integrity(conn: &Connection) -> rusqlite::Result<Vec<String>> {
     let mut stmt = conn.prepare("PRAGMA integrity_check")?;
-    for row in stmt.query_map([], |r| r.get::<_, String>(0))? {
-        let row = row?;
-        if row != "ok" {
-            problems.push(format!("integrity: {row}"));
+    let mut rows = stmt.query([])?;
+    let mut out = Vec::new();
+    loop {
+        match rows.next() {
+            Ok(Some(row)) => {
+                let text: String = row.get(0)?;
+                out.extend(
+                    text.lines()
+                        .map(str::trim)
+                        .filter(|l| !l.is_empty() && *l != "ok" && !l.starts_with("***"))
+                        .map(str::to_owned),
+                );
+            }
+            Ok(None) => break,
+            Err(e) => {
+                out.push(format!("the check stopped: {e}"));
+                break;
+            }
         }
     }
+    Ok(out)
+}
+
+/// Runs every check of the database itself; returns one line per problem (empty when
+/// all is well).
+pub fn run(conn: &Connection) -> rusqlite::Result<Vec<String>> {
+    Ok(problems(conn)?.into_iter().map(|p| p.problem).collect())
+}
+
+/// Runs every check of the database itself; returns the problems (empty when all is
+/// well).
+pub fn problems(conn: &Connection) -> rusqlite::Result<Vec<Problem>> {
+    let mut problems: Vec<Problem> = integrity(conn)?
+        .into_iter()
+        .map(|row| Problem {
+            check: "integrity",
+            problem: format!("integrity: {row}"),
+            count: 1,
+        })
+        .collect();
     let mut stmt = conn.prepare("PRAGMA foreign_key_check")?;
     let fk: Vec<String> = stmt
         .query_map([], |r| r.get::<_, String>(0))?
         .collect::<Result<_, _>>()?;
+    let mut tables: Vec<(String, u64)> = Vec::new();
     for table in fk {
-        problems.push(format!("foreign key violation in {table}"));
+        match tables.iter_mut().find(|(t, _)| *t == table) {
+            Some((_, n)) => *n += 1,
+            None => tables.push((table, 1)),
+        }
     }
-    for (what, sql) in INVARIANTS {
+    for (table, n) in tables {
+        problems.push(Problem {
+            check: "foreign_keys",
+            problem: format!("foreign key violation in {table}: {n} row(s)"),
+            count: n,
+        });
+    }
+    for (name, what, sql) in INVARIANTS {
         let mut stmt = conn.prepare(sql)?;
         let bad: Vec<i64> = stmt
             .query_map([], |r| r.get::<_, i64>(0))?
             .collect::<Result<_, _>>()?;
         if !bad.is_empty() {
             let sample: Vec<String> = bad.iter().take(5).map(i64::to_string).collect();
-            problems.push(format!(
-                "{what}: {} violation(s), e.g. {}",
-                bad.len(),
-                sample.join(", ")
-            ));
+            problems.push(Problem {
+                check: name,
+                problem: format!(
+                    "{what}: {} violation(s), e.g. {}",
+                    bad.len(),
+                    sample.join(", ")
+                ),
+                count: u64::try_from(bad.len()).unwrap_or(u64::MAX),
+            });
         }
     }
     Ok(problems)

@@ -1,7 +1,11 @@
 //! The schema: `schema.sql` embedded, its version in `PRAGMA user_version`, and the
 //! steps that bring an older file up to date in place (never by dropping data).
 
-use rusqlite::Connection;
+use std::collections::HashSet;
+use std::path::Path;
+use std::time::Duration;
+
+use rusqlite::{Connection, ErrorCode, OpenFlags, params};
 
 use super::{APPLICATION_ID, DbError};
 
@@ -9,12 +13,138 @@ use super::{APPLICATION_ID, DbError};
 pub const SCHEMA: &str = include_str!("../../schema.sql");
 
 /// The schema version this binary writes.
-pub const VERSION: i64 = 1;
+pub const VERSION: i64 = 2;
+
+/// One step from version N to N+1, run inside the migration's transaction.
+type Step = fn(&Connection) -> Result<(), DbError>;
 
 /// Steps from version N to N+1, applied in order to older files. `MIGRATIONS[0]`
-/// takes version 1 to 2, and so on. Each is one SQL batch run in the migration
-/// transaction.
-const MIGRATIONS: &[&str] = &[];
+/// takes version 1 to 2, and so on. Each runs in one transaction with the
+/// `user_version` bump, so a file is either wholly migrated by a step or untouched.
+const MIGRATIONS: &[Step] = &[v2_unique_names];
+
+/// Version 2: reaction labels, category names and category slugs unique
+/// case-insensitively, enforced by unique indexes on lowercased key columns
+/// (`label_key`, `name_key`) and on `slug COLLATE NOCASE`.
+///
+/// A file may already hold duplicates (version 1 compared them case-sensitively). The
+/// migration never refuses and never drops a row: the oldest row (lowest id) of each
+/// group keeps its text, and each later one is renamed by appending its id —
+/// `Like` becomes `Like (7)`, slug `news` becomes `news-7` — choosing a text that no
+/// other row uses. Ids stay, so everything that refers to the rows is unchanged. Each
+/// rename is logged as a warning, so the operator can choose better names with
+/// `hearth reaction set` / `hearth category update`.
+fn v2_unique_names(conn: &Connection) -> Result<(), DbError> {
+    conn.execute_batch(
+        "ALTER TABLE reaction ADD COLUMN label_key TEXT NOT NULL DEFAULT '';
+         ALTER TABLE category ADD COLUMN name_key TEXT NOT NULL DEFAULT '';",
+    )?;
+    let reactions = rows(conn, "SELECT id, label FROM reaction ORDER BY id")?;
+    for (id, label, renamed) in dedupe(reactions, super::reactions::label_key, |l, id, n| {
+        suffixed(l, &format!(" ({id}"), n, ")")
+    }) {
+        if let Some(old) = &renamed {
+            tracing::warn!(
+                reaction = id,
+                from = %old,
+                to = %label,
+                "reaction labels are unique case-insensitively now: relabelled a duplicate"
+            );
+        }
+        conn.execute(
+            "UPDATE reaction SET label = ?2, label_key = ?3 WHERE id = ?1",
+            params![id, label, super::reactions::label_key(&label)],
+        )?;
+    }
+    let names = rows(conn, "SELECT id, name FROM category ORDER BY id")?;
+    for (id, name, renamed) in dedupe(names, super::categories::name_key, |n, id, k| {
+        suffixed(n, &format!(" ({id}"), k, ")")
+    }) {
+        if let Some(old) = &renamed {
+            tracing::warn!(
+                category = id,
+                from = %old,
+                to = %name,
+                "category names are unique case-insensitively now: renamed a duplicate"
+            );
+        }
+        conn.execute(
+            "UPDATE category SET name = ?2, name_key = ?3 WHERE id = ?1",
+            params![id, name, super::categories::name_key(&name)],
+        )?;
+    }
+    let slugs = rows(conn, "SELECT id, slug FROM category ORDER BY id")?;
+    for (id, slug, renamed) in dedupe(slugs, str::to_ascii_lowercase, |s, id, n| {
+        suffixed(s, &format!("-{id}"), n, "")
+    }) {
+        if let Some(old) = renamed {
+            tracing::warn!(
+                category = id,
+                from = %old,
+                to = %slug,
+                "category slugs are unique case-insensitively now: changed a duplicate"
+            );
+            conn.execute(
+                "UPDATE category SET slug = ?2 WHERE id = ?1",
+                params![id, slug],
+            )?;
+        }
+    }
+    conn.execute_batch(
+        "CREATE UNIQUE INDEX reaction_label_key ON reaction (label_key);
+         CREATE UNIQUE INDEX category_name_key ON category (name_key);
+         CREATE UNIQUE INDEX category_slug_nocase ON category (slug COLLATE NOCASE);",
+    )?;
+    Ok(())
+}
+
+/// `(id, text)` rows of a query.
+fn rows(conn: &Connection, sql: &str) -> rusqlite::Result<Vec<(i64, String)>> {
+    let mut stmt = conn.prepare(sql)?;
+    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    rows.collect()
+}
+
+/// `text` + `open` + (for the n-th try after the first, `.n`) + `close`:
+/// `Like (7)`, `Like (7.2)`, ...
+fn suffixed(text: &str, open: &str, n: u32, close: &str) -> String {
+    if n <= 1 {
+        format!("{text}{open}{close}")
+    } else {
+        format!("{text}{open}.{n}{close}")
+    }
+}
+
+/// Makes the texts of `rows` (in id order) unique under `key`: the first row of each
+/// key keeps its text; each later one gets `rename(text, id, n)` for the first `n`
+/// whose key no row has, before or after. Returns `(id, text, Some(old text) if
+/// renamed)` for every row.
+fn dedupe(
+    rows: Vec<(i64, String)>,
+    key: impl Fn(&str) -> String,
+    rename: impl Fn(&str, i64, u32) -> String,
+) -> Vec<(i64, String, Option<String>)> {
+    let originals: HashSet<String> = rows.iter().map(|(_, t)| key(t)).collect();
+    let mut used: HashSet<String> = HashSet::new();
+    let mut out = Vec::with_capacity(rows.len());
+    for (id, text) in rows {
+        if used.insert(key(&text)) {
+            out.push((id, text, None));
+            continue;
+        }
+        let mut n = 1;
+        let new = loop {
+            let candidate = rename(&text, id, n);
+            let k = key(&candidate);
+            if !originals.contains(&k) && used.insert(k) {
+                break candidate;
+            }
+            n += 1;
+        };
+        out.push((id, new, Some(text)));
+    }
+    out
+}
 
 /// Creates the current schema in an empty database.
 pub fn create(conn: &Connection) -> Result<(), DbError> {
@@ -54,14 +184,94 @@ pub fn check_and_migrate(conn: &Connection) -> Result<(), DbError> {
             .ok_or_else(|| {
                 DbError::NotHearth(format!("no migration from schema version {version}"))
             })?;
-        conn.execute_batch(&format!(
-            "BEGIN IMMEDIATE; {step}; PRAGMA user_version = {}; COMMIT;",
-            version + 1
-        ))?;
+        conn.execute_batch("BEGIN IMMEDIATE")?;
+        let done = step(conn).and_then(|()| {
+            conn.pragma_update(None, "user_version", version + 1)?;
+            conn.execute_batch("COMMIT")?;
+            Ok(())
+        });
+        if let Err(e) = done {
+            if !conn.is_autocommit() {
+                let _ = conn.execute_batch("ROLLBACK");
+            }
+            return Err(e);
+        }
         tracing::info!(from = version, to = version + 1, "migrated database schema");
         version += 1;
     }
     Ok(())
+}
+
+/// Prepares `hearth restore`'s private copy of a backup: checks that it is a hearth
+/// database (not newer than this binary) that passes `PRAGMA integrity_check`,
+/// migrates it to [`VERSION`], and leaves it in rollback-journal mode so that the one
+/// file holds everything (no `-wal`; the first [`super::Db::open`] turns WAL back on).
+/// Returns the schema version the copy had. Only ever called on the copy, never on
+/// the backup itself.
+pub fn prepare_restore(path: &Path) -> Result<i64, DbError> {
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    conn.busy_timeout(super::BUSY_TIMEOUT)?;
+    let version = identify(&conn)?;
+    let problems = super::check::integrity(&conn)
+        .map_err(|e| DbError::NotHearth(format!("not a readable database ({e})")))?;
+    if let Some(first) = problems.first() {
+        return Err(DbError::NotHearth(format!(
+            "fails the integrity check ({} problem(s); first: {first})",
+            problems.len()
+        )));
+    }
+    check_and_migrate(&conn)?;
+    let mode: String = conn.query_row("PRAGMA journal_mode = DELETE", [], |r| r.get(0))?;
+    if !mode.eq_ignore_ascii_case("delete") {
+        return Err(DbError::NotHearth(format!(
+            "could not leave WAL mode (journal_mode is {mode})"
+        )));
+    }
+    conn.close().map_err(|(_, e)| DbError::from(e))?;
+    Ok(version)
+}
+
+/// What [`detach_wal`] found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Detached {
+    /// The file now holds everything: its `-wal` (if any) was checkpointed into it and
+    /// removed, and it is in rollback-journal mode.
+    Alone,
+    /// Another connection (another process) has the database open.
+    InUse,
+    /// SQLite could not read it as a database (why): its `-wal`, if any, is untouched.
+    Unreadable(String),
+}
+
+/// Folds a `-wal` left beside the database at `path` into it and takes it out of WAL
+/// mode, so that the file stands alone (what `hearth restore` does to the file it
+/// replaces before keeping it). Leaving WAL mode needs every other connection closed,
+/// so this is also the test that no process, a hearth older than the advisory file
+/// lock included, has the database open.
+pub fn detach_wal(path: &Path) -> Result<Detached, DbError> {
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    conn.busy_timeout(Duration::from_secs(1))?;
+    let mode = conn.query_row("PRAGMA journal_mode = DELETE", [], |r| {
+        r.get::<_, String>(0)
+    });
+    let out = match mode {
+        Ok(m) if m.eq_ignore_ascii_case("delete") => Detached::Alone,
+        Ok(_) => Detached::InUse,
+        Err(rusqlite::Error::SqliteFailure(f, _))
+            if matches!(f.code, ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) =>
+        {
+            Detached::InUse
+        }
+        Err(e) => Detached::Unreadable(e.to_string()),
+    };
+    conn.close().map_err(|(_, e)| DbError::from(e))?;
+    Ok(out)
 }
 
 #[cfg(test)]

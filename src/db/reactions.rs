@@ -31,6 +31,18 @@ pub fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Reaction> {
     })
 }
 
+/// The key that makes labels unique case-insensitively (`reaction.label_key`): the
+/// Unicode lowercase, the folding usernames and course names use.
+pub fn label_key(label: &str) -> String {
+    label.to_lowercase()
+}
+
+/// Whether an insert or update failed because another reaction has the label (in any
+/// case).
+pub fn is_label_taken(e: &rusqlite::Error) -> bool {
+    super::is_unique_violation(e) && e.to_string().contains("reaction.label_key")
+}
+
 /// All reactions by id.
 pub fn list(conn: &Connection) -> rusqlite::Result<Vec<Reaction>> {
     let mut stmt = conn.prepare_cached(&format!("SELECT {COLUMNS} FROM reaction ORDER BY id"))?;
@@ -45,22 +57,35 @@ pub fn get(conn: &Connection, id: i64) -> rusqlite::Result<Option<Reaction>> {
         .optional()
 }
 
-/// Inserts a reaction (with `r.id` when positive, else a new id); returns its id.
+/// Inserts a reaction (with `r.id` when positive, else a new id); returns its id. A
+/// label taken in any case is a unique violation ([`is_label_taken`]).
 pub fn insert(conn: &Connection, r: &Reaction) -> rusqlite::Result<i64> {
     let id = (r.id > 0).then_some(r.id);
     conn.prepare_cached(
-        "INSERT INTO reaction (id, label, sentiment, image, active) VALUES (?1, ?2, ?3, ?4, ?5)",
+        "INSERT INTO reaction (id, label, label_key, sentiment, image, active) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     )?
-    .execute(params![id, r.label, r.sentiment, r.image, r.active])?;
+    .execute(params![id, r.label, label_key(&r.label), r.sentiment, r.image, r.active])?;
     Ok(conn.last_insert_rowid())
+}
+
+/// Inserts a reaction with its id, or replaces every field of the one with that id
+/// (the importer's reaction line).
+pub fn upsert(conn: &Connection, r: &Reaction) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO reaction (id, label, label_key, sentiment, image, active) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+         ON CONFLICT (id) DO UPDATE SET label = excluded.label, label_key = excluded.label_key,
+             sentiment = excluded.sentiment, image = excluded.image, active = excluded.active",
+    )?
+    .execute(params![r.id, r.label, label_key(&r.label), r.sentiment, r.image, r.active])?;
+    Ok(())
 }
 
 /// Replaces every field of an existing reaction.
 pub fn update(conn: &Connection, r: &Reaction) -> rusqlite::Result<()> {
     conn.prepare_cached(
-        "UPDATE reaction SET label = ?2, sentiment = ?3, image = ?4, active = ?5 WHERE id = ?1",
+        "UPDATE reaction SET label = ?2, label_key = ?3, sentiment = ?4, image = ?5, active = ?6 WHERE id = ?1",
     )?
-    .execute(params![r.id, r.label, r.sentiment, r.image, r.active])?;
+    .execute(params![r.id, r.label, label_key(&r.label), r.sentiment, r.image, r.active])?;
     Ok(())
 }
 

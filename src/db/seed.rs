@@ -47,16 +47,17 @@ pub fn seed(conn: &Connection, now: Timestamp) -> Result<(), DbError> {
         now,
         None,
     )?;
-    let mut stmt = conn.prepare(
-        "INSERT INTO reaction (id, label, sentiment, image, active) VALUES (?1, ?2, ?3, ?4, 1)",
-    )?;
     for (id, (label, sentiment)) in (1i64..).zip(REACTIONS.iter()) {
-        stmt.execute(params![
-            id,
-            label,
-            sentiment,
-            format!("/static/reactions/{label}.svg")
-        ])?;
+        super::reactions::insert(
+            conn,
+            &super::reactions::Reaction {
+                id,
+                label: (*label).to_owned(),
+                sentiment: *sentiment,
+                image: Some(format!("/static/reactions/{label}.svg")),
+                active: true,
+            },
+        )?;
     }
     let mut stmt = conn
         .prepare("INSERT INTO preference (section, name, kind, value) VALUES (?1, ?2, ?3, ?4)")?;

@@ -143,6 +143,15 @@ pub fn set_password(conn: &Connection, id: i64, hash: Option<&str>) -> rusqlite:
     Ok(())
 }
 
+/// Sets a user's staff flag.
+pub fn set_staff(conn: &Connection, id: i64, staff: bool) -> rusqlite::Result<()> {
+    conn.execute(
+        "UPDATE user SET is_staff = ?2 WHERE id = ?1",
+        params![id, staff],
+    )?;
+    Ok(())
+}
+
 /// Soft-deletes a user: its tokens, sessions and grants stop working, and the follow
 /// counters of the users around it stop counting it (SPEC §4: counters leave out
 /// deleted users).

@@ -50,6 +50,56 @@ pub fn csp_source(redirect_uri: &str) -> Option<String> {
     }
 }
 
+/// Checks a redirect URI for registration (SPEC §4; RFC 6749 §3.1.2, RFC 8252 §7,
+/// RFC 9700 §2.1): absolute, no fragment, no user information, no whitespace; `https`
+/// with a host; `http` only with a loopback host (`127.0.0.1`, `[::1]`, `localhost`:
+/// RFC 8252 §7.3); any other scheme only if it contains a dot (a private-use scheme
+/// of a native app in reverse-domain form, RFC 8252 §7.1). The one rule `app create`,
+/// `app update` and `hearth check` apply. The error is one line naming the URI.
+pub fn check_registrable(uri: &str) -> Result<(), String> {
+    let bad = |why: &str| Err(format!("redirect URI {uri:?} {why}"));
+    if uri.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return bad("must not contain whitespace or control characters");
+    }
+    let url = match Url::parse(uri) {
+        Ok(u) => u,
+        Err(e) => return bad(&format!("is not an absolute URI ({e})")),
+    };
+    if uri.contains('#') || url.fragment().is_some() {
+        return bad("must not have a fragment");
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return bad("must not contain user information");
+    }
+    match url.scheme() {
+        "https" => {
+            if url.host_str().is_none_or(str::is_empty) {
+                return bad("has no host");
+            }
+        }
+        "http" => {
+            let loopback = match url.host() {
+                Some(url::Host::Domain(d)) => d == "localhost",
+                Some(url::Host::Ipv4(a)) => a == std::net::Ipv4Addr::LOCALHOST,
+                Some(url::Host::Ipv6(a)) => a == std::net::Ipv6Addr::LOCALHOST,
+                None => false,
+            };
+            if !loopback {
+                return bad(
+                    "uses http with a host that is not loopback (127.0.0.1, [::1] or localhost); use https",
+                );
+            }
+        }
+        s if s.contains('.') => {}
+        s => {
+            return bad(&format!(
+                "has scheme {s:?}: only https, http on a loopback host, or a private-use scheme with a dot (com.example.app:/cb) are allowed"
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Whether `next` is a local path this server may redirect to after login: it starts
 /// with one `/`, and has no backslash, no control character or space, and no
 /// scheme or authority (`//evil`, `/\evil`, `https://evil` are refused).
@@ -106,6 +156,46 @@ mod tests {
             csp_source("com.example.app:/cb").as_deref(),
             Some("com.example.app:")
         );
+    }
+
+    #[test]
+    fn registrable_redirect_uris() {
+        for ok in [
+            "https://app.example/cb",
+            "https://app.example:8443/cb?x=1",
+            "http://127.0.0.1:9000/cb?x=1",
+            "http://[::1]/cb",
+            "http://localhost:3000/cb",
+            "http://LOCALHOST/cb",
+            "com.example.app:/oauth",
+            "com.example.app://callback",
+        ] {
+            assert_eq!(check_registrable(ok), Ok(()), "{ok}");
+        }
+        for (bad, why) in [
+            ("/relative/cb", "absolute"),
+            ("not a uri", "whitespace"),
+            ("https://app.example/cb#frag", "fragment"),
+            ("https://app.example/cb#", "fragment"),
+            ("https://user@app.example/cb", "user information"),
+            ("https://user:pw@app.example/cb", "user information"),
+            ("http://:pw@127.0.0.1/cb", "user information"),
+            ("com.example.app://user@host/cb", "user information"),
+            ("http://example.org/cb", "loopback"),
+            ("http://127.0.0.2/cb", "loopback"),
+            ("http://localhost.example.org/cb", "loopback"),
+            ("javascript:alert(1)", "scheme \"javascript\""),
+            ("data:text/html,hi", "scheme \"data\""),
+            ("file:///etc/passwd", "scheme \"file\""),
+            ("ftp://files.example/cb", "scheme \"ftp\""),
+            ("myapp:/cb", "scheme \"myapp\""),
+            ("https://", "absolute"),
+            ("https://app.example/c b", "whitespace"),
+        ] {
+            let err = check_registrable(bad).err().unwrap_or_default();
+            assert!(err.contains(why), "{bad}: {err}");
+            assert!(!err.contains('\n'), "{bad}: one line");
+        }
     }
 
     #[test]

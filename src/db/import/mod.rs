@@ -179,20 +179,35 @@ impl Importer {
                     })
                     .map_err(|e| sql_err("category", &e))?,
                 };
-                super::categories::insert(conn, Some(c.id), &c.name, &s, now)
-                    .map_err(|e| sql_err("category", &e))?;
+                super::categories::insert(conn, Some(c.id), &c.name, &s, now).map_err(|e| {
+                    match super::categories::taken(&e) {
+                        Some(super::categories::Taken::Name) => {
+                            format!("a category named {:?} already exists", c.name)
+                        }
+                        Some(super::categories::Taken::Slug) => {
+                            format!("a category with slug {s:?} already exists")
+                        }
+                        _ => sql_err("category", &e),
+                    }
+                })?;
                 self.known.categories.insert(c.id);
                 Ok(())
             }
             Line::Reaction(r) => {
-                conn.prepare_cached(
-                    "INSERT INTO reaction (id, label, sentiment, image, active) VALUES (?1, ?2, ?3, ?4, ?5)
-                     ON CONFLICT (id) DO UPDATE SET label = excluded.label, sentiment = excluded.sentiment,
-                         image = excluded.image, active = excluded.active",
-                )
-                .and_then(|mut s| s.execute(params![r.id, r.label, r.sentiment, r.image, r.active]))
-                .map_err(|e| sql_err("reaction", &e))?;
-                Ok(())
+                let reaction = super::reactions::Reaction {
+                    id: r.id,
+                    label: r.label,
+                    sentiment: r.sentiment,
+                    image: r.image,
+                    active: r.active,
+                };
+                super::reactions::upsert(conn, &reaction).map_err(|e| {
+                    if super::reactions::is_label_taken(&e) {
+                        format!("a reaction labelled {:?} already exists", reaction.label)
+                    } else {
+                        sql_err("reaction", &e)
+                    }
+                })
             }
             Line::Preference(p) => {
                 let pref = super::prefs::get(conn, &p.section, &p.name)

@@ -1,0 +1,182 @@
+//! Schema migrations: an older file is brought up to date in place, without losing a
+//! row, by whichever command opens it first.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::Env;
+
+/// The schema of version 1, as released, and the `application_id` of hearth files.
+const SCHEMA_V1: &str = include_str!("fixtures/schema_v1.sql");
+const APPLICATION_ID: i32 = 0x6872_7468;
+
+/// Writes a version-1 hearth database at `path` with the default reactions, a JWT
+/// secret, and the rows of `extra` (SQL).
+pub fn write_v1(path: &Path, extra: &str) {
+    let c = rusqlite::Connection::open(path).unwrap();
+    c.execute_batch(SCHEMA_V1).unwrap();
+    c.pragma_update(None, "application_id", APPLICATION_ID)
+        .unwrap();
+    c.pragma_update(None, "user_version", 1).unwrap();
+    c.execute_batch(
+        "INSERT INTO jwt_secret (secret, created_at) VALUES ('v1-secret-v1-secret-v1-secret-v1-secret-xx', 0);
+         INSERT INTO reaction (id, label, sentiment, image) VALUES
+             (1, 'like', 1, '/static/reactions/like.svg'), (2, 'love', 1, '/static/reactions/love.svg'),
+             (3, 'haha', 1, '/static/reactions/haha.svg'), (4, 'wow', 1, '/static/reactions/wow.svg'),
+             (5, 'sad', -1, '/static/reactions/sad.svg'), (6, 'angry', -1, '/static/reactions/angry.svg');",
+    )
+    .unwrap();
+    c.execute_batch(extra).unwrap();
+}
+
+fn schema_shape(path: &Path) -> Vec<String> {
+    let c = rusqlite::Connection::open(path).unwrap();
+    let mut out = Vec::new();
+    let mut stmt = c
+        .prepare("SELECT type, name, tbl_name FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name")
+        .unwrap();
+    let objects: Vec<(String, String, String)> = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    for (kind, name, table) in objects {
+        out.push(format!("{kind} {name} on {table}"));
+        if kind == "table" {
+            let mut cols = c
+                .prepare(&format!("SELECT name, type, \"notnull\", dflt_value, pk FROM pragma_table_info('{name}')"))
+                .unwrap();
+            for col in cols
+                .query_map([], |r| {
+                    Ok(format!(
+                        "  {} {} notnull={} default={:?} pk={}",
+                        r.get::<_, String>(0)?,
+                        r.get::<_, String>(1)?,
+                        r.get::<_, i64>(2)?,
+                        r.get::<_, Option<String>>(3)?,
+                        r.get::<_, i64>(4)?
+                    ))
+                })
+                .unwrap()
+            {
+                out.push(col.unwrap());
+            }
+        }
+        if kind == "index" {
+            let mut cols = c
+                .prepare(&format!(
+                    "SELECT name, coll FROM pragma_index_xinfo('{name}') WHERE key = 1"
+                ))
+                .unwrap();
+            for col in cols
+                .query_map([], |r| {
+                    Ok(format!(
+                        "  {:?} {}",
+                        r.get::<_, Option<String>>(0)?,
+                        r.get::<_, String>(1)?
+                    ))
+                })
+                .unwrap()
+            {
+                out.push(col.unwrap());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn a_version_1_file_is_migrated_and_its_schema_is_the_fresh_one() {
+    let fresh = Env::new();
+    fresh.init();
+    let old = Env::new();
+    write_v1(&old.db(), "");
+    assert_eq!(old.sql("PRAGMA user_version"), 1);
+    old.ok(&["check"]);
+    assert_eq!(old.sql("PRAGMA user_version"), 2);
+    assert_eq!(
+        schema_shape(&old.db()),
+        schema_shape(&fresh.db()),
+        "a migrated file has exactly the tables, columns and indexes of a fresh one"
+    );
+    assert!(
+        old.fails(&["reaction", "add", "--label", "LIKE", "--sentiment", "1"])
+            .contains("already exists")
+    );
+}
+
+#[test]
+fn migrating_renames_case_insensitive_duplicates_and_loses_nothing() {
+    let e = Env::new();
+    write_v1(
+        &e.db(),
+        "INSERT INTO reaction (id, label, sentiment, active) VALUES
+             (7, 'Like', 1, 1), (8, 'LIKE', 0, 0), (9, 'like (8)', 1, 1);
+         INSERT INTO category (id, name, slug, created_at) VALUES
+             (1, 'News', 'news', 0), (2, 'news', 'news-2', 0), (3, 'Café', 'cafe', 0), (4, 'CAFÉ', 'CAFE', 0);
+         INSERT INTO user (id, username, username_key, date_joined) VALUES (1, 'alice', 'alice', 0);
+         INSERT INTO contribution (pk, kind, id, author_id, text, added_at) VALUES (1, 'post', 1, 1, 'hi', 0);
+         INSERT INTO contribution_category (contribution_pk, category_id) VALUES (1, 2), (1, 4);
+         UPDATE user SET posts_counter = 1;",
+    );
+    let out = e.run(&["reaction", "list", "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let log = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(
+        log.matches("WARN").count(),
+        5,
+        "each rename is logged: {log}"
+    );
+    let reactions: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let labels: Vec<(i64, &str, i64, bool)> = reactions
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["id"].as_i64().unwrap(),
+                r["label"].as_str().unwrap(),
+                r["sentiment"].as_i64().unwrap(),
+                r["active"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        labels[6..],
+        [
+            (7, "Like (7)", 1, true),
+            (8, "LIKE (8.2)", 0, false),
+            (9, "like (8)", 1, true)
+        ],
+        "the oldest keeps its label; later ones get their id, avoiding every other label"
+    );
+    assert_eq!(labels[0].1, "like");
+    let cats = e.json(&["category", "list", "--json"]);
+    let cats: Vec<(&str, &str)> = cats
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["name"].as_str().unwrap(), c["slug"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        cats,
+        [
+            ("News", "news"),
+            ("news (2)", "news-2"),
+            ("Café", "cafe"),
+            ("CAFÉ (4)", "CAFE-4")
+        ]
+    );
+    assert_eq!(
+        e.sql("SELECT count(*) FROM contribution_category"),
+        2,
+        "references unchanged"
+    );
+    assert!(e.ok(&["check"]).contains("ok"));
+    assert_eq!(e.sql("PRAGMA user_version"), 2);
+}

@@ -1,0 +1,269 @@
+//! user: passwords, staff, lookups.
+
+use serde_json::Value;
+
+use crate::{Env, fails};
+
+#[test]
+fn users_with_and_without_passwords() {
+    let e = Env::new();
+    e.init();
+    let out = e.run_stdin(
+        &[
+            "user",
+            "create",
+            "--username",
+            "Alice",
+            "--email",
+            "alice@example.org",
+            "--password-stdin",
+            "--json",
+        ],
+        Some("pw-one\n"),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let u: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(u["has_password"], true);
+    let hash: String = rusqlite::Connection::open(e.db())
+        .unwrap()
+        .query_row(
+            "SELECT password FROM user WHERE username = 'Alice'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(hash.starts_with("pbkdf2_sha256$600000$"), "{hash}");
+    assert!(
+        hearth::token::password::verify("pw-one", &hash),
+        "one trailing newline stripped"
+    );
+    // --no-password: a user without password (JWT-only)
+    e.ok(&[
+        "user",
+        "create",
+        "--username",
+        "bot",
+        "--staff",
+        "--no-password",
+    ]);
+    assert_eq!(
+        e.sql(
+            "SELECT count(*) FROM user WHERE username = 'bot' AND password IS NULL AND is_staff = 1"
+        ),
+        1
+    );
+    // usernames are unique case-insensitively
+    assert!(
+        e.fails(&["user", "create", "--username", "alice", "--no-password"])
+            .contains("taken")
+    );
+    assert!(
+        e.fails(&[
+            "user",
+            "create",
+            "--username",
+            "carol",
+            "--email",
+            "ALICE@example.org",
+            "--no-password"
+        ])
+        .contains("taken")
+    );
+    assert!(
+        e.fails(&["user", "create", "--username", "bad name"])
+            .contains("username")
+    );
+    assert!(
+        e.fails(&["user", "create", "--username", &"u".repeat(151)])
+            .contains("150")
+    );
+    assert!(
+        e.fails(&["user", "create", "--username", "dave", "--email", "nope"])
+            .contains("email")
+    );
+    let out = e.run_stdin(
+        &["user", "create", "--username", "erin", "--password-stdin"],
+        Some("\n"),
+    );
+    assert!(fails(out, &["empty pw"]).contains("empty"));
+    // the password is never an argument
+    let out = e.run(&["user", "create", "--username", "frank", "--password", "x"]);
+    assert!(!out.status.success());
+    let list = e.json(&["user", "list", "--json"]);
+    assert_eq!(list.as_array().unwrap().len(), 2);
+    // set-password, case-insensitive name lookup
+    let out = e.run_stdin(
+        &["user", "set-password", "ALICE", "--password-stdin"],
+        Some("pw-two\r\n"),
+    );
+    assert!(out.status.success());
+    let hash: String = rusqlite::Connection::open(e.db())
+        .unwrap()
+        .query_row(
+            "SELECT password FROM user WHERE username = 'Alice'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(hearth::token::password::verify("pw-two", &hash));
+    assert!(
+        e.fails(&["user", "set-password", "nobody", "--password-stdin"])
+            .contains("no user")
+    );
+    e.ok(&["user", "delete", "bot"]);
+    assert_eq!(
+        e.json(&["user", "list", "--json"])
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    assert!(e.fails(&["user", "delete", "bot"]).contains("no user"));
+}
+
+#[test]
+fn without_a_terminal_a_password_needs_a_flag_and_is_never_dropped() {
+    let e = Env::new();
+    e.init();
+    // a password piped in without --password-stdin: refused, nothing created
+    for stdin in [Some("s3cret\n"), None] {
+        let out = e.run_stdin(&["user", "create", "--username", "alice"], stdin);
+        let err = fails(out, &["user create without a flag"]);
+        assert!(err.contains("--password-stdin"), "{err}");
+        assert!(err.contains("--no-password"), "{err}");
+        assert_eq!(e.sql("SELECT count(*) FROM user"), 0, "nothing created");
+    }
+    // the two flags exclude each other
+    let out = e.run_stdin(
+        &[
+            "user",
+            "create",
+            "--username",
+            "alice",
+            "--password-stdin",
+            "--no-password",
+        ],
+        Some("pw\n"),
+    );
+    assert!(!out.status.success());
+    assert_eq!(e.sql("SELECT count(*) FROM user"), 0);
+    let u = e.json(&[
+        "user",
+        "create",
+        "--username",
+        "alice",
+        "--no-password",
+        "--json",
+    ]);
+    assert_eq!(u["has_password"], false);
+    // set-password reads the same way: no flag, no terminal: refused, unchanged
+    let out = e.run_stdin(&["user", "set-password", "alice"], Some("pw\n"));
+    assert!(fails(out, &["set-password without a flag"]).contains("--password-stdin"));
+    assert_eq!(e.sql("SELECT count(*) FROM user WHERE password IS NULL"), 1);
+    let out = e.run_stdin(
+        &["user", "set-password", "alice", "--password-stdin"],
+        Some("pw-one\n"),
+    );
+    assert!(out.status.success());
+    assert_eq!(
+        e.json(&["user", "show", "alice", "--json"])["has_password"],
+        true
+    );
+    let out = e.run_stdin(&["user", "set-password", "alice"], Some("pw-two\n"));
+    assert!(!out.status.success());
+    let hash: String = rusqlite::Connection::open(e.db())
+        .unwrap()
+        .query_row(
+            "SELECT password FROM user WHERE username = 'alice'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(
+        hearth::token::password::verify("pw-one", &hash),
+        "the refused call changed nothing"
+    );
+    // --no-password removes it
+    e.ok(&["user", "set-password", "alice", "--no-password"]);
+    assert_eq!(
+        e.json(&["user", "show", "alice", "--json"])["has_password"],
+        false
+    );
+}
+
+#[test]
+fn user_show_and_set_staff() {
+    let e = Env::new();
+    e.init();
+    e.ok(&[
+        "user",
+        "create",
+        "--username",
+        "Alice",
+        "--email",
+        "alice@example.org",
+        "--real-name",
+        "Alice A.",
+        "--ext-id",
+        "ext-1",
+        "--no-password",
+    ]);
+    let u = e.json(&["user", "show", "alice", "--json"]);
+    assert_eq!(u["id"], 1);
+    assert_eq!(u["username"], "Alice");
+    assert_eq!(u["email"], "alice@example.org");
+    assert_eq!(u["real_name"], "Alice A.");
+    assert_eq!(u["ext_id"], "ext-1");
+    assert_eq!(u["is_staff"], false);
+    assert_eq!(u["has_password"], false);
+    assert!(u["date_joined"].as_str().unwrap().ends_with('Z'));
+    let text = e.ok(&["user", "show", "ALICE"]);
+    assert!(
+        text.contains("Alice") && text.contains("alice@example.org"),
+        "{text}"
+    );
+    e.ok(&["user", "set-staff", "alice", "true"]);
+    assert_eq!(
+        e.json(&["user", "show", "alice", "--json"])["is_staff"],
+        true
+    );
+    assert_eq!(e.sql("SELECT is_staff FROM user WHERE id = 1"), 1);
+    e.ok(&["user", "set-staff", "Alice", "false"]);
+    assert_eq!(e.sql("SELECT is_staff FROM user WHERE id = 1"), 0);
+    assert!(
+        !e.run(&["user", "set-staff", "alice", "yes"])
+            .status
+            .success()
+    );
+    assert!(!e.run(&["user", "set-staff", "alice"]).status.success());
+    assert_eq!(e.sql("SELECT is_staff FROM user WHERE id = 1"), 0);
+    assert!(e.fails(&["user", "show", "nobody"]).contains("no user"));
+    assert!(
+        e.fails(&["user", "set-staff", "nobody", "true"])
+            .contains("no user")
+    );
+    e.ok(&["user", "delete", "alice"]);
+    assert!(e.fails(&["user", "show", "alice"]).contains("no user"));
+}
+
+#[test]
+fn a_username_may_start_with_a_dash() {
+    let e = Env::new();
+    e.init();
+    e.ok(&["user", "create", "--username", "-bob", "--no-password"]);
+    assert_eq!(
+        e.json(&["user", "show", "-bob", "--json"])["username"],
+        "-bob"
+    );
+    e.ok(&["user", "set-staff", "-bob", "true"]);
+    e.ok(&["user", "set-password", "-bob", "--no-password"]);
+    e.ok(&["user", "delete", "-bob"]);
+    assert_eq!(
+        e.sql("SELECT count(*) FROM user WHERE deleted = 1 AND is_staff = 1"),
+        1
+    );
+}
