@@ -9,4 +9,5 @@ mod consistency;
 mod contributions;
 mod courses;
 mod oauth;
+mod openapi;
 mod server;
