@@ -89,6 +89,7 @@ const PUBLIC_ROUTES: &[(&str, &str)] = &[
 const OTHER_ROUTES: &[(&str, &str)] = &[
     ("GET", "/healthz"),
     ("GET", "/livez"),
+    ("GET", "/readyz"),
     ("GET", "/api/v2/schema/"),
     ("POST", "/api/v2/jwt/verify_token/"),
     ("GET", "/static/{path}"),
@@ -103,6 +104,11 @@ const OTHER_ROUTES: &[(&str, &str)] = &[
     ("POST", "/accounts/login/"),
     ("POST", "/accounts/logout/"),
 ];
+
+/// Routes the OpenAPI document describes ahead of the code (SPEC §3's `/readyz`,
+/// being built on another branch): the walk requires them to be 404 still, so the
+/// entry has to go when the route lands. Keep this empty otherwise.
+const NOT_YET_SERVED: &[(&str, &str)] = &[("GET", "/readyz")];
 
 /// One item of every kind, owned by `owner`, for the route tables.
 struct Fixtures {
@@ -295,6 +301,14 @@ async fn the_openapi_document_and_the_router_agree() {
     let fx = Fixtures::make(&s).await;
     let token = s.jwt(fx.owner);
     let doc = s.get("/api/v2/schema/", None).await.json();
+    // the document is sound on its own (structure, references, SPEC §3 responses)
+    let problems = crate::openapi::problems(&doc);
+    assert!(
+        problems.is_empty(),
+        "the OpenAPI document has {} problems:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
     let paths = doc["paths"].as_object().unwrap();
     // every route we know is described, with its method
     for (m, template) in PROTECTED_ROUTES
@@ -323,8 +337,57 @@ async fn the_openapi_document_and_the_router_agree() {
         let path = fx.fill(template, false);
         let m = method(&methods[0].to_ascii_uppercase());
         let r = s.call(m.clone(), &path, Some(&token), body_for(&m)).await;
+        if NOT_YET_SERVED.contains(&(m.as_str(), template.as_str())) {
+            assert_eq!(
+                r.status,
+                StatusCode::NOT_FOUND,
+                "{m} {template} is served now: remove it from NOT_YET_SERVED"
+            );
+            continue;
+        }
         assert_ne!(r.status, StatusCode::NOT_FOUND, "{m} {path}: {}", r.text);
         assert_ne!(r.status, StatusCode::METHOD_NOT_ALLOWED, "{m} {path}");
+        // and what it answered is documented for that operation
+        let code = r.status.as_str();
+        let op = &item[methods[0]];
+        assert!(
+            op["responses"].get(code).is_some() || op["responses"].get("default").is_some(),
+            "{m} {path} answered {code}, which its operation does not document: {}",
+            r.text
+        );
+    }
+    // every operation that takes a typed body (JSON or multipart) refuses text/plain
+    // with a 415 that it documents (preferences are staff-only: a staff caller there)
+    let staff = s.jwt(s.user("staffer", None, true));
+    for (template, item) in paths {
+        for (m, op) in item.as_object().unwrap() {
+            let body = &op["requestBody"];
+            let typed = body["content"].get("application/json").is_some()
+                || body["content"].get("multipart/form-data").is_some();
+            if body["required"] != true || !typed {
+                continue;
+            }
+            let path = fx.fill(template, false);
+            let r = s
+                .client
+                .request(method(&m.to_ascii_uppercase()), format!("{}{path}", s.url))
+                .bearer_auth(if template.contains("dynamic_preference") {
+                    &staff
+                } else {
+                    &token
+                })
+                .header("content-type", "text/plain")
+                .body("x")
+                .send()
+                .await
+                .unwrap();
+            let r = TestServer::read(r).await;
+            assert_eq!(r.status, StatusCode::UNSUPPORTED_MEDIA_TYPE, "{m} {path}");
+            assert!(
+                op["responses"].get("415").is_some(),
+                "{m} {template}: 415 undocumented"
+            );
+        }
     }
     // and every known route is one of the document's paths (no undocumented route)
     let known: std::collections::BTreeSet<&str> = PROTECTED_ROUTES

@@ -10,4 +10,5 @@ mod contributions;
 mod courses;
 mod hardening;
 mod oauth;
+mod openapi;
 mod server;

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Interop check of hearth's OAuth 2.0 server with a standard client (Authlib).
 
-Not run by CI. It starts a debug hearth on a temporary database, registers apps and a
-user with the CLI, then with Authlib's requests client:
+Run by scripts/test (and so by CI). It starts a debug hearth on a temporary database,
+registers apps and a user with the CLI, then with Authlib's requests client:
 
   1. authorization code flow with PKCE (S256), client_secret_basic; the browser part
      (login form, consent form) is driven with `requests`, parsing the HTML forms;
@@ -12,8 +12,8 @@ user with the CLI, then with Authlib's requests client:
   5. password grant for a public client, then revokes its access token;
   6. verify_token with a JWT minted by the CLI.
 
-Usage:
-  python3 -m venv /tmp/v && /tmp/v/bin/pip install authlib requests
+Usage (scripts/test does this with the venv it keeps in ~/.cache/hearth-test):
+  python3 -m venv /tmp/v && /tmp/v/bin/pip install -r tests/interop/requirements.txt
   cargo build && /tmp/v/bin/python tests/interop/oauth_authlib.py [path/to/hearth]
 """
 

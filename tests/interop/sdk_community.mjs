@@ -1,10 +1,11 @@
-// Interop check (not run by CI): drives a running hearth through the platform's own
-// JavaScript SDK, @selfcommunity/api-services, for issue 5's routes.
+// Interop check, run by scripts/test (and so by CI): drives a running hearth through the
+// platform's own JavaScript SDK, @selfcommunity/api-services, for issue 5's routes.
+// By hand (the pinned packages of tests/interop/package*.json):
 //
-//   mkdir -p /tmp/sdkcheck && cd /tmp/sdkcheck && npm init -y && npm install @selfcommunity/api-services
+//   mkdir -p /tmp/sdkcheck && cp tests/interop/package*.json /tmp/sdkcheck/ && npm ci --prefix /tmp/sdkcheck
 //   hearth --db /tmp/c.db init
-//   for u in alice bob carol; do hearth --db /tmp/c.db user create --username $u </dev/null; done
-//   hearth --db /tmp/c.db user create --username root --staff </dev/null
+//   for u in alice bob carol; do echo pw-$u | hearth --db /tmp/c.db user create --username $u --password-stdin; done
+//   echo pw-root | hearth --db /tmp/c.db user create --username root --staff --password-stdin
 //   hearth --db /tmp/c.db serve --listen 127.0.0.1:18455 &
 //   cd /tmp/sdkcheck && HEARTH_URL=http://127.0.0.1:18455 HEARTH_DB=/tmp/c.db \
 //     node /path/to/hearth/tests/interop/sdk_community.mjs

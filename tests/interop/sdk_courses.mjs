@@ -1,8 +1,10 @@
-// Interop check (not run by CI): drive a running hearth through the platform's own
-// JavaScript SDK, @selfcommunity/api-services, and its CourseService.
+// Interop check, run by scripts/test (and so by CI): drive a running hearth through the
+// platform's own JavaScript SDK, @selfcommunity/api-services, and its CourseService.
+// By hand (the pinned packages of tests/interop/package*.json):
 //
-//   mkdir -p /tmp/sdkcourses && cd /tmp/sdkcourses && npm init -y && npm install @selfcommunity/api-services
-//   cargo run -- --db /tmp/k.db user create --username sdk
+//   mkdir -p /tmp/sdkcourses && cp tests/interop/package*.json /tmp/sdkcourses/ && npm ci --prefix /tmp/sdkcourses
+//   cargo run -- --db /tmp/k.db init
+//   echo pw-sdk | cargo run -- --db /tmp/k.db user create --username sdk --password-stdin
 //   cargo run -- --db /tmp/k.db category create --name Science
 //   cargo run -- --db /tmp/k.db serve --listen 127.0.0.1:8765 &
 //   HEARTH_URL=http://127.0.0.1:8765 HEARTH_TOKEN=$(cargo run -q -- --db /tmp/k.db jwt mint --user-id 1) \
