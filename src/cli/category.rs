@@ -98,25 +98,9 @@ pub fn run(db: &Db, cmd: CategoryCommand, clock: &Clock) -> CliResult {
             slug: wanted,
             json,
         } => {
-<<<<<<< HEAD
-            let n = name.chars().count();
-            if name.trim().is_empty() || n > NAME_MAX {
-                return Err(CliError(format!(
-                    "category name must be 1 to {NAME_MAX} characters"
-                )));
-            }
-            if let Some(s) = &wanted
-                && !slug::is_valid(s)
-            {
-                return Err(CliError(format!(
-                    "slug {s:?} must be lowercase letters and digits in dash-separated words, at most {} characters",
-                    slug::MAX_LEN
-                )));
-=======
             check_name(&name)?;
             if let Some(s) = &wanted {
                 check_slug(s)?;
->>>>>>> cli
             }
             let now = clock.now();
             let nm = name.clone();

@@ -24,7 +24,10 @@ fn serve_creates_the_database_logs_its_address_and_stops_on_sigterm() {
     assert!(db.exists());
     let resp = get(&addr, "/healthz");
     assert!(resp.starts_with("HTTP/1.1 200"), "{resp}");
-    assert!(resp.contains(r#"{"status":"ok","writable":true}"#), "{resp}");
+    assert!(
+        resp.contains(r#"{"status":"ok","writable":true}"#),
+        "{resp}"
+    );
     // a second server on the same port: a clear error
     let out = Command::new(env!("CARGO_BIN_EXE_hearth"))
         .arg("--db")
