@@ -263,10 +263,10 @@ impl<'a> Problems<'a> {
         }
         if write && template.starts_with("/api/v2/") {
             need.extend(["408", "413", "503"]);
-            if let Some(r) = responses.get("503") {
-                if self.resolve(r)["headers"].get("Retry-After").is_none() {
-                    self.add(format!("{here}: 503 without a Retry-After header"));
-                }
+            if let Some(r) = responses.get("503")
+                && self.resolve(r)["headers"].get("Retry-After").is_none()
+            {
+                self.add(format!("{here}: 503 without a Retry-After header"));
             }
         }
         if op.get("requestBody").is_some() {
@@ -375,10 +375,10 @@ impl<'a> Problems<'a> {
             }
             let fits = |v: &Value| ts.iter().any(|t| fits(t, v));
             for k in ["default", "const"] {
-                if let Some(v) = m.get(k) {
-                    if !fits(v) {
-                        self.add(format!("{at}: {k} {v} is not of type {}", ts.join("|")));
-                    }
+                if let Some(v) = m.get(k)
+                    && !fits(v)
+                {
+                    self.add(format!("{at}: {k} {v} is not of type {}", ts.join("|")));
                 }
             }
             for k in ["enum", "examples"] {
@@ -416,10 +416,9 @@ impl<'a> Problems<'a> {
             if let (Some(a), Some(b)) = (
                 m.get(lo).and_then(Value::as_f64),
                 m.get(hi).and_then(Value::as_f64),
-            ) {
-                if a > b {
-                    self.add(format!("{at}: {lo} {a} > {hi} {b}"));
-                }
+            ) && a > b
+            {
+                self.add(format!("{at}: {lo} {a} > {hi} {b}"));
             }
         }
         if m.get("pattern").is_some_and(|p| !p.is_string()) {
