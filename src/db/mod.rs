@@ -16,6 +16,7 @@ pub mod media;
 pub mod migrate;
 pub mod prefs;
 pub mod reactions;
+mod readers;
 pub mod seed;
 pub mod sessions;
 pub mod tokens;
@@ -25,7 +26,6 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use r2d2_sqlite::SqliteConnectionManager;
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 
 /// How long a connection waits for a lock held by another connection (or process:
@@ -134,7 +134,7 @@ impl Drop for ReadSnapshot<'_> {
 #[derive(Clone)]
 pub struct Db {
     path: PathBuf,
-    readers: r2d2::Pool<SqliteConnectionManager>,
+    readers: Arc<readers::Readers>,
     writer: Arc<Mutex<Connection>>,
     /// A shared `flock` on the database file for as long as this process has it open:
     /// `hearth restore` takes it exclusively, so it never replaces a file in use.
@@ -174,22 +174,7 @@ impl Db {
         if rebuilt > 0 {
             tracing::warn!(rebuilt, "rebuilt indexes an interrupted import had dropped");
         }
-        let manager = SqliteConnectionManager::file(path)
-            .with_flags(OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
-            .with_init(|c| {
-                c.busy_timeout(BUSY_TIMEOUT)?;
-                c.execute_batch("PRAGMA temp_store = MEMORY; PRAGMA cache_size = -16000;")?;
-                c.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
-                Ok(())
-            });
-        let readers = r2d2::Pool::builder()
-            .max_size(READERS)
-            .min_idle(Some(1))
-            // a local SQLite connection cannot go stale; r2d2's default check-out test
-            // prepared and ran an empty batch on every request (perf: ~6% of me_jwt)
-            .test_on_check_out(false)
-            .build(manager)
-            .map_err(|e| DbError::Pool(e.to_string()))?;
+        let readers = readers::Readers::new(path, READERS as usize);
         Ok(Db {
             path: path.to_owned(),
             readers,
@@ -224,11 +209,11 @@ impl Db {
         T: Send + 'static,
         E: From<DbError> + Send + 'static,
     {
-        let pool = self.readers.clone();
+        let readers = Arc::clone(&self.readers);
         let span = tracing::Span::current();
         tokio::task::spawn_blocking(move || {
             let _entered = span.enter();
-            let conn = pool.get().map_err(|e| DbError::Pool(e.to_string()))?;
+            let conn = readers.get()?;
             let snapshot = ReadSnapshot::begin(&conn)?;
             let out = f(&conn);
             snapshot.end()?;
@@ -348,10 +333,7 @@ impl Db {
         F: FnOnce(&Connection) -> Result<T, E>,
         E: From<DbError>,
     {
-        let conn = self
-            .readers
-            .get()
-            .map_err(|e| DbError::Pool(e.to_string()))?;
+        let conn = self.readers.get()?;
         f(&conn)
     }
 

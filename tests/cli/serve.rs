@@ -44,3 +44,158 @@ fn serve_creates_the_database_logs_its_address_and_stops_on_sigterm() {
     let status = child.wait().unwrap();
     assert!(status.success(), "clean exit on SIGTERM: {status:?}");
 }
+
+fn leftovers(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with("-wal") || n.ends_with("-shm"))
+        .collect();
+    names.sort();
+    names
+}
+
+fn spawn_serve(db: &Path, extra: &[&str]) -> (std::process::Child, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hearth"))
+        .arg("--db")
+        .arg(db)
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .args(extra)
+        .env("RUST_LOG", "info")
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let addr = wait_for_listen_line(&mut stderr);
+    // keep draining the log so the server never blocks on a full pipe
+    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+    (child, addr)
+}
+
+fn sigterm(child: &std::process::Child) {
+    Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+}
+
+/// SPEC §2: every hearth process closes the database cleanly, so a stopped hearth
+/// leaves one file (a `-wal` left behind would be replayed into a backup copied over
+/// the file).
+#[test]
+fn no_command_and_no_stopped_server_leaves_a_wal_behind() {
+    let e = Env::new();
+    let dir = e.db().parent().unwrap().to_owned();
+    e.init();
+    assert_eq!(leftovers(&dir), Vec::<String>::new(), "init");
+    let writes: [&[&str]; 4] = [
+        &["user", "create", "--username", "ann", "--no-password"],
+        &["category", "create", "--name", "News"],
+        &["reaction", "add", "--label", "clap", "--sentiment", "1"],
+        &["app", "create", "--name", "sdk", "--grant", "password"],
+    ];
+    for args in writes {
+        e.ok(args);
+        assert_eq!(leftovers(&dir), Vec::<String>::new(), "{args:?}");
+    }
+    for args in [&["user", "list"][..], &["check"], &["jwt", "secret"]] {
+        e.ok(args);
+        assert_eq!(leftovers(&dir), Vec::<String>::new(), "{args:?}");
+    }
+    let backup = dir.join("copy.db");
+    e.ok(&["backup", backup.to_str().unwrap()]);
+    assert_eq!(leftovers(&dir), Vec::<String>::new(), "backup");
+    // a server that wrote, then stopped with SIGTERM
+    let token = e.ok(&["jwt", "mint", "--user-id", "1"]);
+    let (mut child, addr) = spawn_serve(&e.db(), &[]);
+    let body = r#"{"text":"written by the server"}"#;
+    let resp = post(&addr, "/api/v2/post/", token.trim(), body);
+    assert!(resp.starts_with("HTTP/1.1 201"), "{resp}");
+    sigterm(&child);
+    assert!(child.wait().unwrap().success());
+    assert_eq!(leftovers(&dir), Vec::<String>::new(), "serve");
+    assert_eq!(e.sql("SELECT count(*) FROM contribution"), 1);
+}
+
+fn post(addr: &str, path: &str, token: &str, body: &str) -> String {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        s,
+        "POST {path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).unwrap();
+    out
+}
+
+/// SIGTERM while a client trickles a body: the process exits within a second of the
+/// shutdown deadline, not when the body timeout would fire.
+#[test]
+fn sigterm_with_a_slow_body_in_flight_exits_by_the_deadline() {
+    use std::io::Write;
+    let e = Env::new();
+    e.init();
+    e.ok(&["user", "create", "--username", "ann", "--no-password"]);
+    let token = e.ok(&["jwt", "mint", "--user-id", "1"]);
+    let (mut child, addr) = spawn_serve(
+        &e.db(),
+        &["--shutdown-timeout", "1", "--body-timeout", "60"],
+    );
+    let mut slow = std::net::TcpStream::connect(&addr).unwrap();
+    write!(
+        slow,
+        "POST /api/v2/post/ HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{{",
+        token.trim()
+    )
+    .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let asked = std::time::Instant::now();
+    sigterm(&child);
+    let status = child.wait().unwrap();
+    let took = asked.elapsed();
+    assert!(status.success(), "{status:?}");
+    // deadline 1 s, then at most 1 s more (a generous margin for a loaded machine)
+    assert!(
+        took < std::time::Duration::from_millis(3500),
+        "exit took {took:?}"
+    );
+    assert!(
+        took >= std::time::Duration::from_millis(900),
+        "did not wait for the in-flight request: {took:?}"
+    );
+    drop(slow);
+}
+
+/// SPEC §2: `--listen` takes a host name, resolved at start.
+#[test]
+fn serve_listens_on_a_host_name() {
+    let e = Env::new();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hearth"))
+        .arg("--db")
+        .arg(e.db())
+        .args(["serve", "--listen", "localhost:0"])
+        .env("RUST_LOG", "info")
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let addr = wait_for_listen_line(&mut stderr);
+    assert!(
+        addr.starts_with("127.0.0.1:") || addr.starts_with("[::1]:"),
+        "{addr}"
+    );
+    assert!(get(&addr, "/livez").starts_with("HTTP/1.1 200"));
+    sigterm(&child);
+    assert!(child.wait().unwrap().success());
+    // and a bad one is a clear one-line error
+    let out = e.run(&["serve", "--listen", "no-such-host.invalid:8080"]);
+    let line = crate::fails(out, &["serve"]);
+    assert!(line.contains("no-such-host.invalid"), "{line}");
+    let line = e.fails(&["serve", "--trusted-proxy", "10.0.0.0/33"]);
+    assert!(line.contains("10.0.0.0/33"), "{line}");
+}
