@@ -423,7 +423,8 @@ def probe_healthz(port, n=20, timeout=20.0, spacing=0.05, src=PROBE_SRC):
 
 
 def fmt_probe(p):
-    return (f"{p['ok']}/{p['n']} ok, p50 {p['p50']:.0f} ms, max {p['max']:.0f} ms, "
+    p50 = "-" if p["ok"] == 0 else f"{p['p50']:.0f} ms"
+    return (f"{p['ok']}/{p['n']} ok, p50 {p50}, max {p['max']:.0f} ms, "
             f"timeouts {p['timeouts']}, other {p['errors']}"
             + ("" if p["errors"] == 0 else f" {p['statuses']}"))
 
@@ -762,12 +763,21 @@ def attack_idle(a):
         herd = Herd(srv.port, n, ["127.0.1.1"], srv)
         t.add("set-up", f"{time.monotonic() - t0:.1f} s; {fmt_counts(herd.counts())}")
         t.add("server holds", f"{srv.sockets() - base} connections")
-        p = probe_healthz(srv.port, n=1, timeout=a.idle_timeout, spacing=0, src=PROBE_SRC)
-        t.add(f"/healthz from {PROBE_SRC} (another client)",
-              f"{p['max']:.0f} ms, {'ok' if p['ok'] else 'failed: ' + str(p['statuses'])}")
-        p = probe_healthz(srv.port, n=1, timeout=5, spacing=0, src="127.0.1.1")
-        t.add("/healthz from 127.0.1.1 (the same address)",
-              f"{p['max']:.0f} ms, {'ok' if p['ok'] else 'failed: ' + str(p['statuses'])}")
+        # both probes at once, so that each sees the attack as it was set up
+        probes = {}
+
+        def probe(src):
+            probes[src] = probe_healthz(srv.port, n=1, timeout=a.idle_timeout, spacing=0, src=src)
+
+        threads = [threading.Thread(target=probe, args=(src,)) for src in (PROBE_SRC, "127.0.1.1")]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        for src, who in ((PROBE_SRC, "another client"), ("127.0.1.1", "the same address")):
+            p = probes[src]
+            t.add(f"/healthz from {src} ({who})",
+                  f"{p['max']:.0f} ms, {'ok' if p['ok'] else 'failed: ' + str(p['statuses'])}")
         t.add("attackers at the end", fmt_counts(herd.counts()))
         herd.close()
     t.print()
@@ -809,14 +819,16 @@ def main():
     nofile = raise_nofile()
     ver = subprocess.run([a.bin, "--version"], capture_output=True).stdout.decode().strip()
     print(f"hearth attacks: {a.bin} ({ver}), {time.strftime('%Y-%m-%d %H:%M:%S %Z')}, "
-          f"{os.cpu_count()} CPUs, RLIMIT_NOFILE {nofile}")
+          f"{os.cpu_count()} CPUs, RLIMIT_NOFILE {nofile}, "
+          f"load average {os.getloadavg()[0]:.1f} (other work on the machine skews latencies)")
     started = time.monotonic()
     for name in (ATTACKS if a.attack == "all" else [a.attack]):
         t0 = time.monotonic()
         log(f"{name} ...")
         ATTACKS[name](a)
         log(f"{name} took {time.monotonic() - t0:.0f} s")
-    print(f"\n(total {time.monotonic() - started:.0f} s)")
+    print(f"\n(total {time.monotonic() - started:.0f} s; load average at the end "
+          f"{os.getloadavg()[0]:.1f})")
 
 
 if __name__ == "__main__":
