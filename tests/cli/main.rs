@@ -125,6 +125,7 @@ fn get(addr: &str, path: &str) -> String {
 
 mod app;
 mod catalog;
+mod durability;
 mod import;
 mod init;
 mod maint;

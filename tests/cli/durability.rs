@@ -7,8 +7,6 @@
 //! answered 201, in every trial so far. `scripts/crash-trials` runs the same scenario
 //! many times against a release binary.
 
-#![expect(clippy::unwrap_used, clippy::panic, reason = "tests fail loudly")]
-
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
