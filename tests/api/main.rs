@@ -8,5 +8,6 @@ mod community;
 mod consistency;
 mod contributions;
 mod courses;
+mod lists;
 mod oauth;
 mod server;

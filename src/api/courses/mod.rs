@@ -208,17 +208,14 @@ fn check_against_db(
             "A course with this slug already exists.",
         ));
     }
-    if let Some(ids) = &input.categories {
-        for id in ids {
-            if !crate::db::categories::exists(c, *id)? {
-                errors.push(FieldError::new(
-                    "categories",
-                    "invalid",
-                    format!("Invalid pk \"{id}\" - object does not exist."),
-                ));
-                break;
-            }
-        }
+    if let Some(ids) = &input.categories
+        && let Some(id) = crate::db::categories::first_missing(c, ids)?
+    {
+        errors.push(FieldError::new(
+            "categories",
+            "invalid",
+            format!("Invalid pk \"{id}\" - object does not exist."),
+        ));
     }
     if input.privacy.as_deref() == Some("") && !course.privacy.is_empty() {
         errors.push(FieldError::new(
