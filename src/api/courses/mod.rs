@@ -303,7 +303,7 @@ async fn create(mut req: Req) -> Result<Response, ApiError> {
     req.body.authorised(&who);
     let (map, image) = body::read(req.body, &req.headers).await?;
     let (input, mut errors) = CourseInput::parse(&map, true);
-    let squares = body::process_image(image, &mut errors).await?;
+    let squares = body::process_image(image, &req.state.body_budget, &mut errors).await?;
     let json = req
         .state
         .db
@@ -359,7 +359,7 @@ async fn update(id: i64, mut req: Req, full: bool) -> Result<Response, ApiError>
     req.body.authorised(&who);
     let (map, image) = body::read(req.body, &req.headers).await?;
     let (input, mut errors) = CourseInput::parse(&map, full);
-    let squares = body::process_image(image, &mut errors).await?;
+    let squares = body::process_image(image, &req.state.body_budget, &mut errors).await?;
     let json = req
         .state
         .db
