@@ -112,32 +112,34 @@ async fn create(kind: Kind, mut req: Req) -> Result<Response, ApiError> {
     let creds = req.credentials();
     let now = req.state.clock.now();
     let base = req.state.config.public_url.clone();
-    // read now, report only after the full authentication in the transaction
-    let parsed = body::json::<Map<String, Value>>(req.body, &req.headers).await;
+    // read and checked now (nothing here needs the database, so none of it holds the
+    // write lock); reported only after the full authentication in the transaction
+    let checked = body::json::<Map<String, Value>>(req.body, &req.headers)
+        .await
+        .map(|body| contribution::validate(kind, &body));
     let json = req
         .state
         .db
         .write(move |tx| {
             let who = auth::require_write(tx, &creds, now)?;
-            let body = parsed?;
+            let (draft, mut errors) = checked?;
+            // the checks that need the database, collected with the others
             let required = crate::db::prefs::get_bool(
                 tx,
                 "configurations",
                 "post_category_required_enabled",
                 false,
             )?;
-            let (draft, mut errors) = contribution::validate(kind, &body, required);
-            // the checks that need the database, collected with the others
-            // the first unknown id, in the words courses (and DRF) use
-            for c in &draft.categories {
-                if !crate::db::categories::exists(tx, *c)? {
-                    errors.push(FieldError::new(
-                        "categories",
-                        "invalid",
-                        format!("Invalid pk \"{c}\" - object does not exist."),
-                    ));
-                    break;
-                }
+            if required && let Some(e) = contribution::missing_categories(kind, &draft, &errors) {
+                errors.push(e);
+            }
+            // the first unknown id, in the words courses (and DRF) use; one query
+            if let Some(c) = crate::db::categories::first_missing(tx, &draft.categories)? {
+                errors.push(FieldError::new(
+                    "categories",
+                    "invalid",
+                    format!("Invalid pk \"{c}\" - object does not exist."),
+                ));
             }
             let mut target_pk = None;
             if let Some((tk, tid)) = draft.target {

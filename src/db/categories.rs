@@ -72,6 +72,22 @@ pub fn exists(conn: &Connection, id: i64) -> rusqlite::Result<bool> {
         .exists([id])
 }
 
+/// The first of `ids` (in their order) that is not a live category, in one query
+/// however long the list.
+pub fn first_missing(conn: &Connection, ids: &[i64]) -> rusqlite::Result<Option<i64>> {
+    if ids.is_empty() {
+        return Ok(None);
+    }
+    let list = serde_json::to_string(ids).unwrap_or_else(|_| "[]".into());
+    conn.prepare_cached(
+        "SELECT j.value FROM json_each(?1) j
+         WHERE NOT EXISTS (SELECT 1 FROM category g WHERE g.id = j.value AND g.deleted = 0)
+         ORDER BY j.key LIMIT 1",
+    )?
+    .query_row([list], |r| r.get(0))
+    .optional()
+}
+
 /// The key that makes names unique case-insensitively (`category.name_key`): the
 /// Unicode lowercase, the folding usernames and course names use.
 pub fn name_key(name: &str) -> String {

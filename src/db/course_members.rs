@@ -1,5 +1,7 @@
 //! Course memberships: one row per (course, user) with its `join_status`.
 
+use std::collections::HashMap;
+
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::clock::Timestamp;
@@ -11,6 +13,42 @@ pub fn status(conn: &Connection, course: i64, user: i64) -> rusqlite::Result<Opt
         "SELECT join_status FROM course_member WHERE course_id = ?1 AND user_id = ?2",
     )?
     .query_row([course, user], |r| r.get(0))
+    .optional()
+}
+
+/// The statuses in `course` of those of `users` who have one, in one query.
+pub fn statuses(
+    conn: &Connection,
+    course: i64,
+    users: &[i64],
+) -> rusqlite::Result<HashMap<i64, String>> {
+    if users.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let list = serde_json::to_string(users).unwrap_or_else(|_| "[]".into());
+    // CROSS JOIN keeps the list outside: one primary-key lookup per id, not a scan of
+    // the list per member of a large course
+    let mut stmt = conn.prepare_cached(
+        "SELECT m.user_id, m.join_status FROM json_each(?2) j
+         CROSS JOIN course_member m ON m.course_id = ?1 AND m.user_id = j.value",
+    )?;
+    let rows = stmt.query_map(params![course, list], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    rows.collect()
+}
+
+/// The first of `ids` (in their order) that is not a live user, in one query however
+/// long the list (the membership lists of a body name users that must exist).
+pub fn first_non_user(conn: &Connection, ids: &[i64]) -> rusqlite::Result<Option<i64>> {
+    if ids.is_empty() {
+        return Ok(None);
+    }
+    let list = serde_json::to_string(ids).unwrap_or_else(|_| "[]".into());
+    conn.prepare_cached(
+        "SELECT j.value FROM json_each(?1) j
+         WHERE NOT EXISTS (SELECT 1 FROM user u WHERE u.id = j.value AND u.deleted = 0)
+         ORDER BY j.key LIMIT 1",
+    )?
+    .query_row([list], |r| r.get(0))
     .optional()
 }
 

@@ -7,6 +7,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::PublicUrl;
+use super::ids::{self, ListError};
 use super::user::{User, UserMinimal};
 use crate::clock::{Timestamp, rfc3339};
 use crate::db::categories::Category;
@@ -183,14 +184,7 @@ pub struct Draft {
     pub parent: Option<i64>,
 }
 
-/// An id given as a JSON integer or a numeric string.
-pub fn id_value(v: &Value) -> Option<i64> {
-    match v {
-        Value::Number(n) => n.as_i64(),
-        Value::String(s) => s.trim().parse().ok(),
-        _ => None,
-    }
-}
+pub use super::ids::id_value;
 
 /// A string field: `Ok(None)` when absent, an error when null or not a string.
 fn text_field(
@@ -258,13 +252,9 @@ fn id_field(body: &Map<String, Value>, name: &str, errors: &mut Vec<FieldError>)
 
 /// Checks a create body for `kind` as far as it can without the database: types,
 /// required fields, lengths, and comment targets. Every field error is collected
-/// (the caller adds the database ones and answers them all at once).
-/// `categories_required`: the preference `configurations.post_category_required_enabled`.
-pub fn validate(
-    kind: Kind,
-    body: &Map<String, Value>,
-    categories_required: bool,
-) -> (Draft, Vec<FieldError>) {
+/// (the caller adds the database ones, [`missing_categories`] among them, and answers
+/// them all at once). Runs before the write transaction: nothing here needs it.
+pub fn validate(kind: Kind, body: &Map<String, Value>) -> (Draft, Vec<FieldError>) {
     let mut errors = Vec::new();
     let mut draft = Draft::default();
     match kind {
@@ -319,31 +309,15 @@ pub fn validate(
         }
         draft.parent = id_field(body, "parent", &mut errors);
     } else {
-        draft.categories = categories(body, categories_required, &mut errors);
+        draft.categories = categories(body, &mut errors);
     }
     (draft, errors)
 }
 
-fn categories(body: &Map<String, Value>, required: bool, errors: &mut Vec<FieldError>) -> Vec<i64> {
-    let mut ids = Vec::new();
-    match body.get("categories") {
-        None | Some(Value::Null) => {}
-        Some(Value::Array(items)) => {
-            for item in items {
-                match id_value(item) {
-                    Some(id) if !ids.contains(&id) => ids.push(id),
-                    Some(_) => {}
-                    None => {
-                        errors.push(FieldError::new(
-                            "categories",
-                            "invalid",
-                            "Each category must be an integer id (a number or a numeric string).",
-                        ));
-                        return Vec::new();
-                    }
-                }
-            }
-        }
+fn categories(body: &Map<String, Value>, errors: &mut Vec<FieldError>) -> Vec<i64> {
+    let parsed = match body.get("categories") {
+        None | Some(Value::Null) => return Vec::new(),
+        Some(Value::Array(items)) => ids::from_values(items),
         Some(_) => {
             errors.push(FieldError::new(
                 "categories",
@@ -352,15 +326,37 @@ fn categories(body: &Map<String, Value>, required: bool, errors: &mut Vec<FieldE
             ));
             return Vec::new();
         }
+    };
+    match parsed {
+        Ok(list) => ids::dedup(list),
+        Err(ListError::TooMany) => {
+            errors.push(ids::too_many("categories"));
+            Vec::new()
+        }
+        Err(ListError::NotAnId) => {
+            errors.push(FieldError::new(
+                "categories",
+                "invalid",
+                "Each category must be an integer id (a number or a numeric string).",
+            ));
+            Vec::new()
+        }
     }
-    if required && ids.is_empty() {
-        errors.push(FieldError::new(
+}
+
+/// When the preference `configurations.post_category_required_enabled` is on: the
+/// error of a draft of `kind` that names no category (none when its `categories`
+/// already has an error, or `kind` takes no categories).
+pub fn missing_categories(kind: Kind, draft: &Draft, errors: &[FieldError]) -> Option<FieldError> {
+    let takes = kind != Kind::Comment;
+    let flagged = errors.iter().any(|e| e.field == "categories");
+    (takes && draft.categories.is_empty() && !flagged).then(|| {
+        FieldError::new(
             "categories",
             "required",
             "At least one category is required.",
-        ));
-    }
-    ids
+        )
+    })
 }
 
 #[cfg(test)]
@@ -370,7 +366,7 @@ mod tests {
 
     fn check(kind: Kind, body: Value) -> (Draft, Vec<String>) {
         let map = body.as_object().cloned().unwrap_or_default();
-        let (d, errs) = validate(kind, &map, false);
+        let (d, errs) = validate(kind, &map);
         (
             d,
             errs.into_iter()
@@ -436,9 +432,15 @@ mod tests {
         assert!(e.is_empty());
         assert_eq!(d.categories, vec![2, 3]);
         let map = json!({"text": "t", "categories": []});
-        let (_, e) = validate(Kind::Post, map.as_object().unwrap_or(&Map::new()), true);
-        assert_eq!(e.len(), 1);
-        assert_eq!(e[0].field, "categories");
+        let (d, e) = validate(Kind::Post, map.as_object().unwrap_or(&Map::new()));
+        assert!(e.is_empty());
+        let missing = missing_categories(Kind::Post, &d, &e);
+        assert_eq!(missing.map(|m| m.field), Some("categories".into()));
+        assert!(missing_categories(Kind::Comment, &d, &e).is_none());
+        let map = json!({"text": "t", "categories": vec![1; 1001]});
+        let (d, e) = validate(Kind::Post, map.as_object().unwrap_or(&Map::new()));
+        assert_eq!(e[0].messages[0].code, "max_length");
+        assert!(missing_categories(Kind::Post, &d, &e).is_none());
     }
 
     #[test]

@@ -5,6 +5,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::PublicUrl;
+use super::ids::{self, ListError};
 use super::user::UserMinimal;
 use crate::clock::{Timestamp, rfc3339};
 use crate::db::categories::Category;
@@ -284,70 +285,44 @@ fn boolean(
 }
 
 /// A list of ids: integers or numeric strings; a JSON-encoded array in a string (how
-/// multipart clients send `sections_order`); a comma-separated string.
-fn ids(
+/// multipart clients send `sections_order`); a comma-separated string. At most
+/// [`ids::MAX_ITEMS`] (else `max_length`), read in one pass.
+fn id_list(
     map: &Map<String, Value>,
     field: &'static str,
     errors: &mut Vec<FieldError>,
 ) -> Option<Vec<i64>> {
-    let bad = |errors: &mut Vec<FieldError>| {
-        errors.push(FieldError::new(
-            field,
-            "invalid",
-            "Must be a list of integer ids.",
-        ));
-    };
-    let one = |v: &Value| match v {
-        Value::Number(n) => n.as_i64(),
-        Value::String(s) => s.trim().parse::<i64>().ok(),
-        _ => None,
-    };
-    match map.get(field)? {
-        Value::Array(items) => {
-            let out: Option<Vec<i64>> = items.iter().map(one).collect();
-            if out.is_none() {
-                bad(errors);
-            }
-            out
-        }
+    let parsed = match map.get(field)? {
+        Value::Array(items) => ids::from_values(items),
         Value::String(s) if s.trim().starts_with('[') => match serde_json::from_str::<Value>(s) {
-            Ok(Value::Array(items)) => {
-                let out: Option<Vec<i64>> = items.iter().map(one).collect();
-                if out.is_none() {
-                    bad(errors);
-                }
-                out
-            }
-            _ => {
-                bad(errors);
-                None
-            }
+            Ok(Value::Array(items)) => ids::from_values(&items),
+            _ => Err(ListError::NotAnId),
         },
-        Value::String(s) if s.trim().is_empty() => Some(Vec::new()),
-        Value::String(s) => {
-            let out: Option<Vec<i64>> = s.split(',').map(|p| p.trim().parse().ok()).collect();
-            if out.is_none() {
-                bad(errors);
-            }
-            out
-        }
-        Value::Number(n) => match n.as_i64() {
-            Some(i) => Some(vec![i]),
-            None => {
-                bad(errors);
-                None
-            }
-        },
+        Value::String(s) if s.trim().is_empty() => Ok(Vec::new()),
+        Value::String(s) => ids::from_text(s),
+        Value::Number(n) => n.as_i64().map(|i| vec![i]).ok_or(ListError::NotAnId),
         Value::Null => {
             errors.push(FieldError::new(
                 field,
                 "null",
                 "This field may not be null.",
             ));
+            return None;
+        }
+        _ => Err(ListError::NotAnId),
+    };
+    match parsed {
+        Ok(list) => Some(list),
+        Err(ListError::TooMany) => {
+            errors.push(ids::too_many(field));
             None
         }
-        _ => {
-            bad(errors);
+        Err(ListError::NotAnId) => {
+            errors.push(FieldError::new(
+                field,
+                "invalid",
+                "Must be a list of integer ids.",
+            ));
             None
         }
     }
@@ -378,8 +353,8 @@ impl CourseInput {
             og_title: text(map, "og_title", &mut e),
             og_description: text(map, "og_description", &mut e),
             og_image: text(map, "og_image", &mut e),
-            sections_order: ids(map, "sections_order", &mut e),
-            categories: ids(map, "categories", &mut e),
+            sections_order: id_list(map, "sections_order", &mut e),
+            categories: id_list(map, "categories", &mut e).map(ids::dedup),
             clear_image: false,
         };
         match map.get("image_original") {
@@ -432,6 +407,16 @@ impl CourseInput {
                 e.push(FieldError::required("type"));
             }
             _ => {}
+        }
+        // an order names each section once; whether they are the course's sections is
+        // for the database
+        if let Some(dup) = input.sections_order.as_deref().and_then(ids::first_repeat) {
+            e.push(FieldError::new(
+                "sections_order",
+                "invalid",
+                format!("Section {dup} is listed twice in sections_order."),
+            ));
+            input.sections_order = None;
         }
         if let Some(p) = &input.privacy
             && !PRIVACIES.contains(&p.as_str())

@@ -1426,3 +1426,96 @@ async fn schema_describes_every_course_route() {
             .is_object()
     );
 }
+
+/// A `side`×`side` 16-bit RGBA PNG of one colour, written a row at a time.
+fn png16(side: u32) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut enc = png::Encoder::new(&mut out, side, side);
+    enc.set_color(png::ColorType::Rgba);
+    enc.set_depth(png::BitDepth::Sixteen);
+    enc.set_compression(png::Compression::Fastest);
+    let mut writer = enc.write_header().unwrap();
+    let mut rows = writer.stream_writer().unwrap();
+    // R max, G half, B none, alpha opaque; big-endian samples
+    let row: Vec<u8> = [0xFF, 0xFF, 0x80, 0x80, 0, 0, 0xFF, 0xFF].repeat(side as usize);
+    for _ in 0..side {
+        std::io::Write::write_all(&mut rows, &row).unwrap();
+    }
+    rows.finish().unwrap();
+    writer.finish().unwrap();
+    out
+}
+
+fn jpeg(w: u32, h: u32) -> Vec<u8> {
+    let img = image::DynamicImage::ImageRgb8(image::ImageBuffer::from_pixel(
+        w,
+        h,
+        image::Rgb([20, 120, 220]),
+    ));
+    let mut buf = std::io::Cursor::new(Vec::new());
+    img.write_to(&mut buf, image::ImageFormat::Jpeg).unwrap();
+    buf.into_inner()
+}
+
+fn image_form(name: &str, bytes: Vec<u8>, file: &str, mime: &str) -> reqwest::multipart::Form {
+    reqwest::multipart::Form::new()
+        .text("name", name.to_owned())
+        .text("type", "self-paced")
+        .text("privacy", "open")
+        .part("image_original", image_part(bytes, file, mime))
+}
+
+#[tokio::test]
+async fn sixteen_bit_png_of_6000_pixels_is_accepted() {
+    let s = TestServer::start().await;
+    let ta = s.jwt(s.user("alice", None, false));
+    let form = image_form("Deep", png16(6000), "deep.png", "image/png");
+    let r = multipart(&s, Method::POST, "/api/v2/course/", &ta, form).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    let url = r.json()["image_bigger"].as_str().unwrap().to_owned();
+    let r = s.client.get(&url).send().await.unwrap();
+    assert_eq!(r.headers()["content-type"], "image/png");
+    let img = image::load_from_memory(&r.bytes().await.unwrap()).unwrap();
+    assert_eq!((img.width(), img.height()), (600, 600));
+    let px = img.to_rgba8().get_pixel(300, 300).0;
+    assert_eq!((px[0], px[2], px[3]), (255, 0, 255), "{px:?}");
+    assert!((126..=130).contains(&px[1]), "{px:?}");
+    let budget = &s.state.body_budget;
+    assert_eq!(budget.available(), budget.total());
+}
+
+#[tokio::test]
+async fn image_decoding_counts_against_the_memory_budget() {
+    let bytes = jpeg(2000, 1500);
+    let peak = hearth::images::plan(&bytes).unwrap().peak;
+    // a budget with room for the decode, most of it held by other requests: 503, and
+    // the upload goes through once they are done
+    let s = TestServer::start_with(|c| c.max_body_memory = peak + 4 * 1024 * 1024).await;
+    let ta = s.jwt(s.user("alice", None, false));
+    let budget = s.state.body_budget.clone();
+    let others = budget.take(budget.total() - peak + 1).unwrap();
+    let form = image_form("Busy", bytes.clone(), "p.jpg", "image/jpeg");
+    let r = multipart(&s, Method::POST, "/api/v2/course/", &ta, form).await;
+    assert_eq!(r.status, StatusCode::SERVICE_UNAVAILABLE, "{}", r.text);
+    assert_eq!(r.error_code(), "service_unavailable");
+    assert!(r.header("retry-after").is_some());
+    assert_eq!(budget.available(), budget.total() - others.bytes());
+    drop(others);
+    let form = image_form("Busy", bytes.clone(), "p.jpg", "image/jpeg");
+    let r = multipart(&s, Method::POST, "/api/v2/course/", &ta, form).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    assert_eq!(budget.available(), budget.total());
+    let r = s.get("/api/v2/course/", Some(&ta)).await;
+    assert_eq!(r.json()["count"], 1);
+
+    // a decode that could never fit beside its own body: 400 on the field, saying so
+    let s = TestServer::start_with(|c| c.max_body_memory = peak).await;
+    let ta = s.jwt(s.user("alice", None, false));
+    let form = image_form("Never", bytes, "p.jpg", "image/jpeg");
+    let r = multipart(&s, Method::POST, "/api/v2/course/", &ta, form).await;
+    assert!(has(&r, "image_original", "invalid"), "{}", r.text);
+    let message = r.json()["errors"][0]["messages"][0]["message"].clone();
+    assert!(message.as_str().unwrap().contains("memory"), "{message}");
+    let budget = &s.state.body_budget;
+    assert_eq!(budget.available(), budget.total());
+}

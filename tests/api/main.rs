@@ -9,6 +9,7 @@ mod consistency;
 mod contributions;
 mod courses;
 mod hardening;
+mod lists;
 mod oauth;
 mod openapi;
 mod server;

@@ -11,7 +11,7 @@ use warp::http::HeaderMap;
 
 use crate::error::{ApiError, FieldError};
 use crate::http::body::{Body, MULTIPART_LIMIT, json, media_type};
-use crate::http::budget::Permit;
+use crate::http::budget::{Budget, Permit};
 use crate::images::{self, ImageError, Squares};
 
 /// An uploaded image, with the share of the memory budget that the body it came in
@@ -85,36 +85,67 @@ pub async fn read(
     Ok((map, image.map(|bytes| Upload { bytes, held })))
 }
 
-/// Image jobs running at once: decoding an 8000×8000 upload may take 256 MiB, so
-/// concurrent uploads wait here rather than multiply that on a small machine.
+/// Image jobs running at once. Their memory is counted against the request budget
+/// (each takes its [`images::Plan::peak`]: 36 MiB for any PNG, 221 MiB for an
+/// 8000×8000 baseline JPEG, more for progressive JPEG and WebP; measured in
+/// [`crate::images`]); this bound is for the CPU, which a decode keeps busy for up to a
+/// second.
 const IMAGE_JOBS: usize = 2;
 static IMAGE_SLOTS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(IMAGE_JOBS);
 
+fn invalid(errors: &mut Vec<FieldError>, e: &ImageError) {
+    errors.push(FieldError::new("image_original", "invalid", e.to_string()));
+}
+
 /// Decodes an upload and makes its squares off the async workers; a bad image becomes
-/// a field error on `image_original` (reported with the body's other errors).
+/// a field error on `image_original` (reported with the body's other errors). The
+/// decode's estimated peak memory is taken from `budget` for as long as it runs: 503
+/// `service_unavailable` when the budget cannot give it now, 400 when it never could.
 pub async fn process_image(
     image: Option<Upload>,
+    budget: &Budget,
     errors: &mut Vec<FieldError>,
 ) -> Result<Option<Squares>, ApiError> {
-    let Some(Upload { bytes, held: _held }) = image else {
+    let Some(Upload { bytes, held }) = image else {
         return Ok(None);
     };
-    if bytes.len() > images::MAX_BYTES {
-        errors.push(FieldError::new(
-            "image_original",
-            "invalid",
-            ImageError::TooLarge.to_string(),
-        ));
+    // the header alone: cheap, and it refuses most bad uploads before any waiting
+    let plan = match images::plan(&bytes) {
+        Ok(p) => p,
+        Err(e) => {
+            invalid(errors, &e);
+            return Ok(None);
+        }
+    };
+    // the body this upload came in is held while it decodes: what is left is the most
+    // a decode can ever have
+    let limit = budget
+        .total()
+        .saturating_sub(held.as_ref().map_or(0, Permit::bytes));
+    if plan.peak > limit {
+        invalid(
+            errors,
+            &ImageError::TooMuchMemory {
+                width: plan.width,
+                height: plan.height,
+                needed: plan.peak,
+                limit,
+            },
+        );
         return Ok(None);
     }
     let _slot = IMAGE_SLOTS
         .acquire()
         .await
         .map_err(|e| ApiError::internal(format!("image slots: {e}")))?;
+    let decoding = budget.take(plan.peak)?;
     let span = tracing::Span::current();
     let result = tokio::task::spawn_blocking(move || {
         let _entered = span.enter();
-        images::squares(&bytes)
+        let squares = images::squares_of(&bytes, &plan);
+        // the upload and the decode's share go back as soon as the job ends
+        drop((bytes, held, decoding));
+        squares
     })
     .await
     .map_err(|e| ApiError::internal(format!("image task: {e}")))?;
@@ -122,7 +153,7 @@ pub async fn process_image(
         Ok(s) => Ok(Some(s)),
         Err(ImageError::Encode(e)) => Err(ApiError::internal(format!("image encode: {e}"))),
         Err(e) => {
-            errors.push(FieldError::new("image_original", "invalid", e.to_string()));
+            invalid(errors, &e);
             Ok(None)
         }
     }

@@ -13,6 +13,7 @@ use crate::http::auth;
 use crate::http::pagination::{Page, envelope};
 use crate::http::{Req, Route, empty, method_not_allowed, ok, request, respond, slash};
 use crate::model::course::MemberJson;
+use crate::model::ids::{self, ListError};
 use crate::state::AppState;
 
 /// Routes of this module.
@@ -227,53 +228,58 @@ async fn list(id: i64, req: Req, fixed: Option<&'static str>) -> Result<Response
     Ok(ok(&json))
 }
 
-/// A list of user ids in a body field: absent → None; present → every id must be a
-/// live user (else 400 on the field).
-fn user_ids(
-    c: &Connection,
+/// A list of user ids in a body field (a lone id counts as a list of one), read before
+/// the write transaction: absent → None; more than [`ids::MAX_ITEMS`] → `max_length`;
+/// repeats collapse. Whether the users exist is the transaction's question.
+fn user_list(
     body: &serde_json::Map<String, Value>,
     field: &'static str,
     errors: &mut Vec<FieldError>,
-) -> Result<Option<Vec<i64>>, ApiError> {
-    let Some(v) = body.get(field) else {
-        return Ok(None);
-    };
-    let items: Vec<Value> = match v {
-        Value::Array(a) => a.clone(),
-        Value::Number(_) | Value::String(_) => vec![v.clone()],
+) -> Option<Vec<i64>> {
+    let parsed = match body.get(field)? {
+        Value::Array(items) => ids::from_values(items),
+        v @ (Value::Number(_) | Value::String(_)) => ids::id_value(v)
+            .map(|id| vec![id])
+            .ok_or(ListError::NotAnId),
         _ => {
             errors.push(FieldError::new(
                 field,
                 "invalid",
                 "Expected a list of user ids.",
             ));
-            return Ok(None);
+            return None;
         }
     };
-    let mut out = Vec::with_capacity(items.len());
-    for item in &items {
-        let id = match item {
-            Value::Number(n) => n.as_i64(),
-            Value::String(s) => s.trim().parse().ok(),
-            _ => None,
-        };
-        match id {
-            Some(id) if crate::db::users::is_live(c, id)? => {
-                if !out.contains(&id) {
-                    out.push(id);
-                }
-            }
-            _ => {
-                errors.push(FieldError::new(
-                    field,
-                    "invalid",
-                    format!("Invalid pk \"{item}\" - object does not exist."),
-                ));
-                return Ok(None);
-            }
+    match parsed {
+        Ok(list) => Some(ids::dedup(list)),
+        Err(ListError::TooMany) => {
+            errors.push(ids::too_many(field));
+            None
+        }
+        Err(ListError::NotAnId) => {
+            errors.push(FieldError::new(
+                field,
+                "invalid",
+                "Each user must be an integer id (a number or a numeric string).",
+            ));
+            None
         }
     }
-    Ok(Some(out))
+}
+
+/// The error on `field` when `users` names one that is not a live user (one query).
+fn missing_user(
+    c: &Connection,
+    users: &[i64],
+    field: &'static str,
+) -> Result<Option<FieldError>, ApiError> {
+    Ok(members::first_non_user(c, users)?.map(|bad| {
+        FieldError::new(
+            field,
+            "invalid",
+            format!("Invalid pk \"{bad}\" - object does not exist."),
+        )
+    }))
 }
 
 /// `POST /api/v2/course/{id}/invite/` (invite; accept requests) and `DELETE` (withdraw
@@ -283,13 +289,14 @@ async fn invite_users(id: i64, mut req: Req, add: bool) -> Result<Response, ApiE
     let creds = req.credentials();
     let now = req.state.clock.now();
     let body = read_object(req.body, &req.headers).await?;
+    let mut errors = Vec::new();
+    let users = user_list(&body, "users", &mut errors);
+    drop(body);
     req.state
         .db
         .write(move |tx| {
             let who = auth::require_write(tx, &creds, now)?;
             managed_course(tx, id, who)?;
-            let mut errors = Vec::new();
-            let users = user_ids(tx, &body, "users", &mut errors)?;
             let users = match users {
                 Some(u) if !u.is_empty() => u,
                 Some(_) if errors.is_empty() => {
@@ -304,9 +311,12 @@ async fn invite_users(id: i64, mut req: Req, add: bool) -> Result<Response, ApiE
                 }
                 _ => return Err(ApiError::Invalid(errors)),
             };
+            if let Some(e) = missing_user(tx, &users, "users")? {
+                return Err(ApiError::Invalid(vec![e]));
+            }
+            let statuses = members::statuses(tx, id, &users)?;
             for u in users {
-                let status = members::status(tx, id, u)?;
-                match (add, status.as_deref()) {
+                match (add, statuses.get(&u).map(String::as_str)) {
                     (true, None) => members::set(tx, id, u, "invited", now)?,
                     (true, Some("requested")) => members::set(tx, id, u, "joined", now)?,
                     (false, Some("invited")) => members::remove(tx, id, u)?,
@@ -321,6 +331,13 @@ async fn invite_users(id: i64, mut req: Req, add: bool) -> Result<Response, ApiE
     Ok(empty(StatusCode::NO_CONTENT))
 }
 
+/// The lists of a role body and the status each gives (None: leave the course).
+const ROLES: [(&str, Option<&str>); 3] = [
+    ("managers", Some("manager")),
+    ("joined", Some("joined")),
+    ("unjoined", None),
+];
+
 /// `POST /api/v2/course/{id}/role/` `{"managers": [ids], "joined": [ids], "unjoined":
 /// [ids]}`: members become managers, plain members, or leave. 204.
 async fn set_roles(id: i64, mut req: Req) -> Result<Response, ApiError> {
@@ -328,37 +345,40 @@ async fn set_roles(id: i64, mut req: Req) -> Result<Response, ApiError> {
     let creds = req.credentials();
     let now = req.state.clock.now();
     let body = read_object(req.body, &req.headers).await?;
+    let mut errors = Vec::new();
+    let lists: Vec<(&'static str, Option<&'static str>, Vec<i64>)> = ROLES
+        .into_iter()
+        .filter_map(|(field, to)| user_list(&body, field, &mut errors).map(|u| (field, to, u)))
+        .collect();
+    drop(body);
     req.state
         .db
         .write(move |tx| {
             let who = auth::require_write(tx, &creds, now)?;
             managed_course(tx, id, who)?;
-            let mut errors = Vec::new();
+            let mut errors = errors;
             let mut changes: Vec<(i64, Option<&'static str>)> = Vec::new();
-            let mut any = false;
-            for (field, to) in [
-                ("managers", Some("manager")),
-                ("joined", Some("joined")),
-                ("unjoined", None),
-            ] {
-                let Some(users) = user_ids(tx, &body, field, &mut errors)? else {
+            let any = lists.iter().any(|(_, _, users)| !users.is_empty());
+            for (field, to, users) in &lists {
+                if let Some(e) = missing_user(tx, users, field)? {
+                    errors.push(e);
                     continue;
-                };
-                any |= !users.is_empty();
+                }
+                let statuses = members::statuses(tx, id, users)?;
                 for u in users {
-                    match members::status(tx, id, u)?.as_deref() {
+                    match statuses.get(u).map(String::as_str) {
                         Some("creator") => {
                             errors.push(FieldError::new(
-                                field,
+                                *field,
                                 "invalid",
                                 "The creator's status cannot change.",
                             ));
                             break;
                         }
-                        Some("manager" | "joined") => changes.push((u, to)),
+                        Some("manager" | "joined") => changes.push((*u, *to)),
                         _ => {
                             errors.push(FieldError::new(
-                                field,
+                                *field,
                                 "invalid",
                                 format!("User {u} is not a member of this course."),
                             ));

@@ -208,17 +208,14 @@ fn check_against_db(
             "A course with this slug already exists.",
         ));
     }
-    if let Some(ids) = &input.categories {
-        for id in ids {
-            if !crate::db::categories::exists(c, *id)? {
-                errors.push(FieldError::new(
-                    "categories",
-                    "invalid",
-                    format!("Invalid pk \"{id}\" - object does not exist."),
-                ));
-                break;
-            }
-        }
+    if let Some(ids) = &input.categories
+        && let Some(id) = crate::db::categories::first_missing(c, ids)?
+    {
+        errors.push(FieldError::new(
+            "categories",
+            "invalid",
+            format!("Invalid pk \"{id}\" - object does not exist."),
+        ));
     }
     if input.privacy.as_deref() == Some("") && !course.privacy.is_empty() {
         errors.push(FieldError::new(
@@ -306,7 +303,7 @@ async fn create(mut req: Req) -> Result<Response, ApiError> {
     req.body.authorised(&who);
     let (map, image) = body::read(req.body, &req.headers).await?;
     let (input, mut errors) = CourseInput::parse(&map, true);
-    let squares = body::process_image(image, &mut errors).await?;
+    let squares = body::process_image(image, &req.state.body_budget, &mut errors).await?;
     let json = req
         .state
         .db
@@ -362,7 +359,7 @@ async fn update(id: i64, mut req: Req, full: bool) -> Result<Response, ApiError>
     req.body.authorised(&who);
     let (map, image) = body::read(req.body, &req.headers).await?;
     let (input, mut errors) = CourseInput::parse(&map, full);
-    let squares = body::process_image(image, &mut errors).await?;
+    let squares = body::process_image(image, &req.state.body_budget, &mut errors).await?;
     let json = req
         .state
         .db
