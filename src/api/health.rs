@@ -41,13 +41,7 @@ fn healthz(state: AppState) -> Route {
     warp::path!("healthz")
         .and(no_slash())
         .and(request(state))
-        .then(|req: Req| async move {
-            if req.method != Method::GET && req.method != Method::HEAD {
-                return method_not_allowed("GET, HEAD");
-            }
-            let (reads, writable) = probe(&req).await;
-            answer(reads, writable)
-        })
+        .then(|req: Req| check(req, |reads, _writable, _stopping| reads))
         .boxed()
 }
 
@@ -57,14 +51,21 @@ fn readyz(state: AppState) -> Route {
     warp::path!("readyz")
         .and(no_slash())
         .and(request(state))
-        .then(|req: Req| async move {
-            if req.method != Method::GET && req.method != Method::HEAD {
-                return method_not_allowed("GET, HEAD");
-            }
-            let (reads, writable) = probe(&req).await;
-            answer(reads && writable && !req.state.stopping(), writable)
+        .then(|req: Req| {
+            check(req, |reads, writable, stopping| {
+                reads && writable && !stopping
+            })
         })
         .boxed()
+}
+
+/// Answers a health check: `ready` says from what is known whether it is 200.
+async fn check(req: Req, ready: fn(bool, bool, bool) -> bool) -> warp::reply::Response {
+    if req.method != Method::GET && req.method != Method::HEAD {
+        return method_not_allowed("GET, HEAD");
+    }
+    let (reads, writable) = probe(&req).await;
+    answer(ready(reads, writable, req.state.stopping()), writable)
 }
 
 /// Whether a read works, and whether the database takes writes (re-probed while it

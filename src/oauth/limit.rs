@@ -7,7 +7,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::net::IpAddr;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use crate::clock::{SECOND, Timestamp};
 
@@ -52,11 +52,11 @@ impl Limiter {
     /// one step under the lock, and a reservation counts as a failure until
     /// [`Reservation::succeeded`] says otherwise: however many requests race, no key
     /// gets more than `max` checks in a window (SPEC §4).
-    pub fn reserve<'a>(
-        &'a self,
+    pub fn reserve(
+        self: &Arc<Self>,
         keys: &[LimitKey],
         now: Timestamp,
-    ) -> Result<Reservation<'a>, u64> {
+    ) -> Result<Reservation, u64> {
         let mut map = self.map();
         let cutoff = now - self.window;
         if map.len() >= SWEEP_AT {
@@ -84,7 +84,7 @@ impl Limiter {
             map.entry(k.clone()).or_default().push_back(now);
         }
         Ok(Reservation {
-            limiter: self,
+            limiter: Arc::clone(self),
             keys: keys.to_vec(),
             at: now,
         })
@@ -101,13 +101,13 @@ impl Limiter {
 /// request, stays a failure, which only ever errs on the side of the limit).
 #[derive(Debug)]
 #[must_use = "a reservation counts as a failure unless it succeeded"]
-pub struct Reservation<'a> {
-    limiter: &'a Limiter,
+pub struct Reservation {
+    limiter: Arc<Limiter>,
     keys: Vec<LimitKey>,
     at: Timestamp,
 }
 
-impl Reservation<'_> {
+impl Reservation {
     /// The check failed: it stays counted.
     pub fn failed(self) {}
 
@@ -140,7 +140,7 @@ mod tests {
 
     #[test]
     fn throttles_after_max_failures_in_window() {
-        let l = Limiter::new(3, 300 * SECOND);
+        let l = Arc::new(Limiter::new(3, 300 * SECOND));
         let keys = [user("ann"), addr(1)];
         for i in 0..3 {
             l.reserve(&keys, i * SECOND)
@@ -157,7 +157,7 @@ mod tests {
 
     #[test]
     fn a_check_in_progress_counts_until_it_succeeds() {
-        let l = Limiter::new(2, 60 * SECOND);
+        let l = Arc::new(Limiter::new(2, 60 * SECOND));
         let keys = [user("ann"), addr(1)];
         let first = l.reserve(&keys, 0);
         let second = l.reserve(&keys, 0);
@@ -199,7 +199,7 @@ mod tests {
 
     #[test]
     fn reset_clears_a_key() {
-        let l = Limiter::new(2, 60 * SECOND);
+        let l = Arc::new(Limiter::new(2, 60 * SECOND));
         let _ = l.reserve(&[user("ann")], 0);
         let _ = l.reserve(&[user("ann")], 1);
         assert!(l.reserve(&[user("ann")], 2).is_err());
@@ -209,7 +209,7 @@ mod tests {
 
     #[test]
     fn retry_after_is_at_least_one_second() {
-        let l = Limiter::new(1, 10 * SECOND);
+        let l = Arc::new(Limiter::new(1, 10 * SECOND));
         let _ = l.reserve(&[user("x")], 0);
         assert_eq!(l.reserve(&[user("x")], 10 * SECOND - 1).map(|_| ()), Err(1));
     }

@@ -18,7 +18,10 @@ pub enum Outcome {
     Throttled(u64),
 }
 
-/// Checks `username`/`password`.
+/// Checks `username`/`password`. The check runs in a task of its own: a client that
+/// goes away while its password is hashed does not cancel the check, so it is counted
+/// by what it found (a wrong password stays a failure; a right one is no failure),
+/// never left as an unresolved reservation that would count against a legitimate user.
 pub async fn check(
     state: &AppState,
     addr: IpAddr,
@@ -31,33 +34,43 @@ pub async fn check(
         Ok(r) => r,
         Err(secs) => return Ok(Outcome::Throttled(secs)),
     };
-    let name = username.to_owned();
+    let (state, name, pw) = (state.clone(), username.to_owned(), password.to_owned());
+    tokio::spawn(async move {
+        let outcome = verify(&state, name, pw).await;
+        match &outcome {
+            Ok(Outcome::Ok(_)) => reservation.succeeded(&user_key),
+            _ => reservation.failed(),
+        }
+        outcome
+    })
+    .await
+    .map_err(|e| crate::db::DbError::Task(e.to_string()))?
+}
+
+/// The password check itself: the same work whether or not the user exists.
+async fn verify(state: &AppState, name: String, pw: String) -> Result<Outcome, crate::db::DbError> {
     let found = state
         .db
         .read(move |c| crate::db::users::by_username(c, &name).map_err(crate::db::DbError::from))
         .await?;
-    let pw = password.to_owned();
-    let (id, ok) = match found {
+    Ok(match found {
         Some((user, Some(hash))) => {
             let ok = state
                 .hash_blocking(move || crate::token::password::verify(&pw, &hash))
                 .await
                 .unwrap_or(false);
-            (user.id, ok)
+            if ok {
+                Outcome::Ok(user.id)
+            } else {
+                Outcome::Wrong
+            }
         }
         // unknown user, or one without a password (JWT-only): same work, always wrong
         _ => {
             let _ = state
                 .hash_blocking(move || crate::token::password::dummy_verify(&pw))
                 .await;
-            (0, false)
+            Outcome::Wrong
         }
-    };
-    if ok {
-        reservation.succeeded(&user_key);
-        Ok(Outcome::Ok(id))
-    } else {
-        reservation.failed();
-        Ok(Outcome::Wrong)
-    }
+    })
 }

@@ -255,3 +255,41 @@ async fn spoofed_forwarded_for_entries_do_not_escape_the_address_limit() {
     .await;
     assert_eq!(r.status, StatusCode::OK);
 }
+
+/// Clients that hang up while their (right) password is being checked: each check
+/// still runs to its end and counts for what it found, so the address is not throttled
+/// by checks that succeeded (wrk closing its connections at the end of a run did that).
+#[tokio::test]
+async fn hung_up_checks_count_for_what_they_found() {
+    let s = TestServer::start_with(|c| c.login_max_failures = 3).await;
+    let ann = s.user("ann", None, false);
+    // a slow hash, so that every client below hangs up in the middle of its check
+    let slow = hearth::token::password::hash("pw-ann", 200_000);
+    s.state
+        .db
+        .with_writer(|c| c.execute("UPDATE user SET password = ?1 WHERE id = ?2", (slow, ann)))
+        .unwrap();
+    let c = app(&s, AppGrant::Password, false, false);
+    let impatient = reqwest::Client::builder()
+        .timeout(std::time::Duration::from_millis(30))
+        .build()
+        .unwrap();
+    let form = [
+        ("grant_type", "password"),
+        ("client_id", c.id.as_str()),
+        ("username", "ann"),
+        ("password", "pw-ann"),
+    ];
+    let url = format!("{}/oauth/token/", s.url);
+    for _ in 0..4 {
+        let r = impatient.post(&url).form(&form).send().await;
+        assert!(
+            r.is_err(),
+            "answered before the client hung up: hung-up checks were counted as failures (429)"
+        );
+    }
+    // let the checks the server started finish
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    let r = token(&s, &form).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+}
