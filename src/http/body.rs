@@ -5,7 +5,7 @@
 use std::pin::Pin;
 
 use bytes::{Buf, Bytes, BytesMut};
-use futures_util::{Stream, StreamExt};
+use futures_util::{FutureExt, Stream, StreamExt};
 use serde::de::DeserializeOwned;
 use warp::Filter;
 use warp::http::HeaderMap;
@@ -116,6 +116,13 @@ impl Body {
                 "a request body was read before its caller was authorised",
             ));
         }
+        if declares_none(headers) {
+            // nothing to wait for and nothing to hold (restore, follow, join...)
+            return Ok(Held {
+                bytes: Bytes::new(),
+                permit: None,
+            });
+        }
         let mut chunks = self
             .chunks
             .into_inner()
@@ -134,11 +141,16 @@ impl Body {
         };
         let mut buf = BytesMut::with_capacity(declared);
         loop {
-            let next = match self.deadline {
-                Some(d) => tokio::time::timeout_at(d, chunks.next())
-                    .await
-                    .map_err(|_| ApiError::RequestTimeout)?,
-                None => chunks.next().await,
+            // a chunk already here needs no timer (most bodies arrive with their
+            // headers); only a body that makes us wait is timed
+            let next = match chunks.next().now_or_never() {
+                Some(next) => next,
+                None => match self.deadline {
+                    Some(d) => tokio::time::timeout_at(d, chunks.next())
+                        .await
+                        .map_err(|_| ApiError::RequestTimeout)?,
+                    None => chunks.next().await,
+                },
             };
             let Some(chunk) = next else { break };
             let chunk =
