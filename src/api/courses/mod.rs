@@ -393,11 +393,14 @@ async fn delete(id: i64, mut req: Req) -> Result<Response, ApiError> {
     let creds = req.credentials();
     let now = req.state.clock.now();
     let (body, headers) = (req.body, req.headers);
-    crate::http::body::none(body, &headers).await?;
+    // read now, report only after the full authentication in the transaction (a
+    // signed JWT of a deleted user is 401 whatever it sent)
+    let no_body = crate::http::body::none(body, &headers).await;
     req.state
         .db
         .write(move |tx| {
             let who = auth::require_write(tx, &creds, now)?;
+            no_body?;
             let (mut course, status) = visible_course(tx, id, Some(who))?;
             if status.as_deref() != Some("creator") {
                 return Err(ApiError::PermissionDenied);
