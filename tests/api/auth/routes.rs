@@ -200,20 +200,42 @@ fn body_for(m: &Method) -> Option<serde_json::Value> {
     (m != Method::GET && m != Method::HEAD).then(|| json!({}))
 }
 
+/// A write route that checks for a body before its database authentication: with a
+/// signed token whose user is gone (or a JWT revoked since the last key reload) and a body,
+/// it answers 400 `parse_error`, not 401. Remove it from here when the route is fixed.
+const BODY_BEFORE_USER_CHECK: &[(&str, &str)] = &[("DELETE", "/api/v2/course/{id}/")];
+
+/// The bodies a bad-token call sends: none on a read; on a write an empty object and one
+/// that is not an object, which must not matter before authentication either.
+fn bad_token_bodies(m: &str, template: &str) -> Vec<Option<serde_json::Value>> {
+    let Some(empty) = body_for(&method(m)) else {
+        return vec![None];
+    };
+    if BODY_BEFORE_USER_CHECK.contains(&(m, template)) {
+        return vec![Some(empty)];
+    }
+    vec![Some(empty), Some(json!("not an object"))]
+}
+
 #[tokio::test]
 async fn every_protected_route_rejects_bad_tokens() {
     let s = TestServer::start().await;
     let fx = Fixtures::make(&s).await;
     let cases = common::bad_tokens(&s).await;
     for (m, template) in PROTECTED_ROUTES {
+        let bodies = bad_token_bodies(m, template);
         // auth is checked before existence: unknown ids are 401 too
         for unknown in [false, true] {
             let path = fx.fill(template, unknown);
-            for (what, token) in &cases {
+            for ((what, token), body) in cases
+                .iter()
+                .flat_map(|c| bodies.iter().map(move |b| (c, b)))
+            {
                 let r = s
-                    .call(method(m), &path, token.as_deref(), body_for(&method(m)))
+                    .call(method(m), &path, token.as_deref(), body.clone())
                     .await;
-                assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{m} {path}: {what}");
+                let at = format!("{m} {path}: {what}, body {body:?}");
+                assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{at}");
                 let (code, header) = if token.is_none() {
                     ("not_authenticated", r#"Bearer realm="api""#)
                 } else {
@@ -222,12 +244,8 @@ async fn every_protected_route_rejects_bad_tokens() {
                         r#"Bearer realm="api", error="invalid_token""#,
                     )
                 };
-                assert_eq!(r.error_code(), code, "{m} {path}: {what}");
-                assert_eq!(
-                    r.header("www-authenticate"),
-                    Some(header),
-                    "{m} {path}: {what}"
-                );
+                assert_eq!(r.error_code(), code, "{at}");
+                assert_eq!(r.header("www-authenticate"), Some(header), "{at}");
             }
         }
     }
@@ -254,8 +272,12 @@ async fn a_read_only_token_may_not_write_anywhere() {
             );
         }
     }
-    // and the reads still work with it
-    for (m, template) in PROTECTED_ROUTES.iter().filter(|(m, _)| *m == "GET") {
+    // and the reads still work with it, protected and public
+    for (m, template) in PROTECTED_ROUTES
+        .iter()
+        .filter(|(m, _)| *m == "GET")
+        .chain(PUBLIC_ROUTES)
+    {
         let path = fx.fill(template, false);
         let r = s.call(method(m), &path, Some(&read), None).await;
         assert_eq!(r.status, StatusCode::OK, "{m} {path}: {}", r.text);
@@ -283,6 +305,16 @@ async fn a_bad_token_on_a_public_route_is_401() {
                 "{m} {path}: {what}"
             );
         }
+        // a bad token is 401 before a bad parameter is 400
+        let r = s
+            .call(
+                method(m),
+                &format!("{path}?limit=0"),
+                Some("not-a-token.at.all"),
+                None,
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{m} {path}?limit=0");
     }
 }
 
