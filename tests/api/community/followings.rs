@@ -1,5 +1,5 @@
-//! Users and followings: the lists and their order, following and unfollowing, the
-//! caller's connection status, and who may read them.
+//! Users and followings: the lists and their order, following and unfollowing, and the
+//! caller's connection status.
 
 #![allow(
     clippy::unwrap_used,
@@ -297,32 +297,4 @@ async fn connection_status_is_the_callers_relation() {
     let r = s.get(&format!("/api/v2/user/{d}/"), None).await;
     assert_eq!(r.json()["connection_status"], Value::Null);
     assert_eq!(r.json()["followers_counter"], 2);
-}
-
-#[tokio::test]
-async fn content_availability_false_needs_a_caller() {
-    let (s, [a, ..]) = community().await;
-    s.set_pref("configurations", "content_availability", json!(false));
-    let ta = s.jwt(a);
-    for path in [
-        format!("/api/v2/user/{a}/"),
-        format!("/api/v2/user/{a}/followings/"),
-        format!("/api/v2/user/{a}/followers/"),
-    ] {
-        let r = s.get(&path, None).await;
-        assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{path}");
-        assert_eq!(r.error_code(), "not_authenticated");
-        assert_eq!(
-            s.get(&path, Some(&ta)).await.status,
-            StatusCode::OK,
-            "{path}"
-        );
-    }
-    // reactions and preferences are not (CA)
-    for path in [
-        "/api/v2/reaction/search/",
-        "/api/v2/dynamic_preference/search/",
-    ] {
-        assert_eq!(s.get(path, None).await.status, StatusCode::OK, "{path}");
-    }
 }

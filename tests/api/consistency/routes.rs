@@ -71,6 +71,7 @@ async fn content_availability_applies_to_every_ca_read() {
         "/api/v2/comment/".into(),
         format!("/api/v2/comment/{c}/"),
         format!("/api/v2/course/{course}/"),
+        format!("/api/v2/course/{course}/status/"),
         "/api/v2/course/search/".into(),
         format!("/api/v2/course/{course}/section/"),
         format!("/api/v2/course/{course}/section/{sec}/"),
@@ -95,6 +96,23 @@ async fn content_availability_applies_to_every_ca_read() {
             StatusCode::OK,
             "{path}"
         );
+    }
+    // authentication comes before existence: an unknown id is 401 too
+    for path in &ca {
+        let unknown = path
+            .split('/')
+            .map(|seg| {
+                let id = !seg.is_empty() && seg.bytes().all(|b| b.is_ascii_digit());
+                if id { "999999" } else { seg }
+            })
+            .collect::<Vec<_>>()
+            .join("/");
+        if unknown == *path {
+            continue;
+        }
+        let r = s.get(&unknown, None).await;
+        assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{unknown}");
+        assert_eq!(r.error_code(), "not_authenticated", "{unknown}");
     }
     for path in public {
         assert_eq!(s.get(path, None).await.status, StatusCode::OK, "{path}");

@@ -1,5 +1,4 @@
-//! Who may write and read: missing, bad and read-only tokens, other users, staff, and
-//! `content_availability`.
+//! Who may write and read: missing, bad and read-only tokens, other users, and staff.
 
 #![allow(
     clippy::unwrap_used,
@@ -10,7 +9,6 @@
 
 use hearth::model::contribution::Kind;
 use reqwest::{Method, StatusCode};
-use serde_json::json;
 
 use super::{a_post, assert_db_consistent, body, create, item, path, restore};
 use crate::common::TestServer;
@@ -136,27 +134,4 @@ async fn protected_routes_reject_missing_bad_and_wrong_users() {
         );
     }
     assert_db_consistent(&s);
-}
-
-#[tokio::test]
-async fn reads_need_auth_when_content_is_not_available() {
-    let s = TestServer::start().await;
-    let a = s.jwt(s.user("alice", None, false));
-    let host = a_post(&s, &a).await;
-    s.set_pref("configurations", "content_availability", json!(false));
-    for kind in Kind::ALL {
-        let id = create(&s, &a, kind, body(kind, host)).await["id"]
-            .as_i64()
-            .unwrap();
-        for p in [path(kind), item(kind, id), item(kind, 999)] {
-            let r = s.get(&p, None).await;
-            assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{p}");
-            assert_eq!(r.error_code(), "not_authenticated");
-        }
-        assert_eq!(
-            s.get(&item(kind, id), Some(&a)).await.status,
-            StatusCode::OK
-        );
-        assert_eq!(s.get(&path(kind), Some(&a)).await.status, StatusCode::OK);
-    }
 }
