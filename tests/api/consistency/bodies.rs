@@ -152,7 +152,21 @@ async fn no_body_routes_refuse_real_bodies_alike() {
     let s = TestServer::start().await;
     let w = world(&s).await;
     let t = &w.ann_t;
+    let d = created(
+        s.post(
+            "/api/v2/discussion/",
+            Some(t),
+            json!({"title": "d", "text": "d"}),
+        )
+        .await,
+    )
+    .await;
     let p = created(s.post("/api/v2/post/", Some(t), json!({"text": "p"})).await).await;
+    let st = created(
+        s.post("/api/v2/status/", Some(t), json!({"text": "s"}))
+            .await,
+    )
+    .await;
     let c = created(
         s.post("/api/v2/comment/", Some(t), json!({"text": "c", "post": p}))
             .await,
@@ -178,8 +192,19 @@ async fn no_body_routes_refuse_real_bodies_alike() {
     .await;
     let routes = [
         (Method::POST, format!("/api/v2/user/{}/follow/", w.bob), t),
+        (Method::DELETE, format!("/api/v2/discussion/{d}/"), t),
+        (Method::POST, format!("/api/v2/discussion/{d}/restore/"), t),
+        (
+            Method::DELETE,
+            format!("/api/v2/discussion/{d}/restore/"),
+            t,
+        ),
         (Method::DELETE, format!("/api/v2/post/{p}/"), t),
         (Method::POST, format!("/api/v2/post/{p}/restore/"), t),
+        (Method::DELETE, format!("/api/v2/status/{st}/"), t),
+        (Method::POST, format!("/api/v2/status/{st}/restore/"), t),
+        (Method::DELETE, format!("/api/v2/comment/{c}/"), t),
+        (Method::POST, format!("/api/v2/comment/{c}/restore/"), t),
         (Method::POST, format!("/api/v2/comment/{c}/restore"), t),
         (
             Method::POST,

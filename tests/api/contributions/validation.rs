@@ -12,7 +12,7 @@ use hearth::model::contribution::Kind;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use super::{a_post, assert_db_consistent, body, create, item, me, path, restore};
+use super::{a_post, assert_db_consistent, body, create, item, me, path};
 use crate::common::{Resp, TestServer};
 
 /// A create body for a kind and the `(field, code)` errors it must get.
@@ -342,41 +342,4 @@ async fn bodies_must_be_json_objects() {
             .unwrap();
         assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
     }
-}
-
-#[tokio::test]
-async fn delete_and_restore_take_no_body() {
-    let s = TestServer::start().await;
-    let a = s.jwt(s.user("alice", None, false));
-    let host = a_post(&s, &a).await;
-    for kind in Kind::ALL {
-        let id = create(&s, &a, kind, body(kind, host)).await["id"]
-            .as_i64()
-            .unwrap();
-        for (ct, raw) in [
-            (Some("application/json"), ""),
-            (Some("application/json"), "{}"),
-            (Some("text/plain"), ""),
-            (None, ""),
-        ] {
-            for (m, p) in [
-                (Method::DELETE, item(kind, id)),
-                (Method::POST, restore(kind, id)),
-            ] {
-                let r = send_raw(&s, m.clone(), &p, &a, ct, raw).await;
-                assert_eq!(r.status, StatusCode::NO_CONTENT, "{m} {p} {ct:?} {raw:?}");
-            }
-        }
-        let r = send_raw(
-            &s,
-            Method::POST,
-            &restore(kind, id),
-            &a,
-            Some("application/json"),
-            "{\"x\":1}",
-        )
-        .await;
-        assert_eq!(r.status, StatusCode::BAD_REQUEST);
-    }
-    assert_db_consistent(&s);
 }
