@@ -1,0 +1,216 @@
+//! Routes alike everywhere: `content_availability` on every (CA) read, trailing slashes.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "tests fail loudly"
+)]
+
+use reqwest::{Method, StatusCode};
+use serde_json::json;
+
+use super::{created, world};
+use crate::common::TestServer;
+
+/// Every read marked (CA) in SPEC §5 needs a caller when `content_availability` is off;
+/// the public reads (reactions, preferences) do not.
+#[tokio::test]
+async fn content_availability_applies_to_every_ca_read() {
+    let s = TestServer::start().await;
+    let w = world(&s).await;
+    let t = &w.ann_t;
+    let d = created(
+        s.post(
+            "/api/v2/discussion/",
+            Some(t),
+            json!({"title": "d", "text": "d"}),
+        )
+        .await,
+    )
+    .await;
+    let p = created(s.post("/api/v2/post/", Some(t), json!({"text": "p"})).await).await;
+    let st = created(
+        s.post("/api/v2/status/", Some(t), json!({"text": "s"}))
+            .await,
+    )
+    .await;
+    let c = created(
+        s.post("/api/v2/comment/", Some(t), json!({"text": "c", "post": p}))
+            .await,
+    )
+    .await;
+    let course = created(
+        s.post(
+            "/api/v2/course/",
+            Some(t),
+            json!({"name": "C", "type": "self-paced", "privacy": "open"}),
+        )
+        .await,
+    )
+    .await;
+    let sec = created(
+        s.post(
+            &format!("/api/v2/course/{course}/section/"),
+            Some(t),
+            json!({"name": "x"}),
+        )
+        .await,
+    )
+    .await;
+    let ca = [
+        format!("/api/v2/user/{}/", w.bob),
+        format!("/api/v2/user/{}/followings/", w.bob),
+        format!("/api/v2/user/{}/followers/", w.bob),
+        "/api/v2/discussion/".into(),
+        format!("/api/v2/discussion/{d}/"),
+        "/api/v2/post/".into(),
+        format!("/api/v2/post/{p}/"),
+        "/api/v2/status/".into(),
+        format!("/api/v2/status/{st}/"),
+        "/api/v2/comment/".into(),
+        format!("/api/v2/comment/{c}/"),
+        format!("/api/v2/course/{course}/"),
+        format!("/api/v2/course/{course}/status/"),
+        "/api/v2/course/search/".into(),
+        format!("/api/v2/course/{course}/section/"),
+        format!("/api/v2/course/{course}/section/{sec}/"),
+    ];
+    let public = [
+        "/api/v2/reaction/search/",
+        "/api/v2/reaction/1/",
+        "/api/v2/dynamic_preference/",
+        "/api/v2/dynamic_preference/search/",
+    ];
+    for path in ca.iter().map(String::as_str).chain(public) {
+        assert_eq!(s.get(path, None).await.status, StatusCode::OK, "{path}");
+    }
+    s.set_pref("configurations", "content_availability", json!(false));
+    for path in &ca {
+        let r = s.get(path, None).await;
+        assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{path}");
+        assert_eq!(r.error_code(), "not_authenticated", "{path}");
+        assert_eq!(r.header("www-authenticate"), Some(r#"Bearer realm="api""#));
+        assert_eq!(
+            s.get(path, Some(&w.bob_t)).await.status,
+            StatusCode::OK,
+            "{path}"
+        );
+    }
+    // authentication comes before existence: an unknown id is 401 too
+    for path in &ca {
+        let unknown = path
+            .split('/')
+            .map(|seg| {
+                let id = !seg.is_empty() && seg.bytes().all(|b| b.is_ascii_digit());
+                if id { "999999" } else { seg }
+            })
+            .collect::<Vec<_>>()
+            .join("/");
+        if unknown == *path {
+            continue;
+        }
+        let r = s.get(&unknown, None).await;
+        assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{unknown}");
+        assert_eq!(r.error_code(), "not_authenticated", "{unknown}");
+    }
+    for path in public {
+        assert_eq!(s.get(path, None).await.status, StatusCode::OK, "{path}");
+    }
+}
+
+/// SPEC §3: API paths only with their trailing slash, except the two slashless forms.
+#[tokio::test]
+async fn trailing_slash_rules() {
+    let s = TestServer::start().await;
+    let w = world(&s).await;
+    let t = &w.ann_t;
+    let p = created(s.post("/api/v2/post/", Some(t), json!({"text": "p"})).await).await;
+    let c = created(
+        s.post("/api/v2/comment/", Some(t), json!({"text": "c", "post": p}))
+            .await,
+    )
+    .await;
+    let course = created(
+        s.post(
+            "/api/v2/course/",
+            Some(t),
+            json!({"name": "C", "type": "self-paced", "privacy": "open"}),
+        )
+        .await,
+    )
+    .await;
+    let sec = created(
+        s.post(
+            &format!("/api/v2/course/{course}/section/"),
+            Some(t),
+            json!({"name": "x"}),
+        )
+        .await,
+    )
+    .await;
+    let b = w.bob;
+    for path in [
+        "/api/v2/user/me".to_owned(),
+        format!("/api/v2/user/{b}"),
+        format!("/api/v2/user/{b}/followings"),
+        format!("/api/v2/user/{b}/followers"),
+        format!("/api/v2/user/{b}/follow"),
+        format!("/api/v2/user/{b}/is_followed"),
+        format!("/api/v2/user/{b}/is_follower"),
+        "/api/v2/reaction".into(),
+        "/api/v2/reaction/search".into(),
+        "/api/v2/reaction/1".into(),
+        "/api/v2/dynamic_preference".into(),
+        "/api/v2/dynamic_preference/search".into(),
+        "/api/v2/dynamic_preference/1".into(),
+        "/api/v2/jwt/verify_token".into(),
+        "/api/v2/post".into(),
+        format!("/api/v2/post/{p}"),
+        format!("/api/v2/post/{p}/restore"),
+        format!("/api/v2/comment/{c}"),
+        "/api/v2/course".into(),
+        "/api/v2/course/search".into(),
+        format!("/api/v2/course/{course}"),
+        format!("/api/v2/course/{course}/join"),
+        format!("/api/v2/course/{course}/status"),
+        format!("/api/v2/course/{course}/invite"),
+        format!("/api/v2/course/{course}/request_join"),
+        format!("/api/v2/course/{course}/role"),
+        format!("/api/v2/course/{course}/section"),
+        format!("/api/v2/course/{course}/section/{sec}"),
+        "/oauth/token".into(),
+        "/oauth/revoke_token".into(),
+        "/accounts/login".into(),
+        "/accounts/logout".into(),
+        "/healthz/".into(),
+        "/api/v2/schema".into(),
+    ] {
+        for m in [Method::GET, Method::POST] {
+            let r = s.call(m.clone(), &path, Some(t), None).await;
+            assert_eq!(r.status, StatusCode::NOT_FOUND, "{m} {path}: {}", r.text);
+        }
+    }
+    // ids that are not integers match no route, before any authentication
+    for path in [
+        "/api/v2/user/x/",
+        "/api/v2/post/1.5/",
+        "/api/v2/course/abc/join/",
+        "/api/v2/comment/x/restore",
+    ] {
+        let r = s.call(Method::POST, path, None, None).await;
+        assert_eq!(r.status, StatusCode::NOT_FOUND, "{path}");
+    }
+    // the two slashless forms
+    let r = s
+        .call(
+            Method::POST,
+            &format!("/api/v2/comment/{c}/restore"),
+            Some(t),
+            None,
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
+    let r = s.get("/oauth/authorize", None).await;
+    assert_ne!(r.status, StatusCode::NOT_FOUND);
+}

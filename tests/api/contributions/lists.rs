@@ -1,0 +1,87 @@
+//! Contribution lists: pagination, newest first, and the comment filters.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "tests fail loudly"
+)]
+
+use hearth::model::contribution::Kind;
+use reqwest::{Method, StatusCode};
+use serde_json::json;
+
+use super::{assert_db_consistent, create, ids, item};
+use crate::common::TestServer;
+
+#[tokio::test]
+async fn lists_are_paginated_newest_first_and_filter_comments() {
+    let s = TestServer::start().await;
+    let a = s.jwt(s.user("alice", None, false));
+    let mut posts = Vec::new();
+    for i in 0..5 {
+        s.clock.advance(1_000_000);
+        let j = create(&s, &a, Kind::Post, json!({"text": format!("p{i}")})).await;
+        posts.push(j["id"].as_i64().unwrap());
+    }
+    let r = s.get("/api/v2/post/?limit=2&offset=1&x=y", None).await;
+    assert_eq!(r.status, StatusCode::OK);
+    let j = r.json();
+    assert_eq!(j["count"], 5);
+    assert_eq!(ids(&r), vec![posts[3], posts[2]]);
+    assert_eq!(
+        j["next"],
+        format!("{}/api/v2/post/?x=y&limit=2&offset=3", s.url)
+    );
+    assert_eq!(j["previous"], format!("{}/api/v2/post/?x=y&limit=2", s.url));
+    for q in ["limit=0", "limit=x", "offset=-1", "limit="] {
+        let r = s.get(&format!("/api/v2/post/?{q}"), None).await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{q}");
+    }
+
+    let st = create(&s, &a, Kind::Status, json!({"text": "s"})).await["id"]
+        .as_i64()
+        .unwrap();
+    let on_p0 = create(
+        &s,
+        &a,
+        Kind::Comment,
+        json!({"text": "a", "post": posts[0]}),
+    )
+    .await["id"]
+        .as_i64()
+        .unwrap();
+    let on_p1 = create(
+        &s,
+        &a,
+        Kind::Comment,
+        json!({"text": "b", "post": posts[1]}),
+    )
+    .await["id"]
+        .as_i64()
+        .unwrap();
+    let on_st = create(&s, &a, Kind::Comment, json!({"text": "c", "status": st})).await["id"]
+        .as_i64()
+        .unwrap();
+    let list = |q: String| {
+        let s = &s;
+        async move { s.get(&format!("/api/v2/comment/{q}"), None).await }
+    };
+    assert_eq!(ids(&list(String::new()).await), vec![on_st, on_p1, on_p0]);
+    assert_eq!(ids(&list(format!("?post={}", posts[0])).await), vec![on_p0]);
+    assert_eq!(ids(&list(format!("?status={st}")).await), vec![on_st]);
+    assert_eq!(ids(&list("?discussion=1".into()).await), Vec::<i64>::new());
+    assert_eq!(
+        ids(&list(format!("?post={}&status={st}", posts[0])).await),
+        Vec::<i64>::new()
+    );
+    let r = list("?post=abc".into()).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    assert_eq!(r.json()["errors"][0]["field"], "post");
+    // a deleted comment leaves the filtered list
+    s.call(Method::DELETE, &item(Kind::Comment, on_p0), Some(&a), None)
+        .await;
+    let r = list(format!("?post={}", posts[0])).await;
+    assert_eq!(r.json()["count"], 0);
+    assert_db_consistent(&s);
+}

@@ -1,0 +1,79 @@
+//! Contributions (SPEC §5): create, read, list, soft delete and restore for the four
+//! kinds, their validation, permissions and counters; the helpers shared by the files below.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "tests fail loudly"
+)]
+
+use hearth::model::contribution::Kind;
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use crate::common::{Resp, TestServer};
+
+mod access;
+mod lifecycle;
+mod lists;
+mod validation;
+
+/// Asserts `hearth check` finds nothing wrong with the test database.
+fn assert_db_consistent(s: &TestServer) {
+    let problems = s
+        .state
+        .db
+        .read_blocking(|c| hearth::db::check::run(c).map_err(hearth::db::DbError::from))
+        .unwrap();
+    assert!(problems.is_empty(), "hearth check: {problems:?}");
+}
+
+fn path(kind: Kind) -> String {
+    format!("/api/v2/{}/", kind.as_str())
+}
+
+fn item(kind: Kind, id: i64) -> String {
+    format!("/api/v2/{}/{id}/", kind.as_str())
+}
+
+fn restore(kind: Kind, id: i64) -> String {
+    format!("/api/v2/{}/{id}/restore/", kind.as_str())
+}
+
+/// A valid create body; comments go on `post`.
+fn body(kind: Kind, post: i64) -> Value {
+    match kind {
+        Kind::Discussion => json!({"title": "A <title>", "text": "Let's talk & see"}),
+        Kind::Post => json!({"text": "Hello <b>world</b>", "title": "ignored"}),
+        Kind::Status => json!({"text": "feeling fine", "action": "feeling"}),
+        Kind::Comment => json!({"text": "nice one", "post": post}),
+    }
+}
+
+async fn create(s: &TestServer, token: &str, kind: Kind, body: Value) -> Value {
+    let r = s.post(&path(kind), Some(token), body).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{kind:?}: {}", r.text);
+    r.json()
+}
+
+/// Creates a post to hang comments on; returns its id.
+async fn a_post(s: &TestServer, token: &str) -> i64 {
+    create(s, token, Kind::Post, json!({"text": "host"})).await["id"]
+        .as_i64()
+        .unwrap()
+}
+
+/// The ids of a list page.
+fn ids(r: &Resp) -> Vec<i64> {
+    r.json()["results"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|x| x["id"].as_i64()).collect())
+        .unwrap_or_default()
+}
+
+async fn me(s: &TestServer, token: &str) -> Value {
+    let r = s.get("/api/v2/user/me/", Some(token)).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    r.json()
+}

@@ -1,0 +1,146 @@
+//! The caller's course list, the search with its filters and orderings, and deletion.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "tests fail loudly"
+)]
+
+use reqwest::{Method, StatusCode};
+use serde_json::json;
+
+use super::{assert_consistent, create, set_status};
+use crate::common::{Resp, TestServer};
+
+#[tokio::test]
+async fn lists_search_and_delete() {
+    let s = TestServer::start().await;
+    let alice = s.user("alice", None, false);
+    let bob = s.user("bob", None, false);
+    let (ta, tb) = (s.jwt(alice), s.jwt(bob));
+    let sci = s.category("Science");
+    let art = s.category("Art");
+    let mk = |name: &str, privacy: &str, cats: Vec<i64>, desc: &str| json!({"name": name, "type": "self-paced", "privacy": privacy, "categories": cats, "description": desc});
+    let a = create(&s, &ta, mk("Alpha Physics", "open", vec![sci], "")).await["id"]
+        .as_i64()
+        .unwrap();
+    s.clock.advance(1_000_000);
+    let b = create(
+        &s,
+        &ta,
+        mk("beta", "private", vec![art], "About ÉTUDES and physics"),
+    )
+    .await["id"]
+        .as_i64()
+        .unwrap();
+    s.clock.advance(1_000_000);
+    let c = create(&s, &tb, mk("Gamma", "open", vec![sci, art], "")).await["id"]
+        .as_i64()
+        .unwrap();
+    let d = create(&s, &tb, mk("Delta", "", vec![], "physics")).await["id"]
+        .as_i64()
+        .unwrap();
+    let ids = |r: &Resp| -> Vec<i64> {
+        r.json()["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x["id"].as_i64().unwrap())
+            .collect()
+    };
+    // my courses: creator, manager, joined by default, newest first
+    let r = s.get("/api/v2/course/", Some(&ta)).await;
+    assert_eq!(ids(&r), vec![b, a]);
+    s.post(&format!("/api/v2/course/{c}/join/"), Some(&ta), json!({}))
+        .await;
+    let r = s.get("/api/v2/course/", Some(&ta)).await;
+    assert_eq!(ids(&r), vec![c, b, a]);
+    let r = s.get("/api/v2/course/?statuses=joined", Some(&ta)).await;
+    assert_eq!(ids(&r), vec![c]);
+    let r = s.get("/api/v2/course/?statuses=nope", Some(&ta)).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    assert_eq!(
+        s.get("/api/v2/course/", None).await.status,
+        StatusCode::UNAUTHORIZED
+    );
+    let r = s.get("/api/v2/course/?limit=1", Some(&ta)).await;
+    assert_eq!(r.json()["count"], 3);
+    assert_eq!(
+        r.json()["next"],
+        format!("{}/api/v2/course/?limit=1&offset=1", s.url).as_str()
+    );
+    // search: visible only, default -id
+    let r = s.get("/api/v2/course/search/", None).await;
+    assert_eq!(ids(&r), vec![c, b, a]);
+    let r = s.get("/api/v2/course/search/", Some(&tb)).await;
+    assert_eq!(ids(&r), vec![d, c, b, a]);
+    let r = s
+        .get("/api/v2/course/search/?search=PHYSICS", Some(&tb))
+        .await;
+    assert_eq!(ids(&r), vec![d, b, a]);
+    let r = s
+        .get("/api/v2/course/search/?search=%C3%A9tudes", None)
+        .await;
+    assert_eq!(
+        ids(&r),
+        Vec::<i64>::new(),
+        "description match is ASCII case-insensitive only"
+    );
+    let r = s.get("/api/v2/course/search/?search=ALPHA", None).await;
+    assert_eq!(ids(&r), vec![a]);
+    let r = s
+        .get(&format!("/api/v2/course/search/?categories={art}"), None)
+        .await;
+    assert_eq!(ids(&r), vec![c, b]);
+    let r = s
+        .get(
+            &format!("/api/v2/course/search/?categories={sci},{art}&ordering=id"),
+            None,
+        )
+        .await;
+    assert_eq!(ids(&r), vec![a, b, c]);
+    // the SDK (axios) sends lists as categories[]=1&categories[]=2
+    let r = s
+        .get(
+            &format!(
+                "/api/v2/course/search/?categories%5B%5D={sci}&categories%5B%5D={art}&ordering=id"
+            ),
+            None,
+        )
+        .await;
+    assert_eq!(ids(&r), vec![a, b, c]);
+    let r = s.get("/api/v2/course/search/?ordering=name", None).await;
+    assert_eq!(ids(&r), vec![a, b, c]);
+    let r = s.get("/api/v2/course/search/?ordering=-name", None).await;
+    assert_eq!(ids(&r), vec![c, b, a]);
+    let r = s
+        .get("/api/v2/course/search/?ordering=created_at", None)
+        .await;
+    assert_eq!(ids(&r)[0], a);
+    for bad in ["ordering=slug", "ordering=--id", "categories=x", "limit=0"] {
+        let r = s.get(&format!("/api/v2/course/search/?{bad}"), None).await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{bad}");
+    }
+    // delete: creator only; deleted courses vanish except for their creator
+    let path = format!("/api/v2/course/{c}/");
+    set_status(&s, c, alice, "manager");
+    let r = s.call(Method::DELETE, &path, Some(&ta), None).await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN);
+    let r = s.call(Method::DELETE, &path, Some(&tb), None).await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT);
+    let r = s.call(Method::DELETE, &path, Some(&tb), None).await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT);
+    let r = s.get(&path, Some(&tb)).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert_eq!(r.json()["deleted"], true);
+    assert_eq!(s.get(&path, Some(&ta)).await.status, StatusCode::NOT_FOUND);
+    assert_eq!(s.get(&path, None).await.status, StatusCode::NOT_FOUND);
+    assert_eq!(
+        ids(&s.get("/api/v2/course/search/", Some(&tb)).await),
+        vec![d, b, a]
+    );
+    assert_eq!(ids(&s.get("/api/v2/course/", Some(&tb)).await), vec![d]);
+    assert_eq!(ids(&s.get("/api/v2/course/", Some(&ta)).await), vec![b, a]);
+    assert_consistent(&s);
+}

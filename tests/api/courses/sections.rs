@@ -1,0 +1,136 @@
+//! Sections: create, read, rename, delete, their order, and the lesson counts.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "tests fail loudly"
+)]
+
+use reqwest::{Method, StatusCode};
+use serde_json::json;
+
+use super::{assert_consistent, create, has, patch};
+use crate::common::TestServer;
+
+#[tokio::test]
+async fn sections_and_their_order() {
+    let s = TestServer::start().await;
+    let alice = s.user("alice", None, false);
+    let bob = s.user("bob", None, false);
+    let (ta, tb) = (s.jwt(alice), s.jwt(bob));
+    let c = create(
+        &s,
+        &ta,
+        json!({"name": "C", "type": "self-paced", "privacy": "open"}),
+    )
+    .await;
+    let id = c["id"].as_i64().unwrap();
+    let base = format!("/api/v2/course/{id}/section/");
+    let mut sids = Vec::new();
+    for name in ["One", "Two", "Three"] {
+        let r = s.post(&base, Some(&ta), json!({"name": name})).await;
+        assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+        assert_eq!(r.json()["name"], name);
+        assert_eq!(r.json()["num_lessons"], 0);
+        sids.push(r.json()["id"].as_i64().unwrap());
+    }
+    let r = s.get(&format!("/api/v2/course/{id}/"), None).await;
+    assert_eq!(r.json()["sections_order"], json!(sids));
+    assert_eq!(r.json()["num_sections"], 3);
+    // sections_order must list exactly these ids
+    for bad in [
+        json!([sids[0], sids[1]]),
+        json!([sids[0], sids[1], sids[2], 999]),
+        json!([sids[0], sids[0], sids[1]]),
+    ] {
+        let r = patch(&s, &ta, id, json!({"sections_order": bad})).await;
+        assert!(has(&r, "sections_order", "invalid"), "{}", r.text);
+    }
+    let order = json!([sids[2], sids[0], sids[1]]);
+    let r = patch(&s, &ta, id, json!({"sections_order": order})).await;
+    assert_eq!(r.json()["sections_order"], order);
+    let r = s.get(&base, None).await;
+    let listed: Vec<i64> = r
+        .json()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(json!(listed), order);
+    // one section: read, rename (PUT needs the name), delete
+    let one = format!("{base}{}/", sids[0]);
+    assert_eq!(s.get(&one, None).await.json()["name"], "One");
+    let r = s
+        .call(Method::PATCH, &one, Some(&ta), Some(json!({"name": "Uno"})))
+        .await;
+    assert_eq!(r.json()["name"], "Uno");
+    let r = s.call(Method::PUT, &one, Some(&ta), Some(json!({}))).await;
+    assert!(has(&r, "name", "required"));
+    let r = s.post(&base, Some(&ta), json!({"name": ""})).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    let r = s
+        .post(&base, Some(&ta), json!({"name": "x".repeat(256)}))
+        .await;
+    assert!(has(&r, "name", "max_length"));
+    // members and others may read but not write
+    let r = s.post(&base, Some(&tb), json!({"name": "Mine"})).await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN);
+    let r = s.call(Method::DELETE, &one, Some(&tb), None).await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN);
+    let r = s.call(Method::DELETE, &one, Some(&ta), None).await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT);
+    assert_eq!(s.get(&one, None).await.status, StatusCode::NOT_FOUND);
+    let r = s.get(&format!("/api/v2/course/{id}/"), None).await;
+    assert_eq!(r.json()["sections_order"], json!([sids[2], sids[1]]));
+    // a section of another course is 404 here
+    let other = create(
+        &s,
+        &ta,
+        json!({"name": "D", "type": "self-paced", "privacy": "open"}),
+    )
+    .await;
+    let r = s
+        .get(
+            &format!("/api/v2/course/{}/section/{}/", other["id"], sids[1]),
+            None,
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+    // lessons count; completion rate of the caller
+    let now = s.clock.now();
+    let (s1, s2) = (sids[1], sids[2]);
+    s.state
+        .db
+        .write_blocking(move |tx| -> Result<(), hearth::db::DbError> {
+            for (sec, n) in [(s1, 3), (s2, 1)] {
+                for i in 0..n {
+                    tx.execute(
+                        "INSERT INTO course_lesson (section_id, name, created_at) VALUES (?1, ?2, ?3)",
+                        rusqlite::params![sec, format!("L{i}"), now],
+                    )?;
+                }
+            }
+            tx.execute(
+                "INSERT INTO course_lesson_completion (lesson_id, user_id, completed_at) VALUES (1, ?1, ?2)",
+                rusqlite::params![bob, now],
+            )?;
+            Ok(())
+        })
+        .unwrap();
+    let r = s.get(&format!("/api/v2/course/{id}/"), Some(&tb)).await;
+    assert_eq!(r.json()["num_lessons"], 4);
+    assert_eq!(r.json()["user_completion_rate"], 25);
+    assert_eq!(
+        s.get(&format!("/api/v2/course/{id}/"), Some(&ta))
+            .await
+            .json()["user_completion_rate"],
+        0
+    );
+    assert_eq!(
+        s.get(&format!("{base}{s1}/"), None).await.json()["num_lessons"],
+        3
+    );
+    assert_consistent(&s);
+}
