@@ -200,20 +200,12 @@ fn body_for(m: &Method) -> Option<serde_json::Value> {
     (m != Method::GET && m != Method::HEAD).then(|| json!({}))
 }
 
-/// A write route that checks for a body before its database authentication: with a
-/// signed token whose user is gone (or a JWT revoked since the last key reload) and a body,
-/// it answers 400 `parse_error`, not 401. Remove it from here when the route is fixed.
-const BODY_BEFORE_USER_CHECK: &[(&str, &str)] = &[("DELETE", "/api/v2/course/{id}/")];
-
 /// The bodies a bad-token call sends: none on a read; on a write an empty object and one
 /// that is not an object, which must not matter before authentication either.
-fn bad_token_bodies(m: &str, template: &str) -> Vec<Option<serde_json::Value>> {
+fn bad_token_bodies(m: &str) -> Vec<Option<serde_json::Value>> {
     let Some(empty) = body_for(&method(m)) else {
         return vec![None];
     };
-    if BODY_BEFORE_USER_CHECK.contains(&(m, template)) {
-        return vec![Some(empty)];
-    }
     vec![Some(empty), Some(json!("not an object"))]
 }
 
@@ -223,7 +215,7 @@ async fn every_protected_route_rejects_bad_tokens() {
     let fx = Fixtures::make(&s).await;
     let cases = common::bad_tokens(&s).await;
     for (m, template) in PROTECTED_ROUTES {
-        let bodies = bad_token_bodies(m, template);
+        let bodies = bad_token_bodies(m);
         // auth is checked before existence: unknown ids are 401 too
         for unknown in [false, true] {
             let path = fx.fill(template, unknown);
