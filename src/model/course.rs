@@ -5,11 +5,11 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::PublicUrl;
+use super::field::FieldError;
 use super::ids::{self, ListError};
 use super::user::UserMinimal;
 use crate::clock::{Timestamp, rfc3339};
 use crate::db::categories::Category;
-use crate::error::FieldError;
 
 /// Allowed `type` values.
 pub const TYPES: [&str; 3] = ["self-paced", "structured", "scheduled"];

@@ -2,6 +2,7 @@
 
 pub mod contribution;
 pub mod course;
+pub mod field;
 pub mod ids;
 pub mod import;
 pub mod pref;

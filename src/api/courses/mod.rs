@@ -13,7 +13,7 @@ use warp::reply::Response;
 use crate::clock::Timestamp;
 use crate::db::course_members;
 use crate::db::courses as db;
-use crate::error::{ApiError, FieldError};
+use crate::error::ApiError;
 use crate::http::auth::{self, Principal};
 use crate::http::pagination::{Page, envelope};
 use crate::http::{
@@ -25,6 +25,7 @@ use crate::model::course::{
     Counts, Course, CourseInput, CourseJson, MEMBER_STATUSES, manages, new_course, parse_statuses,
     same_ids, visible,
 };
+use crate::model::field::FieldError;
 use crate::state::AppState;
 
 /// Routes of this module.

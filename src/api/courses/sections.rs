@@ -66,9 +66,9 @@ fn json(s: db::Section) -> SectionJson {
 /// `name`: required when `required`, 1–255 characters.
 fn name_of(body: &Value, required: bool) -> Result<Option<String>, ApiError> {
     match body.get("name") {
-        None if required => Err(ApiError::Invalid(vec![crate::error::FieldError::required(
-            "name",
-        )])),
+        None if required => Err(ApiError::Invalid(vec![
+            crate::model::field::FieldError::required("name"),
+        ])),
         None => Ok(None),
         Some(Value::String(s)) => {
             let s = s.trim();
