@@ -4,11 +4,12 @@ use warp::Filter;
 use warp::http::Method;
 use warp::reply::Response;
 
-use crate::db::reactions::{Filter as ReactionFilter, Reaction};
+use crate::db::reactions::Filter as ReactionFilter;
 use crate::error::ApiError;
 use crate::http::pagination::{Page, envelope};
 use crate::http::{Req, Route, auth, method_not_allowed, ok, request, respond, slash};
 use crate::model::PublicUrl;
+use crate::model::reaction::Reaction;
 use crate::model::reaction::ReactionJson;
 use crate::state::AppState;
 

@@ -1,5 +1,7 @@
 //! Domain types and the JSON shapes the API returns. Depends on nothing above it.
 
+pub mod app;
+pub mod category;
 pub mod contribution;
 pub mod course;
 pub mod field;

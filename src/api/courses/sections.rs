@@ -15,7 +15,7 @@ use crate::http::auth;
 use crate::http::{
     Req, Route, empty, json_response, method_not_allowed, ok, request, respond, slash,
 };
-use crate::model::course::{SECTION_NAME_MAX, SectionJson};
+use crate::model::course::{SECTION_NAME_MAX, Section, SectionJson};
 use crate::state::AppState;
 
 /// Routes of this module.
@@ -55,7 +55,7 @@ fn item(state: AppState) -> Route {
         .boxed()
 }
 
-fn json(s: db::Section) -> SectionJson {
+fn json(s: Section) -> SectionJson {
     SectionJson {
         id: s.id,
         name: s.name,

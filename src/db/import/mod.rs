@@ -194,7 +194,7 @@ impl Importer {
                 Ok(())
             }
             Line::Reaction(r) => {
-                let reaction = super::reactions::Reaction {
+                let reaction = crate::model::reaction::Reaction {
                     id: r.id,
                     label: r.label,
                     sentiment: r.sentiment,
