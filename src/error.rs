@@ -147,7 +147,9 @@ impl ApiError {
             ApiError::Invalid(fields) => json!({ "detail": message, "errors": fields }),
             _ => json!({ "detail": message, "errors": [{ "code": code, "message": message }] }),
         };
-        let mut resp = crate::http::json_response(self.status(), &body);
+        // a `json!` value always serialises (its map keys are strings)
+        let bytes = serde_json::to_vec(&body).unwrap_or_default();
+        let mut resp = crate::reply::bytes_response(self.status(), crate::reply::JSON, bytes);
         let headers = resp.headers_mut();
         match self {
             ApiError::NotAuthenticated => {

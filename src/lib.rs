@@ -14,6 +14,7 @@ pub mod http;
 pub mod images;
 pub mod model;
 pub mod oauth;
+pub mod reply;
 pub mod server;
 pub mod state;
 pub mod token;
