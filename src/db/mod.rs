@@ -11,6 +11,7 @@ pub mod course_members;
 pub mod courses;
 pub mod follows;
 pub mod import;
+pub mod indexes;
 pub mod jwt;
 pub mod media;
 pub mod migrate;
@@ -170,7 +171,7 @@ impl Db {
         )?;
         init_connection(&writer)?;
         migrate::check_and_migrate(&writer)?;
-        let rebuilt = import::restore_indexes(&mut writer)?;
+        let rebuilt = indexes::restore(&mut writer)?;
         if rebuilt > 0 {
             tracing::warn!(rebuilt, "rebuilt indexes an interrupted import had dropped");
         }
