@@ -12,6 +12,7 @@ pub mod db;
 pub mod error;
 pub mod http;
 pub mod images;
+pub mod limits;
 pub mod model;
 pub mod oauth;
 pub mod reply;

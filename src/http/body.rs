@@ -12,7 +12,7 @@ use warp::http::HeaderMap;
 use warp::http::header::{CONTENT_LENGTH, CONTENT_TYPE};
 
 use crate::error::ApiError;
-use crate::http::budget::{Budget, Permit};
+use crate::limits::budget::{Budget, Permit};
 
 /// Largest JSON body.
 pub const JSON_LIMIT: usize = 1024 * 1024;

@@ -3,7 +3,6 @@
 
 pub mod auth;
 pub mod body;
-pub mod budget;
 pub mod pagination;
 pub mod query;
 pub mod statics;
