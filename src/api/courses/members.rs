@@ -7,9 +7,9 @@ use warp::http::{Method, StatusCode};
 use warp::reply::Response;
 
 use super::{course_json, managed_course, member_statuses, visible_course};
+use crate::api::auth;
 use crate::db::course_members as members;
 use crate::error::ApiError;
-use crate::http::auth;
 use crate::http::pagination::{Page, envelope};
 use crate::http::{Req, Route, empty, method_not_allowed, ok, request, respond, slash};
 use crate::model::course::MemberJson;

@@ -10,11 +10,12 @@ use warp::Filter;
 use warp::http::{Method, StatusCode};
 use warp::reply::Response;
 
+use crate::api::auth;
 use crate::clock::Timestamp;
 use crate::db::course_members;
 use crate::db::courses as db;
 use crate::error::ApiError;
-use crate::http::auth::{self, Principal};
+use crate::http::auth::Principal;
 use crate::http::pagination::{Page, envelope};
 use crate::http::{
     Req, Route, empty, json_response, method_not_allowed, ok, request, respond, slash,

@@ -9,9 +9,9 @@ use warp::http::{Method, StatusCode};
 use warp::reply::Response;
 
 use super::{managed_course, visible_course};
+use crate::api::auth;
 use crate::db::courses as db;
 use crate::error::ApiError;
-use crate::http::auth;
 use crate::http::{
     Req, Route, empty, json_response, method_not_allowed, ok, request, respond, slash,
 };
