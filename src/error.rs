@@ -2,46 +2,11 @@
 //! (SPEC §3): `{"detail": ..., "errors": [...]}`. 4xx errors tell the client exactly
 //! what was wrong; a 500 says nothing of its cause, which is logged instead.
 
-use serde::Serialize;
 use serde_json::json;
 use warp::http::{HeaderValue, StatusCode, header};
 use warp::reply::Response;
 
-/// A validation message about one field (`{"code", "message"}`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct FieldMessage {
-    /// `required`, `invalid`, `invalid_choice`, `unique`, `max_length`, ...
-    pub code: &'static str,
-    /// Human-readable explanation.
-    pub message: String,
-}
-
-/// All validation messages about one field.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct FieldError {
-    /// The body field or query parameter.
-    pub field: String,
-    /// What is wrong with it.
-    pub messages: Vec<FieldMessage>,
-}
-
-impl FieldError {
-    /// The field is missing: code `required`, DRF's message.
-    pub fn required(field: impl Into<String>) -> Self {
-        FieldError::new(field, "required", "This field is required.")
-    }
-
-    /// One field, one message.
-    pub fn new(field: impl Into<String>, code: &'static str, message: impl Into<String>) -> Self {
-        FieldError {
-            field: field.into(),
-            messages: vec![FieldMessage {
-                code,
-                message: message.into(),
-            }],
-        }
-    }
-}
+use crate::model::field::FieldError;
 
 /// Why a request is answered 503.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -182,7 +147,9 @@ impl ApiError {
             ApiError::Invalid(fields) => json!({ "detail": message, "errors": fields }),
             _ => json!({ "detail": message, "errors": [{ "code": code, "message": message }] }),
         };
-        let mut resp = crate::http::json_response(self.status(), &body);
+        // a `json!` value always serialises (its map keys are strings)
+        let bytes = serde_json::to_vec(&body).unwrap_or_default();
+        let mut resp = crate::reply::bytes_response(self.status(), crate::reply::JSON, bytes);
         let headers = resp.headers_mut();
         match self {
             ApiError::NotAuthenticated => {

@@ -68,9 +68,9 @@ pub struct AppState {
     /// At most one password hash per core at a time (SPEC §4).
     pub hashing: Arc<tokio::sync::Semaphore>,
     /// Brute-force limit on password checks (SPEC §4), per username and per address.
-    pub login_limiter: Arc<crate::oauth::limit::Limiter>,
+    pub login_limiter: Arc<crate::limits::login::Limiter>,
     /// Request bodies and decoded images held in memory, across all requests (SPEC §3).
-    pub body_budget: crate::http::budget::Budget,
+    pub body_budget: crate::limits::budget::Budget,
     stopping: Arc<std::sync::atomic::AtomicBool>,
 }
 
@@ -92,13 +92,13 @@ impl AppState {
             .map(usize::from)
             .unwrap_or(1);
         let window = i64::try_from(config.login_window.as_micros()).unwrap_or(i64::MAX);
-        let login_limiter = Arc::new(crate::oauth::limit::Limiter::new(
+        let login_limiter = Arc::new(crate::limits::login::Limiter::new(
             config.login_max_failures,
             window,
         ));
         Ok(AppState {
             login_limiter,
-            body_budget: crate::http::budget::Budget::new(config.max_body_memory),
+            body_budget: crate::limits::budget::Budget::new(config.max_body_memory),
             stopping: Arc::new(std::sync::atomic::AtomicBool::new(false)),
             db,
             clock,

@@ -7,14 +7,16 @@ use warp::Filter;
 use warp::http::{Method, StatusCode};
 use warp::reply::Response;
 
+use crate::api::auth;
 use crate::db::contributions::{self as store, NewContribution};
-use crate::error::{ApiError, FieldError};
+use crate::error::ApiError;
 use crate::http::pagination::{Page, envelope};
 use crate::http::{
-    Req, Route, auth, body, empty, json_response, method_not_allowed, no_slash, ok, request,
-    respond, slash,
+    Req, Route, body, empty, json_response, method_not_allowed, no_slash, ok, request, respond,
+    slash,
 };
 use crate::model::contribution::{self, Kind};
+use crate::model::field::FieldError;
 use crate::state::AppState;
 
 /// Routes of this module: for each kind its collection, item and restore paths, plus

@@ -1,10 +1,12 @@
 //! The JSON API: one module per URL prefix, each exposing `routes(state)`; this module
 //! joins them into the one router.
 
+pub mod auth;
 pub mod contributions;
 pub mod courses;
 pub mod health;
 pub mod jwt;
+pub mod media;
 pub mod preferences;
 pub mod reactions;
 pub mod schema;
@@ -36,7 +38,7 @@ pub fn routes(state: AppState) -> Route {
         .unify()
         .or(crate::http::statics::static_files())
         .unify()
-        .or(crate::http::statics::media(state))
+        .or(media::routes(state))
         .unify()
         .boxed()
 }

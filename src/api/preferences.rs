@@ -6,12 +6,14 @@ use warp::Filter;
 use warp::http::Method;
 use warp::reply::Response;
 
-use crate::db::prefs::{Filter as PrefFilter, OrderKey, Pref};
-use crate::error::{ApiError, FieldError};
+use crate::api::auth;
+use crate::db::prefs::{Filter as PrefFilter, OrderKey};
+use crate::error::ApiError;
 use crate::http::pagination::{Page, envelope};
 use crate::http::query::Query;
-use crate::http::{Req, Route, auth, body, method_not_allowed, ok, request, respond, slash};
-use crate::model::pref::PrefJson;
+use crate::http::{Req, Route, body, method_not_allowed, ok, request, respond, slash};
+use crate::model::field::FieldError;
+use crate::model::pref::{Pref, PrefJson};
 use crate::state::AppState;
 
 /// Largest page of preferences (SPEC §6); without `limit` every row is one page.

@@ -4,12 +4,13 @@ use warp::Filter;
 use warp::http::Method;
 use warp::reply::Response;
 
-use crate::db::reactions::{Filter as ReactionFilter, Reaction};
+use crate::api::auth;
+use crate::db::reactions::Filter as ReactionFilter;
 use crate::error::ApiError;
 use crate::http::pagination::{Page, envelope};
-use crate::http::{Req, Route, auth, method_not_allowed, ok, request, respond, slash};
+use crate::http::{Req, Route, method_not_allowed, ok, request, respond, slash};
 use crate::model::PublicUrl;
-use crate::model::reaction::ReactionJson;
+use crate::model::reaction::{Reaction, ReactionJson};
 use crate::state::AppState;
 
 /// Routes of this module.

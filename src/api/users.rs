@@ -5,11 +5,12 @@ use warp::Filter;
 use warp::http::{Method, StatusCode};
 use warp::reply::Response;
 
+use crate::api::auth;
 use crate::db::follows::Direction;
 use crate::error::ApiError;
 use crate::http::pagination::{Page, envelope};
 use crate::http::query::Query;
-use crate::http::{Req, Route, auth, body, empty, method_not_allowed, ok, request, respond, slash};
+use crate::http::{Req, Route, body, empty, method_not_allowed, ok, request, respond, slash};
 use crate::state::AppState;
 
 /// Routes of this module.

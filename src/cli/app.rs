@@ -6,7 +6,8 @@ use serde_json::json;
 use super::{CliError, CliResult, print_json, read, write};
 use crate::clock::{Clock, rfc3339};
 use crate::db::Db;
-use crate::db::apps::{self, App, AppGrant};
+use crate::db::apps;
+use crate::model::app::{App, AppGrant};
 use crate::oauth::redirect;
 use crate::token;
 

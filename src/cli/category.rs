@@ -6,7 +6,8 @@ use serde_json::json;
 use super::{CliError, CliResult, print_json, read, write};
 use crate::clock::Clock;
 use crate::db::Db;
-use crate::db::categories::{self, Category, Taken};
+use crate::db::categories::{self, Taken};
+use crate::model::category::Category;
 use crate::model::slug;
 
 /// Longest category name.

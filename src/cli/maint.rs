@@ -8,8 +8,8 @@ use crate::db::apps;
 use crate::db::check::Problem;
 use crate::oauth::redirect;
 
-/// A consistent copy of the live database (`VACUUM INTO` reads one snapshot, so it is
-/// safe while the server writes).
+/// A consistent copy of the live database ([`crate::db::backup`]), safe while the server
+/// writes.
 pub fn backup(db: &Db, dest: &Path) -> CliResult {
     if dest.exists() {
         return Err(CliError(format!(
@@ -21,10 +21,7 @@ pub fn backup(db: &Db, dest: &Path) -> CliResult {
         .to_str()
         .ok_or_else(|| CliError("the destination path is not UTF-8".into()))?
         .to_owned();
-    db.read_blocking(|c| {
-        c.execute("VACUUM INTO ?1", [&target])
-            .map_err(CliError::from)
-    })?;
+    db.read_blocking(|c| crate::db::backup(c, &target).map_err(CliError::from))?;
     println!("backed up {} to {}", db.path().display(), dest.display());
     Ok(())
 }

@@ -5,7 +5,8 @@ use serde_json::json;
 
 use super::{CliError, CliResult, print_json, read, write};
 use crate::db::Db;
-use crate::db::prefs::{self, Pref};
+use crate::db::prefs;
+use crate::model::pref::Pref;
 
 /// Preference subcommands.
 #[derive(Debug, Subcommand)]

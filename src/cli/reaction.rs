@@ -5,7 +5,8 @@ use serde_json::json;
 
 use super::{CliError, CliResult, print_json, read, write};
 use crate::db::Db;
-use crate::db::reactions::{self, Reaction};
+use crate::db::reactions;
+use crate::model::reaction::Reaction;
 
 /// Longest reaction label.
 pub const LABEL_MAX: usize = 64;

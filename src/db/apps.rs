@@ -1,59 +1,8 @@
 //! OAuth applications.
 
 use rusqlite::{Connection, OptionalExtension, params};
-use serde::Serialize;
 
-use crate::clock::Timestamp;
-
-/// The grant type an application may use (SPEC §2 `--grant`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum AppGrant {
-    /// RFC 6749 §4.1.
-    AuthorizationCode,
-    /// RFC 6749 §4.2.
-    Implicit,
-    /// RFC 6749 §4.3.
-    Password,
-}
-
-impl AppGrant {
-    /// The stored / command-line name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            AppGrant::AuthorizationCode => "authorization-code",
-            AppGrant::Implicit => "implicit",
-            AppGrant::Password => "password",
-        }
-    }
-
-    /// Parses the stored / command-line name.
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "authorization-code" => Some(AppGrant::AuthorizationCode),
-            "implicit" => Some(AppGrant::Implicit),
-            "password" => Some(AppGrant::Password),
-            _ => None,
-        }
-    }
-}
-
-/// An application as stored (the secret only as its hash).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct App {
-    pub id: i64,
-    pub client_id: String,
-    pub secret_hash: Vec<u8>,
-    pub name: String,
-    pub description: String,
-    pub image: String,
-    pub grant: AppGrant,
-    /// Confidential apps must authenticate with their secret.
-    pub confidential: bool,
-    pub skip_consent: bool,
-    pub redirect_uris: Vec<String>,
-    pub created_at: Timestamp,
-}
+use crate::model::app::{App, AppGrant};
 
 const COLUMNS: &str = "id, client_id, secret_hash, name, description, image, grant_type, client_type, skip_consent, redirect_uris, created_at";
 

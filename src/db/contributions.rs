@@ -6,7 +6,8 @@
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::clock::Timestamp;
-use crate::db::categories::{self, Category};
+use crate::db::categories;
+use crate::model::category::Category;
 use crate::model::contribution::{Contribution, Kind};
 
 /// What permission checks and counters need to know about a row.

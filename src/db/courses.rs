@@ -4,8 +4,9 @@
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::clock::Timestamp;
-use crate::db::categories::{self, Category};
-use crate::model::course::Course;
+use crate::db::categories;
+use crate::model::category::Category;
+use crate::model::course::{Course, Section};
 
 const COLUMNS: &str = "id, name, slug, description, type, privacy, enforce_lessons_order, \
     new_comment_notification_enabled, hide_member_count, meta_title, meta_description, \
@@ -405,15 +406,6 @@ pub fn list_for_user(
         .query_map(params![user, statuses, limit, offset], |r| r.get(0))?
         .collect::<Result<Vec<i64>, _>>()?;
     Ok((count, ids))
-}
-
-/// A section: (id, name, lessons).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Section {
-    pub id: i64,
-    pub course_id: i64,
-    pub name: String,
-    pub num_lessons: i64,
 }
 
 const SECTION_SELECT: &str = "SELECT s.id, s.course_id, s.name,

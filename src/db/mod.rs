@@ -11,6 +11,7 @@ pub mod course_members;
 pub mod courses;
 pub mod follows;
 pub mod import;
+pub mod indexes;
 pub mod jwt;
 pub mod media;
 pub mod migrate;
@@ -170,7 +171,7 @@ impl Db {
         )?;
         init_connection(&writer)?;
         migrate::check_and_migrate(&writer)?;
-        let rebuilt = import::restore_indexes(&mut writer)?;
+        let rebuilt = indexes::restore(&mut writer)?;
         if rebuilt > 0 {
             tracing::warn!(rebuilt, "rebuilt indexes an interrupted import had dropped");
         }
@@ -451,6 +452,12 @@ pub fn create_if_missing(path: &Path, now: crate::clock::Timestamp) -> Result<bo
     seed::seed(&tx, now)?;
     tx.commit()?;
     Ok(true)
+}
+
+/// Writes a consistent copy of the database to a new file at `dest` (`VACUUM INTO`
+/// reads one snapshot, so it is safe while the server writes).
+pub fn backup(conn: &Connection, dest: &str) -> rusqlite::Result<()> {
+    conn.execute("VACUUM INTO ?1", [dest]).map(|_| ())
 }
 
 /// The cheapest query that proves the database answers reads.

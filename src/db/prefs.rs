@@ -3,22 +3,7 @@
 use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::Value;
 
-use crate::model::pref::PrefKind;
-
-/// One preference row.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Pref {
-    /// Row id.
-    pub id: i64,
-    /// Section, e.g. `configurations`.
-    pub section: String,
-    /// Name within the section.
-    pub name: String,
-    /// Its type.
-    pub kind: PrefKind,
-    /// Its value, of `kind`.
-    pub value: Value,
-}
+use crate::model::pref::{Pref, PrefKind};
 
 /// Column list matching [`from_row`].
 pub const COLUMNS: &str = "id, section, name, kind, value";

@@ -2,20 +2,7 @@
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-/// One reaction row. `image` is `None` for hearth's default image.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Reaction {
-    /// Id.
-    pub id: i64,
-    /// Label, e.g. `like`.
-    pub label: String,
-    /// -1, 0 or 1 for the defaults; any integer.
-    pub sentiment: i64,
-    /// Image URL or local path; `None` = default.
-    pub image: Option<String>,
-    /// Whether clients offer it.
-    pub active: bool,
-}
+use crate::model::reaction::Reaction;
 
 /// Column list matching [`from_row`].
 pub const COLUMNS: &str = "id, label, sentiment, image, active";

@@ -50,7 +50,7 @@ pub fn seed(conn: &Connection, now: Timestamp) -> Result<(), DbError> {
     for (id, (label, sentiment)) in (1i64..).zip(REACTIONS.iter()) {
         super::reactions::insert(
             conn,
-            &super::reactions::Reaction {
+            &crate::model::reaction::Reaction {
                 id,
                 label: (*label).to_owned(),
                 sentiment: *sentiment,

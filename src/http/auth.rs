@@ -1,13 +1,12 @@
-//! Bearer authentication (SPEC §4): `Authorization: Bearer <token>` with an opaque
-//! OAuth access token or an HS256 JWT. The cheap part (parsing, the JWT's HMAC and
-//! times) happens on the async thread; [`resolve`] then does the database part inside
-//! the handler's own database call, so an authenticated read costs one blocking hop.
+//! Bearer credentials (SPEC §4): `Authorization: Bearer <token>` with an opaque OAuth
+//! access token or an HS256 JWT. This is the cheap part, done on the async thread:
+//! parsing, the JWT's HMAC and times. The database part (is the token known, revoked,
+//! its user alive) belongs to the handlers, in `api::auth`, inside the handler's own
+//! database call, so an authenticated read costs one blocking hop.
 
-use rusqlite::Connection;
 use warp::http::HeaderMap;
 use warp::http::header::AUTHORIZATION;
 
-use crate::clock::Timestamp;
 use crate::error::ApiError;
 use crate::state::AppState;
 use crate::token::jwt::{self, AccessClaims};
@@ -86,104 +85,4 @@ impl Principal {
             Err(ApiError::InsufficientScope)
         }
     }
-}
-
-/// Resolves credentials against the database: `Ok(None)` for an anonymous request,
-/// 401 `authentication_failed` for any token that is not (or no longer) valid:
-/// unknown, expired, revoked, or belonging to a deleted user.
-pub fn resolve(
-    conn: &Connection,
-    creds: &Credentials,
-    now: Timestamp,
-) -> Result<Option<Principal>, ApiError> {
-    match creds {
-        Credentials::Anonymous => Ok(None),
-        Credentials::Invalid => Err(ApiError::AuthenticationFailed),
-        Credentials::Jwt(claims) => {
-            if crate::db::jwt::is_revoked(conn, &claims.jti)? {
-                return Err(ApiError::AuthenticationFailed);
-            }
-            match crate::db::users::live_staff_flag(conn, claims.user_id)? {
-                Some(is_staff) => Ok(Some(Principal {
-                    user_id: claims.user_id,
-                    is_staff,
-                    can_write: true,
-                })),
-                None => Err(ApiError::AuthenticationFailed),
-            }
-        }
-        Credentials::Opaque(hash) => {
-            match crate::db::tokens::access_token_owner(conn, hash, now)? {
-                Some(o) => Ok(Some(Principal {
-                    user_id: o.user_id,
-                    is_staff: o.is_staff,
-                    can_write: o.can_write,
-                })),
-                None => Err(ApiError::AuthenticationFailed),
-            }
-        }
-    }
-}
-
-/// Authorises reading the body of a protected write route (SPEC §3: an anonymous or
-/// bad-token request is answered 401 without reading its body). What needs no
-/// database is checked here: no token, a malformed, badly signed, expired or revoked
-/// JWT. An opaque token is looked up (with its scope) before a body is read, unless
-/// the request has no body to read. The handler still authenticates inside its own
-/// database call, as before; this only decides whether the body may be read.
-pub async fn before_body(req: &mut crate::http::Req) -> Result<(), ApiError> {
-    let creds = req.credentials();
-    let now = req.state.clock.now();
-    match &creds {
-        Credentials::Anonymous => return Err(ApiError::NotAuthenticated),
-        Credentials::Invalid => return Err(ApiError::AuthenticationFailed),
-        Credentials::Jwt(claims) => {
-            if req.state.jti_revoked(&claims.jti, now) {
-                return Err(ApiError::AuthenticationFailed);
-            }
-        }
-        Credentials::Opaque(_) if crate::http::body::declares_none(&req.headers) => {}
-        Credentials::Opaque(_) => {
-            req.state
-                .db
-                .read(move |c| require_write(c, &creds, now))
-                .await?;
-        }
-    }
-    req.body.unlock();
-    Ok(())
-}
-
-/// [`resolve`], requiring a caller (401 `not_authenticated` for anonymous requests).
-pub fn require(
-    conn: &Connection,
-    creds: &Credentials,
-    now: Timestamp,
-) -> Result<Principal, ApiError> {
-    resolve(conn, creds, now)?.ok_or(ApiError::NotAuthenticated)
-}
-
-/// [`require`] plus the `write` scope.
-pub fn require_write(
-    conn: &Connection,
-    creds: &Credentials,
-    now: Timestamp,
-) -> Result<Principal, ApiError> {
-    require(conn, creds, now)?.require_write()
-}
-
-/// For reads marked (CA) in SPEC §5: when the preference
-/// `configurations.content_availability` is false, anonymous callers get 401.
-pub fn resolve_ca(
-    conn: &Connection,
-    creds: &Credentials,
-    now: Timestamp,
-) -> Result<Option<Principal>, ApiError> {
-    let who = resolve(conn, creds, now)?;
-    if who.is_none()
-        && !crate::db::prefs::get_bool(conn, "configurations", "content_availability", true)?
-    {
-        return Err(ApiError::NotAuthenticated);
-    }
-    Ok(who)
 }

@@ -12,7 +12,8 @@ use warp::http::HeaderMap;
 use warp::http::header::{CONTENT_LENGTH, CONTENT_TYPE};
 
 use crate::error::ApiError;
-use crate::http::budget::{Budget, Permit};
+use crate::http::auth::Principal;
+use crate::limits::budget::{Budget, Permit};
 
 /// Largest JSON body.
 pub const JSON_LIMIT: usize = 1024 * 1024;
@@ -33,8 +34,8 @@ pub struct HeadersDone(pub tokio::time::Instant);
 /// an `.await`.
 ///
 /// A body starts locked: it can only be read once the handler has said who may send
-/// it, with [`crate::http::auth::before_body`] or [`Body::authorised`] on a protected
-/// route, or [`Body::public`] on a route that takes no authentication. So no route can
+/// it, with the API's `before_body` (in `api::auth`) or [`Body::authorised`] on a
+/// protected route, or [`Body::public`] on a route that takes no authentication. So no route can
 /// read a body before authenticating its caller (SPEC §3): one that tries answers 500
 /// in every test that sends it a body.
 pub struct Body {
@@ -241,11 +242,12 @@ impl Body {
     }
 
     /// Allows reading the body once its caller is known.
-    pub fn authorised(&mut self, _caller: &crate::http::auth::Principal) {
+    pub fn authorised(&mut self, _caller: &Principal) {
         self.unlocked = true;
     }
 
-    /// Allows reading the body: only for [`crate::http::auth::before_body`].
+    /// Allows reading the body: only for the API's `before_body` (in `api::auth`), which
+    /// has checked the caller's token without a [`Principal`] to show for it.
     pub(crate) fn unlock(&mut self) {
         self.unlocked = true;
     }

@@ -3,20 +3,19 @@
 
 pub mod auth;
 pub mod body;
-pub mod budget;
 pub mod pagination;
 pub mod query;
 pub mod statics;
 
 use std::net::SocketAddr;
 
-use bytes::Bytes;
 use serde::Serialize;
 use warp::Filter;
 use warp::filters::BoxedFilter;
-use warp::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use warp::http::{HeaderMap, Method, StatusCode};
 use warp::reply::Response;
 
+pub use crate::reply::{JSON, bytes_response, empty};
 use crate::state::AppState;
 
 /// Every route is boxed to this one type (STYLE rule 3).
@@ -141,9 +140,6 @@ pub fn no_route() -> Route {
         .boxed()
 }
 
-/// The JSON content type of every API response.
-pub const JSON: &str = "application/json; charset=utf-8";
-
 /// A JSON response.
 pub fn json_response<T: Serialize + ?Sized>(status: StatusCode, body: &T) -> Response {
     match serde_json::to_vec(body) {
@@ -155,26 +151,6 @@ pub fn json_response<T: Serialize + ?Sized>(status: StatusCode, body: &T) -> Res
 /// 200 with a JSON body.
 pub fn ok<T: Serialize + ?Sized>(body: &T) -> Response {
     json_response(StatusCode::OK, body)
-}
-
-/// A response with a body and a content type.
-pub fn bytes_response(
-    status: StatusCode,
-    content_type: &'static str,
-    body: impl Into<Bytes>,
-) -> Response {
-    let mut resp = Response::new(body.into().into());
-    *resp.status_mut() = status;
-    resp.headers_mut()
-        .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
-    resp
-}
-
-/// A response with no body (204, or 200/401 for `verify_token`).
-pub fn empty(status: StatusCode) -> Response {
-    let mut resp = Response::new(Bytes::new().into());
-    *resp.status_mut() = status;
-    resp
 }
 
 /// The answer for a method the path does not serve.

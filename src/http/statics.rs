@@ -1,12 +1,12 @@
 //! Static files built into the binary: the reaction images and the default avatar,
-//! cover and course images. And `/media/...`: images stored in the database.
+//! cover and course images. (`/media/...`, the images stored in the database, is served
+//! by the handler layer: `api::media`.)
 
 use warp::Filter;
 use warp::http::{HeaderValue, StatusCode, header};
 
-use super::{Route, bytes_response, respond};
+use super::{Route, bytes_response};
 use crate::error::ApiError;
-use crate::state::AppState;
 
 /// (path under /static/, content type, bytes)
 const FILES: &[(&str, &str, &[u8])] = &[
@@ -87,44 +87,6 @@ pub fn static_files() -> Route {
                     r
                 }
                 None => ApiError::NotFound.to_response(),
-            }
-        })
-        .boxed()
-}
-
-/// `GET /media/<path>`: images stored in the database. Media paths carry a version, so
-/// they are cached for a year as immutable.
-pub fn media(state: AppState) -> Route {
-    warp::path("media")
-        .and(warp::path::tail())
-        .and(super::no_slash())
-        .and(warp::method())
-        .then(move |tail: warp::path::Tail, method: warp::http::Method| {
-            let state = state.clone();
-            let path = tail.as_str().to_owned();
-            async move {
-                if method != warp::http::Method::GET && method != warp::http::Method::HEAD {
-                    return super::method_not_allowed("GET, HEAD");
-                }
-                respond(
-                    state
-                        .db
-                        .read(move |c| crate::db::media::get(c, &path).map_err(ApiError::from))
-                        .await
-                        .and_then(|m| m.ok_or(ApiError::NotFound))
-                        .map(|(ct, body)| {
-                            let mut r =
-                                bytes_response(StatusCode::OK, "application/octet-stream", body);
-                            if let Ok(v) = HeaderValue::from_str(&ct) {
-                                r.headers_mut().insert(header::CONTENT_TYPE, v);
-                            }
-                            r.headers_mut().insert(
-                                header::CACHE_CONTROL,
-                                HeaderValue::from_static("public, max-age=31536000, immutable"),
-                            );
-                            r
-                        }),
-                )
             }
         })
         .boxed()

@@ -7,11 +7,11 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::PublicUrl;
+use super::category::Category;
+use super::field::FieldError;
 use super::ids::{self, ListError};
 use super::user::{User, UserMinimal};
 use crate::clock::{Timestamp, rfc3339};
-use crate::db::categories::Category;
-use crate::error::FieldError;
 
 /// Longest discussion title, in characters.
 pub const TITLE_MAX: usize = 250;

@@ -5,11 +5,11 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::PublicUrl;
+use super::category::Category;
+use super::field::FieldError;
 use super::ids::{self, ListError};
 use super::user::UserMinimal;
 use crate::clock::{Timestamp, rfc3339};
-use crate::db::categories::Category;
-use crate::error::FieldError;
 
 /// Allowed `type` values.
 pub const TYPES: [&str; 3] = ["self-paced", "structured", "scheduled"];
@@ -180,6 +180,15 @@ impl Course {
             num_lessons: counts.lessons,
         }
     }
+}
+
+/// A section: (id, name, lessons).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Section {
+    pub id: i64,
+    pub course_id: i64,
+    pub name: String,
+    pub num_lessons: i64,
 }
 
 /// Section JSON.

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use crate::error::FieldError;
+use super::field::FieldError;
 
 /// Most items in a list in a body (SPEC §6).
 pub const MAX_ITEMS: usize = 1000;

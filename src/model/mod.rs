@@ -1,7 +1,10 @@
 //! Domain types and the JSON shapes the API returns. Depends on nothing above it.
 
+pub mod app;
+pub mod category;
 pub mod contribution;
 pub mod course;
+pub mod field;
 pub mod ids;
 pub mod import;
 pub mod pref;

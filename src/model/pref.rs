@@ -60,6 +60,21 @@ impl PrefKind {
     }
 }
 
+/// One preference row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pref {
+    /// Row id.
+    pub id: i64,
+    /// Section, e.g. `configurations`.
+    pub section: String,
+    /// Name within the section.
+    pub name: String,
+    /// Its type.
+    pub kind: PrefKind,
+    /// Its value, of `kind`.
+    pub value: Value,
+}
+
 /// Dynamic Preference JSON: `{"id", "section", "name", "value"}`, `value` typed.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct PrefJson {

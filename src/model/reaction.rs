@@ -1,8 +1,23 @@
-//! Reaction JSON (SPEC §5).
+//! Reactions: the stored record and its JSON (SPEC §5).
 
 use serde::Serialize;
 
 use super::PublicUrl;
+
+/// One reaction row. `image` is `None` for hearth's default image.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reaction {
+    /// Id.
+    pub id: i64,
+    /// Label, e.g. `like`.
+    pub label: String,
+    /// -1, 0 or 1 for the defaults; any integer.
+    pub sentiment: i64,
+    /// Image URL or local path; `None` = default.
+    pub image: Option<String>,
+    /// Whether clients offer it.
+    pub active: bool,
+}
 
 /// Image of a reaction added without one, served by hearth.
 pub const DEFAULT_IMAGE: &str = "/static/reactions/default.svg";

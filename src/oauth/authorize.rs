@@ -9,10 +9,10 @@ use warp::http::{Method, StatusCode};
 use warp::reply::Response;
 
 use crate::clock::SECOND;
-use crate::db::apps::{App, AppGrant};
 use crate::db::sessions::Session;
 use crate::http::query::Query;
 use crate::http::{Req, Route, method_not_allowed, no_slash, request, slash};
+use crate::model::app::{App, AppGrant};
 use crate::oauth::errors::ErrorCode;
 use crate::oauth::pages::{self, ConsentFields};
 use crate::oauth::redirect::{self, Mode};

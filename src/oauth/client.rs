@@ -9,8 +9,8 @@ use rusqlite::Connection;
 use warp::http::HeaderMap;
 use warp::http::header::AUTHORIZATION;
 
-use crate::db::apps::App;
 use crate::http::query::Query;
+use crate::model::app::App;
 use crate::oauth::errors::OAuthError;
 
 /// What the client presented.

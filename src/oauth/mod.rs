@@ -1,12 +1,12 @@
 //! OAuth 2.0 authorization server (`/oauth/...`, RFC 6749, RFC 7009, RFC 7636, RFC 9700)
 //! and its browser pages (`/accounts/...`). One module per concern: the authorization
 //! endpoint, the token endpoint (one module per grant), revocation, the login pages,
-//! the error codes, the brute-force limiter and the session/CSRF cookies.
+//! the error codes, the password checks and the session/CSRF cookies (the brute-force
+//! limiter itself is in [`crate::limits::login`]).
 
 pub mod authorize;
 pub mod client;
 pub mod errors;
-pub mod limit;
 pub mod login;
 pub mod pages;
 pub mod password;

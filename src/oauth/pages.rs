@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use warp::http::{HeaderValue, StatusCode, header};
 use warp::reply::Response;
 
-use crate::db::apps::App;
+use crate::model::app::App;
 use crate::oauth::scope::Scope;
 
 const STYLE: &str = "body{font:16px/1.5 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;\

@@ -4,7 +4,7 @@
 
 use std::net::IpAddr;
 
-use crate::oauth::limit::LimitKey;
+use crate::limits::login::LimitKey;
 use crate::state::AppState;
 
 /// The outcome of a password check.

@@ -212,14 +212,14 @@ impl TestServer {
         self.state
             .db
             .write_blocking(|tx| -> Result<(), hearth::db::DbError> {
-                let app = hearth::db::apps::App {
+                let app = hearth::model::app::App {
                     id: 0,
                     client_id: token::random_string(12),
                     secret_hash: vec![0; 32],
                     name: "test".into(),
                     description: String::new(),
                     image: String::new(),
-                    grant: hearth::db::apps::AppGrant::Password,
+                    grant: hearth::model::app::AppGrant::Password,
                     confidential: false,
                     skip_consent: false,
                     redirect_uris: vec![],

@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 
 use hearth::clock::SECOND;
-use hearth::db::apps::{App, AppGrant};
+use hearth::model::app::{App, AppGrant};
 use hearth::token;
 use reqwest::StatusCode;
 use serde_json::Value;

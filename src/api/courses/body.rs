@@ -9,10 +9,11 @@ use bytes::Bytes;
 use serde_json::{Map, Value};
 use warp::http::HeaderMap;
 
-use crate::error::{ApiError, FieldError};
+use crate::error::ApiError;
 use crate::http::body::{Body, MULTIPART_LIMIT, json, media_type};
-use crate::http::budget::{Budget, Permit};
 use crate::images::{self, ImageError, Squares};
+use crate::limits::budget::{Budget, Permit};
+use crate::model::field::FieldError;
 
 /// An uploaded image, with the share of the memory budget that the body it came in
 /// holds (kept until the image is processed).

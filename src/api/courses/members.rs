@@ -7,12 +7,13 @@ use warp::http::{Method, StatusCode};
 use warp::reply::Response;
 
 use super::{course_json, managed_course, member_statuses, visible_course};
+use crate::api::auth;
 use crate::db::course_members as members;
-use crate::error::{ApiError, FieldError};
-use crate::http::auth;
+use crate::error::ApiError;
 use crate::http::pagination::{Page, envelope};
 use crate::http::{Req, Route, empty, method_not_allowed, ok, request, respond, slash};
 use crate::model::course::MemberJson;
+use crate::model::field::FieldError;
 use crate::model::ids::{self, ListError};
 use crate::state::AppState;
 

@@ -10,11 +10,12 @@ use warp::Filter;
 use warp::http::{Method, StatusCode};
 use warp::reply::Response;
 
+use crate::api::auth;
 use crate::clock::Timestamp;
 use crate::db::course_members;
 use crate::db::courses as db;
-use crate::error::{ApiError, FieldError};
-use crate::http::auth::{self, Principal};
+use crate::error::ApiError;
+use crate::http::auth::Principal;
 use crate::http::pagination::{Page, envelope};
 use crate::http::{
     Req, Route, empty, json_response, method_not_allowed, ok, request, respond, slash,
@@ -25,6 +26,7 @@ use crate::model::course::{
     Counts, Course, CourseInput, CourseJson, MEMBER_STATUSES, manages, new_course, parse_statuses,
     same_ids, visible,
 };
+use crate::model::field::FieldError;
 use crate::state::AppState;
 
 /// Routes of this module.

@@ -9,13 +9,13 @@ use warp::http::{Method, StatusCode};
 use warp::reply::Response;
 
 use super::{managed_course, visible_course};
+use crate::api::auth;
 use crate::db::courses as db;
 use crate::error::ApiError;
-use crate::http::auth;
 use crate::http::{
     Req, Route, empty, json_response, method_not_allowed, ok, request, respond, slash,
 };
-use crate::model::course::{SECTION_NAME_MAX, SectionJson};
+use crate::model::course::{SECTION_NAME_MAX, Section, SectionJson};
 use crate::state::AppState;
 
 /// Routes of this module.
@@ -55,7 +55,7 @@ fn item(state: AppState) -> Route {
         .boxed()
 }
 
-fn json(s: db::Section) -> SectionJson {
+fn json(s: Section) -> SectionJson {
     SectionJson {
         id: s.id,
         name: s.name,
@@ -66,9 +66,9 @@ fn json(s: db::Section) -> SectionJson {
 /// `name`: required when `required`, 1–255 characters.
 fn name_of(body: &Value, required: bool) -> Result<Option<String>, ApiError> {
     match body.get("name") {
-        None if required => Err(ApiError::Invalid(vec![crate::error::FieldError::required(
-            "name",
-        )])),
+        None if required => Err(ApiError::Invalid(vec![
+            crate::model::field::FieldError::required("name"),
+        ])),
         None => Ok(None),
         Some(Value::String(s)) => {
             let s = s.trim();

@@ -9,8 +9,8 @@
 //! edge not remembered is looked up in the database as well.
 //!
 //! Loading into an empty `follow` table, the first batch drops its secondary indexes
-//! (see [`super::drop_indexes`]); [`super::finish`] builds them once at the end, which
-//! costs a sort instead of a million random B-tree inserts.
+//! (see [`crate::db::indexes::drop_secondary`]); [`super::finish`] builds them once at
+//! the end, which costs a sort instead of a million random B-tree inserts.
 
 use foldhash::HashMap;
 
@@ -144,7 +144,8 @@ impl Follows {
     /// Writes the queued edges; on failure, names the line of the edge that failed.
     pub fn flush(&mut self, conn: &Connection) -> Result<(), (u64, LineError)> {
         if !self.had_edges && !self.dropped_indexes && !self.pending.is_empty() {
-            super::drop_indexes(conn, "follow").map_err(|e| (0, format!("follow: {e}")))?;
+            crate::db::indexes::drop_secondary(conn, "follow")
+                .map_err(|e| (0, format!("follow: {e}")))?;
             self.dropped_indexes = true;
         }
         let mut pending = std::mem::take(&mut self.pending);

@@ -4,7 +4,7 @@
 //! (RFC 6749 §4.1.2, §10.5).
 
 use super::{Ctx, TokenResponse, issue, ttl, unauthorized_client};
-use crate::db::apps::AppGrant;
+use crate::model::app::AppGrant;
 use crate::oauth::errors::OAuthError;
 use crate::oauth::pkce;
 use crate::oauth::scope::Scope;

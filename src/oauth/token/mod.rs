@@ -13,9 +13,9 @@ use warp::http::Method;
 use warp::reply::Response;
 
 use crate::clock::{SECOND, Timestamp};
-use crate::db::apps::App;
 use crate::http::query::Query;
 use crate::http::{Req, Route, method_not_allowed, request, slash};
+use crate::model::app::App;
 use crate::oauth::errors::{ErrorCode, OAuthError};
 use crate::oauth::scope::Scope;
 use crate::state::AppState;

@@ -3,7 +3,7 @@
 //! `Retry-After` when reached).
 
 use super::{Ctx, TokenResponse, issue, ttl, unauthorized_client};
-use crate::db::apps::AppGrant;
+use crate::model::app::AppGrant;
 use crate::oauth::errors::{ErrorCode, OAuthError};
 use crate::oauth::password::Outcome;
 use crate::oauth::scope::Scope;

@@ -3,7 +3,7 @@
 //! from the same authorization).
 
 use super::{Ctx, TokenResponse, issue, ttl, unauthorized_client};
-use crate::db::apps::AppGrant;
+use crate::model::app::AppGrant;
 use crate::oauth::errors::{ErrorCode, OAuthError};
 use crate::oauth::scope::Scope;
 use crate::token;

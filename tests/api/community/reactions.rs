@@ -72,7 +72,7 @@ async fn reactions_filter_by_search_and_active() {
         .write_blocking(|tx| {
             hearth::db::reactions::insert(
                 tx,
-                &hearth::db::reactions::Reaction {
+                &hearth::model::reaction::Reaction {
                     id: 0,
                     label: "Clap".into(),
                     sentiment: 2,

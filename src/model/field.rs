@@ -1,0 +1,40 @@
+//! Validation messages about the fields of a request (`{"field", "messages"}`), which
+//! the model's parsers produce and the API answers 400 with.
+
+use serde::Serialize;
+
+/// A validation message about one field (`{"code", "message"}`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FieldMessage {
+    /// `required`, `invalid`, `invalid_choice`, `unique`, `max_length`, ...
+    pub code: &'static str,
+    /// Human-readable explanation.
+    pub message: String,
+}
+
+/// All validation messages about one field.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FieldError {
+    /// The body field or query parameter.
+    pub field: String,
+    /// What is wrong with it.
+    pub messages: Vec<FieldMessage>,
+}
+
+impl FieldError {
+    /// The field is missing: code `required`, DRF's message.
+    pub fn required(field: impl Into<String>) -> Self {
+        FieldError::new(field, "required", "This field is required.")
+    }
+
+    /// One field, one message.
+    pub fn new(field: impl Into<String>, code: &'static str, message: impl Into<String>) -> Self {
+        FieldError {
+            field: field.into(),
+            messages: vec![FieldMessage {
+                code,
+                message: message.into(),
+            }],
+        }
+    }
+}
