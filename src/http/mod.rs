@@ -4,6 +4,7 @@
 pub mod auth;
 pub mod body;
 pub mod budget;
+pub mod form;
 pub mod pagination;
 pub mod query;
 pub mod statics;

@@ -2,6 +2,7 @@
 
 pub mod contribution;
 pub mod course;
+pub mod html;
 pub mod ids;
 pub mod import;
 pub mod pref;

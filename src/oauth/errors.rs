@@ -187,6 +187,10 @@ impl From<crate::error::ApiError> for OAuthError {
                 e.status = Some(StatusCode::PAYLOAD_TOO_LARGE);
                 e
             }
+            // RFC 6749 §5.2 has no 415: a body that is not a form is a malformed request
+            crate::error::ApiError::UnsupportedMediaType => {
+                OAuthError::invalid_request("The body must be application/x-www-form-urlencoded.")
+            }
             crate::error::ApiError::Internal(cause) => OAuthError::internal(cause),
             crate::error::ApiError::Unavailable(why) => OAuthError::unavailable(why),
             crate::error::ApiError::RequestTimeout => {

@@ -133,18 +133,9 @@ pub fn route(state: AppState) -> Route {
 /// Reads a form body of the token or revocation endpoint (RFC 6749 §3.2: parameters
 /// must not repeat).
 pub async fn read_form(req: &mut Req) -> Result<Query, OAuthError> {
-    if !super::is_form(&req.headers) {
-        return Err(OAuthError::invalid_request(
-            "The body must be application/x-www-form-urlencoded.",
-        ));
-    }
     // a public endpoint: the form is how the caller authenticates
     req.body.public();
-    let body = std::mem::replace(&mut req.body, crate::http::body::Body::empty());
-    let bytes = body
-        .read(&req.headers, crate::http::body::FORM_LIMIT)
-        .await?;
-    let form = Query::parse(&String::from_utf8_lossy(&bytes));
+    let form = crate::http::form::read(req).await?;
     if let Some(p) = form
         .pairs()
         .iter()
