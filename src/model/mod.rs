@@ -1,5 +1,6 @@
 //! Domain types and the JSON shapes the API returns. Depends on nothing above it.
 
+pub mod boolean;
 pub mod contribution;
 pub mod course;
 pub mod html;
