@@ -44,38 +44,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn spec_grammar() {
-        for (s, want) in [
-            ("true", Some(true)),
-            ("TRUE", Some(true)),
-            ("True", Some(true)),
-            ("1", Some(true)),
-            ("false", Some(false)),
-            ("FaLsE", Some(false)),
-            ("0", Some(false)),
-            ("yes", None),
-            ("on", None),
-            ("", None),
-            (" true", None),
-            ("01", None),
+    fn spec_grammar_and_course_fields() {
+        // text, parse, parse_field
+        for (s, spec, field) in [
+            ("true", Some(true), Some(true)),
+            ("TRUE", Some(true), Some(true)),
+            ("1", Some(true), Some(true)),
+            ("FaLsE", Some(false), Some(false)),
+            ("0", Some(false), Some(false)),
+            ("on", None, Some(true)),
+            ("YES", None, Some(true)),
+            ("Off", None, Some(false)),
+            ("no", None, Some(false)),
+            ("y", None, None),
+            ("", None, None),
+            (" true", None, None),
+            ("01", None, None),
         ] {
-            assert_eq!(parse(s), want, "{s:?}");
+            assert_eq!(parse(s), spec, "{s:?}");
+            assert_eq!(parse_field(s), field, "{s:?}");
         }
         assert!(parse_arg("maybe").is_err_and(|e| e.contains("maybe")));
-    }
-
-    #[test]
-    fn course_fields_also_take_drf_words() {
-        for (s, want) in [
-            ("on", Some(true)),
-            ("YES", Some(true)),
-            ("Off", Some(false)),
-            ("no", Some(false)),
-            ("1", Some(true)),
-            ("False", Some(false)),
-            ("y", None),
-        ] {
-            assert_eq!(parse_field(s), want, "{s:?}");
-        }
     }
 }
