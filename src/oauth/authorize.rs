@@ -17,7 +17,7 @@ use crate::http::{Req, Route, method_not_allowed, no_slash, request, slash};
 use crate::oauth::errors::ErrorCode;
 use crate::oauth::pages::{self, ConsentFields};
 use crate::oauth::redirect::{self, Mode};
-use crate::oauth::scope::Scope;
+use crate::oauth::scope::{self, Scope};
 use crate::oauth::{CSRF_FIELD, internal_page, pkce, redirect_to, session};
 use crate::state::AppState;
 use crate::token;
@@ -213,11 +213,7 @@ async fn validate(state: &AppState, q: &Query) -> Result<AuthRequest, Response> 
     match Scope::parse(q.get("scope"), Scope::ALL) {
         Some(s) => ar.scope = s,
         None => {
-            return fail(
-                &ar,
-                ErrorCode::InvalidScope,
-                "scope must be a subset of \"read write\".",
-            );
+            return fail(&ar, ErrorCode::InvalidScope, scope::NOT_A_SUBSET);
         }
     }
     if ar.response_type == ResponseType::Code {

@@ -96,6 +96,11 @@ impl OAuthError {
         Self::new(ErrorCode::InvalidGrant, d)
     }
 
+    /// `invalid_scope`.
+    pub fn invalid_scope(d: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(ErrorCode::InvalidScope, d)
+    }
+
     /// `invalid_client`.
     pub fn invalid_client() -> Self {
         Self::new(ErrorCode::InvalidClient, "Client authentication failed.")
