@@ -73,7 +73,7 @@ pub struct UpdateArgs {
     #[arg(long = "redirect-uri")]
     pub redirect_uris: Vec<String>,
     /// Skip the consent page or not.
-    #[arg(long, value_name = "true|false")]
+    #[arg(long, value_name = "true|false", value_parser = crate::model::boolean::parse_arg)]
     pub skip_consent: Option<bool>,
     /// Machine-readable output.
     #[arg(long)]

@@ -46,7 +46,7 @@ pub enum CategoryCommand {
         #[arg(long)]
         slug: Option<String>,
         /// Offered to users or not.
-        #[arg(long, value_name = "true|false")]
+        #[arg(long, value_name = "true|false", value_parser = crate::model::boolean::parse_arg)]
         active: Option<bool>,
         /// Position in the manual order.
         #[arg(long, allow_hyphen_values = true)]

@@ -52,7 +52,7 @@ pub enum ReactionCommand {
         #[arg(long)]
         image: Option<String>,
         /// Active or not.
-        #[arg(long)]
+        #[arg(long, value_name = "true|false", value_parser = crate::model::boolean::parse_arg)]
         active: Option<bool>,
         /// Machine-readable output.
         #[arg(long)]

@@ -59,8 +59,8 @@ pub struct ServeArgs {
     )]
     pub trusted_proxies: Vec<String>,
     /// Shorthand for `--trusted-proxy 127.0.0.0/8 --trusted-proxy ::1` (a proxy on
-    /// this machine).
-    #[arg(long, env = "HEARTH_TRUST_PROXY")]
+    /// this machine). From the environment: `true/false/1/0`, any case.
+    #[arg(long, env = "HEARTH_TRUST_PROXY", value_parser = crate::model::boolean::parse_arg)]
     pub trust_proxy: bool,
 }
 
@@ -167,4 +167,25 @@ async fn shutdown_signal() {
         let _ = ctrl_c.await;
     }
     tracing::info!("shutting down: finishing in-flight requests");
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use crate::cli::{Cli, Command};
+
+    fn trust_proxy(args: &[&str]) -> Option<bool> {
+        let all = ["hearth", "serve"].iter().chain(args);
+        match Cli::try_parse_from(all).ok()?.command {
+            Command::Serve(s) => Some(s.trust_proxy),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn trust_proxy_is_a_flag_with_a_boolean_value_parser() {
+        assert_eq!(trust_proxy(&["--trust-proxy"]), Some(true));
+        assert_eq!(trust_proxy(&[]), Some(false));
+    }
 }

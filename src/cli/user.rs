@@ -79,7 +79,7 @@ pub enum UserCommand {
         #[arg(allow_hyphen_values = true)]
         username: String,
         /// true or false.
-        #[arg(value_name = "true|false", action = clap::ArgAction::Set)]
+        #[arg(value_name = "true|false", action = clap::ArgAction::Set, value_parser = crate::model::boolean::parse_arg)]
         staff: bool,
     },
     /// Soft-delete a user; its tokens stop working.

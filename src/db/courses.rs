@@ -131,6 +131,11 @@ pub fn update(conn: &Connection, c: &Course) -> rusqlite::Result<()> {
 pub fn set_categories(conn: &Connection, course: i64, ids: &[i64]) -> rusqlite::Result<()> {
     conn.prepare_cached("DELETE FROM course_category WHERE course_id = ?1")?
         .execute([course])?;
+    add_categories(conn, course, ids)
+}
+
+/// Links a course to categories (a link it already has is kept).
+pub fn add_categories(conn: &Connection, course: i64, ids: &[i64]) -> rusqlite::Result<()> {
     let mut ins = conn.prepare_cached(
         "INSERT OR IGNORE INTO course_category (course_id, category_id) VALUES (?1, ?2)",
     )?;

@@ -31,11 +31,12 @@ impl Query {
         self.get(name).filter(|v| !v.is_empty())
     }
 
-    /// A boolean parameter: `true/false/1/0` in any case; anything else is 400.
+    /// A boolean parameter: `true/false/1/0` in any case ([`crate::model::boolean`]);
+    /// anything else is 400.
     pub fn bool(&self, name: &str) -> Result<Option<bool>, ApiError> {
         match self.get(name) {
             None => Ok(None),
-            Some(v) => parse_bool(v).map(Some).ok_or_else(|| {
+            Some(v) => crate::model::boolean::parse(v).map(Some).ok_or_else(|| {
                 ApiError::field(
                     name,
                     "invalid",
@@ -71,15 +72,6 @@ impl Query {
             .filter(|(k, _)| !names.contains(&k.as_str()))
             .cloned()
             .collect()
-    }
-}
-
-/// `true/false/1/0`, any case.
-pub fn parse_bool(v: &str) -> Option<bool> {
-    match v.to_ascii_lowercase().as_str() {
-        "true" | "1" => Some(true),
-        "false" | "0" => Some(false),
-        _ => None,
     }
 }
 

@@ -131,7 +131,7 @@ impl Contribution {
             added_at: rfc3339(self.added_at),
             last_edited_at: self.last_edited_at.map(rfc3339),
             text: self.text.clone(),
-            html: escape_html(&self.text),
+            html: super::html::escape(&self.text),
             summary: summary(&self.text),
             deleted: self.deleted,
             categories: self.categories.clone(),
@@ -144,22 +144,6 @@ impl Contribution {
             parent: is_comment.then_some(self.parent),
         }
     }
-}
-
-/// Escapes text for HTML (`&`, `<`, `>`, `"`, `'`).
-pub fn escape_html(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#x27;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// The first [`SUMMARY_LEN`] characters of the text, no ellipsis.
@@ -384,11 +368,7 @@ mod tests {
     }
 
     #[test]
-    fn html_and_summary() {
-        assert_eq!(
-            escape_html(r#"<b>"a" & 'b'</b>"#),
-            "&lt;b&gt;&quot;a&quot; &amp; &#x27;b&#x27;&lt;/b&gt;"
-        );
+    fn summary_is_the_first_200_characters() {
         let long: String = "é".repeat(300);
         assert_eq!(summary(&long).chars().count(), 200);
         assert_eq!(summary("short"), "short");

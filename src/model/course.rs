@@ -258,11 +258,10 @@ fn boolean(
 ) -> Option<bool> {
     match map.get(field)? {
         Value::Bool(b) => Some(*b),
-        // multipart fields are text; DRF's BooleanField takes these too
-        Value::String(s) => match s.to_ascii_lowercase().as_str() {
-            "true" | "1" | "on" | "yes" => Some(true),
-            "false" | "0" | "off" | "no" => Some(false),
-            _ => {
+        // multipart fields are text: DRF's BooleanField grammar (see model::boolean)
+        Value::String(s) => match super::boolean::parse_field(s) {
+            Some(b) => Some(b),
+            None => {
                 errors.push(FieldError::new(
                     field,
                     "invalid",

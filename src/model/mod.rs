@@ -1,10 +1,12 @@
 //! Domain types and the JSON shapes the API returns. Depends on nothing above it.
 
 pub mod app;
+pub mod boolean;
 pub mod category;
 pub mod contribution;
 pub mod course;
 pub mod field;
+pub mod html;
 pub mod ids;
 pub mod import;
 pub mod pref;

@@ -33,7 +33,8 @@ impl PrefKind {
         }
     }
 
-    /// Checks a JSON value against this type (the API's PATCH).
+    /// Checks a JSON value against this type (the API's PATCH): a boolean preference
+    /// takes a JSON boolean only, never text (see [`super::boolean`]).
     pub fn check_json(self, v: &Value) -> Result<Value, String> {
         match (self, v) {
             (PrefKind::Boolean, Value::Bool(_)) => Ok(v.clone()),
@@ -46,11 +47,7 @@ impl PrefKind {
     /// Parses a command-line or TSV text into a value of this type.
     pub fn parse_text(self, s: &str) -> Result<Value, String> {
         match self {
-            PrefKind::Boolean => match s.to_ascii_lowercase().as_str() {
-                "true" | "1" => Ok(Value::Bool(true)),
-                "false" | "0" => Ok(Value::Bool(false)),
-                _ => Err(format!("{s:?} is not a boolean (true/false)")),
-            },
+            PrefKind::Boolean => super::boolean::parse_arg(s).map(Value::Bool),
             PrefKind::Integer => s
                 .parse::<i64>()
                 .map(Value::from)

@@ -10,13 +10,14 @@ use warp::reply::Response;
 
 use crate::clock::SECOND;
 use crate::db::sessions::Session;
+use crate::http::form;
 use crate::http::query::Query;
 use crate::http::{Req, Route, method_not_allowed, no_slash, request, slash};
 use crate::model::app::{App, AppGrant};
 use crate::oauth::errors::ErrorCode;
 use crate::oauth::pages::{self, ConsentFields};
 use crate::oauth::redirect::{self, Mode};
-use crate::oauth::scope::Scope;
+use crate::oauth::scope::{self, Scope};
 use crate::oauth::{CSRF_FIELD, internal_page, pkce, redirect_to, session};
 use crate::state::AppState;
 use crate::token;
@@ -212,11 +213,7 @@ async fn validate(state: &AppState, q: &Query) -> Result<AuthRequest, Response> 
     match Scope::parse(q.get("scope"), Scope::ALL) {
         Some(s) => ar.scope = s,
         None => {
-            return fail(
-                &ar,
-                ErrorCode::InvalidScope,
-                "scope must be a subset of \"read write\".",
-            );
+            return fail(&ar, ErrorCode::InvalidScope, scope::NOT_A_SUBSET);
         }
     }
     if ar.response_type == ResponseType::Code {
@@ -290,22 +287,12 @@ async fn get(req: Req) -> Response {
 }
 
 async fn post(mut req: Req) -> Response {
-    if !super::is_form(&req.headers) {
-        return pages::error(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "invalid_request",
-            "The form must be posted as application/x-www-form-urlencoded.",
-        )
-        .into_response();
-    }
     // a public endpoint: the form is how the caller authenticates
     req.body.public();
-    let body = std::mem::replace(&mut req.body, crate::http::body::Body::empty());
-    let bytes = match body.read(&req.headers, crate::http::body::FORM_LIMIT).await {
-        Ok(b) => b,
-        Err(e) => return e.to_response(),
+    let form = match form::read(&mut req).await {
+        Ok(f) => f,
+        Err(e) => return pages::form_failure(&e),
     };
-    let form = Query::parse(&String::from_utf8_lossy(&bytes));
     let ar = match validate(&req.state, &form).await {
         Ok(ar) => ar,
         Err(resp) => return resp,

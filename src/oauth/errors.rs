@@ -96,6 +96,11 @@ impl OAuthError {
         Self::new(ErrorCode::InvalidGrant, d)
     }
 
+    /// `invalid_scope`.
+    pub fn invalid_scope(d: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(ErrorCode::InvalidScope, d)
+    }
+
     /// `invalid_client`.
     pub fn invalid_client() -> Self {
         Self::new(ErrorCode::InvalidClient, "Client authentication failed.")
@@ -186,6 +191,10 @@ impl From<crate::error::ApiError> for OAuthError {
                 let mut e = OAuthError::invalid_request("The request body is too large.");
                 e.status = Some(StatusCode::PAYLOAD_TOO_LARGE);
                 e
+            }
+            // RFC 6749 §5.2 has no 415: a body that is not a form is a malformed request
+            crate::error::ApiError::UnsupportedMediaType => {
+                OAuthError::invalid_request("The body must be application/x-www-form-urlencoded.")
             }
             crate::error::ApiError::Internal(cause) => OAuthError::internal(cause),
             crate::error::ApiError::Unavailable(why) => OAuthError::unavailable(why),

@@ -5,6 +5,8 @@ use warp::Filter;
 use warp::http::{Method, StatusCode};
 use warp::reply::Response;
 
+use crate::error::ApiError;
+use crate::http::form;
 use crate::http::query::Query;
 use crate::http::{Req, Route, method_not_allowed, request, slash};
 use crate::oauth::password::Outcome;
@@ -109,22 +111,12 @@ async fn get(req: Req) -> Response {
 }
 
 async fn post(mut req: Req) -> Response {
-    if !super::is_form(&req.headers) {
-        return pages::error(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "invalid_request",
-            "The form must be posted as application/x-www-form-urlencoded.",
-        )
-        .into_response();
-    }
     // a public endpoint: the form is how the caller authenticates
     req.body.public();
-    let body = std::mem::replace(&mut req.body, crate::http::body::Body::empty());
-    let bytes = match body.read(&req.headers, crate::http::body::FORM_LIMIT).await {
-        Ok(b) => b,
-        Err(e) => return e.to_response(),
+    let form = match form::read(&mut req).await {
+        Ok(f) => f,
+        Err(e) => return pages::form_failure(&e),
     };
-    let form = Query::parse(&String::from_utf8_lossy(&bytes));
     let next = local_next(form.get("next"));
     let username = form.get("username").unwrap_or("").trim();
     let expected = session::cookie(&req.headers, session::CSRF_COOKIE).unwrap_or_default();
@@ -173,10 +165,12 @@ async fn post(mut req: Req) -> Response {
 async fn post_logout(mut req: Req) -> Response {
     // a public endpoint: the form is how the caller authenticates
     req.body.public();
-    let body = std::mem::replace(&mut req.body, crate::http::body::Body::empty());
-    let bytes = match body.read(&req.headers, crate::http::body::FORM_LIMIT).await {
-        Ok(b) => b,
-        Err(e) => return e.to_response(),
+    let form = match form::read(&mut req).await {
+        Ok(f) => Some(f),
+        // a post that is not a form carries no CSRF token: without a session it still
+        // signs out (clears the cookie), with one it is refused below
+        Err(ApiError::UnsupportedMediaType) => None,
+        Err(e) => return pages::form_failure(&e),
     };
     let clear = session::set_cookie(SESSION_COOKIE, "", 0, req.state.config.https());
     let current = match session::current(&req).await {
@@ -186,8 +180,7 @@ async fn post_logout(mut req: Req) -> Response {
     let Some((hash, s)) = current else {
         return redirect_to(StatusCode::SEE_OTHER, "/accounts/login/", &[clear]);
     };
-    let form = Query::parse(&String::from_utf8_lossy(&bytes));
-    if !super::is_form(&req.headers) || !session::csrf_ok(&s.csrf, form.get(CSRF_FIELD)) {
+    if !session::csrf_ok(&s.csrf, form.as_ref().and_then(|f| f.get(CSRF_FIELD))) {
         return pages::error(StatusCode::FORBIDDEN, "invalid_request", STALE).into_response();
     }
     let r = req

@@ -59,11 +59,6 @@ pub fn repeated<'a>(q: &crate::http::query::Query, names: &[&'a str]) -> Option<
         .copied()
 }
 
-/// Whether the request body is a form.
-pub fn is_form(headers: &HeaderMap) -> bool {
-    crate::http::body::media_type(headers).as_deref() == Some("application/x-www-form-urlencoded")
-}
-
 /// A redirect (`302` or `303`) that is never cached, with cookies to set.
 pub fn redirect_to(
     status: warp::http::StatusCode,

@@ -7,7 +7,9 @@ use std::fmt::Write as _;
 use warp::http::{HeaderValue, StatusCode, header};
 use warp::reply::Response;
 
+use crate::error::ApiError;
 use crate::model::app::App;
+use crate::model::html::escape;
 use crate::oauth::scope::Scope;
 
 const STYLE: &str = "body{font:16px/1.5 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;\
@@ -25,22 +27,6 @@ button.primary{background:#1f6feb;border-color:#1f6feb;color:#fff}\
 .app{display:flex;gap:1rem;align-items:center;margin-bottom:1rem}\
 .app img{width:56px;height:56px;border-radius:10px;object-fit:cover}\
 ul{padding-left:1.2rem}code{background:#f6f8fa;padding:0 .25rem;border-radius:4px}";
-
-/// Escapes text for HTML content and attribute values.
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#x27;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
 
 /// A page to send.
 #[derive(Debug)]
@@ -242,17 +228,46 @@ pub fn error(status: StatusCode, code: &str, description: &str) -> Page {
     Page::new(status, "Authorization error", body)
 }
 
+/// The page for a form that could not be read ([`crate::http::form::read`]): the
+/// status and headers the JSON API would answer (413, 415, 408 closing the connection,
+/// 503 with `Retry-After`), as a page a browser shows.
+pub fn form_failure(e: &ApiError) -> Response {
+    let (code, description) = match e {
+        ApiError::Internal(cause) => return super::internal_page(cause),
+        ApiError::UnsupportedMediaType => (
+            "invalid_request",
+            "The form must be posted as application/x-www-form-urlencoded.".to_owned(),
+        ),
+        ApiError::PayloadTooLarge => ("invalid_request", "The form is too large.".to_owned()),
+        ApiError::RequestTimeout => (
+            "invalid_request",
+            "The form did not arrive in time. Please try again.".to_owned(),
+        ),
+        ApiError::Unavailable(why) => (
+            "temporarily_unavailable",
+            format!(
+                "The server cannot handle the request right now. Please try again in {} seconds.",
+                why.retry_after()
+            ),
+        ),
+        _ => ("invalid_request", "The form could not be read.".to_owned()),
+    };
+    let mut page = error(e.status(), code, &description);
+    if let ApiError::Unavailable(why) = e {
+        page.retry_after = Some(why.retry_after());
+    }
+    let mut resp = page.into_response();
+    if matches!(e, ApiError::RequestTimeout) {
+        // the rest of the body may still be on its way: the connection cannot be reused
+        resp.headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    }
+    resp
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn escapes_the_five() {
-        assert_eq!(
-            escape(r#"<a href="x">'&'</a>"#),
-            "&lt;a href=&quot;x&quot;&gt;&#x27;&amp;&#x27;&lt;/a&gt;"
-        );
-    }
 
     #[test]
     fn pages_carry_security_headers() {

@@ -9,7 +9,7 @@ use warp::reply::Response;
 
 use crate::http::{Req, Route, method_not_allowed, request, slash};
 use crate::oauth::errors::OAuthError;
-use crate::oauth::token::{client, read_form};
+use crate::oauth::token::{client, read_form, required};
 use crate::state::AppState;
 use crate::token::{self, jwt};
 
@@ -33,9 +33,7 @@ pub fn route(state: AppState) -> Route {
 async fn revoke(mut req: Req) -> Result<Response, OAuthError> {
     let form = read_form(&mut req).await?;
     let app = client(&req, &form).await?;
-    let presented = form
-        .text("token")
-        .ok_or_else(|| OAuthError::invalid_request("The request has no token."))?;
+    let presented = required(&form, "token")?;
     let now = req.state.clock.now();
     if jwt::looks_like_jwt(presented) {
         // Only a JWT this server would accept can be revoked: a forged one has no jti

@@ -1,5 +1,8 @@
 //! Scopes: a subset of `read write`, always written in that order.
 
+/// What a `scope` that [`Scope::parse`] refuses is told (RFC 6749 §3.3).
+pub const NOT_A_SUBSET: &str = "scope must be a subset of \"read write\".";
+
 /// A set of scopes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Scope {

@@ -19,6 +19,7 @@ use serde_json::Value;
 use crate::common::{Resp, TestServer};
 
 mod browser;
+mod forms;
 mod grants;
 mod limits;
 

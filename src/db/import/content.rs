@@ -6,6 +6,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use super::{Known, LineError, sql_err};
 use crate::clock::Timestamp;
+use crate::model::course::Course;
 use crate::model::import::{CourseLine, CourseMemberLine};
 use crate::model::slug;
 
@@ -86,46 +87,35 @@ pub(super) fn course(
         })
         .map_err(|e| sql_err("course", &e))?,
     };
-    conn.prepare_cached(
-        "INSERT INTO course (id, name, name_key, slug, description, type, privacy, enforce_lessons_order,
-             new_comment_notification_enabled, hide_member_count, meta_title, meta_description, og_title,
-             og_description, og_image, deleted, created_at, created_by)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
-    )
-    .and_then(|mut s2| {
-        s2.execute(params![
-            c.id,
-            c.name,
-            crate::model::course::name_key(&c.name),
-            s,
-            c.description,
-            c.kind,
-            c.privacy,
-            c.enforce_lessons_order,
-            c.new_comment_notification_enabled,
-            c.hide_member_count,
-            c.meta_title,
-            c.meta_description,
-            c.og_title,
-            c.og_description,
-            c.og_image,
-            c.deleted,
-            at,
-            c.created_by
-        ])
-    })
-    .map_err(|e| sql_err(&format!("course {} ({:?})", c.id, c.name), &e))?;
+    // the API's insert, so that both write the same columns the same way
+    let course = Course {
+        id: c.id,
+        name: c.name,
+        slug: s,
+        description: c.description,
+        kind: c.kind,
+        privacy: c.privacy,
+        enforce_lessons_order: c.enforce_lessons_order,
+        new_comment_notification_enabled: c.new_comment_notification_enabled,
+        hide_member_count: c.hide_member_count,
+        meta_title: c.meta_title,
+        meta_description: c.meta_description,
+        og_title: c.og_title,
+        og_description: c.og_description,
+        og_image: c.og_image,
+        sections_order: Vec::new(),
+        image_key: None,
+        deleted: c.deleted,
+        created_at: at,
+        created_by: c.created_by,
+    };
+    crate::db::courses::insert(conn, &course, Some(course.id))
+        .map_err(|e| sql_err(&format!("course {} ({:?})", course.id, course.name), &e))?;
     conn.prepare_cached("INSERT INTO course_member (course_id, user_id, join_status, created_at) VALUES (?1, ?2, 'creator', ?3)")
         .and_then(|mut s2| s2.execute(params![c.id, c.created_by, at]))
         .map_err(|e| sql_err("course creator", &e))?;
-    for cat in &c.categories {
-        conn.prepare_cached(
-            "INSERT OR IGNORE INTO course_category (course_id, category_id) VALUES (?1, ?2)",
-        )
-        .and_then(|mut s2| s2.execute([c.id, *cat]))
-        .map_err(|e| sql_err("course category", &e))?;
-    }
-    Ok(())
+    crate::db::courses::add_categories(conn, c.id, &c.categories)
+        .map_err(|e| sql_err("course category", &e))
 }
 
 /// A course membership other than the creator's (which comes from the course line).

@@ -3,7 +3,7 @@
 //! challenge. A second use fails and revokes every token issued from the code
 //! (RFC 6749 §4.1.2, §10.5).
 
-use super::{Ctx, TokenResponse, issue, ttl, unauthorized_client};
+use super::{Ctx, TokenResponse, decide, issue, refused, required, ttl, unauthorized_client};
 use crate::model::app::AppGrant;
 use crate::oauth::errors::OAuthError;
 use crate::oauth::pkce;
@@ -15,72 +15,55 @@ pub async fn exchange(ctx: Ctx<'_>) -> Result<TokenResponse, OAuthError> {
     if ctx.app.grant != AppGrant::AuthorizationCode {
         return Err(unauthorized_client());
     }
-    let code = ctx
-        .form
-        .text("code")
-        .ok_or_else(|| OAuthError::invalid_request("The request has no code."))?;
-    let redirect_uri = ctx
-        .form
-        .text("redirect_uri")
-        .ok_or_else(|| OAuthError::invalid_request("The request has no redirect_uri."))?
-        .to_owned();
+    let code = required(&ctx.form, "code")?;
+    let redirect_uri = required(&ctx.form, "redirect_uri")?.to_owned();
     let verifier = ctx.form.text("code_verifier").map(str::to_owned);
     let hash = token::storage_hash(code);
     let app_id = ctx.app.id;
     let now = ctx.state.clock.now();
     let ttl = ttl(ctx.state);
-    // The transaction commits even when the exchange fails, so that a reused code's
-    // tokens stay revoked and a failed attempt consumes the code.
-    ctx.state
-        .db
-        .write(
-            move |tx| -> Result<Result<TokenResponse, OAuthError>, OAuthError> {
-                let bad = |d: &'static str| Ok(Err(OAuthError::invalid_grant(d)));
-                let Some(row) = crate::db::tokens::code(tx, &hash)? else {
-                    return bad("The code is invalid.");
-                };
-                if row.app_id != app_id {
-                    return bad("The code is invalid.");
-                }
-                if row.used_at.is_some() {
-                    if let Some(g) = row.grant_id {
-                        crate::db::tokens::revoke_grant(tx, g)?;
-                    }
-                    return bad(
-                        "The code was already used; the tokens issued from it are revoked.",
-                    );
-                }
-                if now >= row.expires_at {
-                    crate::db::tokens::use_code(tx, &hash, None, now)?;
-                    return bad("The code has expired.");
-                }
-                if row.redirect_uri != redirect_uri {
-                    crate::db::tokens::use_code(tx, &hash, None, now)?;
-                    return bad("The redirect_uri does not match the authorization request.");
-                }
-                let pkce_ok = match (&row.code_challenge, &verifier) {
-                    (None, None) => true,
-                    (Some(ch), Some(v)) => {
-                        let m = pkce::Method::parse(row.code_challenge_method.as_deref())
-                            .unwrap_or(pkce::Method::S256);
-                        pkce::verify(m, ch, v)
-                    }
-                    _ => false,
-                };
-                if !pkce_ok {
-                    crate::db::tokens::use_code(tx, &hash, None, now)?;
-                    return bad("The code_verifier does not match the code_challenge.");
-                }
-                if !crate::db::users::is_live(tx, row.user_id)? {
-                    crate::db::tokens::use_code(tx, &hash, None, now)?;
-                    return bad("The code is invalid.");
-                }
-                let scope = Scope::parse(Some(&row.scope), Scope::ALL).unwrap_or(Scope::ALL);
-                let grant =
-                    crate::db::tokens::insert_grant(tx, app_id, row.user_id, scope.as_str(), now)?;
-                crate::db::tokens::use_code(tx, &hash, Some(grant), now)?;
-                Ok(Ok(issue(tx, grant, scope, ttl, now)?))
-            },
-        )
-        .await?
+    decide(ctx.state, move |tx| {
+        let Some(row) = crate::db::tokens::code(tx, &hash)? else {
+            return refused("The code is invalid.");
+        };
+        if row.app_id != app_id {
+            return refused("The code is invalid.");
+        }
+        if row.used_at.is_some() {
+            if let Some(g) = row.grant_id {
+                crate::db::tokens::revoke_grant(tx, g)?;
+            }
+            return refused("The code was already used; the tokens issued from it are revoked.");
+        }
+        if now >= row.expires_at {
+            crate::db::tokens::use_code(tx, &hash, None, now)?;
+            return refused("The code has expired.");
+        }
+        if row.redirect_uri != redirect_uri {
+            crate::db::tokens::use_code(tx, &hash, None, now)?;
+            return refused("The redirect_uri does not match the authorization request.");
+        }
+        let pkce_ok = match (&row.code_challenge, &verifier) {
+            (None, None) => true,
+            (Some(ch), Some(v)) => {
+                let m = pkce::Method::parse(row.code_challenge_method.as_deref())
+                    .unwrap_or(pkce::Method::S256);
+                pkce::verify(m, ch, v)
+            }
+            _ => false,
+        };
+        if !pkce_ok {
+            crate::db::tokens::use_code(tx, &hash, None, now)?;
+            return refused("The code_verifier does not match the code_challenge.");
+        }
+        if !crate::db::users::is_live(tx, row.user_id)? {
+            crate::db::tokens::use_code(tx, &hash, None, now)?;
+            return refused("The code is invalid.");
+        }
+        let scope = Scope::parse(Some(&row.scope), Scope::ALL).unwrap_or(Scope::ALL);
+        let grant = crate::db::tokens::insert_grant(tx, app_id, row.user_id, scope.as_str(), now)?;
+        crate::db::tokens::use_code(tx, &hash, Some(grant), now)?;
+        Ok(Ok(issue(tx, grant, scope, ttl, now)?))
+    })
+    .await
 }

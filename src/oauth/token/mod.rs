@@ -133,18 +133,9 @@ pub fn route(state: AppState) -> Route {
 /// Reads a form body of the token or revocation endpoint (RFC 6749 §3.2: parameters
 /// must not repeat).
 pub async fn read_form(req: &mut Req) -> Result<Query, OAuthError> {
-    if !super::is_form(&req.headers) {
-        return Err(OAuthError::invalid_request(
-            "The body must be application/x-www-form-urlencoded.",
-        ));
-    }
     // a public endpoint: the form is how the caller authenticates
     req.body.public();
-    let body = std::mem::replace(&mut req.body, crate::http::body::Body::empty());
-    let bytes = body
-        .read(&req.headers, crate::http::body::FORM_LIMIT)
-        .await?;
-    let form = Query::parse(&String::from_utf8_lossy(&bytes));
+    let form = crate::http::form::read(req).await?;
     if let Some(p) = form
         .pairs()
         .iter()
@@ -156,6 +147,35 @@ pub async fn read_form(req: &mut Req) -> Result<Query, OAuthError> {
         )));
     }
     Ok(form)
+}
+
+/// A parameter the request must carry (non-empty), else `invalid_request`.
+pub fn required<'f>(form: &'f Query, name: &str) -> Result<&'f str, OAuthError> {
+    form.text(name)
+        .ok_or_else(|| OAuthError::invalid_request(format!("The request has no {name}.")))
+}
+
+/// What a grant's transaction decided: the tokens, or the error to answer.
+type Decision = Result<TokenResponse, OAuthError>;
+
+/// Runs a grant's checks and writes in one write transaction that commits whatever
+/// they decide: what a refused exchange did stays done (a code consumed by a failed
+/// attempt, a grant revoked because its code or refresh token was reused: RFC 6749
+/// §10.5, RFC 9700 §4.14.2). The outer error is a failure of the transaction itself.
+async fn decide<F>(state: &AppState, f: F) -> Decision
+where
+    F: FnOnce(&rusqlite::Transaction<'_>) -> Result<Decision, OAuthError> + Send + 'static,
+{
+    state.db.write(f).await?
+}
+
+/// A refused exchange (`invalid_grant`), as a grant's transaction reports it.
+#[expect(
+    clippy::unnecessary_wraps,
+    reason = "the shape a transaction passed to decide returns"
+)]
+fn refused(description: &'static str) -> Result<Decision, OAuthError> {
+    Ok(Err(OAuthError::invalid_grant(description)))
 }
 
 /// Authenticates the client of a form request.
@@ -170,19 +190,12 @@ pub async fn client(req: &Req, form: &Query) -> Result<App, OAuthError> {
 async fn token(mut req: Req) -> Result<Response, OAuthError> {
     let form = read_form(&mut req).await?;
     let app = client(&req, &form).await?;
-    let grant = match form.text("grant_type") {
-        None => {
-            return Err(OAuthError::invalid_request(
-                "The request has no grant_type.",
-            ));
-        }
-        Some(g) => GrantType::parse(g).ok_or_else(|| {
-            OAuthError::new(
-                ErrorCode::UnsupportedGrantType,
-                "grant_type must be authorization_code, password or refresh_token.",
-            )
-        })?,
-    };
+    let grant = GrantType::parse(required(&form, "grant_type")?).ok_or_else(|| {
+        OAuthError::new(
+            ErrorCode::UnsupportedGrantType,
+            "grant_type must be authorization_code, password or refresh_token.",
+        )
+    })?;
     let ctx = Ctx {
         state: &req.state,
         app,

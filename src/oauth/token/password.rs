@@ -6,7 +6,7 @@ use super::{Ctx, TokenResponse, issue, ttl, unauthorized_client};
 use crate::model::app::AppGrant;
 use crate::oauth::errors::{ErrorCode, OAuthError};
 use crate::oauth::password::Outcome;
-use crate::oauth::scope::Scope;
+use crate::oauth::scope::{self, Scope};
 
 /// Exchanges resource owner credentials.
 pub async fn exchange(ctx: Ctx<'_>) -> Result<TokenResponse, OAuthError> {
@@ -19,12 +19,8 @@ pub async fn exchange(ctx: Ctx<'_>) -> Result<TokenResponse, OAuthError> {
             "username and password are required.",
         ));
     };
-    let scope = Scope::parse(ctx.form.get("scope"), Scope::ALL).ok_or_else(|| {
-        OAuthError::new(
-            ErrorCode::InvalidScope,
-            "scope must be a subset of \"read write\".",
-        )
-    })?;
+    let scope = Scope::parse(ctx.form.get("scope"), Scope::ALL)
+        .ok_or_else(|| OAuthError::invalid_scope(scope::NOT_A_SUBSET))?;
     let user_id =
         match crate::oauth::password::check(ctx.state, ctx.addr, username, password).await? {
             Outcome::Ok(id) => id,

@@ -2,10 +2,10 @@
 //! rotated; presenting a rotated one again revokes the whole grant (every token issued
 //! from the same authorization).
 
-use super::{Ctx, TokenResponse, issue, ttl, unauthorized_client};
+use super::{Ctx, TokenResponse, decide, issue, refused, required, ttl, unauthorized_client};
 use crate::model::app::AppGrant;
-use crate::oauth::errors::{ErrorCode, OAuthError};
-use crate::oauth::scope::Scope;
+use crate::oauth::errors::OAuthError;
+use crate::oauth::scope::{self, Scope};
 use crate::token;
 
 /// Exchanges a refresh token.
@@ -13,55 +13,42 @@ pub async fn exchange(ctx: Ctx<'_>) -> Result<TokenResponse, OAuthError> {
     if ctx.app.grant == AppGrant::Implicit {
         return Err(unauthorized_client());
     }
-    let presented = ctx
-        .form
-        .text("refresh_token")
-        .ok_or_else(|| OAuthError::invalid_request("The request has no refresh_token."))?;
+    let presented = required(&ctx.form, "refresh_token")?;
     let requested = ctx.form.get("scope").map(str::to_owned);
     let hash = token::storage_hash(presented);
     let app_id = ctx.app.id;
     let now = ctx.state.clock.now();
     let ttl = ttl(ctx.state);
-    ctx.state
-        .db
-        .write(
-            move |tx| -> Result<Result<TokenResponse, OAuthError>, OAuthError> {
-                let bad = |d: &'static str| Ok(Err(OAuthError::invalid_grant(d)));
-                let Some(row) = crate::db::tokens::refresh(tx, &hash)? else {
-                    return bad("The refresh token is invalid.");
-                };
-                if row.app_id != app_id {
-                    return bad("The refresh token is invalid.");
-                }
-                if row.rotated_at.is_some() {
-                    crate::db::tokens::revoke_grant(tx, row.grant_id)?;
-                    return bad(
-                        "The refresh token was already used; every token of this grant is revoked.",
-                    );
-                }
-                if row.revoked || row.grant_revoked || now >= row.expires_at {
-                    return bad("The refresh token is invalid, expired or revoked.");
-                }
-                if !crate::db::users::is_live(tx, row.user_id)? {
-                    return bad("The refresh token is invalid.");
-                }
-                let granted =
-                    Scope::parse(Some(&row.grant_scope), Scope::ALL).unwrap_or(Scope::ALL);
-                let Some(scope) = Scope::parse(requested.as_deref(), granted) else {
-                    return Ok(Err(OAuthError::new(
-                        ErrorCode::InvalidScope,
-                        "scope must be a subset of \"read write\".",
-                    )));
-                };
-                if !scope.within(granted) {
-                    return Ok(Err(OAuthError::new(
-                        ErrorCode::InvalidScope,
-                        "scope may only narrow the granted scope.",
-                    )));
-                }
-                crate::db::tokens::rotate_refresh(tx, &hash, &row.access_hash, now)?;
-                Ok(Ok(issue(tx, row.grant_id, scope, ttl, now)?))
-            },
-        )
-        .await?
+    decide(ctx.state, move |tx| {
+        let Some(row) = crate::db::tokens::refresh(tx, &hash)? else {
+            return refused("The refresh token is invalid.");
+        };
+        if row.app_id != app_id {
+            return refused("The refresh token is invalid.");
+        }
+        if row.rotated_at.is_some() {
+            crate::db::tokens::revoke_grant(tx, row.grant_id)?;
+            return refused(
+                "The refresh token was already used; every token of this grant is revoked.",
+            );
+        }
+        if row.revoked || row.grant_revoked || now >= row.expires_at {
+            return refused("The refresh token is invalid, expired or revoked.");
+        }
+        if !crate::db::users::is_live(tx, row.user_id)? {
+            return refused("The refresh token is invalid.");
+        }
+        let granted = Scope::parse(Some(&row.grant_scope), Scope::ALL).unwrap_or(Scope::ALL);
+        let Some(scope) = Scope::parse(requested.as_deref(), granted) else {
+            return Ok(Err(OAuthError::invalid_scope(scope::NOT_A_SUBSET)));
+        };
+        if !scope.within(granted) {
+            return Ok(Err(OAuthError::invalid_scope(
+                "scope may only narrow the granted scope.",
+            )));
+        }
+        crate::db::tokens::rotate_refresh(tx, &hash, &row.access_hash, now)?;
+        Ok(Ok(issue(tx, row.grant_id, scope, ttl, now)?))
+    })
+    .await
 }
