@@ -313,10 +313,6 @@ async fn serve_connection<S>(
     let conn = hyper::server::conn::http1::Builder::new()
         .timer(TokioTimer::new())
         .header_read_timeout(None)
-        // hyper's read buffer grows to ~400 KiB per connection by default, beside the
-        // body budget; 64 KiB holds any header block hearth accepts (a JWT is at most
-        // 8 KiB) and bounds what a connection holds outside the budget
-        .max_buf_size(64 * 1024)
         .keep_alive(true)
         .serve_connection(io, service);
     tokio::pin!(conn);
