@@ -8,6 +8,7 @@ pub mod categories;
 pub mod check;
 pub mod contributions;
 pub mod course_members;
+pub mod course_sections;
 pub mod courses;
 pub mod follows;
 pub mod import;

@@ -1,7 +1,7 @@
 //! Course bodies: JSON, or `multipart/form-data` with the same fields, list fields as
 //! `categories[0]`, `categories[1]`… or repeated `categories`, and an optional
 //! `image_original` file. Both become one JSON object for
-//! [`crate::model::course::CourseInput::parse`].
+//! [`crate::model::course_input::CourseInput::parse`].
 
 use std::collections::BTreeMap;
 

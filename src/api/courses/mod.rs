@@ -23,9 +23,10 @@ use crate::http::{
 use crate::images::Squares;
 use crate::model::PublicUrl;
 use crate::model::course::{
-    Counts, Course, CourseInput, CourseJson, MEMBER_STATUSES, manages, new_course, parse_statuses,
-    same_ids, visible,
+    Counts, Course, CourseJson, MEMBER_STATUSES, manages, new_course, parse_statuses, same_ids,
+    visible,
 };
+use crate::model::course_input::CourseInput;
 use crate::model::field::FieldError;
 use crate::state::AppState;
 

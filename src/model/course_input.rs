@@ -1,0 +1,271 @@
+//! The writable fields of a course body (JSON, or multipart fields as text), parsed and
+//! checked without the database: what `POST`/`PUT`/`PATCH /api/v2/course/` read.
+
+use serde_json::{Map, Value};
+
+use super::course::*;
+use super::field::FieldError;
+use super::ids::{self, ListError};
+
+/// The writable fields of a course body; `None` means "not in the body".
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CourseInput {
+    pub name: Option<String>,
+    pub slug: Option<String>,
+    pub description: Option<String>,
+    pub kind: Option<String>,
+    pub privacy: Option<String>,
+    pub enforce_lessons_order: Option<bool>,
+    pub new_comment_notification_enabled: Option<bool>,
+    pub hide_member_count: Option<bool>,
+    pub meta_title: Option<String>,
+    pub meta_description: Option<String>,
+    pub og_title: Option<String>,
+    pub og_description: Option<String>,
+    pub og_image: Option<String>,
+    pub sections_order: Option<Vec<i64>>,
+    pub categories: Option<Vec<i64>>,
+    /// `image_original: null` in a JSON body: back to the default image.
+    pub clear_image: bool,
+}
+
+fn text(
+    map: &Map<String, Value>,
+    field: &'static str,
+    errors: &mut Vec<FieldError>,
+) -> Option<String> {
+    match map.get(field)? {
+        Value::String(s) => Some(s.clone()),
+        Value::Null => {
+            errors.push(FieldError::new(
+                field,
+                "null",
+                "This field may not be null.",
+            ));
+            None
+        }
+        _ => {
+            errors.push(FieldError::new(field, "invalid", "Not a valid string."));
+            None
+        }
+    }
+}
+
+fn boolean(
+    map: &Map<String, Value>,
+    field: &'static str,
+    errors: &mut Vec<FieldError>,
+) -> Option<bool> {
+    match map.get(field)? {
+        Value::Bool(b) => Some(*b),
+        // multipart fields are text: DRF's BooleanField grammar (see model::boolean)
+        Value::String(s) => match super::boolean::parse_field(s) {
+            Some(b) => Some(b),
+            None => {
+                errors.push(FieldError::new(
+                    field,
+                    "invalid",
+                    "Must be a valid boolean.",
+                ));
+                None
+            }
+        },
+        Value::Number(n) if n.as_i64() == Some(0) || n.as_i64() == Some(1) => {
+            Some(n.as_i64() == Some(1))
+        }
+        Value::Null => {
+            errors.push(FieldError::new(
+                field,
+                "null",
+                "This field may not be null.",
+            ));
+            None
+        }
+        _ => {
+            errors.push(FieldError::new(
+                field,
+                "invalid",
+                "Must be a valid boolean.",
+            ));
+            None
+        }
+    }
+}
+
+/// A list of ids: integers or numeric strings; a JSON-encoded array in a string (how
+/// multipart clients send `sections_order`); a comma-separated string. At most
+/// [`ids::MAX_ITEMS`] (else `max_length`), read in one pass.
+fn id_list(
+    map: &Map<String, Value>,
+    field: &'static str,
+    errors: &mut Vec<FieldError>,
+) -> Option<Vec<i64>> {
+    let parsed = match map.get(field)? {
+        Value::Array(items) => ids::from_values(items),
+        Value::String(s) if s.trim().starts_with('[') => match serde_json::from_str::<Value>(s) {
+            Ok(Value::Array(items)) => ids::from_values(&items),
+            _ => Err(ListError::NotAnId),
+        },
+        Value::String(s) if s.trim().is_empty() => Ok(Vec::new()),
+        Value::String(s) => ids::from_text(s),
+        Value::Number(n) => n.as_i64().map(|i| vec![i]).ok_or(ListError::NotAnId),
+        Value::Null => {
+            errors.push(FieldError::new(
+                field,
+                "null",
+                "This field may not be null.",
+            ));
+            return None;
+        }
+        _ => Err(ListError::NotAnId),
+    };
+    match parsed {
+        Ok(list) => Some(list),
+        Err(ListError::TooMany) => {
+            errors.push(ids::too_many(field));
+            None
+        }
+        Err(ListError::NotAnId) => {
+            errors.push(FieldError::new(
+                field,
+                "invalid",
+                "Must be a list of integer ids.",
+            ));
+            None
+        }
+    }
+}
+
+impl CourseInput {
+    /// Reads a body (a JSON object, or multipart text fields turned into one), with
+    /// every rule that needs no database: lengths, choices, the slug pattern, and
+    /// `name`/`type` when `full` (create and PUT). Read-only and unknown fields are
+    /// ignored. Returns the input and every problem found.
+    pub fn parse(map: &Map<String, Value>, full: bool) -> (CourseInput, Vec<FieldError>) {
+        let mut e = Vec::new();
+        let mut input = CourseInput {
+            name: text(map, "name", &mut e).map(|s| s.trim().to_owned()),
+            slug: text(map, "slug", &mut e).map(|s| s.trim().to_owned()),
+            description: text(map, "description", &mut e),
+            kind: text(map, "type", &mut e),
+            privacy: text(map, "privacy", &mut e),
+            enforce_lessons_order: boolean(map, "enforce_lessons_order", &mut e),
+            new_comment_notification_enabled: boolean(
+                map,
+                "new_comment_notification_enabled",
+                &mut e,
+            ),
+            hide_member_count: boolean(map, "hide_member_count", &mut e),
+            meta_title: text(map, "meta_title", &mut e),
+            meta_description: text(map, "meta_description", &mut e),
+            og_title: text(map, "og_title", &mut e),
+            og_description: text(map, "og_description", &mut e),
+            og_image: text(map, "og_image", &mut e),
+            sections_order: id_list(map, "sections_order", &mut e),
+            categories: id_list(map, "categories", &mut e).map(ids::dedup),
+            clear_image: false,
+        };
+        match map.get("image_original") {
+            None => {}
+            Some(Value::Null) => input.clear_image = true,
+            // multipart text fields named image_original (an empty file input) and JSON
+            // strings are not files
+            Some(Value::String(s)) if s.is_empty() => input.clear_image = true,
+            Some(_) => e.push(FieldError::new(
+                "image_original",
+                "invalid",
+                "The submitted data was not a file. Upload it with multipart/form-data.",
+            )),
+        }
+        match &input.name {
+            Some(n) if n.is_empty() => e.push(FieldError::new(
+                "name",
+                "required",
+                "This field may not be blank.",
+            )),
+            Some(n) if n.chars().count() > NAME_MAX => e.push(FieldError::new(
+                "name",
+                "max_length",
+                format!("Ensure this field has no more than {NAME_MAX} characters."),
+            )),
+            None if full && !map.contains_key("name") => {
+                e.push(FieldError::required("name"));
+            }
+            _ => {}
+        }
+        if let Some(s) = &input.slug {
+            // an empty slug means "make one from the name", as if it were absent
+            if s.is_empty() {
+                input.slug = None;
+            } else if !super::slug::is_valid(s) {
+                e.push(FieldError::new(
+                    "slug",
+                    "invalid",
+                    "Enter a valid slug: lowercase letters, digits and single hyphens, at most 100 characters.",
+                ));
+            }
+        }
+        match &input.kind {
+            Some(k) if !TYPES.contains(&k.as_str()) => e.push(FieldError::new(
+                "type",
+                "invalid_choice",
+                format!("\"{k}\" is not a valid choice (self-paced, structured, scheduled)."),
+            )),
+            None if full && !map.contains_key("type") => {
+                e.push(FieldError::required("type"));
+            }
+            _ => {}
+        }
+        // an order names each section once; whether they are the course's sections is
+        // for the database
+        if let Some(dup) = input.sections_order.as_deref().and_then(ids::first_repeat) {
+            e.push(FieldError::new(
+                "sections_order",
+                "invalid",
+                format!("Section {dup} is listed twice in sections_order."),
+            ));
+            input.sections_order = None;
+        }
+        if let Some(p) = &input.privacy
+            && !PRIVACIES.contains(&p.as_str())
+        {
+            e.push(FieldError::new(
+                "privacy",
+                "invalid_choice",
+                format!("\"{p}\" is not a valid choice (\"\", open, private, secret)."),
+            ));
+        }
+        (input, e)
+    }
+
+    /// Applies the input to a course (after validation).
+    pub fn apply(&self, c: &mut Course) {
+        let set = |dst: &mut String, v: &Option<String>| {
+            if let Some(v) = v {
+                dst.clone_from(v);
+            }
+        };
+        set(&mut c.name, &self.name);
+        set(&mut c.slug, &self.slug);
+        set(&mut c.description, &self.description);
+        set(&mut c.kind, &self.kind);
+        set(&mut c.privacy, &self.privacy);
+        set(&mut c.meta_title, &self.meta_title);
+        set(&mut c.meta_description, &self.meta_description);
+        set(&mut c.og_title, &self.og_title);
+        set(&mut c.og_description, &self.og_description);
+        set(&mut c.og_image, &self.og_image);
+        if let Some(b) = self.enforce_lessons_order {
+            c.enforce_lessons_order = b;
+        }
+        if let Some(b) = self.new_comment_notification_enabled {
+            c.new_comment_notification_enabled = b;
+        }
+        if let Some(b) = self.hide_member_count {
+            c.hide_member_count = b;
+        }
+        if let Some(o) = &self.sections_order {
+            c.sections_order.clone_from(o);
+        }
+    }
+}
