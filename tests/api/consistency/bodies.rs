@@ -8,9 +8,8 @@
 )]
 
 use reqwest::{Method, StatusCode};
-use serde_json::json;
 
-use super::{created, raw, world};
+use super::{contributions, course_with_section, raw, world};
 use crate::common::TestServer;
 
 /// SPEC §3: routes that take no body accept an empty body whatever its content type,
@@ -49,26 +48,7 @@ async fn no_body_routes_accept_empty_bodies_and_empty_objects() {
             );
         }
         // contributions: delete and restore, every kind and form
-        let d = created(
-            s.post(
-                "/api/v2/discussion/",
-                Some(t),
-                json!({"title": "d", "text": "d"}),
-            )
-            .await,
-        )
-        .await;
-        let p = created(s.post("/api/v2/post/", Some(t), json!({"text": "p"})).await).await;
-        let st = created(
-            s.post("/api/v2/status/", Some(t), json!({"text": "s"}))
-                .await,
-        )
-        .await;
-        let c = created(
-            s.post("/api/v2/comment/", Some(t), json!({"text": "c", "post": p}))
-                .await,
-        )
-        .await;
+        let (d, p, st, c) = contributions(&s, t).await;
         for (m, path) in [
             (Method::DELETE, format!("/api/v2/comment/{c}/")),
             (Method::POST, format!("/api/v2/comment/{c}/restore/")),
@@ -93,24 +73,7 @@ async fn no_body_routes_accept_empty_bodies_and_empty_objects() {
         }
         // courses: join, leave, delete a section, delete the course
         let name = format!("C {}", s.clock.now());
-        let course = created(
-            s.post(
-                "/api/v2/course/",
-                Some(t),
-                json!({"name": name, "type": "self-paced", "privacy": "open"}),
-            )
-            .await,
-        )
-        .await;
-        let sec = created(
-            s.post(
-                &format!("/api/v2/course/{course}/section/"),
-                Some(t),
-                json!({"name": "x"}),
-            )
-            .await,
-        )
-        .await;
+        let (course, sec) = course_with_section(&s, t, &name).await;
         s.clock.advance(hearth::clock::SECOND);
         for (m, path, tok, want) in [
             (
@@ -152,44 +115,8 @@ async fn no_body_routes_refuse_real_bodies_alike() {
     let s = TestServer::start().await;
     let w = world(&s).await;
     let t = &w.ann_t;
-    let d = created(
-        s.post(
-            "/api/v2/discussion/",
-            Some(t),
-            json!({"title": "d", "text": "d"}),
-        )
-        .await,
-    )
-    .await;
-    let p = created(s.post("/api/v2/post/", Some(t), json!({"text": "p"})).await).await;
-    let st = created(
-        s.post("/api/v2/status/", Some(t), json!({"text": "s"}))
-            .await,
-    )
-    .await;
-    let c = created(
-        s.post("/api/v2/comment/", Some(t), json!({"text": "c", "post": p}))
-            .await,
-    )
-    .await;
-    let course = created(
-        s.post(
-            "/api/v2/course/",
-            Some(t),
-            json!({"name": "C", "type": "self-paced", "privacy": "open"}),
-        )
-        .await,
-    )
-    .await;
-    let sec = created(
-        s.post(
-            &format!("/api/v2/course/{course}/section/"),
-            Some(t),
-            json!({"name": "x"}),
-        )
-        .await,
-    )
-    .await;
+    let (d, p, st, c) = contributions(&s, t).await;
+    let (course, sec) = course_with_section(&s, t, "C").await;
     let routes = [
         (Method::POST, format!("/api/v2/user/{}/follow/", w.bob), t),
         (Method::DELETE, format!("/api/v2/discussion/{d}/"), t),
@@ -272,24 +199,7 @@ async fn body_errors_are_the_same_everywhere() {
     let s = TestServer::start().await;
     let w = world(&s).await;
     let t = &w.ann_t;
-    let course = created(
-        s.post(
-            "/api/v2/course/",
-            Some(t),
-            json!({"name": "C", "type": "self-paced", "privacy": "open"}),
-        )
-        .await,
-    )
-    .await;
-    let sec = created(
-        s.post(
-            &format!("/api/v2/course/{course}/section/"),
-            Some(t),
-            json!({"name": "x"}),
-        )
-        .await,
-    )
-    .await;
+    let (course, sec) = course_with_section(&s, t, "C").await;
     let routes = [
         (Method::PATCH, "/api/v2/dynamic_preference/".to_owned()),
         (Method::POST, "/api/v2/discussion/".into()),

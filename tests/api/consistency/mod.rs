@@ -62,3 +62,60 @@ async fn created(r: Resp) -> i64 {
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
     r.json()["id"].as_i64().unwrap()
 }
+
+/// One discussion, post, status and comment (on the post) by `t`'s user:
+/// `(discussion, post, status, comment)`.
+async fn contributions(s: &TestServer, t: &str) -> (i64, i64, i64, i64) {
+    let d = created(
+        s.post(
+            "/api/v2/discussion/",
+            Some(t),
+            serde_json::json!({"title": "d", "text": "d"}),
+        )
+        .await,
+    )
+    .await;
+    let p = created(
+        s.post("/api/v2/post/", Some(t), serde_json::json!({"text": "p"}))
+            .await,
+    )
+    .await;
+    let st = created(
+        s.post("/api/v2/status/", Some(t), serde_json::json!({"text": "s"}))
+            .await,
+    )
+    .await;
+    let c = created(
+        s.post(
+            "/api/v2/comment/",
+            Some(t),
+            serde_json::json!({"text": "c", "post": p}),
+        )
+        .await,
+    )
+    .await;
+    (d, p, st, c)
+}
+
+/// An open course named `name` by `t`'s user, with one section: `(course, section)`.
+async fn course_with_section(s: &TestServer, t: &str, name: &str) -> (i64, i64) {
+    let course = created(
+        s.post(
+            "/api/v2/course/",
+            Some(t),
+            serde_json::json!({"name": name, "type": "self-paced", "privacy": "open"}),
+        )
+        .await,
+    )
+    .await;
+    let sec = created(
+        s.post(
+            &format!("/api/v2/course/{course}/section/"),
+            Some(t),
+            serde_json::json!({"name": "x"}),
+        )
+        .await,
+    )
+    .await;
+    (course, sec)
+}

@@ -10,7 +10,7 @@
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 
-use super::{created, world};
+use super::{contributions, course_with_section, created, world};
 use crate::common::TestServer;
 
 /// Every read marked (CA) in SPEC §5 needs a caller when `content_availability` is off;
@@ -20,44 +20,8 @@ async fn content_availability_applies_to_every_ca_read() {
     let s = TestServer::start().await;
     let w = world(&s).await;
     let t = &w.ann_t;
-    let d = created(
-        s.post(
-            "/api/v2/discussion/",
-            Some(t),
-            json!({"title": "d", "text": "d"}),
-        )
-        .await,
-    )
-    .await;
-    let p = created(s.post("/api/v2/post/", Some(t), json!({"text": "p"})).await).await;
-    let st = created(
-        s.post("/api/v2/status/", Some(t), json!({"text": "s"}))
-            .await,
-    )
-    .await;
-    let c = created(
-        s.post("/api/v2/comment/", Some(t), json!({"text": "c", "post": p}))
-            .await,
-    )
-    .await;
-    let course = created(
-        s.post(
-            "/api/v2/course/",
-            Some(t),
-            json!({"name": "C", "type": "self-paced", "privacy": "open"}),
-        )
-        .await,
-    )
-    .await;
-    let sec = created(
-        s.post(
-            &format!("/api/v2/course/{course}/section/"),
-            Some(t),
-            json!({"name": "x"}),
-        )
-        .await,
-    )
-    .await;
+    let (d, p, st, c) = contributions(&s, t).await;
+    let (course, sec) = course_with_section(&s, t, "C").await;
     let ca = [
         format!("/api/v2/user/{}/", w.bob),
         format!("/api/v2/user/{}/followings/", w.bob),
@@ -131,24 +95,7 @@ async fn trailing_slash_rules() {
             .await,
     )
     .await;
-    let course = created(
-        s.post(
-            "/api/v2/course/",
-            Some(t),
-            json!({"name": "C", "type": "self-paced", "privacy": "open"}),
-        )
-        .await,
-    )
-    .await;
-    let sec = created(
-        s.post(
-            &format!("/api/v2/course/{course}/section/"),
-            Some(t),
-            json!({"name": "x"}),
-        )
-        .await,
-    )
-    .await;
+    let (course, sec) = course_with_section(&s, t, "C").await;
     let b = w.bob;
     for path in [
         "/api/v2/user/me".to_owned(),
