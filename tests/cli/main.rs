@@ -123,6 +123,37 @@ fn get(addr: &str, path: &str) -> String {
     out
 }
 
+/// Starts `hearth serve` on `listen`; returns it and the address it logged. Its log
+/// is drained in the background so the server never blocks on a full pipe.
+fn spawn_serve(
+    db: &std::path::Path,
+    listen: &str,
+    extra: &[&str],
+) -> (std::process::Child, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hearth"))
+        .arg("--db")
+        .arg(db)
+        .args(["serve", "--listen", listen])
+        .args(extra)
+        .env("RUST_LOG", "info")
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let addr = wait_for_listen_line(&mut stderr);
+    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+    (child, addr)
+}
+
+/// Sends SIGTERM.
+fn sigterm(child: &std::process::Child) {
+    Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+}
+
 mod app;
 mod catalog;
 mod durability;

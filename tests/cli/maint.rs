@@ -1,7 +1,7 @@
 //! backup, check and restore.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use crate::Env;
 
@@ -421,17 +421,7 @@ fn restore_refuses_while_a_hearth_process_holds_the_database() {
 #[test]
 fn restore_refuses_while_a_server_runs() {
     let (e, src, _) = with_backup();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hearth"))
-        .arg("--db")
-        .arg(e.db())
-        .args(["serve", "--listen", "127.0.0.1:0"])
-        .env("RUST_LOG", "info")
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
-    let addr = crate::wait_for_listen_line(&mut stderr);
+    let (mut child, addr) = crate::spawn_serve(&e.db(), "127.0.0.1:0", &[]);
     let users_before = crate::get(&addr, "/api/v2/user/search/?search=alice");
     let out = restore(&e, &src, &[]);
     let err = crate::fails(out, &["restore"]);

@@ -1,26 +1,16 @@
 //! serve: the server's life as a process.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
-use crate::{Env, get, wait_for_listen_line};
+use crate::{Env, get};
 
 #[test]
 fn serve_creates_the_database_logs_its_address_and_stops_on_sigterm() {
     let e = Env::new();
     let db: &Path = &e.db();
     assert!(!db.exists());
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hearth"))
-        .arg("--db")
-        .arg(db)
-        .args(["serve", "--listen", "127.0.0.1:0"])
-        .env("RUST_LOG", "info")
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
-    let addr = wait_for_listen_line(&mut stderr);
+    let (mut child, addr) = crate::spawn_serve(db, "127.0.0.1:0", &[]);
     assert!(db.exists());
     let resp = get(&addr, "/healthz");
     assert!(resp.starts_with("HTTP/1.1 200"), "{resp}");
@@ -55,31 +45,6 @@ fn leftovers(dir: &Path) -> Vec<String> {
     names
 }
 
-fn spawn_serve(db: &Path, extra: &[&str]) -> (std::process::Child, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hearth"))
-        .arg("--db")
-        .arg(db)
-        .args(["serve", "--listen", "127.0.0.1:0"])
-        .args(extra)
-        .env("RUST_LOG", "info")
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
-    let addr = wait_for_listen_line(&mut stderr);
-    // keep draining the log so the server never blocks on a full pipe
-    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
-    (child, addr)
-}
-
-fn sigterm(child: &std::process::Child) {
-    Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-}
-
 /// SPEC §2: every hearth process closes the database cleanly, so a stopped hearth
 /// leaves one file (a `-wal` left behind would be replayed into a backup copied over
 /// the file).
@@ -108,11 +73,11 @@ fn no_command_and_no_stopped_server_leaves_a_wal_behind() {
     assert_eq!(leftovers(&dir), Vec::<String>::new(), "backup");
     // a server that wrote, then stopped with SIGTERM
     let token = e.ok(&["jwt", "mint", "--user-id", "1"]);
-    let (mut child, addr) = spawn_serve(&e.db(), &[]);
+    let (mut child, addr) = crate::spawn_serve(&e.db(), "127.0.0.1:0", &[]);
     let body = r#"{"text":"written by the server"}"#;
     let resp = post(&addr, "/api/v2/post/", token.trim(), body);
     assert!(resp.starts_with("HTTP/1.1 201"), "{resp}");
-    sigterm(&child);
+    crate::sigterm(&child);
     assert!(child.wait().unwrap().success());
     assert_eq!(leftovers(&dir), Vec::<String>::new(), "serve");
     assert_eq!(e.sql("SELECT count(*) FROM contribution"), 1);
@@ -141,8 +106,9 @@ fn sigterm_with_a_slow_body_in_flight_exits_by_the_deadline() {
     e.init();
     e.ok(&["user", "create", "--username", "ann", "--no-password"]);
     let token = e.ok(&["jwt", "mint", "--user-id", "1"]);
-    let (mut child, addr) = spawn_serve(
+    let (mut child, addr) = crate::spawn_serve(
         &e.db(),
+        "127.0.0.1:0",
         &["--shutdown-timeout", "1", "--body-timeout", "60"],
     );
     let mut slow = std::net::TcpStream::connect(&addr).unwrap();
@@ -154,7 +120,7 @@ fn sigterm_with_a_slow_body_in_flight_exits_by_the_deadline() {
     .unwrap();
     std::thread::sleep(std::time::Duration::from_millis(200));
     let asked = std::time::Instant::now();
-    sigterm(&child);
+    crate::sigterm(&child);
     let status = child.wait().unwrap();
     let took = asked.elapsed();
     assert!(status.success(), "{status:?}");
@@ -174,23 +140,13 @@ fn sigterm_with_a_slow_body_in_flight_exits_by_the_deadline() {
 #[test]
 fn serve_listens_on_a_host_name() {
     let e = Env::new();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hearth"))
-        .arg("--db")
-        .arg(e.db())
-        .args(["serve", "--listen", "localhost:0"])
-        .env("RUST_LOG", "info")
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
-    let addr = wait_for_listen_line(&mut stderr);
+    let (mut child, addr) = crate::spawn_serve(&e.db(), "localhost:0", &[]);
     assert!(
         addr.starts_with("127.0.0.1:") || addr.starts_with("[::1]:"),
         "{addr}"
     );
     assert!(get(&addr, "/livez").starts_with("HTTP/1.1 200"));
-    sigterm(&child);
+    crate::sigterm(&child);
     assert!(child.wait().unwrap().success());
     // and a bad one is a clear one-line error
     let out = e.run(&["serve", "--listen", "no-such-host.invalid:8080"]);
