@@ -41,7 +41,7 @@ pub enum ApiError {
     /// 404.
     NotFound,
     /// 405, with the `Allow` header value.
-    MethodNotAllowed(&'static str),
+    MethodNotAllowed(String),
     /// 400: the body is not valid JSON (or not the expected shape).
     ParseError(String),
     /// 415.
@@ -173,7 +173,9 @@ impl ApiError {
                 );
             }
             ApiError::MethodNotAllowed(allow) => {
-                headers.insert(header::ALLOW, HeaderValue::from_static(allow));
+                if let Ok(v) = HeaderValue::from_str(allow) {
+                    headers.insert(header::ALLOW, v);
+                }
             }
             ApiError::Throttled(secs) => {
                 headers.insert(header::RETRY_AFTER, HeaderValue::from(*secs));
@@ -294,7 +296,7 @@ mod tests {
             r.headers()[header::WWW_AUTHENTICATE],
             r#"Bearer realm="api""#
         );
-        let r = ApiError::MethodNotAllowed("GET, HEAD").to_response();
+        let r = ApiError::MethodNotAllowed("GET, HEAD".into()).to_response();
         assert_eq!(r.headers()[header::ALLOW], "GET, HEAD");
         let r = ApiError::Throttled(42).to_response();
         assert_eq!(r.headers()[header::RETRY_AFTER], "42");

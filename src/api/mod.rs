@@ -2,6 +2,7 @@
 //! joins them into the one router.
 
 pub mod auth;
+pub mod call;
 pub mod contributions;
 pub mod courses;
 pub mod health;
@@ -15,11 +16,22 @@ pub mod users;
 use warp::Filter;
 
 use crate::http::Route;
+use crate::http::route::{Endpoint, Router};
 use crate::state::AppState;
+
+/// Every endpoint hearth serves, in one list (see [`crate::http::route`]).
+pub fn endpoints() -> Vec<Endpoint> {
+    let mut all = Vec::new();
+    all.extend(courses::endpoints());
+    all
+}
 
 /// Every route hearth serves.
 pub fn routes(state: AppState) -> Route {
-    health::routes(state.clone())
+    Router::new(endpoints())
+        .filter(state.clone())
+        .or(health::routes(state.clone()))
+        .unify()
         .or(schema::routes())
         .unify()
         .or(users::routes(state.clone()))
@@ -32,7 +44,7 @@ pub fn routes(state: AppState) -> Route {
         .unify()
         .or(contributions::routes(state.clone()))
         .unify()
-        .or(courses::routes(state.clone()))
+        .or(courses::legacy_routes(state.clone()))
         .unify()
         .or(crate::oauth::routes(state.clone()))
         .unify()

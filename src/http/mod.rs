@@ -6,6 +6,7 @@ pub mod body;
 pub mod form;
 pub mod pagination;
 pub mod query;
+pub mod route;
 pub mod statics;
 
 use std::net::SocketAddr;
@@ -156,7 +157,7 @@ pub fn ok<T: Serialize + ?Sized>(body: &T) -> Response {
 
 /// The answer for a method the path does not serve.
 pub fn method_not_allowed(allow: &'static str) -> Response {
-    crate::error::ApiError::MethodNotAllowed(allow).to_response()
+    crate::error::ApiError::MethodNotAllowed(allow.into()).to_response()
 }
 
 /// Turns a handler's result into the response.

@@ -1,0 +1,247 @@
+//! What an API handler receives: the request, its path parameters, the time, and a
+//! database call that first resolves the caller as the endpoint's auth class says
+//! ([`Who`]). The preamble every handler used to write (credentials, clock,
+//! `db.read(|c| { auth::resolve(..)?; .. })`) is written once, here; the caller is
+//! resolved inside the handler's own database call, so an authenticated read still
+//! costs one blocking hop.
+//!
+//! The endpoint constructors ([`public`], [`ca`], [`user`], [`write`], [`staff`]) tie a
+//! handler's caller type to its auth class: a `write` handler can only be declared with
+//! a handler that takes a `Call<Principal>`.
+
+use std::future::Future;
+use std::marker::PhantomData;
+
+use rusqlite::{Connection, Transaction};
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+use warp::http::Method;
+use warp::reply::Response;
+
+use crate::api::auth;
+use crate::clock::Timestamp;
+use crate::error::ApiError;
+use crate::http::auth::{Credentials, Principal};
+use crate::http::body::{self, Body};
+use crate::http::route::{Auth, Endpoint, Params};
+use crate::http::{Req, respond};
+use crate::model::PublicUrl;
+use crate::state::AppState;
+
+/// The caller an auth class resolves to: `Option<Principal>` for public and (CA)
+/// endpoints, `Principal` for the others.
+pub trait Who: Sized + Send + 'static {
+    /// Resolves the caller inside a database call (401/403 as SPEC §4 says).
+    fn resolve(
+        c: &Connection,
+        creds: &Credentials,
+        now: Timestamp,
+        auth: Auth,
+    ) -> Result<Self, ApiError>;
+}
+
+impl Who for Option<Principal> {
+    fn resolve(
+        c: &Connection,
+        creds: &Credentials,
+        now: Timestamp,
+        auth: Auth,
+    ) -> Result<Self, ApiError> {
+        match auth {
+            Auth::Ca => auth::resolve_ca(c, creds, now),
+            _ => auth::resolve(c, creds, now),
+        }
+    }
+}
+
+impl Who for Principal {
+    fn resolve(
+        c: &Connection,
+        creds: &Credentials,
+        now: Timestamp,
+        auth: Auth,
+    ) -> Result<Self, ApiError> {
+        let who = auth::require(c, creds, now)?;
+        match auth {
+            Auth::Write => who.require_write(),
+            // scope first: a read-only staff token is `insufficient_scope`, like any
+            Auth::Staff => {
+                let who = who.require_write()?;
+                if who.is_staff {
+                    Ok(who)
+                } else {
+                    Err(ApiError::PermissionDenied)
+                }
+            }
+            _ => Ok(who),
+        }
+    }
+}
+
+/// One API request, as its handler sees it.
+pub struct Call<W> {
+    /// The request (its body still locked).
+    pub req: Req,
+    /// The path's parameters.
+    pub params: Params,
+    /// When the request is served.
+    pub now: Timestamp,
+    creds: Credentials,
+    auth: Auth,
+    who: PhantomData<fn() -> W>,
+}
+
+impl<W: Who> Call<W> {
+    fn new(req: Req, params: Params, auth: Auth) -> Self {
+        Call {
+            now: req.state.clock.now(),
+            creds: req.credentials(),
+            req,
+            params,
+            auth,
+            who: PhantomData,
+        }
+    }
+
+    /// The template's first id (`{id}`).
+    pub fn id(&self) -> i64 {
+        self.params.id(0)
+    }
+
+    /// Shared state.
+    pub fn state(&self) -> &AppState {
+        &self.req.state
+    }
+
+    /// The public base URL (for absolute links in responses).
+    pub fn base(&self) -> PublicUrl {
+        self.req.state.config.public_url.clone()
+    }
+
+    /// The parsed query string.
+    pub fn query(&self) -> crate::http::query::Query {
+        self.req.query()
+    }
+
+    /// A read: `f` runs on a reader connection after the caller was resolved on it.
+    pub async fn read<T, F>(&self, f: F) -> Result<T, ApiError>
+    where
+        F: FnOnce(&Connection, W) -> Result<T, ApiError> + Send + 'static,
+        T: Send + 'static,
+    {
+        let (creds, now, auth) = (self.creds.clone(), self.now, self.auth);
+        self.req
+            .state
+            .db
+            .read(move |c| f(c, W::resolve(c, &creds, now, auth)?))
+            .await
+    }
+
+    /// A write: `f` runs in the writer's transaction after the caller was resolved in
+    /// it (so a token revoked a moment ago cannot write).
+    pub async fn write<T, F>(&self, f: F) -> Result<T, ApiError>
+    where
+        F: FnOnce(&Transaction<'_>, W) -> Result<T, ApiError> + Send + 'static,
+        T: Send + 'static,
+    {
+        let (creds, now, auth) = (self.creds.clone(), self.now, self.auth);
+        self.req
+            .state
+            .db
+            .write(move |tx| f(tx, W::resolve(tx, &creds, now, auth)?))
+            .await
+    }
+
+    /// Takes the body out to read it (once; an empty body is left behind).
+    pub fn take_body(&mut self) -> Body {
+        std::mem::replace(&mut self.req.body, Body::empty())
+    }
+
+    /// Reads a JSON body (see [`body::json`]); the body must have been unlocked.
+    pub async fn json<T: DeserializeOwned>(&mut self) -> Result<T, ApiError> {
+        let b = self.take_body();
+        body::json(b, &self.req.headers).await
+    }
+
+    /// Reads a JSON object body (see [`body::object`]).
+    pub async fn object(&mut self) -> Result<Map<String, Value>, ApiError> {
+        let b = self.take_body();
+        body::object(b, &self.req.headers).await
+    }
+
+    /// Reads the body of a route that takes none (see [`body::none`]).
+    pub async fn no_body(&mut self) -> Result<(), ApiError> {
+        let b = self.take_body();
+        body::none(b, &self.req.headers).await
+    }
+
+    /// Unlocks the body of a protected route after the checks that need no database
+    /// (see [`auth::before_body`]); the handler's own call authenticates fully.
+    pub async fn before_body(&mut self) -> Result<(), ApiError> {
+        auth::before_body(&mut self.req).await
+    }
+}
+
+fn declare<W, F, Fut>(
+    auth: Auth,
+    method: Method,
+    path: &'static str,
+    operation_id: &'static str,
+    handler: F,
+) -> Endpoint
+where
+    W: Who,
+    F: Fn(Call<W>) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Response, ApiError>> + Send + 'static,
+{
+    Endpoint::new(method, path, auth, operation_id, move |req, params| {
+        let fut = handler(Call::new(req, params, auth));
+        async move { respond(fut.await) }
+    })
+}
+
+/// Declares an endpoint anyone may call (a bad bearer token is still 401 when the
+/// handler resolves the caller).
+pub fn public<F, Fut>(method: Method, path: &'static str, op: &'static str, f: F) -> Endpoint
+where
+    F: Fn(Call<Option<Principal>>) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Response, ApiError>> + Send + 'static,
+{
+    declare(Auth::Public, method, path, op, f)
+}
+
+/// Declares a (CA) read: anonymous callers only while content is available.
+pub fn ca<F, Fut>(method: Method, path: &'static str, op: &'static str, f: F) -> Endpoint
+where
+    F: Fn(Call<Option<Principal>>) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Response, ApiError>> + Send + 'static,
+{
+    declare(Auth::Ca, method, path, op, f)
+}
+
+/// Declares an endpoint for any caller with a valid token.
+pub fn user<F, Fut>(method: Method, path: &'static str, op: &'static str, f: F) -> Endpoint
+where
+    F: Fn(Call<Principal>) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Response, ApiError>> + Send + 'static,
+{
+    declare(Auth::User, method, path, op, f)
+}
+
+/// Declares an endpoint that needs the `write` scope.
+pub fn write<F, Fut>(method: Method, path: &'static str, op: &'static str, f: F) -> Endpoint
+where
+    F: Fn(Call<Principal>) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Response, ApiError>> + Send + 'static,
+{
+    declare(Auth::Write, method, path, op, f)
+}
+
+/// Declares an endpoint for staff callers with the `write` scope.
+pub fn staff<F, Fut>(method: Method, path: &'static str, op: &'static str, f: F) -> Endpoint
+where
+    F: Fn(Call<Principal>) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Response, ApiError>> + Send + 'static,
+{
+    declare(Auth::Staff, method, path, op, f)
+}

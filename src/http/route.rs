@@ -1,0 +1,410 @@
+//! The endpoint declaration: every endpoint hearth serves is one [`Endpoint`] value
+//! (method, path template, auth class, whether it writes, its OpenAPI `operationId`,
+//! and its handler). The router, the `Allow` list of a 405, the OpenAPI paths and
+//! operations, and the route-table tests all read that one list
+//! (`crate::api::endpoints`); nothing else names a path.
+//!
+//! Path templates are literal segments, `{name}` for an integer id (anything else is
+//! 404 before authentication, SPEC §3) and a last `{*name}` for the rest of the path
+//! (non-empty, not ending in `/`). A template ends in `/` exactly when the path must.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use futures_util::future::BoxFuture;
+use warp::Filter;
+use warp::http::Method;
+use warp::reply::Response;
+
+use super::{Req, Route, request};
+use crate::state::AppState;
+
+/// Who may call an endpoint (SPEC §5's "auth" column).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Auth {
+    /// Anyone; a bad bearer token is still 401 on API reads that look at it.
+    Public,
+    /// (CA) anyone while `configurations.content_availability` is on, callers otherwise.
+    Ca,
+    /// A caller with any valid token.
+    User,
+    /// A caller whose token has the `write` scope.
+    Write,
+    /// A staff caller.
+    Staff,
+}
+
+impl Auth {
+    /// Whether an anonymous caller can ever be served.
+    pub fn allows_anonymous(self) -> bool {
+        matches!(self, Auth::Public | Auth::Ca)
+    }
+
+    /// The name used in the OpenAPI document (`x-hearth-auth`) and the docs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Auth::Public => "public",
+            Auth::Ca => "ca",
+            Auth::User => "user",
+            Auth::Write => "write",
+            Auth::Staff => "staff",
+        }
+    }
+}
+
+/// What a handler is: the request and the path's parameters in, the response out.
+pub type Handler = Arc<dyn Fn(Req, Params) -> BoxFuture<'static, Response> + Send + Sync>;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Segment {
+    Lit(&'static str),
+    Id,
+    Tail,
+}
+
+/// One endpoint: one method on one path template.
+#[derive(Clone)]
+pub struct Endpoint {
+    /// The method (`GET` endpoints also answer `HEAD`).
+    pub method: Method,
+    /// The path template, e.g. `/api/v2/course/{id}/section/{section_id}/`.
+    pub path: &'static str,
+    /// Who may call it.
+    pub auth: Auth,
+    /// Whether it changes state (a read replica forwards these to the primary).
+    pub writes: bool,
+    /// The OpenAPI `operationId`, unique over the list.
+    pub operation_id: &'static str,
+    segments: Vec<Segment>,
+    handler: Handler,
+}
+
+impl std::fmt::Debug for Endpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {} ({})", self.method, self.path, self.operation_id)
+    }
+}
+
+impl Endpoint {
+    /// An endpoint whose handler takes the raw request. It writes unless it is a `GET`
+    /// (see [`Endpoint::writes`] for a `GET` that writes).
+    pub fn new<F, Fut>(
+        method: Method,
+        path: &'static str,
+        auth: Auth,
+        operation_id: &'static str,
+        handler: F,
+    ) -> Self
+    where
+        F: Fn(Req, Params) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Response> + Send + 'static,
+    {
+        Endpoint {
+            writes: method != Method::GET,
+            method,
+            path,
+            auth,
+            operation_id,
+            segments: parse_template(path),
+            handler: Arc::new(move |req, params| Box::pin(handler(req, params))),
+        }
+    }
+
+    /// Marks a `GET` that changes state (OAuth's authorization endpoint can issue a code).
+    #[must_use]
+    pub fn writes(mut self) -> Self {
+        self.writes = true;
+        self
+    }
+
+    /// The names of the template's parameters, in order (`{*tail}` as `tail`).
+    pub fn params(&self) -> Vec<&'static str> {
+        self.path
+            .split('/')
+            .filter_map(|s| s.strip_prefix('{')?.strip_suffix('}'))
+            .map(|s| s.trim_start_matches('*'))
+            .collect()
+    }
+
+    /// The parameters of `path` when it matches this template.
+    fn matches(&self, path: &[&str]) -> Option<Params> {
+        let mut params = Params::default();
+        let mut rest = path.iter();
+        for (i, seg) in self.segments.iter().enumerate() {
+            match seg {
+                Segment::Tail => {
+                    let tail = path[i..].join("/");
+                    if tail.is_empty() || tail.ends_with('/') {
+                        return None;
+                    }
+                    params.tail = tail;
+                    return Some(params);
+                }
+                Segment::Lit(l) => {
+                    if rest.next() != Some(l) {
+                        return None;
+                    }
+                }
+                Segment::Id => params.ids.push(rest.next()?.parse().ok()?),
+            }
+        }
+        rest.next().is_none().then_some(params)
+    }
+}
+
+fn parse_template(path: &'static str) -> Vec<Segment> {
+    path.strip_prefix('/')
+        .unwrap_or(path)
+        .split('/')
+        .map(
+            |s| match s.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
+                Some(name) if name.starts_with('*') => Segment::Tail,
+                Some(_) => Segment::Id,
+                None => Segment::Lit(s),
+            },
+        )
+        .collect()
+}
+
+/// The parameters a path matched: its ids in template order, and the tail.
+#[derive(Debug, Clone, Default)]
+pub struct Params {
+    ids: Vec<i64>,
+    tail: String,
+}
+
+impl Params {
+    /// The `n`th id of the template (0 when the template has fewer: a declaration bug
+    /// that the route-table tests would show as wrong answers).
+    pub fn id(&self, n: usize) -> i64 {
+        self.ids.get(n).copied().unwrap_or_default()
+    }
+
+    /// The `{*tail}` of the template.
+    pub fn tail(&self) -> &str {
+        &self.tail
+    }
+}
+
+/// The endpoint a response came from, in the response's extensions: what access logs
+/// and metrics label a request with (a template, never the path as sent).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Matched {
+    /// The path template.
+    pub path: &'static str,
+    /// The operationId.
+    pub operation_id: &'static str,
+}
+
+/// The order methods are listed in an `Allow` header.
+const METHOD_ORDER: [Method; 6] = [
+    Method::GET,
+    Method::HEAD,
+    Method::POST,
+    Method::PUT,
+    Method::PATCH,
+    Method::DELETE,
+];
+
+/// What the router found for a request.
+pub enum Found<'a> {
+    /// The endpoint and the path's parameters.
+    Endpoint(&'a Arc<Endpoint>, Params),
+    /// The path exists but not with this method: the `Allow` list.
+    MethodNotAllowed(String),
+    /// No template matches the path.
+    NotFound,
+}
+
+/// Every endpoint, matched by path and then method.
+#[derive(Debug, Clone)]
+pub struct Router {
+    endpoints: Arc<Vec<Arc<Endpoint>>>,
+}
+
+impl Router {
+    /// A router over `endpoints`.
+    pub fn new(endpoints: Vec<Endpoint>) -> Self {
+        Router {
+            endpoints: Arc::new(endpoints.into_iter().map(Arc::new).collect()),
+        }
+    }
+
+    /// The endpoints, in declaration order.
+    pub fn endpoints(&self) -> impl Iterator<Item = &Endpoint> {
+        self.endpoints.iter().map(|e| &**e)
+    }
+
+    /// The endpoint for `method` on `path`.
+    pub fn find(&self, method: &Method, path: &str) -> Found<'_> {
+        let segments: Vec<&str> = path.strip_prefix('/').unwrap_or(path).split('/').collect();
+        let wanted = if method == Method::HEAD {
+            &Method::GET
+        } else {
+            method
+        };
+        let mut allowed: Vec<&Method> = Vec::new();
+        for e in self.endpoints.iter() {
+            let Some(params) = e.matches(&segments) else {
+                continue;
+            };
+            if e.method == *wanted {
+                return Found::Endpoint(e, params);
+            }
+            allowed.push(&e.method);
+        }
+        if allowed.is_empty() {
+            return Found::NotFound;
+        }
+        Found::MethodNotAllowed(allow_list(&allowed))
+    }
+
+    /// The `Allow` list of a path template (what a 405 and a CORS preflight name).
+    pub fn allow(&self, path: &str) -> Option<String> {
+        match self.find(&Method::OPTIONS, path) {
+            Found::MethodNotAllowed(allow) => Some(allow),
+            _ => None,
+        }
+    }
+
+    /// The warp filter serving every endpoint; a path no template matches is rejected
+    /// as not found (answered by `error::handle_rejection`) before anything else about
+    /// the request is looked at.
+    pub fn filter(self, state: AppState) -> Route {
+        let router = self.clone();
+        warp::method()
+            .and(warp::path::full())
+            .and_then(move |method: Method, path: warp::path::FullPath| {
+                let found = match router.find(&method, path.as_str()) {
+                    Found::Endpoint(e, params) => Ok(Dispatch::To(Arc::clone(e), params)),
+                    Found::MethodNotAllowed(allow) => Ok(Dispatch::NotAllowed(allow)),
+                    Found::NotFound => Err(warp::reject::not_found()),
+                };
+                async move { found }
+            })
+            .and(request(state))
+            .then(|dispatch: Dispatch, req: Req| async move {
+                match dispatch {
+                    Dispatch::To(e, params) => {
+                        let matched = Matched {
+                            path: e.path,
+                            operation_id: e.operation_id,
+                        };
+                        let mut resp = (e.handler)(req, params).await;
+                        resp.extensions_mut().insert(matched);
+                        resp
+                    }
+                    Dispatch::NotAllowed(allow) => {
+                        crate::error::ApiError::MethodNotAllowed(allow).to_response()
+                    }
+                }
+            })
+            .boxed()
+    }
+}
+
+enum Dispatch {
+    To(Arc<Endpoint>, Params),
+    NotAllowed(String),
+}
+
+fn allow_list(methods: &[&Method]) -> String {
+    let mut out: Vec<&str> = Vec::new();
+    for m in &METHOD_ORDER {
+        let served =
+            methods.contains(&m) || (*m == Method::HEAD && methods.contains(&&Method::GET));
+        if served {
+            out.push(m.as_str());
+        }
+    }
+    out.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ep(method: Method, path: &'static str) -> Endpoint {
+        Endpoint::new(method, path, Auth::Public, "op", |_req, _p| async {
+            crate::http::empty(warp::http::StatusCode::OK)
+        })
+    }
+
+    fn router() -> Router {
+        Router::new(vec![
+            ep(Method::GET, "/api/v2/course/"),
+            ep(Method::POST, "/api/v2/course/"),
+            ep(Method::GET, "/api/v2/course/search/"),
+            ep(Method::DELETE, "/api/v2/course/{id}/section/{section_id}/"),
+            ep(Method::GET, "/media/{*path}"),
+            ep(Method::POST, "/oauth/authorize"),
+        ])
+    }
+
+    #[test]
+    fn matches_literals_ids_and_tails() {
+        let r = router();
+        let found = |m: Method, p: &str| match r.find(&m, p) {
+            Found::Endpoint(e, params) => Some((e.path, params)),
+            _ => None,
+        };
+        let (path, params) =
+            found(Method::DELETE, "/api/v2/course/7/section/-3/").unwrap_or_default();
+        assert_eq!(path, "/api/v2/course/{id}/section/{section_id}/");
+        assert_eq!((params.id(0), params.id(1)), (7, -3));
+        assert_eq!(
+            found(Method::GET, "/api/v2/course/search/").map(|f| f.0),
+            Some("/api/v2/course/search/")
+        );
+        assert_eq!(
+            found(Method::HEAD, "/api/v2/course/").map(|f| f.0),
+            Some("/api/v2/course/")
+        );
+        assert_eq!(
+            found(Method::GET, "/media/course/1/a.png").map(|f| f.1.tail().to_owned()),
+            Some("course/1/a.png".into())
+        );
+        // an id that is not an integer, a missing or extra slash, an empty or slashed tail
+        for p in [
+            "/api/v2/course/x/section/1/",
+            "/api/v2/course",
+            "/api/v2/course/search",
+            "/oauth/authorize/",
+            "/media/",
+            "/media/a/",
+            "/api/v2/course//",
+        ] {
+            assert!(
+                matches!(
+                    r.find(&Method::GET, p),
+                    Found::NotFound | Found::MethodNotAllowed(_)
+                ) && found(Method::GET, p).is_none(),
+                "{p}"
+            );
+        }
+        assert!(matches!(
+            r.find(&Method::GET, "/api/v2/course/1/section/2"),
+            Found::NotFound
+        ));
+    }
+
+    #[test]
+    fn other_methods_get_the_allow_list_in_a_fixed_order() {
+        let r = router();
+        match r.find(&Method::PUT, "/api/v2/course/") {
+            Found::MethodNotAllowed(a) => assert_eq!(a, "GET, HEAD, POST"),
+            _ => unreachable!("PUT on the collection is not served"),
+        }
+        assert_eq!(r.allow("/oauth/authorize").as_deref(), Some("POST"));
+        assert_eq!(r.allow("/nowhere/"), None);
+    }
+
+    #[test]
+    fn params_name_the_template_parameters() {
+        assert_eq!(
+            ep(Method::GET, "/a/{id}/b/{section_id}/").params(),
+            ["id", "section_id"]
+        );
+        assert_eq!(ep(Method::GET, "/media/{*path}").params(), ["path"]);
+    }
+}
