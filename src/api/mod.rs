@@ -8,6 +8,7 @@ pub mod courses;
 pub mod health;
 pub mod jwt;
 pub mod media;
+pub mod openapi;
 pub mod preferences;
 pub mod reactions;
 pub mod schema;

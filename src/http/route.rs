@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
 use warp::Filter;
-use warp::http::Method;
+pub use warp::http::Method;
 use warp::reply::Response;
 
 use super::{Req, Route, request};

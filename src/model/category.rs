@@ -2,7 +2,8 @@
 
 /// One category row; serialises as SPEC §5's Category JSON
 /// `{"id", "name", "slug", "active", "deleted", "order", "image_medium"}`.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
+#[schema(as = Category)]
 pub struct Category {
     /// Id.
     pub id: i64,

@@ -90,20 +90,29 @@ pub struct Contribution {
 /// SPEC §5's object JSON. Kind-specific fields are present only for their kind
 /// (`title` for discussions, `action` for statuses, the four ids for comments, null
 /// when absent).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[schema(as = Contribution)]
 pub struct ContributionJson {
     pub id: i64,
     #[serde(rename = "type")]
     pub kind: &'static str,
     pub author: UserMinimal,
+    /// RFC 3339 UTC with microseconds
+    #[schema(format = DateTime)]
     pub added_at: String,
+    /// null when never edited
+    #[schema(format = DateTime)]
     pub last_edited_at: Option<String>,
     pub text: String,
+    /// The text, HTML-escaped
     pub html: String,
+    /// The first 200 characters of the text, no ellipsis
     pub summary: String,
     pub deleted: bool,
     pub categories: Vec<Category>,
+    /// Live comments on this item (replies included)
     pub comment_count: i64,
+    #[schema(max_length = 250)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -83,34 +83,55 @@ pub fn media_path(key: &str, side: u32) -> String {
 
 /// Course JSON: SEED-API's Course table in order (without the write-only
 /// `image_original`), plus `member_count`, `num_sections`, `num_lessons`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[schema(as = Course)]
 pub struct CourseJson {
     pub id: i64,
+    /// Unique case-insensitively (400 unique). Leading and trailing spaces are trimmed.
+    #[schema(max_length = 255)]
     pub name: String,
+    /// Unique (400 unique). When absent or empty on create: generated from name (Latin letters folded to ASCII, lowercase, other runs of characters one -, at most 100; course when nothing is left; -2, -3... on collision). Changing the name does not change the slug.
+    #[schema(max_length = 100)]
     pub slug: String,
     pub description: String,
+    /// 400 invalid_choice otherwise.
     #[serde(rename = "type")]
     pub kind: String,
+    /// "" is the draft; once another value is set it can never go back to "" (400 on privacy).
     pub privacy: String,
     pub enforce_lessons_order: bool,
     pub new_comment_notification_enabled: bool,
+    /// When true, member_count is null for callers who are not creator or manager.
     pub hide_member_count: bool,
     pub meta_title: String,
     pub meta_description: String,
     pub og_title: String,
     pub og_description: String,
     pub og_image: String,
+    /// Must list exactly the ids of the course's sections, in any order (400 otherwise; [] on create).
     pub sections_order: Vec<i64>,
+    /// 600×600 center-cropped square under /media/ (versioned path, cached as immutable), JPEG or PNG (PNG when the upload has transparency); the default image /static/default/course.svg when there is none.
+    #[schema(format = "uri")]
     pub image_bigger: String,
+    /// 400×400 center-cropped square under /media/ (versioned path, cached as immutable), JPEG or PNG (PNG when the upload has transparency); the default image /static/default/course.svg when there is none.
+    #[schema(format = "uri")]
     pub image_big: String,
+    /// 200×200 center-cropped square under /media/ (versioned path, cached as immutable), JPEG or PNG (PNG when the upload has transparency); the default image /static/default/course.svg when there is none.
+    #[schema(format = "uri")]
     pub image_medium: String,
+    /// 100×100 center-cropped square under /media/ (versioned path, cached as immutable), JPEG or PNG (PNG when the upload has transparency); the default image /static/default/course.svg when there is none.
+    #[schema(format = "uri")]
     pub image_small: String,
     pub deleted: bool,
+    /// The caller's status; null for anonymous callers and users without one.
     pub join_status: Option<String>,
+    /// Percentage (rounded down) of the course's lessons the caller completed; 0 without lessons or for anonymous callers.
     pub user_completion_rate: i64,
+    #[schema(format = DateTime)]
     pub created_at: String,
     pub created_by: UserMinimal,
     pub categories: Vec<Category>,
+    /// Users whose status is creator, manager or joined; null for non-managers when hide_member_count.
     pub member_count: Option<i64>,
     pub num_sections: i64,
     pub num_lessons: i64,
@@ -189,7 +210,8 @@ pub struct Section {
 }
 
 /// Section JSON.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[schema(as = CourseSection)]
 pub struct SectionJson {
     pub id: i64,
     pub name: String,
@@ -197,7 +219,8 @@ pub struct SectionJson {
 }
 
 /// An item of the member and request lists: User Minimal plus `join_status`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[schema(as = CourseMember)]
 pub struct MemberJson {
     #[serde(flatten)]
     pub user: UserMinimal,

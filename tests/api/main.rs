@@ -2,6 +2,7 @@
 //! server on 127.0.0.1:0 with a temp-file database and a manual clock.
 
 mod common;
+mod conformance;
 
 mod auth;
 mod community;
