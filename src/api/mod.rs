@@ -23,6 +23,9 @@ use crate::state::AppState;
 pub fn endpoints() -> Vec<Endpoint> {
     let mut all = Vec::new();
     all.extend(courses::endpoints());
+    all.extend(users::endpoints());
+    all.extend(reactions::endpoints());
+    all.extend(preferences::endpoints());
     all
 }
 
@@ -33,12 +36,6 @@ pub fn routes(state: AppState) -> Route {
         .or(health::routes(state.clone()))
         .unify()
         .or(schema::routes())
-        .unify()
-        .or(users::routes(state.clone()))
-        .unify()
-        .or(reactions::routes(state.clone()))
-        .unify()
-        .or(preferences::routes(state.clone()))
         .unify()
         .or(jwt::routes(state.clone()))
         .unify()
