@@ -23,9 +23,14 @@ use crate::state::AppState;
 pub fn endpoints() -> Vec<Endpoint> {
     let mut all = Vec::new();
     all.extend(courses::endpoints());
+    all.extend(health::endpoints());
+    all.extend(schema::endpoints());
     all.extend(users::endpoints());
     all.extend(reactions::endpoints());
     all.extend(preferences::endpoints());
+    all.extend(jwt::endpoints());
+    all.extend(crate::http::statics::endpoints());
+    all.extend(media::endpoints());
     all
 }
 
@@ -33,21 +38,11 @@ pub fn endpoints() -> Vec<Endpoint> {
 pub fn routes(state: AppState) -> Route {
     Router::new(endpoints())
         .filter(state.clone())
-        .or(health::routes(state.clone()))
-        .unify()
-        .or(schema::routes())
-        .unify()
-        .or(jwt::routes(state.clone()))
-        .unify()
         .or(contributions::routes(state.clone()))
         .unify()
         .or(courses::legacy_routes(state.clone()))
         .unify()
-        .or(crate::oauth::routes(state.clone()))
-        .unify()
-        .or(crate::http::statics::static_files())
-        .unify()
-        .or(media::routes(state))
+        .or(crate::oauth::routes(state))
         .unify()
         .boxed()
 }

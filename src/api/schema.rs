@@ -6,10 +6,14 @@
 use std::sync::OnceLock;
 
 use serde_json::Value;
-use warp::Filter;
 use warp::http::Method;
+use warp::reply::Response;
 
-use crate::http::{Route, method_not_allowed, ok, slash};
+use crate::api::call::{Call, public};
+use crate::error::ApiError;
+use crate::http::auth::Principal;
+use crate::http::ok;
+use crate::http::route::Endpoint;
 
 /// The fragments, merged in this order into `openapi/base.json`.
 const FRAGMENTS: &[&str] = &[
@@ -48,18 +52,20 @@ fn merge(into: &mut Value, from: Value) {
     }
 }
 
-/// `GET /api/v2/schema/`.
-pub fn routes() -> Route {
-    warp::path!("api" / "v2" / "schema")
-        .and(slash())
-        .and(warp::method())
-        .map(|m: Method| {
-            if m != Method::GET && m != Method::HEAD {
-                return method_not_allowed("GET, HEAD");
-            }
-            ok(document())
-        })
-        .boxed()
+/// The endpoints of this module.
+pub fn endpoints() -> Vec<Endpoint> {
+    vec![public(
+        Method::GET,
+        "/api/v2/schema/",
+        "getSchema",
+        get_schema,
+    )]
+}
+
+/// `GET /api/v2/schema/`: the document (no caller is resolved: a bearer token is
+/// ignored).
+async fn get_schema(_call: Call<Option<Principal>>) -> Result<Response, ApiError> {
+    Ok(ok(document()))
 }
 
 #[cfg(test)]
