@@ -29,6 +29,7 @@ pub fn endpoints() -> Vec<Endpoint> {
     all.extend(reactions::endpoints());
     all.extend(preferences::endpoints());
     all.extend(jwt::endpoints());
+    all.extend(crate::oauth::endpoints());
     all.extend(crate::http::statics::endpoints());
     all.extend(media::endpoints());
     all
@@ -40,9 +41,7 @@ pub fn routes(state: AppState) -> Route {
         .filter(state.clone())
         .or(contributions::routes(state.clone()))
         .unify()
-        .or(courses::legacy_routes(state.clone()))
-        .unify()
-        .or(crate::oauth::routes(state))
+        .or(courses::legacy_routes(state))
         .unify()
         .boxed()
 }
