@@ -24,6 +24,15 @@ use crate::state::AppState;
 pub fn endpoints() -> Vec<Endpoint> {
     let mut all = Vec::new();
     all.extend(courses::endpoints());
+    all.extend(health::endpoints());
+    all.extend(schema::endpoints());
+    all.extend(users::endpoints());
+    all.extend(reactions::endpoints());
+    all.extend(preferences::endpoints());
+    all.extend(jwt::endpoints());
+    all.extend(crate::oauth::endpoints());
+    all.extend(crate::http::statics::endpoints());
+    all.extend(media::endpoints());
     all
 }
 
@@ -31,27 +40,9 @@ pub fn endpoints() -> Vec<Endpoint> {
 pub fn routes(state: AppState) -> Route {
     Router::new(endpoints())
         .filter(state.clone())
-        .or(health::routes(state.clone()))
-        .unify()
-        .or(schema::routes())
-        .unify()
-        .or(users::routes(state.clone()))
-        .unify()
-        .or(reactions::routes(state.clone()))
-        .unify()
-        .or(preferences::routes(state.clone()))
-        .unify()
-        .or(jwt::routes(state.clone()))
-        .unify()
         .or(contributions::routes(state.clone()))
         .unify()
-        .or(courses::legacy_routes(state.clone()))
-        .unify()
-        .or(crate::oauth::routes(state.clone()))
-        .unify()
-        .or(crate::http::statics::static_files())
-        .unify()
-        .or(media::routes(state))
+        .or(courses::legacy_routes(state))
         .unify()
         .boxed()
 }

@@ -135,13 +135,6 @@ pub fn no_slash() -> impl Filter<Extract = (), Error = warp::Rejection> + Copy {
         .untuple_one()
 }
 
-/// A route that never matches (a module with no routes yet).
-pub fn no_route() -> Route {
-    warp::any()
-        .and_then(|| async { Err::<Response, _>(warp::reject::not_found()) })
-        .boxed()
-}
-
 /// A JSON response.
 pub fn json_response<T: Serialize + ?Sized>(status: StatusCode, body: &T) -> Response {
     match serde_json::to_vec(body) {
