@@ -44,8 +44,6 @@ pub fn routes(state: AppState) -> Route {
         .unify()
         .or(contributions::routes(state.clone()))
         .unify()
-        .or(courses::legacy_routes(state.clone()))
-        .unify()
         .or(crate::oauth::routes(state.clone()))
         .unify()
         .or(crate::http::statics::static_files())
