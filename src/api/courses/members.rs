@@ -13,7 +13,7 @@ use crate::http::auth::Principal;
 use crate::http::pagination::{Page, envelope};
 use crate::http::route::Endpoint;
 use crate::http::{empty, ok};
-use crate::model::course::MemberJson;
+use crate::model::course::{JoinStatus, MemberJson, Privacy};
 use crate::model::field::FieldError;
 use crate::model::ids::{self, ListError};
 
@@ -33,7 +33,7 @@ pub fn endpoints() -> Vec<Endpoint> {
             get_status,
         ),
         user(Method::GET, INVITE, "listCourseInvitedUsers", |c| {
-            list(c, Some("invited"))
+            list(c, Some(JoinStatus::Invited))
         }),
         write(Method::POST, INVITE, "inviteCourseUsers", |c| {
             invite_users(c, true)
@@ -45,7 +45,7 @@ pub fn endpoints() -> Vec<Endpoint> {
             Method::GET,
             "/api/v2/course/{id}/request_join/",
             "listCourseJoinRequests",
-            |c| list(c, Some("requested")),
+            |c| list(c, Some(JoinStatus::Requested)),
         ),
         write(
             Method::POST,
@@ -73,12 +73,12 @@ async fn join_course(mut call: Call<Principal>) -> Result<Response, ApiError> {
     let json = call
         .write(move |tx, who| {
             let (course, status) = visible_course(tx, id, Some(who))?;
-            let next = match (status.as_deref(), course.privacy.as_str()) {
-                (Some("creator" | "manager" | "joined"), _) => None,
-                (Some("invited"), _) => Some("joined"),
-                (_, "open") => Some("joined"),
-                (Some("requested"), _) => None,
-                (None, "private") => Some("requested"),
+            let next = match (status, course.privacy) {
+                (Some(JoinStatus::Creator | JoinStatus::Manager | JoinStatus::Joined), _) => None,
+                (Some(JoinStatus::Invited), _) => Some(JoinStatus::Joined),
+                (_, Privacy::Open) => Some(JoinStatus::Joined),
+                (Some(JoinStatus::Requested), _) => None,
+                (None, Privacy::Private) => Some(JoinStatus::Requested),
                 // a draft or a secret course the caller manages or was invited to is
                 // handled above; anything else is invisible and already 404
                 _ => return Err(ApiError::NotFound),
@@ -86,7 +86,7 @@ async fn join_course(mut call: Call<Principal>) -> Result<Response, ApiError> {
             let status = match next {
                 Some(s) => {
                     members::set(tx, id, who.user_id, s, now)?;
-                    Some(s.to_owned())
+                    Some(s)
                 }
                 None => status,
             };
@@ -104,7 +104,7 @@ async fn leave(mut call: Call<Principal>) -> Result<Response, ApiError> {
     call.no_body().await?;
     call.write(move |tx, who| {
         let (_, status) = visible_course(tx, id, Some(who))?;
-        if status.as_deref() == Some("creator") {
+        if status == Some(JoinStatus::Creator) {
             return Err(ApiError::PermissionDenied);
         }
         members::remove(tx, id, who.user_id)?;
@@ -128,7 +128,7 @@ async fn get_status(call: Call<Option<Principal>>) -> Result<Response, ApiError>
 
 /// The member list (`join/`, `statuses` filter), or the users of one fixed status
 /// (`request_join/`: requested; `invite/`: invited): creator and managers only.
-async fn list(call: Call<Principal>, fixed: Option<&'static str>) -> Result<Response, ApiError> {
+async fn list(call: Call<Principal>, fixed: Option<JoinStatus>) -> Result<Response, ApiError> {
     let (id, base, q) = (call.id(), call.base(), call.query());
     let page_base = base.at(&call.req.path);
     let json = call
@@ -238,10 +238,12 @@ async fn invite_users(mut call: Call<Principal>, add: bool) -> Result<Response, 
         }
         let statuses = members::statuses(tx, id, &users)?;
         for u in users {
-            match (add, statuses.get(&u).map(String::as_str)) {
-                (true, None) => members::set(tx, id, u, "invited", now)?,
-                (true, Some("requested")) => members::set(tx, id, u, "joined", now)?,
-                (false, Some("invited")) => members::remove(tx, id, u)?,
+            match (add, statuses.get(&u)) {
+                (true, None) => members::set(tx, id, u, JoinStatus::Invited, now)?,
+                (true, Some(JoinStatus::Requested)) => {
+                    members::set(tx, id, u, JoinStatus::Joined, now)?
+                }
+                (false, Some(JoinStatus::Invited)) => members::remove(tx, id, u)?,
                 // inviting a member, or withdrawing what is not an invitation,
                 // changes nothing
                 _ => {}
@@ -254,9 +256,9 @@ async fn invite_users(mut call: Call<Principal>, add: bool) -> Result<Response, 
 }
 
 /// The lists of a role body and the status each gives (None: leave the course).
-const ROLES: [(&str, Option<&str>); 3] = [
-    ("managers", Some("manager")),
-    ("joined", Some("joined")),
+const ROLES: [(&str, Option<JoinStatus>); 3] = [
+    ("managers", Some(JoinStatus::Manager)),
+    ("joined", Some(JoinStatus::Joined)),
     ("unjoined", None),
 ];
 
@@ -267,7 +269,7 @@ async fn set_roles(mut call: Call<Principal>) -> Result<Response, ApiError> {
     let (id, now) = (call.id(), call.now);
     let body = call.object().await?;
     let mut errors = Vec::new();
-    let lists: Vec<(&'static str, Option<&'static str>, Vec<i64>)> = ROLES
+    let lists: Vec<(&'static str, Option<JoinStatus>, Vec<i64>)> = ROLES
         .into_iter()
         .filter_map(|(field, to)| user_list(&body, field, &mut errors).map(|u| (field, to, u)))
         .collect();
@@ -275,7 +277,7 @@ async fn set_roles(mut call: Call<Principal>) -> Result<Response, ApiError> {
     call.write(move |tx, who| {
         managed_course(tx, id, who)?;
         let mut errors = errors;
-        let mut changes: Vec<(i64, Option<&'static str>)> = Vec::new();
+        let mut changes: Vec<(i64, Option<JoinStatus>)> = Vec::new();
         let any = lists.iter().any(|(_, _, users)| !users.is_empty());
         for (field, to, users) in &lists {
             if let Some(e) = missing_user(tx, users, field)? {
@@ -284,8 +286,8 @@ async fn set_roles(mut call: Call<Principal>) -> Result<Response, ApiError> {
             }
             let statuses = members::statuses(tx, id, users)?;
             for u in users {
-                match statuses.get(u).map(String::as_str) {
-                    Some("creator") => {
+                match statuses.get(u) {
+                    Some(JoinStatus::Creator) => {
                         errors.push(FieldError::new(
                             *field,
                             "invalid",
@@ -293,7 +295,7 @@ async fn set_roles(mut call: Call<Principal>) -> Result<Response, ApiError> {
                         ));
                         break;
                     }
-                    Some("manager" | "joined") => changes.push((*u, *to)),
+                    Some(JoinStatus::Manager | JoinStatus::Joined) => changes.push((*u, *to)),
                     _ => {
                         errors.push(FieldError::new(
                             *field,
