@@ -14,8 +14,6 @@ pub mod reactions;
 pub mod schema;
 pub mod users;
 
-use warp::Filter;
-
 use crate::http::Route;
 use crate::http::route::{Endpoint, Router};
 use crate::state::AppState;
@@ -24,6 +22,7 @@ use crate::state::AppState;
 pub fn endpoints() -> Vec<Endpoint> {
     let mut all = Vec::new();
     all.extend(courses::endpoints());
+    all.extend(contributions::endpoints());
     all.extend(health::endpoints());
     all.extend(schema::endpoints());
     all.extend(users::endpoints());
@@ -38,11 +37,5 @@ pub fn endpoints() -> Vec<Endpoint> {
 
 /// Every route hearth serves.
 pub fn routes(state: AppState) -> Route {
-    Router::new(endpoints())
-        .filter(state.clone())
-        .or(contributions::routes(state.clone()))
-        .unify()
-        .or(courses::legacy_routes(state))
-        .unify()
-        .boxed()
+    Router::new(endpoints()).filter(state)
 }

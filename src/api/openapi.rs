@@ -28,7 +28,10 @@ const FRAGMENTS: &[(&str, &str)] = &[
     ("auth", include_str!("../../openapi/auth.json")),
     ("oauth", include_str!("../../openapi/oauth.json")),
     ("community", include_str!("../../openapi/community.json")),
-    ("contributions", include_str!("../../openapi/contributions.json")),
+    (
+        "contributions",
+        include_str!("../../openapi/contributions.json"),
+    ),
     ("courses", include_str!("../../openapi/courses.json")),
 ];
 
@@ -219,14 +222,5 @@ mod tests {
             let op = &d["paths"][openapi_path(e.path)][e.method.as_str().to_ascii_lowercase()];
             assert_eq!(op["operationId"], e.operation_id, "{e:?}");
         }
-    }
-}
-
-#[cfg(test)]
-mod dump {
-    #[test]
-    fn dump_generated() {
-        let v: Vec<_> = super::generated_schemas().into_iter().map(|(n, s)| (n, serde_json::to_value(s).unwrap_or_default())).collect();
-        std::fs::write("/tmp/oa/gen.json", serde_json::to_string_pretty(&v).unwrap_or_default()).ok();
     }
 }

@@ -5,6 +5,7 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
 use serde_json::Value;
 
+use super::course::{CourseType, JoinStatus, Privacy};
 use crate::clock::{Timestamp, parse_rfc3339};
 
 /// One line of an import file.
@@ -162,6 +163,26 @@ pub struct CourseLine {
     pub deleted: bool,
 }
 
+impl CourseLine {
+    /// The line's `type` and `privacy`, or the importer's message about the first of
+    /// them that is not one of its choices.
+    pub fn choices(&self) -> Result<(CourseType, Privacy), String> {
+        let kind = CourseType::parse(&self.kind).map_err(|_| {
+            format!(
+                "type {:?} is not self-paced, structured or scheduled",
+                self.kind
+            )
+        })?;
+        let privacy = Privacy::parse(&self.privacy).map_err(|_| {
+            format!(
+                "privacy {:?} is not \"\", open, private or secret",
+                self.privacy
+            )
+        })?;
+        Ok((kind, privacy))
+    }
+}
+
 /// `{"record":"course_member","course":1,"user":2,"join_status":"joined"}`
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -169,6 +190,20 @@ pub struct CourseMemberLine {
     pub course: i64,
     pub user: i64,
     pub join_status: String,
+}
+
+impl CourseMemberLine {
+    /// The line's `join_status`, or the importer's message when it is not one (a
+    /// `creator` line is accepted here: the creator's own is checked against the
+    /// course).
+    pub fn status(&self) -> Result<JoinStatus, String> {
+        JoinStatus::parse(&self.join_status).map_err(|_| {
+            format!(
+                "join_status {:?} is not one of manager, joined, invited, requested",
+                self.join_status
+            )
+        })
+    }
 }
 
 /// A discussion, post or status.
@@ -286,5 +321,43 @@ mod tests {
                 .contains("followed")
         );
         assert!(parse(r#"{"record":"follow","follower":"x","followed":2}"#).is_err());
+    }
+
+    #[test]
+    fn course_choices_keep_the_importer_messages() {
+        let course = |extra: &str| match parse(&format!(
+            r#"{{"record":"course","id":1,"created_by":2,"name":"A"{extra}}}"#
+        )) {
+            Ok(Line::Course(c)) => c.choices(),
+            other => Err(format!("not a course line: {other:?}")),
+        };
+        assert_eq!(
+            course(r#","type":"scheduled""#),
+            Ok((CourseType::Scheduled, Privacy::Draft))
+        );
+        assert_eq!(
+            course(r#","type":"structured","privacy":"secret""#),
+            Ok((CourseType::Structured, Privacy::Secret))
+        );
+        assert_eq!(
+            course(r#","type":"weird","privacy":"nope""#),
+            Err("type \"weird\" is not self-paced, structured or scheduled".into())
+        );
+        assert_eq!(
+            course(r#","type":"self-paced","privacy":"public""#),
+            Err("privacy \"public\" is not \"\", open, private or secret".into())
+        );
+        let member = |status: &str| match parse(&format!(
+            r#"{{"record":"course_member","course":1,"user":2,"join_status":"{status}"}}"#
+        )) {
+            Ok(Line::CourseMember(m)) => m.status(),
+            other => Err(format!("not a membership line: {other:?}")),
+        };
+        assert_eq!(member("requested"), Ok(JoinStatus::Requested));
+        assert_eq!(member("creator"), Ok(JoinStatus::Creator));
+        assert_eq!(
+            member("owner"),
+            Err("join_status \"owner\" is not one of manager, joined, invited, requested".into())
+        );
     }
 }

@@ -5,6 +5,7 @@ pub mod boolean;
 pub mod category;
 pub mod contribution;
 pub mod course;
+pub mod course_enums;
 pub mod course_input;
 pub mod field;
 pub mod html;

@@ -29,6 +29,7 @@ fn document() -> &'static Document {
     static DOC: OnceLock<Document> = OnceLock::new();
     DOC.get_or_init(|| {
         let mut closed = hearth::api::openapi::document().clone();
+        open_parts(&mut closed["components"]["schemas"]);
         close(&mut closed["components"]["schemas"]);
         Document {
             closed,
@@ -39,15 +40,17 @@ fn document() -> &'static Document {
 }
 
 /// Adds `additionalProperties: false` to every object schema that lists its
-/// properties and says nothing about others (not to those composed with `allOf`,
-/// whose properties are spread over their parts).
+/// properties and says nothing about others, and `unevaluatedProperties: false` to
+/// every `allOf` composition (whose parts are left open: see [`open_parts`]).
 fn close(v: &mut Value) {
     match v {
         Value::Object(o) => {
-            if o.contains_key("properties")
-                && !o.contains_key("additionalProperties")
-                && !o.contains_key("allOf")
-            {
+            let composed = o.contains_key("allOf");
+            let says =
+                o.contains_key("additionalProperties") || o.contains_key("unevaluatedProperties");
+            if composed && !says {
+                o.insert("unevaluatedProperties".into(), json!(false));
+            } else if o.contains_key("properties") && !says {
                 o.insert("additionalProperties".into(), json!(false));
             }
             for (k, child) in o.iter_mut() {
@@ -58,6 +61,35 @@ fn close(v: &mut Value) {
         }
         Value::Array(a) => a.iter_mut().for_each(close),
         _ => {}
+    }
+}
+
+/// A schema used as a part of an `allOf` must stay open there (its composition is
+/// closed instead), while it is closed where it is used alone: each `$ref` inside an
+/// `allOf` is pointed at an open copy, `<name>.part`.
+fn open_parts(schemas: &mut Value) {
+    let mut parts = Vec::new();
+    for schema in schemas
+        .as_object_mut()
+        .into_iter()
+        .flat_map(|o| o.values_mut())
+    {
+        let parts_of = schema.get_mut("allOf").and_then(Value::as_array_mut);
+        for part in parts_of.into_iter().flatten() {
+            if let Some(r) = part["$ref"].as_str().map(str::to_owned) {
+                let name = r.trim_start_matches("#/components/schemas/").to_owned();
+                part["$ref"] = json!(format!("{r}.part"));
+                parts.push(name);
+            }
+        }
+    }
+    for name in parts {
+        let mut copy = schemas[&name].clone();
+        // its own properties are still described, only others are allowed
+        if let Some(o) = copy.as_object_mut() {
+            o.insert("additionalProperties".into(), json!(true));
+        }
+        schemas[format!("{name}.part")] = copy;
     }
 }
 
@@ -76,7 +108,13 @@ fn response_schema(doc: &Value, response: &Value) -> Option<Value> {
 const METHODS: [&str; 5] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 
 /// Checks one response; `method` when the caller knows it.
-pub fn check(method: Option<&str>, path: &str, status: u16, content_type: Option<&str>, body: &str) {
+pub fn check(
+    method: Option<&str>,
+    path: &str,
+    status: u16,
+    content_type: Option<&str>,
+    body: &str,
+) {
     let json_body = content_type.is_some_and(|c| c.starts_with("application/json"));
     if !json_body || body.is_empty() || method == Some("HEAD") {
         return;
@@ -89,7 +127,11 @@ pub fn check(method: Option<&str>, path: &str, status: u16, content_type: Option
             continue;
         };
         if let Found::Endpoint(e, _) = d.router.find(&method, path) {
-            endpoints.push((m.to_ascii_lowercase(), e.path.replace("{*", "{"), e.operation_id));
+            endpoints.push((
+                m.to_ascii_lowercase(),
+                e.path.replace("{*", "{"),
+                e.operation_id,
+            ));
         }
     }
     if endpoints.is_empty() {
@@ -152,9 +194,14 @@ fn validator(d: &Document, op: &str, status: u16, schema: &Value) -> Arc<jsonsch
 
 #[test]
 fn closing_leaves_composed_schemas_open() {
-    let mut v = json!({"A": {"properties": {"x": {}}}, "B": {"allOf": [{"properties": {"y": {}}}], "properties": {}}});
+    let mut v = json!({
+        "A": {"properties": {"x": {}}},
+        "B": {"allOf": [{"$ref": "#/components/schemas/A"}], "properties": {"y": {}}},
+    });
+    open_parts(&mut v);
     close(&mut v);
     assert_eq!(v["A"]["additionalProperties"], false);
-    assert!(v["B"].get("additionalProperties").is_none());
-    assert!(v["B"]["allOf"][0].get("additionalProperties").is_none());
+    assert_eq!(v["A.part"]["additionalProperties"], true);
+    assert_eq!(v["B"]["allOf"][0]["$ref"], "#/components/schemas/A.part");
+    assert_eq!(v["B"]["unevaluatedProperties"], false);
 }
