@@ -7,7 +7,7 @@ use serde_json::json;
 use warp::http::{Method, StatusCode};
 use warp::reply::Response;
 
-use crate::api::call::{Call, public};
+use crate::api::call::{Call, anonymous};
 use crate::error::ApiError;
 use crate::http::auth::Principal;
 use crate::http::route::Endpoint;
@@ -17,11 +17,11 @@ use crate::state::AppState;
 /// The endpoints of this module.
 pub fn endpoints() -> Vec<Endpoint> {
     vec![
-        public(Method::GET, "/livez", "getLiveness", livez),
-        public(Method::GET, "/healthz", "getHealth", |c| {
+        anonymous(Method::GET, "/livez", "getLiveness", livez),
+        anonymous(Method::GET, "/healthz", "getHealth", |c| {
             check(c, |reads, _writable, _stopping| reads)
         }),
-        public(Method::GET, "/readyz", "getReadiness", |c| {
+        anonymous(Method::GET, "/readyz", "getReadiness", |c| {
             check(c, |reads, writable, stopping| {
                 reads && writable && !stopping
             })

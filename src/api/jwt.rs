@@ -4,7 +4,7 @@ use serde_json::Value;
 use warp::http::{Method, StatusCode};
 use warp::reply::Response;
 
-use crate::api::call::{Call, public};
+use crate::api::call::{Call, anonymous};
 use crate::error::ApiError;
 use crate::http::auth::Principal;
 use crate::http::empty;
@@ -13,7 +13,7 @@ use crate::token::jwt;
 
 /// The endpoints of this module.
 pub fn endpoints() -> Vec<Endpoint> {
-    vec![public(
+    vec![anonymous(
         Method::POST,
         "/api/v2/jwt/verify_token/",
         "jwtVerifyToken",

@@ -4,7 +4,7 @@
 use warp::http::{HeaderValue, Method, StatusCode, header};
 use warp::reply::Response;
 
-use crate::api::call::{Call, public};
+use crate::api::call::{Call, anonymous};
 use crate::db;
 use crate::error::ApiError;
 use crate::http::auth::Principal;
@@ -13,7 +13,12 @@ use crate::http::route::Endpoint;
 
 /// The endpoints of this module.
 pub fn endpoints() -> Vec<Endpoint> {
-    vec![public(Method::GET, "/media/{*path}", "getMedia", get_media)]
+    vec![anonymous(
+        Method::GET,
+        "/media/{*path}",
+        "getMedia",
+        get_media,
+    )]
 }
 
 /// `GET /media/<path>`: images stored in the database. Media paths carry a version, so

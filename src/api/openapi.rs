@@ -119,8 +119,8 @@ fn operation(e: &Endpoint, prose: Option<&Value>) -> Value {
     op["operationId"] = json!(e.operation_id);
     op["x-hearth-auth"] = json!(e.auth.as_str());
     op["security"] = match e.auth {
-        Auth::Public => json!([]),
-        Auth::Ca => json!([{ "bearer": [] }, {}]),
+        Auth::None => json!([]),
+        Auth::Public | Auth::Ca => json!([{ "bearer": [] }, {}]),
         Auth::User => json!([{ "bearer": [] }]),
         Auth::Write | Auth::Staff => json!([{ "bearer": ["write"] }]),
     };
@@ -161,7 +161,7 @@ fn operation(e: &Endpoint, prose: Option<&Value>) -> Value {
     // what every endpoint of a class can answer
     let api = e.path.starts_with("/api/");
     let mut standard: Vec<(&str, &str)> = Vec::new();
-    if api && e.auth != Auth::Public {
+    if api && e.auth != Auth::None {
         standard.push(("401", "Unauthorized"));
     }
     if matches!(e.auth, Auth::Write | Auth::Staff) {

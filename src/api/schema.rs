@@ -3,7 +3,7 @@
 use warp::http::Method;
 use warp::reply::Response;
 
-use crate::api::call::{Call, public};
+use crate::api::call::{Call, anonymous};
 use crate::api::openapi::document;
 use crate::error::ApiError;
 use crate::http::auth::Principal;
@@ -12,7 +12,7 @@ use crate::http::route::Endpoint;
 
 /// The endpoints of this module.
 pub fn endpoints() -> Vec<Endpoint> {
-    vec![public(
+    vec![anonymous(
         Method::GET,
         "/api/v2/schema/",
         "getSchema",

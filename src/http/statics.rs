@@ -74,7 +74,7 @@ pub fn endpoints() -> Vec<Endpoint> {
     vec![Endpoint::new(
         Method::GET,
         "/static/{*path}",
-        Auth::Public,
+        Auth::None,
         "getStaticFile",
         |_req, params| async move { file(params.tail()) },
     )]

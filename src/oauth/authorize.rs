@@ -29,10 +29,10 @@ pub const CODE_TTL: crate::clock::Timestamp = 60 * SECOND;
 /// and an app that skips consent it issues a code or a token at once.
 pub fn endpoints() -> Vec<Endpoint> {
     let request = |path: &'static str, op: &'static str| {
-        Endpoint::new(Method::GET, path, Auth::Public, op, |req, _| get(req)).writes()
+        Endpoint::new(Method::GET, path, Auth::None, op, |req, _| get(req)).writes()
     };
     let decision = |path: &'static str, op: &'static str| {
-        Endpoint::new(Method::POST, path, Auth::Public, op, |req, _| post(req))
+        Endpoint::new(Method::POST, path, Auth::None, op, |req, _| post(req))
     };
     vec![
         request("/oauth/authorize/", "oauthAuthorize"),

@@ -17,7 +17,7 @@ pub fn endpoints() -> Vec<Endpoint> {
     vec![Endpoint::new(
         Method::POST,
         "/oauth/revoke_token/",
-        Auth::Public,
+        Auth::None,
         "oauthRevokeToken",
         |req, _| async move { revoke(req).await.unwrap_or_else(|e| e.to_response()) },
     )]

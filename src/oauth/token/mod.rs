@@ -118,7 +118,7 @@ pub fn endpoints() -> Vec<Endpoint> {
     vec![Endpoint::new(
         Method::POST,
         "/oauth/token/",
-        Auth::Public,
+        Auth::None,
         "oauthToken",
         |req, _| async move { token(req).await.unwrap_or_else(|e| e.to_response()) },
     )]
