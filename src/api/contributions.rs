@@ -184,7 +184,7 @@ async fn create(kind: Kind, mut req: Req) -> Result<Response, ApiError> {
                     categories: draft.categories,
                 },
             )?;
-            let created = store::get(tx, kind, id)?
+            let created = store::get(tx, kind, id, Some(who.user_id))?
                 .ok_or_else(|| ApiError::internal("contribution vanished after insert"))?;
             Ok::<_, ApiError>(created.to_json(&base))
         })
@@ -202,7 +202,8 @@ async fn read(kind: Kind, id: i64, req: Req) -> Result<Response, ApiError> {
         .db
         .read(move |c| {
             let who = auth::resolve_ca(c, &creds, now)?;
-            let item = store::get(c, kind, id)?.ok_or(ApiError::NotFound)?;
+            let item =
+                store::get(c, kind, id, who.map(|w| w.user_id))?.ok_or(ApiError::NotFound)?;
             if item.deleted && who.map(|w| w.user_id) != Some(item.author.id) {
                 return Err(ApiError::NotFound);
             }
@@ -224,7 +225,7 @@ async fn list(kind: Kind, req: Req) -> Result<Response, ApiError> {
         .state
         .db
         .read(move |c| {
-            auth::resolve_ca(c, &creds, now)?;
+            let who = auth::resolve_ca(c, &creds, now)?;
             let page = Page::from_query(&q)?;
             let mut filters = Vec::new();
             if kind == Kind::Comment {
@@ -251,7 +252,14 @@ async fn list(kind: Kind, req: Req) -> Result<Response, ApiError> {
             let (count, items) = if nothing {
                 (0, Vec::new())
             } else {
-                store::list(c, kind, target, page.limit, page.offset)?
+                store::list(
+                    c,
+                    kind,
+                    target,
+                    who.map(|w| w.user_id),
+                    page.limit,
+                    page.offset,
+                )?
             };
             let results = items.iter().map(|i| i.to_json(&base)).collect();
             Ok::<_, ApiError>(envelope(&url, &q, page, count, results))

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use super::PublicUrl;
-use super::category::Category;
+use super::category::{Category, CategoryJson};
 use super::user::UserMinimal;
 use crate::clock::{Timestamp, rfc3339};
 
@@ -110,7 +110,7 @@ pub struct CourseJson {
     pub user_completion_rate: i64,
     pub created_at: String,
     pub created_by: UserMinimal,
-    pub categories: Vec<Category>,
+    pub categories: Vec<CategoryJson>,
     pub member_count: Option<i64>,
     pub num_sections: i64,
     pub num_lessons: i64,
@@ -171,7 +171,7 @@ impl Course {
             user_completion_rate: rate,
             created_at: rfc3339(self.created_at),
             created_by,
-            categories,
+            categories: categories.iter().map(|c| c.to_json(base)).collect(),
             member_count: show_members.then_some(counts.members),
             num_sections: counts.sections,
             num_lessons: counts.lessons,
