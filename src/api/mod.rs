@@ -3,15 +3,23 @@
 
 pub mod auth;
 pub mod call;
+pub mod categories;
 pub mod contributions;
+pub mod contributors;
 pub mod courses;
+pub mod features;
 pub mod health;
 pub mod jwt;
 pub mod media;
+mod people;
 pub mod preferences;
 pub mod reactions;
 pub mod schema;
+pub mod user_courses;
+pub mod user_hiding;
+pub mod user_settings;
 pub mod users;
+pub mod votes;
 
 use warp::Filter;
 
@@ -23,6 +31,13 @@ use crate::state::AppState;
 pub fn endpoints() -> Vec<Endpoint> {
     let mut all = Vec::new();
     all.extend(courses::endpoints());
+    all.extend(features::endpoints());
+    all.extend(votes::endpoints());
+    all.extend(contributors::endpoints());
+    all.extend(categories::endpoints());
+    all.extend(user_courses::endpoints());
+    all.extend(user_hiding::endpoints());
+    all.extend(user_settings::endpoints());
     all
 }
 
