@@ -19,6 +19,7 @@ const FRAGMENTS: &[&str] = &[
     include_str!("../../openapi/community.json"),
     include_str!("../../openapi/contributions.json"),
     include_str!("../../openapi/courses.json"),
+    include_str!("../../openapi/kit.json"),
 ];
 
 /// The whole document.
