@@ -183,7 +183,7 @@ async fn create(kind: Kind, mut call: Call<Principal>) -> Result<Response, ApiEr
                     categories: draft.categories,
                 },
             )?;
-            let created = store::get(tx, kind, id)?
+            let created = store::get(tx, kind, id, Some(who.user_id))?
                 .ok_or_else(|| ApiError::internal("contribution vanished after insert"))?;
             Ok::<_, ApiError>(created.to_json(&base))
         })
@@ -196,7 +196,8 @@ async fn read(kind: Kind, call: Call<Option<Principal>>) -> Result<Response, Api
     let (id, base) = (call.id(), call.base());
     let json = call
         .read(move |c, who| {
-            let item = store::get(c, kind, id)?.ok_or(ApiError::NotFound)?;
+            let item =
+                store::get(c, kind, id, who.map(|w| w.user_id))?.ok_or(ApiError::NotFound)?;
             if item.deleted && who.map(|w| w.user_id) != Some(item.author.id) {
                 return Err(ApiError::NotFound);
             }
@@ -212,7 +213,7 @@ async fn list(kind: Kind, call: Call<Option<Principal>>) -> Result<Response, Api
     let (base, q) = (call.base(), call.query());
     let url = base.at(&call.req.path);
     let json = call
-        .read(move |c, _who| {
+        .read(move |c, who| {
             let page = Page::from_query(&q)?;
             let mut filters = Vec::new();
             if kind == Kind::Comment {
@@ -239,7 +240,14 @@ async fn list(kind: Kind, call: Call<Option<Principal>>) -> Result<Response, Api
             let (count, items) = if nothing {
                 (0, Vec::new())
             } else {
-                store::list(c, kind, target, page.limit, page.offset)?
+                store::list(
+                    c,
+                    kind,
+                    target,
+                    who.map(|w| w.user_id),
+                    page.limit,
+                    page.offset,
+                )?
             };
             let results = items.iter().map(|i| i.to_json(&base)).collect();
             Ok::<_, ApiError>(envelope(&url, &q, page, count, results))

@@ -3,16 +3,24 @@
 
 pub mod auth;
 pub mod call;
+pub mod categories;
 pub mod contributions;
+pub mod contributors;
 pub mod courses;
+pub mod features;
 pub mod health;
 pub mod jwt;
 pub mod media;
 pub mod openapi;
+mod people;
 pub mod preferences;
 pub mod reactions;
 pub mod schema;
+pub mod user_courses;
+pub mod user_hiding;
+pub mod user_settings;
 pub mod users;
+pub mod votes;
 
 use crate::http::Route;
 use crate::http::route::{Endpoint, Router};
@@ -32,6 +40,13 @@ pub fn endpoints() -> Vec<Endpoint> {
     all.extend(crate::oauth::endpoints());
     all.extend(crate::http::statics::endpoints());
     all.extend(media::endpoints());
+    all.extend(features::endpoints());
+    all.extend(votes::endpoints());
+    all.extend(contributors::endpoints());
+    all.extend(categories::endpoints());
+    all.extend(user_courses::endpoints());
+    all.extend(user_hiding::endpoints());
+    all.extend(user_settings::endpoints());
     all
 }
 

@@ -33,6 +33,7 @@ const FRAGMENTS: &[(&str, &str)] = &[
         include_str!("../../openapi/contributions.json"),
     ),
     ("courses", include_str!("../../openapi/courses.json")),
+    ("kit", include_str!("../../openapi/kit.json")),
 ];
 
 /// The schemas derived from the JSON types, by name.
@@ -43,7 +44,9 @@ pub fn generated_schemas() -> Vec<(String, RefOr<Schema>)> {
     collect::<model::user::UserMinimal>(&mut out);
     collect::<model::reaction::ReactionJson>(&mut out);
     collect::<model::pref::PrefJson>(&mut out);
-    collect::<model::category::Category>(&mut out);
+    collect::<model::category::CategoryJson>(&mut out);
+    collect::<model::feature::Feature>(&mut out);
+    collect::<model::vote::VoteJson>(&mut out);
     collect::<model::contribution::ContributionJson>(&mut out);
     collect::<model::course::CourseJson>(&mut out);
     collect::<model::course::SectionJson>(&mut out);

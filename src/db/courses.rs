@@ -258,7 +258,7 @@ fn like_pattern(s: &str) -> String {
 ///   stopping after `LIMIT` matches, with the same member lists; `name` ordering walks
 ///   the unique `name_key` index instead. Debug build, 100k courses: 45 ms
 ///   anonymous, 60–125 ms for a member, 210 ms with a text search (count included).
-const VISIBLE: &str = "c.deleted = 0 AND (
+pub(crate) const VISIBLE: &str = "c.deleted = 0 AND (
         c.privacy IN ('open', 'private')
         OR (c.privacy = 'secret' AND c.id IN (SELECT m.course_id FROM course_member m
               WHERE m.user_id = ?1 AND m.join_status IN ('creator', 'manager', 'joined', 'invited')))

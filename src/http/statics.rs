@@ -62,6 +62,11 @@ const FILES: &[(&str, &str, &[u8])] = &[
         include_bytes!("../../static/default/course.svg"),
     ),
     (
+        "default/category.svg",
+        "image/svg+xml",
+        include_bytes!("../../static/default/category.svg"),
+    ),
+    (
         "default/app.svg",
         "image/svg+xml",
         include_bytes!("../../static/default/app.svg"),

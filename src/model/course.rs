@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use super::PublicUrl;
-use super::category::Category;
+use super::category::{Category, CategoryJson};
 pub use super::course_enums::{CourseType, JoinStatus, Privacy};
 use super::user::UserMinimal;
 use crate::clock::{Timestamp, rfc3339};
@@ -132,7 +132,7 @@ pub struct CourseJson {
     #[schema(format = DateTime)]
     pub created_at: String,
     pub created_by: UserMinimal,
-    pub categories: Vec<Category>,
+    pub categories: Vec<CategoryJson>,
     /// Users whose status is creator, manager or joined; null for non-managers when hide_member_count.
     pub member_count: Option<i64>,
     pub num_sections: i64,
@@ -194,7 +194,7 @@ impl Course {
             user_completion_rate: rate,
             created_at: rfc3339(self.created_at),
             created_by,
-            categories,
+            categories: categories.iter().map(|c| c.to_json(base)).collect(),
             member_count: show_members.then_some(counts.members),
             num_sections: counts.sections,
             num_lessons: counts.lessons,

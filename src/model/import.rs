@@ -34,6 +34,10 @@ pub enum Line {
     Status(ContributionLine),
     /// A comment.
     Comment(CommentLine),
+    /// A vote: a user's reaction to a contribution.
+    Vote(VoteLine),
+    /// A user following a category.
+    CategoryFollow(CategoryFollowLine),
 }
 
 /// `{"record":"user", ...}`
@@ -242,6 +246,31 @@ pub struct CommentLine {
     pub deleted: bool,
 }
 
+/// `{"record":"vote","user":2,"reaction":1,"post":7}`: exactly one of `discussion`,
+/// `post`, `status`, `comment`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VoteLine {
+    pub user: i64,
+    pub reaction: i64,
+    pub discussion: Option<i64>,
+    pub post: Option<i64>,
+    pub status: Option<i64>,
+    pub comment: Option<i64>,
+    #[serde(default, deserialize_with = "time")]
+    pub voted_at: Option<Timestamp>,
+}
+
+/// `{"record":"category_follow","user":2,"category":1}`
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CategoryFollowLine {
+    pub user: i64,
+    pub category: i64,
+    #[serde(default, deserialize_with = "time")]
+    pub created_at: Option<Timestamp>,
+}
+
 /// Reads an optional RFC 3339 time as a [`Timestamp`], without copying the string
 /// (this runs on the import's parsing thread, once per follow).
 fn time<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Timestamp>, D::Error> {
@@ -304,6 +333,29 @@ mod tests {
             parse(r#"{"record":"post","id":1,"author":1,"text":"t"}"#),
             Ok(Line::Post(_))
         ));
+        assert!(matches!(
+            parse(
+                r#"{"record":"vote","user":1,"reaction":2,"comment":3,"voted_at":"2026-01-02T03:04:05Z"}"#
+            ),
+            Ok(Line::Vote(VoteLine {
+                comment: Some(3),
+                voted_at: Some(_),
+                ..
+            }))
+        ));
+        assert!(matches!(
+            parse(r#"{"record":"category_follow","user":1,"category":2}"#),
+            Ok(Line::CategoryFollow(CategoryFollowLine {
+                created_at: None,
+                ..
+            }))
+        ));
+        assert!(
+            parse(r#"{"record":"vote","user":1,"post":3}"#)
+                .unwrap_err()
+                .contains("reaction")
+        );
+        assert!(parse(r#"{"record":"category_follow","user":1,"category":2,"x":1}"#).is_err());
     }
 
     #[test]

@@ -65,6 +65,8 @@ pub struct User {
     pub polls_counter: i64,
     pub date_joined: Timestamp,
     pub deleted: bool,
+    /// Categories this user follows.
+    pub categories_counter: i64,
 }
 
 /// A tag on a user.
@@ -152,7 +154,7 @@ impl User {
             discussions_counter: self.discussions_counter,
             polls_counter: self.polls_counter,
             connection_status: followed.then_some("followed"),
-            categories_counter: 0,
+            categories_counter: self.categories_counter,
             date_joined: rfc3339(self.date_joined),
             bio: self.bio.clone(),
             location: self.location.clone(),

@@ -10,6 +10,7 @@ mod consistency;
 mod contributions;
 mod courses;
 mod hardening;
+mod kit;
 mod lists;
 mod oauth;
 mod openapi;

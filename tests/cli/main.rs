@@ -159,6 +159,7 @@ mod catalog;
 mod durability;
 mod import;
 mod init;
+mod kit;
 mod maint;
 mod migrate;
 mod serve;

@@ -111,7 +111,7 @@ pub(crate) fn course_json(
         base,
         status,
         creator.minimal(base),
-        db::categories(c, course.id)?,
+        crate::db::category_follows::mark(c, db::categories(c, course.id)?, user)?,
         counts,
     ))
 }

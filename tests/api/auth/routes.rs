@@ -52,6 +52,20 @@ const PROTECTED_ROUTES: &[(&str, &str)] = &[
     ("PUT", "/api/v2/course/{id}/section/{section_id}/"),
     ("PATCH", "/api/v2/course/{id}/section/{section_id}/"),
     ("DELETE", "/api/v2/course/{id}/section/{section_id}/"),
+    // SPEC §8
+    ("POST", "/api/v2/discussion/{id}/vote/"),
+    ("POST", "/api/v2/post/{id}/vote/"),
+    ("POST", "/api/v2/status/{id}/vote/"),
+    ("POST", "/api/v2/comment/{id}/vote/"),
+    ("POST", "/api/v2/category/{id}/follow/"),
+    ("GET", "/api/v2/category/{id}/is_followed/"),
+    ("POST", "/api/v2/user/{id}/hide/"),
+    ("GET", "/api/v2/user/{id}/is_hidden/"),
+    ("GET", "/api/v2/user/{id}/is_hidden_by/"),
+    ("GET", "/api/v2/user/hidden_users_id/"),
+    ("GET", "/api/v2/user/hidden_users/"),
+    ("GET", "/api/v2/user/{id}/settings/"),
+    ("PATCH", "/api/v2/user/{id}/settings/"),
 ];
 
 /// The API reads that need no caller (some only while `content_availability` is on);
@@ -79,6 +93,20 @@ const PUBLIC_ROUTES: &[(&str, &str)] = &[
     ("GET", "/api/v2/course/{id}/status/"),
     ("GET", "/api/v2/course/{id}/section/"),
     ("GET", "/api/v2/course/{id}/section/{section_id}/"),
+    // SPEC §8
+    ("GET", "/api/v2/feature/"),
+    ("GET", "/api/v2/discussion/{id}/vote/"),
+    ("GET", "/api/v2/post/{id}/vote/"),
+    ("GET", "/api/v2/status/{id}/vote/"),
+    ("GET", "/api/v2/comment/{id}/vote/"),
+    ("GET", "/api/v2/discussion/{id}/contributors/"),
+    ("GET", "/api/v2/post/{id}/contributors/"),
+    ("GET", "/api/v2/status/{id}/contributors/"),
+    ("GET", "/api/v2/category/"),
+    ("GET", "/api/v2/category/popular/"),
+    ("GET", "/api/v2/category/{id}/"),
+    ("GET", "/api/v2/user/{id}/categories/"),
+    ("GET", "/api/v2/user/{id}/courses/"),
 ];
 
 /// Routes that take no bearer token at all (or are not `/api/v2/` JSON routes).
@@ -111,6 +139,7 @@ struct Fixtures {
     comment: i64,
     course: i64,
     section: i64,
+    category: i64,
 }
 
 impl Fixtures {
@@ -148,6 +177,7 @@ impl Fixtures {
             .await;
         assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
         let section = r.json()["id"].as_i64().unwrap();
+        let category = s.category("Fixture category");
         Fixtures {
             owner,
             other,
@@ -157,12 +187,15 @@ impl Fixtures {
             comment,
             course,
             section,
+            category,
         }
     }
 
-    /// The path with its `{id}` (chosen by the segment before it), `{section_id}` and
-    /// `{path}` filled in; `unknown` fills ids that do not exist instead.
+    /// The path with its `{id}` (chosen by the segment before it; a user's settings are
+    /// the owner's, the only ones its token may read), `{section_id}` and `{path}` filled
+    /// in; `unknown` fills ids that do not exist instead.
     fn fill(&self, path: &str, unknown: bool) -> String {
+        let settings = path.ends_with("/settings/");
         let mut out = Vec::new();
         let mut prev = "";
         for seg in path.split('/') {
@@ -170,7 +203,9 @@ impl Fixtures {
                 "{id}" if unknown => "999999".to_owned(),
                 "{section_id}" if unknown => "999998".to_owned(),
                 "{id}" => match prev {
+                    "user" if settings => self.owner,
                     "user" => self.other,
+                    "category" => self.category,
                     "discussion" => self.discussion,
                     "post" => self.post,
                     "status" => self.status,
