@@ -31,12 +31,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_the_authorization_endpoint_writes_on_get() {
+    fn what_writes_is_the_method_but_authorize_and_verify_token() {
         let writing_gets: Vec<&str> = crate::api::endpoints()
             .into_iter()
             .filter(|e| e.method == Method::GET && e.writes)
             .map(|e| e.path)
             .collect();
         assert_eq!(writing_gets, ["/oauth/authorize/", "/oauth/authorize"]);
+        // and the one request with a body that changes nothing
+        let reading_posts: Vec<&str> = crate::api::endpoints()
+            .into_iter()
+            .filter(|e| e.method != Method::GET && !e.writes)
+            .map(|e| e.path)
+            .collect();
+        assert_eq!(reading_posts, ["/api/v2/jwt/verify_token/"]);
     }
 }

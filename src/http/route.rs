@@ -121,6 +121,13 @@ impl Endpoint {
         self
     }
 
+    /// Marks a `POST` that changes nothing (`verify_token`): a replica serves it itself.
+    #[must_use]
+    pub fn read_only(mut self) -> Self {
+        self.writes = false;
+        self
+    }
+
     /// The names of the template's parameters, in order (`{*tail}` as `tail`).
     pub fn params(&self) -> Vec<&'static str> {
         self.path
