@@ -6,8 +6,9 @@ binary on a free port, runs every scenario with wrk and prints one line per scen
 
     scenario  req/s  p50_ms  p99_ms  non2xx
 
-plus the server's peak and idle RSS. bench/run.sh installs wrk and builds the binary
-first; see bench/README.md.
+plus, for the mixed blend, a table per kind of request and the writes' waits, and the
+server's memory: idle, peak, and some seconds after the load. bench/run.sh installs wrk
+and builds the binary first; see bench/README.md.
 """
 
 import argparse
