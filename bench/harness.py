@@ -481,6 +481,7 @@ def main():
         users = meta["counts"]["user"]
         creds_file = None
         if "mixed" in a.scenarios:
+            check_mixed_data(meta)
             creds_file = os.path.join(workdir, "mixed-creds")
             mixed_credentials(binary, db, users, a.connections, creds_file)
 
@@ -555,6 +556,16 @@ def mint_jwt(binary, db, user_id):
     if jwt.startswith("{"):
         jwt = next(v for k, v in json.loads(jwt).items() if k in ("token", "access", "access_token"))
     return jwt
+
+
+def check_mixed_data(meta):
+    """mixed draws discussions, live posts and statuses at random: each kind must exist."""
+    counts = meta["counts"]
+    live_posts = counts.get("post", 0) - meta["hub_deleted_posts"][1]
+    if counts.get("discussion", 0) < 1 or live_posts < 1 or counts.get("status", 0) < 1 \
+            or counts.get("category", 0) < 1 or counts.get("user", 0) < 3:
+        raise SystemExit("bench: mixed needs at least 3 users, 1 category, 1 discussion, 1 status "
+                         "and 1 post past the hub's deleted ones in the dataset")
 
 
 def mixed_users(users, conns):
