@@ -14,4 +14,5 @@ mod kit;
 mod lists;
 mod oauth;
 mod openapi;
+mod read_path;
 mod server;
