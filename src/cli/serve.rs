@@ -10,6 +10,7 @@ use super::{CliError, CliResult};
 use crate::clock::Clock;
 use crate::config::{self, Config};
 use crate::db::Db;
+use crate::logs::LogFormat;
 use crate::state::AppState;
 
 /// Options of `serve`.
@@ -62,6 +63,14 @@ pub struct ServeArgs {
     /// this machine). From the environment: `true/false/1/0`, any case.
     #[arg(long, env = "HEARTH_TRUST_PROXY", value_parser = crate::model::boolean::parse_arg)]
     pub trust_proxy: bool,
+    /// Log lines on stderr as text or as one JSON object a line (the level is set
+    /// with RUST_LOG, default info).
+    #[arg(long, env = "HEARTH_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+    /// Serve Prometheus metrics at GET /metrics on this second address (`host:port`,
+    /// never the public one; keep it private, e.g. 127.0.0.1:9090). Default: off.
+    #[arg(long, env = "HEARTH_METRICS_LISTEN", value_name = "ADDR")]
+    pub metrics_listen: Option<String>,
 }
 
 impl ServeArgs {
@@ -116,6 +125,11 @@ pub fn resolve_listen(listen: &str) -> CliResult<SocketAddr> {
 pub fn run(path: &Path, args: ServeArgs, clock: Clock) -> CliResult {
     let listen = resolve_listen(&args.listen)?;
     let config = args.config(listen)?;
+    let metrics_listen = args
+        .metrics_listen
+        .as_deref()
+        .map(|m| metrics_addr(m, listen))
+        .transpose()?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         // blocking threads: the readers, the writer and one more (a password hash or an
         // image). More threads than connections only queue on the pool's lock, and
@@ -135,8 +149,15 @@ pub fn run(path: &Path, args: ServeArgs, clock: Clock) -> CliResult {
             tracing::warn!(db = %path.display(), "the database does not take writes (read-only file or directory, full disk, or I/O error): writes will be answered 503 until that is fixed");
         }
         let state = AppState::new(db, clock, config)?;
+        let metrics = match metrics_listen {
+            Some(m) => Some(start_metrics(m, &state).await?),
+            None => None,
+        };
         tracing::info!(%addr, public_url = %state.config.public_url.0, db = %path.display(), "hearth listening on http://{addr}");
         crate::server::serve_on(listener, state, shutdown_signal()).await;
+        if let Some(m) = metrics {
+            m.abort();
+        }
         Ok::<_, CliError>(())
     });
     // requests still running after the shutdown deadline are dropped here: the process
@@ -144,6 +165,36 @@ pub fn run(path: &Path, args: ServeArgs, clock: Clock) -> CliResult {
     runtime.shutdown_timeout(Duration::from_millis(500));
     tracing::info!("stopped");
     result
+}
+
+/// Resolves `--metrics-listen`, refusing the public listener's address.
+fn metrics_addr(m: &str, listen: SocketAddr) -> CliResult<SocketAddr> {
+    let addr = resolve_listen(m).map_err(|e| CliError(format!("--metrics-listen: {}", e.0)))?;
+    let overlaps =
+        addr.ip() == listen.ip() || addr.ip().is_unspecified() || listen.ip().is_unspecified();
+    if addr.port() != 0 && addr.port() == listen.port() && overlaps {
+        return Err(CliError(format!(
+            "--metrics-listen {m} is the public listener's address: metrics need an address of their own"
+        )));
+    }
+    Ok(addr)
+}
+
+/// Installs the Prometheus recorder and serves `/metrics` on `addr`, a second
+/// listener ([`metrics_addr`] refused the public one).
+async fn start_metrics(
+    addr: SocketAddr,
+    state: &AppState,
+) -> CliResult<tokio::task::JoinHandle<()>> {
+    let listener = crate::server::bind(addr).await?;
+    let bound = listener.local_addr()?;
+    let exporter = crate::server::metrics::Exporter::install().map_err(CliError)?;
+    tracing::info!(addr = %bound, "metrics listening on http://{bound}/metrics");
+    Ok(tokio::spawn(crate::server::metrics::serve(
+        listener,
+        exporter,
+        state.clone(),
+    )))
 }
 
 async fn shutdown_signal() {
