@@ -323,6 +323,17 @@ async fn every_metric_of_the_spec_with_route_templates_as_labels() {
         }
     }
 
+    // Prometheus's own linter, where it is installed (Debian's `prometheus` package)
+    let text = reqwest::get(format!("http://{metrics}/metrics"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    if let Some(problems) = promtool_check(&text) {
+        assert_eq!(problems, "", "promtool check metrics");
+    }
+
     // the connection closes: the gauge comes down
     let before = value(&all, "hearth_http_connections_open", &[]);
     drop(held);
@@ -385,4 +396,28 @@ fn metrics_listen_refuses_the_public_address_and_bad_values() {
     assert!(line.contains("--metrics-listen"), "{line}");
     let line = e.fails(&["serve", "--listen", "127.0.0.1:0", "--log-format", "xml"]);
     assert!(line.contains("xml"), "{line}");
+}
+
+/// What `promtool check metrics` says of a page (empty when it is clean), or `None`
+/// when promtool is not installed here.
+fn promtool_check(page: &str) -> Option<String> {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .ok()?;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(page.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let said =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{said}");
+    Some(said.trim().to_owned())
 }
