@@ -130,6 +130,11 @@ pub fn run(path: &Path, args: ServeArgs, clock: Clock) -> CliResult {
         .as_deref()
         .map(|m| metrics_addr(m, listen))
         .transpose()?;
+    // the recorder goes in before anything records (see telemetry::http_request)
+    let exporter = match metrics_listen {
+        Some(_) => Some(crate::server::metrics::Exporter::install().map_err(CliError)?),
+        None => None,
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         // blocking threads: the readers, the writer and one more (a password hash or an
         // image). More threads than connections only queue on the pool's lock, and
@@ -149,9 +154,9 @@ pub fn run(path: &Path, args: ServeArgs, clock: Clock) -> CliResult {
             tracing::warn!(db = %path.display(), "the database does not take writes (read-only file or directory, full disk, or I/O error): writes will be answered 503 until that is fixed");
         }
         let state = AppState::new(db, clock, config)?;
-        let metrics = match metrics_listen {
-            Some(m) => Some(start_metrics(m, &state).await?),
-            None => None,
+        let metrics = match (metrics_listen, exporter) {
+            (Some(m), Some(e)) => Some(start_metrics(m, e, &state).await?),
+            _ => None,
         };
         tracing::info!(%addr, public_url = %state.config.public_url.0, db = %path.display(), "hearth listening on http://{addr}");
         crate::server::serve_on(listener, state, shutdown_signal()).await;
@@ -180,15 +185,15 @@ fn metrics_addr(m: &str, listen: SocketAddr) -> CliResult<SocketAddr> {
     Ok(addr)
 }
 
-/// Installs the Prometheus recorder and serves `/metrics` on `addr`, a second
-/// listener ([`metrics_addr`] refused the public one).
+/// Serves `/metrics` on `addr`, a second listener ([`metrics_addr`] refused the
+/// public one).
 async fn start_metrics(
     addr: SocketAddr,
+    exporter: crate::server::metrics::Exporter,
     state: &AppState,
 ) -> CliResult<tokio::task::JoinHandle<()>> {
     let listener = crate::server::bind(addr).await?;
     let bound = listener.local_addr()?;
-    let exporter = crate::server::metrics::Exporter::install().map_err(CliError)?;
     tracing::info!(addr = %bound, "metrics listening on http://{bound}/metrics");
     Ok(tokio::spawn(crate::server::metrics::serve(
         listener,
