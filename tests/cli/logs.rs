@@ -570,6 +570,34 @@ async fn security_events_are_logged_once_each_and_no_secret_is_ever_logged() {
     .await;
     assert_eq!(st, StatusCode::BAD_REQUEST);
 
+    // forged posts of the consent form and of the logout form, with a session
+    // (csrf_rejected, each)
+    let (st, _, _) = post_form(
+        &c,
+        &format!("{base}/oauth/authorize/"),
+        "consent-forged",
+        Some("198.51.100.45"),
+        &[
+            ("response_type", "code"),
+            ("client_id", &code_client),
+            ("redirect_uri", cb),
+            ("state", "st"),
+            ("csrfmiddlewaretoken", "forged"),
+            ("allow", "x"),
+        ],
+    )
+    .await;
+    assert_eq!(st, StatusCode::FORBIDDEN);
+    let (st, _, _) = post_form(
+        &c,
+        &format!("{base}/accounts/logout/"),
+        "logout-forged",
+        Some("198.51.100.46"),
+        &[("csrfmiddlewaretoken", "forged")],
+    )
+    .await;
+    assert_eq!(st, StatusCode::FORBIDDEN);
+
     // ten wrong passwords for one user from one address, then the limit (throttled)
     let attacker = "203.0.113.50";
     for i in 0..10 {
@@ -634,7 +662,9 @@ async fn security_events_are_logged_once_each_and_no_secret_is_ever_logged() {
         events(&all, "client_auth_failed")[0]["client_id"],
         code_client.as_str()
     );
-    assert_eq!(once("csrf_rejected", "csrf-forged", "198.51.100.44"), 1);
+    assert_eq!(once("csrf_rejected", "csrf-forged", "198.51.100.44"), 3);
+    assert_eq!(once("csrf_rejected", "consent-forged", "198.51.100.45"), 3);
+    assert_eq!(once("csrf_rejected", "logout-forged", "198.51.100.46"), 3);
     assert_eq!(once("code_reused", "code-again", "203.0.113.22"), 1);
     // the successful flows raised none
     for ok in ["pw-ok", "refresh-ok", "login-ok", "authorize", "code-ok"] {
@@ -649,7 +679,7 @@ async fn security_events_are_logged_once_each_and_no_secret_is_ever_logged() {
         .iter()
         .filter(|v| v["target"] == "hearth::security")
         .count();
-    assert_eq!(warn_lines, 11 + 1 + 1 + 1 + 1 + 1);
+    assert_eq!(warn_lines, 11 + 1 + 1 + 1 + 3 + 1);
 
     // the fail2ban filter finds exactly the events it bans, by address
     if let Some(mut hosts) = fail2ban_hosts(&lines) {
