@@ -1,18 +1,21 @@
 //! The `hearth` binary: parse the command line, start logging, dispatch.
 
 use clap::Parser;
-use tracing_subscriber::EnvFilter;
+use hearth::cli::Command;
+use hearth::logs::{self, LogFormat};
 
 fn main() -> std::process::ExitCode {
     let cli = hearth::cli::Cli::parse();
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
-        )
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .init();
-    match hearth::cli::run(cli) {
+    // `serve` logs through a bounded queue in the format it was given; the other
+    // commands write their few lines to stderr directly
+    let guard = match &cli.command {
+        Command::Serve(s) => logs::init(s.log_format, true),
+        _ => logs::init(LogFormat::Text, false),
+    };
+    let result = hearth::cli::run(cli);
+    // flush the queued lines before the error line, so it comes last
+    drop(guard);
+    match result {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");

@@ -3,7 +3,11 @@
 //! client address (a connection over either is closed at once), a header-read timeout,
 //! a keep-alive idle timeout that the header timeout does not cut short, and graceful
 //! shutdown with a deadline. (The body timeout is the body reader's, `http::body`.)
-//! Each request gets an id and one access-log line.
+//! Each request gets an id and one access-log line (`access`); `--metrics-listen`
+//! serves the metrics on a listener of its own (`metrics`).
+
+mod access;
+pub mod metrics;
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -223,8 +227,10 @@ pub async fn serve_on(listener: TcpListener, state: AppState, shutdown: impl Fut
         let svc = warp::service(routes.clone());
         let config = Arc::clone(&config);
         let mut stop = stop_rx.clone();
+        let open = access::Open::count();
         tokio::spawn(async move {
-            serve_connection(stream, peer, svc, &config, &mut stop).await;
+            serve_connection(stream, peer, svc, config, &mut stop).await;
+            drop(open);
             drop(held);
             drop(permit);
         });
@@ -249,7 +255,7 @@ async fn serve_connection<S>(
     stream: TcpStream,
     peer: SocketAddr,
     svc: S,
-    config: &crate::config::Config,
+    config: Arc<crate::config::Config>,
     stop: &mut watch::Receiver<bool>,
 ) where
     S: Service<
@@ -272,40 +278,31 @@ async fn serve_connection<S>(
         start,
     });
     let act = Arc::clone(&activity);
+    let logged = Arc::clone(&config);
     let service = hyper::service::service_fn(move |mut req: Request<Incoming>| {
         let mut svc = svc.clone();
         let act = Arc::clone(&act);
         act.in_flight.fetch_add(1, Ordering::AcqRel);
         let id = request_id(&req);
+        let entry = access::Access::new(&req, id.clone(), peer, &logged);
         req.extensions_mut().insert(PeerAddr(peer));
         req.extensions_mut()
             .insert(HeadersDone(tokio::time::Instant::now()));
-        let method = req.method().clone();
-        let path = req.uri().path().to_owned();
-        let span = tracing::info_span!("request", id = id.to_str().unwrap_or("-"));
-        let began = Instant::now();
+        let span = tracing::info_span!("request", request_id = id.to_str().unwrap_or("-"));
         async move {
-            let result = svc.call(req).await;
+            let result = svc.call(req).instrument(span).await;
             let mut resp = match result {
                 Ok(r) => r,
                 Err(never) => match never {},
             };
             resp.headers_mut().insert("x-request-id", id);
-            // path only: query strings may carry secrets
-            tracing::info!(
-                %method,
-                %path,
-                status = resp.status().as_u16(),
-                ms = began.elapsed().as_secs_f64() * 1000.0,
-                "request"
-            );
+            entry.finish(&resp);
             act.idle_since.store(millis_since(start), Ordering::Release);
             act.reading_since.store(-1, Ordering::Release);
             act.served.fetch_add(1, Ordering::AcqRel);
             act.in_flight.fetch_sub(1, Ordering::AcqRel);
             Ok::<_, std::convert::Infallible>(resp)
         }
-        .instrument(span)
     });
     // hyper's own header timeout also runs while a keep-alive connection waits for its
     // next request, so it would cut the 75 s idle time at 30 s: the watchdog below

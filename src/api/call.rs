@@ -11,6 +11,8 @@
 
 use std::future::Future;
 use std::marker::PhantomData;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
 
 use rusqlite::{Connection, Transaction};
 use serde::de::DeserializeOwned;
@@ -23,7 +25,7 @@ use crate::clock::Timestamp;
 use crate::error::ApiError;
 use crate::http::auth::{Credentials, Principal};
 use crate::http::body::{self, Body};
-use crate::http::route::{Auth, Endpoint, Params};
+use crate::http::route::{Auth, Caller, Endpoint, Params};
 use crate::http::{Req, respond};
 use crate::model::PublicUrl;
 use crate::state::AppState;
@@ -38,6 +40,9 @@ pub trait Who: Sized + Send + 'static {
         now: Timestamp,
         auth: Auth,
     ) -> Result<Self, ApiError>;
+
+    /// The caller's user id, when there is one.
+    fn user_id(&self) -> Option<i64>;
 }
 
 impl Who for Option<Principal> {
@@ -52,6 +57,10 @@ impl Who for Option<Principal> {
             Auth::Ca => auth::resolve_ca(c, creds, now),
             _ => auth::resolve(c, creds, now),
         }
+    }
+
+    fn user_id(&self) -> Option<i64> {
+        self.as_ref().map(|p| p.user_id)
     }
 }
 
@@ -77,6 +86,10 @@ impl Who for Principal {
             _ => Ok(who),
         }
     }
+
+    fn user_id(&self) -> Option<i64> {
+        Some(self.user_id)
+    }
 }
 
 /// One API request, as its handler sees it.
@@ -89,17 +102,20 @@ pub struct Call<W> {
     pub now: Timestamp,
     creds: Credentials,
     auth: Auth,
+    /// The user id the last database call resolved (0: none), for [`Caller`].
+    seen: Arc<AtomicI64>,
     who: PhantomData<fn() -> W>,
 }
 
 impl<W: Who> Call<W> {
-    fn new(req: Req, params: Params, auth: Auth) -> Self {
+    fn new(req: Req, params: Params, auth: Auth, seen: Arc<AtomicI64>) -> Self {
         Call {
             now: req.state.clock.now(),
             creds: req.credentials(),
             req,
             params,
             auth,
+            seen,
             who: PhantomData,
         }
     }
@@ -133,10 +149,11 @@ impl<W: Who> Call<W> {
         T: Send + 'static,
     {
         let (creds, now, auth) = (self.creds.clone(), self.now, self.auth);
+        let seen = Arc::clone(&self.seen);
         self.req
             .state
             .db
-            .read(move |c| f(c, W::resolve(c, &creds, now, auth)?))
+            .read(move |c| f(c, resolved(&seen, W::resolve(c, &creds, now, auth)?)))
             .await
     }
 
@@ -148,10 +165,11 @@ impl<W: Who> Call<W> {
         T: Send + 'static,
     {
         let (creds, now, auth) = (self.creds.clone(), self.now, self.auth);
+        let seen = Arc::clone(&self.seen);
         self.req
             .state
             .db
-            .write(move |tx| f(tx, W::resolve(tx, &creds, now, auth)?))
+            .write(move |tx| f(tx, resolved(&seen, W::resolve(tx, &creds, now, auth)?)))
             .await
     }
 
@@ -185,6 +203,14 @@ impl<W: Who> Call<W> {
     }
 }
 
+/// Notes who a database call resolved, for the response's [`Caller`].
+fn resolved<W: Who>(seen: &AtomicI64, who: W) -> W {
+    if let Some(id) = who.user_id() {
+        seen.store(id, Ordering::Relaxed);
+    }
+    who
+}
+
 fn declare<W, F, Fut>(
     auth: Auth,
     method: Method,
@@ -198,8 +224,17 @@ where
     Fut: Future<Output = Result<Response, ApiError>> + Send + 'static,
 {
     Endpoint::new(method, path, auth, operation_id, move |req, params| {
-        let fut = handler(Call::new(req, params, auth));
-        async move { respond(fut.await) }
+        let seen = Arc::new(AtomicI64::new(0));
+        let fut = handler(Call::new(req, params, auth, Arc::clone(&seen)));
+        async move {
+            let mut resp = respond(fut.await);
+            // ids start at 1; the database call that resolved the caller has returned
+            let id = seen.load(Ordering::Relaxed);
+            if id > 0 {
+                resp.extensions_mut().insert(Caller(id));
+            }
+            resp
+        }
     })
 }
 

@@ -10,6 +10,7 @@ use super::{CliError, CliResult};
 use crate::clock::Clock;
 use crate::config::{self, Config};
 use crate::db::Db;
+use crate::logs::LogFormat;
 use crate::state::AppState;
 
 /// Options of `serve`.
@@ -66,6 +67,14 @@ pub struct ServeArgs {
     /// and run again on a blocking thread; 0 sends every read to a blocking thread.
     #[arg(long, env = "HEARTH_INLINE_READ_BUDGET", default_value_t = 2000, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
     pub inline_read_budget: u64,
+    /// Log lines on stderr as text or as one JSON object a line (the level is set
+    /// with RUST_LOG, default info).
+    #[arg(long, env = "HEARTH_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+    /// Serve Prometheus metrics at GET /metrics on this second address (`host:port`,
+    /// never the public one; keep it private, e.g. 127.0.0.1:9090). Default: off.
+    #[arg(long, env = "HEARTH_METRICS_LISTEN", value_name = "ADDR")]
+    pub metrics_listen: Option<String>,
 }
 
 impl ServeArgs {
@@ -120,6 +129,16 @@ pub fn resolve_listen(listen: &str) -> CliResult<SocketAddr> {
 pub fn run(path: &Path, args: ServeArgs, clock: Clock) -> CliResult {
     let listen = resolve_listen(&args.listen)?;
     let config = args.config(listen)?;
+    let metrics_listen = args
+        .metrics_listen
+        .as_deref()
+        .map(|m| metrics_addr(m, listen))
+        .transpose()?;
+    // the recorder goes in before anything records (see telemetry::http_request)
+    let exporter = match metrics_listen {
+        Some(_) => Some(crate::server::metrics::Exporter::install().map_err(CliError)?),
+        None => None,
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         // blocking threads: the readers, the writer and one more (a password hash or an
         // image). More threads than connections only queue on the pool's lock, and
@@ -140,8 +159,15 @@ pub fn run(path: &Path, args: ServeArgs, clock: Clock) -> CliResult {
             tracing::warn!(db = %path.display(), "the database does not take writes (read-only file or directory, full disk, or I/O error): writes will be answered 503 until that is fixed");
         }
         let state = AppState::new(db, clock, config)?;
+        let metrics = match (metrics_listen, exporter) {
+            (Some(m), Some(e)) => Some(start_metrics(m, e, &state).await?),
+            _ => None,
+        };
         tracing::info!(%addr, public_url = %state.config.public_url.0, db = %path.display(), "hearth listening on http://{addr}");
         crate::server::serve_on(listener, state, shutdown_signal()).await;
+        if let Some(m) = metrics {
+            m.abort();
+        }
         Ok::<_, CliError>(())
     });
     // requests still running after the shutdown deadline are dropped here: the process
@@ -149,6 +175,36 @@ pub fn run(path: &Path, args: ServeArgs, clock: Clock) -> CliResult {
     runtime.shutdown_timeout(Duration::from_millis(500));
     tracing::info!("stopped");
     result
+}
+
+/// Resolves `--metrics-listen`, refusing the public listener's address.
+fn metrics_addr(m: &str, listen: SocketAddr) -> CliResult<SocketAddr> {
+    let addr = resolve_listen(m).map_err(|e| CliError(format!("--metrics-listen: {}", e.0)))?;
+    let overlaps =
+        addr.ip() == listen.ip() || addr.ip().is_unspecified() || listen.ip().is_unspecified();
+    if addr.port() != 0 && addr.port() == listen.port() && overlaps {
+        return Err(CliError(format!(
+            "--metrics-listen {m} is the public listener's address: metrics need an address of their own"
+        )));
+    }
+    Ok(addr)
+}
+
+/// Serves `/metrics` on `addr`, a second listener ([`metrics_addr`] refused the
+/// public one).
+async fn start_metrics(
+    addr: SocketAddr,
+    exporter: crate::server::metrics::Exporter,
+    state: &AppState,
+) -> CliResult<tokio::task::JoinHandle<()>> {
+    let listener = crate::server::bind(addr).await?;
+    let bound = listener.local_addr()?;
+    tracing::info!(addr = %bound, "metrics listening on http://{bound}/metrics");
+    Ok(tokio::spawn(crate::server::metrics::serve(
+        listener,
+        exporter,
+        state.clone(),
+    )))
 }
 
 async fn shutdown_signal() {

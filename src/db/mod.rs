@@ -34,7 +34,7 @@ pub mod votes;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 
@@ -227,6 +227,7 @@ impl Db {
         if !budget.is_zero()
             && let Some(conn) = self.readers.try_get()
         {
+            crate::telemetry::db_read_wait(Duration::ZERO);
             conn.watch().arm(budget);
             let out = readers::snapshot_read(&conn, &f);
             if !conn.watch().disarm() {
@@ -242,9 +243,12 @@ impl Db {
         self.stats.blocking.fetch_add(1, Ordering::Relaxed);
         let readers = Arc::clone(&self.readers);
         let span = tracing::Span::current();
+        let asked = Instant::now();
         tokio::task::spawn_blocking(move || {
             let _entered = span.enter();
             let conn = readers.get()?;
+            // the wait for a thread and a connection (hearth_db_read_wait_seconds)
+            crate::telemetry::db_read_wait(asked.elapsed());
             readers::snapshot_read(&conn, &f)
         })
         .await
@@ -280,6 +284,7 @@ impl Db {
         T: Send + 'static,
         E: From<DbError> + Fault + Send + 'static,
     {
+        let asked = Instant::now();
         // held by the blocking task, so a cancelled request frees it only when done
         let slot = Arc::clone(&self.write_slot)
             .acquire_owned()
@@ -290,7 +295,7 @@ impl Db {
         tokio::task::spawn_blocking(move || {
             let _slot = slot;
             let _entered = span.enter();
-            this.write_blocking(f)
+            this.write_locked(f, Some(asked))
         })
         .await
         .map_err(|e| DbError::Task(e.to_string()))?
@@ -302,10 +307,23 @@ impl Db {
         F: FnOnce(&Transaction<'_>) -> Result<T, E>,
         E: From<DbError> + Fault,
     {
+        self.write_locked(f, None)
+    }
+
+    /// [`Db::write_blocking`]; with `asked`, the wait for the writer since then is
+    /// recorded (hearth_db_write_wait_seconds).
+    fn write_locked<T, E, F>(&self, f: F, asked: Option<Instant>) -> Result<T, E>
+    where
+        F: FnOnce(&Transaction<'_>) -> Result<T, E>,
+        E: From<DbError> + Fault,
+    {
         let mut conn = self
             .writer
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(t) = asked {
+            crate::telemetry::db_write_wait(t.elapsed());
+        }
         let out: Result<T, E> = (|| {
             let tx = conn
                 .transaction_with_behavior(TransactionBehavior::Immediate)

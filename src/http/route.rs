@@ -207,6 +207,12 @@ pub struct Matched {
     pub operation_id: &'static str,
 }
 
+/// The authenticated caller's user id, in the response's extensions when the handler
+/// resolved one (`crate::api::call` puts it there): what the access log shows as
+/// `user_id`, without a second database call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Caller(pub i64);
+
 /// The order methods are listed in an `Allow` header.
 const METHOD_ORDER: [Method; 6] = [
     Method::GET,

@@ -54,6 +54,11 @@ impl Budget {
         self.sem.available_permits()
     }
 
+    /// Bytes held by requests now (`hearth_body_memory_bytes`).
+    pub fn held(&self) -> usize {
+        self.total.saturating_sub(self.available())
+    }
+
     /// The whole budget.
     pub fn total(&self) -> usize {
         self.total
@@ -112,7 +117,9 @@ mod tests {
         drop(a);
         assert!(c.grow(60).is_ok());
         assert_eq!(b.available(), 0);
+        assert_eq!(b.held(), 100);
         drop(c);
         assert_eq!(b.available(), 100);
+        assert_eq!(b.held(), 0);
     }
 }

@@ -306,6 +306,7 @@ async fn post(mut req: Req) -> Response {
         Err(e) => return internal_page(e),
     };
     if !session::csrf_ok(&s.csrf, form.get(CSRF_FIELD)) {
+        crate::telemetry::security::csrf_rejected(super::client_addr(&req));
         return pages::error(StatusCode::FORBIDDEN, "invalid_request", "This form has expired or was not sent by this site. Please start again from the application.").into_response();
     }
     if form.get("allow").is_some() && form.get("deny").is_none() {
@@ -370,12 +371,15 @@ async fn allow(state: &AppState, ar: &AuthRequest, s: &Session) -> Response {
                 })
                 .await;
             match r {
-                Ok(()) => ar.back(&[
-                    ("access_token", &value),
-                    ("expires_in", &ttl.to_string()),
-                    ("token_type", "Bearer"),
-                    ("scope", scope),
-                ]),
+                Ok(()) => {
+                    crate::telemetry::token_issued(crate::telemetry::Grant::Implicit);
+                    ar.back(&[
+                        ("access_token", &value),
+                        ("expires_in", &ttl.to_string()),
+                        ("token_type", "Bearer"),
+                        ("scope", scope),
+                    ])
+                }
                 Err(e) => internal_page(e),
             }
         }

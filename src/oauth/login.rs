@@ -13,6 +13,7 @@ use crate::oauth::password::Outcome;
 use crate::oauth::session::{self, SESSION_COOKIE};
 use crate::oauth::{CSRF_FIELD, internal_page, pages, redirect, redirect_to};
 use crate::state::AppState;
+use crate::telemetry::security;
 
 /// What a failed login says: never which of the two was wrong.
 const WRONG: &str =
@@ -116,6 +117,7 @@ async fn post(mut req: Req) -> Response {
     let username = form.get("username").unwrap_or("").trim();
     let expected = session::cookie(&req.headers, session::CSRF_COOKIE).unwrap_or_default();
     if !session::csrf_ok(&expected, form.get(CSRF_FIELD)) {
+        security::csrf_rejected(super::client_addr(&req));
         return form_page(&req, StatusCode::FORBIDDEN, next, username, Some(STALE))
             .await
             .into_response();
@@ -177,6 +179,7 @@ async fn post_logout(mut req: Req) -> Response {
         return redirect_to(StatusCode::SEE_OTHER, "/accounts/login/", &[clear]);
     };
     if !session::csrf_ok(&s.csrf, form.as_ref().and_then(|f| f.get(CSRF_FIELD))) {
+        security::csrf_rejected(super::client_addr(&req));
         return pages::error(StatusCode::FORBIDDEN, "invalid_request", STALE).into_response();
     }
     let r = req

@@ -4,8 +4,11 @@
 
 use std::net::IpAddr;
 
+use tracing::Instrument;
+
 use crate::limits::login::LimitKey;
 use crate::state::AppState;
+use crate::telemetry::{self, security};
 
 /// The outcome of a password check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,6 +25,8 @@ pub enum Outcome {
 /// goes away while its password is hashed does not cancel the check, so it is counted
 /// by what it found (a wrong password stays a failure; a right one is no failure),
 /// never left as an unresolved reservation that would count against a legitimate user.
+/// A failure is logged here as the `login_failed` security event and a refusal by the
+/// limit as `throttled`, once each, for the login form and the password grant alike.
 pub async fn check(
     state: &AppState,
     addr: IpAddr,
@@ -32,17 +37,31 @@ pub async fn check(
     let keys = [user_key.clone(), LimitKey::Addr(addr)];
     let reservation = match state.login_limiter.reserve(&keys, state.clock.now()) {
         Ok(r) => r,
-        Err(secs) => return Ok(Outcome::Throttled(secs)),
+        Err(secs) => {
+            security::throttled(addr, username);
+            return Ok(Outcome::Throttled(secs));
+        }
     };
     let (state, name, pw) = (state.clone(), username.to_owned(), password.to_owned());
-    tokio::spawn(async move {
-        let outcome = verify(&state, name, pw).await;
-        match &outcome {
-            Ok(Outcome::Ok(_)) => reservation.succeeded(&user_key),
-            _ => reservation.failed(),
+    tokio::spawn(
+        async move {
+            let outcome = verify(&state, name.clone(), pw).await;
+            match &outcome {
+                Ok(Outcome::Ok(_)) => {
+                    telemetry::password_check(true);
+                    reservation.succeeded(&user_key);
+                }
+                Ok(_) => {
+                    telemetry::password_check(false);
+                    security::login_failed(addr, &name);
+                    reservation.failed();
+                }
+                Err(_) => reservation.failed(),
+            }
+            outcome
         }
-        outcome
-    })
+        .instrument(tracing::Span::current()),
+    )
     .await
     .map_err(|e| crate::db::DbError::Task(e.to_string()))?
 }

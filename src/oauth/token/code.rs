@@ -8,6 +8,7 @@ use crate::model::app::AppGrant;
 use crate::oauth::errors::OAuthError;
 use crate::oauth::pkce;
 use crate::oauth::scope::Scope;
+use crate::telemetry::security;
 use crate::token;
 
 /// Exchanges a code.
@@ -22,6 +23,7 @@ pub async fn exchange(ctx: Ctx<'_>) -> Result<TokenResponse, OAuthError> {
     let app_id = ctx.app.id;
     let now = ctx.state.clock.now();
     let ttl = ttl(ctx.state);
+    let client = ctx.addr;
     decide(ctx.state, move |tx| {
         let Some(row) = crate::db::tokens::code(tx, &hash)? else {
             return refused("The code is invalid.");
@@ -30,6 +32,7 @@ pub async fn exchange(ctx: Ctx<'_>) -> Result<TokenResponse, OAuthError> {
             return refused("The code is invalid.");
         }
         if row.used_at.is_some() {
+            security::code_reused(client);
             if let Some(g) = row.grant_id {
                 crate::db::tokens::revoke_grant(tx, g)?;
             }

@@ -19,6 +19,7 @@ use crate::model::app::App;
 use crate::oauth::errors::{ErrorCode, OAuthError};
 use crate::oauth::scope::Scope;
 use crate::state::AppState;
+use crate::telemetry::{self, Grant, security};
 use crate::token;
 
 /// Refresh token lifetime (SPEC §6).
@@ -172,13 +173,23 @@ fn refused(description: &'static str) -> Result<Decision, OAuthError> {
     Ok(Err(OAuthError::invalid_grant(description)))
 }
 
-/// Authenticates the client of a form request.
+/// Authenticates the client of a form request; a failure is logged as the
+/// `client_auth_failed` security event (with the `client_id` tried, never a secret).
 pub async fn client(req: &Req, form: &Query) -> Result<App, OAuthError> {
-    let creds = super::client::from_request(&req.headers, form)?;
+    let failed = |e: OAuthError, client_id: Option<&str>| {
+        if e.code == ErrorCode::InvalidClient {
+            security::client_auth_failed(super::client_addr(req), client_id);
+        }
+        e
+    };
+    let creds = super::client::from_request(&req.headers, form)
+        .map_err(|e| failed(e, form.text("client_id")))?;
+    let client_id = creds.client_id.clone();
     req.state
         .db
         .read(move |c| super::client::authenticate(c, &creds))
         .await
+        .map_err(|e| failed(e, client_id.as_deref()))
 }
 
 async fn token(mut req: Req) -> Result<Response, OAuthError> {
@@ -196,11 +207,12 @@ async fn token(mut req: Req) -> Result<Response, OAuthError> {
         form,
         addr: super::client_addr(&req),
     };
-    let body = match grant {
-        GrantType::AuthorizationCode => code::exchange(ctx).await?,
-        GrantType::Password => password::exchange(ctx).await?,
-        GrantType::RefreshToken => refresh::exchange(ctx).await?,
+    let (body, issued) = match grant {
+        GrantType::AuthorizationCode => (code::exchange(ctx).await?, Grant::AuthorizationCode),
+        GrantType::Password => (password::exchange(ctx).await?, Grant::Password),
+        GrantType::RefreshToken => (refresh::exchange(ctx).await?, Grant::RefreshToken),
     };
+    telemetry::token_issued(issued);
     let mut resp = crate::http::ok(&body);
     super::no_store(resp.headers_mut());
     Ok(resp)

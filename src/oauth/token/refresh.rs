@@ -6,6 +6,7 @@ use super::{Ctx, TokenResponse, decide, issue, refused, required, ttl, unauthori
 use crate::model::app::AppGrant;
 use crate::oauth::errors::OAuthError;
 use crate::oauth::scope::{self, Scope};
+use crate::telemetry::security;
 use crate::token;
 
 /// Exchanges a refresh token.
@@ -19,6 +20,7 @@ pub async fn exchange(ctx: Ctx<'_>) -> Result<TokenResponse, OAuthError> {
     let app_id = ctx.app.id;
     let now = ctx.state.clock.now();
     let ttl = ttl(ctx.state);
+    let client = ctx.addr;
     decide(ctx.state, move |tx| {
         let Some(row) = crate::db::tokens::refresh(tx, &hash)? else {
             return refused("The refresh token is invalid.");
@@ -27,6 +29,7 @@ pub async fn exchange(ctx: Ctx<'_>) -> Result<TokenResponse, OAuthError> {
             return refused("The refresh token is invalid.");
         }
         if row.rotated_at.is_some() {
+            security::refresh_reused(client);
             crate::db::tokens::revoke_grant(tx, row.grant_id)?;
             return refused(
                 "The refresh token was already used; every token of this grant is revoked.",

@@ -1,0 +1,107 @@
+//! The access log and the request metrics (SPEC §7): one INFO line a request, target
+//! `hearth::access`, and the counters and histograms of every answered request.
+//!
+//! The route is the endpoint's template (the router's [`Matched`] in the response's
+//! extensions), or [`telemetry::UNMATCHED`]; the path is logged without its query
+//! string (query strings may carry secrets); the client address follows SPEC §4's
+//! trusted-proxy rules; the user id comes from the handler's [`Caller`] extension.
+//! Strings a client chose (path, user agent) are logged as quoted strings in text and
+//! as JSON strings in JSON, so they cannot forge fields of their own.
+
+use std::net::{IpAddr, SocketAddr};
+use std::time::Instant;
+
+use hyper::body::Body as _;
+use hyper::body::Incoming;
+use warp::http::{HeaderValue, Method, Request, header};
+use warp::reply::Response;
+
+use crate::config::Config;
+use crate::http::route::{Caller, Matched};
+use crate::telemetry;
+
+/// What is known of a request when it arrives.
+pub(super) struct Access {
+    id: HeaderValue,
+    method: Method,
+    path: String,
+    client: IpAddr,
+    user_agent: Option<HeaderValue>,
+    began: Instant,
+}
+
+impl Access {
+    /// Notes the request (its id is already chosen).
+    pub(super) fn new(
+        req: &Request<Incoming>,
+        id: HeaderValue,
+        peer: SocketAddr,
+        config: &Config,
+    ) -> Access {
+        let forwarded = req
+            .headers()
+            .get_all("x-forwarded-for")
+            .into_iter()
+            .filter_map(|v| v.to_str().ok());
+        Access {
+            id,
+            method: req.method().clone(),
+            path: req.uri().path().to_owned(),
+            client: config.client_addr(peer.ip(), forwarded),
+            user_agent: req.headers().get(header::USER_AGENT).cloned(),
+            began: Instant::now(),
+        }
+    }
+
+    /// Logs and counts the answered request.
+    pub(super) fn finish(self, resp: &Response) {
+        let took = self.began.elapsed();
+        let route = resp
+            .extensions()
+            .get::<Matched>()
+            .map_or(telemetry::UNMATCHED, |m| m.path);
+        let status = resp.status().as_u16();
+        telemetry::http_request(
+            route,
+            telemetry::method_label(self.method.as_str()),
+            status,
+            took,
+        );
+        let user_id = resp.extensions().get::<Caller>().map(|c| c.0);
+        let bytes = resp.body().size_hint().exact().or_else(|| {
+            resp.headers()
+                .get(header::CONTENT_LENGTH)
+                .and_then(|v| v.to_str().ok()?.parse().ok())
+        });
+        tracing::info!(
+            target: "hearth::access",
+            request_id = self.id.to_str().unwrap_or("-"),
+            method = %self.method,
+            route,
+            path = self.path.as_str(),
+            status,
+            duration_ms = telemetry::millis(took),
+            client = %self.client,
+            user_id,
+            bytes,
+            user_agent = self.user_agent.as_ref().and_then(|v| v.to_str().ok()),
+            "request"
+        );
+    }
+}
+
+/// One connection counted in `hearth_http_connections_open` until dropped.
+pub(super) struct Open(());
+
+impl Open {
+    pub(super) fn count() -> Open {
+        metrics::gauge!(telemetry::HTTP_CONNECTIONS).increment(1.0);
+        Open(())
+    }
+}
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        metrics::gauge!(telemetry::HTTP_CONNECTIONS).decrement(1.0);
+    }
+}
