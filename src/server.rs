@@ -27,6 +27,8 @@ use warp::http::{HeaderValue, Request};
 
 use crate::http::PeerAddr;
 use crate::http::body::HeadersDone;
+use crate::http::cors::{Checked, Cors};
+use crate::http::route::Router;
 use crate::state::AppState;
 
 /// Binds the listen address, with a clear error when it is taken.
@@ -178,6 +180,10 @@ pub async fn serve_on(listener: TcpListener, state: AppState, shutdown: impl Fut
         .recover(crate::error::handle_rejection)
         .boxed();
     let config = Arc::clone(&state.config);
+    let cors = Arc::new(Cors::new(
+        config.cors_origins.clone(),
+        Router::new(crate::api::endpoints()),
+    ));
     let slots = Arc::new(Semaphore::new(config.max_connections));
     let (stop_tx, stop_rx) = watch::channel(false);
     let key_reloader = state.spawn_key_reloader();
@@ -223,8 +229,9 @@ pub async fn serve_on(listener: TcpListener, state: AppState, shutdown: impl Fut
         let svc = warp::service(routes.clone());
         let config = Arc::clone(&config);
         let mut stop = stop_rx.clone();
+        let cors = Arc::clone(&cors);
         tokio::spawn(async move {
-            serve_connection(stream, peer, svc, &config, &mut stop).await;
+            serve_connection(stream, peer, svc, &config, cors, &mut stop).await;
             drop(held);
             drop(permit);
         });
@@ -250,6 +257,7 @@ async fn serve_connection<S>(
     peer: SocketAddr,
     svc: S,
     config: &crate::config::Config,
+    cors: Arc<Cors>,
     stop: &mut watch::Receiver<bool>,
 ) where
     S: Service<
@@ -284,11 +292,14 @@ async fn serve_connection<S>(
         let path = req.uri().path().to_owned();
         let span = tracing::info_span!("request", id = id.to_str().unwrap_or("-"));
         let began = Instant::now();
+        let checked = cors.check(req.method(), req.uri().path(), req.headers());
         async move {
-            let result = svc.call(req).await;
-            let mut resp = match result {
-                Ok(r) => r,
-                Err(never) => match never {},
+            let mut resp = match checked {
+                Checked::Answer(r) => r,
+                Checked::Pass(finish) => match svc.call(req).await {
+                    Ok(r) => finish.apply(r),
+                    Err(never) => match never {},
+                },
             };
             resp.headers_mut().insert("x-request-id", id);
             // path only: query strings may carry secrets

@@ -62,6 +62,16 @@ pub struct ServeArgs {
     /// this machine). From the environment: `true/false/1/0`, any case.
     #[arg(long, env = "HEARTH_TRUST_PROXY", value_parser = crate::model::boolean::parse_arg)]
     pub trust_proxy: bool,
+    /// A web origin (`https://app.example.org`: scheme, host and port, no path) whose
+    /// pages may call hearth from a browser (repeatable; `*` allows every origin).
+    /// CORS covers /api/v2/, /oauth/token/, /oauth/revoke_token/, /static/ and /media/.
+    #[arg(
+        long = "cors-origin",
+        value_name = "ORIGIN",
+        env = "HEARTH_CORS_ORIGINS",
+        value_delimiter = ','
+    )]
+    pub cors_origins: Vec<String>,
 }
 
 impl ServeArgs {
@@ -87,6 +97,8 @@ impl ServeArgs {
             c.trusted_proxies
                 .push(config::parse_trusted_proxy(p.trim()).map_err(CliError)?);
         }
+        c.cors_origins = config::CorsOrigins::parse(self.cors_origins.iter().map(String::as_str))
+            .map_err(CliError)?;
         Ok(c)
     }
 }
