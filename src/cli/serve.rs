@@ -127,7 +127,8 @@ pub fn resolve_listen(listen: &str) -> CliResult<SocketAddr> {
 /// Runs the server until SIGINT or SIGTERM.
 pub fn run(path: &Path, args: ServeArgs, clock: Clock) -> CliResult {
     let listen = resolve_listen(&args.listen)?;
-    let config = args.config(listen)?;
+    let mut config = args.config(listen)?;
+    let explicit_url = args.public_url.is_some();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         // blocking threads: the readers, the writer and one more (a password hash or an
         // image). More threads than connections only queue on the pool's lock, and
@@ -143,6 +144,10 @@ pub fn run(path: &Path, args: ServeArgs, clock: Clock) -> CliResult {
         }
         let listener = crate::server::bind(listen).await?;
         let addr = listener.local_addr()?;
+        // `--listen 127.0.0.1:0`: links name the port actually bound, not port 0
+        if !explicit_url {
+            config.public_url = config::public_url_for(addr);
+        }
         if !db.probe_writable() {
             tracing::warn!(db = %path.display(), "the database does not take writes (read-only file or directory, full disk, or I/O error): writes will be answered 503 until that is fixed");
         }

@@ -98,3 +98,24 @@ fn origins_from_flags_and_from_the_environment_are_allowed() {
     crate::sigterm(&child);
     assert!(child.wait().unwrap().success());
 }
+
+/// A page on another origin loads hearth's images and follows its `next` links by their
+/// absolute URLs: with `--listen 127.0.0.1:0` and no `--public-url` they name the port
+/// actually bound, never port 0 (which a browser refuses as unsafe).
+#[test]
+fn absolute_urls_name_the_bound_port() {
+    let e = Env::new();
+    let (mut child, addr) = crate::spawn_serve(&e.db(), "127.0.0.1:0", &[]);
+    let r = crate::get(&addr, "/api/v2/reaction/?limit=1");
+    assert!(
+        r.contains(&format!("\"image\":\"http://{addr}/static/reactions/")),
+        "{r}"
+    );
+    assert!(
+        r.contains(&format!("\"next\":\"http://{addr}/api/v2/reaction/?")),
+        "{r}"
+    );
+    assert!(!r.contains("127.0.0.1:0/"), "{r}");
+    crate::sigterm(&child);
+    assert!(child.wait().unwrap().success());
+}
