@@ -190,21 +190,13 @@ await page.addInitScript(() => {
     (window.__rejections ??= []).push(`unhandled rejection: ${e.reason?.message ?? e.reason}`);
   });
 });
-// UI_DISCOVER=1: a diagnostic for a server without SPEC §8, never the test itself. The
-// kit renders nothing until GET /api/v2/feature/ succeeds, which hides every request
-// after it; this answers that one request in the browser with §8's shape so the rest
-// of what the kit asks for can be seen. Its response is recorded as `stub`.
+// UI_DISCOVER=1: a diagnostic for a hearth without SPEC §8, never the test itself
+// (discover.mjs): the §8 requests are answered in the browser with §8's shapes, so the
+// requests and fields the kit needs after them show up. Those answers are `stub`s.
 if (process.env.UI_DISCOVER) {
-  console.log('UI_DISCOVER: GET /api/v2/feature/ is answered by the driver, not by hearth');
-  await page.route(`${portal}/api/v2/feature/**`, (route) => {
-    stubbed.add(route.request().url());
-    const results = ['reaction', 'course', 'api_v2'].map((name, i) => ({ id: i + 1, name, enabled: true }));
-    route.fulfill({
-      status: 200,
-      headers: { 'access-control-allow-origin': pageOrigin, 'content-type': 'application/json' },
-      body: JSON.stringify({ count: results.length, next: null, previous: null, results }),
-    });
-  });
+  console.log('UI_DISCOVER: the SPEC §8 requests are answered by discover.mjs, not by hearth');
+  const { stubSection8 } = await import('./discover.mjs');
+  await stubSection8(page, { portal, pageOrigin, stubbed });
 }
 await page.goto(pageOrigin + '/');
 
@@ -237,15 +229,19 @@ await check('course card: title, creator, category and 2 participants', async ()
   await sees('course', 'Baking');
   await sees('course', /2 participants/i);
 });
-await check("UserCreatedCoursesWidget: alice's course", async () => {
+await check("UserCreatedCoursesWidget: alice's course and its 2 students", async () => {
   await sees('created-courses', /Created\s+1 course/);
-  await sees('created-courses', 'Sourdough from scratch');
+  await sees('created-courses', 'Sourdough from');
+  await sees('created-courses', '2 Students');
 }, { s8: true });
-await check('CategoriesPopularWidget: Baking before Gardening', async () => {
-  await sees('categories', 'Baking');
-  await sees('categories', 'Gardening');
+await check('CategoriesPopularWidget: Baking (3 followers) before Gardening (2), alice follows both', async () => {
+  await sees('categories', 'Followed by 3 people');
+  await sees('categories', 'Followed by 2 people');
   const text = await section('categories').innerText();
-  if (text.indexOf('Baking') > text.indexOf('Gardening')) throw new Error(`order: ${text}`);
+  const order = ['Baking', 'Followed by 3 people', 'Gardening', 'Followed by 2 people', 'Music'].map((t) => text.indexOf(t));
+  if (order.some((at, i) => at < 0 || (i > 0 && at < order[i - 1]))) throw new Error(`order: ${JSON.stringify(text)}`);
+  const unfollow = await section('categories').getByRole('button', { name: 'Unfollow' }).count();
+  if (unfollow !== 2) throw new Error(`${unfollow} Unfollow buttons, want 2`);
 }, { s8: true });
 await check('FeedObject: the discussion, its author, text and category', async () => {
   await sees('feed', 'Which flour for a first loaf?');
