@@ -143,7 +143,7 @@ const expectStatus = (r, want, what) => {
   if (r.status !== want) throw new Error(`${what}: ${r.status} ${JSON.stringify(r.json)?.slice(0, 200)}`);
 };
 
-// seeding through the API what the import format cannot say yet
+// the category follows and the votes go through the API, as a front-end would make them
 await check('seed: categories followed (Baking ×3, Gardening ×2)', async () => {
   for (const [who, cat] of [['alice', 1], ['bob', 1], ['carol', 1], ['alice', 2], ['dave', 2]]) {
     expectStatus(await api(USERS[who], 'POST', `/api/v2/category/${cat}/follow/`), 204, `${who} follows category ${cat}`);
