@@ -4,8 +4,9 @@
 //! errors (401, 404, 405, 413, 429, 503, whoever produced them) carry the same headers
 //! as successes and a browser app can read them.
 //!
-//! A preflight's `Access-Control-Allow-Methods` is the path's `Allow` list from the
-//! endpoint declaration ([`Router::allow`]), the list a 405 names. A preflight never
+//! A preflight is answered here, from the endpoint declaration: its
+//! `Access-Control-Allow-Methods` is the path's `Allow` list ([`Router::allow`], the list
+//! a 405 names), and a path the declaration does not know is 404. A preflight never
 //! reaches a handler, so it needs no authentication.
 
 use warp::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
@@ -72,9 +73,6 @@ pub struct Finish {
     vary: bool,
     /// `Access-Control-Allow-Origin` for an allowed origin.
     allow_origin: Option<HeaderValue>,
-    /// A preflight on a path the declaration does not know: a 405 with `Allow` from a
-    /// route not yet declared makes it known (the `Allow-Headers` to answer with).
-    preflight: Option<HeaderValue>,
 }
 
 impl Cors {
@@ -100,26 +98,14 @@ impl Cors {
             && headers.contains_key(header::ORIGIN)
             && headers.contains_key(header::ACCESS_CONTROL_REQUEST_METHOD);
         if !is_preflight {
-            return Checked::Pass(Finish {
-                vary,
-                allow_origin,
-                preflight: None,
-            });
+            return Checked::Pass(Finish { vary, allow_origin });
         }
         let allow_headers = allow_headers(headers);
-        match self.router.allow(path) {
-            Some(methods) => Checked::Answer(preflight(
-                vary,
-                allow_origin.as_ref(),
-                &methods,
-                &allow_headers,
-            )),
-            None => Checked::Pass(Finish {
-                vary,
-                allow_origin,
-                preflight: Some(allow_headers),
-            }),
-        }
+        Checked::Answer(match self.router.allow(path) {
+            Some(methods) => preflight(vary, allow_origin.as_ref(), &methods, &allow_headers),
+            // an unknown path: the 404 any other method gets
+            None => Finish { vary, allow_origin }.apply(ApiError::NotFound.to_response()),
+        })
     }
 }
 
@@ -129,27 +115,11 @@ impl Finish {
         Finish {
             vary: false,
             allow_origin: None,
-            preflight: None,
         }
     }
 
-    /// Adds the CORS headers to the routes' response (or answers a preflight that a
-    /// route not yet in the declaration turned out to know).
+    /// Adds the CORS headers to the routes' response.
     pub fn apply(self, mut resp: Response) -> Response {
-        if let Some(allow_headers) = &self.preflight {
-            let methods = (resp.status() == StatusCode::METHOD_NOT_ALLOWED)
-                .then(|| resp.headers().get(header::ALLOW).cloned())
-                .flatten()
-                .and_then(|v| v.to_str().ok().map(str::to_owned));
-            if let Some(methods) = methods {
-                return preflight(
-                    self.vary,
-                    self.allow_origin.as_ref(),
-                    &methods,
-                    allow_headers,
-                );
-            }
-        }
         let headers = resp.headers_mut();
         if self.vary {
             headers.append(header::VARY, HeaderValue::from_static("Origin"));

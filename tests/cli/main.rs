@@ -160,6 +160,7 @@ mod cors;
 mod durability;
 mod import;
 mod init;
+mod kit;
 mod maint;
 mod migrate;
 mod serve;
