@@ -6,8 +6,9 @@ binary on a free port, runs every scenario with wrk and prints one line per scen
 
     scenario  req/s  p50_ms  p99_ms  non2xx
 
-plus the server's peak and idle RSS. bench/run.sh installs wrk and builds the binary
-first; see bench/README.md.
+plus, for the mixed blend, a table per kind of request and the writes' waits, and the
+server's memory: idle, peak, and some seconds after the load. bench/run.sh installs wrk
+and builds the binary first; see bench/README.md.
 """
 
 import argparse
@@ -36,16 +37,30 @@ GENERATOR = os.path.join(BENCH_DIR, "gen_dataset.py")
 sys.path.insert(0, BENCH_DIR)
 import gen_dataset  # noqa: E402  (for its argument parsing: the cache key is the resolved args)
 
-# In run order. token_password comes before token_refresh: its refresh tokens seed the pool.
+# In run order. token_password comes before token_refresh: its refresh tokens seed the pool,
+# and what token_refresh leaves seeds mixed's. mixed (every kind of write) comes last.
 SCENARIOS = [
     "ceiling", "healthz", "reactions_search", "prefs_search_keys", "me_jwt", "me_oauth",
     "verify_token", "followings_hub", "followings_hub_mutual1", "course_get",
     "course_search_p1", "course_search_deep", "course_create", "restore_post",
-    "token_password", "token_refresh",
+    "token_password", "token_refresh", "mixed",
 ]
 PASSWORD_CONNECTIONS = 4  # token_password: each request is 600k PBKDF2 iterations
 GEN_FLAGS = ["users", "follows_per_user", "hub_followings", "hub_mutual", "categories",
              "courses", "discussions", "posts", "hub_deleted_posts", "statuses", "comments"]
+# Dataset presets: sizes given to gen_dataset.py (an explicit size flag overrides one).
+# 1x is the generator's defaults. 10x multiplies the volumes (users, courses and every
+# kind of contribution; follows grow with the users at the same ~50 per user: ~10M)
+# and keeps the shape: the hub's 1,000 followings / 300 mutual and its 1,000 deleted
+# posts are what followings_hub and restore_post read and write, and 40 categories are
+# a taxonomy, not a volume. So a scenario does the same work per request at 1x and 10x,
+# over tables ten times larger.
+PRESETS = {
+    "1x": {},
+    "10x": {"users": 200_000, "courses": 1_000_000, "discussions": 40_000, "posts": 40_000,
+            "statuses": 20_000, "comments": 100_000},
+}
+WRITE_WAIT_LIMIT_S = 0.01  # mixed: a write "waited for the writer" when it took > 10 ms
 
 
 def log(msg):
@@ -62,6 +77,13 @@ def parse_args():
     p.add_argument("--out", help="write everything as JSON to this file")
     p.add_argument("--keep", action="store_true", help="keep the temp data dir (database, server log)")
     p.add_argument("--dataset", help="use this NDJSON file (needs FILE.meta.json) instead of generating")
+    p.add_argument("--preset", choices=sorted(PRESETS), default="1x",
+                   help="dataset size: 1x (default: 20k users, ~1M follows, 100k courses) or 10x "
+                        "(200k users, ~10M follows, 1M courses); size flags override it")
+    p.add_argument("--fresh-import", action="store_true",
+                   help="import the dataset again even when a database imported by this binary is cached")
+    p.add_argument("--settle", type=int, default=5,
+                   help="seconds to wait after the last scenario before reading the after-load RSS (5)")
     g = p.add_argument_group("dataset size (passed to gen_dataset.py)")
     for flag in GEN_FLAGS:
         g.add_argument("--" + flag.replace("_", "-"), type=int, dest="gen_" + flag)
@@ -73,6 +95,13 @@ def parse_args():
     a.scenarios = [s for s in SCENARIOS if s in a.scenarios]
     if a.runs < 1 or a.duration < 1 or a.connections < 1:
         p.error("--runs, --duration and --connections must be at least 1")
+    if a.settle < 0:
+        p.error("--settle must be 0 or more")
+    if a.dataset and any(getattr(a, "gen_" + f) is not None for f in GEN_FLAGS):
+        p.error("--dataset and the dataset size flags exclude each other")
+    for flag, v in PRESETS[a.preset].items():
+        if getattr(a, "gen_" + flag) is None:
+            setattr(a, "gen_" + flag, v)
     return a
 
 
@@ -110,6 +139,75 @@ def dataset(a):
         return path, json.load(f), gen_secs
 
 
+def file_sha256(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def db_files(db):
+    """The database and its WAL, as far as they exist (the -shm index is rebuilt on open)."""
+    return [p for p in (db, db + "-wal") if os.path.exists(p)]
+
+
+def load(binary, data, lines, db, fresh):
+    """Puts the imported dataset at `db`: imported by `binary` once, then copied from the
+    cache (BENCH_DATA_DIR/db-<dataset>-<binary>/), since a 10x import takes minutes. The
+    cache key is the dataset file's name (its content hash for generated ones; for
+    --dataset its path, size and mtime) and the binary's SHA-256, so a database is only
+    ever reused by the build that imported it. Returns the import timing (from the run
+    that imported it, marked cached when it was copied)."""
+    if os.path.basename(data).startswith("dataset-"):
+        data_key = os.path.basename(data).removesuffix(".ndjson")
+    else:
+        st = os.stat(data)
+        data_key = "file-" + hashlib.sha256(f"{os.path.abspath(data)}:{st.st_size}:{st.st_mtime_ns}".encode()).hexdigest()[:16]
+    cache = os.path.join(os.environ.get("BENCH_DATA_DIR", "/tmp/hearth-bench"),
+                         f"db-{data_key}-{file_sha256(binary)[:16]}")
+    info_file = os.path.join(cache, "import.json")
+    if not fresh and os.path.exists(info_file):
+        with open(info_file) as f:
+            info = json.load(f)
+        t0 = time.monotonic()
+        for src in db_files(os.path.join(cache, "hearth.db")):
+            shutil.copyfile(src, db + src[len(os.path.join(cache, "hearth.db")):])
+        log(f"import: cached database {cache} (imported {info['imported_at']}: {info['rows']:,} lines "
+            f"in {info['import_s']:.1f} s = {info['rows_per_s']:,} rows/s, {info['db_bytes'] / 2**20:.0f} MB); "
+            f"copied in {time.monotonic() - t0:.1f} s")
+        return dict(info, cached=True, cache_dir=cache)
+
+    cli(binary, db, "init")
+    t0 = time.monotonic()
+    cli(binary, db, "import", data)
+    import_s = time.monotonic() - t0
+    db_bytes = sum(os.path.getsize(p) for p in db_files(db))
+    info = {"import_s": round(import_s, 3), "rows": lines, "rows_per_s": round(lines / import_s),
+            "db_bytes": db_bytes, "db_file_bytes": os.path.getsize(db),
+            "dataset_bytes": os.path.getsize(data),
+            "imported_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "binary": binary}
+    log(f"import: {lines:,} lines in {import_s:.1f} s = {lines / import_s:,.0f} rows/s "
+        f"(dataset {info['dataset_bytes'] / 2**20:.0f} MB -> database {db_bytes / 2**20:.0f} MB)")
+    # into the cache through a private dir and one rename, so a concurrent run never
+    # copies a half-written database
+    tmp = tempfile.mkdtemp(prefix="db-tmp-", dir=os.path.dirname(cache))
+    try:
+        for src in db_files(db):
+            shutil.copyfile(src, os.path.join(tmp, "hearth.db" + src[len(db):]))
+        with open(os.path.join(tmp, "import.json"), "w") as f:
+            json.dump(info, f, indent=1)
+        if fresh and os.path.isdir(cache):
+            shutil.rmtree(cache, ignore_errors=True)
+        os.rename(tmp, cache)
+        log(f"import: cached as {cache}")
+    except OSError as e:
+        log(f"import: not cached ({e})")
+        shutil.rmtree(tmp, ignore_errors=True)
+    return dict(info, cached=False, cache_dir=cache)
+
+
 # --- the server ----------------------------------------------------------------------
 
 def free_port():
@@ -135,11 +233,26 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def serve_flags(binary):
+    """The long options `hearth serve --help` lists (to detect optional features)."""
+    try:
+        out = subprocess.run([binary, "serve", "--help"], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return set()
+    return {w.rstrip(",") for w in out.split() if w.startswith("--")}
+
+
 class Server:
-    def __init__(self, binary, db, logfile, pin):
+    def __init__(self, binary, db, logfile, pin, metrics=False):
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         cmd = [binary, "--db", db, "serve", "--listen", f"127.0.0.1:{self.port}", "--public-url", self.base]
+        # the server's own histogram of waits for the writer, when this build has metrics
+        self.metrics_url = None
+        if metrics:
+            mport = free_port()
+            cmd += ["--metrics-listen", f"127.0.0.1:{mport}"]
+            self.metrics_url = f"http://127.0.0.1:{mport}/metrics"
         if pin:
             cmd = ["taskset", "-c", "0"] + cmd  # taskset execs: the pid is hearth's
         self.log = open(logfile, "w")
@@ -174,6 +287,19 @@ class Server:
                 ok = False
             fast = fast + 1 if ok and time.monotonic() - t0 < 0.1 else 0
 
+    def histograms(self, names):
+        """{name: {"buckets": {le: cumulative count}, "count": n, "sum": s}} from /metrics,
+        summed over label sets other than `le`; None without metrics or on failure."""
+        if not self.metrics_url:
+            return None
+        try:
+            status, body = http(self.metrics_url, timeout=10)
+        except OSError:
+            return None
+        if status != 200:
+            return None
+        return parse_histograms(body.decode("utf-8", "replace"), names)
+
     def stop(self):
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
@@ -183,6 +309,49 @@ class Server:
                 self.proc.kill()
                 self.proc.wait()
         self.log.close()
+
+
+def parse_histograms(text, names):
+    """The named histograms of a Prometheus text exposition (see Server.histograms)."""
+    out = {n: {"buckets": {}, "count": 0.0, "sum": 0.0} for n in names}
+    for line in text.splitlines():
+        if not line or line.startswith("#"):
+            continue
+        head, _, value = line.rpartition(" ")
+        name, _, labels = head.partition("{")
+        try:
+            v = float(value)
+        except ValueError:
+            continue
+        for n in names:
+            if name == n + "_bucket":
+                le = next((lab.split("=", 1)[1].strip('"') for lab in labels.rstrip("}").split(",")
+                           if lab.startswith("le=")), None)
+                if le is not None:
+                    key = float("inf") if le == "+Inf" else float(le)
+                    out[n]["buckets"][key] = out[n]["buckets"].get(key, 0.0) + v
+            elif name == n + "_count":
+                out[n]["count"] += v
+            elif name == n + "_sum":
+                out[n]["sum"] += v
+    return out
+
+
+def waits_over(before, after, name, limit):
+    """From two scrapes: how many waits `name` saw in between, and how many took longer
+    than `limit` seconds (counted from the largest bucket bound <= limit)."""
+    if not before or not after or name not in after:
+        return None
+    b, a = before.get(name, {"buckets": {}, "count": 0.0}), after[name]
+    count = a["count"] - b["count"]
+    bounds = [le for le in a["buckets"] if le <= limit]
+    if not bounds:
+        return {"waits": int(count), "over": None, "bound_s": None}
+    le = max(bounds)
+    within = a["buckets"][le] - b["buckets"].get(le, 0.0)
+    return {"waits": int(count), "over": int(count - within), "bound_s": le,
+            "share_over": (count - within) / count if count else 0.0,
+            "sum_s": round(a["sum"] - b.get("sum", 0.0), 6)}
 
 
 def http(url, data=None, headers=None, timeout=60):
@@ -233,17 +402,25 @@ def refresh_tokens(base, client_id, n, users, workers=4):
 
 # --- wrk -----------------------------------------------------------------------------
 
+def wrk_threads(scenario, connections):
+    """mixed gives every connection its own thread (its own Lua state: its own user,
+    JWT and refresh tokens, and exact per-request timing); the others use one thread."""
+    return connections if scenario == "mixed" else 1
+
+
 def run_wrk(scenario, base, seconds, connections, env, pin):
-    cmd = ["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "--timeout", "30s",
+    threads = wrk_threads(scenario, connections)
+    cmd = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--timeout", "30s",
            "-s", os.path.join(LUA_DIR, scenario + ".lua"), base]
     if pin:
         cmd = ["taskset", "-c", "1"] + cmd
-    p = subprocess.run(cmd, env={**os.environ, **env}, capture_output=True, text=True)
+    p = subprocess.run(cmd, env={**os.environ, **env, "BENCH_THREADS": str(threads)},
+                       capture_output=True, text=True)
     for line in p.stdout.splitlines():
         if line.startswith("BENCH_RESULT "):
             r = json.loads(line[len("BENCH_RESULT "):])
             secs = r["duration_us"] / 1e6
-            return {
+            out = {
                 "requests": r["requests"],
                 "seconds": round(secs, 3),
                 "rps": r["requests"] / secs if secs else 0.0,
@@ -254,6 +431,7 @@ def run_wrk(scenario, base, seconds, connections, env, pin):
                 "non2xx": r["non2xx"],
                 "socket_errors": {k: r[k] for k in ("connect", "read", "write", "timeout")},
             }
+            return out
     raise SystemExit(f"bench: wrk failed for {scenario} (exit {p.returncode}):\n{p.stdout}\n{p.stderr}")
 
 
@@ -276,6 +454,9 @@ def main():
     ncpu = len(os.sched_getaffinity(0))
     pin = ncpu >= 2 and shutil.which("taskset") is not None
     log(f"{ncpu} CPUs: " + ("server on CPU 0, wrk on CPU 1" if pin else "server and wrk share the CPUs"))
+    metrics = "--metrics-listen" in serve_flags(binary)
+    log("writer waits: " + ("the server's hearth_db_write_wait_seconds (serve --metrics-listen)" if metrics
+                            else "this build has no serve --metrics-listen: client-side write latency only"))
 
     data, meta, gen_secs = dataset(a)
     lines = meta["lines"]
@@ -283,30 +464,28 @@ def main():
     db = os.path.join(workdir, "hearth.db")
     result = {
         "machine": {"cpus": ncpu, "platform": platform.platform(), "pinned": pin,
-                    "cpu_model": cpu_model()},
-        "hearth": {"binary": binary, "version": cli_version(binary)},
+                    "cpu_model": cpu_model(), "loadavg": os.getloadavg()},
+        "hearth": {"binary": binary, "version": cli_version(binary), "metrics": metrics},
         "settings": {"runs": a.runs, "duration_s": a.duration, "warmup_s": a.warmup,
                      "connections": a.connections, "password_connections": PASSWORD_CONNECTIONS,
-                     "wrk": "wrk -t1 --timeout 30s"},
-        "dataset": {"file": data, "meta": meta, "generate_s": gen_secs},
+                     "wrk": "wrk -t1 --timeout 30s (mixed: -t<connections>)", "settle_s": a.settle},
+        "dataset": {"preset": None if a.dataset else a.preset, "file": data,
+                    "bytes": os.path.getsize(data), "meta": meta, "generate_s": gen_secs},
         "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
     server = None
     try:
-        cli(binary, db, "init")
-        t0 = time.monotonic()
-        cli(binary, db, "import", data)
-        import_s = time.monotonic() - t0
-        log(f"import: {lines} lines in {import_s:.1f} s = {lines / import_s:,.0f} rows/s "
-            f"(database {os.path.getsize(db) / 2**20:.0f} MB)")
-        result["load"] = {"import_s": round(import_s, 3), "rows": lines,
-                          "rows_per_s": round(lines / import_s), "db_bytes": os.path.getsize(db)}
+        result["load"] = load(binary, data, lines, db, a.fresh_import)
         client_id = json.loads(cli(binary, db, "app", "create", "--name", "bench", "--grant", "password", "--json"))["client_id"]
-        jwt = cli(binary, db, "jwt", "mint", "--user-id", "1", "--ttl", "86400")
-        if jwt.startswith("{"):
-            jwt = next(v for k, v in json.loads(jwt).items() if k in ("token", "access", "access_token"))
+        jwt = mint_jwt(binary, db, 1)
+        users = meta["counts"]["user"]
+        creds_file = None
+        if "mixed" in a.scenarios:
+            check_mixed_data(meta)
+            creds_file = os.path.join(workdir, "mixed-creds")
+            mixed_credentials(binary, db, users, a.connections, creds_file)
 
-        server = Server(binary, db, os.path.join(workdir, "server.log"), pin)
+        server = Server(binary, db, os.path.join(workdir, "server.log"), pin, metrics)
         t0 = time.monotonic()
         server.wait_ready()
         idle = proc_status(server.pid)
@@ -315,16 +494,22 @@ def main():
         result["memory"] = {"idle": idle}
         oauth = password_grant(server.base, client_id, "user000001")["access_token"]
 
-        users = meta["counts"]["user"]
+        counts = meta["counts"]
         env = {
             "BENCH_LUA_DIR": LUA_DIR, "BENCH_JWT": jwt, "BENCH_OAUTH": oauth,
             "BENCH_CLIENT_ID": client_id, "BENCH_USERS": str(users),
             "BENCH_COURSES": str(meta["courses"]["max_id"]),
             "BENCH_HUB_POSTS": str(meta["hub_deleted_posts"][1]),
             "BENCH_DEEP_OFFSET": str(deep_offset(server.base, jwt)),
+            "BENCH_DISCUSSIONS": str(counts.get("discussion", 0)),
+            "BENCH_POSTS": str(counts.get("post", 0)),
+            "BENCH_STATUSES": str(counts.get("status", 0)),
+            "BENCH_CATEGORIES": str(counts.get("category", 0)),
         }
+        if creds_file:
+            env["BENCH_CREDS"] = creds_file
         result["deep_offset"] = int(env["BENCH_DEEP_OFFSET"])
-        result["preflight"] = preflight(server.base, jwt, oauth, meta)
+        result["preflight"] = preflight(server.base, jwt, oauth, meta, "mixed" in a.scenarios)
         tokens_file = os.path.join(workdir, "password-grant-tokens")
         open(tokens_file, "w").close()
         env["BENCH_TOKENS_OUT"] = tokens_file
@@ -333,18 +518,23 @@ def main():
         for scenario in a.scenarios:
             conns = PASSWORD_CONNECTIONS if scenario == "token_password" else a.connections
             if scenario == "token_refresh":
-                env["BENCH_POOL"] = seed_pool(server.base, client_id, users, tokens_file, workdir,
-                                              conns * (a.runs + 1) + 32)
+                env["BENCH_POOL"] = seed_pool(server.base, client_id, users, [tokens_file], workdir,
+                                              conns * (a.runs + 1) + 32, "pool")
                 env["BENCH_POOL_OUT"] = os.path.join(workdir, "pool-next")
+            if scenario == "mixed":
+                # what token_refresh left (else token_password's tokens), topped up so that
+                # every connection starts with one and a quarter of them with a spare
+                env["BENCH_POOL"] = seed_pool(server.base, client_id, users,
+                                              [env.get("BENCH_POOL") or tokens_file], workdir,
+                                              conns + conns // 4, "mixed-pool")
+                env["BENCH_MIXED_LOG"] = os.path.join(workdir, "mixed-log")
             log(f"{scenario}: c={conns}, {a.warmup} s warm-up + {a.runs} x {a.duration} s")
             if a.warmup:
                 run_scenario(scenario, server, a.warmup, conns, env, pin, "warmup")
             runs = [run_scenario(scenario, server, a.duration, conns, env, pin, f"r{i}", last=i == a.runs)
                     for i in range(1, a.runs + 1)]
-            result["scenarios"][scenario] = summarize(runs, conns)
-        result["memory"]["final"] = proc_status(server.pid)
-        result["memory"]["peak_rss_mb"] = result["memory"]["final"]["VmHWM"]
-        result["memory"]["idle_rss_mb"] = idle["VmRSS"]
+            result["scenarios"][scenario] = summarize(scenario, runs, conns)
+        result["memory"].update(after_load(server.pid, a.settle, idle))
     finally:
         if server:
             server.stop()
@@ -361,14 +551,87 @@ def main():
         log(f"wrote {a.out}")
 
 
+def mint_jwt(binary, db, user_id):
+    jwt = cli(binary, db, "jwt", "mint", "--user-id", str(user_id), "--ttl", "86400")
+    if jwt.startswith("{"):
+        jwt = next(v for k, v in json.loads(jwt).items() if k in ("token", "access", "access_token"))
+    return jwt
+
+
+def check_mixed_data(meta):
+    """mixed draws discussions, live posts and statuses at random: each kind must exist."""
+    counts = meta["counts"]
+    live_posts = counts.get("post", 0) - meta["hub_deleted_posts"][1]
+    if counts.get("discussion", 0) < 1 or live_posts < 1 or counts.get("status", 0) < 1 \
+            or counts.get("category", 0) < 1 or counts.get("user", 0) < 3:
+        raise SystemExit("bench: mixed needs at least 3 users, 1 category, 1 discussion, 1 status "
+                         "and 1 post past the hub's deleted ones in the dataset")
+
+
+def mixed_users(users, conns):
+    """One distinct user per mixed connection, spread over the ids and never the hub (1,
+    which other scenarios act as) or the staff user (2)."""
+    first = 3
+    span = users - first + 1
+    if span < 1:
+        raise SystemExit("bench: mixed needs at least 3 users")
+    if span < conns:
+        log(f"mixed: only {span} users for {conns} connections: some connections share a user")
+    return [first + (k * span) // conns if span >= conns else first + k % span for k in range(conns)]
+
+
+def mixed_credentials(binary, db, users, conns, path):
+    """`user_id jwt` per connection, each JWT from `hearth jwt mint` (a day's lifetime)."""
+    t0 = time.monotonic()
+    with open(path, "w") as f:
+        for uid in mixed_users(users, conns):
+            f.write(f"{uid} {mint_jwt(binary, db, uid)}\n")
+    log(f"mixed: minted {conns} JWTs (one user per connection) in {time.monotonic() - t0:.1f} s")
+
+
+def after_load(pid, settle, idle):
+    """Memory once the load is over: VmHWM (the peak over the whole benchmark), then VmRSS
+    once a second for `settle` seconds after the last scenario drained; `after` is the last
+    reading."""
+    final = proc_status(pid)
+    series = [final["VmRSS"]]
+    for _ in range(settle):
+        time.sleep(1)
+        series.append(proc_status(pid)["VmRSS"])
+    after = proc_status(pid)
+    log(f"memory: idle {idle['VmRSS']:.1f} MB, peak {final['VmHWM']:.1f} MB, "
+        f"{settle} s after the load {after['VmRSS']:.1f} MB ({after['VmRSS'] / idle['VmRSS']:.1f}x idle)")
+    return {"final": final, "peak_rss_mb": final["VmHWM"], "idle_rss_mb": idle["VmRSS"],
+            "after_load": after, "after_load_rss_mb": after["VmRSS"],
+            "after_load_vs_idle": round(after["VmRSS"] / idle["VmRSS"], 2) if idle["VmRSS"] else None,
+            "after_load_series_mb": [round(v, 1) for v in series]}
+
+
+WAIT_HISTOGRAMS = ["hearth_db_write_wait_seconds", "hearth_db_read_wait_seconds"]
+
+
 def run_scenario(scenario, server, seconds, conns, env, pin, tag, last=False):
     run_env = dict(env, BENCH_SEED=str(random.randrange(1, 2**31)),
                    BENCH_RUN_PREFIX=f"{int(time.time())}-{tag}")
+    if scenario == "mixed":
+        logdir = env["BENCH_MIXED_LOG"]
+        shutil.rmtree(logdir, ignore_errors=True)
+        os.makedirs(logdir)
+    before = server.histograms(WAIT_HISTOGRAMS)
     cpu0 = cpu_seconds(server.pid)
     r = run_wrk(scenario, server.base, seconds, conns, run_env, pin)
     r["server_cpu_us_per_req"] = round((cpu_seconds(server.pid) - cpu0) * 1e6 / max(1, r["requests"]), 1)
     server.drain()
+    after = server.histograms(WAIT_HISTOGRAMS)
+    if after:
+        # waits of this run only (the drain's /healthz reads included)
+        r["db_waits"] = {name: waits_over(before, after, name, WRITE_WAIT_LIMIT_S) for name in WAIT_HISTOGRAMS}
     r["rss_after"] = proc_status(server.pid)
+    if scenario == "mixed":
+        r["mixed"], left = mixed_report(logdir)
+        with open(env["BENCH_POOL"], "w") as f:  # what is left seeds the next run
+            f.write("".join(t + "\n" for t in left))
+        r["pool_left"] = len(left)
     if scenario == "token_refresh":
         os.replace(env["BENCH_POOL_OUT"], env["BENCH_POOL"])  # what is left seeds the next run
         with open(env["BENCH_POOL"]) as f:
@@ -381,24 +644,92 @@ def run_scenario(scenario, server, seconds, conns, env, pin, tag, last=False):
     errs = sum(r["socket_errors"].values())
     log(f"  {tag}: {r['rps']:.1f} req/s, p50 {r['p50_ms']:.2f} ms, p99 {r['p99_ms']:.2f} ms, "
         f"non2xx {r['non2xx']}" + (f", socket errors {r['socket_errors']}" if errs else ""))
+    if scenario == "mixed":
+        m = r["mixed"]
+        w, rd = m["groups"]["writes"], m["groups"]["reads"]
+        m["write_share_over_10ms"] = w["over_10ms"] / w["n"] if w["n"] else 0.0
+        ww = (r.get("db_waits") or {}).get("hearth_db_write_wait_seconds")
+        log(f"  {tag}: reads {rd['n']} (p99 {rd['p99_us'] / 1000:.2f} ms), writes {w['n']} "
+            f"(p99 {w['p99_us'] / 1000:.2f} ms, {100 * m['write_share_over_10ms']:.1f}% slower than 10 ms)"
+            + (f", writer waits > 10 ms: {ww['over']} of {ww['waits']}" if ww else "")
+            + (f", {m['refresh_skipped']} refreshes skipped (no token left)" if m["refresh_skipped"] else ""))
+        bad = {k: v["status"] for k, v in m["kinds"].items() if v["non2xx"]}
+        if bad and tag != "warmup":
+            log(f"  {tag}: mixed answers other than 2xx: {bad}")
     return r
 
 
-def seed_pool(base, client_id, users, tokens_file, workdir, need):
-    with open(tokens_file) as f:
-        pool = [line.strip() for line in f if line.strip()]
+def mixed_report(logdir):
+    """Reads the per-thread records of a mixed run (see bench/lua/mixed.lua): per kind and
+    per group (reads, writes) the requests, statuses, p50/p99/max and how many took longer
+    than 10 ms; and the refresh tokens the connections still hold unused."""
+    kinds = {}
+    with open(os.path.join(logdir, "kinds")) as f:
+        for line in f:
+            name, weight, rw = line.split()
+            kinds[name] = {"weight": int(weight), "write": rw == "write", "lat": [], "status": {}}
+    held, used, skipped = [], set(), 0
+    for fname in sorted(os.listdir(logdir)):
+        if not fname.startswith("thread-"):
+            continue
+        with open(os.path.join(logdir, fname)) as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) == 2 and parts[0] == "token":
+                    held.append(parts[1])
+                elif len(parts) == 2 and parts[0] == "used":
+                    used.add(parts[1])
+                elif parts == ["skipped", "refresh"]:
+                    skipped += 1
+                elif len(parts) == 3 and parts[0] in kinds:
+                    k = kinds[parts[0]]
+                    k["lat"].append(int(parts[2]))
+                    k["status"][parts[1]] = k["status"].get(parts[1], 0) + 1
+
+    def entry(lat, status):
+        lat = sorted(lat)
+
+        def pct(p):  # nearest rank, as wrk's own percentiles
+            return lat[max(0, min(len(lat) - 1, -(-len(lat) * p // 100) - 1))] if lat else 0
+        return {"n": len(lat), "p50_us": pct(50), "p99_us": pct(99), "max_us": lat[-1] if lat else 0,
+                "over_10ms": sum(1 for v in lat if v > WRITE_WAIT_LIMIT_S * 1e6),
+                "non2xx": sum(n for code, n in status.items() if not code.startswith("2")),
+                "status": status}
+
+    out = {"kinds": {}, "groups": {}, "refresh_skipped": skipped}
+    for group, is_write in (("reads", False), ("writes", True)):
+        lat, status = [], {}
+        for k in kinds.values():
+            if k["write"] == is_write:
+                lat += k["lat"]
+                for code, n in k["status"].items():
+                    status[code] = status.get(code, 0) + n
+        out["groups"][group] = entry(lat, status)
+    for name, k in kinds.items():
+        out["kinds"][name] = dict(entry(k["lat"], k["status"]), weight=k["weight"], write=k["write"])
+    left = [t for t in held if t not in used]
+    return out, left
+
+
+def seed_pool(base, client_id, users, sources, workdir, need, name):
+    """A refresh-token pool file of at least `need` tokens: those in the `sources` files,
+    topped up by password grants."""
+    pool = []
+    for src in sources:
+        with open(src) as f:
+            pool += [line.strip() for line in f if line.strip()]
     if len(pool) < need:
-        log(f"token_refresh: seeding {need - len(pool)} refresh tokens by password grant "
-            f"({len(pool)} from token_password)")
+        log(f"{name}: seeding {need - len(pool)} refresh tokens by password grant ({len(pool)} left over)")
         pool += refresh_tokens(base, client_id, need - len(pool), users)
-    path = os.path.join(workdir, "pool")
+    path = os.path.join(workdir, name)
     with open(path, "w") as f:
         f.write("\n".join(pool) + "\n")
     return path
 
 
-def preflight(base, jwt, oauth, meta):
-    """One request per kind before the load: the dataset arrived as the scenarios expect."""
+def preflight(base, jwt, oauth, meta, mixed=False):
+    """One request per kind before the load: the dataset arrived as the scenarios expect
+    (and, for mixed, this build serves every route the blend uses)."""
     auth = {"Authorization": "Bearer " + jwt}
     hub = meta["hub"]
     checks = [
@@ -410,6 +741,13 @@ def preflight(base, jwt, oauth, meta):
         ("/api/v2/reaction/search/?search=a&active=true", None, "count", 3),
         ("/api/v2/post/1/", auth, "deleted", True),
     ]
+    if mixed:
+        live_post = meta["hub_deleted_posts"][1] + 1
+        checks += [
+            (f"/api/v2/post/{live_post}/vote/", auth, None, None),  # votes: SPEC section 8
+            ("/api/v2/comment/?discussion=1", auth, None, None),
+            ("/api/v2/course/", auth, None, None),
+        ]
     report = []
     for path, hdrs, key, want in checks:
         status, body = http(base + path, headers=hdrs or {})
@@ -430,8 +768,8 @@ def deep_offset(base, jwt):
     return max(0, min(50000, count - 20))
 
 
-def summarize(runs, conns):
-    return {
+def summarize(scenario, runs, conns):
+    out = {
         "connections": conns,
         "rps": statistics.median(r["rps"] for r in runs),
         "p50_ms": statistics.median(r["p50_ms"] for r in runs),
@@ -441,12 +779,55 @@ def summarize(runs, conns):
         "server_cpu_us_per_req": statistics.median(r["server_cpu_us_per_req"] for r in runs),
         "runs": runs,
     }
+    if scenario == "mixed":
+        out["mixed"] = summarize_mixed(runs)
+    return out
+
+
+def summarize_mixed(runs):
+    """Per kind and per group (reads, writes): requests and non-2xx summed over the runs,
+    p50/p99 the median of the runs'; the share of writes slower than 10 ms pooled over the
+    runs (client side), and, with metrics, the share of the writer waits over 10 ms."""
+    def group(entries):
+        return {
+            "n": sum(e["n"] for e in entries),
+            "non2xx": sum(e["non2xx"] for e in entries),
+            "over_10ms": sum(e["over_10ms"] for e in entries),
+            "p50_ms": statistics.median(e["p50_us"] for e in entries) / 1000,
+            "p99_ms": statistics.median(e["p99_us"] for e in entries) / 1000,
+            "max_ms": max(e["max_us"] for e in entries) / 1000,
+        }
+    ms = [r["mixed"] for r in runs]
+    kinds = {}
+    for name, first in ms[0]["kinds"].items():
+        kinds[name] = dict(group([m["kinds"][name] for m in ms]), write=first["write"], weight=first["weight"])
+    out = {"kinds": kinds,
+           "reads": group([m["groups"]["reads"] for m in ms]),
+           "writes": group([m["groups"]["writes"] for m in ms]),
+           "refresh_skipped": sum(m["refresh_skipped"] for m in ms)}
+    w = out["writes"]
+    out["write_share_over_10ms"] = w["over_10ms"] / w["n"] if w["n"] else None
+    waits = [(r.get("db_waits") or {}).get("hearth_db_write_wait_seconds") for r in runs]
+    if all(waits) and all(x["over"] is not None for x in waits):
+        total = sum(x["waits"] for x in waits)
+        over = sum(x["over"] for x in waits)
+        out["writer_waits"] = {"waits": total, "over_10ms": over,
+                               "share_over_10ms": over / total if total else None,
+                               "bucket_bound_s": waits[0]["bound_s"],
+                               "source": "hearth_db_write_wait_seconds"}
+    return out
 
 
 def print_table(result, a):
+    load = result["load"]
+    cached = f", cached from {load['imported_at']}" if load.get("cached") else ""
+    ds = result["dataset"]
     print(f"\nhearth {result['hearth']['version']}; {a.runs} x {a.duration} s per scenario, "
-          f"wrk -t1 -c{a.connections}; dataset {result['dataset']['meta']['lines']:,} lines; "
-          f"import {result['load']['import_s']:.1f} s ({result['load']['rows_per_s']:,} rows/s)")
+          f"wrk -t1 -c{a.connections} (mixed -t{a.connections}); dataset "
+          f"{'preset ' + ds['preset'] + ', ' if ds['preset'] else ''}{ds['meta']['lines']:,} lines "
+          f"({ds['bytes'] / 2**20:,.0f} MB)")
+    print(f"import: {load['import_s']:.1f} s = {load['rows_per_s']:,} rows/s; database "
+          f"{load['db_bytes'] / 2**20:,.0f} MB{cached}")
     print(f"{'scenario':<24} {'req/s':>9} {'p50_ms':>8} {'p99_ms':>9} {'non2xx':>7}")
     for name, s in result.get("scenarios", {}).items():
         note = ""
@@ -457,8 +838,38 @@ def print_table(result, a):
         if s["socket_errors"]:
             note += f"   socket errors {s['socket_errors']}"
         print(f"{name:<24} {s['rps']:>9.1f} {s['p50_ms']:>8.2f} {s['p99_ms']:>9.2f} {s['non2xx']:>7}{note}")
+    mixed = result.get("scenarios", {}).get("mixed")
+    if mixed:
+        print_mixed(mixed["mixed"], a)
     m = result["memory"]
-    print(f"peak RSS (VmHWM) under load: {m['peak_rss_mb']:.1f} MB; idle RSS after start: {m['idle_rss_mb']:.1f} MB")
+    print(f"memory: idle {m['idle_rss_mb']:.1f} MB (VmRSS once ready, before the load); "
+          f"peak {m['peak_rss_mb']:.1f} MB (VmHWM over the whole benchmark); "
+          f"after the load {m['after_load_rss_mb']:.1f} MB (VmRSS {a.settle} s after the last scenario, "
+          f"{m['after_load_vs_idle']}x idle)")
+
+
+def print_mixed(m, a):
+    total_n = sum(k["n"] for k in m["kinds"].values()) or 1
+    print(f"\nmixed, per kind ({a.runs} run(s) pooled; p50/p99 from the client's own timing, median of the runs):")
+    print(f"  {'kind':<20} {'share':>6} {'requests':>9} {'p50_ms':>8} {'p99_ms':>8} {'>10ms':>7} {'non2xx':>7}")
+    rows = list(m["kinds"].items()) + [("reads (all)", m["reads"]), ("writes (all)", m["writes"])]
+    for name, k in rows:
+        label = name + (" (w)" if k.get("write") else "")
+        print(f"  {label:<20} {100 * k['n'] / total_n:>5.1f}% {k['n']:>9} {k['p50_ms']:>8.2f} "
+              f"{k['p99_ms']:>8.2f} {100 * k['over_10ms'] / max(1, k['n']):>6.1f}% {k['non2xx']:>7}")
+    share = m["write_share_over_10ms"]
+    line = ("  writes slower than 10 ms (client side, whole request): "
+            + (f"{100 * share:.1f}%" if share is not None else "no writes"))
+    ww = m.get("writer_waits")
+    if ww:
+        bound = ww["bucket_bound_s"]
+        line += (f"; waited for the writer > {bound * 1000:g} ms (server, hearth_db_write_wait_seconds): "
+                 + (f"{100 * ww['share_over_10ms']:.2f}% of {ww['waits']} waits" if ww["waits"] else "no waits"))
+    else:
+        line += "; the server's writer-wait histogram is not available in this build"
+    print(line)
+    if m["refresh_skipped"]:
+        print(f"  {m['refresh_skipped']} refreshes were sent as `me` instead: their connection had no refresh token left")
 
 
 def cpu_model():

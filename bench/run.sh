@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # hearth's benchmark, one command from a clean clone:
-#   bench/run.sh [--runs N] [--duration S] [--scenarios a,b] [--users N --courses N] [--out FILE]
+#   bench/run.sh [--preset 1x|10x] [--runs N] [--duration S] [--scenarios a,b] [--users N --courses N] [--out FILE]
 # Installs wrk when missing, builds target/release/hearth when missing (HEARTH_BIN
 # overrides), then runs bench/harness.py with every argument. See bench/README.md.
 set -euo pipefail

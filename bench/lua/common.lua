@@ -1,6 +1,7 @@
 -- Shared by every scenario script (each starts with dofile(BENCH_LUA_DIR/common.lua)).
 -- Gives env(), urlencode(), and the done() that prints the one result line the
--- harness parses. A scenario may define bench_done(threads) to run after it.
+-- harness parses. A scenario may define bench_setup(thread, n) to hand thread n (1-based)
+-- its own values, and bench_done(threads) to run after it.
 
 function env(name, default)
    local v = os.getenv(name)
@@ -22,6 +23,7 @@ local threads = {}
 function setup(thread)
    threads[#threads + 1] = thread
    thread:set("thread_id", #threads)
+   if bench_setup then bench_setup(thread, #threads) end
 end
 
 function done(summary, latency, requests)

@@ -124,10 +124,12 @@ impl<W: Who> Call<W> {
         self.req.query()
     }
 
-    /// A read: `f` runs on a reader connection after the caller was resolved on it.
+    /// A read: `f` runs on a reader connection after the caller was resolved on it
+    /// (`Fn`: a read that overruns its time on the runtime's thread runs again on a
+    /// blocking thread, see `Db::read`).
     pub async fn read<T, F>(&self, f: F) -> Result<T, ApiError>
     where
-        F: FnOnce(&Connection, W) -> Result<T, ApiError> + Send + 'static,
+        F: Fn(&Connection, W) -> Result<T, ApiError> + Send + 'static,
         T: Send + 'static,
     {
         let (creds, now, auth) = (self.creds.clone(), self.now, self.auth);

@@ -110,11 +110,12 @@ fn filter(q: &Query) -> Result<PrefFilter, ApiError> {
 /// `GET /api/v2/dynamic_preference/` and `GET /api/v2/dynamic_preference/search/`
 async fn list_prefs(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
     let q = call.query();
-    let parsed =
-        Page::from_query_with(&q, None, MAX_LIMIT).and_then(|page| Ok((page, filter(&q)?)));
+    let query = q.clone();
     let (count, rows, page) = call
         .read(move |c, _who| {
-            let (page, filter) = parsed?;
+            // the caller is resolved first: a bad token is 401 before any 400
+            let page = Page::from_query_with(&query, None, MAX_LIMIT)?;
+            let filter = filter(&query)?;
             let (count, rows) = crate::db::prefs::search(c, &filter, page.limit, page.offset)?;
             Ok::<_, ApiError>((count, rows, page))
         })

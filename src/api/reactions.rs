@@ -51,19 +51,21 @@ fn to_json(base: &PublicUrl, r: Reaction) -> ReactionJson {
 /// `GET /api/v2/reaction/` and `GET /api/v2/reaction/search/`
 async fn list_reactions(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
     let q = call.query();
-    let parsed = (|| {
-        let page = Page::from_query(&q)?;
+    let query = q.clone();
+    let parsed = move || {
+        let q = &query;
+        let page = Page::from_query(q)?;
         let filter = ReactionFilter {
             search: q.text("search").map(str::to_owned),
             active: q.bool("active")?,
         };
         Ok::<_, ApiError>((page, filter))
-    })();
+    };
     let (count, rows, page) = call
         .read(move |c, _who| {
             // the caller is resolved first: a bad token is 401 before any 400 about the
             // parameters
-            let (page, filter) = parsed?;
+            let (page, filter) = parsed()?;
             let (count, rows) = crate::db::reactions::search(c, &filter, page.limit, page.offset)?;
             Ok::<_, ApiError>((count, rows, page))
         })

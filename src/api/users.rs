@@ -104,11 +104,11 @@ async fn list_connections(
     dir: Direction,
 ) -> Result<Response, ApiError> {
     let (id, base, q) = (call.id(), call.base(), call.query());
-    let parsed = Page::from_query(&q).and_then(|p| Ok((p, mutual_param(&q)?)));
+    let query = q.clone();
     let (page, count, results) = call
         .read(move |c, who| {
             // the caller is resolved first: a bad token is 401 before any 400
-            let (page, mutual) = parsed?;
+            let (page, mutual) = (Page::from_query(&query)?, mutual_param(&query)?);
             let counters = crate::db::follows::live_counters(c, id)?.ok_or(ApiError::NotFound)?;
             let count = crate::db::follows::count(counters, dir, mutual);
             let rows = crate::db::follows::page(

@@ -72,6 +72,10 @@ pub struct ServeArgs {
         value_delimiter = ','
     )]
     pub cors_origins: Vec<String>,
+    /// Microseconds a read may run on the server's own threads before it is interrupted
+    /// and run again on a blocking thread; 0 sends every read to a blocking thread.
+    #[arg(long, env = "HEARTH_INLINE_READ_BUDGET", default_value_t = 2000, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
+    pub inline_read_budget: u64,
 }
 
 impl ServeArgs {
@@ -139,6 +143,7 @@ pub fn run(path: &Path, args: ServeArgs, clock: Clock) -> CliResult {
         .build()?;
     let result = runtime.block_on(async move {
         let (db, created) = Db::open_or_create(path, clock.now())?;
+        db.set_inline_budget(Duration::from_micros(args.inline_read_budget));
         if created {
             tracing::info!(db = %path.display(), "created a new database");
         }

@@ -1,7 +1,8 @@
 //! All SQL lives under this module. [`Db::read`] and [`Db::write`] are the only entry
-//! points from async code: each runs its closure on a blocking thread (never on the
-//! async workers), with a reader from the pool or the single writer inside a
-//! `BEGIN IMMEDIATE` transaction.
+//! points from async code: a write runs on a blocking thread with the single writer
+//! inside a `BEGIN IMMEDIATE` transaction; a read runs on the runtime's own thread under
+//! a strict time bound (SQLite's progress handler interrupts it past the bound, and it
+//! runs again on a blocking thread), or on a blocking thread when no reader is idle.
 
 pub mod apps;
 pub mod categories;
@@ -31,6 +32,7 @@ pub mod users;
 pub mod votes;
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -101,35 +103,25 @@ pub fn init_connection(conn: &Connection) -> rusqlite::Result<()> {
     Ok(())
 }
 
-/// A read transaction around all of a request's queries: one snapshot, and one round
-/// of file locks instead of one per statement (perf: SQLite's fcntl locking was 15% of
-/// `me_jwt`, which runs three queries). `BEGIN` and `COMMIT` are cached statements;
-/// dropped without [`ReadSnapshot::end`] (a panic), it rolls back, so the connection
-/// goes back to the pool outside any transaction.
-struct ReadSnapshot<'c> {
-    conn: &'c Connection,
-    open: bool,
+/// How long a read may run on the runtime's own thread by default (see [`Db::read`]).
+pub const INLINE_BUDGET: Duration = Duration::from_millis(2);
+
+/// Counts of how reads ran (see [`Db::read`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReadStats {
+    /// Reads that ran on the runtime's thread within the budget.
+    pub inline: u64,
+    /// Reads interrupted at the budget and run again on a blocking thread.
+    pub overran: u64,
+    /// Reads that ran on a blocking thread (no idle connection, no budget, or overran).
+    pub blocking: u64,
 }
 
-impl<'c> ReadSnapshot<'c> {
-    fn begin(conn: &'c Connection) -> Result<Self, DbError> {
-        conn.prepare_cached("BEGIN")?.execute([])?;
-        Ok(ReadSnapshot { conn, open: true })
-    }
-
-    fn end(mut self) -> Result<(), DbError> {
-        self.open = false;
-        self.conn.prepare_cached("COMMIT")?.execute([])?;
-        Ok(())
-    }
-}
-
-impl Drop for ReadSnapshot<'_> {
-    fn drop(&mut self) {
-        if self.open && !self.conn.is_autocommit() {
-            let _ = self.conn.execute_batch("ROLLBACK");
-        }
-    }
+#[derive(Debug, Default)]
+struct Counters {
+    inline: AtomicU64,
+    overran: AtomicU64,
+    blocking: AtomicU64,
 }
 
 /// The database: one writer connection and a small pool of readers.
@@ -155,6 +147,9 @@ pub struct Db {
     /// blocking threads (few: see `cli::serve`) never sit on the writer's lock while
     /// reads wait for a thread.
     write_slot: Arc<tokio::sync::Semaphore>,
+    /// [`Db::inline_budget`] in microseconds.
+    inline_budget_us: Arc<AtomicU64>,
+    stats: Arc<Counters>,
 }
 
 impl std::fmt::Debug for Db {
@@ -191,6 +186,10 @@ impl Db {
             writable: Arc::new(std::sync::atomic::AtomicBool::new(true)),
             last_probe: Arc::new(Mutex::new(None)),
             write_slot: Arc::new(tokio::sync::Semaphore::new(1)),
+            inline_budget_us: Arc::new(AtomicU64::new(
+                u64::try_from(INLINE_BUDGET.as_micros()).unwrap_or(u64::MAX),
+            )),
+            stats: Arc::new(Counters::default()),
         })
     }
 
@@ -209,26 +208,68 @@ impl Db {
         &self.path
     }
 
-    /// Runs `f` with a read connection, in a read transaction (one snapshot), on a
-    /// blocking thread.
+    /// Runs `f` with a read connection, in a read transaction (one snapshot).
+    ///
+    /// When a connection is idle, `f` runs right here, on the runtime's own thread,
+    /// with a deadline of [`Db::inline_budget`] that SQLite's progress handler
+    /// enforces: a read that overruns it is interrupted, its result dropped, and it
+    /// runs again on a blocking thread, where it may take as long as it needs (reads
+    /// change nothing, so running one twice is safe). Most reads take tens of
+    /// microseconds, and a blocking thread's hop costs about as much CPU as the HTTP
+    /// work of the request (`docs/architecture.md`, "The read path", has the numbers).
     pub async fn read<T, E, F>(&self, f: F) -> Result<T, E>
     where
-        F: FnOnce(&Connection) -> Result<T, E> + Send + 'static,
+        F: Fn(&Connection) -> Result<T, E> + Send + 'static,
         T: Send + 'static,
         E: From<DbError> + Send + 'static,
     {
+        let budget = self.inline_budget();
+        if !budget.is_zero()
+            && let Some(conn) = self.readers.try_get()
+        {
+            conn.watch().arm(budget);
+            let out = readers::snapshot_read(&conn, &f);
+            if !conn.watch().disarm() {
+                self.stats.inline.fetch_add(1, Ordering::Relaxed);
+                return out;
+            }
+            self.stats.overran.fetch_add(1, Ordering::Relaxed);
+            tracing::debug!(
+                budget_us = budget.as_micros(),
+                "a read overran its inline budget: again on a blocking thread"
+            );
+        }
+        self.stats.blocking.fetch_add(1, Ordering::Relaxed);
         let readers = Arc::clone(&self.readers);
         let span = tracing::Span::current();
         tokio::task::spawn_blocking(move || {
             let _entered = span.enter();
             let conn = readers.get()?;
-            let snapshot = ReadSnapshot::begin(&conn)?;
-            let out = f(&conn);
-            snapshot.end()?;
-            out
+            readers::snapshot_read(&conn, &f)
         })
         .await
         .map_err(|e| DbError::Task(e.to_string()))?
+    }
+
+    /// How long a read may run on the runtime's own thread (zero: never).
+    pub fn inline_budget(&self) -> Duration {
+        Duration::from_micros(self.inline_budget_us.load(Ordering::Relaxed))
+    }
+
+    /// Sets [`Db::inline_budget`] (`serve --inline-read-budget`; zero sends every
+    /// read to a blocking thread).
+    pub fn set_inline_budget(&self, budget: Duration) {
+        let us = u64::try_from(budget.as_micros()).unwrap_or(u64::MAX);
+        self.inline_budget_us.store(us, Ordering::Relaxed);
+    }
+
+    /// How reads ran since the database was opened.
+    pub fn read_stats(&self) -> ReadStats {
+        ReadStats {
+            inline: self.stats.inline.load(Ordering::Relaxed),
+            overran: self.stats.overran.load(Ordering::Relaxed),
+            blocking: self.stats.blocking.load(Ordering::Relaxed),
+        }
     }
 
     /// Runs `f` inside a `BEGIN IMMEDIATE` transaction on the writer, on a blocking

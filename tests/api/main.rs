@@ -15,4 +15,5 @@ mod kit;
 mod lists;
 mod oauth;
 mod openapi;
+mod read_path;
 mod server;

@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""Tests of the harness's own arithmetic (no server, no wrk): presets, the mixed
+records, the metrics histograms. Run: python3 -m unittest bench/test_harness.py"""
+
+import os
+import sys
+import tempfile
+import unittest
+from unittest import mock
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+
+
+def args(*argv):
+    with mock.patch.object(sys, "argv", ["harness.py", *argv]):
+        return harness.parse_args()
+
+
+class Presets(unittest.TestCase):
+    def test_1x_is_the_generators_defaults(self):
+        a = args()
+        self.assertEqual(a.preset, "1x")
+        self.assertTrue(all(getattr(a, "gen_" + f) is None for f in harness.GEN_FLAGS))
+
+    def test_10x_multiplies_the_volumes_and_keeps_the_shape(self):
+        a = args("--preset", "10x")
+        self.assertEqual((a.gen_users, a.gen_courses, a.gen_discussions, a.gen_posts,
+                          a.gen_statuses, a.gen_comments),
+                         (200_000, 1_000_000, 40_000, 40_000, 20_000, 100_000))
+        # follows per user, the hub's lists and posts and the categories: the generator's
+        self.assertIsNone(a.gen_follows_per_user)
+        self.assertIsNone(a.gen_hub_followings)
+        self.assertIsNone(a.gen_categories)
+
+    def test_a_size_flag_overrides_the_preset(self):
+        a = args("--preset", "10x", "--courses", "5")
+        self.assertEqual(a.gen_courses, 5)
+        self.assertEqual(a.gen_users, 200_000)
+
+    def test_bad_combinations_are_refused(self):
+        for argv in (["--preset", "100x"], ["--dataset", "x.ndjson", "--users", "5"],
+                     ["--settle", "-1"], ["--scenarios", "nope"]):
+            with self.subTest(argv=argv), mock.patch("sys.stderr"):
+                with self.assertRaises(SystemExit):
+                    args(*argv)
+
+    def test_mixed_runs_last(self):
+        self.assertEqual(args("--scenarios", "mixed,healthz").scenarios, ["healthz", "mixed"])
+
+
+class MixedUsers(unittest.TestCase):
+    def test_distinct_and_never_the_hub_or_staff(self):
+        for users, conns in ((20_000, 64), (67, 64), (200_000, 8)):
+            got = harness.mixed_users(users, conns)
+            self.assertEqual(len(got), conns)
+            self.assertEqual(len(set(got)), conns)
+            self.assertTrue(all(3 <= u <= users for u in got))
+
+    def test_fewer_users_than_connections_share(self):
+        with mock.patch.object(harness, "log"):
+            got = harness.mixed_users(5, 8)
+        self.assertEqual(sorted(set(got)), [3, 4, 5])
+
+    def test_the_data_must_have_every_kind(self):
+        meta = {"counts": {"user": 10, "category": 2, "discussion": 1, "post": 5, "status": 1},
+                "hub_deleted_posts": [1, 5]}
+        with self.assertRaises(SystemExit):  # every post is the hub's deleted one
+            harness.check_mixed_data(meta)
+        meta["counts"]["post"] = 6
+        harness.check_mixed_data(meta)
+
+
+class MixedReport(unittest.TestCase):
+    def write(self, d, name, text):
+        with open(os.path.join(d, name), "w") as f:
+            f.write(text)
+
+    def test_kinds_groups_and_tokens(self):
+        with tempfile.TemporaryDirectory() as d:
+            self.write(d, "kinds", "me 90 read\nfollow 5 write\nrefresh 5 write\n")
+            self.write(d, "thread-1.log",
+                       "token A\ntoken B\n"
+                       "me 200 900\nme 200 20000\nfollow 204 15000\n"
+                       "used A\nrefresh 200 3000\ntoken C\n"
+                       "used B\n")  # B in flight when wrk stopped: lost
+            self.write(d, "thread-2.log",
+                       "token D\nme 200 500\nfollow 400 700\nskipped refresh\nme 200 800\n")
+            report, left = harness.mixed_report(d)
+        self.assertEqual(sorted(left), ["C", "D"])
+        k = report["kinds"]
+        self.assertEqual(k["me"]["n"], 4)
+        self.assertEqual(k["me"]["over_10ms"], 1)
+        self.assertEqual(k["me"]["p50_us"], 800)   # nearest rank of 500, 800, 900, 20000
+        self.assertEqual(k["me"]["p99_us"], 20000)
+        self.assertEqual(k["follow"]["non2xx"], 1)
+        self.assertEqual(k["follow"]["status"], {"204": 1, "400": 1})
+        self.assertTrue(k["follow"]["write"])
+        w, r = report["groups"]["writes"], report["groups"]["reads"]
+        self.assertEqual((w["n"], w["over_10ms"], w["max_us"]), (3, 1, 15000))
+        self.assertEqual((r["n"], r["non2xx"]), (4, 0))
+        self.assertEqual(report["refresh_skipped"], 1)
+
+    def test_an_empty_kind_reports_zeros(self):
+        with tempfile.TemporaryDirectory() as d:
+            self.write(d, "kinds", "me 100 read\npost 0 write\n")
+            self.write(d, "thread-1.log", "me 200 5\n")
+            report, left = harness.mixed_report(d)
+        self.assertEqual(report["groups"]["writes"]["n"], 0)
+        self.assertEqual(report["kinds"]["post"]["p99_us"], 0)
+        self.assertEqual(left, [])
+
+    def test_summary_pools_the_runs(self):
+        def run(n_w, over_w, p99):
+            e = {"n": n_w, "p50_us": 1000, "p99_us": p99, "max_us": p99, "over_10ms": over_w,
+                 "non2xx": 0, "status": {}}
+            return {"mixed": {"kinds": {"vote": dict(e, write=True, weight=6)},
+                              "groups": {"reads": dict(e), "writes": dict(e)},
+                              "refresh_skipped": 0},
+                    "db_waits": {"hearth_db_write_wait_seconds":
+                                 {"waits": n_w, "over": over_w, "bound_s": 0.01}}}
+        m = harness.summarize_mixed([run(100, 10, 2000), run(300, 10, 4000)])
+        self.assertAlmostEqual(m["write_share_over_10ms"], 20 / 400)
+        self.assertEqual(m["writes"]["p99_ms"], 3.0)  # median of the runs' p99s
+        self.assertAlmostEqual(m["writer_waits"]["share_over_10ms"], 20 / 400)
+
+
+EXPOSITION = """# HELP hearth_db_write_wait_seconds Wait for the writer connection.
+# TYPE hearth_db_write_wait_seconds histogram
+hearth_db_write_wait_seconds_bucket{le="0.001"} 50
+hearth_db_write_wait_seconds_bucket{le="0.01"} 90
+hearth_db_write_wait_seconds_bucket{le="0.1"} 99
+hearth_db_write_wait_seconds_bucket{le="+Inf"} 100
+hearth_db_write_wait_seconds_sum 1.5
+hearth_db_write_wait_seconds_count 100
+hearth_http_request_duration_seconds_bucket{route="/x",method="GET",le="0.01"} 7
+"""
+
+
+class Histograms(unittest.TestCase):
+    def test_parse_and_difference(self):
+        names = ["hearth_db_write_wait_seconds", "hearth_db_read_wait_seconds"]
+        before = harness.parse_histograms(EXPOSITION, names)
+        after = harness.parse_histograms(
+            EXPOSITION.replace('le="0.01"} 90', 'le="0.01"} 130')
+                      .replace('le="0.1"} 99', 'le="0.1"} 149')
+                      .replace('le="+Inf"} 100', 'le="+Inf"} 160')
+                      .replace("_count 100", "_count 160")
+                      .replace("_sum 1.5", "_sum 2.5"), names)
+        self.assertEqual(before["hearth_db_write_wait_seconds"]["buckets"][0.01], 90)
+        self.assertEqual(before["hearth_db_read_wait_seconds"]["count"], 0)  # absent: zero
+        w = harness.waits_over(before, after, "hearth_db_write_wait_seconds", 0.01)
+        # 60 new waits, 40 of them within 10 ms
+        self.assertEqual((w["waits"], w["over"], w["bound_s"]), (60, 20, 0.01))
+        self.assertAlmostEqual(w["share_over"], 20 / 60)
+        self.assertAlmostEqual(w["sum_s"], 1.0)
+
+    def test_labels_are_summed_and_the_bound_never_exceeds_the_limit(self):
+        text = ('h_bucket{route="a",le="0.005"} 3\nh_bucket{route="b",le="0.005"} 4\n'
+                'h_bucket{route="a",le="0.05"} 5\nh_bucket{route="b",le="0.05"} 6\nh_count 11\n')
+        after = harness.parse_histograms(text, ["h"])
+        w = harness.waits_over({"h": {"buckets": {}, "count": 0.0, "sum": 0.0}}, after, "h", 0.01)
+        self.assertEqual((w["waits"], w["over"], w["bound_s"]), (11, 4, 0.005))
+
+    def test_no_metrics_no_numbers(self):
+        self.assertIsNone(harness.waits_over(None, None, "h", 0.01))
+
+
+if __name__ == "__main__":
+    unittest.main()
