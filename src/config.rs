@@ -51,6 +51,8 @@ pub struct Config {
     pub login_max_failures: u32,
     /// The window of that limit.
     pub login_window: Duration,
+    /// The web origins whose pages may call hearth from a browser (SPEC §7, CORS).
+    pub cors_origins: CorsOrigins,
 }
 
 impl Config {
@@ -69,6 +71,7 @@ impl Config {
             trusted_proxies: Vec::new(),
             login_max_failures: 10,
             login_window: Duration::from_secs(300),
+            cors_origins: CorsOrigins::None,
         }
     }
 
@@ -113,6 +116,148 @@ impl Config {
     pub fn https(&self) -> bool {
         self.public_url.0.starts_with("https://")
     }
+}
+
+/// The web origins whose pages may call hearth from a browser (`serve --cors-origin`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum CorsOrigins {
+    /// Same-origin only (the default).
+    #[default]
+    None,
+    /// Every origin (`*`).
+    Any,
+    /// These origins, each `scheme://host[:port]` as a browser sends it in `Origin`.
+    List(Vec<String>),
+}
+
+impl CorsOrigins {
+    /// The origins of `--cors-origin` values (empty entries, as a blank
+    /// `HEARTH_CORS_ORIGINS=` gives, are skipped; `*` anywhere allows every origin).
+    pub fn parse<'a>(values: impl IntoIterator<Item = &'a str>) -> Result<Self, String> {
+        let mut list: Vec<String> = Vec::new();
+        let mut any = false;
+        for v in values {
+            let v = v.trim();
+            if v.is_empty() {
+                continue;
+            }
+            if v == "*" {
+                any = true;
+                continue;
+            }
+            let origin = parse_cors_origin(v)?;
+            if !list.contains(&origin) {
+                list.push(origin);
+            }
+        }
+        Ok(if any {
+            CorsOrigins::Any
+        } else if list.is_empty() {
+            CorsOrigins::None
+        } else {
+            CorsOrigins::List(list)
+        })
+    }
+
+    /// Whether any origin is configured (then every CORS response varies by `Origin`).
+    pub fn is_configured(&self) -> bool {
+        !matches!(self, CorsOrigins::None)
+    }
+
+    /// Whether a request's `Origin` header value is allowed. The comparison is exact:
+    /// browsers send the scheme and host in lower case without a default port, which is
+    /// how [`parse_cors_origin`] stores them, so `HTTPS://APP.EXAMPLE.ORG` (which no
+    /// browser sends) or any prefix or extension of an allowed origin is refused.
+    pub fn allows(&self, origin: &[u8]) -> bool {
+        match self {
+            CorsOrigins::None => false,
+            CorsOrigins::Any => true,
+            CorsOrigins::List(list) => list.iter().any(|o| o.as_bytes() == origin),
+        }
+    }
+}
+
+/// Validates one `--cors-origin`: `scheme://host[:port]` with no path, query, fragment
+/// or user info. Returns it as a browser serialises it in `Origin`: scheme and host in
+/// lower case, the default port (80 for http, 443 for https) dropped.
+pub fn parse_cors_origin(s: &str) -> Result<String, String> {
+    let bad = |why: &str| {
+        format!(
+            "CORS origin {s:?} {why}; an origin is scheme://host[:port], e.g. https://app.example.org"
+        )
+    };
+    let (scheme, rest) = s.split_once("://").ok_or_else(|| bad("has no scheme://"))?;
+    let scheme = scheme.to_ascii_lowercase();
+    let scheme_ok = scheme
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_lowercase())
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "+.-".contains(c));
+    if !scheme_ok {
+        return Err(bad("has an invalid scheme"));
+    }
+    if rest.contains('/') {
+        return Err(bad(
+            "has a path (drop everything from the first / after the host)",
+        ));
+    }
+    if rest.contains(['?', '#']) {
+        return Err(bad("has a query or fragment"));
+    }
+    if rest.contains('@') {
+        return Err(bad("has user info"));
+    }
+    let (host, port) = if let Some(v6) = rest.strip_prefix('[') {
+        let (addr, after) = v6
+            .split_once(']')
+            .ok_or_else(|| bad("has an unclosed [IPv6 address"))?;
+        addr.parse::<std::net::Ipv6Addr>()
+            .map_err(|_| bad("has an invalid IPv6 address"))?;
+        let port = match after {
+            "" => None,
+            p => Some(
+                p.strip_prefix(':')
+                    .ok_or_else(|| bad("has junk after the host"))?,
+            ),
+        };
+        (format!("[{}]", addr.to_ascii_lowercase()), port)
+    } else {
+        let (host, port) = match rest.rsplit_once(':') {
+            Some((h, p)) => (h, Some(p)),
+            None => (rest, None),
+        };
+        let host_ok = !host.is_empty()
+            && !host.starts_with(['.', '-'])
+            && !host.ends_with('.')
+            && !host.contains("..")
+            && host
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-' || c == '_');
+        if !host_ok {
+            return Err(bad(
+                "has an invalid host (ASCII letters, digits, '.', '-'; internationalised names in their xn-- form)",
+            ));
+        }
+        (host.to_ascii_lowercase(), port)
+    };
+    let port = match port {
+        None => None,
+        Some(p) => {
+            let n = p
+                .parse::<u16>()
+                .ok()
+                .filter(|n| *n > 0 && p.chars().all(|c| c.is_ascii_digit()))
+                .ok_or_else(|| bad("has an invalid port (1 to 65535)"))?;
+            let default = matches!((scheme.as_str(), n), ("http", 80) | ("https", 443));
+            (!default).then_some(n)
+        }
+    };
+    Ok(match port {
+        Some(p) => format!("{scheme}://{host}:{p}"),
+        None => format!("{scheme}://{host}"),
+    })
 }
 
 /// IPv4-mapped IPv6 addresses (`::ffff:a.b.c.d`) as the IPv4 address they carry.
@@ -241,6 +386,89 @@ mod tests {
             client("127.0.0.1", &["198.51.100.7:1234"]),
             ip("198.51.100.7")
         );
+    }
+
+    #[test]
+    fn cors_origins_are_validated_and_stored_as_browsers_send_them() {
+        let ok = |s: &str| parse_cors_origin(s);
+        for (given, stored) in [
+            ("https://app.example.org", "https://app.example.org"),
+            ("HTTPS://App.Example.ORG", "https://app.example.org"),
+            ("https://app.example.org:443", "https://app.example.org"),
+            ("http://localhost:80", "http://localhost"),
+            ("http://127.0.0.1:5173", "http://127.0.0.1:5173"),
+            ("http://[::1]:3000", "http://[::1]:3000"),
+            (
+                "https://app.example.org:8443",
+                "https://app.example.org:8443",
+            ),
+            ("capacitor://localhost", "capacitor://localhost"),
+        ] {
+            assert_eq!(ok(given).as_deref(), Ok(stored), "{given}");
+        }
+        for bad in [
+            "null",
+            "app.example.org",
+            "https://app.example.org/",
+            "https://app.example.org/path",
+            "https://app.example.org?x",
+            "https://app.example.org#x",
+            "https://user@app.example.org",
+            "https://",
+            "https://:8080",
+            "https://app.example.org:0",
+            "https://app.example.org:65536",
+            "https://app.example.org:+80",
+            "https://app..example.org",
+            "https://app.example.org.",
+            "https://exa mple.org",
+            "https://bücher.example",
+            "http://[::1",
+            "http://[nope]:80",
+            "1http://x.org",
+            "://x.org",
+        ] {
+            let err = ok(bad).err().unwrap_or_default();
+            assert!(err.contains("scheme://host[:port]"), "{bad}: {err:?}");
+        }
+    }
+
+    #[test]
+    fn cors_origin_lists() {
+        let parsed = CorsOrigins::parse([
+            "https://a.org",
+            " ",
+            "https://a.org:443",
+            "http://b.org:8080",
+        ]);
+        assert_eq!(
+            parsed,
+            Ok(CorsOrigins::List(vec![
+                "https://a.org".into(),
+                "http://b.org:8080".into()
+            ]))
+        );
+        assert_eq!(CorsOrigins::parse(["", " "]), Ok(CorsOrigins::None));
+        assert_eq!(
+            CorsOrigins::parse(["https://a.org", "*"]),
+            Ok(CorsOrigins::Any)
+        );
+        assert!(CorsOrigins::parse(["https://a.org", "https://a.org/"]).is_err());
+        let list = CorsOrigins::parse(["https://a.org"]).unwrap_or_default();
+        assert!(list.allows(b"https://a.org"));
+        for origin in [
+            "https://a.org.evil.net",
+            "https://a.or",
+            "https://A.org",
+            "http://a.org",
+            "https://a.org:443",
+            "null",
+            "",
+        ] {
+            assert!(!list.allows(origin.as_bytes()), "{origin}");
+        }
+        assert!(CorsOrigins::Any.allows(b"null"));
+        assert!(!CorsOrigins::None.allows(b"https://a.org"));
     }
 
     #[test]

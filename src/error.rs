@@ -38,6 +38,8 @@ pub enum ApiError {
     PermissionDenied,
     /// 403: the token lacks the `write` scope (RFC 6750 §3.1).
     InsufficientScope,
+    /// 403: a CORS preflight from an origin `serve --cors-origin` does not allow.
+    OriginNotAllowed,
     /// 404.
     NotFound,
     /// 405, with the `Allow` header value.
@@ -77,7 +79,9 @@ impl ApiError {
     pub fn status(&self) -> StatusCode {
         match self {
             ApiError::NotAuthenticated | ApiError::AuthenticationFailed => StatusCode::UNAUTHORIZED,
-            ApiError::PermissionDenied | ApiError::InsufficientScope => StatusCode::FORBIDDEN,
+            ApiError::PermissionDenied
+            | ApiError::InsufficientScope
+            | ApiError::OriginNotAllowed => StatusCode::FORBIDDEN,
             ApiError::NotFound => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::ParseError(_) | ApiError::Invalid(_) => StatusCode::BAD_REQUEST,
@@ -107,6 +111,11 @@ impl ApiError {
             ApiError::InsufficientScope => (
                 "insufficient_scope",
                 "The access token does not allow this action (needs the write scope).".into(),
+            ),
+            ApiError::OriginNotAllowed => (
+                "permission_denied",
+                "Cross-origin requests from this origin are not allowed (serve --cors-origin)."
+                    .into(),
             ),
             ApiError::NotFound => ("not_found", "Not found.".into()),
             ApiError::MethodNotAllowed(_) => ("method_not_allowed", "Method not allowed.".into()),

@@ -31,6 +31,8 @@ use warp::http::{HeaderValue, Request};
 
 use crate::http::PeerAddr;
 use crate::http::body::HeadersDone;
+use crate::http::cors::{Checked, Cors};
+use crate::http::route::Router;
 use crate::state::AppState;
 
 /// Binds the listen address, with a clear error when it is taken.
@@ -182,6 +184,10 @@ pub async fn serve_on(listener: TcpListener, state: AppState, shutdown: impl Fut
         .recover(crate::error::handle_rejection)
         .boxed();
     let config = Arc::clone(&state.config);
+    let cors = Arc::new(Cors::new(
+        config.cors_origins.clone(),
+        Router::new(crate::api::endpoints()),
+    ));
     let slots = Arc::new(Semaphore::new(config.max_connections));
     let (stop_tx, stop_rx) = watch::channel(false);
     let key_reloader = state.spawn_key_reloader();
@@ -228,8 +234,9 @@ pub async fn serve_on(listener: TcpListener, state: AppState, shutdown: impl Fut
         let config = Arc::clone(&config);
         let mut stop = stop_rx.clone();
         let open = access::Open::count();
+        let cors = Arc::clone(&cors);
         tokio::spawn(async move {
-            serve_connection(stream, peer, svc, config, &mut stop).await;
+            serve_connection(stream, peer, svc, config, cors, &mut stop).await;
             drop(open);
             drop(held);
             drop(permit);
@@ -256,6 +263,7 @@ async fn serve_connection<S>(
     peer: SocketAddr,
     svc: S,
     config: Arc<crate::config::Config>,
+    cors: Arc<Cors>,
     stop: &mut watch::Receiver<bool>,
 ) where
     S: Service<
@@ -289,11 +297,14 @@ async fn serve_connection<S>(
         req.extensions_mut()
             .insert(HeadersDone(tokio::time::Instant::now()));
         let span = tracing::info_span!("request", request_id = id.to_str().unwrap_or("-"));
+        let checked = cors.check(req.method(), req.uri().path(), req.headers());
         async move {
-            let result = svc.call(req).instrument(span).await;
-            let mut resp = match result {
-                Ok(r) => r,
-                Err(never) => match never {},
+            let mut resp = match checked {
+                Checked::Answer(r) => r,
+                Checked::Pass(finish) => match svc.call(req).instrument(span).await {
+                    Ok(r) => finish.apply(r),
+                    Err(never) => match never {},
+                },
             };
             resp.headers_mut().insert("x-request-id", id);
             entry.finish(&resp);

@@ -63,6 +63,16 @@ pub struct ServeArgs {
     /// this machine). From the environment: `true/false/1/0`, any case.
     #[arg(long, env = "HEARTH_TRUST_PROXY", value_parser = crate::model::boolean::parse_arg)]
     pub trust_proxy: bool,
+    /// A web origin (`https://app.example.org`: scheme, host and port, no path) whose
+    /// pages may call hearth from a browser (repeatable; `*` allows every origin).
+    /// CORS covers /api/v2/, /oauth/token/, /oauth/revoke_token/, /static/ and /media/.
+    #[arg(
+        long = "cors-origin",
+        value_name = "ORIGIN",
+        env = "HEARTH_CORS_ORIGINS",
+        value_delimiter = ','
+    )]
+    pub cors_origins: Vec<String>,
     /// Microseconds a read may run on the server's own threads before it is interrupted
     /// and run again on a blocking thread; 0 sends every read to a blocking thread.
     #[arg(long, env = "HEARTH_INLINE_READ_BUDGET", default_value_t = 2000, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
@@ -100,6 +110,8 @@ impl ServeArgs {
             c.trusted_proxies
                 .push(config::parse_trusted_proxy(p.trim()).map_err(CliError)?);
         }
+        c.cors_origins = config::CorsOrigins::parse(self.cors_origins.iter().map(String::as_str))
+            .map_err(CliError)?;
         Ok(c)
     }
 }
@@ -128,7 +140,8 @@ pub fn resolve_listen(listen: &str) -> CliResult<SocketAddr> {
 /// Runs the server until SIGINT or SIGTERM.
 pub fn run(path: &Path, args: ServeArgs, clock: Clock) -> CliResult {
     let listen = resolve_listen(&args.listen)?;
-    let config = args.config(listen)?;
+    let mut config = args.config(listen)?;
+    let explicit_url = args.public_url.is_some();
     let metrics_listen = args
         .metrics_listen
         .as_deref()
@@ -155,6 +168,10 @@ pub fn run(path: &Path, args: ServeArgs, clock: Clock) -> CliResult {
         }
         let listener = crate::server::bind(listen).await?;
         let addr = listener.local_addr()?;
+        // `--listen 127.0.0.1:0`: links name the port actually bound, not port 0
+        if !explicit_url {
+            config.public_url = config::public_url_for(addr);
+        }
         if !db.probe_writable() {
             tracing::warn!(db = %path.display(), "the database does not take writes (read-only file or directory, full disk, or I/O error): writes will be answered 503 until that is fixed");
         }

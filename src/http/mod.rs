@@ -3,6 +3,7 @@
 
 pub mod auth;
 pub mod body;
+pub mod cors;
 pub mod form;
 pub mod pagination;
 pub mod query;

@@ -8,6 +8,7 @@ mod auth;
 mod community;
 mod consistency;
 mod contributions;
+mod cors;
 mod courses;
 mod hardening;
 mod kit;

@@ -156,6 +156,7 @@ fn sigterm(child: &std::process::Child) {
 
 mod app;
 mod catalog;
+mod cors;
 mod durability;
 mod import;
 mod init;
