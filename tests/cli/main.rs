@@ -130,12 +130,23 @@ fn spawn_serve(
     listen: &str,
     extra: &[&str],
 ) -> (std::process::Child, String) {
+    spawn_serve_env(db, listen, extra, &[])
+}
+
+/// [`spawn_serve`] with more environment variables.
+fn spawn_serve_env(
+    db: &std::path::Path,
+    listen: &str,
+    extra: &[&str],
+    env: &[(&str, &std::ffi::OsStr)],
+) -> (std::process::Child, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_hearth"))
         .arg("--db")
         .arg(db)
         .args(["serve", "--listen", listen])
         .args(extra)
         .env("RUST_LOG", "info")
+        .envs(env.iter().copied())
         .stderr(Stdio::piped())
         .stdout(Stdio::null())
         .spawn()
@@ -155,12 +166,15 @@ fn sigterm(child: &std::process::Child) {
 }
 
 mod app;
+mod backup;
 mod catalog;
 mod durability;
 mod import;
 mod init;
 mod maint;
 mod migrate;
+mod ops;
+mod packaging;
 mod serve;
 mod settings;
 mod user;
