@@ -242,13 +242,26 @@ fn the_package_metadata_names_files_that_exist() {
             assert!(root().join(src).is_file(), "asset {src} is missing");
         }
     }
-    let units: Vec<&str> = deb["systemd-units"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|u| u["unit-name"].as_str().unwrap())
-        .collect();
-    assert_eq!(units, ["hearth", "hearth-backup"]);
+    // hearth.service and hearth.sysusers are found by name; the backup units are assets
+    for unit in ["hearth-backup.service", "hearth-backup.timer"] {
+        assert!(
+            assets
+                .iter()
+                .any(|a| a[0] == format!("packaging/{unit}") && a[1] == "usr/lib/systemd/system/"),
+            "{unit} is not packaged"
+        );
+    }
+    let units = &deb["systemd-units"];
+    assert_eq!(units["unit-scripts"], "packaging");
+    assert_eq!(units["enable"], true);
+    // cargo-deb's start would start hearth-backup.service too: postinst starts the rest
+    assert_eq!(units["start"], false);
+    let postinst = read(&format!(
+        "{}/postinst",
+        deb["maintainer-scripts"].as_str().unwrap()
+    ));
+    assert_eq!(postinst.matches("#DEBHELPER#").count(), 1, "{postinst}");
+    assert!(postinst.contains("deb-systemd-invoke start hearth.service hearth-backup.timer"));
     for file in [
         "hearth.service",
         "hearth-backup.service",
