@@ -1,4 +1,4 @@
--- hearth schema, version 2 (kept in PRAGMA user_version; see src/db/migrate.rs, which
+-- hearth schema, version 3 (kept in PRAGMA user_version; see src/db/migrate.rs, which
 -- brings older files up to this version in place).
 --
 -- Conventions:
@@ -43,7 +43,8 @@ CREATE TABLE user (
     discussions_counter INTEGER NOT NULL DEFAULT 0,
     polls_counter       INTEGER NOT NULL DEFAULT 0,
     date_joined         INTEGER NOT NULL,
-    deleted             INTEGER NOT NULL DEFAULT 0
+    deleted             INTEGER NOT NULL DEFAULT 0,
+    categories_counter  INTEGER NOT NULL DEFAULT 0        -- categories this user follows (version 3: last, added by ALTER TABLE)
 );
 CREATE UNIQUE INDEX user_email ON user (email COLLATE NOCASE) WHERE email IS NOT NULL;
 
@@ -201,7 +202,8 @@ CREATE TABLE category (
     "order"      INTEGER NOT NULL DEFAULT 0,
     image_medium TEXT    NOT NULL DEFAULT '',
     created_at   INTEGER NOT NULL,
-    name_key     TEXT    NOT NULL DEFAULT ''              -- lowercased name (db::categories::name_key)
+    name_key     TEXT    NOT NULL DEFAULT '',             -- lowercased name (db::categories::name_key)
+    followers_counter INTEGER NOT NULL DEFAULT 0          -- live users following it (version 3)
 );
 -- names and slugs are unique case-insensitively (slugs are ASCII, so NOCASE is exact)
 CREATE UNIQUE INDEX category_name_key ON category (name_key);
@@ -237,6 +239,59 @@ CREATE TABLE contribution_category (
     contribution_pk INTEGER NOT NULL REFERENCES contribution (pk) ON DELETE CASCADE,
     category_id     INTEGER NOT NULL REFERENCES category (id),
     PRIMARY KEY (contribution_pk, category_id)
+) WITHOUT ROWID;
+
+-- Votes (SPEC §8): a reaction one user applied to one contribution; one vote per user
+-- and item, its reaction replaceable. Schema version 3.
+CREATE TABLE vote (
+    contribution_pk INTEGER NOT NULL REFERENCES contribution (pk) ON DELETE CASCADE,
+    user_id         INTEGER NOT NULL REFERENCES user (id),
+    reaction_id     INTEGER NOT NULL REFERENCES reaction (id),
+    voted_at        INTEGER NOT NULL,
+    PRIMARY KEY (contribution_pk, user_id)
+) WITHOUT ROWID;
+-- the vote list, newest first, all reactions or one
+CREATE INDEX vote_newest ON vote (contribution_pk, voted_at DESC, user_id);
+CREATE INDEX vote_reaction ON vote (contribution_pk, reaction_id, voted_at DESC, user_id);
+-- a user's votes (deleting the user takes them out of the tallies)
+CREATE INDEX vote_user ON vote (user_id);
+
+-- How many live users voted each item with each reaction: what `vote_count` and
+-- `reactions_count` are read from, kept exact by the code that changes votes.
+CREATE TABLE vote_tally (
+    contribution_pk INTEGER NOT NULL REFERENCES contribution (pk) ON DELETE CASCADE,
+    reaction_id     INTEGER NOT NULL REFERENCES reaction (id),
+    n               INTEGER NOT NULL,
+    PRIMARY KEY (contribution_pk, reaction_id)
+) WITHOUT ROWID;
+
+-- A user following a category (SPEC §8). Counted in user.categories_counter and, for
+-- live users, in category.followers_counter.
+CREATE TABLE category_follow (
+    user_id     INTEGER NOT NULL REFERENCES user (id),
+    category_id INTEGER NOT NULL REFERENCES category (id),
+    created_at  INTEGER NOT NULL,
+    PRIMARY KEY (user_id, category_id)
+) WITHOUT ROWID;
+CREATE INDEX category_follow_category ON category_follow (category_id, user_id);
+
+-- A user hiding another (SPEC §8): the hidden user's contributions leave the hider's
+-- lists.
+CREATE TABLE user_hide (
+    user_id    INTEGER NOT NULL REFERENCES user (id),
+    hidden_id  INTEGER NOT NULL REFERENCES user (id),
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (user_id, hidden_id),
+    CHECK (user_id <> hidden_id)
+) WITHOUT ROWID;
+
+-- Per-user settings the front-end keeps (SPEC §8); a setting without a row has its
+-- default (model::settings).
+CREATE TABLE user_setting (
+    user_id INTEGER NOT NULL REFERENCES user (id),
+    name    TEXT    NOT NULL,
+    value   INTEGER NOT NULL,
+    PRIMARY KEY (user_id, name)
 ) WITHOUT ROWID;
 
 -- Images (course squares, ...) stored in the database and served under /media/.

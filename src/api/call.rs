@@ -48,6 +48,7 @@ impl Who for Option<Principal> {
         auth: Auth,
     ) -> Result<Self, ApiError> {
         match auth {
+            Auth::None => Ok(None),
             Auth::Ca => auth::resolve_ca(c, creds, now),
             _ => auth::resolve(c, creds, now),
         }
@@ -200,8 +201,17 @@ where
     })
 }
 
-/// Declares an endpoint anyone may call (a bad bearer token is still 401 when the
-/// handler resolves the caller).
+/// Declares an endpoint that takes no authentication: the caller it resolves is always
+/// `None`, whatever bearer token was sent.
+pub fn anonymous<F, Fut>(method: Method, path: &'static str, op: &'static str, f: F) -> Endpoint
+where
+    F: Fn(Call<Option<Principal>>) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Response, ApiError>> + Send + 'static,
+{
+    declare(Auth::None, method, path, op, f)
+}
+
+/// Declares an endpoint anyone may call; a bearer token, when sent, must be valid.
 pub fn public<F, Fut>(method: Method, path: &'static str, op: &'static str, f: F) -> Endpoint
 where
     F: Fn(Call<Option<Principal>>) -> Fut + Send + Sync + 'static,

@@ -1,129 +1,128 @@
 //! `/api/v2/{discussion,post,status,comment}/...`: create, read, list, soft delete and
-//! restore. The four kinds share every handler, parameterised by [`Kind`]; the routes
-//! are generated per kind.
+//! restore. The four kinds share every handler, parameterised by [`Kind`]; the
+//! endpoints are declared per kind.
 
 use serde_json::{Map, Value};
-use warp::Filter;
 use warp::http::{Method, StatusCode};
 use warp::reply::Response;
 
-use crate::api::auth;
+use crate::api::call::{Call, ca, write};
 use crate::db::contributions::{self as store, NewContribution};
 use crate::error::ApiError;
+use crate::http::auth::Principal;
 use crate::http::pagination::{Page, envelope};
-use crate::http::{
-    Req, Route, body, empty, json_response, method_not_allowed, no_slash, ok, request, respond,
-    slash,
-};
+use crate::http::route::Endpoint;
+use crate::http::{empty, json_response, ok};
 use crate::model::contribution::{self, Kind};
 use crate::model::field::FieldError;
-use crate::state::AppState;
 
-/// Routes of this module: for each kind its collection, item and restore paths, plus
-/// the slashless comment restore the SDK uses (SPEC §3).
-pub fn routes(state: AppState) -> Route {
-    let mut all = comment_restore_no_slash(state.clone());
-    for kind in Kind::ALL {
-        all = all
-            .or(collection(kind, state.clone()))
-            .unify()
-            .or(item(kind, state.clone()))
-            .unify()
-            .or(restore_route(kind, state.clone()))
-            .unify()
-            .boxed();
+/// The path templates and operationIds of one kind (both `&'static str`: one literal
+/// each, per kind).
+struct Names {
+    collection: &'static str,
+    item: &'static str,
+    restore: &'static str,
+    list: &'static str,
+    create: &'static str,
+    get: &'static str,
+    delete: &'static str,
+    restore_op: &'static str,
+}
+
+const fn names(kind: Kind) -> Names {
+    match kind {
+        Kind::Discussion => Names {
+            collection: "/api/v2/discussion/",
+            item: "/api/v2/discussion/{id}/",
+            restore: "/api/v2/discussion/{id}/restore/",
+            list: "listDiscussions",
+            create: "createDiscussion",
+            get: "getDiscussion",
+            delete: "deleteDiscussion",
+            restore_op: "restoreDiscussion",
+        },
+        Kind::Post => Names {
+            collection: "/api/v2/post/",
+            item: "/api/v2/post/{id}/",
+            restore: "/api/v2/post/{id}/restore/",
+            list: "listPosts",
+            create: "createPost",
+            get: "getPost",
+            delete: "deletePost",
+            restore_op: "restorePost",
+        },
+        Kind::Status => Names {
+            collection: "/api/v2/status/",
+            item: "/api/v2/status/{id}/",
+            restore: "/api/v2/status/{id}/restore/",
+            list: "listStatuses",
+            create: "createStatus",
+            get: "getStatus",
+            delete: "deleteStatus",
+            restore_op: "restoreStatus",
+        },
+        Kind::Comment => Names {
+            collection: "/api/v2/comment/",
+            item: "/api/v2/comment/{id}/",
+            restore: "/api/v2/comment/{id}/restore/",
+            list: "listComments",
+            create: "createComment",
+            get: "getComment",
+            delete: "deleteComment",
+            restore_op: "restoreComment",
+        },
     }
+}
+
+/// The endpoints of this module: for each kind its collection (list (CA), create),
+/// item (read (CA), soft delete) and restore paths; `DELETE` on the discussion restore
+/// path too (SEED-API lists DELETE, its example uses POST; both are served), and the
+/// slashless comment restore the SDK uses (SPEC §3).
+pub fn endpoints() -> Vec<Endpoint> {
+    let mut all = Vec::new();
+    for kind in Kind::ALL {
+        let n = names(kind);
+        all.extend([
+            ca(Method::GET, n.collection, n.list, move |c| list(kind, c)),
+            write(Method::POST, n.collection, n.create, move |c| {
+                create(kind, c)
+            }),
+            ca(Method::GET, n.item, n.get, move |c| read(kind, c)),
+            write(Method::DELETE, n.item, n.delete, move |c| {
+                set_deleted(kind, c, true)
+            }),
+            write(Method::POST, n.restore, n.restore_op, move |c| {
+                set_deleted(kind, c, false)
+            }),
+        ]);
+    }
+    all.push(write(
+        Method::DELETE,
+        names(Kind::Discussion).restore,
+        "restoreDiscussionByDelete",
+        |c| set_deleted(Kind::Discussion, c, false),
+    ));
+    all.push(write(
+        Method::POST,
+        "/api/v2/comment/{id}/restore",
+        "restoreCommentNoSlash",
+        |c| set_deleted(Kind::Comment, c, false),
+    ));
     all
 }
 
-/// `/api/v2/{kind}/` (without the trailing-slash check).
-fn prefix(kind: Kind) -> impl Filter<Extract = (), Error = warp::Rejection> + Clone {
-    warp::path("api")
-        .and(warp::path("v2"))
-        .and(warp::path(kind.as_str()))
-}
-
-/// `GET, POST /api/v2/{kind}/`: list (CA) and create (auth, write).
-fn collection(kind: Kind, state: AppState) -> Route {
-    prefix(kind)
-        .and(warp::path::end())
-        .and(slash())
-        .and(request(state))
-        .then(move |req: Req| async move {
-            match req.method {
-                Method::GET | Method::HEAD => respond(list(kind, req).await),
-                Method::POST => respond(create(kind, req).await),
-                _ => method_not_allowed("GET, HEAD, POST"),
-            }
-        })
-        .boxed()
-}
-
-/// `GET, DELETE /api/v2/{kind}/{id}/`: read (CA) and soft delete (creator).
-fn item(kind: Kind, state: AppState) -> Route {
-    prefix(kind)
-        .and(warp::path::param::<i64>())
-        .and(warp::path::end())
-        .and(slash())
-        .and(request(state))
-        .then(move |id: i64, req: Req| async move {
-            match req.method {
-                Method::GET | Method::HEAD => respond(read(kind, id, req).await),
-                Method::DELETE => respond(set_deleted(kind, id, req, true).await),
-                _ => method_not_allowed("GET, HEAD, DELETE"),
-            }
-        })
-        .boxed()
-}
-
-/// `POST /api/v2/{kind}/{id}/restore/` (and `DELETE` for discussions: SEED-API lists
-/// DELETE, its example uses POST; both are served).
-fn restore_route(kind: Kind, state: AppState) -> Route {
-    prefix(kind)
-        .and(warp::path::param::<i64>())
-        .and(warp::path("restore"))
-        .and(warp::path::end())
-        .and(slash())
-        .and(request(state))
-        .then(move |id: i64, req: Req| async move { restore_dispatch(kind, id, req).await })
-        .boxed()
-}
-
-/// `POST /api/v2/comment/{id}/restore` without the trailing slash (SPEC §3).
-fn comment_restore_no_slash(state: AppState) -> Route {
-    warp::path!("api" / "v2" / "comment" / i64 / "restore")
-        .and(no_slash())
-        .and(request(state))
-        .then(|id: i64, req: Req| async move { restore_dispatch(Kind::Comment, id, req).await })
-        .boxed()
-}
-
-async fn restore_dispatch(kind: Kind, id: i64, req: Req) -> Response {
-    let discussion = kind == Kind::Discussion;
-    match req.method {
-        Method::POST => respond(set_deleted(kind, id, req, false).await),
-        Method::DELETE if discussion => respond(set_deleted(kind, id, req, false).await),
-        _ if discussion => method_not_allowed("DELETE, POST"),
-        _ => method_not_allowed("POST"),
-    }
-}
-
 /// `POST /api/v2/{kind}/`: 201 with the new object.
-async fn create(kind: Kind, mut req: Req) -> Result<Response, ApiError> {
-    auth::before_body(&mut req).await?;
-    let creds = req.credentials();
-    let now = req.state.clock.now();
-    let base = req.state.config.public_url.clone();
+async fn create(kind: Kind, mut call: Call<Principal>) -> Result<Response, ApiError> {
+    call.before_body().await?;
+    let (now, base) = (call.now, call.base());
     // read and checked now (nothing here needs the database, so none of it holds the
     // write lock); reported only after the full authentication in the transaction
-    let checked = body::json::<Map<String, Value>>(req.body, &req.headers)
+    let checked = call
+        .json::<Map<String, Value>>()
         .await
         .map(|body| contribution::validate(kind, &body));
-    let json = req
-        .state
-        .db
-        .write(move |tx| {
-            let who = auth::require_write(tx, &creds, now)?;
+    let json = call
+        .write(move |tx, who| {
             let (draft, mut errors) = checked?;
             // the checks that need the database, collected with the others
             let required = crate::db::prefs::get_bool(
@@ -184,7 +183,7 @@ async fn create(kind: Kind, mut req: Req) -> Result<Response, ApiError> {
                     categories: draft.categories,
                 },
             )?;
-            let created = store::get(tx, kind, id)?
+            let created = store::get(tx, kind, id, Some(who.user_id))?
                 .ok_or_else(|| ApiError::internal("contribution vanished after insert"))?;
             Ok::<_, ApiError>(created.to_json(&base))
         })
@@ -193,16 +192,12 @@ async fn create(kind: Kind, mut req: Req) -> Result<Response, ApiError> {
 }
 
 /// `GET /api/v2/{kind}/{id}/`: a deleted item is 404 except for its creator.
-async fn read(kind: Kind, id: i64, req: Req) -> Result<Response, ApiError> {
-    let creds = req.credentials();
-    let now = req.state.clock.now();
-    let base = req.state.config.public_url.clone();
-    let json = req
-        .state
-        .db
-        .read(move |c| {
-            let who = auth::resolve_ca(c, &creds, now)?;
-            let item = store::get(c, kind, id)?.ok_or(ApiError::NotFound)?;
+async fn read(kind: Kind, call: Call<Option<Principal>>) -> Result<Response, ApiError> {
+    let (id, base) = (call.id(), call.base());
+    let json = call
+        .read(move |c, who| {
+            let item =
+                store::get(c, kind, id, who.map(|w| w.user_id))?.ok_or(ApiError::NotFound)?;
             if item.deleted && who.map(|w| w.user_id) != Some(item.author.id) {
                 return Err(ApiError::NotFound);
             }
@@ -214,17 +209,11 @@ async fn read(kind: Kind, id: i64, req: Req) -> Result<Response, ApiError> {
 
 /// `GET /api/v2/{kind}/`: live items, newest first; comments narrowed by `discussion`,
 /// `post` or `status`.
-async fn list(kind: Kind, req: Req) -> Result<Response, ApiError> {
-    let creds = req.credentials();
-    let now = req.state.clock.now();
-    let base = req.state.config.public_url.clone();
-    let q = req.query();
-    let url = req.state.config.public_url.at(&req.path);
-    let json = req
-        .state
-        .db
-        .read(move |c| {
-            auth::resolve_ca(c, &creds, now)?;
+async fn list(kind: Kind, call: Call<Option<Principal>>) -> Result<Response, ApiError> {
+    let (base, q) = (call.base(), call.query());
+    let url = base.at(&call.req.path);
+    let json = call
+        .read(move |c, who| {
             let page = Page::from_query(&q)?;
             let mut filters = Vec::new();
             if kind == Kind::Comment {
@@ -251,7 +240,14 @@ async fn list(kind: Kind, req: Req) -> Result<Response, ApiError> {
             let (count, items) = if nothing {
                 (0, Vec::new())
             } else {
-                store::list(c, kind, target, page.limit, page.offset)?
+                store::list(
+                    c,
+                    kind,
+                    target,
+                    who.map(|w| w.user_id),
+                    page.limit,
+                    page.offset,
+                )?
             };
             let results = items.iter().map(|i| i.to_json(&base)).collect();
             Ok::<_, ApiError>(envelope(&url, &q, page, count, results))
@@ -264,31 +260,44 @@ async fn list(kind: Kind, req: Req) -> Result<Response, ApiError> {
 /// (`deleted = false`): creator only, 204, idempotent.
 async fn set_deleted(
     kind: Kind,
-    id: i64,
-    mut req: Req,
+    mut call: Call<Principal>,
     deleted: bool,
 ) -> Result<Response, ApiError> {
-    auth::before_body(&mut req).await?;
-    let creds = req.credentials();
-    let now = req.state.clock.now();
-    let no_body = body::none(req.body, &req.headers).await;
-    req.state
-        .db
-        .write(move |tx| {
-            let who = auth::require_write(tx, &creds, now)?;
-            no_body?;
-            let m = store::meta(tx, kind, id)?.ok_or(ApiError::NotFound)?;
-            if m.author_id != who.user_id {
-                // another user's deleted item is invisible to the caller
-                return Err(if m.deleted {
-                    ApiError::NotFound
-                } else {
-                    ApiError::PermissionDenied
-                });
-            }
-            store::set_deleted(tx, &m, deleted)?;
-            Ok::<_, ApiError>(())
-        })
-        .await?;
+    call.before_body().await?;
+    let id = call.id();
+    let no_body = call.no_body().await;
+    call.write(move |tx, who| {
+        no_body?;
+        let m = store::meta(tx, kind, id)?.ok_or(ApiError::NotFound)?;
+        if m.author_id != who.user_id {
+            // another user's deleted item is invisible to the caller
+            return Err(if m.deleted {
+                ApiError::NotFound
+            } else {
+                ApiError::PermissionDenied
+            });
+        }
+        store::set_deleted(tx, &m, deleted)?;
+        Ok::<_, ApiError>(())
+    })
+    .await?;
     Ok(empty(StatusCode::NO_CONTENT))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::http::route::Auth;
+
+    #[test]
+    fn every_kind_declares_its_operations_with_the_auth_classes_of_spec_5() {
+        let all = endpoints();
+        // five per kind, DELETE on the discussion restore path, the slashless restore
+        assert_eq!(all.len(), 4 * 5 + 2);
+        for e in &all {
+            let read = e.method == Method::GET;
+            assert_eq!(e.auth, if read { Auth::Ca } else { Auth::Write }, "{e:?}");
+            assert_eq!(e.writes, !read, "{e:?}");
+        }
+    }
 }

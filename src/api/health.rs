@@ -4,85 +4,63 @@
 //! server is not shutting down: what a load balancer should route by).
 
 use serde_json::json;
-use warp::Filter;
 use warp::http::{Method, StatusCode};
+use warp::reply::Response;
 
+use crate::api::call::{Call, anonymous};
 use crate::error::ApiError;
-use crate::http::{Req, Route, json_response, method_not_allowed, no_slash, ok, request};
+use crate::http::auth::Principal;
+use crate::http::route::Endpoint;
+use crate::http::{json_response, ok};
 use crate::state::AppState;
 
-/// Routes of this module.
-pub fn routes(state: AppState) -> Route {
-    healthz(state.clone())
-        .or(readyz(state))
-        .unify()
-        .or(livez())
-        .unify()
-        .boxed()
+/// The endpoints of this module.
+pub fn endpoints() -> Vec<Endpoint> {
+    vec![
+        anonymous(Method::GET, "/livez", "getLiveness", livez),
+        anonymous(Method::GET, "/healthz", "getHealth", |c| {
+            check(c, |reads, _writable, _stopping| reads)
+        }),
+        anonymous(Method::GET, "/readyz", "getReadiness", |c| {
+            check(c, |reads, writable, stopping| {
+                reads && writable && !stopping
+            })
+        }),
+    ]
 }
 
 /// `GET /livez`: 200 `{"status":"ok"}` while the process serves requests.
-fn livez() -> Route {
-    warp::path!("livez")
-        .and(no_slash())
-        .and(warp::method())
-        .map(|m: Method| {
-            if m != Method::GET && m != Method::HEAD {
-                return method_not_allowed("GET, HEAD");
-            }
-            ok(&json!({ "status": "ok" }))
-        })
-        .boxed()
+async fn livez(_call: Call<Option<Principal>>) -> Result<Response, ApiError> {
+    Ok(ok(&json!({ "status": "ok" })))
 }
 
-/// `GET /healthz`: 200 `{"status":"ok","writable":…}` when the database answers reads,
-/// 503 otherwise.
-fn healthz(state: AppState) -> Route {
-    warp::path!("healthz")
-        .and(no_slash())
-        .and(request(state))
-        .then(|req: Req| check(req, |reads, _writable, _stopping| reads))
-        .boxed()
-}
-
-/// `GET /readyz`: 200 only when reads and writes work and the server is not shutting
-/// down; 503 with `"status":"unavailable"` otherwise.
-fn readyz(state: AppState) -> Route {
-    warp::path!("readyz")
-        .and(no_slash())
-        .and(request(state))
-        .then(|req: Req| {
-            check(req, |reads, writable, stopping| {
-                reads && writable && !stopping
-            })
-        })
-        .boxed()
-}
-
-/// Answers a health check: `ready` says from what is known whether it is 200.
-async fn check(req: Req, ready: fn(bool, bool, bool) -> bool) -> warp::reply::Response {
-    if req.method != Method::GET && req.method != Method::HEAD {
-        return method_not_allowed("GET, HEAD");
-    }
-    let (reads, writable) = probe(&req).await;
-    answer(ready(reads, writable, req.state.stopping()), writable)
+/// `GET /healthz` (200 `{"status":"ok","writable":…}` when the database answers reads,
+/// 503 otherwise) and `GET /readyz` (200 only when reads and writes work and the server
+/// is not shutting down; 503 with `"status":"unavailable"` otherwise): `ready` says from
+/// what is known whether it is 200. No caller is resolved: a bearer token is ignored.
+async fn check(
+    call: Call<Option<Principal>>,
+    ready: fn(bool, bool, bool) -> bool,
+) -> Result<Response, ApiError> {
+    let state = call.state();
+    let (reads, writable) = probe(state).await;
+    Ok(answer(ready(reads, writable, state.stopping()), writable))
 }
 
 /// Whether a read works, and whether the database takes writes (re-probed while it
 /// does not).
-async fn probe(req: &Req) -> (bool, bool) {
-    let reads = req
-        .state
+async fn probe(state: &AppState) -> (bool, bool) {
+    let reads = state
         .db
         .read(|c| crate::db::ping(c).map_err(ApiError::from))
         .await;
     if let Err(e) = &reads {
         tracing::error!(error = ?e, "health check: the database does not answer reads");
     }
-    (reads.is_ok(), req.state.db.check_writable().await)
+    (reads.is_ok(), state.db.check_writable().await)
 }
 
-fn answer(ready: bool, writable: bool) -> warp::reply::Response {
+fn answer(ready: bool, writable: bool) -> Response {
     if ready {
         ok(&json!({ "status": "ok", "writable": writable }))
     } else {

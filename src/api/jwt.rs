@@ -1,41 +1,37 @@
 //! `/api/v2/jwt/...`: JWT verification.
 
 use serde_json::Value;
-use warp::Filter;
 use warp::http::{Method, StatusCode};
 use warp::reply::Response;
 
+use crate::api::call::{Call, anonymous};
 use crate::error::ApiError;
-use crate::http::{Req, Route, empty, method_not_allowed, request, respond, slash};
-use crate::state::AppState;
+use crate::http::auth::Principal;
+use crate::http::empty;
+use crate::http::route::Endpoint;
 use crate::token::jwt;
 
-/// Routes of this module.
-pub fn routes(state: AppState) -> Route {
-    verify_token(state)
+/// The endpoints of this module.
+pub fn endpoints() -> Vec<Endpoint> {
+    vec![
+        anonymous(
+            Method::POST,
+            "/api/v2/jwt/verify_token/",
+            "jwtVerifyToken",
+            verify,
+        )
+        .read_only(),
+    ]
 }
 
-/// `POST /api/v2/jwt/verify_token/`
-fn verify_token(state: AppState) -> Route {
-    warp::path!("api" / "v2" / "jwt" / "verify_token")
-        .and(slash())
-        .and(request(state))
-        .then(|req: Req| async move {
-            match req.method {
-                Method::POST => respond(verify(req).await),
-                _ => method_not_allowed("POST"),
-            }
-        })
-        .boxed()
-}
-
-/// 200 when the token is well formed, HS256, signed with the current or a grace-period
+/// `POST /api/v2/jwt/verify_token/`: 200 when the token is well formed, HS256, signed with the current or a grace-period
 /// secret, unexpired and not revoked; 401 otherwise (both without a body). It does not
 /// look at `user_id`, `ext_id` or `token_type` (SPEC §4).
-async fn verify(mut req: Req) -> Result<Response, ApiError> {
-    // no authentication: the body is what is checked
-    req.body.public();
-    let body: Value = crate::http::body::json(req.body, &req.headers).await?;
+async fn verify(mut call: Call<Option<Principal>>) -> Result<Response, ApiError> {
+    // no authentication (a bearer token is not even looked at): the body is what is
+    // checked
+    call.req.body.public();
+    let body: Value = call.json().await?;
     let Some(token) = body.get("token").and_then(Value::as_str) else {
         return Err(ApiError::field(
             "token",
@@ -43,8 +39,8 @@ async fn verify(mut req: Req) -> Result<Response, ApiError> {
             "A JSON object with a string token is required.",
         ));
     };
-    let now = req.state.clock.now();
-    let keys = req.state.jwt_keys();
+    let now = call.now;
+    let keys = call.state().jwt_keys();
     let payload = match jwt::verify_signature(token, &keys.accepted(now)) {
         Ok(p) => p,
         Err(_) => return Ok(empty(StatusCode::UNAUTHORIZED)),
@@ -53,7 +49,7 @@ async fn verify(mut req: Req) -> Result<Response, ApiError> {
         return Ok(empty(StatusCode::UNAUTHORIZED));
     }
     if let Some(jti) = payload.get("jti").and_then(Value::as_str)
-        && req.state.jti_revoked(jti, now)
+        && call.state().jti_revoked(jti, now)
     {
         return Ok(empty(StatusCode::UNAUTHORIZED));
     }

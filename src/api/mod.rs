@@ -3,17 +3,24 @@
 
 pub mod auth;
 pub mod call;
+pub mod categories;
 pub mod contributions;
+pub mod contributors;
 pub mod courses;
+pub mod features;
 pub mod health;
 pub mod jwt;
 pub mod media;
+pub mod openapi;
+mod people;
 pub mod preferences;
 pub mod reactions;
 pub mod schema;
+pub mod user_courses;
+pub mod user_hiding;
+pub mod user_settings;
 pub mod users;
-
-use warp::Filter;
+pub mod votes;
 
 use crate::http::Route;
 use crate::http::route::{Endpoint, Router};
@@ -23,34 +30,27 @@ use crate::state::AppState;
 pub fn endpoints() -> Vec<Endpoint> {
     let mut all = Vec::new();
     all.extend(courses::endpoints());
+    all.extend(contributions::endpoints());
+    all.extend(health::endpoints());
+    all.extend(schema::endpoints());
+    all.extend(users::endpoints());
+    all.extend(reactions::endpoints());
+    all.extend(preferences::endpoints());
+    all.extend(jwt::endpoints());
+    all.extend(crate::oauth::endpoints());
+    all.extend(crate::http::statics::endpoints());
+    all.extend(media::endpoints());
+    all.extend(features::endpoints());
+    all.extend(votes::endpoints());
+    all.extend(contributors::endpoints());
+    all.extend(categories::endpoints());
+    all.extend(user_courses::endpoints());
+    all.extend(user_hiding::endpoints());
+    all.extend(user_settings::endpoints());
     all
 }
 
 /// Every route hearth serves.
 pub fn routes(state: AppState) -> Route {
-    Router::new(endpoints())
-        .filter(state.clone())
-        .or(health::routes(state.clone()))
-        .unify()
-        .or(schema::routes())
-        .unify()
-        .or(users::routes(state.clone()))
-        .unify()
-        .or(reactions::routes(state.clone()))
-        .unify()
-        .or(preferences::routes(state.clone()))
-        .unify()
-        .or(jwt::routes(state.clone()))
-        .unify()
-        .or(contributions::routes(state.clone()))
-        .unify()
-        .or(courses::legacy_routes(state.clone()))
-        .unify()
-        .or(crate::oauth::routes(state.clone()))
-        .unify()
-        .or(crate::http::statics::static_files())
-        .unify()
-        .or(media::routes(state))
-        .unify()
-        .boxed()
+    Router::new(endpoints()).filter(state)
 }

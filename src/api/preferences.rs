@@ -2,31 +2,51 @@
 //! (a bad token is still 401); `PATCH` is for staff.
 
 use serde_json::{Map, Value};
-use warp::Filter;
 use warp::http::Method;
 use warp::reply::Response;
 
-use crate::api::auth;
+use crate::api::call::{Call, public, staff};
 use crate::db::prefs::{Filter as PrefFilter, OrderKey};
 use crate::error::ApiError;
+use crate::http::auth::Principal;
+use crate::http::ok;
 use crate::http::pagination::{Page, envelope};
 use crate::http::query::Query;
-use crate::http::{Req, Route, body, method_not_allowed, ok, request, respond, slash};
+use crate::http::route::Endpoint;
 use crate::model::field::FieldError;
 use crate::model::pref::{Pref, PrefJson};
-use crate::state::AppState;
 
 /// Largest page of preferences (SPEC §6); without `limit` every row is one page.
 pub const MAX_LIMIT: i64 = 1000;
 
-/// Routes of this module.
-pub fn routes(state: AppState) -> Route {
-    search(state.clone())
-        .or(collection(state.clone()))
-        .unify()
-        .or(detail(state))
-        .unify()
-        .boxed()
+/// The endpoints of this module.
+pub fn endpoints() -> Vec<Endpoint> {
+    vec![
+        public(
+            Method::GET,
+            "/api/v2/dynamic_preference/search/",
+            "searchPreferences",
+            list_prefs,
+        ),
+        public(
+            Method::GET,
+            "/api/v2/dynamic_preference/",
+            "listPreferences",
+            list_prefs,
+        ),
+        staff(
+            Method::PATCH,
+            "/api/v2/dynamic_preference/",
+            "updatePreferences",
+            patch_prefs,
+        ),
+        public(
+            Method::GET,
+            "/api/v2/dynamic_preference/{id}/",
+            "getPreference",
+            get_pref,
+        ),
+    ]
 }
 
 fn to_json(p: Pref) -> PrefJson {
@@ -36,49 +56,6 @@ fn to_json(p: Pref) -> PrefJson {
         name: p.name,
         value: p.value,
     }
-}
-
-/// `GET /api/v2/dynamic_preference/search/`
-fn search(state: AppState) -> Route {
-    warp::path!("api" / "v2" / "dynamic_preference" / "search")
-        .and(slash())
-        .and(request(state))
-        .then(|req: Req| async move {
-            match req.method {
-                Method::GET | Method::HEAD => respond(list_prefs(req).await),
-                _ => method_not_allowed("GET, HEAD"),
-            }
-        })
-        .boxed()
-}
-
-/// `GET /api/v2/dynamic_preference/` and `PATCH /api/v2/dynamic_preference/`
-fn collection(state: AppState) -> Route {
-    warp::path!("api" / "v2" / "dynamic_preference")
-        .and(slash())
-        .and(request(state))
-        .then(|req: Req| async move {
-            match req.method {
-                Method::GET | Method::HEAD => respond(list_prefs(req).await),
-                Method::PATCH => respond(patch_prefs(req).await),
-                _ => method_not_allowed("GET, HEAD, PATCH"),
-            }
-        })
-        .boxed()
-}
-
-/// `GET /api/v2/dynamic_preference/{id}/`
-fn detail(state: AppState) -> Route {
-    warp::path!("api" / "v2" / "dynamic_preference" / i64)
-        .and(slash())
-        .and(request(state))
-        .then(|id: i64, req: Req| async move {
-            match req.method {
-                Method::GET | Method::HEAD => respond(get_pref(id, req).await),
-                _ => method_not_allowed("GET, HEAD"),
-            }
-        })
-        .boxed()
 }
 
 /// Splits `section.name` at its first dot; `None` without a dot or with an empty part.
@@ -130,57 +107,41 @@ fn filter(q: &Query) -> Result<PrefFilter, ApiError> {
     })
 }
 
-async fn list_prefs(req: Req) -> Result<Response, ApiError> {
-    let q = req.query();
-    let creds = req.credentials();
-    let now = req.state.clock.now();
+/// `GET /api/v2/dynamic_preference/` and `GET /api/v2/dynamic_preference/search/`
+async fn list_prefs(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
+    let q = call.query();
     let parsed =
         Page::from_query_with(&q, None, MAX_LIMIT).and_then(|page| Ok((page, filter(&q)?)));
-    let (count, rows, page) = req
-        .state
-        .db
-        .read(move |c| {
-            auth::resolve(c, &creds, now)?;
+    let (count, rows, page) = call
+        .read(move |c, _who| {
             let (page, filter) = parsed?;
             let (count, rows) = crate::db::prefs::search(c, &filter, page.limit, page.offset)?;
             Ok::<_, ApiError>((count, rows, page))
         })
         .await?;
     let results = rows.into_iter().map(to_json).collect();
-    let base = req.state.config.public_url.at(&req.path);
+    let base = call.base().at(&call.req.path);
     Ok(ok(&envelope(&base, &q, page, count, results)))
 }
 
-async fn get_pref(id: i64, req: Req) -> Result<Response, ApiError> {
-    let creds = req.credentials();
-    let now = req.state.clock.now();
-    let pref = req
-        .state
-        .db
-        .read(move |c| {
-            auth::resolve(c, &creds, now)?;
-            crate::db::prefs::by_id(c, id)?.ok_or(ApiError::NotFound)
-        })
+/// `GET /api/v2/dynamic_preference/{id}/`
+async fn get_pref(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
+    let id = call.id();
+    let pref = call
+        .read(move |c, _who| crate::db::prefs::by_id(c, id)?.ok_or(ApiError::NotFound))
         .await?;
     Ok(ok(&to_json(pref)))
 }
 
-/// `PATCH`: every key must exist and every value fit its type, else nothing changes
-/// and the 400 names each bad key.
-async fn patch_prefs(mut req: Req) -> Result<Response, ApiError> {
-    auth::before_body(&mut req).await?;
-    let creds = req.credentials();
-    let now = req.state.clock.now();
-    // read now, judged after authentication (an anonymous PATCH is 401 whatever its body)
-    let body = body::json::<Map<String, Value>>(req.body, &req.headers).await;
-    let updated = req
-        .state
-        .db
-        .write(move |tx| {
-            let who = auth::require_write(tx, &creds, now)?;
-            if !who.is_staff {
-                return Err(ApiError::PermissionDenied);
-            }
+/// `PATCH /api/v2/dynamic_preference/` (staff): every key must exist and every value
+/// fit its type, else nothing changes and the 400 names each bad key.
+async fn patch_prefs(mut call: Call<Principal>) -> Result<Response, ApiError> {
+    call.before_body().await?;
+    // read now, judged after authentication (an anonymous PATCH is 401, a non-staff
+    // one 403, whatever its body)
+    let body = call.json::<Map<String, Value>>().await;
+    let updated = call
+        .write(move |tx, _who| {
             let body = body?;
             let mut errors = Vec::new();
             let mut changes = Vec::new();

@@ -1,26 +1,40 @@
 //! `/api/v2/reaction/...`: reactions (SPEC §5). Public, but a bad token is still 401.
 
-use warp::Filter;
 use warp::http::Method;
 use warp::reply::Response;
 
-use crate::api::auth;
+use crate::api::call::{Call, public};
 use crate::db::reactions::Filter as ReactionFilter;
 use crate::error::ApiError;
+use crate::http::auth::Principal;
+use crate::http::ok;
 use crate::http::pagination::{Page, envelope};
-use crate::http::{Req, Route, method_not_allowed, ok, request, respond, slash};
+use crate::http::route::Endpoint;
 use crate::model::PublicUrl;
 use crate::model::reaction::{Reaction, ReactionJson};
-use crate::state::AppState;
 
-/// Routes of this module.
-pub fn routes(state: AppState) -> Route {
-    search(state.clone())
-        .or(list(state.clone()))
-        .unify()
-        .or(detail(state))
-        .unify()
-        .boxed()
+/// The endpoints of this module.
+pub fn endpoints() -> Vec<Endpoint> {
+    vec![
+        public(
+            Method::GET,
+            "/api/v2/reaction/search/",
+            "searchReactions",
+            list_reactions,
+        ),
+        public(
+            Method::GET,
+            "/api/v2/reaction/",
+            "listReactions",
+            list_reactions,
+        ),
+        public(
+            Method::GET,
+            "/api/v2/reaction/{id}/",
+            "getReaction",
+            get_reaction,
+        ),
+    ]
 }
 
 fn to_json(base: &PublicUrl, r: Reaction) -> ReactionJson {
@@ -34,52 +48,9 @@ fn to_json(base: &PublicUrl, r: Reaction) -> ReactionJson {
     )
 }
 
-/// `GET /api/v2/reaction/search/`
-fn search(state: AppState) -> Route {
-    warp::path!("api" / "v2" / "reaction" / "search")
-        .and(slash())
-        .and(request(state))
-        .then(|req: Req| async move {
-            match req.method {
-                Method::GET | Method::HEAD => respond(list_reactions(req).await),
-                _ => method_not_allowed("GET, HEAD"),
-            }
-        })
-        .boxed()
-}
-
-/// `GET /api/v2/reaction/`
-fn list(state: AppState) -> Route {
-    warp::path!("api" / "v2" / "reaction")
-        .and(slash())
-        .and(request(state))
-        .then(|req: Req| async move {
-            match req.method {
-                Method::GET | Method::HEAD => respond(list_reactions(req).await),
-                _ => method_not_allowed("GET, HEAD"),
-            }
-        })
-        .boxed()
-}
-
-/// `GET /api/v2/reaction/{id}/`
-fn detail(state: AppState) -> Route {
-    warp::path!("api" / "v2" / "reaction" / i64)
-        .and(slash())
-        .and(request(state))
-        .then(|id: i64, req: Req| async move {
-            match req.method {
-                Method::GET | Method::HEAD => respond(get_reaction(id, req).await),
-                _ => method_not_allowed("GET, HEAD"),
-            }
-        })
-        .boxed()
-}
-
-async fn list_reactions(req: Req) -> Result<Response, ApiError> {
-    let q = req.query();
-    let creds = req.credentials();
-    let now = req.state.clock.now();
+/// `GET /api/v2/reaction/` and `GET /api/v2/reaction/search/`
+async fn list_reactions(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
+    let q = call.query();
     let parsed = (|| {
         let page = Page::from_query(&q)?;
         let filter = ReactionFilter {
@@ -88,32 +59,26 @@ async fn list_reactions(req: Req) -> Result<Response, ApiError> {
         };
         Ok::<_, ApiError>((page, filter))
     })();
-    let (count, rows, page) = req
-        .state
-        .db
-        .read(move |c| {
-            // a bad token is 401 before any 400 about the parameters
-            auth::resolve(c, &creds, now)?;
+    let (count, rows, page) = call
+        .read(move |c, _who| {
+            // the caller is resolved first: a bad token is 401 before any 400 about the
+            // parameters
             let (page, filter) = parsed?;
             let (count, rows) = crate::db::reactions::search(c, &filter, page.limit, page.offset)?;
             Ok::<_, ApiError>((count, rows, page))
         })
         .await?;
-    let base = &req.state.config.public_url;
-    let results = rows.into_iter().map(|r| to_json(base, r)).collect();
-    Ok(ok(&envelope(&base.at(&req.path), &q, page, count, results)))
+    let base = call.base();
+    let results = rows.into_iter().map(|r| to_json(&base, r)).collect();
+    let url = base.at(&call.req.path);
+    Ok(ok(&envelope(&url, &q, page, count, results)))
 }
 
-async fn get_reaction(id: i64, req: Req) -> Result<Response, ApiError> {
-    let creds = req.credentials();
-    let now = req.state.clock.now();
-    let row = req
-        .state
-        .db
-        .read(move |c| {
-            auth::resolve(c, &creds, now)?;
-            crate::db::reactions::get(c, id)?.ok_or(ApiError::NotFound)
-        })
+/// `GET /api/v2/reaction/{id}/`
+async fn get_reaction(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
+    let id = call.id();
+    let row = call
+        .read(move |c, _who| crate::db::reactions::get(c, id)?.ok_or(ApiError::NotFound))
         .await?;
-    Ok(ok(&to_json(&req.state.config.public_url, row)))
+    Ok(ok(&to_json(&call.base(), row)))
 }

@@ -6,7 +6,8 @@ use crate::clock::Timestamp;
 use crate::model::category::Category;
 
 /// Column list matching [`from_row`].
-pub const COLUMNS: &str = r#"id, name, slug, active, deleted, "order", image_medium"#;
+pub const COLUMNS: &str =
+    r#"id, name, slug, active, deleted, "order", image_medium, followers_counter"#;
 
 /// Maps a row selected with [`COLUMNS`] (optionally with a table prefix).
 pub fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Category> {
@@ -18,6 +19,8 @@ pub fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Category> {
         deleted: r.get(4)?,
         order: r.get(5)?,
         image_medium: r.get(6)?,
+        followers_counter: r.get(7)?,
+        followed: false,
     })
 }
 
@@ -26,6 +29,49 @@ pub fn list(conn: &Connection) -> rusqlite::Result<Vec<Category>> {
     let mut stmt = conn.prepare_cached(&format!("SELECT {COLUMNS} FROM category ORDER BY id"))?;
     let rows = stmt.query_map([], from_row)?;
     rows.collect()
+}
+
+/// What `GET /api/v2/category/` filters on.
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    /// Case-insensitive substring of the name.
+    pub search: Option<String>,
+    /// Only active (or inactive) categories.
+    pub active: Option<bool>,
+}
+
+/// One page of the live categories that match, by `order` then id, and how many match.
+/// The category table is a short admin-kept list, so it is filtered here with full
+/// Unicode case folding rather than SQLite's ASCII-only `lower()` (as reactions are).
+pub fn page(
+    conn: &Connection,
+    f: &Filter,
+    limit: i64,
+    offset: i64,
+) -> rusqlite::Result<(i64, Vec<Category>)> {
+    let needle = f.search.as_deref().map(str::to_lowercase);
+    let mut stmt = conn.prepare_cached(&format!(
+        r#"SELECT {COLUMNS} FROM category WHERE deleted = 0 ORDER BY "order", id"#
+    ))?;
+    let all: Vec<Category> = stmt
+        .query_map([], from_row)?
+        .filter(|c| match c {
+            Ok(c) => {
+                f.active.is_none_or(|a| c.active == a)
+                    && needle
+                        .as_deref()
+                        .is_none_or(|n| c.name.to_lowercase().contains(n))
+            }
+            Err(_) => true,
+        })
+        .collect::<Result<_, _>>()?;
+    let count = i64::try_from(all.len()).unwrap_or(i64::MAX);
+    let page = all
+        .into_iter()
+        .skip(usize::try_from(offset).unwrap_or(usize::MAX))
+        .take(usize::try_from(limit).unwrap_or(usize::MAX))
+        .collect();
+    Ok((count, page))
 }
 
 /// One category.

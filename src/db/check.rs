@@ -85,6 +85,29 @@ const INVARIANTS: &[(&str, &str, &str)] = &[
          UNION ALL SELECT c.id >> 10 FROM course c WHERE c.deleted = 0 AND c.privacy IN ('open', 'private')
            AND NOT EXISTS (SELECT 1 FROM course_listed_block b WHERE b.block = c.id >> 10)",
     ),
+    (
+        "vote_tally",
+        "vote_tally counts the live users' votes of each item and reaction",
+        "SELECT t.contribution_pk FROM vote_tally t WHERE t.n <>
+           (SELECT count(*) FROM vote v JOIN user u ON u.id = v.user_id
+            WHERE v.contribution_pk = t.contribution_pk AND v.reaction_id = t.reaction_id AND u.deleted = 0)
+         UNION ALL SELECT v.contribution_pk FROM vote v JOIN user u ON u.id = v.user_id
+           WHERE u.deleted = 0 AND NOT EXISTS (SELECT 1 FROM vote_tally t
+             WHERE t.contribution_pk = v.contribution_pk AND t.reaction_id = v.reaction_id)",
+    ),
+    (
+        "categories_counter",
+        "categories_counter matches followed categories",
+        "SELECT u.id FROM user u WHERE u.categories_counter <>
+           (SELECT count(*) FROM category_follow f WHERE f.user_id = u.id)",
+    ),
+    (
+        "category_followers_counter",
+        "category followers_counter matches live followers",
+        "SELECT g.id FROM category g WHERE g.followers_counter <>
+           (SELECT count(*) FROM category_follow f JOIN user u ON u.id = f.user_id
+            WHERE f.category_id = g.id AND u.deleted = 0)",
+    ),
     ("jwt_secret", "there is a current JWT secret", "SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM jwt_secret WHERE grace_until IS NULL)"),
 ];
 

@@ -2,13 +2,18 @@
 //! keeps the counters `hearth check` verifies in the same transaction: the author's
 //! `posts_counter` / `discussions_counter` (live items) and a contribution's
 //! `comment_count` (live comments pointing at it).
+//!
+//! Reads are for a viewer (the caller, or `None`): an item comes with its votes as the
+//! viewer sees them, its categories marked followed or not, and its last activity; a
+//! list leaves out the authors the viewer hides (SPEC §8).
 
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::clock::Timestamp;
-use crate::db::categories;
+use crate::db::{categories, category_follows, hides, votes};
 use crate::model::category::Category;
 use crate::model::contribution::{Contribution, Kind};
+use crate::model::vote::Votes;
 
 /// What permission checks and counters need to know about a row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -186,6 +191,8 @@ fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Contribution> {
         parent: r.get(12)?,
         author: crate::db::users::from_row_at(r, 13)?,
         categories: Vec::new(),
+        votes: Votes::default(),
+        last_activity_at: 0,
     })
 }
 
@@ -204,8 +211,35 @@ pub fn categories_of(conn: &Connection, pk: i64) -> rusqlite::Result<Vec<Categor
     rows.collect()
 }
 
-/// One item, deleted or not, with author and categories.
-pub fn get(conn: &Connection, kind: Kind, id: i64) -> rusqlite::Result<Option<Contribution>> {
+/// The time of the newest live comment on `c` (on a comment: its newest live reply),
+/// or its creation when there is none. One index lookup (`contribution_comments`,
+/// `contribution_parent`).
+fn last_activity(conn: &Connection, c: &Contribution) -> rusqlite::Result<Timestamp> {
+    let sql = if c.kind == Kind::Comment {
+        "SELECT max(added_at) FROM contribution WHERE parent_pk = ?1 AND deleted = 0"
+    } else {
+        "SELECT max(added_at) FROM contribution WHERE target_pk = ?1 AND deleted = 0"
+    };
+    let newest: Option<Timestamp> = conn.prepare_cached(sql)?.query_row([c.pk], |r| r.get(0))?;
+    Ok(newest.map_or(c.added_at, |n| n.max(c.added_at)))
+}
+
+/// Fills in what an item shows `viewer` besides its row: categories (marked followed),
+/// votes, last activity.
+fn complete(conn: &Connection, c: &mut Contribution, viewer: Option<i64>) -> rusqlite::Result<()> {
+    c.categories = category_follows::mark(conn, categories_of(conn, c.pk)?, viewer)?;
+    c.votes = votes::votes_of(conn, c.pk, viewer)?;
+    c.last_activity_at = last_activity(conn, c)?;
+    Ok(())
+}
+
+/// One item, deleted or not, with author and categories, as `viewer` sees it.
+pub fn get(
+    conn: &Connection,
+    kind: Kind,
+    id: i64,
+    viewer: Option<i64>,
+) -> rusqlite::Result<Option<Contribution>> {
     let found = conn
         .prepare_cached(&format!("{} WHERE c.kind = ?1 AND c.id = ?2", select()))?
         .query_row(params![kind.as_str(), id], from_row)
@@ -213,37 +247,57 @@ pub fn get(conn: &Connection, kind: Kind, id: i64) -> rusqlite::Result<Option<Co
     match found {
         None => Ok(None),
         Some(mut c) => {
-            c.categories = categories_of(conn, c.pk)?;
+            complete(conn, &mut c, viewer)?;
             Ok(Some(c))
         }
     }
 }
 
-/// One page of live items of a kind, newest first, and the total; comments can be
-/// narrowed to those of one contribution (`target_pk`).
+/// One page of live items of a kind, newest first, and the total, as `viewer` sees
+/// them: without the items of the authors it hides. Comments can be narrowed to those
+/// of one contribution (`target_pk`).
 pub fn list(
     conn: &Connection,
     kind: Kind,
     target_pk: Option<i64>,
+    viewer: Option<i64>,
     limit: i64,
     offset: i64,
 ) -> rusqlite::Result<(i64, Vec<Contribution>)> {
-    // `?2 IS NULL OR ...` keeps one cached statement for both shapes
+    // `?2 IS NULL OR ...` keeps one cached statement for both shapes; a viewer who
+    // hides nobody (most) gets the plain statements, which count from the index alone
+    let hiding = match viewer {
+        Some(v) => hides::hides_anyone(conn, v)?,
+        None => false,
+    };
+    let hidden = if hiding {
+        "AND c.author_id NOT IN (SELECT h.hidden_id FROM user_hide h WHERE h.user_id = ?5)"
+    } else {
+        "AND ?5 IS NULL"
+    };
+    let who = viewer.filter(|_| hiding);
     let total: i64 = conn
-        .prepare_cached(
+        .prepare_cached(&format!(
             "SELECT count(*) FROM contribution c
-             WHERE c.kind = ?1 AND c.deleted = 0 AND (?2 IS NULL OR c.target_pk = ?2)",
-        )?
-        .query_row(params![kind.as_str(), target_pk], |r| r.get(0))?;
+             WHERE c.kind = ?1 AND c.deleted = 0 AND (?2 IS NULL OR c.target_pk = ?2) {hidden}"
+        ))?
+        // ?3 and ?4 (the page) are not used by the count
+        .query_row(
+            params![kind.as_str(), target_pk, None::<i64>, None::<i64>, who],
+            |r| r.get(0),
+        )?;
     let mut stmt = conn.prepare_cached(&format!(
-        "{} WHERE c.kind = ?1 AND c.deleted = 0 AND (?2 IS NULL OR c.target_pk = ?2)
+        "{} WHERE c.kind = ?1 AND c.deleted = 0 AND (?2 IS NULL OR c.target_pk = ?2) {hidden}
          ORDER BY c.added_at DESC, c.id DESC LIMIT ?3 OFFSET ?4",
         select()
     ))?;
-    let rows = stmt.query_map(params![kind.as_str(), target_pk, limit, offset], from_row)?;
+    let rows = stmt.query_map(
+        params![kind.as_str(), target_pk, limit, offset, who],
+        from_row,
+    )?;
     let mut items: Vec<Contribution> = rows.collect::<Result<_, _>>()?;
     for c in &mut items {
-        c.categories = categories_of(conn, c.pk)?;
+        complete(conn, c, viewer)?;
     }
     Ok((total, items))
 }

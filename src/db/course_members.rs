@@ -5,10 +5,11 @@ use std::collections::HashMap;
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::clock::Timestamp;
+use crate::model::course::JoinStatus;
 use crate::model::user::User;
 
 /// The status of `user` in `course`, if any.
-pub fn status(conn: &Connection, course: i64, user: i64) -> rusqlite::Result<Option<String>> {
+pub fn status(conn: &Connection, course: i64, user: i64) -> rusqlite::Result<Option<JoinStatus>> {
     conn.prepare_cached(
         "SELECT join_status FROM course_member WHERE course_id = ?1 AND user_id = ?2",
     )?
@@ -21,7 +22,7 @@ pub fn statuses(
     conn: &Connection,
     course: i64,
     users: &[i64],
-) -> rusqlite::Result<HashMap<i64, String>> {
+) -> rusqlite::Result<HashMap<i64, JoinStatus>> {
     if users.is_empty() {
         return Ok(HashMap::new());
     }
@@ -57,7 +58,7 @@ pub fn status_of(
     conn: &Connection,
     course: i64,
     user: Option<i64>,
-) -> rusqlite::Result<Option<String>> {
+) -> rusqlite::Result<Option<JoinStatus>> {
     match user {
         Some(u) => status(conn, course, u),
         None => Ok(None),
@@ -70,7 +71,7 @@ pub fn set(
     conn: &Connection,
     course: i64,
     user: i64,
-    join_status: &str,
+    join_status: JoinStatus,
     now: Timestamp,
 ) -> rusqlite::Result<()> {
     conn.prepare_cached(
@@ -85,9 +86,9 @@ pub fn set(
 /// Removes a membership (never the creator's: callers check).
 pub fn remove(conn: &Connection, course: i64, user: i64) -> rusqlite::Result<()> {
     conn.prepare_cached(
-        "DELETE FROM course_member WHERE course_id = ?1 AND user_id = ?2 AND join_status <> 'creator'",
+        "DELETE FROM course_member WHERE course_id = ?1 AND user_id = ?2 AND join_status <> ?3",
     )?
-    .execute([course, user])?;
+    .execute(params![course, user, JoinStatus::Creator])?;
     Ok(())
 }
 
@@ -96,10 +97,10 @@ pub fn remove(conn: &Connection, course: i64, user: i64) -> rusqlite::Result<()>
 pub fn list(
     conn: &Connection,
     course: i64,
-    statuses: &[&str],
+    statuses: &[JoinStatus],
     limit: i64,
     offset: i64,
-) -> rusqlite::Result<(i64, Vec<(User, String)>)> {
+) -> rusqlite::Result<(i64, Vec<(User, JoinStatus)>)> {
     let statuses = serde_json::to_string(statuses).unwrap_or_else(|_| "[]".into());
     let count: i64 = conn
         .prepare_cached(
@@ -118,4 +119,65 @@ pub fn list(
         Ok((crate::db::users::from_row_at(r, 0)?, r.get(n)?))
     })?;
     Ok((count, rows.collect::<Result<_, _>>()?))
+}
+
+#[cfg(test)]
+mod tests {
+    #![expect(clippy::unwrap_used, reason = "tests fail loudly")]
+
+    use rusqlite::types::ToSql;
+
+    use super::*;
+    use crate::model::course::{CourseType, Privacy};
+
+    /// The model's enums and the schema's `CHECK` constraints name the same strings:
+    /// every value is stored (and read back), nothing else is.
+    #[test]
+    fn the_course_enums_are_the_schema_choices() {
+        let conn = Connection::open_in_memory().unwrap();
+        crate::db::migrate::create(&conn).unwrap();
+        conn.execute(
+            "INSERT INTO user (id, username, username_key, date_joined) VALUES (1, 'u', 'u', 0)",
+            [],
+        )
+        .unwrap();
+        let course = |id: i64, kind: &dyn ToSql, privacy: &dyn ToSql| {
+            conn.execute(
+                "INSERT INTO course (id, name, name_key, slug, type, privacy, created_at, created_by)
+                 VALUES (?1, ?1, ?1, ?1, ?2, ?3, 0, 1)",
+                params![id, kind, privacy],
+            )
+        };
+        let mut id = 0;
+        for kind in CourseType::ALL {
+            for privacy in Privacy::ALL {
+                id += 1;
+                course(id, kind, privacy).unwrap();
+                let back = crate::db::courses::get(&conn, id).unwrap().unwrap();
+                assert_eq!((back.kind, back.privacy), (*kind, *privacy));
+            }
+        }
+        assert!(course(100, &"weekly", &Privacy::Open).is_err());
+        assert!(course(101, &CourseType::Structured, &"public").is_err());
+        for (user, s) in (10..).zip(JoinStatus::ALL) {
+            conn.execute(
+                "INSERT INTO user (id, username, username_key, date_joined) VALUES (?1, ?1, ?1, 0)",
+                [user],
+            )
+            .unwrap();
+            set(&conn, 1, user, *s, 0).unwrap();
+            assert_eq!(status(&conn, 1, user).unwrap(), Some(*s));
+        }
+        let bad = conn.execute(
+            "INSERT INTO course_member (course_id, user_id, join_status, created_at) VALUES (2, 1, 'owner', 0)",
+            [],
+        );
+        assert!(bad.is_err());
+        // the creator's row is the one `remove` never deletes
+        set(&conn, 2, 1, JoinStatus::Creator, 0).unwrap();
+        remove(&conn, 2, 1).unwrap();
+        remove(&conn, 1, 12).unwrap();
+        assert_eq!(status(&conn, 2, 1).unwrap(), Some(JoinStatus::Creator));
+        assert_eq!(status(&conn, 1, 12).unwrap(), None);
+    }
 }

@@ -6,7 +6,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::db::categories;
 use crate::model::category::Category;
-use crate::model::course::Course;
+use crate::model::course::{Course, JoinStatus};
 
 pub use super::course_sections::{
     delete_section, insert_section, rename_section, section, sections,
@@ -65,7 +65,7 @@ pub fn slug_taken(conn: &Connection, slug: &str, except: i64) -> rusqlite::Resul
 }
 
 /// Inserts a course (its `id` is ignored; `None` in `id` assigns one) and returns its id.
-pub fn insert(conn: &Connection, c: &Course, id: Option<i64>) -> rusqlite::Result<i64> {
+fn insert(conn: &Connection, c: &Course, id: Option<i64>) -> rusqlite::Result<i64> {
     conn.prepare_cached(
         "INSERT INTO course (id, name, name_key, slug, description, type, privacy,
             enforce_lessons_order, new_comment_notification_enabled, hide_member_count,
@@ -96,6 +96,21 @@ pub fn insert(conn: &Connection, c: &Course, id: Option<i64>) -> rusqlite::Resul
         c.created_by,
     ])?;
     Ok(conn.last_insert_rowid())
+}
+
+/// Creates a course (its `id` is ignored; `None` in `id` assigns one) with its
+/// creator's membership, from the course's `created_at`, and its categories: what the
+/// API's create and the importer both write. Returns the id.
+pub fn create(
+    conn: &Connection,
+    c: &Course,
+    id: Option<i64>,
+    categories: &[i64],
+) -> rusqlite::Result<i64> {
+    let id = insert(conn, c, id)?;
+    super::course_members::set(conn, id, c.created_by, JoinStatus::Creator, c.created_at)?;
+    add_categories(conn, id, categories)?;
+    Ok(id)
 }
 
 /// Writes every writable column of a course back.
@@ -243,7 +258,7 @@ fn like_pattern(s: &str) -> String {
 ///   stopping after `LIMIT` matches, with the same member lists; `name` ordering walks
 ///   the unique `name_key` index instead. Debug build, 100k courses: 45 ms
 ///   anonymous, 60–125 ms for a member, 210 ms with a text search (count included).
-const VISIBLE: &str = "c.deleted = 0 AND (
+pub(crate) const VISIBLE: &str = "c.deleted = 0 AND (
         c.privacy IN ('open', 'private')
         OR (c.privacy = 'secret' AND c.id IN (SELECT m.course_id FROM course_member m
               WHERE m.user_id = ?1 AND m.join_status IN ('creator', 'manager', 'joined', 'invited')))
@@ -393,7 +408,7 @@ pub fn explain_search(conn: &Connection, order_by: &str) -> rusqlite::Result<Vec
 pub fn list_for_user(
     conn: &Connection,
     user: i64,
-    statuses: &[&str],
+    statuses: &[JoinStatus],
     limit: i64,
     offset: i64,
 ) -> rusqlite::Result<(i64, Vec<i64>)> {

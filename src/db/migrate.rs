@@ -13,7 +13,7 @@ use super::{APPLICATION_ID, DbError};
 pub const SCHEMA: &str = include_str!("../../schema.sql");
 
 /// The schema version this binary writes.
-pub const VERSION: i64 = 2;
+pub const VERSION: i64 = 3;
 
 /// One step from version N to N+1, run inside the migration's transaction.
 type Step = fn(&Connection) -> Result<(), DbError>;
@@ -21,7 +21,7 @@ type Step = fn(&Connection) -> Result<(), DbError>;
 /// Steps from version N to N+1, applied in order to older files. `MIGRATIONS[0]`
 /// takes version 1 to 2, and so on. Each runs in one transaction with the
 /// `user_version` bump, so a file is either wholly migrated by a step or untouched.
-const MIGRATIONS: &[Step] = &[v2_unique_names];
+const MIGRATIONS: &[Step] = &[v2_unique_names, v3_kit];
 
 /// Version 2: reaction labels, category names and category slugs unique
 /// case-insensitively, enforced by unique indexes on lowercased key columns
@@ -96,6 +96,54 @@ fn v2_unique_names(conn: &Connection) -> Result<(), DbError> {
          CREATE UNIQUE INDEX category_slug_nocase ON category (slug COLLATE NOCASE);",
     )?;
     Ok(())
+}
+
+/// Version 3: what the platform's UI kit reads (SPEC §8): votes and their tallies,
+/// category follows (with `user.categories_counter` and `category.followers_counter`),
+/// hidden users and per-user settings. Only new tables and two counter columns that
+/// start at 0, which is exact: an older file has no follows or votes to count.
+fn v3_kit(conn: &Connection) -> Result<(), DbError> {
+    conn.execute_batch(
+        "ALTER TABLE user ADD COLUMN categories_counter INTEGER NOT NULL DEFAULT 0;
+         ALTER TABLE category ADD COLUMN followers_counter INTEGER NOT NULL DEFAULT 0;",
+    )?;
+    // the new tables and indexes exactly as schema.sql has them
+    for stmt in kit_statements() {
+        conn.execute_batch(&stmt)?;
+    }
+    Ok(())
+}
+
+/// The `CREATE TABLE` / `CREATE INDEX` statements of [`SCHEMA`] for the tables that
+/// version 3 added, so the migration cannot drift from the fresh schema.
+fn kit_statements() -> Vec<String> {
+    const TABLES: [&str; 5] = [
+        "vote",
+        "vote_tally",
+        "category_follow",
+        "user_hide",
+        "user_setting",
+    ];
+    // comments out first (they may hold `;`); the schema has no `--` inside a string
+    let code: String = SCHEMA
+        .lines()
+        .map(|l| l.split("--").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut out = Vec::new();
+    for stmt in code.split(';') {
+        let code = stmt.trim();
+        let words: Vec<&str> = code.split_whitespace().collect();
+        let table = match words.as_slice() {
+            ["CREATE", "TABLE", name, ..] => *name,
+            ["CREATE", "INDEX", _, "ON", name, ..] => *name,
+            _ => continue,
+        };
+        if TABLES.contains(&table) {
+            out.push(format!("{code};"));
+        }
+    }
+    out
 }
 
 /// `(id, text)` rows of a query.
@@ -292,6 +340,27 @@ mod tests {
         conn.execute_batch("CREATE TABLE t (x)")?;
         assert!(matches!(identify(&conn), Err(DbError::NotHearth(_))));
         Ok(())
+    }
+
+    #[test]
+    fn version_3_adds_every_kit_table_of_the_schema() {
+        let stmts = kit_statements();
+        // five tables and four indexes
+        assert_eq!(stmts.len(), 9, "{stmts:#?}");
+        for t in [
+            "vote",
+            "vote_tally",
+            "category_follow",
+            "user_hide",
+            "user_setting",
+        ] {
+            assert!(
+                stmts
+                    .iter()
+                    .any(|s| s.starts_with(&format!("CREATE TABLE {t} ("))),
+                "{t}"
+            );
+        }
     }
 
     #[test]

@@ -5,12 +5,15 @@
 
 pub mod apps;
 pub mod categories;
+pub mod category_follows;
 pub mod check;
 pub mod contributions;
+pub mod contributors;
 pub mod course_members;
 pub mod course_sections;
 pub mod courses;
 pub mod follows;
+pub mod hides;
 pub mod import;
 pub mod indexes;
 pub mod jwt;
@@ -22,7 +25,10 @@ mod readers;
 pub mod seed;
 pub mod sessions;
 pub mod tokens;
+pub mod user_courses;
+pub mod user_settings;
 pub mod users;
+pub mod votes;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};

@@ -9,7 +9,7 @@ use crate::model::user::{User, username_key};
 pub const COLUMNS: &str = "id, username, email, real_name, is_staff, ext_id, avatar, cover, bio, location, \
     location_lat_lng, position_lat_lng, date_of_birth, description, gender, website, reputation, \
     community_badge, reg_approved, company_name, company_role, followings_counter, followers_counter, \
-    posts_counter, discussions_counter, polls_counter, date_joined, deleted";
+    posts_counter, discussions_counter, polls_counter, date_joined, deleted, categories_counter";
 
 /// [`COLUMNS`] prefixed with `u.` for joins.
 pub fn columns_as(alias: &str) -> String {
@@ -51,6 +51,7 @@ pub fn from_row_at(r: &rusqlite::Row<'_>, o: usize) -> rusqlite::Result<User> {
         polls_counter: r.get(o + 25)?,
         date_joined: r.get(o + 26)?,
         deleted: r.get(o + 27)?,
+        categories_counter: r.get(o + 28)?,
     })
 }
 
@@ -74,7 +75,9 @@ pub fn by_username(
     conn.prepare_cached(&format!(
         "SELECT {COLUMNS}, password FROM user WHERE username_key = ?1 AND deleted = 0"
     ))?
-    .query_row([username_key(username)], |r| Ok((from_row(r)?, r.get(28)?)))
+    .query_row([username_key(username)], |r| {
+        Ok((from_row(r)?, r.get(COLUMNS.split(", ").count())?))
+    })
     .optional()
 }
 
@@ -153,8 +156,9 @@ pub fn set_staff(conn: &Connection, id: i64, staff: bool) -> rusqlite::Result<()
 }
 
 /// Soft-deletes a user: its tokens, sessions and grants stop working, and the follow
-/// counters of the users around it stop counting it (SPEC §4: counters leave out
-/// deleted users).
+/// counters of the users around it, the followers of the categories it follows and the
+/// vote tallies of what it voted stop counting it (SPEC §4: counters leave out deleted
+/// users).
 pub fn soft_delete(conn: &Connection, id: i64) -> rusqlite::Result<()> {
     if conn.execute(
         "UPDATE user SET deleted = 1 WHERE id = ?1 AND deleted = 0",
@@ -176,6 +180,18 @@ pub fn soft_delete(conn: &Connection, id: i64) -> rusqlite::Result<()> {
     conn.execute(
         "UPDATE user SET mutuals_counter = mutuals_counter - 1
          WHERE id IN (SELECT followed FROM follow WHERE follower = ?1 AND mutual = 1)",
+        [id],
+    )?;
+    // its category follows and votes stop counting too (SPEC §8: counters count live users)
+    conn.execute(
+        "UPDATE category SET followers_counter = followers_counter - 1
+         WHERE id IN (SELECT category_id FROM category_follow WHERE user_id = ?1)",
+        [id],
+    )?;
+    conn.execute(
+        "UPDATE vote_tally SET n = n - 1
+         WHERE (contribution_pk, reaction_id) IN
+               (SELECT contribution_pk, reaction_id FROM vote WHERE user_id = ?1)",
         [id],
     )?;
     conn.execute(

@@ -108,40 +108,6 @@ pub fn request(
         )
 }
 
-/// Matches only when the request path ends with `/`: SPEC §3 serves API paths with
-/// their trailing slash (warp's path filters ignore it).
-pub fn slash() -> impl Filter<Extract = (), Error = warp::Rejection> + Copy {
-    warp::path::full()
-        .and_then(|p: warp::path::FullPath| async move {
-            if p.as_str().ends_with('/') {
-                Ok(())
-            } else {
-                Err(warp::reject::not_found())
-            }
-        })
-        .untuple_one()
-}
-
-/// Matches only when the request path does not end with `/`.
-pub fn no_slash() -> impl Filter<Extract = (), Error = warp::Rejection> + Copy {
-    warp::path::full()
-        .and_then(|p: warp::path::FullPath| async move {
-            if p.as_str().ends_with('/') {
-                Err(warp::reject::not_found())
-            } else {
-                Ok(())
-            }
-        })
-        .untuple_one()
-}
-
-/// A route that never matches (a module with no routes yet).
-pub fn no_route() -> Route {
-    warp::any()
-        .and_then(|| async { Err::<Response, _>(warp::reject::not_found()) })
-        .boxed()
-}
-
 /// A JSON response.
 pub fn json_response<T: Serialize + ?Sized>(status: StatusCode, body: &T) -> Response {
     match serde_json::to_vec(body) {
@@ -153,11 +119,6 @@ pub fn json_response<T: Serialize + ?Sized>(status: StatusCode, body: &T) -> Res
 /// 200 with a JSON body.
 pub fn ok<T: Serialize + ?Sized>(body: &T) -> Response {
     json_response(StatusCode::OK, body)
-}
-
-/// The answer for a method the path does not serve.
-pub fn method_not_allowed(allow: &'static str) -> Response {
-    crate::error::ApiError::MethodNotAllowed(allow.into()).to_response()
 }
 
 /// Turns a handler's result into the response.

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
 use warp::Filter;
-use warp::http::Method;
+pub use warp::http::Method;
 use warp::reply::Response;
 
 use super::{Req, Route, request};
@@ -22,7 +22,10 @@ use crate::state::AppState;
 /// Who may call an endpoint (SPEC §5's "auth" column).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Auth {
-    /// Anyone; a bad bearer token is still 401 on API reads that look at it.
+    /// No authentication: a bearer token is not looked at (health, the schema, files,
+    /// and OAuth, which authenticates clients and users its own way).
+    None,
+    /// Anyone; a bearer token, when sent, must be valid (401 otherwise).
     Public,
     /// (CA) anyone while `configurations.content_availability` is on, callers otherwise.
     Ca,
@@ -37,12 +40,13 @@ pub enum Auth {
 impl Auth {
     /// Whether an anonymous caller can ever be served.
     pub fn allows_anonymous(self) -> bool {
-        matches!(self, Auth::Public | Auth::Ca)
+        matches!(self, Auth::None | Auth::Public | Auth::Ca)
     }
 
     /// The name used in the OpenAPI document (`x-hearth-auth`) and the docs.
     pub fn as_str(self) -> &'static str {
         match self {
+            Auth::None => "none",
             Auth::Public => "public",
             Auth::Ca => "ca",
             Auth::User => "user",
@@ -114,6 +118,13 @@ impl Endpoint {
     #[must_use]
     pub fn writes(mut self) -> Self {
         self.writes = true;
+        self
+    }
+
+    /// Marks a `POST` that changes nothing (`verify_token`): a replica serves it itself.
+    #[must_use]
+    pub fn read_only(mut self) -> Self {
+        self.writes = false;
         self
     }
 

@@ -2,10 +2,11 @@
 //! cover and course images. (`/media/...`, the images stored in the database, is served
 //! by the handler layer: `api::media`.)
 
-use warp::Filter;
-use warp::http::{HeaderValue, StatusCode, header};
+use warp::http::{HeaderValue, Method, StatusCode, header};
+use warp::reply::Response;
 
-use super::{Route, bytes_response};
+use super::bytes_response;
+use super::route::{Auth, Endpoint};
 use crate::error::ApiError;
 
 /// (path under /static/, content type, bytes)
@@ -61,33 +62,40 @@ const FILES: &[(&str, &str, &[u8])] = &[
         include_bytes!("../../static/default/course.svg"),
     ),
     (
+        "default/category.svg",
+        "image/svg+xml",
+        include_bytes!("../../static/default/category.svg"),
+    ),
+    (
         "default/app.svg",
         "image/svg+xml",
         include_bytes!("../../static/default/app.svg"),
     ),
 ];
 
+/// The endpoints of this module (declared here, below the API layer: nothing of it is
+/// needed to serve a built-in file).
+pub fn endpoints() -> Vec<Endpoint> {
+    vec![Endpoint::new(
+        Method::GET,
+        "/static/{*path}",
+        Auth::None,
+        "getStaticFile",
+        |_req, params| async move { file(params.tail()) },
+    )]
+}
+
 /// `GET /static/<path>`: built-in files, cached for a day.
-pub fn static_files() -> Route {
-    warp::path("static")
-        .and(warp::path::tail())
-        .and(super::no_slash())
-        .and(warp::method())
-        .map(|tail: warp::path::Tail, method: warp::http::Method| {
-            if method != warp::http::Method::GET && method != warp::http::Method::HEAD {
-                return super::method_not_allowed("GET, HEAD");
-            }
-            match FILES.iter().find(|(p, ..)| *p == tail.as_str()) {
-                Some((_, ct, body)) => {
-                    let mut r = bytes_response(StatusCode::OK, ct, *body);
-                    r.headers_mut().insert(
-                        header::CACHE_CONTROL,
-                        HeaderValue::from_static("public, max-age=86400"),
-                    );
-                    r
-                }
-                None => ApiError::NotFound.to_response(),
-            }
-        })
-        .boxed()
+fn file(path: &str) -> Response {
+    match FILES.iter().find(|(p, ..)| *p == path) {
+        Some((_, ct, body)) => {
+            let mut r = bytes_response(StatusCode::OK, ct, *body);
+            r.headers_mut().insert(
+                header::CACHE_CONTROL,
+                HeaderValue::from_static("public, max-age=86400"),
+            );
+            r
+        }
+        None => ApiError::NotFound.to_response(),
+    }
 }

@@ -7,16 +7,21 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::PublicUrl;
-use super::category::Category;
+use super::category::{Category, CategoryJson};
 use super::field::FieldError;
 use super::ids::{self, ListError};
+use super::reaction::ReactionJson;
 use super::user::{User, UserMinimal};
+use super::vote::{ReactionCount, Votes, reaction_json};
 use crate::clock::{Timestamp, rfc3339};
 
 /// Longest discussion title, in characters.
 pub const TITLE_MAX: usize = 250;
 /// Length of `summary`, in characters.
 pub const SUMMARY_LEN: usize = 200;
+/// How much of the title or text a contribution's `slug` is made from, in characters
+/// (a slug has at most 100; this bounds the work on a long text).
+pub const SLUG_SOURCE_LEN: usize = 1000;
 
 /// The four kinds of contribution. Each numbers its own ids.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -85,25 +90,61 @@ pub struct Contribution {
     pub parent: Option<i64>,
     /// Its categories.
     pub categories: Vec<Category>,
+    /// Its votes, as the caller sees them.
+    pub votes: Votes,
+    /// The later of its creation and its newest live comment (a comment's: its newest
+    /// live reply).
+    pub last_activity_at: Timestamp,
 }
 
-/// SPEC §5's object JSON. Kind-specific fields are present only for their kind
-/// (`title` for discussions, `action` for statuses, the four ids for comments, null
-/// when absent).
-#[derive(Debug, Clone, Serialize)]
+/// SPEC §5's object JSON, with the fields the platform's UI kit reads (SPEC §8).
+/// Kind-specific fields are present only for their kind (`title` for discussions,
+/// `action` for statuses, the four ids, `in_reply_to` and `latest_comments` for
+/// comments, null when absent). What hearth does not keep (views, shares, flags,
+/// followers of an item, media, polls, tags, places, groups, events) is always there,
+/// with the value that is true of it: nothing.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[schema(as = Contribution)]
 pub struct ContributionJson {
     pub id: i64,
     #[serde(rename = "type")]
     pub kind: &'static str,
     pub author: UserMinimal,
+    /// RFC 3339 UTC with microseconds
+    #[schema(format = DateTime)]
     pub added_at: String,
+    /// null when never edited
+    #[schema(format = DateTime)]
     pub last_edited_at: Option<String>,
+    pub last_activity_at: String,
+    pub slug: String,
     pub text: String,
+    /// The text, HTML-escaped
     pub html: String,
+    /// The first 200 characters of the text, no ellipsis
     pub summary: String,
     pub deleted: bool,
-    pub categories: Vec<Category>,
+    pub collapsed: bool,
+    pub suspended: bool,
+    pub categories: Vec<CategoryJson>,
+    /// Live comments on this item (replies included)
     pub comment_count: i64,
+    pub vote_count: i64,
+    pub reactions_count: Vec<ReactionCount>,
+    pub voted: bool,
+    pub reaction: Option<ReactionJson>,
+    pub view_count: i64,
+    pub share_count: i64,
+    pub flag_count: i64,
+    pub follower_count: i64,
+    pub followed: bool,
+    pub medias: Vec<Value>,
+    pub addressing: Vec<Value>,
+    pub tags: Vec<Value>,
+    pub location: Option<Value>,
+    pub poll: Option<Value>,
+    pub group: Option<Value>,
+    pub event: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -116,10 +157,15 @@ pub struct ContributionJson {
     pub status: Option<Option<i64>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parent: Option<Option<i64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub in_reply_to: Option<Option<i64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub latest_comments: Option<Vec<Value>>,
 }
 
 impl Contribution {
-    /// The object JSON.
+    /// The object JSON (`voted` and `reaction` for the caller whose votes
+    /// [`Contribution::votes`] holds).
     pub fn to_json(&self, base: &PublicUrl) -> ContributionJson {
         let is_comment = self.kind == Kind::Comment;
         let target_id =
@@ -130,19 +176,52 @@ impl Contribution {
             author: self.author.minimal(base),
             added_at: rfc3339(self.added_at),
             last_edited_at: self.last_edited_at.map(rfc3339),
+            last_activity_at: rfc3339(self.last_activity_at.max(self.added_at)),
+            slug: self.slug(),
             text: self.text.clone(),
             html: super::html::escape(&self.text),
             summary: summary(&self.text),
             deleted: self.deleted,
-            categories: self.categories.clone(),
+            collapsed: false,
+            suspended: false,
+            categories: self.categories.iter().map(|c| c.to_json(base)).collect(),
             comment_count: self.comment_count,
+            vote_count: self.votes.count(),
+            reactions_count: self.votes.reactions_count(base),
+            voted: self.votes.mine.is_some(),
+            reaction: self.votes.mine.as_ref().map(|r| reaction_json(base, r)),
+            view_count: 0,
+            share_count: 0,
+            flag_count: 0,
+            follower_count: 0,
+            followed: false,
+            medias: Vec::new(),
+            addressing: Vec::new(),
+            tags: Vec::new(),
+            location: None,
+            poll: None,
+            group: None,
+            event: None,
             title: (self.kind == Kind::Discussion).then(|| self.title.clone().unwrap_or_default()),
             action: (self.kind == Kind::Status).then(|| self.action.clone().unwrap_or_default()),
             discussion: target_id(Kind::Discussion),
             post: target_id(Kind::Post),
             status: target_id(Kind::Status),
             parent: is_comment.then_some(self.parent),
+            in_reply_to: is_comment.then_some(None),
+            latest_comments: is_comment.then(Vec::new),
         }
+    }
+
+    /// The slug: from a discussion's title, from the text of the others, as course
+    /// slugs are made; the kind's name when nothing is left.
+    pub fn slug(&self) -> String {
+        let source = match (&self.title, self.kind) {
+            (Some(t), Kind::Discussion) if !t.is_empty() => t.as_str(),
+            _ => self.text.as_str(),
+        };
+        let head: String = source.chars().take(SLUG_SOURCE_LEN).collect();
+        super::slug::slugify(&head, self.kind.as_str())
     }
 }
 
@@ -365,6 +444,48 @@ mod tests {
             assert_eq!(Kind::parse(k.as_str()), Some(k));
         }
         assert_eq!(Kind::parse("poll"), None);
+    }
+
+    #[test]
+    fn slugs_come_from_the_title_or_the_text() {
+        let mut c = Contribution {
+            pk: 1,
+            kind: Kind::Discussion,
+            id: 1,
+            author: User::default(),
+            title: Some("Grüße, World!".into()),
+            action: None,
+            text: "body".into(),
+            added_at: 5,
+            last_edited_at: None,
+            deleted: false,
+            comment_count: 0,
+            target: None,
+            parent: None,
+            categories: Vec::new(),
+            votes: Votes::default(),
+            last_activity_at: 0,
+        };
+        assert_eq!(c.slug(), "grusse-world");
+        c.kind = Kind::Post;
+        c.title = None;
+        c.text = "🙂 ".repeat(2000);
+        assert_eq!(c.slug(), "post");
+        c.text = format!("{}x", " ".repeat(5000));
+        assert_eq!(c.slug(), "post", "only the first 1000 characters count");
+        let base = PublicUrl("http://h".into());
+        let j = c.to_json(&base);
+        assert_eq!(j.last_activity_at, rfc3339(5), "never before creation");
+        assert!(j.in_reply_to.is_none() && j.latest_comments.is_none());
+        c.kind = Kind::Comment;
+        let j = serde_json::to_value(c.to_json(&base)).unwrap_or_default();
+        assert_eq!(j["in_reply_to"], Value::Null);
+        assert_eq!(j["latest_comments"], serde_json::json!([]));
+        assert_eq!(j["medias"], serde_json::json!([]));
+        assert_eq!(
+            (j["voted"].clone(), j["reaction"].clone()),
+            (Value::Bool(false), Value::Null)
+        );
     }
 
     #[test]

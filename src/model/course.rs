@@ -4,18 +4,11 @@
 use serde::Serialize;
 
 use super::PublicUrl;
-use super::category::Category;
+use super::category::{Category, CategoryJson};
+pub use super::course_enums::{CourseType, JoinStatus, Privacy};
 use super::user::UserMinimal;
 use crate::clock::{Timestamp, rfc3339};
 
-/// Allowed `type` values.
-pub const TYPES: [&str; 3] = ["self-paced", "structured", "scheduled"];
-/// Allowed `privacy` values (`""` is the draft).
-pub const PRIVACIES: [&str; 4] = ["", "open", "private", "secret"];
-/// Every `join_status`.
-pub const STATUSES: [&str; 5] = ["creator", "manager", "joined", "invited", "requested"];
-/// The statuses that count as members (`member_count`, default list filters).
-pub const MEMBER_STATUSES: [&str; 3] = ["creator", "manager", "joined"];
 /// The default image of a course without one, served by hearth.
 pub const DEFAULT_IMAGE: &str = "/static/default/course.svg";
 /// Longest name.
@@ -30,8 +23,8 @@ pub struct Course {
     pub name: String,
     pub slug: String,
     pub description: String,
-    pub kind: String,
-    pub privacy: String,
+    pub kind: CourseType,
+    pub privacy: Privacy,
     pub enforce_lessons_order: bool,
     pub new_comment_notification_enabled: bool,
     pub hide_member_count: bool,
@@ -54,22 +47,31 @@ pub fn name_key(name: &str) -> String {
     name.to_lowercase()
 }
 
-/// Whether a status is the creator's or a manager's.
-pub fn manages(status: Option<&str>) -> bool {
-    matches!(status, Some("creator" | "manager"))
+/// Whether a caller with `status` (None: no membership or anonymous) is the creator
+/// or a manager.
+pub fn manages(status: Option<JoinStatus>) -> bool {
+    status.is_some_and(JoinStatus::manages)
 }
 
 /// Whether a caller with `status` (None: no membership or anonymous) may see a course
 /// (SPEC §5): a draft only its creator and managers; open and private everyone; secret
 /// members, invited users and managers; a deleted course only its creator.
-pub fn visible(course: &Course, status: Option<&str>) -> bool {
+pub fn visible(course: &Course, status: Option<JoinStatus>) -> bool {
     if course.deleted {
-        return status == Some("creator");
+        return status == Some(JoinStatus::Creator);
     }
-    match course.privacy.as_str() {
-        "open" | "private" => true,
-        "secret" => matches!(status, Some("creator" | "manager" | "joined" | "invited")),
-        _ => manages(status),
+    match course.privacy {
+        Privacy::Open | Privacy::Private => true,
+        Privacy::Secret => matches!(
+            status,
+            Some(
+                JoinStatus::Creator
+                    | JoinStatus::Manager
+                    | JoinStatus::Joined
+                    | JoinStatus::Invited
+            )
+        ),
+        Privacy::Draft => manages(status),
     }
 }
 
@@ -83,34 +85,55 @@ pub fn media_path(key: &str, side: u32) -> String {
 
 /// Course JSON: SEED-API's Course table in order (without the write-only
 /// `image_original`), plus `member_count`, `num_sections`, `num_lessons`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[schema(as = Course)]
 pub struct CourseJson {
     pub id: i64,
+    /// Unique case-insensitively (400 unique). Leading and trailing spaces are trimmed.
+    #[schema(max_length = 255)]
     pub name: String,
+    /// Unique (400 unique). When absent or empty on create: generated from name (Latin letters folded to ASCII, lowercase, other runs of characters one -, at most 100; course when nothing is left; -2, -3... on collision). Changing the name does not change the slug.
+    #[schema(max_length = 100)]
     pub slug: String,
     pub description: String,
+    /// 400 invalid_choice otherwise.
     #[serde(rename = "type")]
-    pub kind: String,
-    pub privacy: String,
+    pub kind: CourseType,
+    /// "" is the draft; once another value is set it can never go back to "" (400 on privacy).
+    pub privacy: Privacy,
     pub enforce_lessons_order: bool,
     pub new_comment_notification_enabled: bool,
+    /// When true, member_count is null for callers who are not creator or manager.
     pub hide_member_count: bool,
     pub meta_title: String,
     pub meta_description: String,
     pub og_title: String,
     pub og_description: String,
     pub og_image: String,
+    /// Must list exactly the ids of the course's sections, in any order (400 otherwise; [] on create).
     pub sections_order: Vec<i64>,
+    /// 600×600 center-cropped square under /media/ (versioned path, cached as immutable), JPEG or PNG (PNG when the upload has transparency); the default image /static/default/course.svg when there is none.
+    #[schema(format = "uri")]
     pub image_bigger: String,
+    /// 400×400 center-cropped square under /media/ (versioned path, cached as immutable), JPEG or PNG (PNG when the upload has transparency); the default image /static/default/course.svg when there is none.
+    #[schema(format = "uri")]
     pub image_big: String,
+    /// 200×200 center-cropped square under /media/ (versioned path, cached as immutable), JPEG or PNG (PNG when the upload has transparency); the default image /static/default/course.svg when there is none.
+    #[schema(format = "uri")]
     pub image_medium: String,
+    /// 100×100 center-cropped square under /media/ (versioned path, cached as immutable), JPEG or PNG (PNG when the upload has transparency); the default image /static/default/course.svg when there is none.
+    #[schema(format = "uri")]
     pub image_small: String,
     pub deleted: bool,
-    pub join_status: Option<String>,
+    /// The caller's status; null for anonymous callers and users without one.
+    pub join_status: Option<JoinStatus>,
+    /// Percentage (rounded down) of the course's lessons the caller completed; 0 without lessons or for anonymous callers.
     pub user_completion_rate: i64,
+    #[schema(format = DateTime)]
     pub created_at: String,
     pub created_by: UserMinimal,
-    pub categories: Vec<Category>,
+    pub categories: Vec<CategoryJson>,
+    /// Users whose status is creator, manager or joined; null for non-managers when hide_member_count.
     pub member_count: Option<i64>,
     pub num_sections: i64,
     pub num_lessons: i64,
@@ -131,7 +154,7 @@ impl Course {
     pub fn to_json(
         &self,
         base: &PublicUrl,
-        status: Option<String>,
+        status: Option<JoinStatus>,
         created_by: UserMinimal,
         categories: Vec<Category>,
         counts: Counts,
@@ -140,7 +163,7 @@ impl Course {
             Some(k) => base.at(&format!("/media/{}", media_path(k, side))),
             None => base.at(DEFAULT_IMAGE),
         };
-        let show_members = !self.hide_member_count || manages(status.as_deref());
+        let show_members = !self.hide_member_count || manages(status);
         let rate = if counts.lessons > 0 {
             (counts.completed * 100 / counts.lessons).clamp(0, 100)
         } else {
@@ -151,8 +174,8 @@ impl Course {
             name: self.name.clone(),
             slug: self.slug.clone(),
             description: self.description.clone(),
-            kind: self.kind.clone(),
-            privacy: self.privacy.clone(),
+            kind: self.kind,
+            privacy: self.privacy,
             enforce_lessons_order: self.enforce_lessons_order,
             new_comment_notification_enabled: self.new_comment_notification_enabled,
             hide_member_count: self.hide_member_count,
@@ -171,7 +194,7 @@ impl Course {
             user_completion_rate: rate,
             created_at: rfc3339(self.created_at),
             created_by,
-            categories,
+            categories: categories.iter().map(|c| c.to_json(base)).collect(),
             member_count: show_members.then_some(counts.members),
             num_sections: counts.sections,
             num_lessons: counts.lessons,
@@ -189,7 +212,8 @@ pub struct Section {
 }
 
 /// Section JSON.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[schema(as = CourseSection)]
 pub struct SectionJson {
     pub id: i64,
     pub name: String,
@@ -197,11 +221,12 @@ pub struct SectionJson {
 }
 
 /// An item of the member and request lists: User Minimal plus `join_status`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[schema(as = CourseMember)]
 pub struct MemberJson {
     #[serde(flatten)]
     pub user: UserMinimal,
-    pub join_status: String,
+    pub join_status: JoinStatus,
 }
 
 /// Whether `sections_order` lists exactly `ids` (any order, no duplicates).
@@ -227,19 +252,15 @@ pub fn new_course(created_by: i64, now: Timestamp) -> Course {
 
 /// The statuses of a `statuses` query parameter (comma-separated); an unknown one is
 /// an error naming it.
-pub fn parse_statuses(
-    s: Option<&str>,
-    default: &[&'static str],
-) -> Result<Vec<&'static str>, String> {
+pub fn parse_statuses(s: Option<&str>, default: &[JoinStatus]) -> Result<Vec<JoinStatus>, String> {
     let Some(s) = s.filter(|s| !s.trim().is_empty()) else {
         return Ok(default.to_vec());
     };
     let mut out = Vec::new();
     for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        match STATUSES.iter().find(|x| **x == part) {
-            Some(x) if !out.contains(x) => out.push(*x),
-            Some(_) => {}
-            None => return Err(format!("\"{part}\" is not a valid join status.")),
+        let status = JoinStatus::parse(part)?;
+        if !out.contains(&status) {
+            out.push(status);
         }
     }
     Ok(out)
@@ -292,6 +313,60 @@ mod tests {
     }
 
     #[test]
+    fn choices_are_typed_and_their_errors_keep_their_words_and_order() {
+        let (i, e) = parse(
+            json!({"name": "A", "type": "scheduled", "privacy": ""}),
+            true,
+        );
+        assert!(e.is_empty(), "{e:?}");
+        assert_eq!(
+            (i.kind, i.privacy),
+            (Some(CourseType::Scheduled), Some(Privacy::Draft))
+        );
+        let mut c = new_course(1, 0);
+        c.privacy = Privacy::Open;
+        i.apply(&mut c);
+        assert_eq!((c.kind, c.privacy), (CourseType::Scheduled, Privacy::Draft));
+        let (i, e) = parse(
+            json!({"privacy": "public", "name": "", "og_image": 3, "type": "weekly"}),
+            true,
+        );
+        assert_eq!((i.kind, i.privacy), (None, None));
+        let got: Vec<(&str, &str, &str)> = e
+            .iter()
+            .map(|f| {
+                (
+                    f.field.as_str(),
+                    f.messages[0].code,
+                    f.messages[0].message.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("og_image", "invalid", "Not a valid string."),
+                ("name", "required", "This field may not be blank."),
+                (
+                    "type",
+                    "invalid_choice",
+                    "\"weekly\" is not a valid choice (self-paced, structured, scheduled)."
+                ),
+                (
+                    "privacy",
+                    "invalid_choice",
+                    "\"public\" is not a valid choice (\"\", open, private, secret)."
+                ),
+            ]
+        );
+        // a null type is `null`, not also `required`
+        let (_, e) = parse(json!({"name": "A", "type": null}), true);
+        assert_eq!(codes(&e), vec![("type".into(), "null")]);
+        let (_, e) = parse(json!({"name": "A", "type": 1}), false);
+        assert_eq!(codes(&e), vec![("type".into(), "invalid")]);
+    }
+
+    #[test]
     fn multipart_text_values() {
         let (i, e) = parse(
             json!({"name": " A ", "type": "structured", "enforce_lessons_order": "true",
@@ -309,21 +384,21 @@ mod tests {
     fn visibility_matrix() {
         let mut c = new_course(1, 0);
         let all = [
-            Some("creator"),
-            Some("manager"),
-            Some("joined"),
-            Some("invited"),
-            Some("requested"),
+            Some(JoinStatus::Creator),
+            Some(JoinStatus::Manager),
+            Some(JoinStatus::Joined),
+            Some(JoinStatus::Invited),
+            Some(JoinStatus::Requested),
             None,
         ];
         let see = |c: &Course| all.map(|s| visible(c, s));
-        c.privacy = String::new();
+        c.privacy = Privacy::Draft;
         assert_eq!(see(&c), [true, true, false, false, false, false]);
-        c.privacy = "open".into();
+        c.privacy = Privacy::Open;
         assert_eq!(see(&c), [true; 6]);
-        c.privacy = "private".into();
+        c.privacy = Privacy::Private;
         assert_eq!(see(&c), [true; 6]);
-        c.privacy = "secret".into();
+        c.privacy = Privacy::Secret;
         assert_eq!(see(&c), [true, true, true, true, false, false]);
         c.deleted = true;
         assert_eq!(see(&c), [true, false, false, false, false, false]);
@@ -340,14 +415,16 @@ mod tests {
     #[test]
     fn media_paths_and_statuses() {
         assert_eq!(media_path("course/1/ab.jpg", 600), "course/1/ab-600.jpg");
+        let members = JoinStatus::MEMBERS;
         assert_eq!(
-            parse_statuses(Some("joined, invited"), &MEMBER_STATUSES),
-            Ok(vec!["joined", "invited"])
+            parse_statuses(Some("joined, invited,joined"), &members),
+            Ok(vec![JoinStatus::Joined, JoinStatus::Invited])
         );
-        assert!(parse_statuses(Some("joined,x"), &MEMBER_STATUSES).is_err());
         assert_eq!(
-            parse_statuses(None, &MEMBER_STATUSES),
-            Ok(MEMBER_STATUSES.to_vec())
+            parse_statuses(Some("joined,x"), &members),
+            Err("\"x\" is not a valid join status.".into())
         );
+        assert_eq!(parse_statuses(None, &members), Ok(members.to_vec()));
+        assert_eq!(parse_statuses(Some(" "), &members), Ok(members.to_vec()));
     }
 }

@@ -13,8 +13,8 @@ pub struct CourseInput {
     pub name: Option<String>,
     pub slug: Option<String>,
     pub description: Option<String>,
-    pub kind: Option<String>,
-    pub privacy: Option<String>,
+    pub kind: Option<CourseType>,
+    pub privacy: Option<Privacy>,
     pub enforce_lessons_order: Option<bool>,
     pub new_comment_notification_enabled: Option<bool>,
     pub hide_member_count: Option<bool>,
@@ -143,12 +143,20 @@ impl CourseInput {
     /// ignored. Returns the input and every problem found.
     pub fn parse(map: &Map<String, Value>, full: bool) -> (CourseInput, Vec<FieldError>) {
         let mut e = Vec::new();
+        // read in field order (their type errors come in that order); checked as
+        // choices below, where the choice errors have always come
+        let (name, slug, description) = (
+            text(map, "name", &mut e),
+            text(map, "slug", &mut e),
+            text(map, "description", &mut e),
+        );
+        let (kind, privacy) = (text(map, "type", &mut e), text(map, "privacy", &mut e));
         let mut input = CourseInput {
-            name: text(map, "name", &mut e).map(|s| s.trim().to_owned()),
-            slug: text(map, "slug", &mut e).map(|s| s.trim().to_owned()),
-            description: text(map, "description", &mut e),
-            kind: text(map, "type", &mut e),
-            privacy: text(map, "privacy", &mut e),
+            name: name.map(|s| s.trim().to_owned()),
+            slug: slug.map(|s| s.trim().to_owned()),
+            description,
+            kind: None,
+            privacy: None,
             enforce_lessons_order: boolean(map, "enforce_lessons_order", &mut e),
             new_comment_notification_enabled: boolean(
                 map,
@@ -205,16 +213,13 @@ impl CourseInput {
                 ));
             }
         }
-        match &input.kind {
-            Some(k) if !TYPES.contains(&k.as_str()) => e.push(FieldError::new(
-                "type",
-                "invalid_choice",
-                format!("\"{k}\" is not a valid choice (self-paced, structured, scheduled)."),
-            )),
+        match kind.as_deref().map(CourseType::parse) {
+            Some(Ok(k)) => input.kind = Some(k),
+            Some(Err(m)) => e.push(FieldError::new("type", "invalid_choice", m)),
             None if full && !map.contains_key("type") => {
                 e.push(FieldError::required("type"));
             }
-            _ => {}
+            None => {}
         }
         // an order names each section once; whether they are the course's sections is
         // for the database
@@ -226,14 +231,10 @@ impl CourseInput {
             ));
             input.sections_order = None;
         }
-        if let Some(p) = &input.privacy
-            && !PRIVACIES.contains(&p.as_str())
-        {
-            e.push(FieldError::new(
-                "privacy",
-                "invalid_choice",
-                format!("\"{p}\" is not a valid choice (\"\", open, private, secret)."),
-            ));
+        match privacy.as_deref().map(Privacy::parse) {
+            Some(Ok(p)) => input.privacy = Some(p),
+            Some(Err(m)) => e.push(FieldError::new("privacy", "invalid_choice", m)),
+            None => {}
         }
         (input, e)
     }
@@ -248,13 +249,17 @@ impl CourseInput {
         set(&mut c.name, &self.name);
         set(&mut c.slug, &self.slug);
         set(&mut c.description, &self.description);
-        set(&mut c.kind, &self.kind);
-        set(&mut c.privacy, &self.privacy);
         set(&mut c.meta_title, &self.meta_title);
         set(&mut c.meta_description, &self.meta_description);
         set(&mut c.og_title, &self.og_title);
         set(&mut c.og_description, &self.og_description);
         set(&mut c.og_image, &self.og_image);
+        if let Some(k) = self.kind {
+            c.kind = k;
+        }
+        if let Some(p) = self.privacy {
+            c.privacy = p;
+        }
         if let Some(b) = self.enforce_lessons_order {
             c.enforce_lessons_order = b;
         }

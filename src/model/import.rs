@@ -5,6 +5,7 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
 use serde_json::Value;
 
+use super::course::{CourseType, JoinStatus, Privacy};
 use crate::clock::{Timestamp, parse_rfc3339};
 
 /// One line of an import file.
@@ -33,6 +34,10 @@ pub enum Line {
     Status(ContributionLine),
     /// A comment.
     Comment(CommentLine),
+    /// A vote: a user's reaction to a contribution.
+    Vote(VoteLine),
+    /// A user following a category.
+    CategoryFollow(CategoryFollowLine),
 }
 
 /// `{"record":"user", ...}`
@@ -162,6 +167,26 @@ pub struct CourseLine {
     pub deleted: bool,
 }
 
+impl CourseLine {
+    /// The line's `type` and `privacy`, or the importer's message about the first of
+    /// them that is not one of its choices.
+    pub fn choices(&self) -> Result<(CourseType, Privacy), String> {
+        let kind = CourseType::parse(&self.kind).map_err(|_| {
+            format!(
+                "type {:?} is not self-paced, structured or scheduled",
+                self.kind
+            )
+        })?;
+        let privacy = Privacy::parse(&self.privacy).map_err(|_| {
+            format!(
+                "privacy {:?} is not \"\", open, private or secret",
+                self.privacy
+            )
+        })?;
+        Ok((kind, privacy))
+    }
+}
+
 /// `{"record":"course_member","course":1,"user":2,"join_status":"joined"}`
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -169,6 +194,20 @@ pub struct CourseMemberLine {
     pub course: i64,
     pub user: i64,
     pub join_status: String,
+}
+
+impl CourseMemberLine {
+    /// The line's `join_status`, or the importer's message when it is not one (a
+    /// `creator` line is accepted here: the creator's own is checked against the
+    /// course).
+    pub fn status(&self) -> Result<JoinStatus, String> {
+        JoinStatus::parse(&self.join_status).map_err(|_| {
+            format!(
+                "join_status {:?} is not one of manager, joined, invited, requested",
+                self.join_status
+            )
+        })
+    }
 }
 
 /// A discussion, post or status.
@@ -205,6 +244,31 @@ pub struct CommentLine {
     pub added_at: Option<Timestamp>,
     #[serde(default)]
     pub deleted: bool,
+}
+
+/// `{"record":"vote","user":2,"reaction":1,"post":7}`: exactly one of `discussion`,
+/// `post`, `status`, `comment`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VoteLine {
+    pub user: i64,
+    pub reaction: i64,
+    pub discussion: Option<i64>,
+    pub post: Option<i64>,
+    pub status: Option<i64>,
+    pub comment: Option<i64>,
+    #[serde(default, deserialize_with = "time")]
+    pub voted_at: Option<Timestamp>,
+}
+
+/// `{"record":"category_follow","user":2,"category":1}`
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CategoryFollowLine {
+    pub user: i64,
+    pub category: i64,
+    #[serde(default, deserialize_with = "time")]
+    pub created_at: Option<Timestamp>,
 }
 
 /// Reads an optional RFC 3339 time as a [`Timestamp`], without copying the string
@@ -269,6 +333,29 @@ mod tests {
             parse(r#"{"record":"post","id":1,"author":1,"text":"t"}"#),
             Ok(Line::Post(_))
         ));
+        assert!(matches!(
+            parse(
+                r#"{"record":"vote","user":1,"reaction":2,"comment":3,"voted_at":"2026-01-02T03:04:05Z"}"#
+            ),
+            Ok(Line::Vote(VoteLine {
+                comment: Some(3),
+                voted_at: Some(_),
+                ..
+            }))
+        ));
+        assert!(matches!(
+            parse(r#"{"record":"category_follow","user":1,"category":2}"#),
+            Ok(Line::CategoryFollow(CategoryFollowLine {
+                created_at: None,
+                ..
+            }))
+        ));
+        assert!(
+            parse(r#"{"record":"vote","user":1,"post":3}"#)
+                .unwrap_err()
+                .contains("reaction")
+        );
+        assert!(parse(r#"{"record":"category_follow","user":1,"category":2,"x":1}"#).is_err());
     }
 
     #[test]
@@ -286,5 +373,43 @@ mod tests {
                 .contains("followed")
         );
         assert!(parse(r#"{"record":"follow","follower":"x","followed":2}"#).is_err());
+    }
+
+    #[test]
+    fn course_choices_keep_the_importer_messages() {
+        let course = |extra: &str| match parse(&format!(
+            r#"{{"record":"course","id":1,"created_by":2,"name":"A"{extra}}}"#
+        )) {
+            Ok(Line::Course(c)) => c.choices(),
+            other => Err(format!("not a course line: {other:?}")),
+        };
+        assert_eq!(
+            course(r#","type":"scheduled""#),
+            Ok((CourseType::Scheduled, Privacy::Draft))
+        );
+        assert_eq!(
+            course(r#","type":"structured","privacy":"secret""#),
+            Ok((CourseType::Structured, Privacy::Secret))
+        );
+        assert_eq!(
+            course(r#","type":"weird","privacy":"nope""#),
+            Err("type \"weird\" is not self-paced, structured or scheduled".into())
+        );
+        assert_eq!(
+            course(r#","type":"self-paced","privacy":"public""#),
+            Err("privacy \"public\" is not \"\", open, private or secret".into())
+        );
+        let member = |status: &str| match parse(&format!(
+            r#"{{"record":"course_member","course":1,"user":2,"join_status":"{status}"}}"#
+        )) {
+            Ok(Line::CourseMember(m)) => m.status(),
+            other => Err(format!("not a membership line: {other:?}")),
+        };
+        assert_eq!(member("requested"), Ok(JoinStatus::Requested));
+        assert_eq!(member("creator"), Ok(JoinStatus::Creator));
+        assert_eq!(
+            member("owner"),
+            Err("join_status \"owner\" is not one of manager, joined, invited, requested".into())
+        );
     }
 }

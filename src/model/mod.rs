@@ -5,15 +5,19 @@ pub mod boolean;
 pub mod category;
 pub mod contribution;
 pub mod course;
+pub mod course_enums;
 pub mod course_input;
+pub mod feature;
 pub mod field;
 pub mod html;
 pub mod ids;
 pub mod import;
 pub mod pref;
 pub mod reaction;
+pub mod settings;
 pub mod slug;
 pub mod user;
+pub mod vote;
 
 /// The public base URL (scheme, host, port; no trailing slash) that absolute URLs in
 /// responses are built from.

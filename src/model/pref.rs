@@ -73,11 +73,13 @@ pub struct Pref {
 }
 
 /// Dynamic Preference JSON: `{"id", "section", "name", "value"}`, `value` typed.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+#[schema(as = DynamicPreference)]
 pub struct PrefJson {
     pub id: i64,
     pub section: String,
     pub name: String,
+    /// Carries the preference's own JSON type.
     pub value: Value,
 }
 

@@ -23,11 +23,15 @@ pub struct Reaction {
 pub const DEFAULT_IMAGE: &str = "/static/reactions/default.svg";
 
 /// `{"id", "label", "sentiment", "image", "active"}`; `image` is an absolute URL.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[schema(as = Reaction)]
 pub struct ReactionJson {
     pub id: i64,
     pub label: String,
+    /// Any integer; the defaults use 1, 0 and -1.
     pub sentiment: i64,
+    /// Absolute URL; /static/reactions/default.svg when the reaction has no image.
+    #[schema(format = "uri")]
     pub image: String,
     pub active: bool,
 }

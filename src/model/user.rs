@@ -65,39 +65,54 @@ pub struct User {
     pub polls_counter: i64,
     pub date_joined: Timestamp,
     pub deleted: bool,
+    /// Categories this user follows.
+    pub categories_counter: i64,
 }
 
 /// A tag on a user.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[schema(as = UserTag)]
 pub struct Tag {
     pub id: i64,
     pub name: String,
 }
 
 /// User JSON: the User table of SEED-API.md, every field, in that order.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[schema(as = User)]
 pub struct UserJson {
     pub id: i64,
     pub username: String,
     pub real_name: String,
+    /// Absolute URL; hearth's default avatar when unset.
+    #[schema(format = "uri")]
     pub avatar: String,
+    /// "" when unset.
     pub ext_id: String,
+    /// Live users this user follows.
     pub followings_counter: i64,
+    /// Live users following this user.
     pub followers_counter: i64,
     pub posts_counter: i64,
     pub discussions_counter: i64,
     pub polls_counter: i64,
+    /// "followed" when the caller follows this user, else null (always null for anonymous callers).
     pub connection_status: Option<&'static str>,
+    /// Always 0 (no category following yet).
     pub categories_counter: i64,
+    #[schema(format = DateTime)]
     pub date_joined: String,
     pub bio: String,
     pub location: String,
     pub location_lat_lng: Option<String>,
     pub position_lat_lng: Option<String>,
+    #[schema(format = Date)]
     pub date_of_birth: Option<String>,
     pub description: String,
     pub gender: String,
     pub website: String,
+    /// Absolute URL; hearth's default cover when unset.
+    #[schema(format = "uri")]
     pub cover: String,
     pub tags: Vec<Tag>,
     pub reputation: i64,
@@ -112,11 +127,13 @@ pub struct UserJson {
 }
 
 /// User Minimal JSON.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[schema(as = UserMinimal)]
 pub struct UserMinimal {
     pub id: i64,
     pub username: String,
     pub real_name: String,
+    #[schema(format = "uri")]
     pub avatar: String,
     pub community_badge: bool,
     pub deleted: bool,
@@ -137,7 +154,7 @@ impl User {
             discussions_counter: self.discussions_counter,
             polls_counter: self.polls_counter,
             connection_status: followed.then_some("followed"),
-            categories_counter: 0,
+            categories_counter: self.categories_counter,
             date_joined: rfc3339(self.date_joined),
             bio: self.bio.clone(),
             location: self.location.clone(),

@@ -4,15 +4,15 @@
 //! every other error goes back to the client in the redirect (query for `code`,
 //! fragment for `token`), before any login.
 
-use warp::Filter;
 use warp::http::{Method, StatusCode};
 use warp::reply::Response;
 
 use crate::clock::SECOND;
 use crate::db::sessions::Session;
+use crate::http::Req;
 use crate::http::form;
 use crate::http::query::Query;
-use crate::http::{Req, Route, method_not_allowed, no_slash, request, slash};
+use crate::http::route::{Auth, Endpoint};
 use crate::model::app::{App, AppGrant};
 use crate::oauth::errors::ErrorCode;
 use crate::oauth::pages::{self, ConsentFields};
@@ -25,27 +25,21 @@ use crate::token;
 /// Authorization code lifetime (SPEC §6).
 pub const CODE_TTL: crate::clock::Timestamp = 60 * SECOND;
 
-/// Routes of this module.
-pub fn routes(state: AppState) -> Route {
-    warp::path!("oauth" / "authorize")
-        .and(slash())
-        .and(request(state.clone()))
-        .then(handle)
-        .or(warp::path!("oauth" / "authorize")
-            .and(no_slash())
-            .and(request(state))
-            .then(handle))
-        .unify()
-        .boxed()
-}
-
-/// `GET|POST /oauth/authorize/`
-async fn handle(req: Req) -> Response {
-    match req.method {
-        Method::GET | Method::HEAD => get(req).await,
-        Method::POST => post(req).await,
-        _ => method_not_allowed("GET, HEAD, POST"),
-    }
+/// `GET|POST /oauth/authorize/`, also without the slash. A `GET` writes: with a session
+/// and an app that skips consent it issues a code or a token at once.
+pub fn endpoints() -> Vec<Endpoint> {
+    let request = |path: &'static str, op: &'static str| {
+        Endpoint::new(Method::GET, path, Auth::None, op, |req, _| get(req)).writes()
+    };
+    let decision = |path: &'static str, op: &'static str| {
+        Endpoint::new(Method::POST, path, Auth::None, op, |req, _| post(req))
+    };
+    vec![
+        request("/oauth/authorize/", "oauthAuthorize"),
+        decision("/oauth/authorize/", "oauthAuthorizeDecision"),
+        request("/oauth/authorize", "oauthAuthorizeNoSlash"),
+        decision("/oauth/authorize", "oauthAuthorizeDecisionNoSlash"),
+    ]
 }
 
 /// `response_type` (RFC 6749 §3.1.1).
@@ -269,6 +263,7 @@ fn to_login(req: &Req) -> Response {
     redirect_to(StatusCode::FOUND, &format!("/accounts/login/?{q}"), &[])
 }
 
+/// `GET /oauth/authorize/`: the consent page, or the answer at once.
 async fn get(req: Req) -> Response {
     let q = req.query();
     let ar = match validate(&req.state, &q).await {
@@ -286,6 +281,7 @@ async fn get(req: Req) -> Response {
     pages::consent(&ar.app, &s.username, ar.scope, &ar.fields(), &s.csrf).into_response()
 }
 
+/// `POST /oauth/authorize/`: the consent form's decision.
 async fn post(mut req: Req) -> Response {
     // a public endpoint: the form is how the caller authenticates
     req.body.public();

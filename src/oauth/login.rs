@@ -1,14 +1,14 @@
 //! `/accounts/login/` and `/accounts/logout/`: the username/password form that opens a
 //! browser session for the authorization endpoint.
 
-use warp::Filter;
 use warp::http::{Method, StatusCode};
 use warp::reply::Response;
 
 use crate::error::ApiError;
+use crate::http::Req;
 use crate::http::form;
 use crate::http::query::Query;
-use crate::http::{Req, Route, method_not_allowed, request, slash};
+use crate::http::route::{Auth, Endpoint};
 use crate::oauth::password::Outcome;
 use crate::oauth::session::{self, SESSION_COOKIE};
 use crate::oauth::{CSRF_FIELD, internal_page, pages, redirect, redirect_to};
@@ -20,38 +20,31 @@ const WRONG: &str =
 /// What a stale or forged form post says.
 const STALE: &str = "This form has expired. Please sign in again.";
 
-/// Routes of this module.
-pub fn routes(state: AppState) -> Route {
-    login(state.clone()).or(logout(state)).unify().boxed()
-}
-
-/// `GET|POST /accounts/login/`
-fn login(state: AppState) -> Route {
-    warp::path!("accounts" / "login")
-        .and(slash())
-        .and(request(state))
-        .then(|req: Req| async move {
-            match req.method {
-                Method::GET | Method::HEAD => get(req).await,
-                Method::POST => post(req).await,
-                _ => method_not_allowed("GET, HEAD, POST"),
-            }
-        })
-        .boxed()
-}
-
-/// `POST /accounts/logout/`
-fn logout(state: AppState) -> Route {
-    warp::path!("accounts" / "logout")
-        .and(slash())
-        .and(request(state))
-        .then(|req: Req| async move {
-            match req.method {
-                Method::POST => post_logout(req).await,
-                _ => method_not_allowed("POST"),
-            }
-        })
-        .boxed()
+/// `GET|POST /accounts/login/` and `POST /accounts/logout/`
+pub fn endpoints() -> Vec<Endpoint> {
+    vec![
+        Endpoint::new(
+            Method::GET,
+            "/accounts/login/",
+            Auth::None,
+            "accountsLoginForm",
+            |req, _| get(req),
+        ),
+        Endpoint::new(
+            Method::POST,
+            "/accounts/login/",
+            Auth::None,
+            "accountsLogin",
+            |req, _| post(req),
+        ),
+        Endpoint::new(
+            Method::POST,
+            "/accounts/logout/",
+            Auth::None,
+            "accountsLogout",
+            |req, _| post_logout(req),
+        ),
+    ]
 }
 
 fn local_next(next: Option<&str>) -> Option<&str> {
@@ -95,6 +88,7 @@ async fn skip_consent_origin(state: &AppState, next: Option<&str>) -> Option<Str
         .flatten()
 }
 
+/// `GET /accounts/login/`: the form, or onwards when already signed in.
 async fn get(req: Req) -> Response {
     let q = req.query();
     let next = local_next(q.get("next"));
@@ -110,6 +104,7 @@ async fn get(req: Req) -> Response {
     }
 }
 
+/// `POST /accounts/login/`: checks the password and opens a session.
 async fn post(mut req: Req) -> Response {
     // a public endpoint: the form is how the caller authenticates
     req.body.public();
@@ -162,6 +157,7 @@ async fn post(mut req: Req) -> Response {
     }
 }
 
+/// `POST /accounts/logout/`: closes the session.
 async fn post_logout(mut req: Req) -> Response {
     // a public endpoint: the form is how the caller authenticates
     req.body.public();

@@ -19,22 +19,20 @@ pub mod token;
 
 use std::net::IpAddr;
 
-use warp::Filter;
 use warp::http::{HeaderMap, HeaderValue, header};
 
-use crate::http::{Req, Route};
-use crate::state::AppState;
+use crate::http::Req;
+use crate::http::route::Endpoint;
 
-/// Routes of this module.
-pub fn routes(state: AppState) -> Route {
-    authorize::routes(state.clone())
-        .or(token::route(state.clone()))
-        .unify()
-        .or(revoke::route(state.clone()))
-        .unify()
-        .or(login::routes(state))
-        .unify()
-        .boxed()
+/// The endpoints of this module. They are public and take the raw request: the OAuth
+/// handlers authenticate clients and browsers themselves and answer with their own
+/// errors (RFC 6749 JSON, or HTML pages), so they sit below `api` and its `Call`.
+pub fn endpoints() -> Vec<Endpoint> {
+    let mut all = authorize::endpoints();
+    all.extend(token::endpoints());
+    all.extend(revoke::endpoints());
+    all.extend(login::endpoints());
+    all
 }
 
 /// `Cache-Control: no-store` (and the HTTP/1.0 `Pragma`) on every OAuth response that

@@ -3,31 +3,24 @@
 //! may be revoked by any registered client, by its `jti`, until it expires. An unknown
 //! token or one issued to another client is 200 and changes nothing (RFC 7009 §2.2).
 
-use warp::Filter;
 use warp::http::{Method, StatusCode};
 use warp::reply::Response;
 
-use crate::http::{Req, Route, method_not_allowed, request, slash};
+use crate::http::Req;
+use crate::http::route::{Auth, Endpoint};
 use crate::oauth::errors::OAuthError;
 use crate::oauth::token::{client, read_form, required};
-use crate::state::AppState;
 use crate::token::{self, jwt};
 
 /// `POST /oauth/revoke_token/`
-pub fn route(state: AppState) -> Route {
-    warp::path!("oauth" / "revoke_token")
-        .and(slash())
-        .and(request(state))
-        .then(|req: Req| async move {
-            match req.method {
-                Method::POST => match revoke(req).await {
-                    Ok(r) => r,
-                    Err(e) => e.to_response(),
-                },
-                _ => method_not_allowed("POST"),
-            }
-        })
-        .boxed()
+pub fn endpoints() -> Vec<Endpoint> {
+    vec![Endpoint::new(
+        Method::POST,
+        "/oauth/revoke_token/",
+        Auth::None,
+        "oauthRevokeToken",
+        |req, _| async move { revoke(req).await.unwrap_or_else(|e| e.to_response()) },
+    )]
 }
 
 async fn revoke(mut req: Req) -> Result<Response, OAuthError> {

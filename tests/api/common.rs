@@ -126,21 +126,33 @@ impl TestServer {
         token: Option<&str>,
         body: Option<Value>,
     ) -> Resp {
-        let mut rb = self.client.request(method, format!("{}{}", self.url, path));
+        let mut rb = self
+            .client
+            .request(method.clone(), format!("{}{}", self.url, path));
         if let Some(t) = token {
             rb = rb.bearer_auth(t);
         }
         if let Some(b) = body {
             rb = rb.json(&b);
         }
-        Self::read(rb.send().await.unwrap()).await
+        Self::read_checked(Some(method.as_str()), rb.send().await.unwrap()).await
     }
 
-    /// Reads a response.
+    /// Reads a response, checked against the OpenAPI document
+    /// ([`crate::conformance`]; the method is inferred from the path).
     pub async fn read(r: reqwest::Response) -> Resp {
+        Self::read_checked(None, r).await
+    }
+
+    async fn read_checked(method: Option<&str>, r: reqwest::Response) -> Resp {
         let status = r.status();
         let headers = r.headers().clone();
+        let path = r.url().path().to_owned();
         let text = r.text().await.unwrap();
+        let content_type = headers
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok());
+        crate::conformance::check(method, &path, status.as_u16(), content_type, &text);
         Resp {
             status,
             headers,

@@ -14,6 +14,8 @@ use reqwest::multipart::Form;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
+use hearth::model::course::JoinStatus;
+
 use crate::common::{Resp, TestServer};
 
 const MAX: usize = 1000;
@@ -61,7 +63,7 @@ fn users(s: &TestServer, n: usize) -> Vec<i64> {
 }
 
 /// Sets `status` for each of `users` in `course`, in one transaction.
-fn set_statuses(s: &TestServer, course: i64, users: &[i64], status: &'static str) {
+fn set_statuses(s: &TestServer, course: i64, users: &[i64], status: JoinStatus) {
     let now = s.clock.now();
     let users = users.to_vec();
     s.state
@@ -302,7 +304,7 @@ async fn membership_lists() {
     assert_eq!(count("invited").await, MAX - 1);
 
     // roles: 1001 refused on each field, nothing changes
-    set_statuses(&s, course, &people, "joined");
+    set_statuses(&s, course, &people, JoinStatus::Joined);
     for field in ["managers", "joined", "unjoined"] {
         let r = s.post(&role, Some(&tok), json!({ field: over })).await;
         assert_too_long(&r, field);

@@ -2,6 +2,7 @@
 //! server on 127.0.0.1:0 with a temp-file database and a manual clock.
 
 mod common;
+mod conformance;
 
 mod auth;
 mod community;
@@ -9,6 +10,7 @@ mod consistency;
 mod contributions;
 mod courses;
 mod hardening;
+mod kit;
 mod lists;
 mod oauth;
 mod openapi;

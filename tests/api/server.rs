@@ -97,6 +97,120 @@ async fn static_reaction_images_and_defaults_are_served() {
     );
 }
 
+/// The routes outside the API (health, schema, files, JWT verification) look at no
+/// bearer token: a bad one changes nothing there, where an API read would be 401.
+#[tokio::test]
+async fn routes_outside_the_api_ignore_bearer_tokens() {
+    let s = TestServer::start().await;
+    let now = s.clock.now();
+    s.state
+        .db
+        .write_blocking(move |tx| {
+            hearth::db::media::put(tx, "user/1/a.png", "image/png", b"png!", now)
+                .map_err(hearth::db::DbError::from)
+        })
+        .unwrap();
+    let bad = Some("not-a-token.at.all");
+    for path in [
+        "/livez",
+        "/healthz",
+        "/readyz",
+        "/api/v2/schema/",
+        "/static/reactions/like.svg",
+        "/media/user/1/a.png",
+    ] {
+        assert_eq!(s.get(path, bad).await.status, StatusCode::OK, "{path}");
+    }
+    let media = s.get("/media/user/1/a.png", bad).await;
+    assert_eq!(media.text, "png!");
+    assert_eq!(media.header("content-type"), Some("image/png"));
+    assert_eq!(
+        media.header("cache-control"),
+        Some("public, max-age=31536000, immutable")
+    );
+    let r = s
+        .post(
+            "/api/v2/jwt/verify_token/",
+            bad,
+            serde_json::json!({"token": s.jwt(s.user("ann", None, false))}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::OK);
+    // the same bad token on an API read is refused
+    assert_eq!(
+        s.get("/api/v2/reaction/", bad).await.status,
+        StatusCode::UNAUTHORIZED
+    );
+}
+
+/// A file path is the rest of the URL: never empty and never ending in `/`; `HEAD` is
+/// the `GET` without its body.
+#[tokio::test]
+async fn file_paths_are_whole_and_head_is_served() {
+    let s = TestServer::start().await;
+    for path in [
+        "/static",
+        "/static/",
+        "/static/reactions/",
+        "/static/reactions//like.svg",
+        "/media/",
+        "/media/user/1/",
+    ] {
+        let r = s.get(path, None).await;
+        assert_eq!(r.status, StatusCode::NOT_FOUND, "{path}");
+        assert_eq!(r.error_code(), "not_found", "{path}");
+    }
+    let r = s
+        .call(Method::HEAD, "/static/reactions/like.svg", None, None)
+        .await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert_eq!(r.header("content-type"), Some("image/svg+xml"));
+    assert!(r.text.is_empty());
+}
+
+/// Every path answers a method it does not serve with 405 and the methods it does, in
+/// the one fixed order (GET, HEAD, POST, PUT, PATCH, DELETE).
+#[tokio::test]
+async fn other_methods_are_405_with_the_allow_list() {
+    let s = TestServer::start().await;
+    for (method, path, allow) in [
+        (Method::POST, "/livez", "GET, HEAD"),
+        (Method::PUT, "/readyz", "GET, HEAD"),
+        (Method::POST, "/api/v2/schema/", "GET, HEAD"),
+        (Method::DELETE, "/static/reactions/like.svg", "GET, HEAD"),
+        (Method::POST, "/media/user/1/a.png", "GET, HEAD"),
+        (Method::DELETE, "/api/v2/user/me/", "GET, HEAD"),
+        (Method::PUT, "/api/v2/user/1/", "GET, HEAD"),
+        (Method::POST, "/api/v2/user/1/followers/", "GET, HEAD"),
+        (Method::GET, "/api/v2/user/1/follow/", "POST"),
+        (Method::POST, "/api/v2/user/1/is_follower/", "GET, HEAD"),
+        (Method::POST, "/api/v2/reaction/", "GET, HEAD"),
+        (Method::DELETE, "/api/v2/reaction/1/", "GET, HEAD"),
+        (
+            Method::PUT,
+            "/api/v2/dynamic_preference/",
+            "GET, HEAD, PATCH",
+        ),
+        (
+            Method::PATCH,
+            "/api/v2/dynamic_preference/search/",
+            "GET, HEAD",
+        ),
+        (Method::GET, "/api/v2/jwt/verify_token/", "POST"),
+        (Method::PUT, "/oauth/authorize/", "GET, HEAD, POST"),
+        (Method::DELETE, "/oauth/authorize", "GET, HEAD, POST"),
+        (Method::GET, "/oauth/token/", "POST"),
+        (Method::PUT, "/oauth/revoke_token/", "POST"),
+        (Method::DELETE, "/accounts/login/", "GET, HEAD, POST"),
+        (Method::GET, "/accounts/logout/", "POST"),
+    ] {
+        let r = s.call(method.clone(), path, None, None).await;
+        assert_eq!(r.status, StatusCode::METHOD_NOT_ALLOWED, "{method} {path}");
+        assert_eq!(r.header("allow"), Some(allow), "{method} {path}");
+        assert_eq!(r.error_code(), "method_not_allowed", "{method} {path}");
+    }
+}
+
 #[tokio::test]
 async fn schema_is_openapi_31() {
     let s = TestServer::start().await;

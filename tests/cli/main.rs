@@ -175,6 +175,7 @@ mod catalog;
 mod durability;
 mod import;
 mod init;
+mod kit;
 mod maint;
 mod migrate;
 mod ops;

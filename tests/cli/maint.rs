@@ -305,14 +305,14 @@ fn restore_migrates_an_older_backup_on_a_copy() {
     assert!(
         String::from_utf8(out.stdout)
             .unwrap()
-            .contains("migrated from schema version 1 to 2")
+            .contains("migrated from schema version 1 to 3")
     );
     assert_eq!(
         std::fs::read(&src).unwrap(),
         src_bytes,
         "the backup is never changed"
     );
-    assert_eq!(e.sql("PRAGMA user_version"), 2);
+    assert_eq!(e.sql("PRAGMA user_version"), 3);
     assert_eq!(
         e.sql("SELECT count(*) FROM reaction WHERE label = 'LIKE (7)'"),
         1

@@ -7,8 +7,10 @@ use serde_json::Value;
 
 use crate::Env;
 
-/// The schema of version 1, as released, and the `application_id` of hearth files.
+/// The schemas of versions 1 and 2, as released, and the `application_id` of hearth
+/// files.
 const SCHEMA_V1: &str = include_str!("fixtures/schema_v1.sql");
+const SCHEMA_V2: &str = include_str!("fixtures/schema_v2.sql");
 const APPLICATION_ID: i32 = 0x6872_7468;
 
 /// Writes a version-1 hearth database at `path` with the default reactions, a JWT
@@ -94,7 +96,7 @@ fn a_version_1_file_is_migrated_and_its_schema_is_the_fresh_one() {
     write_v1(&old.db(), "");
     assert_eq!(old.sql("PRAGMA user_version"), 1);
     old.ok(&["check"]);
-    assert_eq!(old.sql("PRAGMA user_version"), 2);
+    assert_eq!(old.sql("PRAGMA user_version"), 3);
     assert_eq!(
         schema_shape(&old.db()),
         schema_shape(&fresh.db()),
@@ -178,5 +180,69 @@ fn migrating_renames_case_insensitive_duplicates_and_loses_nothing() {
         "references unchanged"
     );
     assert!(e.ok(&["check"]).contains("ok"));
-    assert_eq!(e.sql("PRAGMA user_version"), 2);
+    assert_eq!(e.sql("PRAGMA user_version"), 3);
+}
+
+/// A version-2 file (the last before the UI kit's tables) with a community in it.
+fn write_v2(path: &Path) {
+    let c = rusqlite::Connection::open(path).unwrap();
+    c.execute_batch(SCHEMA_V2).unwrap();
+    c.pragma_update(None, "application_id", APPLICATION_ID)
+        .unwrap();
+    c.pragma_update(None, "user_version", 2).unwrap();
+    c.execute_batch(
+        "INSERT INTO jwt_secret (secret, created_at) VALUES ('v2-secret-v2-secret-v2-secret-v2-secret-xx', 0);
+         INSERT INTO reaction (id, label, label_key, sentiment) VALUES (1, 'like', 'like', 1);
+         INSERT INTO category (id, name, name_key, slug, created_at) VALUES (1, 'News', 'news', 'news', 0);
+         INSERT INTO user (id, username, username_key, date_joined, followers_counter) VALUES
+             (1, 'alice', 'alice', 0, 1), (2, 'bob', 'bob', 0, 0);
+         UPDATE user SET followings_counter = 1 WHERE id = 2;
+         INSERT INTO follow (follower, followed, created_at) VALUES (2, 1, 0);
+         INSERT INTO contribution (pk, kind, id, author_id, text, added_at) VALUES (1, 'post', 1, 1, 'hi', 0);
+         INSERT INTO contribution_category (contribution_pk, category_id) VALUES (1, 1);
+         UPDATE user SET posts_counter = 1 WHERE id = 1;",
+    )
+    .unwrap();
+}
+
+#[test]
+fn a_version_2_file_gains_the_kit_tables_in_place_and_keeps_every_row() {
+    let fresh = Env::new();
+    fresh.init();
+    let old = Env::new();
+    write_v2(&old.db());
+    assert!(old.ok(&["check"]).contains("ok"));
+    assert_eq!(old.sql("PRAGMA user_version"), 3);
+    assert_eq!(
+        schema_shape(&old.db()),
+        schema_shape(&fresh.db()),
+        "a migrated file has exactly the tables, columns and indexes of a fresh one"
+    );
+    assert_eq!(old.sql("SELECT count(*) FROM user"), 2);
+    assert_eq!(old.sql("SELECT count(*) FROM follow"), 1);
+    assert_eq!(old.sql("SELECT posts_counter FROM user WHERE id = 1"), 1);
+    assert_eq!(old.sql("SELECT count(*) FROM contribution_category"), 1);
+    assert_eq!(
+        old.sql("SELECT categories_counter FROM user WHERE id = 2"),
+        0
+    );
+    assert_eq!(
+        old.sql("SELECT followers_counter FROM category WHERE id = 1"),
+        0
+    );
+    // and the new tables take what they were made for
+    let path = old.dir.path().join("kit.ndjson");
+    std::fs::write(
+        &path,
+        "{\"record\":\"vote\",\"user\":2,\"reaction\":1,\"post\":1}\n\
+         {\"record\":\"category_follow\",\"user\":2,\"category\":1}\n",
+    )
+    .unwrap();
+    old.ok(&["import", path.to_str().unwrap()]);
+    assert_eq!(old.sql("SELECT n FROM vote_tally"), 1);
+    assert_eq!(
+        old.sql("SELECT categories_counter FROM user WHERE id = 2"),
+        1
+    );
+    assert!(old.ok(&["check"]).contains("ok"));
 }

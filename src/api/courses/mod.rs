@@ -22,7 +22,7 @@ use crate::http::{empty, json_response, ok};
 use crate::images::Squares;
 use crate::model::PublicUrl;
 use crate::model::course::{
-    Counts, Course, CourseJson, MEMBER_STATUSES, manages, new_course, parse_statuses, same_ids,
+    Counts, Course, CourseJson, JoinStatus, Privacy, manages, new_course, parse_statuses, same_ids,
     visible,
 };
 use crate::model::course_input::CourseInput;
@@ -53,15 +53,10 @@ pub fn endpoints() -> Vec<Endpoint> {
             delete,
         ),
     ]
-}
-
-/// Membership and sections, not yet declared as endpoints.
-pub fn legacy_routes(state: crate::state::AppState) -> crate::http::Route {
-    use warp::Filter;
-    members::routes(state.clone())
-        .or(sections::routes(state))
-        .unify()
-        .boxed()
+    .into_iter()
+    .chain(members::endpoints())
+    .chain(sections::endpoints())
+    .collect()
 }
 
 /// The course `id` and the caller's status in it, when the caller may see it (404
@@ -70,10 +65,10 @@ pub(crate) fn visible_course(
     c: &Connection,
     id: i64,
     who: Option<Principal>,
-) -> Result<(Course, Option<String>), ApiError> {
+) -> Result<(Course, Option<JoinStatus>), ApiError> {
     let course = db::get(c, id)?.ok_or(ApiError::NotFound)?;
     let status = course_members::status_of(c, id, who.map(|w| w.user_id))?;
-    if visible(&course, status.as_deref()) {
+    if visible(&course, status) {
         Ok((course, status))
     } else {
         Err(ApiError::NotFound)
@@ -86,9 +81,9 @@ pub(crate) fn managed_course(
     c: &Connection,
     id: i64,
     who: Principal,
-) -> Result<(Course, Option<String>), ApiError> {
+) -> Result<(Course, Option<JoinStatus>), ApiError> {
     let (course, status) = visible_course(c, id, Some(who))?;
-    if manages(status.as_deref()) {
+    if manages(status) {
         Ok((course, status))
     } else {
         Err(ApiError::PermissionDenied)
@@ -100,7 +95,7 @@ pub(crate) fn course_json(
     c: &Connection,
     course: &Course,
     user: Option<i64>,
-    status: Option<String>,
+    status: Option<JoinStatus>,
     base: &PublicUrl,
 ) -> Result<CourseJson, ApiError> {
     let creator = crate::db::users::get(c, course.created_by)?
@@ -116,7 +111,7 @@ pub(crate) fn course_json(
         base,
         status,
         creator.minimal(base),
-        db::categories(c, course.id)?,
+        crate::db::category_follows::mark(c, db::categories(c, course.id)?, user)?,
         counts,
     ))
 }
@@ -139,10 +134,8 @@ fn course_jsons(
 
 /// The `statuses` query parameter of the course and member lists (default creator,
 /// manager, joined); an unknown status is 400 `invalid_choice`.
-pub(crate) fn member_statuses(
-    q: &crate::http::query::Query,
-) -> Result<Vec<&'static str>, ApiError> {
-    parse_statuses(q.get("statuses"), &MEMBER_STATUSES)
+pub(crate) fn member_statuses(q: &crate::http::query::Query) -> Result<Vec<JoinStatus>, ApiError> {
+    parse_statuses(q.get("statuses"), &JoinStatus::MEMBERS)
         .map_err(|m| ApiError::field("statuses", "invalid_choice", m))
 }
 
@@ -194,7 +187,7 @@ fn check_against_db(
             format!("Invalid pk \"{id}\" - object does not exist."),
         ));
     }
-    if input.privacy.as_deref() == Some("") && !course.privacy.is_empty() {
+    if input.privacy == Some(Privacy::Draft) && course.privacy != Privacy::Draft {
         errors.push(FieldError::new(
             "privacy",
             "invalid",
@@ -282,11 +275,8 @@ async fn create(mut call: Call<Principal>) -> Result<Response, ApiError> {
                 course.slug = crate::model::slug::unique(&base_slug, |s| db::slug_taken(tx, s, 0))?;
             }
             course.sections_order.clear();
-            course.id = db::insert(tx, &course, None)?;
-            course_members::set(tx, course.id, who.user_id, "creator", now)?;
-            if let Some(ids) = &input.categories {
-                db::set_categories(tx, course.id, ids)?;
-            }
+            let categories = input.categories.as_deref().unwrap_or_default();
+            course.id = db::create(tx, &course, None, categories)?;
             if let Some(sq) = &squares {
                 store_image(tx, &mut course, sq, now)?;
                 db::update(tx, &course)?;
@@ -295,7 +285,7 @@ async fn create(mut call: Call<Principal>) -> Result<Response, ApiError> {
                 tx,
                 &course,
                 Some(who.user_id),
-                Some("creator".into()),
+                Some(JoinStatus::Creator),
                 &base,
             )
         })
@@ -347,7 +337,7 @@ async fn delete(mut call: Call<Principal>) -> Result<Response, ApiError> {
     call.write(move |tx, who| {
         no_body?;
         let (mut course, status) = visible_course(tx, id, Some(who))?;
-        if status.as_deref() != Some("creator") {
+        if status != Some(JoinStatus::Creator) {
             return Err(ApiError::PermissionDenied);
         }
         if !course.deleted {
@@ -436,4 +426,28 @@ async fn search_courses(call: Call<Option<Principal>>) -> Result<Response, ApiEr
         })
         .await?;
     Ok(ok(&json))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::http::route::Auth;
+
+    #[test]
+    fn course_operations_have_the_auth_classes_of_spec_5() {
+        let all = endpoints();
+        assert_eq!(all.len(), 22);
+        // the reads a visitor may make while content is available; the member lists
+        // need a caller; every other operation writes
+        for e in &all {
+            let expected = match (e.method.as_str(), e.path) {
+                ("GET", "/api/v2/course/") => Auth::User,
+                ("GET", p) if p.ends_with("/join/") || p.ends_with("/invite/") => Auth::User,
+                ("GET", p) if p.ends_with("/request_join/") => Auth::User,
+                ("GET", _) => Auth::Ca,
+                _ => Auth::Write,
+            };
+            assert_eq!(e.auth, expected, "{e:?}");
+        }
+    }
 }

@@ -4,55 +4,34 @@
 use std::collections::HashMap;
 
 use serde_json::Value;
-use warp::Filter;
 use warp::http::{Method, StatusCode};
 use warp::reply::Response;
 
 use super::{managed_course, visible_course};
-use crate::api::auth;
+use crate::api::call::{Call, ca, write};
 use crate::db::courses as db;
 use crate::error::ApiError;
-use crate::http::{
-    Req, Route, empty, json_response, method_not_allowed, ok, request, respond, slash,
-};
+use crate::http::auth::Principal;
+use crate::http::route::Endpoint;
+use crate::http::{empty, json_response, ok};
 use crate::model::course::{SECTION_NAME_MAX, Section, SectionJson};
-use crate::state::AppState;
 
-/// Routes of this module.
-pub fn routes(state: AppState) -> Route {
-    collection(state.clone()).or(item(state)).unify().boxed()
-}
-
-/// `GET|POST /api/v2/course/{id}/section/`
-fn collection(state: AppState) -> Route {
-    warp::path!("api" / "v2" / "course" / i64 / "section")
-        .and(slash())
-        .and(request(state))
-        .then(|id: i64, req: Req| async move {
-            match req.method {
-                Method::GET | Method::HEAD => respond(list(id, req).await),
-                Method::POST => respond(create(id, req).await),
-                _ => method_not_allowed("GET, HEAD, POST"),
-            }
-        })
-        .boxed()
-}
-
-/// `GET|PUT|PATCH|DELETE /api/v2/course/{id}/section/{section_id}/`
-fn item(state: AppState) -> Route {
-    warp::path!("api" / "v2" / "course" / i64 / "section" / i64)
-        .and(slash())
-        .and(request(state))
-        .then(|id: i64, sid: i64, req: Req| async move {
-            match req.method {
-                Method::GET | Method::HEAD => respond(get(id, sid, req).await),
-                Method::PUT => respond(update(id, sid, req, true).await),
-                Method::PATCH => respond(update(id, sid, req, false).await),
-                Method::DELETE => respond(delete(id, sid, req).await),
-                _ => method_not_allowed("GET, HEAD, PUT, PATCH, DELETE"),
-            }
-        })
-        .boxed()
+/// The endpoints of this module.
+pub fn endpoints() -> Vec<Endpoint> {
+    const SECTIONS: &str = "/api/v2/course/{id}/section/";
+    const SECTION: &str = "/api/v2/course/{id}/section/{section_id}/";
+    vec![
+        ca(Method::GET, SECTIONS, "listCourseSections", list),
+        write(Method::POST, SECTIONS, "createCourseSection", create),
+        ca(Method::GET, SECTION, "getCourseSection", get),
+        write(Method::PUT, SECTION, "replaceCourseSection", |c| {
+            update(c, true)
+        }),
+        write(Method::PATCH, SECTION, "updateCourseSection", |c| {
+            update(c, false)
+        }),
+        write(Method::DELETE, SECTION, "deleteCourseSection", delete),
+    ]
 }
 
 fn json(s: Section) -> SectionJson {
@@ -97,30 +76,21 @@ fn name_of(body: &Value, required: bool) -> Result<Option<String>, ApiError> {
     }
 }
 
-async fn pre_manage(id: i64, req: &mut Req) -> Result<(), ApiError> {
-    let now = req.state.clock.now();
-    let creds = req.credentials();
-    let who = req
-        .state
-        .db
-        .read(move |c| {
-            let who = auth::require_write(c, &creds, now)?;
-            managed_course(c, id, who).map(|_| who)
-        })
+/// 401/403 (scope, not a manager) and 404 before anything about the body.
+async fn pre_manage(call: &mut Call<Principal>) -> Result<(), ApiError> {
+    let id = call.id();
+    let who = call
+        .read(move |c, who| managed_course(c, id, who).map(|_| who))
         .await?;
-    req.body.authorised(&who);
+    call.req.body.authorised(&who);
     Ok(())
 }
 
 /// `GET /api/v2/course/{id}/section/`: a plain array in `sections_order` order.
-async fn list(id: i64, req: Req) -> Result<Response, ApiError> {
-    let creds = req.credentials();
-    let now = req.state.clock.now();
-    let out = req
-        .state
-        .db
-        .read(move |c| {
-            let who = auth::resolve_ca(c, &creds, now)?;
+async fn list(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
+    let id = call.id();
+    let out = call
+        .read(move |c, who| {
             let (course, _) = visible_course(c, id, who)?;
             let mut sections = db::sections(c, id)?;
             // sections_order lists every section; anything it misses goes last by id
@@ -139,14 +109,10 @@ async fn list(id: i64, req: Req) -> Result<Response, ApiError> {
 }
 
 /// `GET /api/v2/course/{id}/section/{section_id}/`
-async fn get(id: i64, sid: i64, req: Req) -> Result<Response, ApiError> {
-    let creds = req.credentials();
-    let now = req.state.clock.now();
-    let out = req
-        .state
-        .db
-        .read(move |c| {
-            let who = auth::resolve_ca(c, &creds, now)?;
+async fn get(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
+    let (id, sid) = (call.id(), call.params.id(1));
+    let out = call
+        .read(move |c, who| {
             visible_course(c, id, who)?;
             db::section(c, id, sid)?.map(json).ok_or(ApiError::NotFound)
         })
@@ -155,16 +121,12 @@ async fn get(id: i64, sid: i64, req: Req) -> Result<Response, ApiError> {
 }
 
 /// `POST /api/v2/course/{id}/section/` `{"name"}`: 201, appended to `sections_order`.
-async fn create(id: i64, mut req: Req) -> Result<Response, ApiError> {
-    pre_manage(id, &mut req).await?;
-    let creds = req.credentials();
-    let now = req.state.clock.now();
-    let body = Value::Object(crate::http::body::object(req.body, &req.headers).await?);
-    let out = req
-        .state
-        .db
-        .write(move |tx| {
-            let who = auth::require_write(tx, &creds, now)?;
+async fn create(mut call: Call<Principal>) -> Result<Response, ApiError> {
+    pre_manage(&mut call).await?;
+    let (id, now) = (call.id(), call.now);
+    let body = Value::Object(call.object().await?);
+    let out = call
+        .write(move |tx, who| {
             let (mut course, _) = managed_course(tx, id, who)?;
             let name = name_of(&body, true)?.unwrap_or_default();
             let sid = db::insert_section(tx, id, &name, now)?;
@@ -179,16 +141,12 @@ async fn create(id: i64, mut req: Req) -> Result<Response, ApiError> {
 }
 
 /// `PUT|PATCH /api/v2/course/{id}/section/{section_id}/` `{"name"}`.
-async fn update(id: i64, sid: i64, mut req: Req, full: bool) -> Result<Response, ApiError> {
-    pre_manage(id, &mut req).await?;
-    let creds = req.credentials();
-    let now = req.state.clock.now();
-    let body = Value::Object(crate::http::body::object(req.body, &req.headers).await?);
-    let out = req
-        .state
-        .db
-        .write(move |tx| {
-            let who = auth::require_write(tx, &creds, now)?;
+async fn update(mut call: Call<Principal>, full: bool) -> Result<Response, ApiError> {
+    pre_manage(&mut call).await?;
+    let (id, sid) = (call.id(), call.params.id(1));
+    let body = Value::Object(call.object().await?);
+    let out = call
+        .write(move |tx, who| {
             managed_course(tx, id, who)?;
             let section = db::section(tx, id, sid)?.ok_or(ApiError::NotFound)?;
             if let Some(name) = name_of(&body, full)? {
@@ -203,22 +161,18 @@ async fn update(id: i64, sid: i64, mut req: Req, full: bool) -> Result<Response,
 }
 
 /// `DELETE /api/v2/course/{id}/section/{section_id}/`: the section and its lessons; 204.
-async fn delete(id: i64, sid: i64, mut req: Req) -> Result<Response, ApiError> {
-    pre_manage(id, &mut req).await?;
-    let creds = req.credentials();
-    let now = req.state.clock.now();
-    crate::http::body::none(req.body, &req.headers).await?;
-    req.state
-        .db
-        .write(move |tx| {
-            let who = auth::require_write(tx, &creds, now)?;
-            let (mut course, _) = managed_course(tx, id, who)?;
-            db::section(tx, id, sid)?.ok_or(ApiError::NotFound)?;
-            db::delete_section(tx, sid)?;
-            course.sections_order.retain(|x| *x != sid);
-            db::update(tx, &course)?;
-            Ok::<_, ApiError>(())
-        })
-        .await?;
+async fn delete(mut call: Call<Principal>) -> Result<Response, ApiError> {
+    pre_manage(&mut call).await?;
+    let (id, sid) = (call.id(), call.params.id(1));
+    call.no_body().await?;
+    call.write(move |tx, who| {
+        let (mut course, _) = managed_course(tx, id, who)?;
+        db::section(tx, id, sid)?.ok_or(ApiError::NotFound)?;
+        db::delete_section(tx, sid)?;
+        course.sections_order.retain(|x| *x != sid);
+        db::update(tx, &course)?;
+        Ok::<_, ApiError>(())
+    })
+    .await?;
     Ok(empty(StatusCode::NO_CONTENT))
 }

@@ -6,7 +6,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use super::{Known, LineError, sql_err};
 use crate::clock::Timestamp;
-use crate::model::course::Course;
+use crate::model::course::{Course, JoinStatus};
 use crate::model::import::{CourseLine, CourseMemberLine};
 use crate::model::slug;
 
@@ -63,18 +63,7 @@ pub(super) fn course(
     if c.name.trim().is_empty() || n > 255 {
         return Err("course name must be 1 to 255 characters".into());
     }
-    if !matches!(c.kind.as_str(), "self-paced" | "structured" | "scheduled") {
-        return Err(format!(
-            "type {:?} is not self-paced, structured or scheduled",
-            c.kind
-        ));
-    }
-    if !matches!(c.privacy.as_str(), "" | "open" | "private" | "secret") {
-        return Err(format!(
-            "privacy {:?} is not \"\", open, private or secret",
-            c.privacy
-        ));
-    }
+    let (kind, privacy) = c.choices()?;
     let at = c.created_at.unwrap_or(now);
     known.user(c.created_by, "created_by")?;
     known.categories(&c.categories, "course")?;
@@ -87,14 +76,14 @@ pub(super) fn course(
         })
         .map_err(|e| sql_err("course", &e))?,
     };
-    // the API's insert, so that both write the same columns the same way
+    // the API's create, so that both write the same rows the same way
     let course = Course {
         id: c.id,
         name: c.name,
         slug: s,
         description: c.description,
-        kind: c.kind,
-        privacy: c.privacy,
+        kind,
+        privacy,
         enforce_lessons_order: c.enforce_lessons_order,
         new_comment_notification_enabled: c.new_comment_notification_enabled,
         hide_member_count: c.hide_member_count,
@@ -109,13 +98,9 @@ pub(super) fn course(
         created_at: at,
         created_by: c.created_by,
     };
-    crate::db::courses::insert(conn, &course, Some(course.id))
+    crate::db::courses::create(conn, &course, Some(course.id), &c.categories)
         .map_err(|e| sql_err(&format!("course {} ({:?})", course.id, course.name), &e))?;
-    conn.prepare_cached("INSERT INTO course_member (course_id, user_id, join_status, created_at) VALUES (?1, ?2, 'creator', ?3)")
-        .and_then(|mut s2| s2.execute(params![c.id, c.created_by, at]))
-        .map_err(|e| sql_err("course creator", &e))?;
-    crate::db::courses::add_categories(conn, c.id, &c.categories)
-        .map_err(|e| sql_err("course category", &e))
+    Ok(())
 }
 
 /// A course membership other than the creator's (which comes from the course line).
@@ -125,26 +110,18 @@ pub(super) fn course_member(
     m: CourseMemberLine,
     now: Timestamp,
 ) -> Result<(), LineError> {
-    if !matches!(
-        m.join_status.as_str(),
-        "creator" | "manager" | "joined" | "invited" | "requested"
-    ) {
-        return Err(format!(
-            "join_status {:?} is not one of manager, joined, invited, requested",
-            m.join_status
-        ));
-    }
+    let status = m.status()?;
     known.user(m.user, "user")?;
     let creator: Option<i64> = conn
         .prepare_cached("SELECT created_by FROM course WHERE id = ?1")
         .and_then(|mut s| s.query_row([m.course], |r| r.get(0)).optional())
         .map_err(|e| sql_err("course_member", &e))?;
     let creator = creator.ok_or_else(|| format!("course {} does not exist", m.course))?;
-    match (creator == m.user, m.join_status.as_str()) {
+    match (creator == m.user, status) {
         // the creator's membership comes from the course line
-        (true, "creator") => return Ok(()),
+        (true, JoinStatus::Creator) => return Ok(()),
         (true, _) => return Err("the creator's join_status cannot change".into()),
-        (false, "creator") => {
+        (false, JoinStatus::Creator) => {
             return Err("only the course's created_by can be its creator".into());
         }
         _ => {}
@@ -152,7 +129,7 @@ pub(super) fn course_member(
     conn.prepare_cached(
         "INSERT INTO course_member (course_id, user_id, join_status, created_at) VALUES (?1, ?2, ?3, ?4)",
     )
-    .and_then(|mut s| s.execute(params![m.course, m.user, m.join_status, now]))
+    .and_then(|mut s| s.execute(params![m.course, m.user, status, now]))
     .map_err(|e| sql_err("course_member", &e))?;
     Ok(())
 }

@@ -1,5 +1,5 @@
 //! Writes import lines (`model::import`) into the database. Counters (followers,
-//! followings, posts, discussions, comments) are kept exact with in-memory deltas
+//! followings, posts, discussions, comments, vote tallies, category follows) are kept exact with in-memory deltas
 //! applied once per batch, in the batch's transaction, instead of one UPDATE per row.
 //! The `mutual` flag of follow edges is kept as `db::follows` keeps it: set on both
 //! edges when the second of a pair arrives.
@@ -21,6 +21,7 @@ use crate::model::{slug, user};
 
 mod content;
 mod follows;
+mod kit;
 
 /// Changes to one user's counters.
 #[derive(Debug, Default, Clone, Copy)]
@@ -30,6 +31,7 @@ struct UserDelta {
     mutuals: i64,
     posts: i64,
     discussions: i64,
+    categories: i64,
 }
 
 /// Counter changes of the current batch: one UPDATE per user (and per commented
@@ -38,6 +40,10 @@ struct UserDelta {
 struct Deltas {
     users: HashMap<i64, UserDelta>,
     comments: HashMap<i64, i64>,
+    /// (contribution pk, reaction) → votes.
+    tallies: HashMap<(i64, i64), i64>,
+    /// category → followers.
+    category_followers: HashMap<i64, i64>,
 }
 
 impl Deltas {
@@ -225,6 +231,10 @@ impl Importer {
             Line::Post(d) => self.contribution(conn, "post", d, now),
             Line::Status(d) => self.contribution(conn, "status", d, now),
             Line::Comment(c) => self.comment(conn, c, now),
+            Line::Vote(v) => kit::vote(conn, &self.known, &mut self.deltas, v, now),
+            Line::CategoryFollow(f) => {
+                kit::category_follow(conn, &self.known, &mut self.deltas, f, now)
+            }
         }
     }
 
@@ -407,14 +417,16 @@ impl Importer {
     }
 
     fn apply_deltas(&mut self, conn: &Connection) -> rusqlite::Result<()> {
-        let d = std::mem::take(&mut self.deltas);
+        let mut d = std::mem::take(&mut self.deltas);
+        kit::apply(conn, &mut d)?;
         let mut users: Vec<(i64, UserDelta)> = d.users.into_iter().collect();
         users.sort_unstable_by_key(|(id, _)| *id);
         let mut stmt = conn.prepare_cached(
             "UPDATE user SET followers_counter = followers_counter + ?1,
                  followings_counter = followings_counter + ?2, mutuals_counter = mutuals_counter + ?3,
-                 posts_counter = posts_counter + ?4, discussions_counter = discussions_counter + ?5
-             WHERE id = ?6",
+                 posts_counter = posts_counter + ?4, discussions_counter = discussions_counter + ?5,
+                 categories_counter = categories_counter + ?6
+             WHERE id = ?7",
         )?;
         for (id, u) in users {
             stmt.execute([
@@ -423,6 +435,7 @@ impl Importer {
                 u.mutuals,
                 u.posts,
                 u.discussions,
+                u.categories,
                 id,
             ])?;
         }

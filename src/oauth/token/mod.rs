@@ -8,13 +8,13 @@ mod refresh;
 
 use rusqlite::Connection;
 use serde::Serialize;
-use warp::Filter;
 use warp::http::Method;
 use warp::reply::Response;
 
 use crate::clock::{SECOND, Timestamp};
+use crate::http::Req;
 use crate::http::query::Query;
-use crate::http::{Req, Route, method_not_allowed, request, slash};
+use crate::http::route::{Auth, Endpoint};
 use crate::model::app::App;
 use crate::oauth::errors::{ErrorCode, OAuthError};
 use crate::oauth::scope::Scope;
@@ -114,20 +114,14 @@ pub struct Ctx<'a> {
 }
 
 /// `POST /oauth/token/`
-pub fn route(state: AppState) -> Route {
-    warp::path!("oauth" / "token")
-        .and(slash())
-        .and(request(state))
-        .then(|req: Req| async move {
-            match req.method {
-                Method::POST => match token(req).await {
-                    Ok(r) => r,
-                    Err(e) => e.to_response(),
-                },
-                _ => method_not_allowed("POST"),
-            }
-        })
-        .boxed()
+pub fn endpoints() -> Vec<Endpoint> {
+    vec![Endpoint::new(
+        Method::POST,
+        "/oauth/token/",
+        Auth::None,
+        "oauthToken",
+        |req, _| async move { token(req).await.unwrap_or_else(|e| e.to_response()) },
+    )]
 }
 
 /// Reads a form body of the token or revocation endpoint (RFC 6749 §3.2: parameters

@@ -11,95 +11,59 @@
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 
+use hearth::http::route::Auth;
+
 use crate::common::{self, TestServer};
 
-/// Every route that needs a caller (SPEC §5 "auth"), as documented in the OpenAPI
-/// document; ids are filled in by [`Fixtures::fill`]. Add each new protected route here.
-const PROTECTED_ROUTES: &[(&str, &str)] = &[
-    ("GET", "/api/v2/user/me/"),
-    ("POST", "/api/v2/user/{id}/follow/"),
-    ("GET", "/api/v2/user/{id}/is_followed/"),
-    ("GET", "/api/v2/user/{id}/is_follower/"),
-    ("PATCH", "/api/v2/dynamic_preference/"),
-    ("POST", "/api/v2/discussion/"),
-    ("POST", "/api/v2/post/"),
-    ("POST", "/api/v2/status/"),
-    ("POST", "/api/v2/comment/"),
-    ("DELETE", "/api/v2/discussion/{id}/"),
-    ("DELETE", "/api/v2/post/{id}/"),
-    ("DELETE", "/api/v2/status/{id}/"),
-    ("DELETE", "/api/v2/comment/{id}/"),
-    ("POST", "/api/v2/discussion/{id}/restore/"),
-    ("DELETE", "/api/v2/discussion/{id}/restore/"),
-    ("POST", "/api/v2/post/{id}/restore/"),
-    ("POST", "/api/v2/status/{id}/restore/"),
-    ("POST", "/api/v2/comment/{id}/restore/"),
-    ("POST", "/api/v2/comment/{id}/restore"),
-    ("GET", "/api/v2/course/"),
-    ("POST", "/api/v2/course/"),
-    ("PUT", "/api/v2/course/{id}/"),
-    ("PATCH", "/api/v2/course/{id}/"),
-    ("DELETE", "/api/v2/course/{id}/"),
-    ("GET", "/api/v2/course/{id}/join/"),
-    ("POST", "/api/v2/course/{id}/join/"),
-    ("DELETE", "/api/v2/course/{id}/join/"),
-    ("GET", "/api/v2/course/{id}/invite/"),
-    ("POST", "/api/v2/course/{id}/invite/"),
-    ("DELETE", "/api/v2/course/{id}/invite/"),
-    ("GET", "/api/v2/course/{id}/request_join/"),
-    ("POST", "/api/v2/course/{id}/role/"),
-    ("POST", "/api/v2/course/{id}/section/"),
-    ("PUT", "/api/v2/course/{id}/section/{section_id}/"),
-    ("PATCH", "/api/v2/course/{id}/section/{section_id}/"),
-    ("DELETE", "/api/v2/course/{id}/section/{section_id}/"),
-];
+/// The endpoint declaration, as `(METHOD, documented template, auth class)`: the
+/// tables of this file come from it, so a new endpoint is tested by being declared.
+fn declared() -> Vec<(String, String, Auth)> {
+    hearth::api::endpoints()
+        .iter()
+        .map(|e| (e.method.to_string(), e.path.replace("{*", "{"), e.auth))
+        .collect()
+}
+
+/// Every API endpoint that needs a caller (SPEC §5 "auth").
+fn protected_routes() -> Vec<(String, String)> {
+    declared()
+        .into_iter()
+        .filter(|(_, _, a)| matches!(a, Auth::User | Auth::Write | Auth::Staff))
+        .map(|(m, p, _)| (m, p))
+        .collect()
+}
 
 /// The API reads that need no caller (some only while `content_availability` is on);
 /// a bad token on them is still 401 (SPEC §4).
-const PUBLIC_ROUTES: &[(&str, &str)] = &[
-    ("GET", "/api/v2/reaction/search/"),
-    ("GET", "/api/v2/reaction/"),
-    ("GET", "/api/v2/reaction/{id}/"),
-    ("GET", "/api/v2/dynamic_preference/search/"),
-    ("GET", "/api/v2/dynamic_preference/"),
-    ("GET", "/api/v2/dynamic_preference/{id}/"),
-    ("GET", "/api/v2/user/{id}/"),
-    ("GET", "/api/v2/user/{id}/followings/"),
-    ("GET", "/api/v2/user/{id}/followers/"),
-    ("GET", "/api/v2/discussion/"),
-    ("GET", "/api/v2/discussion/{id}/"),
-    ("GET", "/api/v2/post/"),
-    ("GET", "/api/v2/post/{id}/"),
-    ("GET", "/api/v2/status/"),
-    ("GET", "/api/v2/status/{id}/"),
-    ("GET", "/api/v2/comment/"),
-    ("GET", "/api/v2/comment/{id}/"),
-    ("GET", "/api/v2/course/search/"),
-    ("GET", "/api/v2/course/{id}/"),
-    ("GET", "/api/v2/course/{id}/status/"),
-    ("GET", "/api/v2/course/{id}/section/"),
-    ("GET", "/api/v2/course/{id}/section/{section_id}/"),
-];
+fn public_routes() -> Vec<(String, String)> {
+    declared()
+        .into_iter()
+        .filter(|(_, _, a)| matches!(a, Auth::Public | Auth::Ca))
+        .map(|(m, p, _)| (m, p))
+        .collect()
+}
 
-/// Routes that take no bearer token at all (or are not `/api/v2/` JSON routes).
-const OTHER_ROUTES: &[(&str, &str)] = &[
-    ("GET", "/healthz"),
-    ("GET", "/livez"),
-    ("GET", "/readyz"),
-    ("GET", "/api/v2/schema/"),
-    ("POST", "/api/v2/jwt/verify_token/"),
-    ("GET", "/static/{path}"),
-    ("GET", "/media/{path}"),
-    ("GET", "/oauth/authorize/"),
-    ("POST", "/oauth/authorize/"),
-    ("GET", "/oauth/authorize"),
-    ("POST", "/oauth/authorize"),
-    ("POST", "/oauth/token/"),
-    ("POST", "/oauth/revoke_token/"),
-    ("GET", "/accounts/login/"),
-    ("POST", "/accounts/login/"),
-    ("POST", "/accounts/logout/"),
-];
+#[test]
+fn every_api_write_needs_the_write_scope_and_every_open_route_only_reads() {
+    for (m, path, auth) in declared() {
+        let api = path.starts_with("/api/v2/") && path != "/api/v2/jwt/verify_token/";
+        if api && m != "GET" {
+            assert!(
+                matches!(auth, Auth::Write | Auth::Staff),
+                "{m} {path} is {auth:?}"
+            );
+        }
+        if matches!(auth, Auth::Public | Auth::Ca) {
+            assert_eq!(m, "GET", "{path} is open to anonymous callers and writes");
+        }
+        if auth == Auth::None {
+            assert!(
+                !api || path == "/api/v2/schema/",
+                "{m} {path} ignores bearer tokens"
+            );
+        }
+    }
+}
 
 /// One item of every kind, owned by `owner`, for the route tables.
 struct Fixtures {
@@ -111,6 +75,7 @@ struct Fixtures {
     comment: i64,
     course: i64,
     section: i64,
+    category: i64,
 }
 
 impl Fixtures {
@@ -148,6 +113,7 @@ impl Fixtures {
             .await;
         assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
         let section = r.json()["id"].as_i64().unwrap();
+        let category = s.category("Fixture category");
         Fixtures {
             owner,
             other,
@@ -157,12 +123,15 @@ impl Fixtures {
             comment,
             course,
             section,
+            category,
         }
     }
 
-    /// The path with its `{id}` (chosen by the segment before it), `{section_id}` and
-    /// `{path}` filled in; `unknown` fills ids that do not exist instead.
+    /// The path with its `{id}` (chosen by the segment before it; a user's settings are
+    /// the owner's, the only ones its token may read), `{section_id}` and `{path}` filled
+    /// in; `unknown` fills ids that do not exist instead.
     fn fill(&self, path: &str, unknown: bool) -> String {
+        let settings = path.ends_with("/settings/");
         let mut out = Vec::new();
         let mut prev = "";
         for seg in path.split('/') {
@@ -170,7 +139,9 @@ impl Fixtures {
                 "{id}" if unknown => "999999".to_owned(),
                 "{section_id}" if unknown => "999998".to_owned(),
                 "{id}" => match prev {
+                    "user" if settings => self.owner,
                     "user" => self.other,
+                    "category" => self.category,
                     "discussion" => self.discussion,
                     "post" => self.post,
                     "status" => self.status,
@@ -214,7 +185,7 @@ async fn every_protected_route_rejects_bad_tokens() {
     let s = TestServer::start().await;
     let fx = Fixtures::make(&s).await;
     let cases = common::bad_tokens(&s).await;
-    for (m, template) in PROTECTED_ROUTES {
+    for (m, template) in &protected_routes() {
         let bodies = bad_token_bodies(m);
         // auth is checked before existence: unknown ids are 401 too
         for unknown in [false, true] {
@@ -248,7 +219,8 @@ async fn a_read_only_token_may_not_write_anywhere() {
     let s = TestServer::start().await;
     let fx = Fixtures::make(&s).await;
     let read = s.oauth_token(fx.owner, "read");
-    for (m, template) in PROTECTED_ROUTES.iter().filter(|(m, _)| *m != "GET") {
+    let protected = protected_routes();
+    for (m, template) in protected.iter().filter(|(m, _)| m != "GET") {
         for unknown in [false, true] {
             let path = fx.fill(template, unknown);
             let r = s
@@ -265,10 +237,10 @@ async fn a_read_only_token_may_not_write_anywhere() {
         }
     }
     // and the reads still work with it, protected and public
-    for (m, template) in PROTECTED_ROUTES
+    for (m, template) in protected
         .iter()
-        .filter(|(m, _)| *m == "GET")
-        .chain(PUBLIC_ROUTES)
+        .filter(|(m, _)| m == "GET")
+        .chain(&public_routes())
     {
         let path = fx.fill(template, false);
         let r = s.call(method(m), &path, Some(&read), None).await;
@@ -281,7 +253,7 @@ async fn a_bad_token_on_a_public_route_is_401() {
     let s = TestServer::start().await;
     let fx = Fixtures::make(&s).await;
     let cases = common::bad_tokens(&s).await;
-    for (m, template) in PUBLIC_ROUTES {
+    for (m, template) in &public_routes() {
         let path = fx.fill(template, false);
         for (what, token) in &cases {
             let r = s.call(method(m), &path, token.as_deref(), None).await;
@@ -325,16 +297,10 @@ async fn the_openapi_document_and_the_router_agree() {
         problems.join("\n")
     );
     let paths = doc["paths"].as_object().unwrap();
-    // every route we know is described, with its method
-    for (m, template) in PROTECTED_ROUTES
-        .iter()
-        .chain(PUBLIC_ROUTES)
-        .chain(OTHER_ROUTES)
-    {
-        let described = paths
-            .get(*template)
-            .and_then(|p| p.get(m.to_ascii_lowercase()));
-        assert!(described.is_some(), "{m} {template} is not in the document");
+    // every declared endpoint is described, with its method and auth class
+    for (m, template, auth) in declared() {
+        let described = &paths[&template][m.to_ascii_lowercase()];
+        assert_eq!(described["x-hearth-auth"], auth.as_str(), "{m} {template}");
     }
     // every described path is served: one of its methods answers something but 404
     // (reads first, so the walk deletes nothing it still needs)
@@ -396,17 +362,13 @@ async fn the_openapi_document_and_the_router_agree() {
             );
         }
     }
-    // and every known route is one of the document's paths (no undocumented route)
-    let known: std::collections::BTreeSet<&str> = PROTECTED_ROUTES
-        .iter()
-        .chain(PUBLIC_ROUTES)
-        .chain(OTHER_ROUTES)
-        .map(|(_, p)| *p)
-        .collect();
+    // and every documented path is declared (nothing described that is not served)
+    let known: std::collections::BTreeSet<String> =
+        declared().into_iter().map(|(_, p, _)| p).collect();
     for template in paths.keys() {
         assert!(
-            known.contains(template.as_str()),
-            "{template} is documented but missing from the route tables of this test"
+            known.contains(template),
+            "{template} is documented, not declared"
         );
     }
 }

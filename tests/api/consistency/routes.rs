@@ -39,8 +39,22 @@ async fn content_availability_applies_to_every_ca_read() {
         "/api/v2/course/search/".into(),
         format!("/api/v2/course/{course}/section/"),
         format!("/api/v2/course/{course}/section/{sec}/"),
+        // SPEC §8
+        format!("/api/v2/discussion/{d}/vote/"),
+        format!("/api/v2/post/{p}/vote/"),
+        format!("/api/v2/status/{st}/vote/"),
+        format!("/api/v2/comment/{c}/vote/"),
+        format!("/api/v2/discussion/{d}/contributors/"),
+        format!("/api/v2/post/{p}/contributors/"),
+        format!("/api/v2/status/{st}/contributors/"),
+        "/api/v2/category/".into(),
+        "/api/v2/category/popular/".into(),
+        format!("/api/v2/category/{}/", w.cat),
+        format!("/api/v2/user/{}/categories/", w.bob),
+        format!("/api/v2/user/{}/courses/", w.ann),
     ];
     let public = [
+        "/api/v2/feature/",
         "/api/v2/reaction/search/",
         "/api/v2/reaction/1/",
         "/api/v2/dynamic_preference/",
@@ -132,6 +146,19 @@ async fn trailing_slash_rules() {
         "/accounts/logout".into(),
         "/healthz/".into(),
         "/api/v2/schema".into(),
+        // SPEC §8
+        "/api/v2/feature".into(),
+        format!("/api/v2/post/{p}/vote"),
+        format!("/api/v2/comment/{c}/vote"),
+        format!("/api/v2/post/{p}/contributors"),
+        "/api/v2/category".into(),
+        "/api/v2/category/popular".into(),
+        "/api/v2/category/1/follow".into(),
+        format!("/api/v2/user/{b}/categories"),
+        format!("/api/v2/user/{b}/courses"),
+        format!("/api/v2/user/{b}/hide"),
+        "/api/v2/user/hidden_users_id".into(),
+        format!("/api/v2/user/{b}/settings"),
     ] {
         for m in [Method::GET, Method::POST] {
             let r = s.call(m.clone(), &path, Some(t), None).await;

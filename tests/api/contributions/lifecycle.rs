@@ -260,7 +260,7 @@ async fn restore_routes_methods_and_slashless_comment_form() {
         (Method::GET, restore(Kind::Post, 1), "POST"),
         (Method::DELETE, restore(Kind::Comment, c), "POST"),
         (Method::GET, slashless.clone(), "POST"),
-        (Method::GET, restore(Kind::Discussion, d), "DELETE, POST"),
+        (Method::GET, restore(Kind::Discussion, d), "POST, DELETE"),
         (Method::PUT, item(Kind::Post, 1), "GET, HEAD, DELETE"),
         (Method::PATCH, path(Kind::Status), "GET, HEAD, POST"),
     ];

@@ -1,0 +1,179 @@
+//! `/api/v2/category/...` and `GET /api/v2/user/{id}/categories/` (SPEC §8): categories
+//! as the UI kit reads them, following them, and the popular ones.
+
+use rusqlite::Connection;
+use serde_json::json;
+use warp::http::{Method, StatusCode};
+use warp::reply::Response;
+
+use crate::api::call::{Call, ca, user, write};
+use crate::db::{categories, category_follows};
+use crate::error::ApiError;
+use crate::http::auth::Principal;
+use crate::http::pagination::{Page, envelope};
+use crate::http::route::Endpoint;
+use crate::http::{empty, ok};
+use crate::model::PublicUrl;
+use crate::model::category::{Category, CategoryJson};
+
+/// The endpoints of this module.
+pub fn endpoints() -> Vec<Endpoint> {
+    vec![
+        ca(Method::GET, "/api/v2/category/", "listCategories", list),
+        ca(
+            Method::GET,
+            "/api/v2/category/popular/",
+            "listPopularCategories",
+            popular,
+        ),
+        ca(Method::GET, "/api/v2/category/{id}/", "getCategory", get),
+        write(
+            Method::POST,
+            "/api/v2/category/{id}/follow/",
+            "followCategory",
+            follow,
+        ),
+        user(
+            Method::GET,
+            "/api/v2/category/{id}/is_followed/",
+            "isCategoryFollowed",
+            is_followed,
+        ),
+        ca(
+            Method::GET,
+            "/api/v2/user/{id}/categories/",
+            "listUserCategories",
+            of_user,
+        ),
+    ]
+}
+
+/// A live category, 404 otherwise.
+fn live(c: &Connection, id: i64) -> Result<Category, ApiError> {
+    categories::get(c, id)?
+        .filter(|k| !k.deleted)
+        .ok_or(ApiError::NotFound)
+}
+
+fn jsons(
+    c: &Connection,
+    cats: Vec<Category>,
+    viewer: Option<i64>,
+    base: &PublicUrl,
+) -> Result<Vec<CategoryJson>, ApiError> {
+    Ok(category_follows::mark(c, cats, viewer)?
+        .iter()
+        .map(|k| k.to_json(base))
+        .collect())
+}
+
+/// `GET /api/v2/category/` (CA): live categories by `order` then id; `search`
+/// (case-insensitive substring of the name) and `active` (boolean) filter.
+async fn list(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
+    let (base, q) = (call.base(), call.query());
+    let page_base = base.at(&call.req.path);
+    let json = call
+        .read(move |c, who| {
+            let page = Page::from_query(&q)?;
+            let filter = categories::Filter {
+                search: q.text("search").map(str::to_owned),
+                active: q.bool("active")?,
+            };
+            let (count, cats) = categories::page(c, &filter, page.limit, page.offset)?;
+            let results = jsons(c, cats, who.map(|w| w.user_id), &base)?;
+            Ok::<_, ApiError>(envelope(&page_base, &q, page, count, results))
+        })
+        .await?;
+    Ok(ok(&json))
+}
+
+/// `GET /api/v2/category/popular/` (CA): active categories, most followed first.
+async fn popular(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
+    let (base, q) = (call.base(), call.query());
+    let page_base = base.at(&call.req.path);
+    let json = call
+        .read(move |c, who| {
+            let page = Page::from_query(&q)?;
+            let (count, cats) = category_follows::popular(c, page.limit, page.offset)?;
+            let results = jsons(c, cats, who.map(|w| w.user_id), &base)?;
+            Ok::<_, ApiError>(envelope(&page_base, &q, page, count, results))
+        })
+        .await?;
+    Ok(ok(&json))
+}
+
+/// `GET /api/v2/category/{id}/` (CA).
+async fn get(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
+    let (id, base) = (call.id(), call.base());
+    let json = call
+        .read(move |c, who| {
+            let cat = live(c, id)?;
+            let mut out = jsons(c, vec![cat], who.map(|w| w.user_id), &base)?;
+            out.pop().ok_or(ApiError::NotFound)
+        })
+        .await?;
+    Ok(ok(&json))
+}
+
+/// `POST /api/v2/category/{id}/follow/` (auth, write): follows, or unfollows when
+/// already following; 204.
+async fn follow(mut call: Call<Principal>) -> Result<Response, ApiError> {
+    call.before_body().await?;
+    let (id, now) = (call.id(), call.now);
+    let no_body = call.no_body().await;
+    call.write(move |tx, who| {
+        no_body?;
+        live(tx, id)?;
+        category_follows::toggle(tx, who.user_id, id, now)?;
+        Ok::<_, ApiError>(())
+    })
+    .await?;
+    Ok(empty(StatusCode::NO_CONTENT))
+}
+
+/// `GET /api/v2/category/{id}/is_followed/` (auth) → `{"is_followed": bool}`.
+async fn is_followed(call: Call<Principal>) -> Result<Response, ApiError> {
+    let id = call.id();
+    let answer = call
+        .read(move |c, who| {
+            live(c, id)?;
+            Ok::<_, ApiError>(category_follows::is_following(c, who.user_id, id)?)
+        })
+        .await?;
+    Ok(ok(&json!({ "is_followed": answer })))
+}
+
+/// `GET /api/v2/user/{id}/categories/` (CA): the live categories user `{id}` follows,
+/// by `order` then id. Paginated when `limit` or `offset` is given; without either,
+/// every one as a plain JSON array, which is what the platform's SDK reads
+/// (`UserService.getUserFollowedCategories` returns `SCCategoryType[]`, and the kit's
+/// user provider maps over it for every signed-in user).
+async fn of_user(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
+    let (id, base, q) = (call.id(), call.base(), call.query());
+    let page_base = base.at(&call.req.path);
+    let paginated = q.get("limit").is_some() || q.get("offset").is_some();
+    let json = call
+        .read(move |c, who| {
+            let page = if paginated {
+                Page::from_query(&q)?
+            } else {
+                Page {
+                    limit: i64::MAX,
+                    offset: 0,
+                }
+            };
+            if !crate::db::users::is_live(c, id)? {
+                return Err(ApiError::NotFound);
+            }
+            let (count, cats) = category_follows::followed_by(c, id, page.limit, page.offset)?;
+            let results = jsons(c, cats, who.map(|w| w.user_id), &base)?;
+            if paginated {
+                serde_json::to_value(envelope(&page_base, &q, page, count, results))
+            } else {
+                serde_json::to_value(results)
+            }
+            .map_err(ApiError::internal)
+        })
+        .await?;
+    Ok(ok(&json))
+}

@@ -1,0 +1,229 @@
+//! The OpenAPI 3.1 document served at `/api/v2/schema/`, generated from the code:
+//!
+//! - **paths and operations** from the endpoint declaration ([`super::endpoints`]):
+//!   method, path template, `operationId`, path parameters, `security` and the
+//!   `x-hearth-auth` class, and the error responses every endpoint of a class can give;
+//! - **response schemas** from the JSON types themselves (`#[derive(utoipa::ToSchema)]`
+//!   on the `model` types, collected by [`generated_schemas`]), so a field added to a
+//!   type is in the document;
+//! - **prose** (summaries, descriptions, query parameters, request bodies, examples) from
+//!   one fragment per area under `openapi/`, keyed by `operationId`, beside the request
+//!   schemas that are grammars rather than types (course bodies, OAuth forms).
+//!
+//! A test checks that the prose and the declaration name the same operations, and the
+//! API test suite validates every response it receives against this document.
+
+use std::sync::OnceLock;
+
+use serde_json::{Map, Value, json};
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::Schema;
+
+use crate::http::route::{Auth, Endpoint};
+
+/// The fragments: `base.json` first (info, servers, shared components), then one per
+/// area, each with `operations` (by operationId) and `components`.
+const FRAGMENTS: &[(&str, &str)] = &[
+    ("base", include_str!("../../openapi/base.json")),
+    ("auth", include_str!("../../openapi/auth.json")),
+    ("oauth", include_str!("../../openapi/oauth.json")),
+    ("community", include_str!("../../openapi/community.json")),
+    (
+        "contributions",
+        include_str!("../../openapi/contributions.json"),
+    ),
+    ("courses", include_str!("../../openapi/courses.json")),
+    ("kit", include_str!("../../openapi/kit.json")),
+];
+
+/// The schemas derived from the JSON types, by name.
+pub fn generated_schemas() -> Vec<(String, RefOr<Schema>)> {
+    use crate::model;
+    let mut out = Vec::new();
+    collect::<model::user::UserJson>(&mut out);
+    collect::<model::user::UserMinimal>(&mut out);
+    collect::<model::reaction::ReactionJson>(&mut out);
+    collect::<model::pref::PrefJson>(&mut out);
+    collect::<model::category::CategoryJson>(&mut out);
+    collect::<model::feature::Feature>(&mut out);
+    collect::<model::vote::VoteJson>(&mut out);
+    collect::<model::contribution::ContributionJson>(&mut out);
+    collect::<model::course::CourseJson>(&mut out);
+    collect::<model::course::SectionJson>(&mut out);
+    collect::<model::course::MemberJson>(&mut out);
+    out
+}
+
+fn collect<T: utoipa::ToSchema>(out: &mut Vec<(String, RefOr<Schema>)>) {
+    T::schemas(out);
+    out.push((T::name().into_owned(), T::schema()));
+}
+
+/// The document, built once from [`super::endpoints`].
+pub fn document() -> &'static Value {
+    static DOC: OnceLock<Value> = OnceLock::new();
+    DOC.get_or_init(|| build(&super::endpoints()))
+}
+
+/// The operations the prose describes, by operationId (for the consistency test).
+pub fn prose() -> Map<String, Value> {
+    let mut ops = Map::new();
+    for (_, f) in FRAGMENTS {
+        if let Some(Value::Object(o)) = parse(f).get_mut("operations").map(Value::take) {
+            ops.extend(o);
+        }
+    }
+    ops
+}
+
+fn parse(fragment: &str) -> Value {
+    serde_json::from_str(fragment).unwrap_or_else(|e| {
+        tracing::error!(error = %e, "an OpenAPI fragment does not parse");
+        Value::Null
+    })
+}
+
+/// Builds the document for `endpoints`.
+pub fn build(endpoints: &[Endpoint]) -> Value {
+    let mut doc = Value::Object(Map::new());
+    for (_, f) in FRAGMENTS {
+        let mut part = parse(f);
+        if let Some(o) = part.as_object_mut() {
+            o.remove("operations");
+        }
+        merge(&mut doc, part);
+    }
+    let schemas = &mut doc["components"]["schemas"];
+    for (name, schema) in generated_schemas() {
+        schemas[name] = serde_json::to_value(schema).unwrap_or(Value::Null);
+    }
+    let prose = prose();
+    let mut paths = Map::new();
+    for e in endpoints {
+        let op = operation(e, prose.get(e.operation_id));
+        let path = openapi_path(e.path);
+        let item = paths
+            .entry(path)
+            .or_insert_with(|| Value::Object(Map::new()));
+        item[e.method.as_str().to_ascii_lowercase()] = op;
+    }
+    doc["paths"] = Value::Object(paths);
+    doc
+}
+
+/// `/media/{*path}` → `/media/{path}`.
+fn openapi_path(template: &str) -> String {
+    template.replace("{*", "{")
+}
+
+/// One operation: the prose, completed from the declaration.
+fn operation(e: &Endpoint, prose: Option<&Value>) -> Value {
+    let mut op = prose.cloned().unwrap_or_else(|| json!({}));
+    op["operationId"] = json!(e.operation_id);
+    op["x-hearth-auth"] = json!(e.auth.as_str());
+    op["security"] = match e.auth {
+        Auth::None => json!([]),
+        Auth::Public | Auth::Ca => json!([{ "bearer": [] }, {}]),
+        Auth::User => json!([{ "bearer": [] }]),
+        Auth::Write | Auth::Staff => json!([{ "bearer": ["write"] }]),
+    };
+    // path parameters come from the template; the prose may describe them
+    let mut params: Vec<Value> = op["parameters"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|p| p["in"] != "path")
+        .collect();
+    let described = op["parameters"].as_array().cloned().unwrap_or_default();
+    let tail = e.path.contains("{*");
+    for (i, name) in e.params().into_iter().enumerate() {
+        let mut p = described
+            .iter()
+            .find(|p| p["in"] == "path" && p["name"] == name)
+            .cloned()
+            .unwrap_or_else(|| json!({ "description": format!("The {name}.") }));
+        let is_tail = tail && i + 1 == e.params().len();
+        p["name"] = json!(name);
+        p["in"] = json!("path");
+        p["required"] = json!(true);
+        p["schema"] = if is_tail {
+            json!({ "type": "string" })
+        } else {
+            json!({ "type": "integer" })
+        };
+        params.insert(i, p);
+    }
+    if params.is_empty() {
+        if let Some(o) = op.as_object_mut() {
+            o.remove("parameters");
+        }
+    } else {
+        op["parameters"] = Value::Array(params);
+    }
+    // what every endpoint of a class can answer
+    let api = e.path.starts_with("/api/");
+    let mut standard: Vec<(&str, &str)> = Vec::new();
+    if api && e.auth != Auth::None {
+        standard.push(("401", "Unauthorized"));
+    }
+    if matches!(e.auth, Auth::Write | Auth::Staff) {
+        standard.push(("403", "Forbidden"));
+    }
+    if api && e.writes {
+        standard.push(("503", "ServiceUnavailable"));
+    }
+    for (status, name) in standard {
+        if op["responses"].get(status).is_none() {
+            op["responses"][status] = json!({ "$ref": format!("#/components/responses/{name}") });
+        }
+    }
+    op
+}
+
+fn merge(into: &mut Value, from: Value) {
+    match (into, from) {
+        (Value::Object(a), Value::Object(b)) => {
+            for (k, v) in b {
+                merge(a.entry(k).or_insert(Value::Null), v);
+            }
+        }
+        (slot, v) => *slot = v,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_declared_endpoint_has_prose_and_all_prose_is_declared() {
+        let endpoints = super::super::endpoints();
+        let prose = prose();
+        let declared: Vec<&str> = endpoints.iter().map(|e| e.operation_id).collect();
+        let missing: Vec<&&str> = declared
+            .iter()
+            .filter(|id| !prose.contains_key(**id))
+            .collect();
+        assert!(missing.is_empty(), "endpoints without prose: {missing:?}");
+        let stale: Vec<&String> = prose
+            .keys()
+            .filter(|id| !declared.contains(&id.as_str()))
+            .collect();
+        assert!(stale.is_empty(), "prose for no endpoint: {stale:?}");
+        let mut unique = declared.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), declared.len(), "operationIds repeat");
+    }
+
+    #[test]
+    fn document_is_openapi_3_1_with_the_declared_paths() {
+        let d = document();
+        assert_eq!(d["openapi"], "3.1.0");
+        for e in super::super::endpoints() {
+            let op = &d["paths"][openapi_path(e.path)][e.method.as_str().to_ascii_lowercase()];
+            assert_eq!(op["operationId"], e.operation_id, "{e:?}");
+        }
+    }
+}

@@ -1,0 +1,121 @@
+//! Hiding users (SPEC §8): `POST /api/v2/user/{id}/hide/`, the two questions about it,
+//! and the caller's hidden users (the kit loads `hidden_users_id/` for every signed-in
+//! user). A hidden user's contributions leave the caller's lists
+//! (`db::contributions::list`) and contributors (`db::contributors`).
+
+use serde_json::json;
+use warp::http::{Method, StatusCode};
+use warp::reply::Response;
+
+use crate::api::call::{Call, user, write};
+use crate::api::people::users_json;
+use crate::db::hides;
+use crate::error::ApiError;
+use crate::http::auth::Principal;
+use crate::http::pagination::{Page, envelope};
+use crate::http::route::Endpoint;
+use crate::http::{empty, ok};
+
+/// The endpoints of this module.
+pub fn endpoints() -> Vec<Endpoint> {
+    vec![
+        write(Method::POST, "/api/v2/user/{id}/hide/", "hideUser", hide),
+        user(
+            Method::GET,
+            "/api/v2/user/{id}/is_hidden/",
+            "isUserHidden",
+            |c| relation(c, false),
+        ),
+        user(
+            Method::GET,
+            "/api/v2/user/{id}/is_hidden_by/",
+            "isUserHiddenBy",
+            |c| relation(c, true),
+        ),
+        user(
+            Method::GET,
+            "/api/v2/user/hidden_users_id/",
+            "listHiddenUserIds",
+            hidden_ids,
+        ),
+        user(
+            Method::GET,
+            "/api/v2/user/hidden_users/",
+            "listHiddenUsers",
+            hidden_users,
+        ),
+    ]
+}
+
+/// `POST /api/v2/user/{id}/hide/` (auth, write): hides `{id}`, or shows it again when
+/// hidden; 204. Hiding yourself is 400.
+async fn hide(mut call: Call<Principal>) -> Result<Response, ApiError> {
+    call.before_body().await?;
+    let (id, now) = (call.id(), call.now);
+    let no_body = call.no_body().await;
+    call.write(move |tx, who| {
+        no_body?;
+        if id == who.user_id {
+            return Err(ApiError::field(
+                "user",
+                "invalid",
+                "You cannot hide yourself.",
+            ));
+        }
+        if !crate::db::users::is_live(tx, id)? {
+            return Err(ApiError::NotFound);
+        }
+        hides::toggle(tx, who.user_id, id, now)?;
+        Ok::<_, ApiError>(())
+    })
+    .await?;
+    Ok(empty(StatusCode::NO_CONTENT))
+}
+
+/// `GET /api/v2/user/{id}/is_hidden/` → `{"is_hidden": bool}` (does the caller hide
+/// `{id}`) and, `by`, `GET /api/v2/user/{id}/is_hidden_by/` → `{"is_hidden_by": bool}`
+/// (does `{id}` hide the caller).
+async fn relation(call: Call<Principal>, by: bool) -> Result<Response, ApiError> {
+    let id = call.id();
+    let answer = call
+        .read(move |c, who| {
+            if !crate::db::users::is_live(c, id)? {
+                return Err(ApiError::NotFound);
+            }
+            Ok::<_, ApiError>(if by {
+                hides::is_hiding(c, id, who.user_id)?
+            } else {
+                hides::is_hiding(c, who.user_id, id)?
+            })
+        })
+        .await?;
+    Ok(ok(&if by {
+        json!({ "is_hidden_by": answer })
+    } else {
+        json!({ "is_hidden": answer })
+    }))
+}
+
+/// `GET /api/v2/user/hidden_users_id/` (auth): the ids the caller hides, a plain JSON
+/// array, most recently hidden first.
+async fn hidden_ids(call: Call<Principal>) -> Result<Response, ApiError> {
+    let ids = call
+        .read(|c, who| Ok::<_, ApiError>(hides::hidden_ids(c, who.user_id)?))
+        .await?;
+    Ok(ok(&ids))
+}
+
+/// `GET /api/v2/user/hidden_users/` (auth): the same users as a paginated User list.
+async fn hidden_users(call: Call<Principal>) -> Result<Response, ApiError> {
+    let (base, q) = (call.base(), call.query());
+    let page_base = base.at(&call.req.path);
+    let json = call
+        .read(move |c, who| {
+            let page = Page::from_query(&q)?;
+            let (count, users) = hides::hidden_page(c, who.user_id, page.limit, page.offset)?;
+            let results = users_json(c, users, Some(who.user_id), &base)?;
+            Ok::<_, ApiError>(envelope(&page_base, &q, page, count, results))
+        })
+        .await?;
+    Ok(ok(&json))
+}

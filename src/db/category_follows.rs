@@ -1,0 +1,158 @@
+//! Users following categories (SPEC §8): the toggle, which keeps the follower's
+//! `categories_counter` and the category's `followers_counter` exact in the caller's
+//! transaction (`hearth check` recomputes both), the caller's `followed` marks, and the
+//! lists that follow from it: a user's categories and the popular ones.
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use crate::clock::Timestamp;
+use crate::db::categories::{self, COLUMNS};
+use crate::model::category::Category;
+
+/// Whether `user` follows `category`.
+pub fn is_following(conn: &Connection, user: i64, category: i64) -> rusqlite::Result<bool> {
+    conn.prepare_cached("SELECT 1 FROM category_follow WHERE user_id = ?1 AND category_id = ?2")?
+        .exists([user, category])
+}
+
+/// `user` (live) follows `category` (which exists), or stops following it when it
+/// already does; answers whether it follows it now. Run inside a write transaction.
+pub fn toggle(
+    conn: &Connection,
+    user: i64,
+    category: i64,
+    now: Timestamp,
+) -> rusqlite::Result<bool> {
+    let removed = conn
+        .prepare_cached(
+            "DELETE FROM category_follow WHERE user_id = ?1 AND category_id = ?2 RETURNING 1",
+        )?
+        .query_row([user, category], |_| Ok(()))
+        .optional()?
+        .is_some();
+    if !removed {
+        conn.prepare_cached(
+            "INSERT INTO category_follow (user_id, category_id, created_at) VALUES (?1, ?2, ?3)",
+        )?
+        .execute(params![user, category, now])?;
+    }
+    let delta: i64 = if removed { -1 } else { 1 };
+    conn.prepare_cached(
+        "UPDATE user SET categories_counter = categories_counter + ?2 WHERE id = ?1",
+    )?
+    .execute([user, delta])?;
+    conn.prepare_cached(
+        "UPDATE category SET followers_counter = followers_counter + ?2 WHERE id = ?1",
+    )?
+    .execute([category, delta])?;
+    Ok(!removed)
+}
+
+/// Sets `followed` on each category for `viewer` (false for anonymous callers): one
+/// primary-key lookup a category.
+pub fn mark(
+    conn: &Connection,
+    mut cats: Vec<Category>,
+    viewer: Option<i64>,
+) -> rusqlite::Result<Vec<Category>> {
+    if let Some(v) = viewer {
+        for c in &mut cats {
+            c.followed = is_following(conn, v, c.id)?;
+        }
+    }
+    Ok(cats)
+}
+
+fn prefixed(alias: &str) -> String {
+    COLUMNS
+        .split(", ")
+        .map(|c| format!("{alias}.{c}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The live categories `user` follows, by `order` then id: (count, page).
+pub fn followed_by(
+    conn: &Connection,
+    user: i64,
+    limit: i64,
+    offset: i64,
+) -> rusqlite::Result<(i64, Vec<Category>)> {
+    let count: i64 = conn
+        .prepare_cached(
+            "SELECT count(*) FROM category_follow f JOIN category g ON g.id = f.category_id
+             WHERE f.user_id = ?1 AND g.deleted = 0",
+        )?
+        .query_row([user], |r| r.get(0))?;
+    let mut stmt = conn.prepare_cached(&format!(
+        r#"SELECT {} FROM category_follow f JOIN category g ON g.id = f.category_id
+           WHERE f.user_id = ?1 AND g.deleted = 0 ORDER BY g."order", g.id LIMIT ?2 OFFSET ?3"#,
+        prefixed("g")
+    ))?;
+    let cats = stmt
+        .query_map(params![user, limit, offset], categories::from_row)?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((count, cats))
+}
+
+/// The active, live categories by `followers_counter` descending, then id: (count,
+/// page).
+pub fn popular(
+    conn: &Connection,
+    limit: i64,
+    offset: i64,
+) -> rusqlite::Result<(i64, Vec<Category>)> {
+    let count: i64 = conn
+        .prepare_cached("SELECT count(*) FROM category WHERE active = 1 AND deleted = 0")?
+        .query_row([], |r| r.get(0))?;
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM category WHERE active = 1 AND deleted = 0
+         ORDER BY followers_counter DESC, id LIMIT ?1 OFFSET ?2"
+    ))?;
+    let cats = stmt
+        .query_map([limit, offset], categories::from_row)?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((count, cats))
+}
+
+#[cfg(test)]
+mod tests {
+    #![expect(clippy::unwrap_used, reason = "tests fail loudly")]
+    use super::*;
+
+    #[test]
+    fn toggling_keeps_both_counters() {
+        let c = Connection::open_in_memory().unwrap();
+        crate::db::migrate::create(&c).unwrap();
+        c.execute_batch(
+            "INSERT INTO user (id, username, username_key, date_joined) VALUES (1, 'a', 'a', 0), (2, 'b', 'b', 0);
+             INSERT INTO category (id, name, name_key, slug, created_at) VALUES (1, 'A', 'a', 'a', 0), (2, 'B', 'b', 'b', 0);",
+        )
+        .unwrap();
+        assert!(toggle(&c, 1, 2, 5).unwrap());
+        assert!(toggle(&c, 2, 2, 6).unwrap());
+        assert!(toggle(&c, 1, 1, 7).unwrap());
+        assert!(!toggle(&c, 1, 1, 8).unwrap());
+        let (n, cats) = popular(&c, 10, 0).unwrap();
+        assert_eq!(n, 2);
+        assert_eq!(
+            cats.iter()
+                .map(|k| (k.id, k.followers_counter))
+                .collect::<Vec<_>>(),
+            [(2, 2), (1, 0)]
+        );
+        let (n, mine) = followed_by(&c, 1, 10, 0).unwrap();
+        assert_eq!((n, mine.len(), mine[0].id), (1, 1, 2));
+        let marked = mark(&c, cats, Some(2)).unwrap();
+        assert_eq!(
+            marked.iter().map(|k| k.followed).collect::<Vec<_>>(),
+            [true, false]
+        );
+        // the only complaint a bare test database may have: no JWT secret
+        let problems = crate::db::check::problems(&c).unwrap();
+        assert!(
+            problems.iter().all(|p| p.check == "jwt_secret"),
+            "{problems:?}"
+        );
+    }
+}

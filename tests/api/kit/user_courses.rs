@@ -1,0 +1,218 @@
+//! `GET /api/v2/user/{id}/courses/`: a user's courses, visible to the caller exactly as
+//! the course search shows them.
+
+use std::collections::BTreeSet;
+
+use hearth::clock::SECOND;
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+use super::{bad, error, ids, no_content, soft_delete, world};
+use crate::common::TestServer;
+
+async fn course(s: &TestServer, t: &str, name: &str, privacy: &str) -> i64 {
+    s.clock.advance(SECOND);
+    let r = s
+        .post(
+            "/api/v2/course/",
+            Some(t),
+            json!({"name": name, "type": "self-paced", "privacy": privacy}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    r.json()["id"].as_i64().unwrap()
+}
+
+/// Every id of a paginated list, page after page.
+async fn all_ids(s: &TestServer, path: &str, t: Option<&str>) -> Vec<i64> {
+    let sep = if path.contains('?') { '&' } else { '?' };
+    let v: Value = s.get(&format!("{path}{sep}limit=100"), t).await.json();
+    assert!(v["next"].is_null());
+    ids(&v)
+}
+
+#[tokio::test]
+async fn a_users_courses_are_what_the_search_lets_the_caller_see() {
+    let s = TestServer::start().await;
+    let w = world(&s);
+    let dan = s.user("dan", None, false);
+    let dan_t = s.jwt(dan);
+    let read = s.oauth_token(w.cy, "read");
+    // ann's courses of every privacy; bob joins or is invited to some
+    let open = course(&s, &w.ann_t, "Open", "open").await;
+    let private = course(&s, &w.ann_t, "Private", "private").await;
+    let secret = course(&s, &w.ann_t, "Secret", "secret").await;
+    let draft = course(&s, &w.ann_t, "Draft", "").await;
+    let gone = course(&s, &w.ann_t, "Gone", "open").await;
+    no_content(
+        &s.call(
+            Method::DELETE,
+            &format!("/api/v2/course/{gone}/"),
+            Some(&w.ann_t),
+            None,
+        )
+        .await,
+    );
+    let invited = course(&s, &w.ann_t, "Invited", "secret").await;
+    for id in [secret, invited] {
+        let r = s
+            .post(
+                &format!("/api/v2/course/{id}/invite/"),
+                Some(&w.ann_t),
+                json!({"users": [w.bob]}),
+            )
+            .await;
+        no_content(&r);
+    }
+    assert_eq!(
+        s.post(
+            &format!("/api/v2/course/{secret}/join/"),
+            Some(&w.bob_t),
+            json!({})
+        )
+        .await
+        .status,
+        StatusCode::OK
+    );
+    assert_eq!(
+        s.post(
+            &format!("/api/v2/course/{open}/join/"),
+            Some(&w.bob_t),
+            json!({})
+        )
+        .await
+        .status,
+        StatusCode::OK
+    );
+    // cy manages the draft
+    let r = s
+        .post(
+            &format!("/api/v2/course/{draft}/invite/"),
+            Some(&w.ann_t),
+            json!({"users": [w.cy]}),
+        )
+        .await;
+    no_content(&r);
+    s.state
+        .db
+        .write_blocking(move |tx| {
+            hearth::db::course_members::set(
+                tx,
+                draft,
+                w.cy,
+                hearth::model::course::JoinStatus::Manager,
+                0,
+            )
+            .map_err(hearth::db::DbError::from)
+        })
+        .unwrap();
+    for (who, t) in [
+        ("anonymous", None),
+        ("ann", Some(&w.ann_t)),
+        ("bob", Some(&w.bob_t)),
+        ("cy", Some(&w.cy_t)),
+        ("dan", Some(&dan_t)),
+        ("cy read-only", Some(&read)),
+    ] {
+        let t = t.map(String::as_str);
+        let visible: BTreeSet<i64> = all_ids(&s, "/api/v2/course/search/", t)
+            .await
+            .into_iter()
+            .collect();
+        for (member, statuses, has) in [
+            (w.ann, "", vec![open, private, secret, draft, invited]),
+            (w.bob, "", vec![open, secret]),
+            (w.bob, "invited", vec![invited]),
+            (w.bob, "joined,invited", vec![open, secret, invited]),
+            (w.cy, "manager", vec![draft]),
+            (dan, "", vec![]),
+        ] {
+            let q = if statuses.is_empty() {
+                String::new()
+            } else {
+                format!("?statuses={statuses}")
+            };
+            let got = all_ids(&s, &format!("/api/v2/user/{member}/courses/{q}"), t).await;
+            // newest first, of those the search shows this caller
+            let mut want: Vec<i64> = has.into_iter().filter(|c| visible.contains(c)).collect();
+            want.sort_unstable_by(|a, b| b.cmp(a));
+            assert_eq!(got, want, "{who} looking at user {member} {statuses}");
+        }
+    }
+    // what the caller sees of each course is its own status
+    let v = s
+        .get(&format!("/api/v2/user/{}/courses/", w.ann), Some(&w.bob_t))
+        .await
+        .json();
+    let by_id = |id: i64| {
+        v["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == id)
+            .cloned()
+            .unwrap()
+    };
+    assert_eq!(by_id(open)["join_status"], "joined");
+    assert_eq!(by_id(private)["join_status"], Value::Null);
+    assert_eq!(by_id(open)["created_by"]["id"], w.ann);
+    assert!(
+        by_id(open)["image_medium"]
+            .as_str()
+            .unwrap()
+            .starts_with("http")
+    );
+}
+
+#[tokio::test]
+async fn a_users_courses_errors_and_pages() {
+    let s = TestServer::start().await;
+    let w = world(&s);
+    let first = course(&s, &w.ann_t, "One", "open").await;
+    let second = course(&s, &w.ann_t, "Two", "open").await;
+    let path = format!("/api/v2/user/{}/courses/", w.ann);
+    let v = s.get(&format!("{path}?limit=1"), None).await.json();
+    assert_eq!((ids(&v), v["count"].as_i64()), (vec![second], Some(2)));
+    assert_eq!(
+        ids(&s
+            .get(&format!("{path}?limit=1&offset=1"), None)
+            .await
+            .json()),
+        [first]
+    );
+    bad(
+        &s.get(&format!("{path}?statuses=owner"), None).await,
+        "statuses",
+        "invalid_choice",
+    );
+    bad(
+        &s.get(&format!("{path}?offset=x"), None).await,
+        "offset",
+        "invalid",
+    );
+    assert_eq!(
+        s.get("/api/v2/user/999/courses/", None).await.status,
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(
+        s.get("/api/v2/user/me/courses/", None).await.status,
+        StatusCode::NOT_FOUND
+    );
+    s.set_pref("configurations", "content_availability", json!(false));
+    error(
+        &s.get(&path, None).await,
+        StatusCode::UNAUTHORIZED,
+        "not_authenticated",
+    );
+    error(
+        &s.get(&path, Some("nope")).await,
+        StatusCode::UNAUTHORIZED,
+        "authentication_failed",
+    );
+    assert_eq!(s.get(&path, Some(&w.bob_t)).await.json()["count"], 2);
+    soft_delete(&s, w.ann);
+    assert_eq!(
+        s.get(&path, Some(&w.bob_t)).await.status,
+        StatusCode::NOT_FOUND
+    );
+}
