@@ -76,6 +76,22 @@ pub fn rfc3339(ts: Timestamp) -> String {
     }
 }
 
+/// `20261123T150102Z`: the UTC time, to the second, in file names (a replaced database,
+/// a dated backup); names with it sort in time order.
+pub fn compact_utc(ts: Timestamp) -> String {
+    let t = time::OffsetDateTime::from_unix_timestamp(ts.div_euclid(SECOND))
+        .unwrap_or(time::OffsetDateTime::UNIX_EPOCH);
+    format!(
+        "{:04}{:02}{:02}T{:02}{:02}{:02}Z",
+        t.year(),
+        u8::from(t.month()),
+        t.day(),
+        t.hour(),
+        t.minute(),
+        t.second()
+    )
+}
+
 /// Parses an RFC 3339 time (any offset, optional fraction) into a timestamp.
 pub fn parse_rfc3339(s: &str) -> Option<Timestamp> {
     let t = time::OffsetDateTime::parse(s, &time::format_description::well_known::Rfc3339).ok()?;
@@ -93,6 +109,15 @@ mod tests {
             "2026-11-22T10:15:30.123456Z"
         );
         assert_eq!(rfc3339(0), "1970-01-01T00:00:00.000000Z");
+    }
+
+    #[test]
+    fn compact_stamps_are_utc_to_the_second() {
+        assert_eq!(
+            compact_utc(1_795_446_062 * SECOND + 999_999),
+            "20261123T150102Z"
+        );
+        assert_eq!(compact_utc(0), "19700101T000000Z");
     }
 
     #[test]

@@ -1,30 +1,10 @@
-//! `hearth backup` and `hearth check`.
-
-use std::path::Path;
+//! `hearth check`.
 
 use super::{CliError, CliResult, print_json};
 use crate::db::Db;
 use crate::db::apps;
 use crate::db::check::Problem;
 use crate::oauth::redirect;
-
-/// A consistent copy of the live database ([`crate::db::backup`]), safe while the server
-/// writes.
-pub fn backup(db: &Db, dest: &Path) -> CliResult {
-    if dest.exists() {
-        return Err(CliError(format!(
-            "{} already exists; choose a new file",
-            dest.display()
-        )));
-    }
-    let target = dest
-        .to_str()
-        .ok_or_else(|| CliError("the destination path is not UTF-8".into()))?
-        .to_owned();
-    db.read_blocking(|c| crate::db::backup(c, &target).map_err(CliError::from))?;
-    println!("backed up {} to {}", db.path().display(), dest.display());
-    Ok(())
-}
 
 /// Integrity check plus hearth's invariants, and the registered redirect URIs checked
 /// against SPEC §4's rule; an error (exit 1) when anything is wrong. Text: one line per

@@ -1,12 +1,15 @@
 //! The command line (SPEC §2): clap definitions and one module per command group.
 
 pub mod app;
+pub mod backup;
 pub mod category;
+pub mod docs;
 pub mod import;
 pub mod init;
 pub mod jwt;
 pub mod maint;
 pub mod pref;
+pub mod probe;
 pub mod reaction;
 pub mod restore;
 pub mod serve;
@@ -66,8 +69,13 @@ pub enum Command {
     },
     /// Consistent online copy of the database (safe while the server runs).
     Backup {
-        /// Where to write the copy (must not exist).
+        /// Where to write the copy: a new file, or an existing directory, where the copy
+        /// is named <db name>-<UTC time>.db (e.g. hearth-20261123T150102Z.db).
         dest: PathBuf,
+        /// With a directory DEST: after the copy, remove the oldest dated copies of this
+        /// database there so that N remain (the new one always stays).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+        keep: Option<u64>,
     },
     /// Put a backup in place of the database (refused while any hearth process has
     /// it open). The backup is checked and migrated on a copy, never changed; the
@@ -84,6 +92,26 @@ pub enum Command {
         /// Machine-readable output: a list of {"check", "problem", "count"}.
         #[arg(long)]
         json: bool,
+    },
+    /// Whether a running server is ready: GET /readyz; exit 0 on 200, 1 otherwise
+    /// (refused, another status, or no answer within 5 s).
+    Probe(probe::ProbeArgs),
+    /// Shell completions (bash, zsh, fish, elvish, powershell) on stdout or into a
+    /// directory.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+        /// Write the file into this directory (under the name the shell looks for)
+        /// instead of stdout.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
+    /// The man pages: hearth(1) on stdout, or one page per command into a directory.
+    Man {
+        /// Write every page (hearth.1, hearth-serve.1, hearth-app-create.1, ...) into
+        /// this directory instead of hearth(1) on stdout.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
     },
 }
 
@@ -153,13 +181,19 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Import { file, batch_lines } => {
             import::run(&open_existing(&cli.db)?, &file, batch_lines, &clock)
         }
-        Command::Backup { dest } => maint::backup(&open_existing(&cli.db)?, &dest),
+        Command::Backup { dest, keep } => {
+            let keep = keep.map(|n| usize::try_from(n).unwrap_or(usize::MAX));
+            backup::run(&open_existing(&cli.db)?, &dest, keep, &clock)
+        }
         // never `open_existing`: that would hold the database open (and locked)
         Command::Restore {
             src,
             discard_current,
         } => restore::run(&cli.db, &src, discard_current, &clock),
         Command::Check { json } => maint::check(&open_existing(&cli.db)?, json),
+        Command::Probe(args) => probe::run(&args),
+        Command::Completions { shell, dir } => docs::completions(shell, dir.as_deref()),
+        Command::Man { dir } => docs::man(dir.as_deref()),
     }
 }
 

@@ -25,7 +25,7 @@ use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
 use super::{CliError, CliResult};
-use crate::clock::{Clock, SECOND, Timestamp};
+use crate::clock::{Clock, Timestamp, compact_utc};
 use crate::db::DbError;
 use crate::db::migrate::{self, Detached};
 
@@ -37,21 +37,6 @@ fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
     let mut s = path.as_os_str().to_owned();
     s.push(suffix);
     PathBuf::from(s)
-}
-
-/// `20261123T150102Z`: the UTC time in the name of a replaced database.
-fn stamp(now: Timestamp) -> String {
-    let t = time::OffsetDateTime::from_unix_timestamp(now.div_euclid(SECOND))
-        .unwrap_or(time::OffsetDateTime::UNIX_EPOCH);
-    format!(
-        "{:04}{:02}{:02}T{:02}{:02}{:02}Z",
-        t.year(),
-        u8::from(t.month()),
-        t.day(),
-        t.hour(),
-        t.minute(),
-        t.second()
-    )
 }
 
 /// Removes a file if it is there.
@@ -117,7 +102,7 @@ fn copy_source(src: &Path, temp: &Path) -> CliResult {
 /// A name for the replaced database that no file has: `<db>.replaced-<stamp>`, then
 /// `-2`, `-3`, ... when restores follow each other within a second.
 fn replaced_name(db: &Path, now: Timestamp) -> PathBuf {
-    let base = with_suffix(db, &format!(".replaced-{}", stamp(now)));
+    let base = with_suffix(db, &format!(".replaced-{}", compact_utc(now)));
     let mut candidate = base.clone();
     let mut n = 2;
     while fs::symlink_metadata(&candidate).is_ok() {
@@ -297,15 +282,4 @@ pub fn run(db: &Path, src: &Path, discard_current: bool, clock: &Clock) -> CliRe
         ),
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn stamps_are_utc_and_compact() {
-        assert_eq!(stamp(1_795_446_062 * SECOND + 999_999), "20261123T150102Z");
-        assert_eq!(stamp(0), "19700101T000000Z");
-    }
 }

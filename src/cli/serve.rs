@@ -181,6 +181,11 @@ pub fn run(path: &Path, args: ServeArgs, clock: Clock) -> CliResult {
             _ => None,
         };
         tracing::info!(%addr, public_url = %state.config.public_url.0, db = %path.display(), "hearth listening on http://{addr}");
+        // listening, the database open and migrated: what `Type=notify` waits for
+        notify(&[
+            sd_notify::NotifyState::Ready,
+            sd_notify::NotifyState::Status(&format!("listening on http://{addr}")),
+        ]);
         crate::server::serve_on(listener, state, shutdown_signal()).await;
         if let Some(m) = metrics {
             m.abort();
@@ -245,6 +250,15 @@ async fn shutdown_signal() {
         let _ = ctrl_c.await;
     }
     tracing::info!("shutting down: finishing in-flight requests");
+    notify(&[sd_notify::NotifyState::Stopping]);
+}
+
+/// Tells the service manager about a state change (SPEC §7); nothing without
+/// `NOTIFY_SOCKET`, and a failure to tell it never stops the server.
+fn notify(states: &[sd_notify::NotifyState<'_>]) {
+    if let Err(e) = sd_notify::notify(states) {
+        tracing::warn!(error = %e, "cannot notify the service manager (NOTIFY_SOCKET)");
+    }
 }
 
 #[cfg(test)]
