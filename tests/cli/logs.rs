@@ -775,7 +775,7 @@ async fn text_lines_are_key_value_with_client_strings_quoted() {
         ms.parse::<f64>().is_ok() && ms.split('.').nth(1).map_or(0, str::len) <= 3,
         "{ms}"
     );
-    // the fail2ban filter of docs/logs-and-metrics.md finds the address, and only it
+    // the fail2ban filter of docs/operations.md finds the address, and only it
     if let Some(found) = crate::logs::fail2ban_hosts(&lines) {
         assert_eq!(found, vec!["198.51.100.9".to_owned()]);
     }
