@@ -757,7 +757,7 @@ async fn text_lines_are_key_value_with_client_strings_quoted() {
     for f in [
         "request_id=\"text-1\"",
         "method=POST",
-        "route=\"unmatched\"",
+        "route=\"/oauth/token/\"",
         "path=\"/oauth/token/\"",
         "status=400",
         "client=198.51.100.9",
