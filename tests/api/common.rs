@@ -1,13 +1,6 @@
 //! The test server and helpers shared by every area.
 
 #![allow(dead_code, reason = "each test module uses a different subset")]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
 use hearth::clock::{Clock, SECOND};
 use hearth::config::Config;
 use hearth::db::Db;

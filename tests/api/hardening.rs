@@ -3,13 +3,6 @@
 //! the connection caps, bodies before authentication, the body memory budget, and
 //! storage faults.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
 use std::time::Duration;
 
 use reqwest::StatusCode;

@@ -3,13 +3,6 @@
 //! the field and nothing changes), repeats collapse, and a full list of real ids
 //! passes the database checks.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
 use reqwest::multipart::Form;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};

@@ -1,7 +1,5 @@
 //! The server skeleton: health, errors of SPEC §3, request ids, static files, schema.
 
-#![allow(clippy::unwrap_used, reason = "tests fail loudly")]
-
 use reqwest::{Method, StatusCode};
 
 use crate::common::TestServer;

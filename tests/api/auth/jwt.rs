@@ -1,13 +1,6 @@
 //! JWTs over HTTP: the rules of SPEC §4, the grace period after a key rotation, and
 //! `verify_token`.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hearth::clock::SECOND;

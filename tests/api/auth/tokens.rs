@@ -1,13 +1,6 @@
 //! Opaque OAuth tokens and their scopes, and `Authorization` headers that are not bearer
 //! tokens.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
 use hearth::clock::SECOND;
 use hearth::http::auth::Principal;
 use reqwest::StatusCode;

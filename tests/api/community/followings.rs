@@ -1,13 +1,6 @@
 //! Users and followings: the lists and their order, following and unfollowing, and the
 //! caller's connection status.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
 use hearth::clock::SECOND;
 use reqwest::StatusCode;
 use serde_json::{Value, json};

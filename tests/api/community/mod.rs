@@ -1,13 +1,6 @@
 //! Issue 5: reactions, dynamic preferences, users and followings, over real HTTP; the
 //! helpers shared by the files below.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
 use crate::common::Resp;
 
 mod followings;

@@ -1,13 +1,6 @@
 //! Dynamic preferences: typed values in one page, filters and orderings, and the staff-only,
 //! all-or-nothing PATCH.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 

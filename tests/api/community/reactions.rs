@@ -1,13 +1,6 @@
 //! Reactions: the defaults, their images, the search and `active` filters, and the
 //! pagination rules every list follows.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 

@@ -1,12 +1,5 @@
 //! Request bodies alike everywhere: no-body routes, content types, parse errors, sizes.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
 use reqwest::{Method, StatusCode};
 
 use super::{contributions, course_with_section, raw, world};

@@ -2,13 +2,6 @@
 //! every area: bodies, content types, pagination, booleans, CA, trailing slashes,
 //! and the shared User Minimal / Category JSON; the helpers shared by the files below.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
 use reqwest::{Method, StatusCode};
 
 use crate::common::{Resp, TestServer};

@@ -1,12 +1,5 @@
 //! Query parameters alike everywhere: pagination, booleans, and bad list parameters.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
 use reqwest::StatusCode;
 use serde_json::json;
 

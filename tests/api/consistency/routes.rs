@@ -1,12 +1,5 @@
 //! Routes alike everywhere: `content_availability` on every (CA) read, trailing slashes.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 

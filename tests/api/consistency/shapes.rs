@@ -1,12 +1,5 @@
 //! Shared JSON alike everywhere: User Minimal, Category, and the unknown-category error.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 

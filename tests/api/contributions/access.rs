@@ -1,12 +1,5 @@
 //! Who may write and read: missing, bad and read-only tokens, other users, and staff.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
 use hearth::model::contribution::Kind;
 use reqwest::{Method, StatusCode};
 

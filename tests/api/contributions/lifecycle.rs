@@ -1,13 +1,6 @@
 //! The life of a contribution: create, read, delete, restore for every kind, the counters
 //! that follow, the restore routes and methods, and the OpenAPI description.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
 use hearth::model::contribution::Kind;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};

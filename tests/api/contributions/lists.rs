@@ -1,12 +1,5 @@
 //! Contribution lists: pagination, newest first, and the comment filters.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
 use hearth::model::contribution::Kind;
 use reqwest::{Method, StatusCode};
 use serde_json::json;

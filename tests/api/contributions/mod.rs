@@ -1,13 +1,6 @@
 //! Contributions (SPEC §5): create, read, list, soft delete and restore for the four
 //! kinds, their validation, permissions and counters; the helpers shared by the files below.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
 use hearth::model::contribution::Kind;
 use reqwest::StatusCode;
 use serde_json::{Value, json};

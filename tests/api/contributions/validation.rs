@@ -1,13 +1,6 @@
 //! What a create accepts and refuses: every field's errors, comment hosts and parents,
 //! categories, lengths, and bodies that are not JSON objects.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
 use hearth::model::contribution::Kind;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};

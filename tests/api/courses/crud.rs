@@ -1,13 +1,6 @@
 //! The course record: its fields and defaults, validation, slugs, privacy, PUT and PATCH,
 //! who may create and change it, and its OpenAPI description.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 

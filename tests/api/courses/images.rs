@@ -1,13 +1,6 @@
 //! Course images: multipart create and update, the resized versions and their URLs,
 //! bad and oversized files, deep PNGs, and decoding against the memory budget.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 

@@ -1,12 +1,5 @@
 //! Membership: joining and leaving, requests, invitations, roles, and the member lists.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 

@@ -1,13 +1,6 @@
 //! Courses (SPEC §5 "Courses"): the record, its rules, membership, sections, images;
 //! the helpers shared by the scenario files below.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 

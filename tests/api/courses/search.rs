@@ -1,12 +1,5 @@
 //! The caller's course list, the search with its filters and orderings, and deletion.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 

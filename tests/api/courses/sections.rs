@@ -1,12 +1,5 @@
 //! Sections: create, read, rename, delete, their order, and the lesson counts.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 

@@ -1,13 +1,6 @@
 //! Who sees a course, by its privacy and the caller's role, in the detail, the sections
 //! and the search alike; `content_availability`.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 

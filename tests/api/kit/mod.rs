@@ -2,13 +2,6 @@
 //! contributors, categories and following them, a user's courses, hiding users and user
 //! settings; one file per area, the helpers they share here.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
