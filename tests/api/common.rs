@@ -119,16 +119,20 @@ impl TestServer {
         token: Option<&str>,
         body: Option<Value>,
     ) -> Resp {
-        let mut rb = self
-            .client
-            .request(method.clone(), format!("{}{}", self.url, path));
-        if let Some(t) = token {
-            rb = rb.bearer_auth(t);
-        }
+        let mut rb = self.request(method.clone(), path, token);
         if let Some(b) = body {
             rb = rb.json(&b);
         }
         Self::read_checked(Some(method.as_str()), rb.send().await.unwrap()).await
+    }
+
+    /// A request to `path` with `token` in `Authorization: Bearer`.
+    fn request(&self, method: Method, path: &str, token: Option<&str>) -> reqwest::RequestBuilder {
+        let rb = self.client.request(method, format!("{}{}", self.url, path));
+        match token {
+            Some(t) => rb.bearer_auth(t),
+            None => rb,
+        }
     }
 
     /// Reads a response, checked against the OpenAPI document
@@ -161,6 +165,73 @@ impl TestServer {
     /// POST with a JSON body.
     pub async fn post(&self, path: &str, token: Option<&str>, body: Value) -> Resp {
         self.call(Method::POST, path, token, Some(body)).await
+    }
+
+    /// DELETE with no body.
+    pub async fn delete(&self, path: &str, token: Option<&str>) -> Resp {
+        self.call(Method::DELETE, path, token, None).await
+    }
+
+    /// PATCH with a JSON body.
+    pub async fn patch(&self, path: &str, token: Option<&str>, body: Value) -> Resp {
+        self.call(Method::PATCH, path, token, Some(body)).await
+    }
+
+    /// PUT with a JSON body.
+    pub async fn put(&self, path: &str, token: Option<&str>, body: Value) -> Resp {
+        self.call(Method::PUT, path, token, Some(body)).await
+    }
+
+    /// A request with a raw body (none: no body at all) and an optional content type;
+    /// its answer is checked against the operations of every method of the path.
+    pub async fn raw(
+        &self,
+        method: Method,
+        path: &str,
+        token: Option<&str>,
+        content_type: Option<&str>,
+        body: Option<Vec<u8>>,
+    ) -> Resp {
+        let mut rb = self.request(method, path, token);
+        if let Some(ct) = content_type {
+            rb = rb.header("content-type", ct);
+        }
+        if let Some(b) = body {
+            rb = rb.body(b);
+        }
+        Self::read(rb.send().await.unwrap()).await
+    }
+
+    /// POST with no body at all and a JSON content type: what the platform's SDKs send.
+    pub async fn post_empty(&self, path: &str, token: Option<&str>) -> Resp {
+        self.raw(Method::POST, path, token, Some("application/json"), None)
+            .await
+    }
+
+    /// Asserts that `hearth check` finds nothing wrong with the server's database.
+    pub fn assert_consistent(&self) {
+        let problems = self
+            .state
+            .db
+            .read_blocking(|c| hearth::db::check::run(c).map_err(hearth::db::DbError::from))
+            .unwrap();
+        assert!(problems.is_empty(), "hearth check: {problems:?}");
+    }
+
+    /// Soft-deletes a user directly in the database.
+    pub fn soft_delete_user(&self, id: i64) {
+        self.state
+            .db
+            .write_blocking(|tx| {
+                hearth::db::users::soft_delete(tx, id).map_err(hearth::db::DbError::from)
+            })
+            .unwrap();
+    }
+
+    /// A user (no password) and a JWT for it.
+    pub fn login(&self, username: &str) -> (i64, String) {
+        let id = self.user(username, None, false);
+        (id, self.jwt(id))
     }
 
     /// A user with an optional password (hashed with [`TEST_ITERATIONS`]); returns its id.
@@ -295,12 +366,7 @@ pub async fn bad_tokens(s: &TestServer) -> Vec<(&'static str, Option<String>)> {
         false,
     );
     let gone_token = s.jwt(gone);
-    s.state
-        .db
-        .write_blocking(|tx| {
-            hearth::db::users::soft_delete(tx, gone).map_err(hearth::db::DbError::from)
-        })
-        .unwrap();
+    s.soft_delete_user(gone);
     let now = s.clock.now_secs();
     let expired = jwt::encode(
         &jwt::AccessClaims {

@@ -133,7 +133,7 @@ async fn course_categories_and_sections_order() {
 
     // repeats collapse; an unknown id among many is named
     let path = format!("/api/v2/course/{course}/");
-    let patch = |b: Value| s.call(Method::PATCH, &path, Some(&tok), Some(b));
+    let patch = |b: Value| s.patch(&path, Some(&tok), b);
     let r = patch(json!({"categories": [cats[2], cats[1].to_string(), cats[2], cats[1]]})).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
     assert_eq!(ids_of(&r.json()["categories"]), vec![cats[1], cats[2]]);

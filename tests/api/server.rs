@@ -45,7 +45,7 @@ async fn unknown_paths_are_404_in_the_api_error_shape() {
 #[tokio::test]
 async fn wrong_method_is_405_with_allow() {
     let s = TestServer::start().await;
-    let r = s.call(Method::DELETE, "/healthz", None, None).await;
+    let r = s.delete("/healthz", None).await;
     assert_eq!(r.status, StatusCode::METHOD_NOT_ALLOWED);
     assert_eq!(r.header("allow"), Some("GET, HEAD"));
     assert_eq!(r.error_code(), "method_not_allowed");

@@ -6,38 +6,7 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use super::ids;
-use crate::common::{Resp, TestServer};
-
-fn soft_delete(s: &TestServer, id: i64) {
-    s.state
-        .db
-        .write_blocking(|tx| {
-            hearth::db::users::soft_delete(tx, id).map_err(hearth::db::DbError::from)
-        })
-        .unwrap();
-}
-
-fn check_is_clean(s: &TestServer) {
-    let problems = s
-        .state
-        .db
-        .read_blocking(|c| hearth::db::check::run(c).map_err(hearth::db::DbError::from))
-        .unwrap();
-    assert!(problems.is_empty(), "{problems:?}");
-}
-
-/// POST with no body at all (what the SDK sends), with a content type.
-async fn post_empty(s: &TestServer, path: &str, token: &str) -> Resp {
-    let r = s
-        .client
-        .post(format!("{}{}", s.url, path))
-        .bearer_auth(token)
-        .header("Content-Type", "application/json")
-        .send()
-        .await
-        .unwrap();
-    TestServer::read(r).await
-}
+use crate::common::TestServer;
 
 /// a, b, c, d; a follows b, c, d (in that order, one second apart) and b follows a.
 async fn community() -> (TestServer, [i64; 4]) {
@@ -122,7 +91,7 @@ async fn followings_are_mutual_first_then_newest() {
     let r = s.get(&format!("/api/v2/user/{a}/"), None).await;
     assert_eq!(r.json()["followings_counter"], 3);
     assert_eq!(r.json()["followers_counter"], 1);
-    check_is_clean(&s);
+    s.assert_consistent();
 }
 
 #[tokio::test]
@@ -134,18 +103,20 @@ async fn ties_break_by_user_id_and_deleted_users_vanish() {
         .collect();
     // same instant for all four edges, followed in reverse id order
     for &o in others.iter().rev() {
-        let r = post_empty(&s, &format!("/api/v2/user/{o}/follow/"), &s.jwt(a)).await;
+        let r = s
+            .post_empty(&format!("/api/v2/user/{o}/follow/"), Some(&s.jwt(a)))
+            .await;
         assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
     }
     let path = format!("/api/v2/user/{a}/followings/");
     assert_eq!(ids(&s.get(&path, None).await), others);
-    soft_delete(&s, others[1]);
+    s.soft_delete_user(others[1]);
     let r = s.get(&path, None).await;
     assert_eq!(ids(&r), [others[0], others[2], others[3]]);
     assert_eq!(r.json()["count"], 3);
     let r = s.get(&format!("/api/v2/user/{a}/"), None).await;
     assert_eq!(r.json()["followings_counter"], 3);
-    check_is_clean(&s);
+    s.assert_consistent();
     // unknown and deleted users are 404 everywhere
     let t = s.jwt(a);
     let gone = others[1];
@@ -210,15 +181,17 @@ async fn following_toggles_and_keeps_both_sides_exact() {
     assert_eq!(r.json()["count"], 0);
     let r = s.get(&format!("/api/v2/user/{a}/"), None).await;
     assert_eq!(r.json()["followings_counter"], 2);
-    check_is_clean(&s);
+    s.assert_consistent();
     // and follows again (no body at all, as the SDK posts): mutual again, newest edge
-    let r = post_empty(&s, &format!("/api/v2/user/{b}/follow/"), &ta).await;
+    let r = s
+        .post_empty(&format!("/api/v2/user/{b}/follow/"), Some(&ta))
+        .await;
     assert_eq!(r.status, StatusCode::NO_CONTENT);
     let r = s
         .get(&format!("/api/v2/user/{b}/followings/?mutual=1"), None)
         .await;
     assert_eq!(ids(&r), [a]);
-    check_is_clean(&s);
+    s.assert_consistent();
     // following yourself
     let r = s
         .post(&format!("/api/v2/user/{a}/follow/"), Some(&ta), json!({}))

@@ -1,7 +1,7 @@
 //! Dynamic preferences: typed values in one page, filters and orderings, and the staff-only,
 //! all-or-nothing PATCH.
 
-use reqwest::{Method, StatusCode};
+use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use super::ids;
@@ -155,10 +155,7 @@ async fn patching_preferences_is_staff_only_and_all_or_nothing() {
     let path = "/api/v2/dynamic_preference/";
     let patch = |token: Option<String>, body: Value| {
         let s = &s;
-        async move {
-            s.call(Method::PATCH, path, token.as_deref(), Some(body))
-                .await
-        }
+        async move { s.patch(path, token.as_deref(), body).await }
     };
     let body = json!({"configurations.content_availability": false, "covers.covers_visibility": 3});
     // who may
@@ -259,9 +256,7 @@ async fn patching_preferences_is_staff_only_and_all_or_nothing() {
         TestServer::read(r).await.status,
         StatusCode::UNSUPPORTED_MEDIA_TYPE
     );
-    let r = s
-        .call(Method::DELETE, path, Some(&s.jwt(staff)), None)
-        .await;
+    let r = s.delete(path, Some(&s.jwt(staff))).await;
     assert_eq!(r.status, StatusCode::METHOD_NOT_ALLOWED);
     assert_eq!(r.header("allow"), Some("GET, HEAD, PATCH"));
 }

@@ -2,7 +2,7 @@
 
 use reqwest::{Method, StatusCode};
 
-use super::{contributions, course_with_section, raw, world};
+use super::{contributions, course_with_section, world};
 use crate::common::TestServer;
 
 /// SPEC §3: routes that take no body accept an empty body whatever its content type,
@@ -24,15 +24,15 @@ async fn no_body_routes_accept_empty_bodies_and_empty_objects() {
         let what = format!("{ct:?} {:?}", String::from_utf8_lossy(body));
         // follow (toggles: twice leaves things as they were)
         for _ in 0..2 {
-            let r = raw(
-                &s,
-                Method::POST,
-                &format!("/api/v2/user/{}/follow/", w.bob),
-                t,
-                ct,
-                body.to_vec(),
-            )
-            .await;
+            let r = s
+                .raw(
+                    Method::POST,
+                    &format!("/api/v2/user/{}/follow/", w.bob),
+                    Some(t),
+                    ct,
+                    Some(body.to_vec()),
+                )
+                .await;
             assert_eq!(
                 r.status,
                 StatusCode::NO_CONTENT,
@@ -56,7 +56,9 @@ async fn no_body_routes_accept_empty_bodies_and_empty_objects() {
             (Method::DELETE, format!("/api/v2/status/{st}/")),
             (Method::POST, format!("/api/v2/status/{st}/restore/")),
         ] {
-            let r = raw(&s, m.clone(), &path, t, ct, body.to_vec()).await;
+            let r = s
+                .raw(m.clone(), &path, Some(t), ct, Some(body.to_vec()))
+                .await;
             assert_eq!(
                 r.status,
                 StatusCode::NO_CONTENT,
@@ -94,7 +96,9 @@ async fn no_body_routes_accept_empty_bodies_and_empty_objects() {
                 StatusCode::NO_CONTENT,
             ),
         ] {
-            let r = raw(&s, m.clone(), &path, tok, ct, body.to_vec()).await;
+            let r = s
+                .raw(m.clone(), &path, Some(tok), ct, Some(body.to_vec()))
+                .await;
             assert_eq!(r.status, want, "{m} {path} {what}: {}", r.text);
         }
     }
@@ -146,27 +150,27 @@ async fn no_body_routes_refuse_real_bodies_alike() {
     let big = vec![b' '; 1024 * 1024 + 1];
     for (m, path, tok) in &routes {
         for body in [&b"{\"a\": 1}"[..], b"[]", b"{"] {
-            let r = raw(
-                &s,
-                m.clone(),
-                path,
-                tok,
-                Some("application/json"),
-                body.to_vec(),
-            )
-            .await;
+            let r = s
+                .raw(
+                    m.clone(),
+                    path,
+                    Some(tok),
+                    Some("application/json"),
+                    Some(body.to_vec()),
+                )
+                .await;
             assert_eq!(r.status, StatusCode::BAD_REQUEST, "{m} {path}: {}", r.text);
             assert_eq!(r.error_code(), "parse_error", "{m} {path}");
         }
-        let r = raw(
-            &s,
-            m.clone(),
-            path,
-            tok,
-            Some("application/json"),
-            big.clone(),
-        )
-        .await;
+        let r = s
+            .raw(
+                m.clone(),
+                path,
+                Some(tok),
+                Some("application/json"),
+                Some(big.clone()),
+            )
+            .await;
         assert_eq!(
             r.status,
             StatusCode::PAYLOAD_TOO_LARGE,
@@ -270,7 +274,9 @@ async fn body_errors_are_the_same_everywhere() {
     let mut failures = Vec::new();
     for (m, path) in &routes {
         for (what, ct, body, status, code) in &cases {
-            let r = raw(&s, m.clone(), path, t, *ct, body.clone()).await;
+            let r = s
+                .raw(m.clone(), path, Some(t), *ct, Some(body.clone()))
+                .await;
             if r.status != *status || r.error_code() != *code {
                 failures.push(format!(
                     "{m} {path} {what}: {} {}",

@@ -2,7 +2,7 @@
 //! every area: bodies, content types, pagination, booleans, CA, trailing slashes,
 //! and the shared User Minimal / Category JSON; the helpers shared by the files below.
 
-use reqwest::{Method, StatusCode};
+use reqwest::StatusCode;
 
 use crate::common::{Resp, TestServer};
 
@@ -10,25 +10,6 @@ mod bodies;
 mod queries;
 mod routes;
 mod shapes;
-
-/// Sends a raw body with an optional content type.
-async fn raw(
-    s: &TestServer,
-    m: Method,
-    path: &str,
-    token: &str,
-    content_type: Option<&str>,
-    body: Vec<u8>,
-) -> Resp {
-    let mut rb = s
-        .client
-        .request(m, format!("{}{}", s.url, path))
-        .bearer_auth(token);
-    if let Some(ct) = content_type {
-        rb = rb.header("content-type", ct);
-    }
-    TestServer::read(rb.body(body).send().await.unwrap()).await
-}
 
 struct World {
     ann: i64,

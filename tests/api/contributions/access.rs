@@ -3,7 +3,7 @@
 use hearth::model::contribution::Kind;
 use reqwest::{Method, StatusCode};
 
-use super::{a_post, assert_db_consistent, body, create, item, path, restore};
+use super::{a_post, body, create, item, path, restore};
 use crate::common::TestServer;
 
 #[tokio::test]
@@ -23,8 +23,7 @@ async fn protected_routes_reject_missing_bad_and_wrong_users() {
         let dead = create(&s, &a, kind, body(kind, host)).await["id"]
             .as_i64()
             .unwrap();
-        s.call(Method::DELETE, &item(kind, dead), Some(&a), None)
-            .await;
+        s.delete(&item(kind, dead), Some(&a)).await;
 
         let mut routes = vec![
             (Method::POST, path(kind), Some(body(kind, host))),
@@ -107,14 +106,10 @@ async fn protected_routes_reject_missing_bad_and_wrong_users() {
         );
         // staff are not creators either
         let staff = s.jwt(s.user(&format!("staff{}", kind.as_str()), None, true));
-        let r = s
-            .call(Method::DELETE, &item(kind, live), Some(&staff), None)
-            .await;
+        let r = s.delete(&item(kind, live), Some(&staff)).await;
         assert_eq!(r.status, StatusCode::FORBIDDEN);
         // the creator's write-scoped OAuth token works
-        let r = s
-            .call(Method::DELETE, &item(kind, live), Some(&a_write), None)
-            .await;
+        let r = s.delete(&item(kind, live), Some(&a_write)).await;
         assert_eq!(r.status, StatusCode::NO_CONTENT);
         let r = s
             .call(Method::POST, &restore(kind, live), Some(&a_write), None)
@@ -126,5 +121,5 @@ async fn protected_routes_reject_missing_bad_and_wrong_users() {
             true
         );
     }
-    assert_db_consistent(&s);
+    s.assert_consistent();
 }

@@ -5,7 +5,7 @@ use hearth::model::contribution::Kind;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use super::{a_post, assert_db_consistent, body, create, ids, item, me, path, restore};
+use super::{a_post, body, create, ids, item, me, path, restore};
 use crate::common::TestServer;
 
 #[tokio::test]
@@ -50,9 +50,7 @@ async fn create_delete_vanish_restore_for_every_kind() {
         assert_eq!(seen.json(), j, "{kind:?}: GET returns what POST did");
         assert!(ids(&s.get(&path(kind), None).await).contains(&id));
 
-        let r = s
-            .call(Method::DELETE, &item(kind, id), Some(&a), None)
-            .await;
+        let r = s.delete(&item(kind, id), Some(&a)).await;
         assert_eq!(r.status, StatusCode::NO_CONTENT, "{kind:?}");
         assert!(r.text.is_empty());
         assert_eq!(
@@ -74,9 +72,7 @@ async fn create_delete_vanish_restore_for_every_kind() {
             );
         }
         // deleting again is 204
-        let r = s
-            .call(Method::DELETE, &item(kind, id), Some(&a), None)
-            .await;
+        let r = s.delete(&item(kind, id), Some(&a)).await;
         assert_eq!(r.status, StatusCode::NO_CONTENT);
 
         let r = s
@@ -94,7 +90,7 @@ async fn create_delete_vanish_restore_for_every_kind() {
             .await;
         assert_eq!(r.status, StatusCode::NO_CONTENT);
     }
-    assert_db_consistent(&s);
+    s.assert_consistent();
 }
 
 #[tokio::test]
@@ -133,17 +129,15 @@ async fn counters_are_exact_across_delete_and_restore() {
     assert_eq!(count(Kind::Discussion, d).await, 1);
     assert_eq!(count(Kind::Comment, c1).await, 0);
 
-    s.call(Method::DELETE, &item(Kind::Comment, c1), Some(&b), None)
-        .await;
+    s.delete(&item(Kind::Comment, c1), Some(&b)).await;
     assert_eq!(count(Kind::Post, p1).await, 1);
-    s.call(Method::DELETE, &item(Kind::Comment, c1), Some(&b), None)
-        .await;
+    s.delete(&item(Kind::Comment, c1), Some(&b)).await;
     assert_eq!(
         count(Kind::Post, p1).await,
         1,
         "second delete changes nothing"
     );
-    assert_db_consistent(&s);
+    s.assert_consistent();
     s.call(Method::POST, &restore(Kind::Comment, c1), Some(&b), None)
         .await;
     s.call(Method::POST, &restore(Kind::Comment, c1), Some(&b), None)
@@ -151,31 +145,23 @@ async fn counters_are_exact_across_delete_and_restore() {
     assert_eq!(count(Kind::Post, p1).await, 2);
 
     for _ in 0..2 {
-        s.call(Method::DELETE, &item(Kind::Post, p1), Some(&a), None)
-            .await;
-        s.call(Method::DELETE, &item(Kind::Discussion, d), Some(&a), None)
-            .await;
+        s.delete(&item(Kind::Post, p1), Some(&a)).await;
+        s.delete(&item(Kind::Discussion, d), Some(&a)).await;
     }
     let m = me(&s, &a).await;
     assert_eq!(counters(&m), (1, 0));
     let u = s.get("/api/v2/user/me/", Some(&b)).await.json();
     assert_eq!(u["posts_counter"], 0, "comments have no user counter");
-    assert_db_consistent(&s);
+    s.assert_consistent();
     for _ in 0..2 {
         s.call(Method::POST, &restore(Kind::Post, p1), Some(&a), None)
             .await;
-        s.call(
-            Method::DELETE,
-            &restore(Kind::Discussion, d),
-            Some(&a),
-            None,
-        )
-        .await;
+        s.delete(&restore(Kind::Discussion, d), Some(&a)).await;
     }
     let m = me(&s, &a).await;
     assert_eq!(counters(&m), (2, 1));
     assert_eq!(count(Kind::Post, p1).await, 2);
-    assert_db_consistent(&s);
+    s.assert_consistent();
 }
 
 /// `(posts_counter, discussions_counter)` of a User JSON.
@@ -201,7 +187,7 @@ async fn each_kind_numbers_its_own_ids() {
         create(&s, &a, Kind::Post, body(Kind::Post, 1)).await["id"],
         2
     );
-    assert_db_consistent(&s);
+    s.assert_consistent();
 }
 
 #[tokio::test]
@@ -218,8 +204,7 @@ async fn restore_routes_methods_and_slashless_comment_form() {
 
     // discussions restore with DELETE (SEED-API) and POST (its example)
     for m in [Method::DELETE, Method::POST] {
-        s.call(Method::DELETE, &item(Kind::Discussion, d), Some(&a), None)
-            .await;
+        s.delete(&item(Kind::Discussion, d), Some(&a)).await;
         let r = s
             .call(m.clone(), &restore(Kind::Discussion, d), Some(&a), None)
             .await;
@@ -230,8 +215,7 @@ async fn restore_routes_methods_and_slashless_comment_form() {
         );
     }
     // the comment's slashless form
-    s.call(Method::DELETE, &item(Kind::Comment, c), Some(&a), None)
-        .await;
+    s.delete(&item(Kind::Comment, c), Some(&a)).await;
     let slashless = format!("/api/v2/comment/{c}/restore");
     let r = s.call(Method::POST, &slashless, Some(&a), None).await;
     assert_eq!(r.status, StatusCode::NO_CONTENT);
@@ -275,7 +259,7 @@ async fn restore_routes_methods_and_slashless_comment_form() {
             "{p}"
         );
     }
-    assert_db_consistent(&s);
+    s.assert_consistent();
 }
 
 #[tokio::test]

@@ -1,10 +1,10 @@
 //! Contribution lists: pagination, newest first, and the comment filters.
 
 use hearth::model::contribution::Kind;
-use reqwest::{Method, StatusCode};
+use reqwest::StatusCode;
 use serde_json::json;
 
-use super::{assert_db_consistent, create, ids, item};
+use super::{create, ids, item};
 use crate::common::TestServer;
 
 #[tokio::test]
@@ -72,9 +72,8 @@ async fn lists_are_paginated_newest_first_and_filter_comments() {
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
     assert_eq!(r.json()["errors"][0]["field"], "post");
     // a deleted comment leaves the filtered list
-    s.call(Method::DELETE, &item(Kind::Comment, on_p0), Some(&a), None)
-        .await;
+    s.delete(&item(Kind::Comment, on_p0), Some(&a)).await;
     let r = list(format!("?post={}", posts[0])).await;
     assert_eq!(r.json()["count"], 0);
-    assert_db_consistent(&s);
+    s.assert_consistent();
 }

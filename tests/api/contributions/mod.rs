@@ -12,16 +12,6 @@ mod lifecycle;
 mod lists;
 mod validation;
 
-/// Asserts `hearth check` finds nothing wrong with the test database.
-fn assert_db_consistent(s: &TestServer) {
-    let problems = s
-        .state
-        .db
-        .read_blocking(|c| hearth::db::check::run(c).map_err(hearth::db::DbError::from))
-        .unwrap();
-    assert!(problems.is_empty(), "hearth check: {problems:?}");
-}
-
 fn path(kind: Kind) -> String {
     format!("/api/v2/{}/", kind.as_str())
 }

@@ -5,7 +5,7 @@ use hearth::model::contribution::Kind;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use super::{a_post, assert_db_consistent, body, create, item, me, path};
+use super::{a_post, body, create, item, me, path};
 use crate::common::{Resp, TestServer};
 
 /// A create body for a kind and the `(field, code)` errors it must get.
@@ -36,8 +36,7 @@ async fn validation_errors_name_every_field() {
     let a = s.jwt(s.user("alice", None, false));
     let host = a_post(&s, &a).await;
     let gone = a_post(&s, &a).await;
-    s.call(Method::DELETE, &item(Kind::Post, gone), Some(&a), None)
-        .await;
+    s.delete(&item(Kind::Post, gone), Some(&a)).await;
     let status = create(&s, &a, Kind::Status, json!({"text": "s"})).await["id"]
         .as_i64()
         .unwrap();
@@ -194,7 +193,7 @@ async fn validation_errors_name_every_field() {
     let m = me(&s, &a).await;
     assert_eq!(m["posts_counter"], 1);
     assert_eq!(s.get(&path(Kind::Comment), None).await.json()["count"], 1);
-    assert_db_consistent(&s);
+    s.assert_consistent();
 }
 
 #[tokio::test]
@@ -225,8 +224,7 @@ async fn comments_accept_string_ids_parents_and_unknown_fields() {
     assert_eq!(dj["comment_count"], 2);
     // a deleted parent is refused
     let top_id = top["id"].as_i64().unwrap();
-    s.call(Method::DELETE, &item(Kind::Comment, top_id), Some(&a), None)
-        .await;
+    s.delete(&item(Kind::Comment, top_id), Some(&a)).await;
     let r = s
         .post(
             &path(Kind::Comment),
@@ -236,7 +234,7 @@ async fn comments_accept_string_ids_parents_and_unknown_fields() {
         .await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
     assert_eq!(r.json()["errors"][0]["field"], "parent");
-    assert_db_consistent(&s);
+    s.assert_consistent();
 }
 
 #[tokio::test]
@@ -289,7 +287,7 @@ async fn categories_by_id_and_required_by_preference() {
     // comments take no categories
     let post = j["id"].as_i64().unwrap();
     create(&s, &a, Kind::Comment, json!({"text": "c", "post": post})).await;
-    assert_db_consistent(&s);
+    s.assert_consistent();
 }
 
 #[tokio::test]

@@ -4,7 +4,7 @@
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use super::{assert_consistent, body, create, has, patch, set_status};
+use super::{body, create, has, patch, set_status};
 use crate::common::TestServer;
 
 #[tokio::test]
@@ -104,7 +104,7 @@ async fn create_returns_every_field_with_defaults() {
     // the default image is served
     let r = s.get("/static/default/course.svg", None).await;
     assert_eq!(r.status, StatusCode::OK);
-    assert_consistent(&s);
+    s.assert_consistent();
 }
 
 #[tokio::test]
@@ -192,7 +192,7 @@ async fn validation_errors_come_all_at_once() {
     let r = patch(&s, &tok, id, json!({"name": "OTHER"})).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
     assert_eq!(r.json()["name"], "OTHER");
-    assert_consistent(&s);
+    s.assert_consistent();
 }
 
 #[tokio::test]
@@ -257,11 +257,10 @@ async fn privacy_never_goes_back_to_draft() {
     let r = patch(&s, &tok, id, json!({"privacy": "hidden"})).await;
     assert!(has(&r, "privacy", "invalid_choice"));
     let r = s
-        .call(
-            Method::PUT,
+        .put(
             &format!("/api/v2/course/{id}/"),
             Some(&tok),
-            Some(json!({"name": "C", "type": "self-paced", "privacy": ""})),
+            json!({"name": "C", "type": "self-paced", "privacy": ""}),
         )
         .await;
     assert!(has(&r, "privacy", "invalid"));
@@ -286,20 +285,15 @@ async fn put_patch_and_who_may_change() {
     let id = c["id"].as_i64().unwrap();
     let path = format!("/api/v2/course/{id}/");
     // PUT needs name and type; omitted fields keep their values
-    let r = s
-        .call(Method::PUT, &path, Some(&ta), Some(json!({"name": "C2"})))
-        .await;
+    let r = s.put(&path, Some(&ta), json!({"name": "C2"})).await;
     assert!(has(&r, "type", "required"), "{}", r.text);
     let r = s
-        .call(
-            Method::PUT,
+        .put(
             &path,
             Some(&ta),
-            Some(
-                json!({"name": "C2", "type": "scheduled", "hide_member_count": true,
+            json!({"name": "C2", "type": "scheduled", "hide_member_count": true,
                         "new_comment_notification_enabled": false, "og_title": "o",
                         "meta_description": "md", "og_description": "od"}),
-            ),
         )
         .await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
@@ -348,12 +342,7 @@ async fn put_patch_and_who_may_change() {
     let r = patch(&s, &tc, id, json!({"name": ""})).await;
     assert_eq!(r.status, StatusCode::FORBIDDEN);
     let r = s
-        .call(
-            Method::PUT,
-            &path,
-            Some(&tc),
-            Some(json!({"name": "x", "type": "self-paced"})),
-        )
+        .put(&path, Some(&tc), json!({"name": "x", "type": "self-paced"}))
         .await;
     assert_eq!(r.status, StatusCode::FORBIDDEN);
     // hide_member_count: managers see the count, others null
@@ -379,7 +368,7 @@ async fn put_patch_and_who_may_change() {
         .await;
     assert_eq!(r.status, StatusCode::METHOD_NOT_ALLOWED);
     assert_eq!(r.header("allow"), Some("GET, HEAD, PUT, PATCH, DELETE"));
-    assert_consistent(&s);
+    s.assert_consistent();
 }
 
 #[tokio::test]

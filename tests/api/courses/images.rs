@@ -4,7 +4,7 @@
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 
-use super::{assert_consistent, has, patch};
+use super::{has, patch};
 use crate::common::{Resp, TestServer};
 
 fn png(w: u32, h: u32) -> Vec<u8> {
@@ -188,7 +188,7 @@ async fn multipart_create_with_an_image() {
         .await
         .unwrap();
     assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
-    assert_consistent(&s);
+    s.assert_consistent();
 }
 
 /// A `side`×`side` 16-bit RGBA PNG of one colour, written a row at a time.

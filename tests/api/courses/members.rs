@@ -3,7 +3,7 @@
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use super::{assert_consistent, body, create, has};
+use super::{body, create, has};
 use crate::common::TestServer;
 
 #[tokio::test]
@@ -161,19 +161,18 @@ async fn join_leave_invite_and_roles() {
         StatusCode::NOT_FOUND
     );
     // leave: 204; the creator cannot leave
-    let r = s.call(Method::DELETE, &join(open), Some(&tb), None).await;
+    let r = s.delete(&join(open), Some(&tb)).await;
     assert_eq!(r.status, StatusCode::NO_CONTENT);
     assert_eq!(
         s.get(&status(open), Some(&tb)).await.json()["status"],
         Value::Null
     );
-    let r = s.call(Method::DELETE, &join(open), Some(&ta), None).await;
+    let r = s.delete(&join(open), Some(&ta)).await;
     assert_eq!(r.status, StatusCode::FORBIDDEN);
     // withdrawing a request
     let r = s.post(&join(private), Some(&tb), json!({})).await;
     assert_eq!(r.json()["join_status"], "requested");
-    s.call(Method::DELETE, &join(private), Some(&tb), None)
-        .await;
+    s.delete(&join(private), Some(&tb)).await;
     assert_eq!(
         s.get(&status(private), Some(&tb)).await.json()["status"],
         Value::Null
@@ -260,5 +259,5 @@ async fn join_leave_invite_and_roles() {
     // methods
     let r = s.get(&role, Some(&ta)).await;
     assert_eq!(r.status, StatusCode::METHOD_NOT_ALLOWED);
-    assert_consistent(&s);
+    s.assert_consistent();
 }

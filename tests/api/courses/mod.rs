@@ -1,7 +1,7 @@
 //! Courses (SPEC §5 "Courses"): the record, its rules, membership, sections, images;
 //! the helpers shared by the scenario files below.
 
-use reqwest::{Method, StatusCode};
+use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::common::{Resp, TestServer};
@@ -24,13 +24,8 @@ async fn create(s: &TestServer, tok: &str, b: Value) -> Value {
 }
 
 async fn patch(s: &TestServer, tok: &str, id: i64, b: Value) -> Resp {
-    s.call(
-        Method::PATCH,
-        &format!("/api/v2/course/{id}/"),
-        Some(tok),
-        Some(b),
-    )
-    .await
+    s.patch(&format!("/api/v2/course/{id}/"), Some(tok), b)
+        .await
 }
 
 fn set_status(s: &TestServer, course: i64, user: i64, status: &str) {
@@ -43,15 +38,6 @@ fn set_status(s: &TestServer, course: i64, user: i64, status: &str) {
                 .map_err(hearth::db::DbError::from)
         })
         .unwrap();
-}
-
-fn assert_consistent(s: &TestServer) {
-    let problems = s
-        .state
-        .db
-        .read_blocking(|c| hearth::db::check::run(c).map_err(hearth::db::DbError::from))
-        .unwrap();
-    assert!(problems.is_empty(), "{problems:?}");
 }
 
 fn field_codes(r: &Resp) -> Vec<(String, String)> {

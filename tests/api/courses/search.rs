@@ -1,9 +1,9 @@
 //! The caller's course list, the search with its filters and orderings, and deletion.
 
-use reqwest::{Method, StatusCode};
+use reqwest::StatusCode;
 use serde_json::json;
 
-use super::{assert_consistent, create, set_status};
+use super::{create, set_status};
 use crate::common::{Resp, TestServer};
 
 #[tokio::test]
@@ -118,11 +118,11 @@ async fn lists_search_and_delete() {
     // delete: creator only; deleted courses vanish except for their creator
     let path = format!("/api/v2/course/{c}/");
     set_status(&s, c, alice, "manager");
-    let r = s.call(Method::DELETE, &path, Some(&ta), None).await;
+    let r = s.delete(&path, Some(&ta)).await;
     assert_eq!(r.status, StatusCode::FORBIDDEN);
-    let r = s.call(Method::DELETE, &path, Some(&tb), None).await;
+    let r = s.delete(&path, Some(&tb)).await;
     assert_eq!(r.status, StatusCode::NO_CONTENT);
-    let r = s.call(Method::DELETE, &path, Some(&tb), None).await;
+    let r = s.delete(&path, Some(&tb)).await;
     assert_eq!(r.status, StatusCode::NO_CONTENT);
     let r = s.get(&path, Some(&tb)).await;
     assert_eq!(r.status, StatusCode::OK);
@@ -135,5 +135,5 @@ async fn lists_search_and_delete() {
     );
     assert_eq!(ids(&s.get("/api/v2/course/", Some(&tb)).await), vec![d]);
     assert_eq!(ids(&s.get("/api/v2/course/", Some(&ta)).await), vec![b, a]);
-    assert_consistent(&s);
+    s.assert_consistent();
 }

@@ -1,9 +1,9 @@
 //! Sections: create, read, rename, delete, their order, and the lesson counts.
 
-use reqwest::{Method, StatusCode};
+use reqwest::StatusCode;
 use serde_json::json;
 
-use super::{assert_consistent, create, has, patch};
+use super::{create, has, patch};
 use crate::common::TestServer;
 
 #[tokio::test]
@@ -55,11 +55,9 @@ async fn sections_and_their_order() {
     // one section: read, rename (PUT needs the name), delete
     let one = format!("{base}{}/", sids[0]);
     assert_eq!(s.get(&one, None).await.json()["name"], "One");
-    let r = s
-        .call(Method::PATCH, &one, Some(&ta), Some(json!({"name": "Uno"})))
-        .await;
+    let r = s.patch(&one, Some(&ta), json!({"name": "Uno"})).await;
     assert_eq!(r.json()["name"], "Uno");
-    let r = s.call(Method::PUT, &one, Some(&ta), Some(json!({}))).await;
+    let r = s.put(&one, Some(&ta), json!({})).await;
     assert!(has(&r, "name", "required"));
     let r = s.post(&base, Some(&ta), json!({"name": ""})).await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
@@ -70,9 +68,9 @@ async fn sections_and_their_order() {
     // members and others may read but not write
     let r = s.post(&base, Some(&tb), json!({"name": "Mine"})).await;
     assert_eq!(r.status, StatusCode::FORBIDDEN);
-    let r = s.call(Method::DELETE, &one, Some(&tb), None).await;
+    let r = s.delete(&one, Some(&tb)).await;
     assert_eq!(r.status, StatusCode::FORBIDDEN);
-    let r = s.call(Method::DELETE, &one, Some(&ta), None).await;
+    let r = s.delete(&one, Some(&ta)).await;
     assert_eq!(r.status, StatusCode::NO_CONTENT);
     assert_eq!(s.get(&one, None).await.status, StatusCode::NOT_FOUND);
     let r = s.get(&format!("/api/v2/course/{id}/"), None).await;
@@ -125,5 +123,5 @@ async fn sections_and_their_order() {
         s.get(&format!("{base}{s1}/"), None).await.json()["num_lessons"],
         3
     );
-    assert_consistent(&s);
+    s.assert_consistent();
 }

@@ -4,7 +4,7 @@
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use super::{assert_consistent, create, set_status};
+use super::{create, set_status};
 use crate::common::TestServer;
 
 #[tokio::test]
@@ -96,5 +96,5 @@ async fn visibility_by_privacy_and_role() {
             "{path}"
         );
     }
-    assert_consistent(&s);
+    s.assert_consistent();
 }

@@ -1,10 +1,10 @@
 //! Categories as the kit reads them: the JSON, the lists, following (toggle, exact
 //! counters under concurrency, `hearth check`), popular, a user's categories.
 
-use reqwest::{Method, StatusCode};
+use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use super::{bad, check_is_clean, crowd, error, ids, no_content, post_empty, soft_delete, world};
+use super::{bad, crowd, error, ids, no_content, world};
 use crate::common::TestServer;
 
 fn follow(
@@ -14,7 +14,7 @@ fn follow(
 ) -> impl std::future::Future<Output = crate::common::Resp> {
     let path = format!("/api/v2/category/{id}/follow/");
     let (s, t) = (s, t.to_owned());
-    async move { post_empty(s, &path, Some(&t)).await }
+    async move { s.post_empty(&path, Some(&t)).await }
 }
 
 fn set(s: &TestServer, sql: &str) {
@@ -276,12 +276,12 @@ async fn following_toggles_and_every_counter_follows() {
         .json();
     assert_eq!((ids(&v), v["count"].as_i64()), (vec![a], Some(2)));
     // a deleted user's follows stop counting for the category
-    soft_delete(&s, w.cy);
+    s.soft_delete_user(w.cy);
     assert_eq!(
         s.get(&format!("/api/v2/category/{a}/"), None).await.json()["followers_counter"],
         0
     );
-    check_is_clean(&s);
+    s.assert_consistent();
     // errors: a body, unknown and non-integer ids, anonymous, read-only, wrong method
     let r = s
         .post(
@@ -303,7 +303,7 @@ async fn following_toggles_and_every_counter_follows() {
         StatusCode::NOT_FOUND
     );
     error(
-        &post_empty(&s, "/api/v2/category/999/follow/", None).await,
+        &s.post_empty("/api/v2/category/999/follow/", None).await,
         StatusCode::UNAUTHORIZED,
         "not_authenticated",
     );
@@ -326,12 +326,7 @@ async fn following_toggles_and_every_counter_follows() {
         StatusCode::OK
     );
     let r = s
-        .call(
-            Method::DELETE,
-            &format!("/api/v2/category/{a}/follow/"),
-            Some(&w.bob_t),
-            None,
-        )
+        .delete(&format!("/api/v2/category/{a}/follow/"), Some(&w.bob_t))
         .await;
     assert_eq!(
         (r.status, r.header("allow")),
@@ -342,7 +337,7 @@ async fn following_toggles_and_every_counter_follows() {
         1,
         "nothing changed"
     );
-    check_is_clean(&s);
+    s.assert_consistent();
 }
 
 #[tokio::test]
@@ -358,7 +353,7 @@ async fn parallel_follows_keep_the_counters_exact() {
         s.get(&format!("/api/v2/category/{a}/"), None).await.json()["followers_counter"],
         20
     );
-    check_is_clean(&s);
+    s.assert_consistent();
     // each fan twice at once: a toggle applied twice ends where it began
     let calls = fans
         .iter()
@@ -384,7 +379,7 @@ async fn parallel_follows_keep_the_counters_exact() {
         s.get(&format!("/api/v2/user/{one}/"), Some(t)).await.json()["categories_counter"],
         1
     );
-    check_is_clean(&s);
+    s.assert_consistent();
 }
 
 #[tokio::test]
@@ -452,6 +447,6 @@ async fn a_users_categories_are_an_array_for_the_sdk_and_a_page_on_request() {
         s.get("/api/v2/user/999/categories/", None).await.status,
         StatusCode::NOT_FOUND
     );
-    soft_delete(&s, w.bob);
+    s.soft_delete_user(w.bob);
     assert_eq!(s.get(&path, None).await.status, StatusCode::NOT_FOUND);
 }

@@ -2,10 +2,10 @@
 //! deleted comments, deleted users and users the caller hides left out.
 
 use hearth::clock::SECOND;
-use reqwest::{Method, StatusCode};
+use reqwest::StatusCode;
 use serde_json::json;
 
-use super::{comment, create, error, ids, no_content, post, post_empty, soft_delete, world};
+use super::{comment, create, error, ids, no_content, post, world};
 use crate::common::TestServer;
 
 #[tokio::test]
@@ -50,25 +50,16 @@ async fn contributors_are_the_commenters_most_recent_first_each_once() {
         [w.ann, dan, w.bob, w.cy]
     );
     no_content(
-        &s.call(
-            Method::DELETE,
-            &format!("/api/v2/comment/{last}/"),
-            Some(&w.ann_t),
-            None,
-        )
-        .await,
+        &s.delete(&format!("/api/v2/comment/{last}/"), Some(&w.ann_t))
+            .await,
     );
-    soft_delete(&s, dan);
+    s.soft_delete_user(dan);
     let v = s.get(&path, None).await.json();
     assert_eq!((ids(&v), v["count"].as_i64()), (vec![w.bob, w.cy], Some(2)));
     // the caller's follow status shows
     no_content(
-        &post_empty(
-            &s,
-            &format!("/api/v2/user/{}/follow/", w.cy),
-            Some(&w.bob_t),
-        )
-        .await,
+        &s.post_empty(&format!("/api/v2/user/{}/follow/", w.cy), Some(&w.bob_t))
+            .await,
     );
     let v = s.get(&path, Some(&w.bob_t)).await.json();
     assert_eq!(v["results"][1]["connection_status"], "followed");
@@ -116,13 +107,8 @@ async fn contributors_of_each_kind_and_their_errors() {
         );
     }
     no_content(
-        &s.call(
-            Method::DELETE,
-            &format!("/api/v2/discussion/{d}/"),
-            Some(&w.ann_t),
-            None,
-        )
-        .await,
+        &s.delete(&format!("/api/v2/discussion/{d}/"), Some(&w.ann_t))
+            .await,
     );
     let path = format!("/api/v2/discussion/{d}/contributors/");
     error(

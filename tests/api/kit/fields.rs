@@ -142,13 +142,8 @@ async fn last_activity_is_the_newest_live_comment() {
     );
     // deleted comments do not count; restored ones do again
     no_content(
-        &s.call(
-            Method::DELETE,
-            &format!("/api/v2/comment/{reply}/"),
-            Some(&w.ann_t),
-            None,
-        )
-        .await,
+        &s.delete(&format!("/api/v2/comment/{reply}/"), Some(&w.ann_t))
+            .await,
     );
     assert_eq!(at(&item(&s, p).await), rfc3339(start + 20 * SECOND));
     no_content(

@@ -4,7 +4,7 @@
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use super::{bad, comment, create, error, ids, no_content, post, post_empty, soft_delete, world};
+use super::{bad, comment, create, error, ids, no_content, post, world};
 use crate::common::TestServer;
 
 #[tokio::test]
@@ -14,7 +14,7 @@ async fn hiding_toggles_and_each_question_answers() {
     let hide = |id: i64, t: &str| {
         let path = format!("/api/v2/user/{id}/hide/");
         let (s, t) = (&s, t.to_owned());
-        async move { post_empty(s, &path, Some(&t)).await }
+        async move { s.post_empty(&path, Some(&t)).await }
     };
     let ask = |id: i64, what: &'static str, t: &str| {
         let path = format!("/api/v2/user/{id}/{what}/");
@@ -90,7 +90,7 @@ async fn hiding_toggles_and_each_question_answers() {
         json!([])
     );
     // a deleted user leaves the lists
-    soft_delete(&s, w.cy);
+    s.soft_delete_user(w.cy);
     assert_eq!(
         s.get("/api/v2/user/hidden_users_id/", Some(&w.ann_t))
             .await
@@ -109,11 +109,13 @@ async fn hiding_toggles_and_each_question_answers() {
 async fn hiding_errors_change_nothing() {
     let s = TestServer::start().await;
     let w = world(&s);
-    let r = post_empty(&s, &format!("/api/v2/user/{}/hide/", w.ann), Some(&w.ann_t)).await;
+    let r = s
+        .post_empty(&format!("/api/v2/user/{}/hide/", w.ann), Some(&w.ann_t))
+        .await;
     bad(&r, "user", "invalid");
     for path in ["/api/v2/user/999/hide/"] {
         error(
-            &post_empty(&s, path, Some(&w.ann_t)).await,
+            &s.post_empty(path, Some(&w.ann_t)).await,
             StatusCode::NOT_FOUND,
             "not_found",
         );
@@ -156,12 +158,15 @@ async fn hiding_errors_change_nothing() {
         );
     }
     error(
-        &post_empty(&s, &format!("/api/v2/user/{}/hide/", w.bob), None).await,
+        &s.post_empty(&format!("/api/v2/user/{}/hide/", w.bob), None)
+            .await,
         StatusCode::UNAUTHORIZED,
         "not_authenticated",
     );
     let read = s.oauth_token(w.ann, "read");
-    let r = post_empty(&s, &format!("/api/v2/user/{}/hide/", w.bob), Some(&read)).await;
+    let r = s
+        .post_empty(&format!("/api/v2/user/{}/hide/", w.bob), Some(&read))
+        .await;
     error(&r, StatusCode::FORBIDDEN, "insufficient_scope");
     assert_eq!(
         s.get("/api/v2/user/hidden_users_id/", Some(&read))
@@ -170,9 +175,10 @@ async fn hiding_errors_change_nothing() {
         json!([]),
         "nothing changed"
     );
-    soft_delete(&s, w.cy);
+    s.soft_delete_user(w.cy);
     error(
-        &post_empty(&s, &format!("/api/v2/user/{}/hide/", w.cy), Some(&w.ann_t)).await,
+        &s.post_empty(&format!("/api/v2/user/{}/hide/", w.cy), Some(&w.ann_t))
+            .await,
         StatusCode::NOT_FOUND,
         "not_found",
     );
@@ -201,7 +207,10 @@ async fn a_hidden_users_contributions_leave_the_callers_lists_only() {
     let c_bob = comment(&s, &w.bob_t, "post", p_ann, "bob says").await;
     s.clock.advance(hearth::clock::SECOND);
     let c_cy = comment(&s, &w.cy_t, "post", p_ann, "cy says").await;
-    no_content(&post_empty(&s, &format!("/api/v2/user/{}/hide/", w.bob), Some(&w.ann_t)).await);
+    no_content(
+        &s.post_empty(&format!("/api/v2/user/{}/hide/", w.bob), Some(&w.ann_t))
+            .await,
+    );
     let list = |path: &'static str, t: Option<String>| {
         let s = &s;
         async move {
@@ -258,7 +267,10 @@ async fn a_hidden_users_contributions_leave_the_callers_lists_only() {
         StatusCode::OK
     );
     // shown again: back in the lists
-    no_content(&post_empty(&s, &format!("/api/v2/user/{}/hide/", w.bob), Some(&w.ann_t)).await);
+    no_content(
+        &s.post_empty(&format!("/api/v2/user/{}/hide/", w.bob), Some(&w.ann_t))
+            .await,
+    );
     assert_eq!(
         list("/api/v2/post/", ann.clone()).await,
         (vec![p_bob, p_ann], 2)

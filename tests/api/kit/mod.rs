@@ -2,7 +2,7 @@
 //! contributors, categories and following them, a user's courses, hiding users and user
 //! settings; one file per area, the helpers they share here.
 
-use reqwest::{Method, StatusCode};
+use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::common::{Resp, TestServer};
@@ -58,32 +58,6 @@ async fn comment(s: &TestServer, t: &str, kind: &str, id: i64, text: &str) -> i6
     create(s, t, "comment", json!({ "text": text, kind: id })).await
 }
 
-/// POST with no body at all (what the kit sends), with a JSON content type.
-async fn post_empty(s: &TestServer, path: &str, token: Option<&str>) -> Resp {
-    let mut rb = s
-        .client
-        .post(format!("{}{}", s.url, path))
-        .header("Content-Type", "application/json");
-    if let Some(t) = token {
-        rb = rb.bearer_auth(t);
-    }
-    TestServer::read(rb.send().await.unwrap()).await
-}
-
-/// A request with a raw body and content type.
-async fn raw(s: &TestServer, m: Method, path: &str, token: &str, ct: &str, body: &str) -> Resp {
-    let r = s
-        .client
-        .request(m, format!("{}{}", s.url, path))
-        .bearer_auth(token)
-        .header("Content-Type", ct)
-        .body(body.to_owned())
-        .send()
-        .await
-        .unwrap();
-    TestServer::read(r).await
-}
-
 /// Asserts a 204.
 fn no_content(r: &Resp) {
     assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
@@ -100,25 +74,6 @@ fn bad(r: &Resp, field: &str, code: &str) {
 fn error(r: &Resp, status: StatusCode, code: &str) {
     assert_eq!(r.status, status, "{}", r.text);
     assert_eq!(r.error_code(), code, "{}", r.text);
-}
-
-/// `hearth check`'s invariants hold on the server's database.
-fn check_is_clean(s: &TestServer) {
-    let problems = s
-        .state
-        .db
-        .read_blocking(|c| hearth::db::check::run(c).map_err(hearth::db::DbError::from))
-        .unwrap();
-    assert!(problems.is_empty(), "{problems:?}");
-}
-
-fn soft_delete(s: &TestServer, id: i64) {
-    s.state
-        .db
-        .write_blocking(|tx| {
-            hearth::db::users::soft_delete(tx, id).map_err(hearth::db::DbError::from)
-        })
-        .unwrap();
 }
 
 /// The ids of a list's results (or of a plain array).

@@ -4,7 +4,7 @@
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 
-use super::{error, raw, world};
+use super::{error, world};
 use crate::common::TestServer;
 
 fn defaults() -> serde_json::Value {
@@ -13,13 +13,8 @@ fn defaults() -> serde_json::Value {
 }
 
 async fn patch(s: &TestServer, id: i64, t: &str, body: serde_json::Value) -> crate::common::Resp {
-    s.call(
-        Method::PATCH,
-        &format!("/api/v2/user/{id}/settings/"),
-        Some(t),
-        Some(body),
-    )
-    .await
+    s.patch(&format!("/api/v2/user/{id}/settings/"), Some(t), body)
+        .await
 }
 
 #[tokio::test]
@@ -108,7 +103,15 @@ async fn bad_settings_are_400_on_their_field_and_nothing_is_stored() {
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
         ),
     ] {
-        let r = raw(&s, Method::PATCH, &path, &w.bob_t, ct, body).await;
+        let r = s
+            .raw(
+                Method::PATCH,
+                &path,
+                Some(&w.bob_t),
+                Some(ct),
+                Some(body.into()),
+            )
+            .await;
         assert_eq!(r.status, status, "{ct} {body}: {}", r.text);
     }
     assert_eq!(s.get(&path, Some(&w.bob_t)).await.json(), defaults());
@@ -127,15 +130,18 @@ async fn only_the_caller_reads_and_changes_its_settings() {
             "permission_denied",
         );
         let r = s
-            .call(
+            .patch(path, Some(&w.cy_t), json!({"qa_frequency": 0}))
+            .await;
+        error(&r, StatusCode::FORBIDDEN, "permission_denied");
+        let r = s
+            .raw(
                 Method::PATCH,
                 path,
                 Some(&w.cy_t),
-                Some(json!({"qa_frequency": 0})),
+                Some("text/plain"),
+                Some("x".into()),
             )
             .await;
-        error(&r, StatusCode::FORBIDDEN, "permission_denied");
-        let r = raw(&s, Method::PATCH, path, &w.cy_t, "text/plain", "x").await;
         error(&r, StatusCode::FORBIDDEN, "permission_denied");
     }
     // anonymous 401, a bad token 401, a read-only token reads but does not write
@@ -144,9 +150,7 @@ async fn only_the_caller_reads_and_changes_its_settings() {
         StatusCode::UNAUTHORIZED,
         "not_authenticated",
     );
-    let r = s
-        .call(Method::PATCH, &bobs, None, Some(json!({"qa_frequency": 0})))
-        .await;
+    let r = s.patch(&bobs, None, json!({"qa_frequency": 0})).await;
     error(&r, StatusCode::UNAUTHORIZED, "not_authenticated");
     error(
         &s.get(&bobs, Some("nope")).await,
@@ -156,12 +160,7 @@ async fn only_the_caller_reads_and_changes_its_settings() {
     let read = s.oauth_token(w.bob, "read");
     assert_eq!(s.get(&bobs, Some(&read)).await.json(), defaults());
     let r = s
-        .call(
-            Method::PATCH,
-            &bobs,
-            Some(&read),
-            Some(json!({"qa_frequency": 0})),
-        )
+        .patch(&bobs, Some(&read), json!({"qa_frequency": 0}))
         .await;
     error(&r, StatusCode::FORBIDDEN, "insufficient_scope");
     assert_eq!(
@@ -169,9 +168,7 @@ async fn only_the_caller_reads_and_changes_its_settings() {
         defaults(),
         "nothing changed"
     );
-    let r = s
-        .call(Method::PUT, &bobs, Some(&w.bob_t), Some(defaults()))
-        .await;
+    let r = s.put(&bobs, Some(&w.bob_t), defaults()).await;
     assert_eq!(
         (r.status, r.header("allow")),
         (StatusCode::METHOD_NOT_ALLOWED, Some("GET, HEAD, PATCH"))

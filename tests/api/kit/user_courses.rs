@@ -4,10 +4,10 @@
 use std::collections::BTreeSet;
 
 use hearth::clock::SECOND;
-use reqwest::{Method, StatusCode};
+use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use super::{bad, error, ids, no_content, soft_delete, world};
+use super::{bad, error, ids, no_content, world};
 use crate::common::TestServer;
 
 async fn course(s: &TestServer, t: &str, name: &str, privacy: &str) -> i64 {
@@ -45,13 +45,8 @@ async fn a_users_courses_are_what_the_search_lets_the_caller_see() {
     let draft = course(&s, &w.ann_t, "Draft", "").await;
     let gone = course(&s, &w.ann_t, "Gone", "open").await;
     no_content(
-        &s.call(
-            Method::DELETE,
-            &format!("/api/v2/course/{gone}/"),
-            Some(&w.ann_t),
-            None,
-        )
-        .await,
+        &s.delete(&format!("/api/v2/course/{gone}/"), Some(&w.ann_t))
+            .await,
     );
     let invited = course(&s, &w.ann_t, "Invited", "secret").await;
     for id in [secret, invited] {
@@ -210,7 +205,7 @@ async fn a_users_courses_errors_and_pages() {
         "authentication_failed",
     );
     assert_eq!(s.get(&path, Some(&w.bob_t)).await.json()["count"], 2);
-    soft_delete(&s, w.ann);
+    s.soft_delete_user(w.ann);
     assert_eq!(
         s.get(&path, Some(&w.bob_t)).await.status,
         StatusCode::NOT_FOUND
