@@ -14,6 +14,53 @@ use tokio::sync::oneshot;
 /// keeps the tests fast.
 pub const TEST_ITERATIONS: u32 = 1000;
 
+/// Page parameters every paginated list refuses (400 `invalid`), and the field each
+/// error names.
+pub const BAD_PAGES: [(&str, &str); 9] = [
+    ("limit=0", "limit"),
+    ("limit=-1", "limit"),
+    ("limit=abc", "limit"),
+    ("limit=x", "limit"),
+    ("limit=", "limit"),
+    ("limit=1.5", "limit"),
+    ("offset=-1", "offset"),
+    ("offset=", "offset"),
+    ("offset=x", "offset"),
+];
+
+/// Values a boolean query parameter refuses (it takes true/false/1/0 in any case).
+pub const BAD_BOOLEANS: [&str; 6] = ["yes", "", "2", "t", "tru", "on"];
+
+/// The keys of Category JSON, wherever it appears.
+pub const CATEGORY_KEYS: [&str; 7] = [
+    "id",
+    "name",
+    "slug",
+    "active",
+    "deleted",
+    "order",
+    "image_medium",
+];
+
+/// The ids of a list's results (or of a plain array).
+pub fn ids(v: &Value) -> Vec<i64> {
+    map_list(v, |x| x["id"].as_i64().unwrap())
+}
+
+/// The `key` text of each of a list's results (or of a plain array's elements).
+pub fn texts(v: &Value, key: &str) -> Vec<String> {
+    map_list(v, |x| x[key].as_str().unwrap().to_owned())
+}
+
+fn map_list<T>(v: &Value, f: impl Fn(&Value) -> T) -> Vec<T> {
+    let list = v.get("results").unwrap_or(v);
+    list.as_array()
+        .unwrap_or_else(|| panic!("not a list: {v}"))
+        .iter()
+        .map(f)
+        .collect()
+}
+
 /// A running server on a temp database.
 pub struct TestServer {
     /// `http://127.0.0.1:PORT`
@@ -46,6 +93,23 @@ impl Resp {
     /// A header as text.
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+
+    /// The ids of a list's results (or of a plain array).
+    pub fn ids(&self) -> Vec<i64> {
+        ids(&self.json())
+    }
+
+    /// Asserts `status` and the error code of an API error body (`""` for none).
+    pub fn assert_error(&self, status: StatusCode, code: &str) {
+        assert_eq!(self.status, status, "{}", self.text);
+        assert_eq!(self.error_code(), code, "{}", self.text);
+    }
+
+    /// Asserts a 400 whose first error names `field` with `code`.
+    pub fn assert_field_error(&self, field: &str, code: &str) {
+        self.assert_error(StatusCode::BAD_REQUEST, code);
+        assert_eq!(self.json()["errors"][0]["field"], field, "{}", self.text);
     }
 
     /// The first error code of an API error body.

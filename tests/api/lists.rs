@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use hearth::model::course::JoinStatus;
 
-use crate::common::{Resp, TestServer};
+use crate::common::{Resp, TestServer, ids};
 
 const MAX: usize = 1000;
 
@@ -85,14 +85,6 @@ fn assert_too_long(r: &Resp, field: &str) {
     );
 }
 
-fn ids_of(v: &Value) -> Vec<i64> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["id"].as_i64().unwrap())
-        .collect()
-}
-
 #[tokio::test]
 async fn course_categories_and_sections_order() {
     let s = TestServer::start().await;
@@ -129,14 +121,14 @@ async fn course_categories_and_sections_order() {
         .await;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
     let course = r.json()["id"].as_i64().unwrap();
-    assert_eq!(ids_of(&r.json()["categories"]), cats);
+    assert_eq!(ids(&r.json()["categories"]), cats);
 
     // repeats collapse; an unknown id among many is named
     let path = format!("/api/v2/course/{course}/");
     let patch = |b: Value| s.patch(&path, Some(&tok), b);
     let r = patch(json!({"categories": [cats[2], cats[1].to_string(), cats[2], cats[1]]})).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
-    assert_eq!(ids_of(&r.json()["categories"]), vec![cats[1], cats[2]]);
+    assert_eq!(ids(&r.json()["categories"]), vec![cats[1], cats[2]]);
     let mut unknown = cats.clone();
     unknown[700] = 999_999;
     let r = patch(json!({ "categories": unknown })).await;
@@ -185,7 +177,7 @@ async fn course_categories_and_sections_order() {
     );
     let r = s.get(&path, Some(&tok)).await;
     assert_eq!(r.json()["sections_order"], json!(sections));
-    assert_eq!(ids_of(&r.json()["categories"]), vec![cats[1], cats[2]]);
+    assert_eq!(ids(&r.json()["categories"]), vec![cats[1], cats[2]]);
     let r = patch(json!({"sections_order": [sections[1], sections[0]]})).await;
     assert_eq!(
         r.json()["sections_order"],
@@ -217,14 +209,14 @@ async fn contribution_categories() {
 
         let r = s.post(&path, Some(&tok), with(json!(cats))).await;
         assert_eq!(r.status, StatusCode::CREATED, "{kind}: {}", r.text);
-        assert_eq!(ids_of(&r.json()["categories"]).len(), MAX);
+        assert_eq!(ids(&r.json()["categories"]).len(), MAX);
 
         let c = cats[5];
         let r = s
             .post(&path, Some(&tok), with(json!([c, c.to_string(), c])))
             .await;
         assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
-        assert_eq!(ids_of(&r.json()["categories"]), vec![c]);
+        assert_eq!(ids(&r.json()["categories"]), vec![c]);
         assert_eq!(s.get(&path, Some(&tok)).await.json()["count"], 2, "{kind}");
     }
 }

@@ -5,7 +5,6 @@ use hearth::clock::SECOND;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use super::ids;
 use crate::common::TestServer;
 
 /// a, b, c, d; a follows b, c, d (in that order, one second apart) and b follows a.
@@ -42,22 +41,22 @@ async fn followings_are_mutual_first_then_newest() {
     for (qs, want) in &cases {
         let r = s.get(&format!("{path}{qs}"), None).await;
         assert_eq!(r.status, StatusCode::OK, "{qs}");
-        assert_eq!(ids(&r), *want, "{qs}");
+        assert_eq!(r.ids(), *want, "{qs}");
         assert_eq!(r.json()["count"], want.len(), "{qs}");
     }
     let r = s.get(&format!("/api/v2/user/{a}/followers/"), None).await;
-    assert_eq!(ids(&r), [b]);
+    assert_eq!(r.ids(), [b]);
     let r = s
         .get(&format!("/api/v2/user/{b}/followers/?mutual=1"), None)
         .await;
-    assert_eq!(ids(&r), [a]);
+    assert_eq!(r.ids(), [a]);
     let r = s
         .get(&format!("/api/v2/user/{c}/followers/?mutual=0"), None)
         .await;
-    assert_eq!(ids(&r), [a]);
+    assert_eq!(r.ids(), [a]);
     // pagination keeps mutual
     let r = s.get(&format!("{path}?mutual=0&limit=1"), None).await;
-    assert_eq!(ids(&r), [d]);
+    assert_eq!(r.ids(), [d]);
     assert_eq!(
         r.json()["next"],
         format!("{}{path}?mutual=0&limit=1&offset=1", s.url)
@@ -109,10 +108,10 @@ async fn ties_break_by_user_id_and_deleted_users_vanish() {
         assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
     }
     let path = format!("/api/v2/user/{a}/followings/");
-    assert_eq!(ids(&s.get(&path, None).await), others);
+    assert_eq!(s.get(&path, None).await.ids(), others);
     s.soft_delete_user(others[1]);
     let r = s.get(&path, None).await;
-    assert_eq!(ids(&r), [others[0], others[2], others[3]]);
+    assert_eq!(r.ids(), [others[0], others[2], others[3]]);
     assert_eq!(r.json()["count"], 3);
     let r = s.get(&format!("/api/v2/user/{a}/"), None).await;
     assert_eq!(r.json()["followings_counter"], 3);
@@ -174,7 +173,7 @@ async fn following_toggles_and_keeps_both_sides_exact() {
     let r = s
         .get(&format!("/api/v2/user/{b}/followings/?mutual=0"), None)
         .await;
-    assert_eq!(ids(&r), [a]);
+    assert_eq!(r.ids(), [a]);
     let r = s
         .get(&format!("/api/v2/user/{b}/followings/?mutual=1"), None)
         .await;
@@ -190,7 +189,7 @@ async fn following_toggles_and_keeps_both_sides_exact() {
     let r = s
         .get(&format!("/api/v2/user/{b}/followings/?mutual=1"), None)
         .await;
-    assert_eq!(ids(&r), [a]);
+    assert_eq!(r.ids(), [a]);
     s.assert_consistent();
     // following yourself
     let r = s

@@ -4,7 +4,6 @@
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use super::ids;
 use crate::common::TestServer;
 
 #[tokio::test]
@@ -27,7 +26,7 @@ async fn preferences_are_typed_and_all_in_one_page() {
         assert_eq!(j["count"], total);
         assert_eq!(j["results"].as_array().unwrap().len(), total);
         assert_eq!(j["next"], Value::Null);
-        let ids = ids(&r);
+        let ids = r.ids();
         assert!(ids.windows(2).all(|w| w[0] < w[1]), "ordered by id");
     }
     let r = s
@@ -94,7 +93,7 @@ async fn preference_filters_orderings_and_limits() {
     assert_eq!(r.json()["count"], n);
     // orderings
     let r = s.get(&list("ordering=-id"), None).await;
-    let got = ids(&r);
+    let got = r.ids();
     assert!(got.windows(2).all(|w| w[0] > w[1]));
     let r = s.get(&list("ordering=section,-name"), None).await;
     let rows: Vec<(String, String)> = r.json()["results"]
@@ -113,7 +112,7 @@ async fn preference_filters_orderings_and_limits() {
     assert_eq!(rows, want);
     // limit: a page, links keep the other parameters; clamped to 1000
     let r = s.get(&list("section=colors&limit=2&offset=1"), None).await;
-    assert_eq!(ids(&r).len(), 2);
+    assert_eq!(r.ids().len(), 2);
     assert_eq!(
         r.json()["next"],
         format!(
@@ -129,7 +128,7 @@ async fn preference_filters_orderings_and_limits() {
         )
     );
     let r = s.get(&list("limit=5000"), None).await;
-    assert_eq!(ids(&r).len(), all.len());
+    assert_eq!(r.ids().len(), all.len());
     assert_eq!(r.json()["next"], Value::Null);
     // 400s
     for (qs, field) in [

@@ -2,15 +2,13 @@
 
 use reqwest::{Method, StatusCode};
 
-use super::{contributions, course_with_section, world};
-use crate::common::TestServer;
+use super::{contributions, course_with_section, start};
 
 /// SPEC §3: routes that take no body accept an empty body whatever its content type,
 /// and `{}`.
 #[tokio::test]
 async fn no_body_routes_accept_empty_bodies_and_empty_objects() {
-    let s = TestServer::start().await;
-    let w = world(&s).await;
+    let (s, w) = start().await;
     let t = &w.ann_t;
     let bodies: [(Option<&str>, &[u8]); 6] = [
         (None, b""),
@@ -109,8 +107,7 @@ async fn no_body_routes_accept_empty_bodies_and_empty_objects() {
 /// `parse_error`), and an oversized one is 413.
 #[tokio::test]
 async fn no_body_routes_refuse_real_bodies_alike() {
-    let s = TestServer::start().await;
-    let w = world(&s).await;
+    let (s, w) = start().await;
     let t = &w.ann_t;
     let (d, p, st, c) = contributions(&s, t).await;
     let (course, sec) = course_with_section(&s, t, "C").await;
@@ -148,36 +145,23 @@ async fn no_body_routes_refuse_real_bodies_alike() {
         (Method::DELETE, format!("/api/v2/course/{course}/"), t),
     ];
     let big = vec![b' '; 1024 * 1024 + 1];
+    let parse_error = (StatusCode::BAD_REQUEST, "parse_error");
+    let too_large = (StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large");
+    let bodies = [
+        (&b"{\"a\": 1}"[..], parse_error),
+        (b"[]", parse_error),
+        (b"{", parse_error),
+        (&big, too_large),
+    ];
     for (m, path, tok) in &routes {
-        for body in [&b"{\"a\": 1}"[..], b"[]", b"{"] {
+        for (body, (status, code)) in bodies {
+            let json = Some("application/json");
             let r = s
-                .raw(
-                    m.clone(),
-                    path,
-                    Some(tok),
-                    Some("application/json"),
-                    Some(body.to_vec()),
-                )
+                .raw(m.clone(), path, Some(tok), json, Some(body.to_vec()))
                 .await;
-            assert_eq!(r.status, StatusCode::BAD_REQUEST, "{m} {path}: {}", r.text);
-            assert_eq!(r.error_code(), "parse_error", "{m} {path}");
+            assert_eq!(r.status, status, "{m} {path}: {}", r.text);
+            assert_eq!(r.error_code(), code, "{m} {path}");
         }
-        let r = s
-            .raw(
-                m.clone(),
-                path,
-                Some(tok),
-                Some("application/json"),
-                Some(big.clone()),
-            )
-            .await;
-        assert_eq!(
-            r.status,
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "{m} {path}: {}",
-            r.text
-        );
-        assert_eq!(r.error_code(), "payload_too_large", "{m} {path}");
     }
 }
 
@@ -193,8 +177,7 @@ type BodyCase = (
 /// The same bad body gets the same status and code on every route that reads one.
 #[tokio::test]
 async fn body_errors_are_the_same_everywhere() {
-    let s = TestServer::start().await;
-    let w = world(&s).await;
+    let (s, w) = start().await;
     let t = &w.ann_t;
     let (course, sec) = course_with_section(&s, t, "C").await;
     let routes = [

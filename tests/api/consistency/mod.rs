@@ -19,7 +19,14 @@ struct World {
     cat: i64,
 }
 
-async fn world(s: &TestServer) -> World {
+/// A server with ann (staff), bob and a category.
+async fn start() -> (TestServer, World) {
+    let s = TestServer::start().await;
+    let w = world(&s);
+    (s, w)
+}
+
+fn world(s: &TestServer) -> World {
     let ann = s.user("ann", None, true);
     let bob = s.user("bob", None, false);
     let cat = s.category("General");
@@ -71,25 +78,17 @@ async fn contributions(s: &TestServer, t: &str) -> (i64, i64, i64, i64) {
     (d, p, st, c)
 }
 
+/// An open course named `name` by `t`'s user.
+async fn open_course(s: &TestServer, t: &str, name: &str) -> i64 {
+    let body = serde_json::json!({"name": name, "type": "self-paced", "privacy": "open"});
+    created(s.post("/api/v2/course/", Some(t), body).await).await
+}
+
 /// An open course named `name` by `t`'s user, with one section: `(course, section)`.
 async fn course_with_section(s: &TestServer, t: &str, name: &str) -> (i64, i64) {
-    let course = created(
-        s.post(
-            "/api/v2/course/",
-            Some(t),
-            serde_json::json!({"name": name, "type": "self-paced", "privacy": "open"}),
-        )
-        .await,
-    )
-    .await;
-    let sec = created(
-        s.post(
-            &format!("/api/v2/course/{course}/section/"),
-            Some(t),
-            serde_json::json!({"name": "x"}),
-        )
-        .await,
-    )
-    .await;
+    let course = open_course(s, t, name).await;
+    let path = format!("/api/v2/course/{course}/section/");
+    let body = serde_json::json!({"name": "x"});
+    let sec = created(s.post(&path, Some(t), body).await).await;
     (course, sec)
 }

@@ -5,7 +5,7 @@ use hearth::model::contribution::Kind;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use super::{a_post, body, create, ids, item, me, path, restore};
+use super::{a_post, body, create, item, me, path, restore};
 use crate::common::TestServer;
 
 #[tokio::test]
@@ -48,7 +48,7 @@ async fn create_delete_vanish_restore_for_every_kind() {
         let seen = s.get(&item(kind, id), Some(&b)).await;
         assert_eq!(seen.status, StatusCode::OK);
         assert_eq!(seen.json(), j, "{kind:?}: GET returns what POST did");
-        assert!(ids(&s.get(&path(kind), None).await).contains(&id));
+        assert!(s.get(&path(kind), None).await.ids().contains(&id));
 
         let r = s.delete(&item(kind, id), Some(&a)).await;
         assert_eq!(r.status, StatusCode::NO_CONTENT, "{kind:?}");
@@ -67,7 +67,7 @@ async fn create_delete_vanish_restore_for_every_kind() {
         assert_eq!(own.json()["deleted"], true);
         for who in [Some(a.as_str()), Some(b.as_str()), None] {
             assert!(
-                !ids(&s.get(&path(kind), who).await).contains(&id),
+                !s.get(&path(kind), who).await.ids().contains(&id),
                 "{kind:?}"
             );
         }
@@ -83,7 +83,7 @@ async fn create_delete_vanish_restore_for_every_kind() {
         let back = s.get(&item(kind, id), Some(&b)).await;
         assert_eq!(back.status, StatusCode::OK);
         assert_eq!(back.json(), j);
-        assert!(ids(&s.get(&path(kind), Some(&b)).await).contains(&id));
+        assert!(s.get(&path(kind), Some(&b)).await.ids().contains(&id));
         // restoring a live item is 204 too
         let r = s
             .call(Method::POST, &restore(kind, id), Some(&a), None)

@@ -4,7 +4,7 @@ use hearth::model::contribution::Kind;
 use reqwest::StatusCode;
 use serde_json::json;
 
-use super::{create, ids, item};
+use super::{create, item};
 use crate::common::TestServer;
 
 #[tokio::test]
@@ -21,7 +21,7 @@ async fn lists_are_paginated_newest_first_and_filter_comments() {
     assert_eq!(r.status, StatusCode::OK);
     let j = r.json();
     assert_eq!(j["count"], 5);
-    assert_eq!(ids(&r), vec![posts[3], posts[2]]);
+    assert_eq!(r.ids(), vec![posts[3], posts[2]]);
     assert_eq!(
         j["next"],
         format!("{}/api/v2/post/?x=y&limit=2&offset=3", s.url)
@@ -60,12 +60,12 @@ async fn lists_are_paginated_newest_first_and_filter_comments() {
         let s = &s;
         async move { s.get(&format!("/api/v2/comment/{q}"), None).await }
     };
-    assert_eq!(ids(&list(String::new()).await), vec![on_st, on_p1, on_p0]);
-    assert_eq!(ids(&list(format!("?post={}", posts[0])).await), vec![on_p0]);
-    assert_eq!(ids(&list(format!("?status={st}")).await), vec![on_st]);
-    assert_eq!(ids(&list("?discussion=1".into()).await), Vec::<i64>::new());
+    assert_eq!(list(String::new()).await.ids(), vec![on_st, on_p1, on_p0]);
+    assert_eq!(list(format!("?post={}", posts[0])).await.ids(), vec![on_p0]);
+    assert_eq!(list(format!("?status={st}")).await.ids(), vec![on_st]);
+    assert_eq!(list("?discussion=1".into()).await.ids(), Vec::<i64>::new());
     assert_eq!(
-        ids(&list(format!("?post={}&status={st}", posts[0])).await),
+        list(format!("?post={}&status={st}", posts[0])).await.ids(),
         Vec::<i64>::new()
     );
     let r = list("?post=abc".into()).await;

@@ -5,7 +5,7 @@ use hearth::model::contribution::Kind;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::common::{Resp, TestServer};
+use crate::common::TestServer;
 
 mod access;
 mod lifecycle;
@@ -45,14 +45,6 @@ async fn a_post(s: &TestServer, token: &str) -> i64 {
     create(s, token, Kind::Post, json!({"text": "host"})).await["id"]
         .as_i64()
         .unwrap()
-}
-
-/// The ids of a list page.
-fn ids(r: &Resp) -> Vec<i64> {
-    r.json()["results"]
-        .as_array()
-        .map(|a| a.iter().filter_map(|x| x["id"].as_i64()).collect())
-        .unwrap_or_default()
 }
 
 async fn me(s: &TestServer, token: &str) -> Value {

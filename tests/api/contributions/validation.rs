@@ -6,7 +6,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use super::{a_post, body, create, item, me, path};
-use crate::common::{Resp, TestServer};
+use crate::common::{CATEGORY_KEYS, Resp, TestServer};
 
 /// A create body for a kind and the `(field, code)` errors it must get.
 type Case = (Kind, Value, Vec<(&'static str, &'static str)>);
@@ -254,15 +254,7 @@ async fn categories_by_id_and_required_by_preference() {
     assert_eq!(cats.len(), 2);
     assert_eq!(cats[0]["id"], c1);
     assert_eq!(cats[0]["name"], "Science");
-    for field in [
-        "id",
-        "name",
-        "slug",
-        "active",
-        "deleted",
-        "order",
-        "image_medium",
-    ] {
+    for field in CATEGORY_KEYS {
         assert!(cats[0].get(field).is_some(), "Category JSON has {field}");
     }
 

@@ -4,8 +4,8 @@
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use super::{bad, crowd, error, ids, no_content, world};
-use crate::common::TestServer;
+use super::{crowd, no_content, world};
+use crate::common::{TestServer, ids};
 
 fn follow(
     s: &TestServer,
@@ -160,16 +160,12 @@ async fn the_category_list_filters_orders_and_pages() {
             .json()),
         [a]
     );
-    bad(
-        &s.get("/api/v2/category/?active=maybe", None).await,
-        "active",
-        "invalid",
-    );
-    bad(
-        &s.get("/api/v2/category/?limit=0", None).await,
-        "limit",
-        "invalid",
-    );
+    s.get("/api/v2/category/?active=maybe", None)
+        .await
+        .assert_field_error("active", "invalid");
+    s.get("/api/v2/category/?limit=0", None)
+        .await
+        .assert_field_error("limit", "invalid");
     // a deleted category is in no list and 404
     set(
         &s,
@@ -188,7 +184,7 @@ async fn the_category_list_filters_orders_and_pages() {
         );
     }
     let r = follow(&s, a, &w.bob_t).await;
-    error(&r, StatusCode::NOT_FOUND, "not_found");
+    r.assert_error(StatusCode::NOT_FOUND, "not_found");
     // CA
     s.set_pref("configurations", "content_availability", json!(false));
     for path in [
@@ -197,11 +193,9 @@ async fn the_category_list_filters_orders_and_pages() {
         &format!("/api/v2/category/{b}/"),
         &format!("/api/v2/user/{}/categories/", w.bob),
     ] {
-        error(
-            &s.get(path, None).await,
-            StatusCode::UNAUTHORIZED,
-            "not_authenticated",
-        );
+        s.get(path, None)
+            .await
+            .assert_error(StatusCode::UNAUTHORIZED, "not_authenticated");
         assert_eq!(
             s.get(path, Some(&w.cy_t)).await.status,
             StatusCode::OK,
@@ -290,35 +284,26 @@ async fn following_toggles_and_every_counter_follows() {
             json!({"x": 1}),
         )
         .await;
-    error(&r, StatusCode::BAD_REQUEST, "parse_error");
-    error(
-        &follow(&s, 999, &w.bob_t).await,
-        StatusCode::NOT_FOUND,
-        "not_found",
-    );
+    r.assert_error(StatusCode::BAD_REQUEST, "parse_error");
+    follow(&s, 999, &w.bob_t)
+        .await
+        .assert_error(StatusCode::NOT_FOUND, "not_found");
     assert_eq!(
         s.get("/api/v2/category/999/is_followed/", Some(&w.bob_t))
             .await
             .status,
         StatusCode::NOT_FOUND
     );
-    error(
-        &s.post_empty("/api/v2/category/999/follow/", None).await,
-        StatusCode::UNAUTHORIZED,
-        "not_authenticated",
-    );
-    error(
-        &s.get(&format!("/api/v2/category/{a}/is_followed/"), None)
-            .await,
-        StatusCode::UNAUTHORIZED,
-        "not_authenticated",
-    );
+    s.post_empty("/api/v2/category/999/follow/", None)
+        .await
+        .assert_error(StatusCode::UNAUTHORIZED, "not_authenticated");
+    s.get(&format!("/api/v2/category/{a}/is_followed/"), None)
+        .await
+        .assert_error(StatusCode::UNAUTHORIZED, "not_authenticated");
     let read = s.oauth_token(w.bob, "read");
-    error(
-        &follow(&s, a, &read).await,
-        StatusCode::FORBIDDEN,
-        "insufficient_scope",
-    );
+    follow(&s, a, &read)
+        .await
+        .assert_error(StatusCode::FORBIDDEN, "insufficient_scope");
     assert_eq!(
         s.get(&format!("/api/v2/category/{a}/is_followed/"), Some(&read))
             .await
@@ -424,11 +409,9 @@ async fn a_users_categories_are_an_array_for_the_sdk_and_a_page_on_request() {
         ids(&s.get(&format!("{path}?offset=1"), None).await.json()),
         [a]
     );
-    bad(
-        &s.get(&format!("{path}?limit=x"), None).await,
-        "limit",
-        "invalid",
-    );
+    s.get(&format!("{path}?limit=x"), None)
+        .await
+        .assert_field_error("limit", "invalid");
     // nobody followed, unknown or deleted users
     assert_eq!(
         s.get(&format!("/api/v2/user/{}/categories/", w.cy), None)

@@ -5,8 +5,8 @@ use hearth::clock::SECOND;
 use reqwest::StatusCode;
 use serde_json::json;
 
-use super::{comment, create, error, ids, no_content, post, world};
-use crate::common::TestServer;
+use super::{comment, create, no_content, post, world};
+use crate::common::{TestServer, ids};
 
 #[tokio::test]
 async fn contributors_are_the_commenters_most_recent_first_each_once() {
@@ -111,25 +111,19 @@ async fn contributors_of_each_kind_and_their_errors() {
             .await,
     );
     let path = format!("/api/v2/discussion/{d}/contributors/");
-    error(
-        &s.get(&path, Some(&w.bob_t)).await,
-        StatusCode::NOT_FOUND,
-        "not_found",
-    );
+    s.get(&path, Some(&w.bob_t))
+        .await
+        .assert_error(StatusCode::NOT_FOUND, "not_found");
     assert_eq!(s.get(&path, Some(&w.ann_t)).await.json()["count"], 1);
     // CA
     s.set_pref("configurations", "content_availability", json!(false));
     let path = format!("/api/v2/status/{st}/contributors/");
-    error(
-        &s.get(&path, None).await,
-        StatusCode::UNAUTHORIZED,
-        "not_authenticated",
-    );
-    error(
-        &s.get(&path, Some("bad")).await,
-        StatusCode::UNAUTHORIZED,
-        "authentication_failed",
-    );
+    s.get(&path, None)
+        .await
+        .assert_error(StatusCode::UNAUTHORIZED, "not_authenticated");
+    s.get(&path, Some("bad"))
+        .await
+        .assert_error(StatusCode::UNAUTHORIZED, "authentication_failed");
     assert_eq!(s.get(&path, Some(&w.bob_t)).await.status, StatusCode::OK);
     assert_eq!(
         s.get(&format!("{path}?offset=-1"), Some(&w.bob_t))

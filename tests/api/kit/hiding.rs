@@ -4,8 +4,8 @@
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use super::{bad, comment, create, error, ids, no_content, post, world};
-use crate::common::TestServer;
+use super::{comment, create, no_content, post, world};
+use crate::common::{TestServer, ids};
 
 #[tokio::test]
 async fn hiding_toggles_and_each_question_answers() {
@@ -68,12 +68,9 @@ async fn hiding_toggles_and_each_question_answers() {
         .await
         .json();
     assert_eq!(ids(&v), [w.bob]);
-    bad(
-        &s.get("/api/v2/user/hidden_users/?limit=-1", Some(&w.ann_t))
-            .await,
-        "limit",
-        "invalid",
-    );
+    s.get("/api/v2/user/hidden_users/?limit=-1", Some(&w.ann_t))
+        .await
+        .assert_field_error("limit", "invalid");
     // the same call shows them again; other callers are unaffected
     no_content(&hide(w.bob, &w.ann_t).await);
     assert_eq!(ask(w.bob, "is_hidden", &w.ann_t).await, false);
@@ -112,13 +109,11 @@ async fn hiding_errors_change_nothing() {
     let r = s
         .post_empty(&format!("/api/v2/user/{}/hide/", w.ann), Some(&w.ann_t))
         .await;
-    bad(&r, "user", "invalid");
+    r.assert_field_error("user", "invalid");
     for path in ["/api/v2/user/999/hide/"] {
-        error(
-            &s.post_empty(path, Some(&w.ann_t)).await,
-            StatusCode::NOT_FOUND,
-            "not_found",
-        );
+        s.post_empty(path, Some(&w.ann_t))
+            .await
+            .assert_error(StatusCode::NOT_FOUND, "not_found");
     }
     for what in ["is_hidden", "is_hidden_by"] {
         assert_eq!(
@@ -127,12 +122,9 @@ async fn hiding_errors_change_nothing() {
                 .status,
             StatusCode::NOT_FOUND
         );
-        error(
-            &s.get(&format!("/api/v2/user/{}/{what}/", w.bob), None)
-                .await,
-            StatusCode::UNAUTHORIZED,
-            "not_authenticated",
-        );
+        s.get(&format!("/api/v2/user/{}/{what}/", w.bob), None)
+            .await
+            .assert_error(StatusCode::UNAUTHORIZED, "not_authenticated");
     }
     let r = s
         .post(
@@ -141,33 +133,26 @@ async fn hiding_errors_change_nothing() {
             json!({"really": true}),
         )
         .await;
-    error(&r, StatusCode::BAD_REQUEST, "parse_error");
+    r.assert_error(StatusCode::BAD_REQUEST, "parse_error");
     for path in [
         "/api/v2/user/hidden_users_id/",
         "/api/v2/user/hidden_users/",
     ] {
-        error(
-            &s.get(path, None).await,
-            StatusCode::UNAUTHORIZED,
-            "not_authenticated",
-        );
-        error(
-            &s.get(path, Some("x.y.z")).await,
-            StatusCode::UNAUTHORIZED,
-            "authentication_failed",
-        );
+        s.get(path, None)
+            .await
+            .assert_error(StatusCode::UNAUTHORIZED, "not_authenticated");
+        s.get(path, Some("x.y.z"))
+            .await
+            .assert_error(StatusCode::UNAUTHORIZED, "authentication_failed");
     }
-    error(
-        &s.post_empty(&format!("/api/v2/user/{}/hide/", w.bob), None)
-            .await,
-        StatusCode::UNAUTHORIZED,
-        "not_authenticated",
-    );
+    s.post_empty(&format!("/api/v2/user/{}/hide/", w.bob), None)
+        .await
+        .assert_error(StatusCode::UNAUTHORIZED, "not_authenticated");
     let read = s.oauth_token(w.ann, "read");
     let r = s
         .post_empty(&format!("/api/v2/user/{}/hide/", w.bob), Some(&read))
         .await;
-    error(&r, StatusCode::FORBIDDEN, "insufficient_scope");
+    r.assert_error(StatusCode::FORBIDDEN, "insufficient_scope");
     assert_eq!(
         s.get("/api/v2/user/hidden_users_id/", Some(&read))
             .await
@@ -176,12 +161,9 @@ async fn hiding_errors_change_nothing() {
         "nothing changed"
     );
     s.soft_delete_user(w.cy);
-    error(
-        &s.post_empty(&format!("/api/v2/user/{}/hide/", w.cy), Some(&w.ann_t))
-            .await,
-        StatusCode::NOT_FOUND,
-        "not_found",
-    );
+    s.post_empty(&format!("/api/v2/user/{}/hide/", w.cy), Some(&w.ann_t))
+        .await
+        .assert_error(StatusCode::NOT_FOUND, "not_found");
     let r = s
         .call(
             Method::GET,

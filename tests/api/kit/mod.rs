@@ -63,29 +63,6 @@ fn no_content(r: &Resp) {
     assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
 }
 
-/// Asserts a 400 naming `field` with `code`.
-fn bad(r: &Resp, field: &str, code: &str) {
-    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.text);
-    assert_eq!(r.json()["errors"][0]["field"], field, "{}", r.text);
-    assert_eq!(r.error_code(), code, "{}", r.text);
-}
-
-/// Asserts a status with an error code.
-fn error(r: &Resp, status: StatusCode, code: &str) {
-    assert_eq!(r.status, status, "{}", r.text);
-    assert_eq!(r.error_code(), code, "{}", r.text);
-}
-
-/// The ids of a list's results (or of a plain array).
-fn ids(v: &Value) -> Vec<i64> {
-    let list = v.get("results").unwrap_or(v);
-    list.as_array()
-        .unwrap_or_else(|| panic!("not a list: {v}"))
-        .iter()
-        .map(|x| x["id"].as_i64().unwrap())
-        .collect()
-}
-
 /// `users` (ids) with JWTs, made for a test that needs many callers.
 fn crowd(s: &TestServer, n: usize) -> Vec<(i64, String)> {
     (0..n)

@@ -4,7 +4,7 @@
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 
-use super::{error, world};
+use super::world;
 use crate::common::TestServer;
 
 fn defaults() -> serde_json::Value {
@@ -124,15 +124,13 @@ async fn only_the_caller_reads_and_changes_its_settings() {
     let bobs = format!("/api/v2/user/{}/settings/", w.bob);
     // another user's id (or one that does not exist) is 403, before the body is read
     for path in [bobs.as_str(), "/api/v2/user/999/settings/"] {
-        error(
-            &s.get(path, Some(&w.cy_t)).await,
-            StatusCode::FORBIDDEN,
-            "permission_denied",
-        );
+        s.get(path, Some(&w.cy_t))
+            .await
+            .assert_error(StatusCode::FORBIDDEN, "permission_denied");
         let r = s
             .patch(path, Some(&w.cy_t), json!({"qa_frequency": 0}))
             .await;
-        error(&r, StatusCode::FORBIDDEN, "permission_denied");
+        r.assert_error(StatusCode::FORBIDDEN, "permission_denied");
         let r = s
             .raw(
                 Method::PATCH,
@@ -142,27 +140,23 @@ async fn only_the_caller_reads_and_changes_its_settings() {
                 Some("x".into()),
             )
             .await;
-        error(&r, StatusCode::FORBIDDEN, "permission_denied");
+        r.assert_error(StatusCode::FORBIDDEN, "permission_denied");
     }
     // anonymous 401, a bad token 401, a read-only token reads but does not write
-    error(
-        &s.get(&bobs, None).await,
-        StatusCode::UNAUTHORIZED,
-        "not_authenticated",
-    );
+    s.get(&bobs, None)
+        .await
+        .assert_error(StatusCode::UNAUTHORIZED, "not_authenticated");
     let r = s.patch(&bobs, None, json!({"qa_frequency": 0})).await;
-    error(&r, StatusCode::UNAUTHORIZED, "not_authenticated");
-    error(
-        &s.get(&bobs, Some("nope")).await,
-        StatusCode::UNAUTHORIZED,
-        "authentication_failed",
-    );
+    r.assert_error(StatusCode::UNAUTHORIZED, "not_authenticated");
+    s.get(&bobs, Some("nope"))
+        .await
+        .assert_error(StatusCode::UNAUTHORIZED, "authentication_failed");
     let read = s.oauth_token(w.bob, "read");
     assert_eq!(s.get(&bobs, Some(&read)).await.json(), defaults());
     let r = s
         .patch(&bobs, Some(&read), json!({"qa_frequency": 0}))
         .await;
-    error(&r, StatusCode::FORBIDDEN, "insufficient_scope");
+    r.assert_error(StatusCode::FORBIDDEN, "insufficient_scope");
     assert_eq!(
         s.get(&bobs, Some(&w.bob_t)).await.json(),
         defaults(),

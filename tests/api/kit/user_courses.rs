@@ -7,8 +7,8 @@ use hearth::clock::SECOND;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use super::{bad, error, ids, no_content, world};
-use crate::common::TestServer;
+use super::{no_content, world};
+use crate::common::{TestServer, ids};
 
 async fn course(s: &TestServer, t: &str, name: &str, privacy: &str) -> i64 {
     s.clock.advance(SECOND);
@@ -175,16 +175,12 @@ async fn a_users_courses_errors_and_pages() {
             .json()),
         [first]
     );
-    bad(
-        &s.get(&format!("{path}?statuses=owner"), None).await,
-        "statuses",
-        "invalid_choice",
-    );
-    bad(
-        &s.get(&format!("{path}?offset=x"), None).await,
-        "offset",
-        "invalid",
-    );
+    s.get(&format!("{path}?statuses=owner"), None)
+        .await
+        .assert_field_error("statuses", "invalid_choice");
+    s.get(&format!("{path}?offset=x"), None)
+        .await
+        .assert_field_error("offset", "invalid");
     assert_eq!(
         s.get("/api/v2/user/999/courses/", None).await.status,
         StatusCode::NOT_FOUND
@@ -194,16 +190,12 @@ async fn a_users_courses_errors_and_pages() {
         StatusCode::NOT_FOUND
     );
     s.set_pref("configurations", "content_availability", json!(false));
-    error(
-        &s.get(&path, None).await,
-        StatusCode::UNAUTHORIZED,
-        "not_authenticated",
-    );
-    error(
-        &s.get(&path, Some("nope")).await,
-        StatusCode::UNAUTHORIZED,
-        "authentication_failed",
-    );
+    s.get(&path, None)
+        .await
+        .assert_error(StatusCode::UNAUTHORIZED, "not_authenticated");
+    s.get(&path, Some("nope"))
+        .await
+        .assert_error(StatusCode::UNAUTHORIZED, "authentication_failed");
     assert_eq!(s.get(&path, Some(&w.bob_t)).await.json()["count"], 2);
     s.soft_delete_user(w.ann);
     assert_eq!(

@@ -4,7 +4,7 @@
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use super::{bad, comment, create, crowd, error, no_content, post, world};
+use super::{comment, create, crowd, no_content, post, world};
 use crate::common::TestServer;
 
 /// (vote_count, [(reaction id, count)], voted, the caller's reaction id) of an item.
@@ -164,23 +164,17 @@ async fn the_vote_list_is_newest_first_with_users_and_reactions() {
         (v["count"].as_i64(), v["results"].as_array().map(Vec::len)),
         (Some(0), Some(0))
     );
-    bad(
-        &s.get(&format!("{path}?reaction=x"), None).await,
-        "reaction",
-        "invalid",
-    );
-    bad(
-        &s.get(&format!("{path}?limit=0"), None).await,
-        "limit",
-        "invalid",
-    );
+    s.get(&format!("{path}?reaction=x"), None)
+        .await
+        .assert_field_error("reaction", "invalid");
+    s.get(&format!("{path}?limit=0"), None)
+        .await
+        .assert_field_error("limit", "invalid");
     // content_availability off: callers only
     s.set_pref("configurations", "content_availability", json!(false));
-    error(
-        &s.get(&path, None).await,
-        StatusCode::UNAUTHORIZED,
-        "not_authenticated",
-    );
+    s.get(&path, None)
+        .await
+        .assert_error(StatusCode::UNAUTHORIZED, "not_authenticated");
     assert_eq!(s.get(&path, Some(&w.bob_t)).await.status, StatusCode::OK);
 }
 
@@ -209,7 +203,7 @@ async fn bad_votes_are_refused_and_change_nothing() {
         "?reaction=",
     ] {
         let r = s.post_empty(&format!("{path}{q}"), Some(&w.bob_t)).await;
-        bad(&r, "reaction", "invalid");
+        r.assert_field_error("reaction", "invalid");
     }
     for body in [
         json!({"reaction": 99}),
@@ -217,23 +211,18 @@ async fn bad_votes_are_refused_and_change_nothing() {
         json!({"reaction": 1.5}),
         json!({"reaction": [1]}),
     ] {
-        bad(
-            &s.post(&path, Some(&w.bob_t), body).await,
-            "reaction",
-            "invalid",
-        );
+        s.post(&path, Some(&w.bob_t), body)
+            .await
+            .assert_field_error("reaction", "invalid");
     }
     // the query and the body disagree
-    bad(
-        &s.post(
-            &format!("{path}?reaction=1"),
-            Some(&w.bob_t),
-            json!({"reaction": 2}),
-        )
-        .await,
-        "reaction",
-        "invalid",
-    );
+    s.post(
+        &format!("{path}?reaction=1"),
+        Some(&w.bob_t),
+        json!({"reaction": 2}),
+    )
+    .await
+    .assert_field_error("reaction", "invalid");
     // a body that is not an object, not JSON, or of another type; an empty one
     let (json_ct, text) = ("application/json", "text/plain");
     let unsupported = StatusCode::UNSUPPORTED_MEDIA_TYPE;
@@ -272,7 +261,7 @@ async fn bad_votes_are_refused_and_change_nothing() {
     );
     for t in [&w.bob_t, &w.ann_t] {
         let r = s.post_empty(&path, Some(t)).await;
-        error(&r, StatusCode::NOT_FOUND, "not_found");
+        r.assert_error(StatusCode::NOT_FOUND, "not_found");
     }
     // its vote list: 404, except for its creator
     assert_eq!(
@@ -282,11 +271,9 @@ async fn bad_votes_are_refused_and_change_nothing() {
     assert_eq!(s.get(&path, Some(&w.ann_t)).await.json()["count"], 1);
     // anonymous 401 whatever the id; a read-only token 403
     for p in [path.as_str(), "/api/v2/post/999/vote/"] {
-        error(
-            &s.post_empty(p, None).await,
-            StatusCode::UNAUTHORIZED,
-            "not_authenticated",
-        );
+        s.post_empty(p, None)
+            .await
+            .assert_error(StatusCode::UNAUTHORIZED, "not_authenticated");
     }
     let read = s.oauth_token(w.bob, "read");
     let c = comment(
@@ -300,7 +287,7 @@ async fn bad_votes_are_refused_and_change_nothing() {
     let r = s
         .post_empty(&format!("/api/v2/comment/{c}/vote/"), Some(&read))
         .await;
-    error(&r, StatusCode::FORBIDDEN, "insufficient_scope");
+    r.assert_error(StatusCode::FORBIDDEN, "insufficient_scope");
     let r = s
         .call(
             Method::PUT,
