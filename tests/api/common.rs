@@ -266,6 +266,24 @@ impl TestServer {
         Self::read(rb.send().await.unwrap()).await
     }
 
+    /// POSTs `body` to `path`, asserts a 201, and returns the record made.
+    pub async fn create(&self, path: &str, token: &str, body: Value) -> Value {
+        let r = self.post(path, Some(token), body).await;
+        assert_eq!(r.status, StatusCode::CREATED, "{path}: {}", r.text);
+        r.json()
+    }
+
+    /// [`Self::create`], returning the id of the record made.
+    pub async fn create_id(&self, path: &str, token: &str, body: Value) -> i64 {
+        self.create(path, token, body).await["id"].as_i64().unwrap()
+    }
+
+    /// A self-paced course named `name` with `privacy`, made by `token`'s user; its id.
+    pub async fn course(&self, token: &str, name: &str, privacy: &str) -> i64 {
+        let body = serde_json::json!({"name": name, "type": "self-paced", "privacy": privacy});
+        self.create_id("/api/v2/course/", token, body).await
+    }
+
     /// POST with no body at all and a JSON content type: what the platform's SDKs send.
     pub async fn post_empty(&self, path: &str, token: Option<&str>) -> Resp {
         self.raw(Method::POST, path, token, Some("application/json"), None)

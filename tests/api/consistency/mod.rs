@@ -80,8 +80,7 @@ async fn contributions(s: &TestServer, t: &str) -> (i64, i64, i64, i64) {
 
 /// An open course named `name` by `t`'s user.
 async fn open_course(s: &TestServer, t: &str, name: &str) -> i64 {
-    let body = serde_json::json!({"name": name, "type": "self-paced", "privacy": "open"});
-    created(s.post("/api/v2/course/", Some(t), body).await).await
+    s.course(t, name, "open").await
 }
 
 /// An open course named `name` by `t`'s user, with one section: `(course, section)`.

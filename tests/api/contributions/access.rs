@@ -3,7 +3,7 @@
 use hearth::model::contribution::Kind;
 use reqwest::{Method, StatusCode};
 
-use super::{a_post, body, create, item, path, restore};
+use super::{a_post, body, create_id, item, path, restore};
 use crate::common::TestServer;
 
 #[tokio::test]
@@ -17,12 +17,8 @@ async fn protected_routes_reject_missing_bad_and_wrong_users() {
     let host = a_post(&s, &a).await;
     let bad = crate::common::bad_tokens(&s).await;
     for kind in Kind::ALL {
-        let live = create(&s, &a, kind, body(kind, host)).await["id"]
-            .as_i64()
-            .unwrap();
-        let dead = create(&s, &a, kind, body(kind, host)).await["id"]
-            .as_i64()
-            .unwrap();
+        let live = create_id(&s, &a, kind, body(kind, host)).await;
+        let dead = create_id(&s, &a, kind, body(kind, host)).await;
         s.delete(&item(kind, dead), Some(&a)).await;
 
         let mut routes = vec![

@@ -5,7 +5,7 @@ use hearth::model::contribution::Kind;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use super::{a_post, body, create, item, me, path, restore};
+use super::{a_post, body, create, create_id, item, me, path, restore};
 use crate::common::TestServer;
 
 #[tokio::test]
@@ -100,17 +100,13 @@ async fn counters_are_exact_across_delete_and_restore() {
     let b = s.jwt(s.user("bob", None, false));
     let p1 = a_post(&s, &a).await;
     let p2 = a_post(&s, &a).await;
-    let d = create(&s, &a, Kind::Discussion, json!({"title": "t"})).await["id"]
-        .as_i64()
-        .unwrap();
+    let d = create_id(&s, &a, Kind::Discussion, json!({"title": "t"})).await;
     create(&s, &a, Kind::Status, json!({"text": "s"})).await;
     let m = me(&s, &a).await;
     assert_eq!(counters(&m), (2, 1));
 
     // comments by both users, on a post and on the discussion
-    let c1 = create(&s, &b, Kind::Comment, json!({"text": "x", "post": p1})).await["id"]
-        .as_i64()
-        .unwrap();
+    let c1 = create_id(&s, &b, Kind::Comment, json!({"text": "x", "post": p1})).await;
     create(
         &s,
         &a,
@@ -195,12 +191,8 @@ async fn restore_routes_methods_and_slashless_comment_form() {
     let s = TestServer::start().await;
     let a = s.jwt(s.user("alice", None, false));
     let host = a_post(&s, &a).await;
-    let d = create(&s, &a, Kind::Discussion, body(Kind::Discussion, 0)).await["id"]
-        .as_i64()
-        .unwrap();
-    let c = create(&s, &a, Kind::Comment, body(Kind::Comment, host)).await["id"]
-        .as_i64()
-        .unwrap();
+    let d = create_id(&s, &a, Kind::Discussion, body(Kind::Discussion, 0)).await;
+    let c = create_id(&s, &a, Kind::Comment, body(Kind::Comment, host)).await;
 
     // discussions restore with DELETE (SEED-API) and POST (its example)
     for m in [Method::DELETE, Method::POST] {

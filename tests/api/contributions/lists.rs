@@ -4,7 +4,7 @@ use hearth::model::contribution::Kind;
 use reqwest::StatusCode;
 use serde_json::json;
 
-use super::{create, item};
+use super::{create, create_id, item};
 use crate::common::TestServer;
 
 #[tokio::test]
@@ -32,30 +32,22 @@ async fn lists_are_paginated_newest_first_and_filter_comments() {
         assert_eq!(r.status, StatusCode::BAD_REQUEST, "{q}");
     }
 
-    let st = create(&s, &a, Kind::Status, json!({"text": "s"})).await["id"]
-        .as_i64()
-        .unwrap();
-    let on_p0 = create(
+    let st = create_id(&s, &a, Kind::Status, json!({"text": "s"})).await;
+    let on_p0 = create_id(
         &s,
         &a,
         Kind::Comment,
         json!({"text": "a", "post": posts[0]}),
     )
-    .await["id"]
-        .as_i64()
-        .unwrap();
-    let on_p1 = create(
+    .await;
+    let on_p1 = create_id(
         &s,
         &a,
         Kind::Comment,
         json!({"text": "b", "post": posts[1]}),
     )
-    .await["id"]
-        .as_i64()
-        .unwrap();
-    let on_st = create(&s, &a, Kind::Comment, json!({"text": "c", "status": st})).await["id"]
-        .as_i64()
-        .unwrap();
+    .await;
+    let on_st = create_id(&s, &a, Kind::Comment, json!({"text": "c", "status": st})).await;
     let list = |q: String| {
         let s = &s;
         async move { s.get(&format!("/api/v2/comment/{q}"), None).await }

@@ -35,16 +35,17 @@ fn body(kind: Kind, post: i64) -> Value {
 }
 
 async fn create(s: &TestServer, token: &str, kind: Kind, body: Value) -> Value {
-    let r = s.post(&path(kind), Some(token), body).await;
-    assert_eq!(r.status, StatusCode::CREATED, "{kind:?}: {}", r.text);
-    r.json()
+    s.create(&path(kind), token, body).await
+}
+
+/// [`create`], returning the id.
+async fn create_id(s: &TestServer, token: &str, kind: Kind, body: Value) -> i64 {
+    s.create_id(&path(kind), token, body).await
 }
 
 /// Creates a post to hang comments on; returns its id.
 async fn a_post(s: &TestServer, token: &str) -> i64 {
-    create(s, token, Kind::Post, json!({"text": "host"})).await["id"]
-        .as_i64()
-        .unwrap()
+    create_id(s, token, Kind::Post, json!({"text": "host"})).await
 }
 
 async fn me(s: &TestServer, token: &str) -> Value {

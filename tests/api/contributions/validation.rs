@@ -5,7 +5,7 @@ use hearth::model::contribution::Kind;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use super::{a_post, body, create, item, me, path};
+use super::{a_post, body, create, create_id, item, me, path};
 use crate::common::{CATEGORY_KEYS, Resp, TestServer};
 
 /// A create body for a kind and the `(field, code)` errors it must get.
@@ -37,18 +37,14 @@ async fn validation_errors_name_every_field() {
     let host = a_post(&s, &a).await;
     let gone = a_post(&s, &a).await;
     s.delete(&item(Kind::Post, gone), Some(&a)).await;
-    let status = create(&s, &a, Kind::Status, json!({"text": "s"})).await["id"]
-        .as_i64()
-        .unwrap();
-    let on_status = create(
+    let status = create_id(&s, &a, Kind::Status, json!({"text": "s"})).await;
+    let on_status = create_id(
         &s,
         &a,
         Kind::Comment,
         json!({"text": "c", "status": status}),
     )
-    .await["id"]
-        .as_i64()
-        .unwrap();
+    .await;
     let long = "x".repeat(251);
     let cases: Vec<Case> = vec![
         (Kind::Discussion, json!({}), vec![("title", "required")]),
@@ -200,9 +196,7 @@ async fn validation_errors_name_every_field() {
 async fn comments_accept_string_ids_parents_and_unknown_fields() {
     let s = TestServer::start().await;
     let a = s.jwt(s.user("alice", None, false));
-    let d = create(&s, &a, Kind::Discussion, json!({"title": "t"})).await["id"]
-        .as_i64()
-        .unwrap();
+    let d = create_id(&s, &a, Kind::Discussion, json!({"title": "t"})).await;
     let top = create(
         &s,
         &a,

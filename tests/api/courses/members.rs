@@ -3,7 +3,7 @@
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use super::{body, create, has};
+use super::{body, has};
 use crate::common::TestServer;
 
 #[tokio::test]
@@ -14,31 +14,10 @@ async fn join_leave_invite_and_roles() {
     let carol = s.user("carol", None, false);
     let dave = s.user("dave", None, false);
     let (ta, tb, tc, td) = (s.jwt(alice), s.jwt(bob), s.jwt(carol), s.jwt(dave));
-    let open = create(
-        &s,
-        &ta,
-        json!({"name": "Open", "type": "self-paced", "privacy": "open"}),
-    )
-    .await["id"]
-        .as_i64()
-        .unwrap();
-    let private = create(
-        &s,
-        &ta,
-        json!({"name": "Private", "type": "self-paced", "privacy": "private"}),
-    )
-    .await["id"]
-        .as_i64()
-        .unwrap();
-    let secret = create(
-        &s,
-        &ta,
-        json!({"name": "Secret", "type": "self-paced", "privacy": "secret"}),
-    )
-    .await["id"]
-        .as_i64()
-        .unwrap();
-    let draft = create(&s, &ta, body("Draft")).await["id"].as_i64().unwrap();
+    let open = s.course(&ta, "Open", "open").await;
+    let private = s.course(&ta, "Private", "private").await;
+    let secret = s.course(&ta, "Secret", "secret").await;
+    let draft = s.create_id("/api/v2/course/", &ta, body("Draft")).await;
     let join = |id: i64| format!("/api/v2/course/{id}/join/");
     let status = |id: i64| format!("/api/v2/course/{id}/status/");
 

@@ -1,7 +1,6 @@
 //! Courses (SPEC §5 "Courses"): the record, its rules, membership, sections, images;
 //! the helpers shared by the scenario files below.
 
-use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::common::{Resp, TestServer};
@@ -18,9 +17,7 @@ fn body(name: &str) -> Value {
 }
 
 async fn create(s: &TestServer, tok: &str, b: Value) -> Value {
-    let r = s.post("/api/v2/course/", Some(tok), b).await;
-    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
-    r.json()
+    s.create("/api/v2/course/", tok, b).await
 }
 
 async fn patch(s: &TestServer, tok: &str, id: i64, b: Value) -> Resp {

@@ -3,7 +3,7 @@
 use reqwest::StatusCode;
 use serde_json::json;
 
-use super::{create, set_status};
+use super::set_status;
 use crate::common::{Resp, TestServer};
 
 #[tokio::test]
@@ -15,25 +15,32 @@ async fn lists_search_and_delete() {
     let sci = s.category("Science");
     let art = s.category("Art");
     let mk = |name: &str, privacy: &str, cats: Vec<i64>, desc: &str| json!({"name": name, "type": "self-paced", "privacy": privacy, "categories": cats, "description": desc});
-    let a = create(&s, &ta, mk("Alpha Physics", "open", vec![sci], "")).await["id"]
-        .as_i64()
-        .unwrap();
+    let a = s
+        .create_id(
+            "/api/v2/course/",
+            &ta,
+            mk("Alpha Physics", "open", vec![sci], ""),
+        )
+        .await;
     s.clock.advance(1_000_000);
-    let b = create(
-        &s,
-        &ta,
-        mk("beta", "private", vec![art], "About ÉTUDES and physics"),
-    )
-    .await["id"]
-        .as_i64()
-        .unwrap();
+    let b = s
+        .create_id(
+            "/api/v2/course/",
+            &ta,
+            mk("beta", "private", vec![art], "About ÉTUDES and physics"),
+        )
+        .await;
     s.clock.advance(1_000_000);
-    let c = create(&s, &tb, mk("Gamma", "open", vec![sci, art], "")).await["id"]
-        .as_i64()
-        .unwrap();
-    let d = create(&s, &tb, mk("Delta", "", vec![], "physics")).await["id"]
-        .as_i64()
-        .unwrap();
+    let c = s
+        .create_id(
+            "/api/v2/course/",
+            &tb,
+            mk("Gamma", "open", vec![sci, art], ""),
+        )
+        .await;
+    let d = s
+        .create_id("/api/v2/course/", &tb, mk("Delta", "", vec![], "physics"))
+        .await;
     let ids = |r: &Resp| -> Vec<i64> {
         r.json()["results"]
             .as_array()

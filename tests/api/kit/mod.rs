@@ -43,9 +43,7 @@ fn world(s: &TestServer) -> World {
 /// Creates an item of `kind` (`discussion`, `post`, `status`; a comment needs a
 /// target: [`comment`]) and returns its id.
 async fn create(s: &TestServer, t: &str, kind: &str, body: Value) -> i64 {
-    let r = s.post(&format!("/api/v2/{kind}/"), Some(t), body).await;
-    assert_eq!(r.status, StatusCode::CREATED, "{kind}: {}", r.text);
-    r.json()["id"].as_i64().unwrap()
+    s.create_id(&format!("/api/v2/{kind}/"), t, body).await
 }
 
 /// A post with `text`.
