@@ -12,6 +12,7 @@ pub mod field;
 pub mod html;
 pub mod ids;
 pub mod import;
+pub mod listing;
 pub mod pref;
 pub mod reaction;
 pub mod settings;
