@@ -11,12 +11,13 @@ use warp::http::StatusCode;
 use warp::reply::Response;
 
 use crate::api::call::{Call, ca, user, write};
+use crate::api::listing::list_page;
 use crate::clock::Timestamp;
 use crate::db::course_members;
 use crate::db::courses as db;
 use crate::error::ApiError;
 use crate::http::auth::Principal;
-use crate::http::pagination::{Page, envelope};
+use crate::http::pagination::Page;
 use crate::http::route::Endpoint;
 use crate::http::{empty, json_response, ok};
 use crate::images::Squares;
@@ -352,19 +353,15 @@ async fn delete(mut call: Call<Principal>) -> Result<Response, ApiError> {
 
 /// `GET /api/v2/course/`: the caller's courses by status, newest first.
 async fn list(call: Call<Principal>) -> Result<Response, ApiError> {
-    let (base, q) = (call.base(), call.query());
-    let page_base = base.at(&call.req.path);
-    let json = call
-        .read(move |c, who| {
-            let statuses = member_statuses(&q)?;
-            let page = Page::from_query(&q)?;
-            let (count, ids) =
-                db::list_for_user(c, who.user_id, &statuses, page.limit, page.offset)?;
-            let results = course_jsons(c, &ids, Some(who.user_id), &base)?;
-            Ok::<_, ApiError>(envelope(&page_base, &q, page, count, results))
-        })
-        .await?;
-    Ok(ok(&json))
+    let base = call.base();
+    list_page(&call, move |c, who, q| {
+        let statuses = member_statuses(q)?;
+        let page = Page::from_query(q)?;
+        let (count, ids) = db::list_for_user(c, who.user_id, &statuses, page.limit, page.offset)?;
+        let results = course_jsons(c, &ids, Some(who.user_id), &base)?;
+        Ok((page, count, results))
+    })
+    .await
 }
 
 /// The `categories` filter: comma-separated ids, also repeated, and also as
@@ -392,40 +389,37 @@ fn category_filter(q: &crate::http::query::Query) -> Result<Option<Vec<i64>>, Ap
 
 /// `GET /api/v2/course/search/`: visible courses.
 async fn search_courses(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
-    let (base, q) = (call.base(), call.query());
-    let page_base = base.at(&call.req.path);
-    let json = call
-        .read(move |c, who| {
-            let ordering = q.text("ordering").unwrap_or("-id");
-            let order_by = db::SEARCH_ORDERINGS
-                .iter()
-                .find(|(k, _)| *k == ordering)
-                .map(|(_, v)| *v)
-                .ok_or_else(|| {
-                    ApiError::field(
-                        "ordering",
-                        "invalid_choice",
-                        "ordering must be one of id, name, created_at, optionally prefixed with -.",
-                    )
-                })?;
-            let categories = category_filter(&q)?;
-            let page = Page::from_query(&q)?;
-            let s = db::Search {
-                user: who.map(|w| w.user_id),
-                text: q.text("search").map(str::to_owned),
-                categories,
-                order_by,
-            };
-            let (count, ids) = if s.text.is_none() && s.categories.is_none() && ordering == "-id" {
-                db::search_newest(c, s.user, page.limit, page.offset)?
-            } else {
-                db::search(c, &s, page.limit, page.offset)?
-            };
-            let results = course_jsons(c, &ids, s.user, &base)?;
-            Ok::<_, ApiError>(envelope(&page_base, &q, page, count, results))
-        })
-        .await?;
-    Ok(ok(&json))
+    let base = call.base();
+    list_page(&call, move |c, who, q| {
+        let ordering = q.text("ordering").unwrap_or("-id");
+        let order_by = db::SEARCH_ORDERINGS
+            .iter()
+            .find(|(k, _)| *k == ordering)
+            .map(|(_, v)| *v)
+            .ok_or_else(|| {
+                ApiError::field(
+                    "ordering",
+                    "invalid_choice",
+                    "ordering must be one of id, name, created_at, optionally prefixed with -.",
+                )
+            })?;
+        let categories = category_filter(q)?;
+        let page = Page::from_query(q)?;
+        let s = db::Search {
+            user: who.map(|w| w.user_id),
+            text: q.text("search").map(str::to_owned),
+            categories,
+            order_by,
+        };
+        let (count, ids) = if s.text.is_none() && s.categories.is_none() && ordering == "-id" {
+            db::search_newest(c, s.user, page.limit, page.offset)?
+        } else {
+            db::search(c, &s, page.limit, page.offset)?
+        };
+        let results = course_jsons(c, &ids, s.user, &base)?;
+        Ok((page, count, results))
+    })
+    .await
 }
 
 #[cfg(test)]
