@@ -174,21 +174,11 @@ fn user_list(
             return None;
         }
     };
-    match parsed {
-        Ok(list) => Some(ids::dedup(list)),
-        Err(ListError::TooMany) => {
-            errors.push(ids::too_many(field));
-            None
-        }
-        Err(ListError::NotAnId) => {
-            errors.push(FieldError::new(
-                field,
-                "invalid",
-                "Each user must be an integer id (a number or a numeric string).",
-            ));
-            None
-        }
-    }
+    let not_an_id = "Each user must be an integer id (a number or a numeric string).";
+    parsed
+        .map(ids::dedup)
+        .map_err(|e| errors.push(e.on(field, not_an_id)))
+        .ok()
 }
 
 /// The error on `field` when `users` names one that is not a live user (one query).

@@ -251,6 +251,21 @@ async fn get(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
     Ok(ok(&json))
 }
 
+/// A course body, read once `who` may send it: the input, the problems found without
+/// the database, and the image's squares (`full`: PUT and create, `name` and `type`
+/// required).
+async fn course_body(
+    call: &mut Call<Principal>,
+    who: &Principal,
+    full: bool,
+) -> Result<(CourseInput, Vec<FieldError>, Option<crate::images::Squares>), ApiError> {
+    call.req.body.authorised(who);
+    let (map, image) = body::read(call.take_body(), &call.req.headers).await?;
+    let (input, mut errors) = CourseInput::parse(&map, full);
+    let squares = body::process_image(image, &call.state().body_budget, &mut errors).await?;
+    Ok((input, errors, squares))
+}
+
 /// `POST /api/v2/course/`
 async fn create(mut call: Call<Principal>) -> Result<Response, ApiError> {
     let (now, base) = (call.now, call.base());
@@ -258,10 +273,7 @@ async fn create(mut call: Call<Principal>) -> Result<Response, ApiError> {
     let who = call
         .read(move |c, who| may_create(c, who).map(|()| who))
         .await?;
-    call.req.body.authorised(&who);
-    let (map, image) = body::read(call.take_body(), &call.req.headers).await?;
-    let (input, mut errors) = CourseInput::parse(&map, true);
-    let squares = body::process_image(image, &call.state().body_budget, &mut errors).await?;
+    let (input, mut errors, squares) = course_body(&mut call, &who, true).await?;
     let json = call
         .write(move |tx, who| {
             may_create(tx, who)?;
@@ -300,10 +312,7 @@ async fn update(mut call: Call<Principal>, full: bool) -> Result<Response, ApiEr
     let who = call
         .read(move |c, who| managed_course(c, id, who).map(|_| who))
         .await?;
-    call.req.body.authorised(&who);
-    let (map, image) = body::read(call.take_body(), &call.req.headers).await?;
-    let (input, mut errors) = CourseInput::parse(&map, full);
-    let squares = body::process_image(image, &call.state().body_budget, &mut errors).await?;
+    let (input, mut errors, squares) = course_body(&mut call, &who, full).await?;
     let json = call
         .write(move |tx, who| {
             let (mut course, status) = managed_course(tx, id, who)?;

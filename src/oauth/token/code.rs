@@ -23,12 +23,11 @@ pub async fn exchange(ctx: Ctx<'_>) -> Result<TokenResponse, OAuthError> {
     let now = ctx.state.clock.now();
     let ttl = ttl(ctx.state);
     decide(ctx.state, move |tx| {
-        let Some(row) = crate::db::tokens::code(tx, &hash)? else {
+        // another client's code is as unknown as a made-up one
+        let row = crate::db::tokens::code(tx, &hash)?.filter(|r| r.app_id == app_id);
+        let Some(row) = row else {
             return refused("The code is invalid.");
         };
-        if row.app_id != app_id {
-            return refused("The code is invalid.");
-        }
         if row.used_at.is_some() {
             if let Some(g) = row.grant_id {
                 crate::db::tokens::revoke_grant(tx, g)?;

@@ -20,12 +20,11 @@ pub async fn exchange(ctx: Ctx<'_>) -> Result<TokenResponse, OAuthError> {
     let now = ctx.state.clock.now();
     let ttl = ttl(ctx.state);
     decide(ctx.state, move |tx| {
-        let Some(row) = crate::db::tokens::refresh(tx, &hash)? else {
+        // another client's token is as unknown as a made-up one
+        let row = crate::db::tokens::refresh(tx, &hash)?.filter(|r| r.app_id == app_id);
+        let Some(row) = row else {
             return refused("The refresh token is invalid.");
         };
-        if row.app_id != app_id {
-            return refused("The refresh token is invalid.");
-        }
         if row.rotated_at.is_some() {
             crate::db::tokens::revoke_grant(tx, row.grant_id)?;
             return refused(
