@@ -310,6 +310,30 @@ impl TestServer {
             .unwrap();
     }
 
+    /// Runs `f` in one write transaction, directly on the database.
+    pub fn db_write<T>(
+        &self,
+        f: impl FnOnce(&rusqlite::Transaction<'_>) -> rusqlite::Result<T>,
+    ) -> T {
+        self.state
+            .db
+            .write_blocking(|tx| f(tx).map_err(hearth::db::DbError::from))
+            .unwrap()
+    }
+
+    /// Runs `f` on a reader connection, directly.
+    pub fn db_read<T>(&self, f: impl FnOnce(&rusqlite::Connection) -> rusqlite::Result<T>) -> T {
+        self.state
+            .db
+            .read_blocking(|c| f(c).map_err(hearth::db::DbError::from))
+            .unwrap()
+    }
+
+    /// Users without passwords; their ids.
+    pub fn users<const N: usize>(&self, names: [&str; N]) -> [i64; N] {
+        names.map(|n| self.user(n, None, false))
+    }
+
     /// A user (no password) and a JWT for it.
     pub fn login(&self, username: &str) -> (i64, String) {
         let id = self.user(username, None, false);

@@ -13,62 +13,45 @@ use crate::common::{Resp, TestServer, ids};
 
 const MAX: usize = 1000;
 
-/// `n` categories made in one transaction; their ids.
-fn categories(s: &TestServer, n: usize) -> Vec<i64> {
+/// `n` rows made by `make(tx, i, now)` in one transaction; their ids.
+fn made(
+    s: &TestServer,
+    n: usize,
+    make: impl Fn(&rusqlite::Transaction<'_>, usize, hearth::clock::Timestamp) -> rusqlite::Result<i64>,
+) -> Vec<i64> {
     let now = s.clock.now();
-    s.state
-        .db
-        .write_blocking(move |tx| {
-            (0..n)
-                .map(|i| {
-                    hearth::db::categories::insert(
-                        tx,
-                        None,
-                        &format!("C{i}"),
-                        &format!("c{i}"),
-                        now,
-                    )
-                    .map_err(hearth::db::DbError::from)
-                })
-                .collect::<Result<Vec<i64>, _>>()
-        })
-        .unwrap()
+    s.db_write(move |tx| (0..n).map(|i| make(tx, i, now)).collect())
 }
 
-/// `n` users made in one transaction; their ids.
+/// `n` categories; their ids.
+fn categories(s: &TestServer, n: usize) -> Vec<i64> {
+    made(s, n, |tx, i, now| {
+        hearth::db::categories::insert(tx, None, &format!("C{i}"), &format!("c{i}"), now)
+    })
+}
+
+/// `n` users; their ids.
 fn users(s: &TestServer, n: usize) -> Vec<i64> {
-    let now = s.clock.now();
-    s.state
-        .db
-        .write_blocking(move |tx| {
-            (0..n)
-                .map(|i| {
-                    let new = hearth::db::users::NewUser {
-                        username: format!("u{i}"),
-                        date_joined: now,
-                        ..Default::default()
-                    };
-                    hearth::db::users::insert(tx, &new).map_err(hearth::db::DbError::from)
-                })
-                .collect::<Result<Vec<i64>, _>>()
-        })
-        .unwrap()
+    made(s, n, |tx, i, now| {
+        let new = hearth::db::users::NewUser {
+            username: format!("u{i}"),
+            date_joined: now,
+            ..Default::default()
+        };
+        hearth::db::users::insert(tx, &new)
+    })
 }
 
 /// Sets `status` for each of `users` in `course`, in one transaction.
 fn set_statuses(s: &TestServer, course: i64, users: &[i64], status: JoinStatus) {
     let now = s.clock.now();
     let users = users.to_vec();
-    s.state
-        .db
-        .write_blocking(move |tx| {
-            for u in users {
-                hearth::db::course_members::set(tx, course, u, status, now)
-                    .map_err(hearth::db::DbError::from)?;
-            }
-            Ok::<_, hearth::db::DbError>(())
-        })
-        .unwrap();
+    s.db_write(move |tx| {
+        for u in users {
+            hearth::db::course_members::set(tx, course, u, status, now)?;
+        }
+        Ok(())
+    });
 }
 
 /// Asserts the answer is 400 `max_length` on `field` alone, with DRF's message.
@@ -88,7 +71,7 @@ fn assert_too_long(r: &Resp, field: &str) {
 #[tokio::test]
 async fn course_categories_and_sections_order() {
     let s = TestServer::start().await;
-    let tok = s.jwt(s.user("alice", None, false));
+    let (_, tok) = s.login("alice");
     let cats = categories(&s, MAX);
     let new = |cats: Value| json!({"name": "Full", "type": "self-paced", "categories": cats});
 
@@ -188,7 +171,7 @@ async fn course_categories_and_sections_order() {
 #[tokio::test]
 async fn contribution_categories() {
     let s = TestServer::start().await;
-    let tok = s.jwt(s.user("alice", None, false));
+    let (_, tok) = s.login("alice");
     let cats = categories(&s, MAX);
     for (kind, base) in [
         ("discussion", json!({"title": "t", "text": "x"})),
@@ -224,8 +207,7 @@ async fn contribution_categories() {
 #[tokio::test]
 async fn membership_lists() {
     let s = TestServer::start().await;
-    let alice = s.user("alice", None, false);
-    let tok = s.jwt(alice);
+    let (alice, tok) = s.login("alice");
     let r = s
         .post(
             "/api/v2/course/",

@@ -51,10 +51,7 @@ fn app(s: &TestServer, grant: AppGrant, confidential: bool, skip_consent: bool) 
         },
         created_at: s.clock.now(),
     };
-    s.state
-        .db
-        .write_blocking(|tx| hearth::db::apps::insert(tx, &a).map_err(hearth::db::DbError::from))
-        .unwrap();
+    s.db_write(|tx| hearth::db::apps::insert(tx, &a));
     Client { id, secret }
 }
 

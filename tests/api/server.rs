@@ -101,13 +101,7 @@ async fn static_reaction_images_and_defaults_are_served() {
 async fn routes_outside_the_api_ignore_bearer_tokens() {
     let s = TestServer::start().await;
     let now = s.clock.now();
-    s.state
-        .db
-        .write_blocking(move |tx| {
-            hearth::db::media::put(tx, "user/1/a.png", "image/png", b"png!", now)
-                .map_err(hearth::db::DbError::from)
-        })
-        .unwrap();
+    s.db_write(move |tx| hearth::db::media::put(tx, "user/1/a.png", "image/png", b"png!", now));
     let bad = Some("not-a-token.at.all");
     for path in [
         "/livez",

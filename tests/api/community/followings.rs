@@ -10,10 +10,7 @@ use crate::common::TestServer;
 /// a, b, c, d; a follows b, c, d (in that order, one second apart) and b follows a.
 async fn community() -> (TestServer, [i64; 4]) {
     let s = TestServer::start().await;
-    let a = s.user("alice", None, false);
-    let b = s.user("bob", None, false);
-    let c = s.user("carol", None, false);
-    let d = s.user("dave", None, false);
+    let [a, b, c, d] = s.users(["alice", "bob", "carol", "dave"]);
     for (who, whom) in [(a, b), (a, c), (a, d), (b, a)] {
         s.clock.advance(SECOND);
         let r = s

@@ -50,22 +50,18 @@ async fn reactions_list_the_defaults_with_absolute_images() {
 #[tokio::test]
 async fn reactions_filter_by_search_and_active() {
     let s = TestServer::start().await;
-    s.state
-        .db
-        .write_blocking(|tx| {
-            hearth::db::reactions::insert(
-                tx,
-                &hearth::model::reaction::Reaction {
-                    id: 0,
-                    label: "Clap".into(),
-                    sentiment: 2,
-                    image: None,
-                    active: false,
-                },
-            )
-            .map_err(hearth::db::DbError::from)
-        })
-        .unwrap();
+    s.db_write(|tx| {
+        hearth::db::reactions::insert(
+            tx,
+            &hearth::model::reaction::Reaction {
+                id: 0,
+                label: "Clap".into(),
+                sentiment: 2,
+                image: None,
+                active: false,
+            },
+        )
+    });
     let cases: &[(&str, &[&str])] = &[
         ("search=LI", &["like"]),
         ("search=a", &["haha", "sad", "angry", "Clap"]),

@@ -9,9 +9,8 @@ use crate::common::TestServer;
 #[tokio::test]
 async fn protected_routes_reject_missing_bad_and_wrong_users() {
     let s = TestServer::start().await;
-    let alice = s.user("alice", None, false);
-    let a = s.jwt(alice);
-    let b = s.jwt(s.user("bob", None, false));
+    let (alice, a) = s.login("alice");
+    let (_, b) = s.login("bob");
     let a_read = s.oauth_token(alice, "read");
     let a_write = s.oauth_token(alice, "read write");
     let host = a_post(&s, &a).await;

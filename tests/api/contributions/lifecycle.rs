@@ -11,9 +11,8 @@ use crate::common::TestServer;
 #[tokio::test]
 async fn create_delete_vanish_restore_for_every_kind() {
     let s = TestServer::start().await;
-    let alice = s.user("alice", None, false);
-    let a = s.jwt(alice);
-    let b = s.jwt(s.user("bob", None, false));
+    let (alice, a) = s.login("alice");
+    let (_, b) = s.login("bob");
     let host = a_post(&s, &a).await;
     for kind in Kind::ALL {
         let j = create(&s, &a, kind, body(kind, host)).await;
@@ -96,8 +95,8 @@ async fn create_delete_vanish_restore_for_every_kind() {
 #[tokio::test]
 async fn counters_are_exact_across_delete_and_restore() {
     let s = TestServer::start().await;
-    let a = s.jwt(s.user("alice", None, false));
-    let b = s.jwt(s.user("bob", None, false));
+    let (_, a) = s.login("alice");
+    let (_, b) = s.login("bob");
     let p1 = a_post(&s, &a).await;
     let p2 = a_post(&s, &a).await;
     let d = create_id(&s, &a, Kind::Discussion, json!({"title": "t"})).await;
@@ -171,7 +170,7 @@ fn counters(u: &Value) -> (i64, i64) {
 #[tokio::test]
 async fn each_kind_numbers_its_own_ids() {
     let s = TestServer::start().await;
-    let a = s.jwt(s.user("alice", None, false));
+    let (_, a) = s.login("alice");
     let mut got = Vec::new();
     for kind in Kind::ALL {
         let j = create(&s, &a, kind, body(kind, 1)).await;
@@ -189,7 +188,7 @@ async fn each_kind_numbers_its_own_ids() {
 #[tokio::test]
 async fn restore_routes_methods_and_slashless_comment_form() {
     let s = TestServer::start().await;
-    let a = s.jwt(s.user("alice", None, false));
+    let (_, a) = s.login("alice");
     let host = a_post(&s, &a).await;
     let d = create_id(&s, &a, Kind::Discussion, body(Kind::Discussion, 0)).await;
     let c = create_id(&s, &a, Kind::Comment, body(Kind::Comment, host)).await;

@@ -10,7 +10,7 @@ use crate::common::TestServer;
 #[tokio::test]
 async fn lists_are_paginated_newest_first_and_filter_comments() {
     let s = TestServer::start().await;
-    let a = s.jwt(s.user("alice", None, false));
+    let (_, a) = s.login("alice");
     let mut posts = Vec::new();
     for i in 0..5 {
         s.clock.advance(1_000_000);

@@ -33,7 +33,7 @@ async fn send_raw(
 #[tokio::test]
 async fn validation_errors_name_every_field() {
     let s = TestServer::start().await;
-    let a = s.jwt(s.user("alice", None, false));
+    let (_, a) = s.login("alice");
     let host = a_post(&s, &a).await;
     let gone = a_post(&s, &a).await;
     s.delete(&item(Kind::Post, gone), Some(&a)).await;
@@ -195,7 +195,7 @@ async fn validation_errors_name_every_field() {
 #[tokio::test]
 async fn comments_accept_string_ids_parents_and_unknown_fields() {
     let s = TestServer::start().await;
-    let a = s.jwt(s.user("alice", None, false));
+    let (_, a) = s.login("alice");
     let d = create_id(&s, &a, Kind::Discussion, json!({"title": "t"})).await;
     let top = create(
         &s,
@@ -234,7 +234,7 @@ async fn comments_accept_string_ids_parents_and_unknown_fields() {
 #[tokio::test]
 async fn categories_by_id_and_required_by_preference() {
     let s = TestServer::start().await;
-    let a = s.jwt(s.user("alice", None, false));
+    let (_, a) = s.login("alice");
     let c1 = s.category("Science");
     let c2 = s.category("Art");
     let j = create(
@@ -279,7 +279,7 @@ async fn categories_by_id_and_required_by_preference() {
 #[tokio::test]
 async fn summary_is_200_characters_and_title_250() {
     let s = TestServer::start().await;
-    let a = s.jwt(s.user("alice", None, false));
+    let (_, a) = s.login("alice");
     let text = "ä".repeat(300);
     let j = create(
         &s,
@@ -296,7 +296,7 @@ async fn summary_is_200_characters_and_title_250() {
 #[tokio::test]
 async fn bodies_must_be_json_objects() {
     let s = TestServer::start().await;
-    let a = s.jwt(s.user("alice", None, false));
+    let (_, a) = s.login("alice");
     for kind in Kind::ALL {
         let p = path(kind);
         let r = send_raw(&s, Method::POST, &p, &a, Some("text/plain"), "{}").await;

@@ -10,8 +10,7 @@ use crate::common::TestServer;
 #[tokio::test]
 async fn create_returns_every_field_with_defaults() {
     let s = TestServer::start().await;
-    let alice = s.user("alice", None, false);
-    let tok = s.jwt(alice);
+    let (alice, tok) = s.login("alice");
     let cat1 = s.category("Science");
     let cat2 = s.category("Art");
     let c = create(
@@ -110,7 +109,7 @@ async fn create_returns_every_field_with_defaults() {
 #[tokio::test]
 async fn validation_errors_come_all_at_once() {
     let s = TestServer::start().await;
-    let tok = s.jwt(s.user("alice", None, false));
+    let (_, tok) = s.login("alice");
     create(&s, &tok, body("Rust for Beginners")).await;
     let r = s.post("/api/v2/course/", Some(&tok), json!({})).await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
@@ -198,7 +197,7 @@ async fn validation_errors_come_all_at_once() {
 #[tokio::test]
 async fn slugs_are_generated_unique_and_changeable() {
     let s = TestServer::start().await;
-    let tok = s.jwt(s.user("alice", None, false));
+    let (_, tok) = s.login("alice");
     let a = create(&s, &tok, body("Intro to Rust")).await;
     assert_eq!(a["slug"], "intro-to-rust");
     let b = create(&s, &tok, body("Intro to Rust!")).await;
@@ -242,7 +241,7 @@ async fn slugs_are_generated_unique_and_changeable() {
 #[tokio::test]
 async fn privacy_never_goes_back_to_draft() {
     let s = TestServer::start().await;
-    let tok = s.jwt(s.user("alice", None, false));
+    let (_, tok) = s.login("alice");
     let c = create(&s, &tok, body("C")).await;
     let id = c["id"].as_i64().unwrap();
     let r = patch(&s, &tok, id, json!({"privacy": ""})).await;
@@ -271,9 +270,7 @@ async fn privacy_never_goes_back_to_draft() {
 #[tokio::test]
 async fn put_patch_and_who_may_change() {
     let s = TestServer::start().await;
-    let alice = s.user("alice", None, false);
-    let bob = s.user("bob", None, false);
-    let carol = s.user("carol", None, false);
+    let [alice, bob, carol] = s.users(["alice", "bob", "carol"]);
     let (ta, tb, tc) = (s.jwt(alice), s.jwt(bob), s.jwt(carol));
     let c = create(
         &s,
@@ -374,7 +371,7 @@ async fn put_patch_and_who_may_change() {
 #[tokio::test]
 async fn only_staff_create_when_configured() {
     let s = TestServer::start().await;
-    let tu = s.jwt(s.user("user", None, false));
+    let (_, tu) = s.login("user");
     let ts = s.jwt(s.user("staff", None, true));
     s.set_pref("configurations", "courses_only_staff_enabled", json!(true));
     let r = s.post("/api/v2/course/", Some(&tu), body("A")).await;

@@ -45,7 +45,7 @@ fn image_part(bytes: Vec<u8>, name: &str, mime: &str) -> reqwest::multipart::Par
 async fn multipart_create_with_an_image() {
     use reqwest::multipart::Form;
     let s = TestServer::start().await;
-    let ta = s.jwt(s.user("alice", None, false));
+    let (_, ta) = s.login("alice");
     let sci = s.category("Science");
     let art = s.category("Art");
     let form = Form::new()
@@ -232,7 +232,7 @@ fn image_form(name: &str, bytes: Vec<u8>, file: &str, mime: &str) -> reqwest::mu
 #[tokio::test]
 async fn sixteen_bit_png_of_6000_pixels_is_accepted() {
     let s = TestServer::start().await;
-    let ta = s.jwt(s.user("alice", None, false));
+    let (_, ta) = s.login("alice");
     let form = image_form("Deep", png16(6000), "deep.png", "image/png");
     let r = multipart(&s, Method::POST, "/api/v2/course/", &ta, form).await;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
@@ -255,7 +255,7 @@ async fn image_decoding_counts_against_the_memory_budget() {
     // a budget with room for the decode, most of it held by other requests: 503, and
     // the upload goes through once they are done
     let s = TestServer::start_with(|c| c.max_body_memory = peak + 4 * 1024 * 1024).await;
-    let ta = s.jwt(s.user("alice", None, false));
+    let (_, ta) = s.login("alice");
     let budget = s.state.body_budget.clone();
     let others = budget.take(budget.total() - peak + 1).unwrap();
     let form = image_form("Busy", bytes.clone(), "p.jpg", "image/jpeg");
@@ -274,7 +274,7 @@ async fn image_decoding_counts_against_the_memory_budget() {
 
     // a decode that could never fit beside its own body: 400 on the field, saying so
     let s = TestServer::start_with(|c| c.max_body_memory = peak).await;
-    let ta = s.jwt(s.user("alice", None, false));
+    let (_, ta) = s.login("alice");
     let form = image_form("Never", bytes, "p.jpg", "image/jpeg");
     let r = multipart(&s, Method::POST, "/api/v2/course/", &ta, form).await;
     assert!(has(&r, "image_original", "invalid"), "{}", r.text);

@@ -9,10 +9,7 @@ use crate::common::TestServer;
 #[tokio::test]
 async fn join_leave_invite_and_roles() {
     let s = TestServer::start().await;
-    let alice = s.user("alice", None, false);
-    let bob = s.user("bob", None, false);
-    let carol = s.user("carol", None, false);
-    let dave = s.user("dave", None, false);
+    let [alice, bob, carol, dave] = s.users(["alice", "bob", "carol", "dave"]);
     let (ta, tb, tc, td) = (s.jwt(alice), s.jwt(bob), s.jwt(carol), s.jwt(dave));
     let open = s.course(&ta, "Open", "open").await;
     let private = s.course(&ta, "Private", "private").await;

@@ -28,13 +28,7 @@ async fn patch(s: &TestServer, tok: &str, id: i64, b: Value) -> Resp {
 fn set_status(s: &TestServer, course: i64, user: i64, status: &str) {
     let now = s.clock.now();
     let status = hearth::model::course::JoinStatus::parse(status).unwrap();
-    s.state
-        .db
-        .write_blocking(move |tx| {
-            hearth::db::course_members::set(tx, course, user, status, now)
-                .map_err(hearth::db::DbError::from)
-        })
-        .unwrap();
+    s.db_write(move |tx| hearth::db::course_members::set(tx, course, user, status, now));
 }
 
 fn field_codes(r: &Resp) -> Vec<(String, String)> {

@@ -9,8 +9,7 @@ use crate::common::{Resp, TestServer};
 #[tokio::test]
 async fn lists_search_and_delete() {
     let s = TestServer::start().await;
-    let alice = s.user("alice", None, false);
-    let bob = s.user("bob", None, false);
+    let [alice, bob] = s.users(["alice", "bob"]);
     let (ta, tb) = (s.jwt(alice), s.jwt(bob));
     let sci = s.category("Science");
     let art = s.category("Art");

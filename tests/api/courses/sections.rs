@@ -9,8 +9,7 @@ use crate::common::TestServer;
 #[tokio::test]
 async fn sections_and_their_order() {
     let s = TestServer::start().await;
-    let alice = s.user("alice", None, false);
-    let bob = s.user("bob", None, false);
+    let [alice, bob] = s.users(["alice", "bob"]);
     let (ta, tb) = (s.jwt(alice), s.jwt(bob));
     let c = create(
         &s,
@@ -92,9 +91,7 @@ async fn sections_and_their_order() {
     // lessons count; completion rate of the caller
     let now = s.clock.now();
     let (s1, s2) = (sids[1], sids[2]);
-    s.state
-        .db
-        .write_blocking(move |tx| -> Result<(), hearth::db::DbError> {
+    s.db_write(move |tx| {
             for (sec, n) in [(s1, 3), (s2, 1)] {
                 for i in 0..n {
                     tx.execute(
@@ -108,8 +105,7 @@ async fn sections_and_their_order() {
                 rusqlite::params![bob, now],
             )?;
             Ok(())
-        })
-        .unwrap();
+        });
     let r = s.get(&format!("/api/v2/course/{id}/"), Some(&tb)).await;
     assert_eq!(r.json()["num_lessons"], 4);
     assert_eq!(r.json()["user_completion_rate"], 25);

@@ -10,11 +10,8 @@ use crate::common::TestServer;
 #[tokio::test]
 async fn visibility_by_privacy_and_role() {
     let s = TestServer::start().await;
-    let creator = s.user("creator", None, false);
-    let manager = s.user("manager", None, false);
-    let member = s.user("member", None, false);
-    let invited = s.user("invited", None, false);
-    let other = s.user("other", None, false);
+    let [creator, manager, member, invited, other] =
+        s.users(["creator", "manager", "member", "invited", "other"]);
     let tc = s.jwt(creator);
     let mut ids = Vec::new();
     for (i, privacy) in ["", "open", "private", "secret"].iter().enumerate() {

@@ -4,7 +4,7 @@
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use super::{crowd, no_content, world};
+use super::{crowd, no_content, start};
 use crate::common::{TestServer, ids};
 
 fn follow(
@@ -19,16 +19,12 @@ fn follow(
 
 fn set(s: &TestServer, sql: &str) {
     let sql = sql.to_owned();
-    s.state
-        .db
-        .write_blocking(move |tx| tx.execute_batch(&sql).map_err(hearth::db::DbError::from))
-        .unwrap();
+    s.db_write(move |tx| tx.execute_batch(&sql));
 }
 
 #[tokio::test]
 async fn category_json_has_what_the_kit_reads() {
-    let s = TestServer::start().await;
-    let w = world(&s);
+    let (s, w) = start().await;
     let c = s.category("Science");
     let v = s.get(&format!("/api/v2/category/{c}/"), None).await.json();
     for (k, want) in [
@@ -117,8 +113,7 @@ async fn category_json_has_what_the_kit_reads() {
 
 #[tokio::test]
 async fn the_category_list_filters_orders_and_pages() {
-    let s = TestServer::start().await;
-    let w = world(&s);
+    let (s, w) = start().await;
     let a = s.category("Zebras");
     let b = s.category("Ärger");
     let c = s.category("apples");
@@ -206,8 +201,7 @@ async fn the_category_list_filters_orders_and_pages() {
 
 #[tokio::test]
 async fn following_toggles_and_every_counter_follows() {
-    let s = TestServer::start().await;
-    let w = world(&s);
+    let (s, w) = start().await;
     let a = s.category("A");
     let b = s.category("B");
     let is_followed = |id: i64, t: &str| {
@@ -369,8 +363,7 @@ async fn parallel_follows_keep_the_counters_exact() {
 
 #[tokio::test]
 async fn a_users_categories_are_an_array_for_the_sdk_and_a_page_on_request() {
-    let s = TestServer::start().await;
-    let w = world(&s);
+    let (s, w) = start().await;
     let a = s.category("A");
     let _not_followed = s.category("B");
     let c = s.category("C");

@@ -5,15 +5,13 @@ use hearth::clock::SECOND;
 use reqwest::StatusCode;
 use serde_json::json;
 
-use super::{comment, create, no_content, post, world};
-use crate::common::{TestServer, ids};
+use super::{comment, create, no_content, post, start};
+use crate::common::ids;
 
 #[tokio::test]
 async fn contributors_are_the_commenters_most_recent_first_each_once() {
-    let s = TestServer::start().await;
-    let w = world(&s);
-    let dan = s.user("dan", None, false);
-    let dan_t = s.jwt(dan);
+    let (s, w) = start().await;
+    let (dan, dan_t) = s.login("dan");
     let p = post(&s, &w.ann_t, "p").await;
     let path = format!("/api/v2/post/{p}/contributors/");
     assert_eq!(
@@ -67,8 +65,7 @@ async fn contributors_are_the_commenters_most_recent_first_each_once() {
 
 #[tokio::test]
 async fn contributors_of_each_kind_and_their_errors() {
-    let s = TestServer::start().await;
-    let w = world(&s);
+    let (s, w) = start().await;
     let d = create(&s, &w.ann_t, "discussion", json!({"title": "d"})).await;
     let st = create(&s, &w.ann_t, "status", json!({"text": "s"})).await;
     comment(&s, &w.bob_t, "discussion", d, "c").await;

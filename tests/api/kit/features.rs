@@ -2,7 +2,7 @@
 
 use reqwest::StatusCode;
 
-use super::world;
+use super::start;
 use crate::common::{TestServer, texts};
 
 #[tokio::test]
@@ -72,8 +72,7 @@ async fn features_are_what_hearth_implements_all_in_one_page() {
 
 #[tokio::test]
 async fn features_need_no_caller_but_refuse_bad_tokens_and_parameters() {
-    let s = TestServer::start().await;
-    let w = world(&s);
+    let (s, w) = start().await;
     // a caller sees the same list, also with content_availability off
     s.set_pref(
         "configurations",

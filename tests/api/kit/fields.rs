@@ -5,7 +5,7 @@ use hearth::clock::{SECOND, rfc3339};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use super::{comment, create, no_content, post, world};
+use super::{comment, create, no_content, post, start};
 use crate::common::TestServer;
 
 /// The fields every kind has, with the value hearth always gives them.
@@ -30,8 +30,7 @@ fn fixed() -> Vec<(&'static str, Value)> {
 
 #[tokio::test]
 async fn every_kind_has_every_field_the_kit_reads() {
-    let s = TestServer::start().await;
-    let w = world(&s);
+    let (s, w) = start().await;
     let d = create(
         &s,
         &w.ann_t,
@@ -107,8 +106,7 @@ async fn item(s: &TestServer, p: i64) -> Value {
 
 #[tokio::test]
 async fn last_activity_is_the_newest_live_comment() {
-    let s = TestServer::start().await;
-    let w = world(&s);
+    let (s, w) = start().await;
     let start = s.clock.now();
     let p = post(&s, &w.ann_t, "p").await;
     let at = |v: &Value| v["last_activity_at"].as_str().unwrap().to_owned();
@@ -160,8 +158,7 @@ async fn last_activity_is_the_newest_live_comment() {
 
 #[tokio::test]
 async fn a_long_text_makes_a_short_slug() {
-    let s = TestServer::start().await;
-    let w = world(&s);
+    let (s, w) = start().await;
     let long = "word ".repeat(50_000);
     let p = post(&s, &w.ann_t, &long).await;
     let v = s.get(&format!("/api/v2/post/{p}/"), None).await.json();

@@ -4,13 +4,12 @@
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use super::{comment, create, no_content, post, world};
-use crate::common::{TestServer, ids};
+use super::{comment, create, no_content, post, start};
+use crate::common::ids;
 
 #[tokio::test]
 async fn hiding_toggles_and_each_question_answers() {
-    let s = TestServer::start().await;
-    let w = world(&s);
+    let (s, w) = start().await;
     let hide = |id: i64, t: &str| {
         let path = format!("/api/v2/user/{id}/hide/");
         let (s, t) = (&s, t.to_owned());
@@ -104,8 +103,7 @@ async fn hiding_toggles_and_each_question_answers() {
 
 #[tokio::test]
 async fn hiding_errors_change_nothing() {
-    let s = TestServer::start().await;
-    let w = world(&s);
+    let (s, w) = start().await;
     let r = s
         .post_empty(&format!("/api/v2/user/{}/hide/", w.ann), Some(&w.ann_t))
         .await;
@@ -180,8 +178,7 @@ async fn hiding_errors_change_nothing() {
 
 #[tokio::test]
 async fn a_hidden_users_contributions_leave_the_callers_lists_only() {
-    let s = TestServer::start().await;
-    let w = world(&s);
+    let (s, w) = start().await;
     let p_ann = post(&s, &w.ann_t, "by ann").await;
     let p_bob = post(&s, &w.bob_t, "by bob").await;
     let d_bob = create(&s, &w.bob_t, "discussion", json!({"title": "bob asks"})).await;

@@ -26,10 +26,15 @@ struct World {
     cy_t: String,
 }
 
+/// A server with ann, bob and cy.
+async fn start() -> (TestServer, World) {
+    let s = TestServer::start().await;
+    let w = world(&s);
+    (s, w)
+}
+
 fn world(s: &TestServer) -> World {
-    let ann = s.user("ann", None, false);
-    let bob = s.user("bob", None, false);
-    let cy = s.user("cy", None, false);
+    let [ann, bob, cy] = s.users(["ann", "bob", "cy"]);
     World {
         ann,
         bob,

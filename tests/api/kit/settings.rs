@@ -4,7 +4,7 @@
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 
-use super::world;
+use super::start;
 use crate::common::TestServer;
 
 fn defaults() -> serde_json::Value {
@@ -19,8 +19,7 @@ async fn patch(s: &TestServer, id: i64, t: &str, body: serde_json::Value) -> cra
 
 #[tokio::test]
 async fn settings_start_at_their_defaults_and_keep_what_is_patched() {
-    let s = TestServer::start().await;
-    let w = world(&s);
+    let (s, w) = start().await;
     let path = format!("/api/v2/user/{}/settings/", w.bob);
     let r = s.get(&path, Some(&w.bob_t)).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
@@ -54,8 +53,7 @@ async fn settings_start_at_their_defaults_and_keep_what_is_patched() {
 
 #[tokio::test]
 async fn bad_settings_are_400_on_their_field_and_nothing_is_stored() {
-    let s = TestServer::start().await;
-    let w = world(&s);
+    let (s, w) = start().await;
     for (body, field, code) in [
         (json!({"qa_frequency": "1"}), "qa_frequency", "invalid"),
         (json!({"qa_frequency": 1.5}), "qa_frequency", "invalid"),
@@ -119,8 +117,7 @@ async fn bad_settings_are_400_on_their_field_and_nothing_is_stored() {
 
 #[tokio::test]
 async fn only_the_caller_reads_and_changes_its_settings() {
-    let s = TestServer::start().await;
-    let w = world(&s);
+    let (s, w) = start().await;
     let bobs = format!("/api/v2/user/{}/settings/", w.bob);
     // another user's id (or one that does not exist) is 403, before the body is read
     for path in [bobs.as_str(), "/api/v2/user/999/settings/"] {

@@ -7,7 +7,7 @@ use hearth::clock::SECOND;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use super::{no_content, world};
+use super::{no_content, start};
 use crate::common::{TestServer, ids};
 
 async fn course(s: &TestServer, t: &str, name: &str, privacy: &str) -> i64 {
@@ -33,10 +33,8 @@ async fn all_ids(s: &TestServer, path: &str, t: Option<&str>) -> Vec<i64> {
 
 #[tokio::test]
 async fn a_users_courses_are_what_the_search_lets_the_caller_see() {
-    let s = TestServer::start().await;
-    let w = world(&s);
-    let dan = s.user("dan", None, false);
-    let dan_t = s.jwt(dan);
+    let (s, w) = start().await;
+    let (dan, dan_t) = s.login("dan");
     let read = s.oauth_token(w.cy, "read");
     // ann's courses of every privacy; bob joins or is invited to some
     let open = course(&s, &w.ann_t, "Open", "open").await;
@@ -88,19 +86,15 @@ async fn a_users_courses_are_what_the_search_lets_the_caller_see() {
         )
         .await;
     no_content(&r);
-    s.state
-        .db
-        .write_blocking(move |tx| {
-            hearth::db::course_members::set(
-                tx,
-                draft,
-                w.cy,
-                hearth::model::course::JoinStatus::Manager,
-                0,
-            )
-            .map_err(hearth::db::DbError::from)
-        })
-        .unwrap();
+    s.db_write(move |tx| {
+        hearth::db::course_members::set(
+            tx,
+            draft,
+            w.cy,
+            hearth::model::course::JoinStatus::Manager,
+            0,
+        )
+    });
     for (who, t) in [
         ("anonymous", None),
         ("ann", Some(&w.ann_t)),
@@ -161,8 +155,7 @@ async fn a_users_courses_are_what_the_search_lets_the_caller_see() {
 
 #[tokio::test]
 async fn a_users_courses_errors_and_pages() {
-    let s = TestServer::start().await;
-    let w = world(&s);
+    let (s, w) = start().await;
     let first = course(&s, &w.ann_t, "One", "open").await;
     let second = course(&s, &w.ann_t, "Two", "open").await;
     let path = format!("/api/v2/user/{}/courses/", w.ann);

@@ -4,7 +4,7 @@
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use super::{comment, create, crowd, no_content, post, world};
+use super::{comment, create, crowd, no_content, post, start};
 use crate::common::TestServer;
 
 /// (vote_count, [(reaction id, count)], voted, the caller's reaction id) of an item.
@@ -38,8 +38,7 @@ async fn seen(
 
 #[tokio::test]
 async fn a_vote_is_added_replaced_and_removed_on_every_kind() {
-    let s = TestServer::start().await;
-    let w = world(&s);
+    let (s, w) = start().await;
     let d = create(&s, &w.ann_t, "discussion", json!({"title": "D"})).await;
     let p = post(&s, &w.ann_t, "p").await;
     let st = create(&s, &w.ann_t, "status", json!({"text": "s"})).await;
@@ -103,8 +102,7 @@ async fn a_vote_is_added_replaced_and_removed_on_every_kind() {
 
 #[tokio::test]
 async fn the_vote_list_is_newest_first_with_users_and_reactions() {
-    let s = TestServer::start().await;
-    let w = world(&s);
+    let (s, w) = start().await;
     let p = post(&s, &w.ann_t, "p").await;
     let path = format!("/api/v2/post/{p}/vote/");
     for (t, r) in [(&w.ann_t, 1), (&w.bob_t, 2), (&w.cy_t, 1)] {
@@ -180,20 +178,13 @@ async fn the_vote_list_is_newest_first_with_users_and_reactions() {
 
 #[tokio::test]
 async fn bad_votes_are_refused_and_change_nothing() {
-    let s = TestServer::start().await;
-    let w = world(&s);
+    let (s, w) = start().await;
     let p = post(&s, &w.ann_t, "p").await;
     let path = format!("/api/v2/post/{p}/vote/");
     no_content(&s.post_empty(&path, Some(&w.cy_t)).await);
     let before = seen(&s, "post", p, Some(&w.bob_t)).await;
     // an inactive reaction, an unknown one, and ones that are not ids
-    s.state
-        .db
-        .write_blocking(|tx| {
-            tx.execute("UPDATE reaction SET active = 0 WHERE id = 6", [])
-                .map_err(hearth::db::DbError::from)
-        })
-        .unwrap();
+    s.db_write(|tx| tx.execute("UPDATE reaction SET active = 0 WHERE id = 6", []));
     for q in [
         "?reaction=6",
         "?reaction=99",
@@ -304,8 +295,7 @@ async fn bad_votes_are_refused_and_change_nothing() {
 
 #[tokio::test]
 async fn counts_stay_exact_under_parallel_votes() {
-    let s = TestServer::start().await;
-    let w = world(&s);
+    let (s, w) = start().await;
     let p = post(&s, &w.ann_t, "popular").await;
     let path = format!("/api/v2/post/{p}/vote/");
     let voters = crowd(&s, 20);
@@ -366,8 +356,7 @@ async fn counts_stay_exact_under_parallel_votes() {
 
 #[tokio::test]
 async fn votes_survive_deleting_and_restoring_the_item() {
-    let s = TestServer::start().await;
-    let w = world(&s);
+    let (s, w) = start().await;
     let p = post(&s, &w.ann_t, "p").await;
     let path = format!("/api/v2/post/{p}/vote/");
     no_content(&s.post_empty(&path, Some(&w.bob_t)).await);
