@@ -226,6 +226,16 @@ impl TestServer {
         self.call(Method::GET, path, token, None).await
     }
 
+    /// The status of a GET.
+    pub async fn status(&self, path: &str, token: Option<&str>) -> StatusCode {
+        self.get(path, token).await.status
+    }
+
+    /// The ids of the list a GET answers.
+    pub async fn list_ids(&self, path: &str, token: Option<&str>) -> Vec<i64> {
+        self.get(path, token).await.ids()
+    }
+
     /// POST with a JSON body.
     pub async fn post(&self, path: &str, token: Option<&str>, body: Value) -> Resp {
         self.call(Method::POST, path, token, Some(body)).await

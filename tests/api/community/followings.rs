@@ -41,16 +41,10 @@ async fn followings_are_mutual_first_then_newest() {
         assert_eq!(r.ids(), *want, "{qs}");
         assert_eq!(r.json()["count"], want.len(), "{qs}");
     }
-    let r = s.get(&format!("/api/v2/user/{a}/followers/"), None).await;
-    assert_eq!(r.ids(), [b]);
-    let r = s
-        .get(&format!("/api/v2/user/{b}/followers/?mutual=1"), None)
-        .await;
-    assert_eq!(r.ids(), [a]);
-    let r = s
-        .get(&format!("/api/v2/user/{c}/followers/?mutual=0"), None)
-        .await;
-    assert_eq!(r.ids(), [a]);
+    for (user, q, want) in [(a, "", b), (b, "?mutual=1", a), (c, "?mutual=0", a)] {
+        let list = format!("/api/v2/user/{user}/followers/{q}");
+        assert_eq!(s.list_ids(&list, None).await, [want], "{list}");
+    }
     // pagination keeps mutual
     let r = s.get(&format!("{path}?mutual=0&limit=1"), None).await;
     assert_eq!(r.ids(), [d]);
@@ -167,13 +161,9 @@ async fn following_toggles_and_keeps_both_sides_exact() {
     assert_eq!(r.status, StatusCode::NO_CONTENT);
     assert!(!rel(&ta, b, "is_followed").await);
     assert!(rel(&ta, b, "is_follower").await);
-    let r = s
-        .get(&format!("/api/v2/user/{b}/followings/?mutual=0"), None)
-        .await;
-    assert_eq!(r.ids(), [a]);
-    let r = s
-        .get(&format!("/api/v2/user/{b}/followings/?mutual=1"), None)
-        .await;
+    let followings = |q: &str| format!("/api/v2/user/{b}/followings/?mutual={q}");
+    assert_eq!(s.list_ids(&followings("0"), None).await, [a]);
+    let r = s.get(&followings("1"), None).await;
     assert_eq!(r.json()["count"], 0);
     let r = s.get(&format!("/api/v2/user/{a}/"), None).await;
     assert_eq!(r.json()["followings_counter"], 2);

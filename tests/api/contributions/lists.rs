@@ -33,21 +33,10 @@ async fn lists_are_paginated_newest_first_and_filter_comments() {
     }
 
     let st = create_id(&s, &a, Kind::Status, json!({"text": "s"})).await;
-    let on_p0 = create_id(
-        &s,
-        &a,
-        Kind::Comment,
-        json!({"text": "a", "post": posts[0]}),
-    )
-    .await;
-    let on_p1 = create_id(
-        &s,
-        &a,
-        Kind::Comment,
-        json!({"text": "b", "post": posts[1]}),
-    )
-    .await;
-    let on_st = create_id(&s, &a, Kind::Comment, json!({"text": "c", "status": st})).await;
+    let comment = |body| create_id(&s, &a, Kind::Comment, body);
+    let on_p0 = comment(json!({"text": "a", "post": posts[0]})).await;
+    let on_p1 = comment(json!({"text": "b", "post": posts[1]})).await;
+    let on_st = comment(json!({"text": "c", "status": st})).await;
     let list = |q: String| {
         let s = &s;
         async move { s.get(&format!("/api/v2/comment/{q}"), None).await }

@@ -133,47 +133,28 @@ async fn multipart_create_with_an_image() {
     let r = patch(&s, &ta, id, json!({"image_original": "http://x/y.png"})).await;
     assert!(has(&r, "image_original", "invalid"), "{}", r.text);
     // not an image: 400 on image_original, with the other field errors, nothing created
-    let form = Form::new()
-        .text("name", "Painting 101")
-        .text("type", "scheduled")
-        .part(
-            "image_original",
-            image_part(b"GIF89a but not really".to_vec(), "x.gif", "image/gif"),
-        );
-    let r = multipart(&s, Method::POST, "/api/v2/course/", &ta, form).await;
+    let post = |form| multipart(&s, Method::POST, "/api/v2/course/", &ta, form);
+    let gif = b"GIF89a but not really".to_vec();
+    let r = post(scheduled("Painting 101", gif, "x.gif", "image/gif")).await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
     assert!(
         has(&r, "image_original", "invalid") && has(&r, "name", "unique"),
         "{}",
         r.text
     );
-    let form = Form::new()
-        .text("name", "Text")
-        .text("type", "scheduled")
-        .part(
-            "image_original",
-            image_part(b"hello".to_vec(), "x.txt", "text/plain"),
-        );
-    let r = multipart(&s, Method::POST, "/api/v2/course/", &ta, form).await;
-    assert!(has(&r, "image_original", "invalid"), "{}", r.text);
     // over 10 MiB: 400; over 12 MiB: 413
-    let form = Form::new()
-        .text("name", "Big")
-        .text("type", "scheduled")
-        .part(
-            "image_original",
-            image_part(vec![0u8; 10 * 1024 * 1024 + 10], "big.png", "image/png"),
-        );
-    let r = multipart(&s, Method::POST, "/api/v2/course/", &ta, form).await;
-    assert!(has(&r, "image_original", "invalid"), "{}", r.text);
-    let form = Form::new()
-        .text("name", "Huge")
-        .text("type", "scheduled")
-        .part(
-            "image_original",
-            image_part(vec![0u8; 13 * 1024 * 1024], "huge.png", "image/png"),
-        );
-    let r = multipart(&s, Method::POST, "/api/v2/course/", &ta, form).await;
+    let (big, huge) = (
+        vec![0u8; 10 * 1024 * 1024 + 10],
+        vec![0u8; 13 * 1024 * 1024],
+    );
+    for (name, bytes, file, mime) in [
+        ("Text", b"hello".to_vec(), "x.txt", "text/plain"),
+        ("Big", big, "big.png", "image/png"),
+    ] {
+        let r = post(scheduled(name, bytes, file, mime)).await;
+        assert!(has(&r, "image_original", "invalid"), "{name}: {}", r.text);
+    }
+    let r = post(scheduled("Huge", huge, "huge.png", "image/png")).await;
     assert_eq!(r.status, StatusCode::PAYLOAD_TOO_LARGE);
     // a multipart body without an image; anonymous multipart is 401
     let form = Form::new().text("name", "Plain").text("type", "self-paced");
@@ -219,6 +200,19 @@ fn jpeg(w: u32, h: u32) -> Vec<u8> {
     let mut buf = std::io::Cursor::new(Vec::new());
     img.write_to(&mut buf, image::ImageFormat::Jpeg).unwrap();
     buf.into_inner()
+}
+
+/// A scheduled course named `name` with an image part (made of anything).
+fn scheduled(
+    name: &'static str,
+    bytes: Vec<u8>,
+    file: &str,
+    mime: &str,
+) -> reqwest::multipart::Form {
+    reqwest::multipart::Form::new()
+        .text("name", name)
+        .text("type", "scheduled")
+        .part("image_original", image_part(bytes, file, mime))
 }
 
 fn image_form(name: &str, bytes: Vec<u8>, file: &str, mime: &str) -> reqwest::multipart::Form {

@@ -45,27 +45,21 @@ async fn join_leave_invite_and_roles() {
     // private: a request, listed for managers, accepted by invite
     let r = s.post(&join(private), Some(&tc), json!({})).await;
     assert_eq!(r.json()["join_status"], "requested");
-    let r = s
-        .get(
-            &format!("/api/v2/course/{private}/request_join/"),
-            Some(&ta),
-        )
-        .await;
+    let requests = format!("/api/v2/course/{private}/request_join/");
+    let r = s.get(&requests, Some(&ta)).await;
     assert_eq!(r.status, StatusCode::OK);
     assert_eq!(r.json()["count"], 1);
     assert_eq!(r.json()["results"][0]["id"], carol);
     assert_eq!(r.json()["results"][0]["join_status"], "requested");
     assert_eq!(r.json()["results"][0]["username"], "carol");
     // a requester sees the private course but not its lists
-    let r = s
-        .get(
-            &format!("/api/v2/course/{private}/request_join/"),
-            Some(&tc),
-        )
-        .await;
-    assert_eq!(r.status, StatusCode::FORBIDDEN);
-    let r = s.get(&join(private), Some(&tc)).await;
-    assert_eq!(r.status, StatusCode::FORBIDDEN);
+    for list in [requests, join(private)] {
+        assert_eq!(
+            s.status(&list, Some(&tc)).await,
+            StatusCode::FORBIDDEN,
+            "{list}"
+        );
+    }
     let invite = format!("/api/v2/course/{private}/invite/");
     let r = s.post(&invite, Some(&tc), json!({"users": [dave]})).await;
     assert_eq!(r.status, StatusCode::FORBIDDEN);

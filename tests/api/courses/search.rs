@@ -14,31 +14,21 @@ async fn lists_search_and_delete() {
     let sci = s.category("Science");
     let art = s.category("Art");
     let mk = |name: &str, privacy: &str, cats: Vec<i64>, desc: &str| json!({"name": name, "type": "self-paced", "privacy": privacy, "categories": cats, "description": desc});
+    let new = "/api/v2/course/";
     let a = s
-        .create_id(
-            "/api/v2/course/",
-            &ta,
-            mk("Alpha Physics", "open", vec![sci], ""),
-        )
+        .create_id(new, &ta, mk("Alpha Physics", "open", vec![sci], ""))
         .await;
     s.clock.advance(1_000_000);
+    let about = "About ÉTUDES and physics";
     let b = s
-        .create_id(
-            "/api/v2/course/",
-            &ta,
-            mk("beta", "private", vec![art], "About ÉTUDES and physics"),
-        )
+        .create_id(new, &ta, mk("beta", "private", vec![art], about))
         .await;
     s.clock.advance(1_000_000);
     let c = s
-        .create_id(
-            "/api/v2/course/",
-            &tb,
-            mk("Gamma", "open", vec![sci, art], ""),
-        )
+        .create_id(new, &tb, mk("Gamma", "open", vec![sci, art], ""))
         .await;
     let d = s
-        .create_id("/api/v2/course/", &tb, mk("Delta", "", vec![], "physics"))
+        .create_id(new, &tb, mk("Delta", "", vec![], "physics"))
         .await;
     let ids = |r: &Resp| -> Vec<i64> {
         r.json()["results"]

@@ -70,20 +70,10 @@ async fn contributors_of_each_kind_and_their_errors() {
     let st = create(&s, &w.ann_t, "status", json!({"text": "s"})).await;
     comment(&s, &w.bob_t, "discussion", d, "c").await;
     comment(&s, &w.cy_t, "status", st, "c").await;
-    assert_eq!(
-        ids(&s
-            .get(&format!("/api/v2/discussion/{d}/contributors/"), None)
-            .await
-            .json()),
-        [w.bob]
-    );
-    assert_eq!(
-        ids(&s
-            .get(&format!("/api/v2/status/{st}/contributors/"), None)
-            .await
-            .json()),
-        [w.cy]
-    );
+    for (kind, id, who) in [("discussion", d, w.bob), ("status", st, w.cy)] {
+        let list = format!("/api/v2/{kind}/{id}/contributors/");
+        assert_eq!(s.list_ids(&list, None).await, [who], "{list}");
+    }
     // a comment has no contributors route (its replies are comments on its item)
     let c = comment(&s, &w.bob_t, "discussion", d, "c2").await;
     assert_eq!(

@@ -31,17 +31,18 @@ fn fixed() -> Vec<(&'static str, Value)> {
 #[tokio::test]
 async fn every_kind_has_every_field_the_kit_reads() {
     let (s, w) = start().await;
+    let ann = w.ann_t.as_str();
     let d = create(
         &s,
-        &w.ann_t,
+        ann,
         "discussion",
         json!({"title": "Ça va, Zoë?", "text": "t"}),
     )
     .await;
-    let p = post(&s, &w.ann_t, "Hello   World!! 2026").await;
+    let p = post(&s, ann, "Hello   World!! 2026").await;
     let st = create(
         &s,
-        &w.ann_t,
+        ann,
         "status",
         json!({"text": "🙂🙂", "action": "reading"}),
     )

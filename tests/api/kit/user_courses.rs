@@ -57,26 +57,16 @@ async fn a_users_courses_are_what_the_search_lets_the_caller_see() {
             .await;
         no_content(&r);
     }
-    assert_eq!(
-        s.post(
-            &format!("/api/v2/course/{secret}/join/"),
-            Some(&w.bob_t),
-            json!({})
-        )
-        .await
-        .status,
-        StatusCode::OK
-    );
-    assert_eq!(
-        s.post(
-            &format!("/api/v2/course/{open}/join/"),
-            Some(&w.bob_t),
-            json!({})
-        )
-        .await
-        .status,
-        StatusCode::OK
-    );
+    for id in [secret, open] {
+        let r = s
+            .post(
+                &format!("/api/v2/course/{id}/join/"),
+                Some(&w.bob_t),
+                json!({}),
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    }
     // cy manages the draft
     let r = s
         .post(
@@ -161,27 +151,22 @@ async fn a_users_courses_errors_and_pages() {
     let path = format!("/api/v2/user/{}/courses/", w.ann);
     let v = s.get(&format!("{path}?limit=1"), None).await.json();
     assert_eq!((ids(&v), v["count"].as_i64()), (vec![second], Some(2)));
-    assert_eq!(
-        ids(&s
-            .get(&format!("{path}?limit=1&offset=1"), None)
-            .await
-            .json()),
-        [first]
-    );
-    s.get(&format!("{path}?statuses=owner"), None)
-        .await
-        .assert_field_error("statuses", "invalid_choice");
-    s.get(&format!("{path}?offset=x"), None)
-        .await
-        .assert_field_error("offset", "invalid");
-    assert_eq!(
-        s.get("/api/v2/user/999/courses/", None).await.status,
-        StatusCode::NOT_FOUND
-    );
-    assert_eq!(
-        s.get("/api/v2/user/me/courses/", None).await.status,
-        StatusCode::NOT_FOUND
-    );
+    let next = s.list_ids(&format!("{path}?limit=1&offset=1"), None).await;
+    assert_eq!(next, [first]);
+    for (q, field, code) in [
+        ("statuses=owner", "statuses", "invalid_choice"),
+        ("offset=x", "offset", "invalid"),
+    ] {
+        let r = s.get(&format!("{path}?{q}"), None).await;
+        r.assert_field_error(field, code);
+    }
+    for unknown in ["/api/v2/user/999/courses/", "/api/v2/user/me/courses/"] {
+        assert_eq!(
+            s.status(unknown, None).await,
+            StatusCode::NOT_FOUND,
+            "{unknown}"
+        );
+    }
     s.set_pref("configurations", "content_availability", json!(false));
     s.get(&path, None)
         .await
