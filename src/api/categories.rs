@@ -3,16 +3,18 @@
 
 use rusqlite::Connection;
 use serde_json::json;
-use warp::http::{Method, StatusCode};
+use warp::http::Method;
 use warp::reply::Response;
 
 use crate::api::call::{Call, ca, user, write};
+use crate::api::listing::list_page;
+use crate::api::toggle::toggle;
 use crate::db::{categories, category_follows};
 use crate::error::ApiError;
 use crate::http::auth::Principal;
+use crate::http::ok;
 use crate::http::pagination::{Page, envelope};
 use crate::http::route::Endpoint;
-use crate::http::{empty, ok};
 use crate::model::PublicUrl;
 use crate::model::category::{Category, CategoryJson};
 
@@ -70,36 +72,30 @@ fn jsons(
 /// `GET /api/v2/category/` (CA): live categories by `order` then id; `search`
 /// (case-insensitive substring of the name) and `active` (boolean) filter.
 async fn list(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
-    let (base, q) = (call.base(), call.query());
-    let page_base = base.at(&call.req.path);
-    let json = call
-        .read(move |c, who| {
-            let page = Page::from_query(&q)?;
-            let filter = categories::Filter {
-                search: q.text("search").map(str::to_owned),
-                active: q.bool("active")?,
-            };
-            let (count, cats) = categories::page(c, &filter, page.limit, page.offset)?;
-            let results = jsons(c, cats, who.map(|w| w.user_id), &base)?;
-            Ok::<_, ApiError>(envelope(&page_base, &q, page, count, results))
-        })
-        .await?;
-    Ok(ok(&json))
+    let base = call.base();
+    list_page(&call, move |c, who, q| {
+        let page = Page::from_query(q)?;
+        let filter = categories::Filter {
+            search: q.text("search").map(str::to_owned),
+            active: q.bool("active")?,
+        };
+        let (count, cats) = categories::page(c, &filter, page.limit, page.offset)?;
+        let results = jsons(c, cats, who.map(|w| w.user_id), &base)?;
+        Ok((page, count, results))
+    })
+    .await
 }
 
 /// `GET /api/v2/category/popular/` (CA): active categories, most followed first.
 async fn popular(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
-    let (base, q) = (call.base(), call.query());
-    let page_base = base.at(&call.req.path);
-    let json = call
-        .read(move |c, who| {
-            let page = Page::from_query(&q)?;
-            let (count, cats) = category_follows::popular(c, page.limit, page.offset)?;
-            let results = jsons(c, cats, who.map(|w| w.user_id), &base)?;
-            Ok::<_, ApiError>(envelope(&page_base, &q, page, count, results))
-        })
-        .await?;
-    Ok(ok(&json))
+    let base = call.base();
+    list_page(&call, move |c, who, q| {
+        let page = Page::from_query(q)?;
+        let (count, cats) = category_follows::popular(c, page.limit, page.offset)?;
+        let results = jsons(c, cats, who.map(|w| w.user_id), &base)?;
+        Ok((page, count, results))
+    })
+    .await
 }
 
 /// `GET /api/v2/category/{id}/` (CA).
@@ -117,18 +113,13 @@ async fn get(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
 
 /// `POST /api/v2/category/{id}/follow/` (auth, write): follows, or unfollows when
 /// already following; 204.
-async fn follow(mut call: Call<Principal>) -> Result<Response, ApiError> {
-    call.before_body().await?;
-    let (id, now) = (call.id(), call.now);
-    let no_body = call.no_body().await;
-    call.write(move |tx, who| {
-        no_body?;
+async fn follow(call: Call<Principal>) -> Result<Response, ApiError> {
+    toggle(call, |tx, caller, id, now| {
         live(tx, id)?;
-        category_follows::toggle(tx, who.user_id, id, now)?;
-        Ok::<_, ApiError>(())
+        category_follows::toggle(tx, caller, id, now)?;
+        Ok(())
     })
-    .await?;
-    Ok(empty(StatusCode::NO_CONTENT))
+    .await
 }
 
 /// `GET /api/v2/category/{id}/is_followed/` (auth) → `{"is_followed": bool}`.

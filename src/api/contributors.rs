@@ -5,12 +5,12 @@ use warp::http::Method;
 use warp::reply::Response;
 
 use crate::api::call::{Call, ca};
+use crate::api::listing::list_page;
 use crate::api::people::users_json;
 use crate::api::votes::visible_item;
 use crate::error::ApiError;
 use crate::http::auth::Principal;
-use crate::http::ok;
-use crate::http::pagination::{Page, envelope};
+use crate::http::pagination::Page;
 use crate::http::route::Endpoint;
 use crate::model::contribution::Kind;
 
@@ -38,18 +38,15 @@ pub fn endpoints() -> Vec<Endpoint> {
 /// `GET /api/v2/{kind}/{id}/contributors/` (CA): the live users with a live comment on
 /// the item, each once, the most recent commenter first, less those the caller hides.
 async fn list(kind: Kind, call: Call<Option<Principal>>) -> Result<Response, ApiError> {
-    let (id, base, q) = (call.id(), call.base(), call.query());
-    let page_base = base.at(&call.req.path);
-    let json = call
-        .read(move |c, who| {
-            let page = Page::from_query(&q)?;
-            let viewer = who.map(|w| w.user_id);
-            let item = visible_item(c, kind, id, viewer)?;
-            let (count, users) =
-                crate::db::contributors::page(c, item.pk, viewer, page.limit, page.offset)?;
-            let results = users_json(c, users, viewer, &base)?;
-            Ok::<_, ApiError>(envelope(&page_base, &q, page, count, results))
-        })
-        .await?;
-    Ok(ok(&json))
+    let (id, base) = (call.id(), call.base());
+    list_page(&call, move |c, who, q| {
+        let page = Page::from_query(q)?;
+        let viewer = who.map(|w| w.user_id);
+        let item = visible_item(c, kind, id, viewer)?;
+        let (count, users) =
+            crate::db::contributors::page(c, item.pk, viewer, page.limit, page.offset)?;
+        let results = users_json(c, users, viewer, &base)?;
+        Ok((page, count, results))
+    })
+    .await
 }

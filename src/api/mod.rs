@@ -10,12 +10,14 @@ pub mod courses;
 pub mod features;
 pub mod health;
 pub mod jwt;
+mod listing;
 pub mod media;
 pub mod openapi;
 mod people;
 pub mod preferences;
 pub mod reactions;
 pub mod schema;
+mod toggle;
 pub mod user_courses;
 pub mod user_hiding;
 pub mod user_settings;
@@ -28,26 +30,27 @@ use crate::state::AppState;
 
 /// Every endpoint hearth serves, in one list (see [`crate::http::route`]).
 pub fn endpoints() -> Vec<Endpoint> {
-    let mut all = Vec::new();
-    all.extend(courses::endpoints());
-    all.extend(contributions::endpoints());
-    all.extend(health::endpoints());
-    all.extend(schema::endpoints());
-    all.extend(users::endpoints());
-    all.extend(reactions::endpoints());
-    all.extend(preferences::endpoints());
-    all.extend(jwt::endpoints());
-    all.extend(crate::oauth::endpoints());
-    all.extend(crate::http::statics::endpoints());
-    all.extend(media::endpoints());
-    all.extend(features::endpoints());
-    all.extend(votes::endpoints());
-    all.extend(contributors::endpoints());
-    all.extend(categories::endpoints());
-    all.extend(user_courses::endpoints());
-    all.extend(user_hiding::endpoints());
-    all.extend(user_settings::endpoints());
-    all
+    let groups: [fn() -> Vec<Endpoint>; 18] = [
+        courses::endpoints,
+        contributions::endpoints,
+        health::endpoints,
+        schema::endpoints,
+        users::endpoints,
+        reactions::endpoints,
+        preferences::endpoints,
+        jwt::endpoints,
+        crate::oauth::endpoints,
+        crate::http::statics::endpoints,
+        media::endpoints,
+        features::endpoints,
+        votes::endpoints,
+        contributors::endpoints,
+        categories::endpoints,
+        user_courses::endpoints,
+        user_hiding::endpoints,
+        user_settings::endpoints,
+    ];
+    groups.iter().flat_map(|group| group()).collect()
 }
 
 /// Every route hearth serves.

@@ -6,11 +6,12 @@ use warp::http::Method;
 use warp::reply::Response;
 
 use crate::api::call::{Call, public, staff};
+use crate::api::listing::list_page;
 use crate::db::prefs::{Filter as PrefFilter, OrderKey};
 use crate::error::ApiError;
 use crate::http::auth::Principal;
 use crate::http::ok;
-use crate::http::pagination::{Page, envelope};
+use crate::http::pagination::Page;
 use crate::http::query::Query;
 use crate::http::route::Endpoint;
 use crate::model::field::FieldError;
@@ -109,20 +110,15 @@ fn filter(q: &Query) -> Result<PrefFilter, ApiError> {
 
 /// `GET /api/v2/dynamic_preference/` and `GET /api/v2/dynamic_preference/search/`
 async fn list_prefs(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
-    let q = call.query();
-    let query = q.clone();
-    let (count, rows, page) = call
-        .read(move |c, _who| {
-            // the caller is resolved first: a bad token is 401 before any 400
-            let page = Page::from_query_with(&query, None, MAX_LIMIT)?;
-            let filter = filter(&query)?;
-            let (count, rows) = crate::db::prefs::search(c, &filter, page.limit, page.offset)?;
-            Ok::<_, ApiError>((count, rows, page))
-        })
-        .await?;
-    let results = rows.into_iter().map(to_json).collect();
-    let base = call.base().at(&call.req.path);
-    Ok(ok(&envelope(&base, &q, page, count, results)))
+    // the caller is resolved first: a bad token is 401 before any 400 about the
+    // parameters
+    list_page(&call, |c, _who, q| {
+        let page = Page::from_query_with(q, None, MAX_LIMIT)?;
+        let filter = filter(q)?;
+        let (count, rows) = crate::db::prefs::search(c, &filter, page.limit, page.offset)?;
+        Ok((page, count, rows.into_iter().map(to_json).collect()))
+    })
+    .await
 }
 
 /// `GET /api/v2/dynamic_preference/{id}/`

@@ -4,11 +4,12 @@ use warp::http::Method;
 use warp::reply::Response;
 
 use crate::api::call::{Call, public};
+use crate::api::listing::list_page;
 use crate::db::reactions::Filter as ReactionFilter;
 use crate::error::ApiError;
 use crate::http::auth::Principal;
 use crate::http::ok;
-use crate::http::pagination::{Page, envelope};
+use crate::http::pagination::Page;
 use crate::http::route::Endpoint;
 use crate::model::PublicUrl;
 use crate::model::reaction::{Reaction, ReactionJson};
@@ -50,30 +51,23 @@ fn to_json(base: &PublicUrl, r: Reaction) -> ReactionJson {
 
 /// `GET /api/v2/reaction/` and `GET /api/v2/reaction/search/`
 async fn list_reactions(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
-    let q = call.query();
-    let query = q.clone();
-    let parsed = move || {
-        let q = &query;
+    let base = call.base();
+    // the caller is resolved first: a bad token is 401 before any 400 about the
+    // parameters
+    list_page(&call, move |c, _who, q| {
         let page = Page::from_query(q)?;
         let filter = ReactionFilter {
             search: q.text("search").map(str::to_owned),
             active: q.bool("active")?,
         };
-        Ok::<_, ApiError>((page, filter))
-    };
-    let (count, rows, page) = call
-        .read(move |c, _who| {
-            // the caller is resolved first: a bad token is 401 before any 400 about the
-            // parameters
-            let (page, filter) = parsed()?;
-            let (count, rows) = crate::db::reactions::search(c, &filter, page.limit, page.offset)?;
-            Ok::<_, ApiError>((count, rows, page))
-        })
-        .await?;
-    let base = call.base();
-    let results = rows.into_iter().map(|r| to_json(&base, r)).collect();
-    let url = base.at(&call.req.path);
-    Ok(ok(&envelope(&url, &q, page, count, results)))
+        let (count, rows) = crate::db::reactions::search(c, &filter, page.limit, page.offset)?;
+        Ok((
+            page,
+            count,
+            rows.into_iter().map(|r| to_json(&base, r)).collect(),
+        ))
+    })
+    .await
 }
 
 /// `GET /api/v2/reaction/{id}/`

@@ -6,11 +6,11 @@ use warp::reply::Response;
 
 use crate::api::call::{Call, ca};
 use crate::api::courses::{course_json, member_statuses};
+use crate::api::listing::list_page;
 use crate::db::{course_members, courses, user_courses};
 use crate::error::ApiError;
 use crate::http::auth::Principal;
-use crate::http::ok;
-use crate::http::pagination::{Page, envelope};
+use crate::http::pagination::Page;
 use crate::http::route::Endpoint;
 
 /// The endpoints of this module.
@@ -27,27 +27,23 @@ pub fn endpoints() -> Vec<Endpoint> {
 /// user `{id}` has a `join_status` in `statuses` (default creator, manager, joined),
 /// newest first, as Course JSON for the caller.
 async fn list(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
-    let (id, base, q) = (call.id(), call.base(), call.query());
-    let page_base = base.at(&call.req.path);
-    let json = call
-        .read(move |c, who| {
-            let statuses = member_statuses(&q)?;
-            let page = Page::from_query(&q)?;
-            if !crate::db::users::is_live(c, id)? {
-                return Err(ApiError::NotFound);
+    let (id, base) = (call.id(), call.base());
+    list_page(&call, move |c, who, q| {
+        let statuses = member_statuses(q)?;
+        let page = Page::from_query(q)?;
+        if !crate::db::users::is_live(c, id)? {
+            return Err(ApiError::NotFound);
+        }
+        let viewer = who.map(|w| w.user_id);
+        let (count, ids) = user_courses::page(c, viewer, id, &statuses, page.limit, page.offset)?;
+        let mut results = Vec::with_capacity(ids.len());
+        for course_id in ids {
+            if let Some(course) = courses::get(c, course_id)? {
+                let status = course_members::status_of(c, course_id, viewer)?;
+                results.push(course_json(c, &course, viewer, status, &base)?);
             }
-            let viewer = who.map(|w| w.user_id);
-            let (count, ids) =
-                user_courses::page(c, viewer, id, &statuses, page.limit, page.offset)?;
-            let mut results = Vec::with_capacity(ids.len());
-            for course_id in ids {
-                if let Some(course) = courses::get(c, course_id)? {
-                    let status = course_members::status_of(c, course_id, viewer)?;
-                    results.push(course_json(c, &course, viewer, status, &base)?);
-                }
-            }
-            Ok::<_, ApiError>(envelope(&page_base, &q, page, count, results))
-        })
-        .await?;
-    Ok(ok(&json))
+        }
+        Ok((page, count, results))
+    })
+    .await
 }

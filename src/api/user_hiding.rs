@@ -4,17 +4,19 @@
 //! (`db::contributions::list`) and contributors (`db::contributors`).
 
 use serde_json::json;
-use warp::http::{Method, StatusCode};
+use warp::http::Method;
 use warp::reply::Response;
 
 use crate::api::call::{Call, user, write};
+use crate::api::listing::list_page;
 use crate::api::people::users_json;
+use crate::api::toggle::{other_live_user, toggle};
 use crate::db::hides;
 use crate::error::ApiError;
 use crate::http::auth::Principal;
-use crate::http::pagination::{Page, envelope};
+use crate::http::ok;
+use crate::http::pagination::Page;
 use crate::http::route::Endpoint;
-use crate::http::{empty, ok};
 
 /// The endpoints of this module.
 pub fn endpoints() -> Vec<Endpoint> {
@@ -49,27 +51,13 @@ pub fn endpoints() -> Vec<Endpoint> {
 
 /// `POST /api/v2/user/{id}/hide/` (auth, write): hides `{id}`, or shows it again when
 /// hidden; 204. Hiding yourself is 400.
-async fn hide(mut call: Call<Principal>) -> Result<Response, ApiError> {
-    call.before_body().await?;
-    let (id, now) = (call.id(), call.now);
-    let no_body = call.no_body().await;
-    call.write(move |tx, who| {
-        no_body?;
-        if id == who.user_id {
-            return Err(ApiError::field(
-                "user",
-                "invalid",
-                "You cannot hide yourself.",
-            ));
-        }
-        if !crate::db::users::is_live(tx, id)? {
-            return Err(ApiError::NotFound);
-        }
-        hides::toggle(tx, who.user_id, id, now)?;
-        Ok::<_, ApiError>(())
+async fn hide(call: Call<Principal>) -> Result<Response, ApiError> {
+    toggle(call, |tx, caller, id, now| {
+        other_live_user(tx, caller, id, "You cannot hide yourself.")?;
+        hides::toggle(tx, caller, id, now)?;
+        Ok(())
     })
-    .await?;
-    Ok(empty(StatusCode::NO_CONTENT))
+    .await
 }
 
 /// `GET /api/v2/user/{id}/is_hidden/` → `{"is_hidden": bool}` (does the caller hide
@@ -107,15 +95,12 @@ async fn hidden_ids(call: Call<Principal>) -> Result<Response, ApiError> {
 
 /// `GET /api/v2/user/hidden_users/` (auth): the same users as a paginated User list.
 async fn hidden_users(call: Call<Principal>) -> Result<Response, ApiError> {
-    let (base, q) = (call.base(), call.query());
-    let page_base = base.at(&call.req.path);
-    let json = call
-        .read(move |c, who| {
-            let page = Page::from_query(&q)?;
-            let (count, users) = hides::hidden_page(c, who.user_id, page.limit, page.offset)?;
-            let results = users_json(c, users, Some(who.user_id), &base)?;
-            Ok::<_, ApiError>(envelope(&page_base, &q, page, count, results))
-        })
-        .await?;
-    Ok(ok(&json))
+    let base = call.base();
+    list_page(&call, move |c, who, q| {
+        let page = Page::from_query(q)?;
+        let (count, users) = hides::hidden_page(c, who.user_id, page.limit, page.offset)?;
+        let results = users_json(c, users, Some(who.user_id), &base)?;
+        Ok((page, count, results))
+    })
+    .await
 }

@@ -1,17 +1,19 @@
 //! `/api/v2/user/...`: the caller, users, followings and followers.
 
 use serde_json::json;
-use warp::http::{Method, StatusCode};
+use warp::http::Method;
 use warp::reply::Response;
 
 use crate::api::call::{Call, ca, user, write};
+use crate::api::listing::list_page;
+use crate::api::toggle::{other_live_user, toggle};
 use crate::db::follows::Direction;
 use crate::error::ApiError;
 use crate::http::auth::Principal;
-use crate::http::pagination::{Page, envelope};
+use crate::http::ok;
+use crate::http::pagination::Page;
 use crate::http::query::Query;
 use crate::http::route::Endpoint;
-use crate::http::{empty, ok};
 
 /// The endpoints of this module.
 pub fn endpoints() -> Vec<Endpoint> {
@@ -103,62 +105,44 @@ async fn list_connections(
     call: Call<Option<Principal>>,
     dir: Direction,
 ) -> Result<Response, ApiError> {
-    let (id, base, q) = (call.id(), call.base(), call.query());
-    let query = q.clone();
-    let (page, count, results) = call
-        .read(move |c, who| {
-            // the caller is resolved first: a bad token is 401 before any 400
-            let (page, mutual) = (Page::from_query(&query)?, mutual_param(&query)?);
-            let counters = crate::db::follows::live_counters(c, id)?.ok_or(ApiError::NotFound)?;
-            let count = crate::db::follows::count(counters, dir, mutual);
-            let rows = crate::db::follows::page(
-                c,
-                id,
-                dir,
-                mutual,
-                who.map(|p| p.user_id),
-                page.limit,
-                page.offset,
-            )?;
-            let ids: Vec<i64> = rows.iter().map(|(u, _)| u.id).collect();
-            let mut tags = crate::db::follows::tags_of(c, &ids)?;
-            let results: Vec<_> = rows
-                .into_iter()
-                .map(|(u, followed)| {
-                    let t = tags.remove(&u.id).unwrap_or_default();
-                    u.to_json(&base, followed, t)
-                })
-                .collect();
-            Ok::<_, ApiError>((page, count, results))
-        })
-        .await?;
-    let url = call.base().at(&call.req.path);
-    Ok(ok(&envelope(&url, &q, page, count, results)))
+    let (id, base) = (call.id(), call.base());
+    list_page(&call, move |c, who, q| {
+        // the caller is resolved first: a bad token is 401 before any 400
+        let page = Page::from_query(q)?;
+        let mutual = mutual_param(q)?;
+        let counters = crate::db::follows::live_counters(c, id)?.ok_or(ApiError::NotFound)?;
+        let count = crate::db::follows::count(counters, dir, mutual);
+        let rows = crate::db::follows::page(
+            c,
+            id,
+            dir,
+            mutual,
+            who.map(|p| p.user_id),
+            page.limit,
+            page.offset,
+        )?;
+        let ids: Vec<i64> = rows.iter().map(|(u, _)| u.id).collect();
+        let mut tags = crate::db::follows::tags_of(c, &ids)?;
+        let results: Vec<_> = rows
+            .into_iter()
+            .map(|(u, followed)| {
+                let t = tags.remove(&u.id).unwrap_or_default();
+                u.to_json(&base, followed, t)
+            })
+            .collect();
+        Ok((page, count, results))
+    })
+    .await
 }
 
 /// `POST /api/v2/user/{id}/follow/` (auth, write): follow or unfollow; 204.
-async fn toggle_follow(mut call: Call<Principal>) -> Result<Response, ApiError> {
-    call.before_body().await?;
-    let (id, now) = (call.id(), call.now);
-    // read now, judged after authentication (an anonymous call is 401 whatever its body)
-    let no_body = call.no_body().await;
-    call.write(move |tx, who| {
-        no_body?;
-        if id == who.user_id {
-            return Err(ApiError::field(
-                "user",
-                "invalid",
-                "You cannot follow yourself.",
-            ));
-        }
-        if !crate::db::users::is_live(tx, id)? {
-            return Err(ApiError::NotFound);
-        }
-        crate::db::follows::toggle(tx, who.user_id, id, now)?;
-        Ok::<_, ApiError>(())
+async fn toggle_follow(call: Call<Principal>) -> Result<Response, ApiError> {
+    toggle(call, |tx, caller, id, now| {
+        other_live_user(tx, caller, id, "You cannot follow yourself.")?;
+        crate::db::follows::toggle(tx, caller, id, now)?;
+        Ok(())
     })
-    .await?;
-    Ok(empty(StatusCode::NO_CONTENT))
+    .await
 }
 
 /// The two yes/no questions about the caller and `{id}`.

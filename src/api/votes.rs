@@ -8,16 +8,17 @@ use warp::http::{Method, StatusCode};
 use warp::reply::Response;
 
 use crate::api::call::{Call, ca, write};
+use crate::api::listing::list_page;
 use crate::api::people::users_json;
 use crate::db::contributions::{self as store, Meta};
 use crate::db::votes;
 use crate::error::ApiError;
 use crate::http::auth::Principal;
 use crate::http::body::{JSON_LIMIT, media_type};
-use crate::http::pagination::{Page, envelope};
+use crate::http::empty;
+use crate::http::pagination::Page;
 use crate::http::query::Query;
 use crate::http::route::Endpoint;
-use crate::http::{empty, ok};
 use crate::model::contribution::Kind;
 use crate::model::ids::id_value;
 use crate::model::vote::{DEFAULT_REACTION, VoteJson, reaction_json};
@@ -142,35 +143,32 @@ async fn vote(kind: Kind, mut call: Call<Principal>) -> Result<Response, ApiErro
 /// `GET /api/v2/{kind}/{id}/vote/` (CA): the votes of live users, newest first;
 /// `reaction` narrows to one reaction.
 async fn list(kind: Kind, call: Call<Option<Principal>>) -> Result<Response, ApiError> {
-    let (id, base, q) = (call.id(), call.base(), call.query());
-    let page_base = base.at(&call.req.path);
-    let json = call
-        .read(move |c, who| {
-            let page = Page::from_query(&q)?;
-            let reaction = reaction_query(&q)?;
-            let viewer = who.map(|w| w.user_id);
-            let item = visible_item(c, kind, id, viewer)?;
-            let count = votes::count(c, item.pk, reaction)?;
-            let rows = votes::page(c, item.pk, reaction, page.limit, page.offset)?;
-            let mut rest = Vec::with_capacity(rows.len());
-            let mut users = Vec::with_capacity(rows.len());
-            for (u, r, at) in rows {
-                users.push(u);
-                rest.push((r, at));
-            }
-            let results: Vec<VoteJson> = users_json(c, users, viewer, &base)?
-                .into_iter()
-                .zip(rest)
-                .map(|(user, (r, at))| VoteJson {
-                    user,
-                    reaction: reaction_json(&base, &r),
-                    voted_at: crate::clock::rfc3339(at),
-                })
-                .collect();
-            Ok::<_, ApiError>(envelope(&page_base, &q, page, count, results))
-        })
-        .await?;
-    Ok(ok(&json))
+    let (id, base) = (call.id(), call.base());
+    list_page(&call, move |c, who, q| {
+        let page = Page::from_query(q)?;
+        let reaction = reaction_query(q)?;
+        let viewer = who.map(|w| w.user_id);
+        let item = visible_item(c, kind, id, viewer)?;
+        let count = votes::count(c, item.pk, reaction)?;
+        let rows = votes::page(c, item.pk, reaction, page.limit, page.offset)?;
+        let mut rest = Vec::with_capacity(rows.len());
+        let mut users = Vec::with_capacity(rows.len());
+        for (u, r, at) in rows {
+            users.push(u);
+            rest.push((r, at));
+        }
+        let results: Vec<VoteJson> = users_json(c, users, viewer, &base)?
+            .into_iter()
+            .zip(rest)
+            .map(|(user, (r, at))| VoteJson {
+                user,
+                reaction: reaction_json(&base, &r),
+                voted_at: crate::clock::rfc3339(at),
+            })
+            .collect();
+        Ok((page, count, results))
+    })
+    .await
 }
 
 #[cfg(test)]

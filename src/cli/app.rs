@@ -8,6 +8,7 @@ use crate::clock::{Clock, rfc3339};
 use crate::db::Db;
 use crate::db::apps;
 use crate::model::app::{App, AppGrant};
+use crate::model::update;
 use crate::oauth::redirect;
 use crate::token;
 
@@ -300,21 +301,12 @@ pub fn run(db: &Db, cmd: AppCommand, clock: &Clock) -> CliResult {
                     "nothing to change: give --name, --description, --image, --redirect-uri or --skip-consent".into(),
                 ));
             }
-            if let Some(n) = args.name {
-                app.name = n;
-            }
-            if let Some(d) = args.description {
-                app.description = d;
-            }
-            if let Some(i) = args.image {
-                app.image = i;
-            }
-            if !args.redirect_uris.is_empty() {
-                app.redirect_uris = args.redirect_uris;
-            }
-            if let Some(s) = args.skip_consent {
-                app.skip_consent = s;
-            }
+            update(&mut app.name, args.name);
+            update(&mut app.description, args.description);
+            update(&mut app.image, args.image);
+            let uris = (!args.redirect_uris.is_empty()).then_some(args.redirect_uris);
+            update(&mut app.redirect_uris, uris);
+            update(&mut app.skip_consent, args.skip_consent);
             validate(
                 &app.name,
                 &app.description,

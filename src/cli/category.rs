@@ -3,7 +3,7 @@
 use clap::Subcommand;
 use serde_json::json;
 
-use super::{CliError, CliResult, print_json, read, write};
+use super::{CliError, CliResult, check_length, print_json, read, write};
 use crate::clock::Clock;
 use crate::db::Db;
 use crate::db::categories::{self, Taken};
@@ -57,16 +57,6 @@ pub enum CategoryCommand {
     },
 }
 
-fn check_name(name: &str) -> CliResult {
-    let n = name.chars().count();
-    if name.trim().is_empty() || n > NAME_MAX {
-        return Err(CliError(format!(
-            "category name must be 1 to {NAME_MAX} characters"
-        )));
-    }
-    Ok(())
-}
-
 fn check_slug(s: &str) -> CliResult {
     if slug::is_valid(s) {
         Ok(())
@@ -99,7 +89,7 @@ pub fn run(db: &Db, cmd: CategoryCommand, clock: &Clock) -> CliResult {
             slug: wanted,
             json,
         } => {
-            check_name(&name)?;
+            check_length("category name", &name, NAME_MAX)?;
             if let Some(s) = &wanted {
                 check_slug(s)?;
             }
@@ -156,7 +146,7 @@ pub fn run(db: &Db, cmd: CategoryCommand, clock: &Clock) -> CliResult {
                 ));
             }
             if let Some(n) = &name {
-                check_name(n)?;
+                check_length("category name", n, NAME_MAX)?;
             }
             if let Some(s) = &new_slug {
                 check_slug(s)?;

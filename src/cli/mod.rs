@@ -197,6 +197,14 @@ pub fn run(cli: Cli) -> CliResult {
     }
 }
 
+/// `text` is 1 to `max` characters and not blank, or the one-line error naming `what`.
+pub fn check_length(what: &str, text: &str, max: usize) -> CliResult {
+    if text.trim().is_empty() || text.chars().count() > max {
+        return Err(CliError(format!("{what} must be 1 to {max} characters")));
+    }
+    Ok(())
+}
+
 /// Prints a JSON value on one line.
 pub fn print_json(v: &serde_json::Value) {
     println!("{v}");

@@ -3,7 +3,7 @@
 use clap::Subcommand;
 use serde_json::json;
 
-use super::{CliError, CliResult, print_json, read, write};
+use super::{CliError, CliResult, check_length, print_json, read, write};
 use crate::db::Db;
 use crate::db::reactions;
 use crate::model::reaction::Reaction;
@@ -78,16 +78,6 @@ fn print(r: &Reaction, as_json: bool) {
     }
 }
 
-fn check_label(l: &str) -> CliResult {
-    let n = l.chars().count();
-    if l.trim().is_empty() || n > LABEL_MAX {
-        return Err(CliError(format!(
-            "label must be 1 to {LABEL_MAX} characters"
-        )));
-    }
-    Ok(())
-}
-
 fn check_image(i: &str) -> CliResult {
     if i.starts_with('/') || url::Url::parse(i).is_ok() {
         Ok(())
@@ -125,7 +115,7 @@ pub fn run(db: &Db, cmd: ReactionCommand) -> CliResult {
             inactive,
             json,
         } => {
-            check_label(&label)?;
+            check_length("label", &label, LABEL_MAX)?;
             if let Some(i) = &image {
                 check_image(i)?;
             }
@@ -153,7 +143,7 @@ pub fn run(db: &Db, cmd: ReactionCommand) -> CliResult {
             let mut r = read(db, move |c| reactions::get(c, id).map_err(CliError::from))?
                 .ok_or_else(|| CliError(format!("no reaction with id {id}")))?;
             if let Some(l) = label {
-                check_label(&l)?;
+                check_length("label", &l, LABEL_MAX)?;
                 r.label = l;
             }
             if let Some(s) = sentiment {

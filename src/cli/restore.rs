@@ -55,6 +55,20 @@ struct TempCopy {
     keep: bool,
 }
 
+impl TempCopy {
+    /// Renames the copy to `db`, which it now is (no longer removed on drop).
+    fn put_in_place(&mut self, db: &Path) -> CliResult {
+        fs::rename(&self.path, db).map_err(|e| {
+            CliError(format!(
+                "cannot put the backup in place at {}: {e}",
+                db.display()
+            ))
+        })?;
+        self.keep = true;
+        Ok(())
+    }
+}
+
 impl Drop for TempCopy {
     fn drop(&mut self) {
         if !self.keep {
@@ -221,13 +235,7 @@ pub fn run(db: &Path, src: &Path, discard_current: bool, clock: &Clock) -> CliRe
         }
         remove_if_present(&db_wal)?;
         remove_if_present(&db_shm)?;
-        fs::rename(&temp.path, db).map_err(|e| {
-            CliError(format!(
-                "cannot put the backup in place at {}: {e}",
-                db.display()
-            ))
-        })?;
-        temp.keep = true;
+        temp.put_in_place(db)?;
     } else {
         // a -wal without its database would be replayed into the restored one
         remove_if_present(&db_wal)?;
@@ -242,13 +250,7 @@ pub fn run(db: &Path, src: &Path, discard_current: bool, clock: &Clock) -> CliRe
             }
             // no hard links on this file system: a plain rename (the path was free)
             Err(_) => {
-                fs::rename(&temp.path, db).map_err(|e| {
-                    CliError(format!(
-                        "cannot put the backup in place at {}: {e}",
-                        db.display()
-                    ))
-                })?;
-                temp.keep = true;
+                temp.put_in_place(db)?;
             }
         }
     }

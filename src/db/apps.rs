@@ -7,26 +7,15 @@ use crate::model::app::{App, AppGrant};
 const COLUMNS: &str = "id, client_id, secret_hash, name, description, image, grant_type, client_type, skip_consent, redirect_uris, created_at";
 
 fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<App> {
-    let grant: String = r.get(6)?;
-    let client_type: String = r.get(7)?;
-    let uris: String = r.get(9)?;
-    Ok(App {
-        id: r.get(0)?,
-        client_id: r.get(1)?,
-        secret_hash: r.get(2)?,
-        name: r.get(3)?,
-        description: r.get(4)?,
-        image: r.get(5)?,
+    let (grant, client_type, uris): (String, String, String) = (r.get(6)?, r.get(7)?, r.get(9)?);
+    let app = from_columns!(r => App { id, client_id, secret_hash, name, description, image;
         grant: AppGrant::parse(&grant).unwrap_or(AppGrant::AuthorizationCode),
         confidential: client_type == "confidential",
         skip_consent: r.get(8)?,
-        redirect_uris: uris
-            .lines()
-            .filter(|l| !l.is_empty())
-            .map(str::to_owned)
-            .collect(),
+        redirect_uris: uris.lines().filter(|l| !l.is_empty()).map(str::to_owned).collect(),
         created_at: r.get(10)?,
-    })
+    });
+    Ok(app)
 }
 
 /// Inserts an application; returns its id.

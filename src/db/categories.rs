@@ -11,17 +11,39 @@ pub const COLUMNS: &str =
 
 /// Maps a row selected with [`COLUMNS`] (optionally with a table prefix).
 pub fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Category> {
-    Ok(Category {
-        id: r.get(0)?,
-        name: r.get(1)?,
-        slug: r.get(2)?,
-        active: r.get(3)?,
-        deleted: r.get(4)?,
-        order: r.get(5)?,
-        image_medium: r.get(6)?,
-        followers_counter: r.get(7)?,
+    Ok(from_columns!(r => Category {
+        id, name, slug, active, deleted, order, image_medium, followers_counter;
         followed: false,
-    })
+    }))
+}
+
+/// [`COLUMNS`] prefixed with `alias.` for joins.
+pub fn columns_as(alias: &str) -> String {
+    super::users::qualified(COLUMNS, alias)
+}
+
+/// Tables that link rows to categories.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Link {
+    /// `contribution_category`, by `contribution_pk`.
+    Contribution,
+    /// `course_category`, by `course_id`.
+    Course,
+}
+
+/// The categories linked to row `id` through `link`, by id.
+pub fn linked(conn: &Connection, link: Link, id: i64) -> rusqlite::Result<Vec<Category>> {
+    let (table, key) = match link {
+        Link::Contribution => ("contribution_category", "contribution_pk"),
+        Link::Course => ("course_category", "course_id"),
+    };
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {} FROM {table} l JOIN category g ON g.id = l.category_id
+         WHERE l.{key} = ?1 ORDER BY g.id",
+        columns_as("g")
+    ))?;
+    let rows = stmt.query_map([id], from_row)?;
+    rows.collect()
 }
 
 /// All categories by id.
@@ -31,14 +53,8 @@ pub fn list(conn: &Connection) -> rusqlite::Result<Vec<Category>> {
     rows.collect()
 }
 
-/// What `GET /api/v2/category/` filters on.
-#[derive(Debug, Clone, Default)]
-pub struct Filter {
-    /// Case-insensitive substring of the name.
-    pub search: Option<String>,
-    /// Only active (or inactive) categories.
-    pub active: Option<bool>,
-}
+/// What `GET /api/v2/category/` filters on (the name, and whether active).
+pub type Filter = crate::model::listing::NameFilter;
 
 /// One page of the live categories that match, by `order` then id, and how many match.
 /// The category table is a short admin-kept list, so it is filtered here with full
@@ -49,29 +65,14 @@ pub fn page(
     limit: i64,
     offset: i64,
 ) -> rusqlite::Result<(i64, Vec<Category>)> {
-    let needle = f.search.as_deref().map(str::to_lowercase);
     let mut stmt = conn.prepare_cached(&format!(
         r#"SELECT {COLUMNS} FROM category WHERE deleted = 0 ORDER BY "order", id"#
     ))?;
-    let all: Vec<Category> = stmt
+    let all = stmt
         .query_map([], from_row)?
-        .filter(|c| match c {
-            Ok(c) => {
-                f.active.is_none_or(|a| c.active == a)
-                    && needle
-                        .as_deref()
-                        .is_none_or(|n| c.name.to_lowercase().contains(n))
-            }
-            Err(_) => true,
-        })
-        .collect::<Result<_, _>>()?;
-    let count = i64::try_from(all.len()).unwrap_or(i64::MAX);
-    let page = all
-        .into_iter()
-        .skip(usize::try_from(offset).unwrap_or(usize::MAX))
-        .take(usize::try_from(limit).unwrap_or(usize::MAX))
-        .collect();
-    Ok((count, page))
+        .collect::<Result<Vec<_>, _>>()?;
+    let all = f.apply(all, |c| (c.name.as_str(), c.active));
+    Ok(crate::model::listing::page(all, limit, offset))
 }
 
 /// One category.
@@ -99,33 +100,10 @@ pub fn exists(conn: &Connection, id: i64) -> rusqlite::Result<bool> {
         .exists([id])
 }
 
-/// Up to this many ids are checked one lookup each; longer lists in one query.
-const SHORT_LIST: usize = 16;
-
 /// The first of `ids` (in their order) that is not a live category, in one query
 /// however long the list.
 pub fn first_missing(conn: &Connection, ids: &[i64]) -> rusqlite::Result<Option<i64>> {
-    if ids.is_empty() {
-        return Ok(None);
-    }
-    if ids.len() <= SHORT_LIST {
-        // a lookup each through a cached statement: cheaper than building JSON for
-        // json_each when the list is short (a post's or a course's few categories)
-        for &id in ids {
-            if !exists(conn, id)? {
-                return Ok(Some(id));
-            }
-        }
-        return Ok(None);
-    }
-    let list = serde_json::to_string(ids).unwrap_or_else(|_| "[]".into());
-    conn.prepare_cached(
-        "SELECT j.value FROM json_each(?1) j
-         WHERE NOT EXISTS (SELECT 1 FROM category g WHERE g.id = j.value AND g.deleted = 0)
-         ORDER BY j.key LIMIT 1",
-    )?
-    .query_row([list], |r| r.get(0))
-    .optional()
+    super::users::first_not_live(conn, super::users::Live::Category, ids)
 }
 
 /// The key that makes names unique case-insensitively (`category.name_key`): the

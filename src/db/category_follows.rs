@@ -7,6 +7,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::clock::Timestamp;
 use crate::db::categories::{self, COLUMNS};
+use crate::db::users::Paged;
 use crate::model::category::Category;
 
 /// Whether `user` follows `category`.
@@ -63,14 +64,6 @@ pub fn mark(
     Ok(cats)
 }
 
-fn prefixed(alias: &str) -> String {
-    COLUMNS
-        .split(", ")
-        .map(|c| format!("{alias}.{c}"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 /// The live categories `user` follows, by `order` then id: (count, page).
 pub fn followed_by(
     conn: &Connection,
@@ -78,21 +71,14 @@ pub fn followed_by(
     limit: i64,
     offset: i64,
 ) -> rusqlite::Result<(i64, Vec<Category>)> {
-    let count: i64 = conn
-        .prepare_cached(
-            "SELECT count(*) FROM category_follow f JOIN category g ON g.id = f.category_id
-             WHERE f.user_id = ?1 AND g.deleted = 0",
-        )?
-        .query_row([user], |r| r.get(0))?;
-    let mut stmt = conn.prepare_cached(&format!(
-        r#"SELECT {} FROM category_follow f JOIN category g ON g.id = f.category_id
-           WHERE f.user_id = ?1 AND g.deleted = 0 ORDER BY g."order", g.id LIMIT ?2 OFFSET ?3"#,
-        prefixed("g")
-    ))?;
-    let cats = stmt
-        .query_map(params![user, limit, offset], categories::from_row)?
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok((count, cats))
+    let columns = categories::columns_as("g");
+    let followed = Paged {
+        columns: &columns,
+        from: "FROM category_follow f JOIN category g ON g.id = f.category_id
+               WHERE f.user_id = ?1 AND g.deleted = 0",
+        order: r#"g."order", g.id"#,
+    };
+    followed.run(conn, &[&user], (limit, offset), categories::from_row)
 }
 
 /// The active, live categories by `followers_counter` descending, then id: (count,
@@ -102,17 +88,12 @@ pub fn popular(
     limit: i64,
     offset: i64,
 ) -> rusqlite::Result<(i64, Vec<Category>)> {
-    let count: i64 = conn
-        .prepare_cached("SELECT count(*) FROM category WHERE active = 1 AND deleted = 0")?
-        .query_row([], |r| r.get(0))?;
-    let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {COLUMNS} FROM category WHERE active = 1 AND deleted = 0
-         ORDER BY followers_counter DESC, id LIMIT ?1 OFFSET ?2"
-    ))?;
-    let cats = stmt
-        .query_map([limit, offset], categories::from_row)?
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok((count, cats))
+    let popular = Paged {
+        columns: COLUMNS,
+        from: "FROM category WHERE active = 1 AND deleted = 0",
+        order: "followers_counter DESC, id",
+    };
+    popular.run(conn, &[], (limit, offset), categories::from_row)
 }
 
 #[cfg(test)]

@@ -44,37 +44,13 @@ pub struct NewContribution {
     pub categories: Vec<i64>,
 }
 
-fn kind_at(r: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<Kind> {
-    let s: String = r.get(i)?;
-    Kind::parse(&s).ok_or_else(|| {
-        rusqlite::Error::FromSqlConversionFailure(
-            i,
-            rusqlite::types::Type::Text,
-            format!("unknown contribution kind {s:?}").into(),
-        )
-    })
-}
-
-fn optional_kind_at(r: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<Option<Kind>> {
-    match r.get::<_, Option<String>>(i)? {
-        None => Ok(None),
-        Some(_) => kind_at(r, i).map(Some),
-    }
-}
-
 /// The permission/counter facts of one item.
 pub fn meta(conn: &Connection, kind: Kind, id: i64) -> rusqlite::Result<Option<Meta>> {
     conn.prepare_cached(
         "SELECT pk, kind, author_id, deleted, target_pk FROM contribution WHERE kind = ?1 AND id = ?2",
     )?
     .query_row(params![kind.as_str(), id], |r| {
-        Ok(Meta {
-            pk: r.get(0)?,
-            kind: kind_at(r, 1)?,
-            author_id: r.get(2)?,
-            deleted: r.get(3)?,
-            target_pk: r.get(4)?,
-        })
+        Ok(from_columns!(r => Meta { pk, kind, author_id, deleted, target_pk }))
     })
     .optional()
 }
@@ -174,41 +150,21 @@ fn select() -> String {
 }
 
 fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Contribution> {
-    let target_kind = optional_kind_at(r, 10)?;
-    let target_id: Option<i64> = r.get(11)?;
-    Ok(Contribution {
-        pk: r.get(0)?,
-        kind: kind_at(r, 1)?,
-        id: r.get(2)?,
-        title: r.get(3)?,
-        action: r.get(4)?,
-        text: r.get(5)?,
-        added_at: r.get(6)?,
-        last_edited_at: r.get(7)?,
-        deleted: r.get(8)?,
-        comment_count: r.get(9)?,
+    let (target_kind, target_id): (Option<Kind>, Option<i64>) = (r.get(10)?, r.get(11)?);
+    Ok(from_columns!(r => Contribution {
+        pk, kind, id, title, action, text, added_at, last_edited_at, deleted, comment_count;
         target: target_kind.zip(target_id),
         parent: r.get(12)?,
         author: crate::db::users::from_row_at(r, 13)?,
         categories: Vec::new(),
         votes: Votes::default(),
         last_activity_at: 0,
-    })
+    }))
 }
 
 /// The categories of an item, by id.
 pub fn categories_of(conn: &Connection, pk: i64) -> rusqlite::Result<Vec<Category>> {
-    let cols = categories::COLUMNS
-        .split(", ")
-        .map(|c| format!("k.{c}"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {cols} FROM contribution_category cc JOIN category k ON k.id = cc.category_id
-         WHERE cc.contribution_pk = ?1 ORDER BY k.id"
-    ))?;
-    let rows = stmt.query_map([pk], categories::from_row)?;
-    rows.collect()
+    categories::linked(conn, categories::Link::Contribution, pk)
 }
 
 /// The time of the newest live comment on `c` (on a comment: its newest live reply),

@@ -33,24 +33,14 @@ pub fn statuses(
         "SELECT m.user_id, m.join_status FROM json_each(?2) j
          CROSS JOIN course_member m ON m.course_id = ?1 AND m.user_id = j.value",
     )?;
-    let rows = stmt.query_map(params![course, list], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    let rows = stmt.query_map(params![course, list], |r| r.try_into())?;
     rows.collect()
 }
 
 /// The first of `ids` (in their order) that is not a live user, in one query however
 /// long the list (the membership lists of a body name users that must exist).
 pub fn first_non_user(conn: &Connection, ids: &[i64]) -> rusqlite::Result<Option<i64>> {
-    if ids.is_empty() {
-        return Ok(None);
-    }
-    let list = serde_json::to_string(ids).unwrap_or_else(|_| "[]".into());
-    conn.prepare_cached(
-        "SELECT j.value FROM json_each(?1) j
-         WHERE NOT EXISTS (SELECT 1 FROM user u WHERE u.id = j.value AND u.deleted = 0)
-         ORDER BY j.key LIMIT 1",
-    )?
-    .query_row([list], |r| r.get(0))
-    .optional()
+    super::users::first_not_live(conn, super::users::Live::User, ids)
 }
 
 /// [`status`] for an optional caller.

@@ -9,12 +9,7 @@ const SECTION_SELECT: &str = "SELECT s.id, s.course_id, s.name,
     (SELECT count(*) FROM course_lesson l WHERE l.section_id = s.id) FROM course_section s";
 
 fn section_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Section> {
-    Ok(Section {
-        id: r.get(0)?,
-        course_id: r.get(1)?,
-        name: r.get(2)?,
-        num_lessons: r.get(3)?,
-    })
+    Ok(from_columns!(r => Section { id, course_id, name, num_lessons }))
 }
 
 /// The sections of a course, by id.

@@ -2,11 +2,12 @@
 //! Memberships are in [`super::course_members`], sections in [`super::course_sections`]
 //! (re-exported here).
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::types::ToSql;
+use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 
 use crate::db::categories;
 use crate::model::category::Category;
-use crate::model::course::{Course, JoinStatus};
+use crate::model::course::{Course, JoinStatus, name_key};
 
 pub use super::course_sections::{
     delete_section, insert_section, rename_section, section, sections,
@@ -41,6 +42,36 @@ fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Course> {
     })
 }
 
+/// The columns an insert and an update both write, in the order both name them
+/// (`name` through `deleted`).
+/// `derived`: the name's key and the sections' order as JSON ([`derived`]).
+fn stored<'a>(c: &'a Course, (name_key, order): &'a (String, String)) -> [&'a dyn ToSql; 17] {
+    [
+        &c.name,
+        name_key,
+        &c.slug,
+        &c.description,
+        &c.kind,
+        &c.privacy,
+        &c.enforce_lessons_order,
+        &c.new_comment_notification_enabled,
+        &c.hide_member_count,
+        &c.meta_title,
+        &c.meta_description,
+        &c.og_title,
+        &c.og_description,
+        &c.og_image,
+        order,
+        &c.image_key,
+        &c.deleted,
+    ]
+}
+
+/// The columns computed from a course: its name's key, its sections' order as JSON.
+fn derived(c: &Course) -> (String, String) {
+    (name_key(&c.name), order_json(c))
+}
+
 fn order_json(c: &Course) -> String {
     serde_json::to_string(&c.sections_order).unwrap_or_else(|_| "[]".into())
 }
@@ -66,6 +97,7 @@ pub fn slug_taken(conn: &Connection, slug: &str, except: i64) -> rusqlite::Resul
 
 /// Inserts a course (its `id` is ignored; `None` in `id` assigns one) and returns its id.
 fn insert(conn: &Connection, c: &Course, id: Option<i64>) -> rusqlite::Result<i64> {
+    let derived = derived(c);
     conn.prepare_cached(
         "INSERT INTO course (id, name, name_key, slug, description, type, privacy,
             enforce_lessons_order, new_comment_notification_enabled, hide_member_count,
@@ -73,28 +105,12 @@ fn insert(conn: &Connection, c: &Course, id: Option<i64>) -> rusqlite::Result<i6
             image_key, deleted, created_at, created_by)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
     )?
-    .execute(params![
-        id,
-        c.name,
-        crate::model::course::name_key(&c.name),
-        c.slug,
-        c.description,
-        c.kind,
-        c.privacy,
-        c.enforce_lessons_order,
-        c.new_comment_notification_enabled,
-        c.hide_member_count,
-        c.meta_title,
-        c.meta_description,
-        c.og_title,
-        c.og_description,
-        c.og_image,
-        order_json(c),
-        c.image_key,
-        c.deleted,
-        c.created_at,
-        c.created_by,
-    ])?;
+    .execute(params_from_iter(
+        [&id as &dyn ToSql]
+            .into_iter()
+            .chain(stored(c, &derived))
+            .chain([&c.created_at as &dyn ToSql, &c.created_by]),
+    ))?;
     Ok(conn.last_insert_rowid())
 }
 
@@ -115,6 +131,7 @@ pub fn create(
 
 /// Writes every writable column of a course back.
 pub fn update(conn: &Connection, c: &Course) -> rusqlite::Result<()> {
+    let derived = derived(c);
     conn.prepare_cached(
         "UPDATE course SET name = ?2, name_key = ?3, slug = ?4, description = ?5, type = ?6,
             privacy = ?7, enforce_lessons_order = ?8, new_comment_notification_enabled = ?9,
@@ -123,26 +140,9 @@ pub fn update(conn: &Connection, c: &Course) -> rusqlite::Result<()> {
             deleted = ?18
          WHERE id = ?1",
     )?
-    .execute(params![
-        c.id,
-        c.name,
-        crate::model::course::name_key(&c.name),
-        c.slug,
-        c.description,
-        c.kind,
-        c.privacy,
-        c.enforce_lessons_order,
-        c.new_comment_notification_enabled,
-        c.hide_member_count,
-        c.meta_title,
-        c.meta_description,
-        c.og_title,
-        c.og_description,
-        c.og_image,
-        order_json(c),
-        c.image_key,
-        c.deleted,
-    ])?;
+    .execute(params_from_iter(
+        [&c.id as &dyn ToSql].into_iter().chain(stored(c, &derived)),
+    ))?;
     Ok(())
 }
 
@@ -166,17 +166,7 @@ pub fn add_categories(conn: &Connection, course: i64, ids: &[i64]) -> rusqlite::
 
 /// The categories of a course, by id.
 pub fn categories(conn: &Connection, course: i64) -> rusqlite::Result<Vec<Category>> {
-    let cols = categories::COLUMNS
-        .split(", ")
-        .map(|c| format!("g.{c}"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {cols} FROM course_category cc JOIN category g ON g.id = cc.category_id
-         WHERE cc.course_id = ?1 ORDER BY g.id"
-    ))?;
-    let rows = stmt.query_map([course], categories::from_row)?;
-    rows.collect()
+    categories::linked(conn, categories::Link::Course, course)
 }
 
 /// Members (creator, managers, joined) of a course.
@@ -206,7 +196,7 @@ pub fn lesson_counts(
          LEFT JOIN course_lesson_completion k ON k.lesson_id = l.id AND k.user_id = ?2
          WHERE s.course_id = ?1",
     )?
-    .query_row(params![course, user], |r| Ok((r.get(0)?, r.get(1)?)))
+    .query_row(params![course, user], |r| r.try_into())
 }
 
 /// Ordering allow-list of the search: (parameter, ORDER BY clause).
@@ -322,7 +312,7 @@ pub fn search_newest(
     };
     let blocks: Vec<(i64, i64)> = conn
         .prepare_cached("SELECT block, n FROM course_listed_block WHERE n > 0 ORDER BY block DESC")?
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .query_map([], |r| r.try_into())?
         .collect::<Result<_, _>>()?;
     let listed: i64 = blocks.iter().map(|(_, n)| n).sum();
     let extra_n = i64::try_from(extra.len()).unwrap_or(i64::MAX);

@@ -91,7 +91,7 @@ pub fn live_counters(conn: &Connection, id: i64) -> rusqlite::Result<Option<(i64
         "SELECT followings_counter, followers_counter, mutuals_counter FROM user
          WHERE id = ?1 AND deleted = 0",
     )?
-    .query_row([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+    .query_row([id], |r| r.try_into())
     .optional()
 }
 

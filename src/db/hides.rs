@@ -5,6 +5,7 @@
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::clock::Timestamp;
+use crate::db::users::Paged;
 use crate::model::user::User;
 
 /// Whether `user` hides `hidden`.
@@ -53,20 +54,12 @@ pub fn hidden_page(
     limit: i64,
     offset: i64,
 ) -> rusqlite::Result<(i64, Vec<User>)> {
-    let count: i64 = conn
-        .prepare_cached(
-            "SELECT count(*) FROM user_hide h JOIN user u ON u.id = h.hidden_id
-             WHERE h.user_id = ?1 AND u.deleted = 0",
-        )?
-        .query_row([user], |r| r.get(0))?;
-    let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {} FROM user_hide h JOIN user u ON u.id = h.hidden_id
-         WHERE h.user_id = ?1 AND u.deleted = 0 ORDER BY h.created_at DESC, h.hidden_id
-         LIMIT ?2 OFFSET ?3",
-        crate::db::users::columns_as("u")
-    ))?;
-    let users = stmt
-        .query_map(params![user, limit, offset], crate::db::users::from_row)?
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok((count, users))
+    let columns = crate::db::users::columns_as("u");
+    let hidden = Paged {
+        columns: &columns,
+        from: "FROM user_hide h JOIN user u ON u.id = h.hidden_id
+               WHERE h.user_id = ?1 AND u.deleted = 0",
+        order: "h.created_at DESC, h.hidden_id",
+    };
+    hidden.run(conn, &[&user], (limit, offset), crate::db::users::from_row)
 }

@@ -50,12 +50,7 @@ pub fn active_secrets(conn: &Connection, now: Timestamp) -> rusqlite::Result<Vec
          WHERE grace_until IS NULL OR grace_until > ?1 ORDER BY id DESC",
     )?;
     let rows = stmt.query_map([now], |r| {
-        Ok(SecretRow {
-            id: r.get(0)?,
-            secret: r.get(1)?,
-            created_at: r.get(2)?,
-            grace_until: r.get(3)?,
-        })
+        Ok(from_columns!(r => SecretRow { id, secret, created_at, grace_until }))
     })?;
     rows.collect()
 }
@@ -115,6 +110,6 @@ pub fn revoked_list(
 ) -> rusqlite::Result<Vec<(String, Timestamp)>> {
     let mut stmt =
         conn.prepare_cached("SELECT jti, expires_at FROM revoked_jti WHERE expires_at > ?1")?;
-    let rows = stmt.query_map([now], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    let rows = stmt.query_map([now], |r| r.try_into())?;
     rows.collect()
 }

@@ -7,7 +7,7 @@ use crate::clock::Timestamp;
 /// (content type, bytes) of a stored file.
 pub fn get(conn: &Connection, path: &str) -> rusqlite::Result<Option<(String, Vec<u8>)>> {
     conn.prepare_cached("SELECT content_type, body FROM media WHERE path = ?1")?
-        .query_row([path], |r| Ok((r.get(0)?, r.get(1)?)))
+        .query_row([path], |r| r.try_into())
         .optional()
 }
 

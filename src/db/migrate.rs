@@ -39,55 +39,20 @@ fn v2_unique_names(conn: &Connection) -> Result<(), DbError> {
         "ALTER TABLE reaction ADD COLUMN label_key TEXT NOT NULL DEFAULT '';
          ALTER TABLE category ADD COLUMN name_key TEXT NOT NULL DEFAULT '';",
     )?;
-    let reactions = rows(conn, "SELECT id, label FROM reaction ORDER BY id")?;
-    for (id, label, renamed) in dedupe(reactions, super::reactions::label_key, |l, id, n| {
-        suffixed(l, &format!(" ({id}"), n, ")")
-    }) {
-        if let Some(old) = &renamed {
-            tracing::warn!(
-                reaction = id,
-                from = %old,
-                to = %label,
-                "reaction labels are unique case-insensitively now: relabelled a duplicate"
-            );
-        }
-        conn.execute(
-            "UPDATE reaction SET label = ?2, label_key = ?3 WHERE id = ?1",
-            params![id, label, super::reactions::label_key(&label)],
-        )?;
-    }
-    let names = rows(conn, "SELECT id, name FROM category ORDER BY id")?;
-    for (id, name, renamed) in dedupe(names, super::categories::name_key, |n, id, k| {
-        suffixed(n, &format!(" ({id}"), k, ")")
-    }) {
-        if let Some(old) = &renamed {
-            tracing::warn!(
-                category = id,
-                from = %old,
-                to = %name,
-                "category names are unique case-insensitively now: renamed a duplicate"
-            );
-        }
-        conn.execute(
-            "UPDATE category SET name = ?2, name_key = ?3 WHERE id = ?1",
-            params![id, name, super::categories::name_key(&name)],
-        )?;
-    }
-    let slugs = rows(conn, "SELECT id, slug FROM category ORDER BY id")?;
-    for (id, slug, renamed) in dedupe(slugs, str::to_ascii_lowercase, |s, id, n| {
-        suffixed(s, &format!("-{id}"), n, "")
-    }) {
-        if let Some(old) = renamed {
-            tracing::warn!(
-                category = id,
-                from = %old,
-                to = %slug,
-                "category slugs are unique case-insensitively now: changed a duplicate"
-            );
-            conn.execute(
-                "UPDATE category SET slug = ?2 WHERE id = ?1",
-                params![id, slug],
-            )?;
+    for u in &UNIQUE_TEXTS {
+        let (open, close) = u.suffix;
+        let texts = rows(conn, u.select)?;
+        for (id, text, renamed) in dedupe(texts, u.key, |s, id, n| {
+            suffixed(s, &format!("{open}{id}"), n, close)
+        }) {
+            if let Some(old) = &renamed {
+                tracing::warn!(table = u.table, id, from = %old, to = %text, "{}", u.warning);
+            }
+            match u.write {
+                Write::Keyed(sql) => conn.execute(sql, params![id, text, (u.key)(&text)])?,
+                Write::Renamed(sql) if renamed.is_some() => conn.execute(sql, params![id, text])?,
+                Write::Renamed(_) => 0,
+            };
         }
     }
     conn.execute_batch(
@@ -96,6 +61,58 @@ fn v2_unique_names(conn: &Connection) -> Result<(), DbError> {
          CREATE UNIQUE INDEX category_slug_nocase ON category (slug COLLATE NOCASE);",
     )?;
     Ok(())
+}
+
+/// How version 2 writes a text back.
+enum Write {
+    /// Sets the text (`?2`) and its new key column (`?3`) of row `?1`: every row.
+    Keyed(&'static str),
+    /// Sets the text (`?2`) of row `?1`: renamed rows only.
+    Renamed(&'static str),
+}
+
+/// A text column that version 2 makes unique case-insensitively.
+struct UniqueText {
+    table: &'static str,
+    /// `id, text` of every row, by id.
+    select: &'static str,
+    write: Write,
+    key: fn(&str) -> String,
+    /// What goes around the id in a renamed text.
+    suffix: (&'static str, &'static str),
+    warning: &'static str,
+}
+
+const UNIQUE_TEXTS: [UniqueText; 3] = [
+    UniqueText {
+        table: "reaction",
+        select: "SELECT id, label FROM reaction ORDER BY id",
+        write: Write::Keyed("UPDATE reaction SET label = ?2, label_key = ?3 WHERE id = ?1"),
+        key: super::reactions::label_key,
+        suffix: (" (", ")"),
+        warning: "reaction labels are unique case-insensitively now: relabelled a duplicate",
+    },
+    UniqueText {
+        table: "category",
+        select: "SELECT id, name FROM category ORDER BY id",
+        write: Write::Keyed("UPDATE category SET name = ?2, name_key = ?3 WHERE id = ?1"),
+        key: super::categories::name_key,
+        suffix: (" (", ")"),
+        warning: "category names are unique case-insensitively now: renamed a duplicate",
+    },
+    UniqueText {
+        table: "category",
+        select: "SELECT id, slug FROM category ORDER BY id",
+        write: Write::Renamed("UPDATE category SET slug = ?2 WHERE id = ?1"),
+        key: slug_key,
+        suffix: ("-", ""),
+        warning: "category slugs are unique case-insensitively now: changed a duplicate",
+    },
+];
+
+/// What `slug COLLATE NOCASE` compares.
+fn slug_key(slug: &str) -> String {
+    slug.to_ascii_lowercase()
 }
 
 /// Version 3: what the platform's UI kit reads (SPEC §8): votes and their tallies,
@@ -149,7 +166,7 @@ fn kit_statements() -> Vec<String> {
 /// `(id, text)` rows of a query.
 fn rows(conn: &Connection, sql: &str) -> rusqlite::Result<Vec<(i64, String)>> {
     let mut stmt = conn.prepare(sql)?;
-    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    let rows = stmt.query_map([], |r| r.try_into())?;
     rows.collect()
 }
 

@@ -10,15 +10,11 @@ pub const COLUMNS: &str = "id, section, name, kind, value";
 
 /// Maps a row selected with [`COLUMNS`].
 pub fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Pref> {
-    let kind: String = r.get(3)?;
-    let value: String = r.get(4)?;
-    Ok(Pref {
-        id: r.get(0)?,
-        section: r.get(1)?,
-        name: r.get(2)?,
+    let (kind, value): (String, String) = (r.get(3)?, r.get(4)?);
+    Ok(from_columns!(r => Pref { id, section, name;
         kind: PrefKind::parse(&kind).unwrap_or(PrefKind::String),
         value: serde_json::from_str(&value).unwrap_or(Value::Null),
-    })
+    }))
 }
 
 /// All preferences, optionally of one section, by id.
@@ -154,13 +150,7 @@ pub fn search(
             .find(|o| o.is_ne())
             .unwrap_or_else(|| a.id.cmp(&b.id))
     });
-    let count = i64::try_from(rows.len()).unwrap_or(i64::MAX);
-    let page = rows
-        .into_iter()
-        .skip(usize::try_from(offset).unwrap_or(usize::MAX))
-        .take(usize::try_from(limit).unwrap_or(usize::MAX))
-        .collect();
-    Ok((count, page))
+    Ok(crate::model::listing::page(rows, limit, offset))
 }
 
 /// One preference by id.

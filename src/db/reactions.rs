@@ -9,13 +9,7 @@ pub const COLUMNS: &str = "id, label, sentiment, image, active";
 
 /// Maps a row selected with [`COLUMNS`].
 pub fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Reaction> {
-    Ok(Reaction {
-        id: r.get(0)?,
-        label: r.get(1)?,
-        sentiment: r.get(2)?,
-        image: r.get(3)?,
-        active: r.get(4)?,
-    })
+    Ok(from_columns!(r => Reaction { id, label, sentiment, image, active }))
 }
 
 /// The key that makes labels unique case-insensitively (`reaction.label_key`): the
@@ -76,14 +70,8 @@ pub fn update(conn: &Connection, r: &Reaction) -> rusqlite::Result<()> {
     Ok(())
 }
 
-/// What `GET /api/v2/reaction/search/` filters on.
-#[derive(Debug, Clone, Default)]
-pub struct Filter {
-    /// Case-insensitive substring of the label.
-    pub search: Option<String>,
-    /// Only active (or inactive) reactions.
-    pub active: Option<bool>,
-}
+/// What `GET /api/v2/reaction/search/` filters on (the label, and whether active).
+pub type Filter = crate::model::listing::NameFilter;
 
 /// One page of the matching reactions, by id, and how many match. The reaction table
 /// is a short admin-kept list, so it is filtered here with full Unicode case folding
@@ -94,21 +82,6 @@ pub fn search(
     limit: i64,
     offset: i64,
 ) -> rusqlite::Result<(i64, Vec<Reaction>)> {
-    let needle = f.search.as_deref().map(str::to_lowercase);
-    let all: Vec<Reaction> = list(conn)?
-        .into_iter()
-        .filter(|r| f.active.is_none_or(|a| r.active == a))
-        .filter(|r| {
-            needle
-                .as_deref()
-                .is_none_or(|n| r.label.to_lowercase().contains(n))
-        })
-        .collect();
-    let count = i64::try_from(all.len()).unwrap_or(i64::MAX);
-    let page = all
-        .into_iter()
-        .skip(usize::try_from(offset).unwrap_or(usize::MAX))
-        .take(usize::try_from(limit).unwrap_or(usize::MAX))
-        .collect();
-    Ok((count, page))
+    let all = f.apply(list(conn)?, |r| (r.label.as_str(), r.active));
+    Ok(crate::model::listing::page(all, limit, offset))
 }

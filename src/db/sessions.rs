@@ -44,11 +44,7 @@ pub fn get(
          WHERE s.hash = ?1 AND s.expires_at > ?2 AND u.deleted = 0",
     )?
     .query_row(params![&hash[..], now], |r| {
-        Ok(Session {
-            user_id: r.get(0)?,
-            username: r.get(1)?,
-            csrf: r.get(2)?,
-        })
+        Ok(from_columns!(r => Session { user_id, username, csrf }))
     })
     .optional()
 }

@@ -30,7 +30,9 @@ pub fn access_token_owner(
     )?
     .query_row(params![&hash[..], now], |r| {
         let scope: String = r.get(2)?;
-        Ok(TokenOwner { user_id: r.get(0)?, is_staff: r.get(1)?, can_write: scope.split(' ').any(|s| s == "write") })
+        Ok(from_columns!(r => TokenOwner { user_id, is_staff;
+            can_write: scope.split(' ').any(|s| s == "write"),
+        }))
     })
     .optional()
 }
@@ -118,17 +120,10 @@ pub fn code(conn: &Connection, hash: &[u8; 32]) -> rusqlite::Result<Option<CodeR
                 expires_at, grant_id, used_at FROM oauth_code WHERE hash = ?1",
     )?
     .query_row([&hash[..]], |r| {
-        Ok(CodeRow {
-            app_id: r.get(0)?,
-            user_id: r.get(1)?,
-            redirect_uri: r.get(2)?,
-            scope: r.get(3)?,
-            code_challenge: r.get(4)?,
-            code_challenge_method: r.get(5)?,
-            expires_at: r.get(6)?,
-            grant_id: r.get(7)?,
-            used_at: r.get(8)?,
-        })
+        Ok(from_columns!(r => CodeRow {
+            app_id, user_id, redirect_uri, scope, code_challenge, code_challenge_method,
+            expires_at, grant_id, used_at,
+        }))
     })
     .optional()
 }
@@ -204,17 +199,10 @@ pub fn refresh(conn: &Connection, hash: &[u8; 32]) -> rusqlite::Result<Option<Re
          FROM oauth_refresh_token t JOIN oauth_grant g ON g.id = t.grant_id WHERE t.hash = ?1",
     )?
     .query_row([&hash[..]], |r| {
-        Ok(RefreshRow {
-            grant_id: r.get(0)?,
-            app_id: r.get(1)?,
-            user_id: r.get(2)?,
-            grant_scope: r.get(3)?,
-            grant_revoked: r.get(4)?,
-            access_hash: r.get(5)?,
-            expires_at: r.get(6)?,
-            rotated_at: r.get(7)?,
-            revoked: r.get(8)?,
-        })
+        Ok(from_columns!(r => RefreshRow {
+            grant_id, app_id, user_id, grant_scope, grant_revoked, access_hash, expires_at,
+            rotated_at, revoked,
+        }))
     })
     .optional()
 }

@@ -7,7 +7,7 @@ use rusqlite::{Connection, params};
 pub fn stored(conn: &Connection, user: i64) -> rusqlite::Result<Vec<(String, i64)>> {
     let mut stmt =
         conn.prepare_cached("SELECT name, value FROM user_setting WHERE user_id = ?1")?;
-    let rows = stmt.query_map([user], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    let rows = stmt.query_map([user], |r| r.try_into())?;
     rows.collect()
 }
 

@@ -11,13 +11,108 @@ pub const COLUMNS: &str = "id, username, email, real_name, is_staff, ext_id, ava
     community_badge, reg_approved, company_name, company_role, followings_counter, followers_counter, \
     posts_counter, discussions_counter, polls_counter, date_joined, deleted, categories_counter";
 
-/// [`COLUMNS`] prefixed with `u.` for joins.
+/// [`COLUMNS`] prefixed with `alias.` for joins.
 pub fn columns_as(alias: &str) -> String {
-    COLUMNS
+    qualified(COLUMNS, alias)
+}
+
+/// A column list (`a, b, c`) with each column prefixed by `alias.`, for joins: every
+/// table's `columns_as` (kept here, beside the table most joined, as `db` has no
+/// module of shared helpers yet).
+pub fn qualified(columns: &str, alias: &str) -> String {
+    columns
         .split(", ")
         .map(|c| format!("{alias}.{c}"))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// A paginated query: `columns` of the rows `from` selects (a `FROM … WHERE …` whose
+/// parameters are `?1`…), in `order`.
+#[derive(Debug, Clone, Copy)]
+pub struct Paged<'a> {
+    pub columns: &'a str,
+    pub from: &'a str,
+    pub order: &'a str,
+}
+
+impl Paged<'_> {
+    /// How many rows `from` selects, and the page of them `limit`/`offset` names:
+    /// one `from` for both, so that the count always agrees with the pages.
+    pub fn run<T>(
+        &self,
+        conn: &Connection,
+        args: &[&dyn rusqlite::ToSql],
+        (limit, offset): (i64, i64),
+        map: fn(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    ) -> rusqlite::Result<(i64, Vec<T>)> {
+        let Paged {
+            columns,
+            from,
+            order,
+        } = *self;
+        let count = conn
+            .prepare_cached(&format!("SELECT count(*) {from}"))?
+            .query_row(args, |r| r.get(0))?;
+        let n = args.len();
+        let mut stmt = conn.prepare_cached(&format!(
+            "SELECT {columns} {from} ORDER BY {order} LIMIT ?{} OFFSET ?{}",
+            n + 1,
+            n + 2
+        ))?;
+        let all = args
+            .iter()
+            .copied()
+            .chain([&limit as &dyn rusqlite::ToSql, &offset]);
+        let rows = stmt.query_map(rusqlite::params_from_iter(all), map)?;
+        Ok((count, rows.collect::<Result<_, _>>()?))
+    }
+}
+
+/// Tables whose rows are live while `deleted = 0`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Live {
+    /// `user`
+    User,
+    /// `category`
+    Category,
+}
+
+/// Up to this many ids are checked one lookup each; longer lists in one query.
+const SHORT_LIST: usize = 16;
+
+/// The first of `ids` (in their order) that is not a live row of `table`, in one query
+/// however long the list (the ids a request body names must exist).
+pub fn first_not_live(
+    conn: &Connection,
+    table: Live,
+    ids: &[i64],
+) -> rusqlite::Result<Option<i64>> {
+    let table = match table {
+        Live::User => "user",
+        Live::Category => "category",
+    };
+    if ids.len() <= SHORT_LIST {
+        // a lookup each through a cached statement: cheaper than building JSON for
+        // json_each when the list is short (a post's or a course's few categories)
+        let mut live = conn.prepare_cached(&format!(
+            "SELECT 1 FROM {table} WHERE id = ?1 AND deleted = 0"
+        ))?;
+        for &id in ids {
+            if !live.exists([id])? {
+                return Ok(Some(id));
+            }
+        }
+        return Ok(None);
+    }
+    let list = serde_json::to_string(ids).unwrap_or_else(|_| "[]".into());
+    conn.prepare_cached(&format!(
+        "SELECT j.value FROM json_each(?1) j
+         WHERE NOT EXISTS (SELECT 1 FROM {table} t WHERE t.id = j.value AND t.deleted = 0)
+         ORDER BY j.key LIMIT 1"
+    ))?
+    .query_row([list], |r| r.get(0))
+    .optional()
 }
 
 /// Maps a row selected with [`COLUMNS`], starting at column `o`.
@@ -167,40 +262,30 @@ pub fn soft_delete(conn: &Connection, id: i64) -> rusqlite::Result<()> {
     {
         return Ok(());
     }
-    conn.execute(
-        "UPDATE user SET followers_counter = followers_counter - 1
-         WHERE id IN (SELECT followed FROM follow WHERE follower = ?1)",
-        [id],
-    )?;
-    conn.execute(
-        "UPDATE user SET followings_counter = followings_counter - 1
-         WHERE id IN (SELECT follower FROM follow WHERE followed = ?1)",
-        [id],
-    )?;
-    conn.execute(
-        "UPDATE user SET mutuals_counter = mutuals_counter - 1
-         WHERE id IN (SELECT followed FROM follow WHERE follower = ?1 AND mutual = 1)",
-        [id],
-    )?;
-    // its category follows and votes stop counting too (SPEC §8: counters count live users)
-    conn.execute(
-        "UPDATE category SET followers_counter = followers_counter - 1
-         WHERE id IN (SELECT category_id FROM category_follow WHERE user_id = ?1)",
-        [id],
-    )?;
-    conn.execute(
-        "UPDATE vote_tally SET n = n - 1
-         WHERE (contribution_pk, reaction_id) IN
-               (SELECT contribution_pk, reaction_id FROM vote WHERE user_id = ?1)",
-        [id],
-    )?;
-    conn.execute(
-        "UPDATE oauth_grant SET revoked = 1 WHERE user_id = ?1",
-        [id],
-    )?;
-    conn.execute("DELETE FROM login_session WHERE user_id = ?1", [id])?;
+    for statement in LEAVING {
+        conn.execute(statement, [id])?;
+    }
     Ok(())
 }
+
+/// What a user's soft delete changes besides its row (`?1`: the user): the counters
+/// its follows, category follows and votes counted in stop counting it (SPEC §8:
+/// counters count live users), its grants are revoked, its sessions end.
+const LEAVING: [&str; 7] = [
+    "UPDATE user SET followers_counter = followers_counter - 1
+     WHERE id IN (SELECT followed FROM follow WHERE follower = ?1)",
+    "UPDATE user SET followings_counter = followings_counter - 1
+     WHERE id IN (SELECT follower FROM follow WHERE followed = ?1)",
+    "UPDATE user SET mutuals_counter = mutuals_counter - 1
+     WHERE id IN (SELECT followed FROM follow WHERE follower = ?1 AND mutual = 1)",
+    "UPDATE category SET followers_counter = followers_counter - 1
+     WHERE id IN (SELECT category_id FROM category_follow WHERE user_id = ?1)",
+    "UPDATE vote_tally SET n = n - 1
+     WHERE (contribution_pk, reaction_id) IN
+           (SELECT contribution_pk, reaction_id FROM vote WHERE user_id = ?1)",
+    "UPDATE oauth_grant SET revoked = 1 WHERE user_id = ?1",
+    "DELETE FROM login_session WHERE user_id = ?1",
+];
 
 /// The tags of a user.
 pub fn tags(conn: &Connection, user_id: i64) -> rusqlite::Result<Vec<crate::model::user::Tag>> {
@@ -208,10 +293,8 @@ pub fn tags(conn: &Connection, user_id: i64) -> rusqlite::Result<Vec<crate::mode
         "SELECT t.id, t.name FROM user_tag ut JOIN tag t ON t.id = ut.tag_id WHERE ut.user_id = ?1 ORDER BY t.id",
     )?;
     let rows = stmt.query_map([user_id], |r| {
-        Ok(crate::model::user::Tag {
-            id: r.get(0)?,
-            name: r.get(1)?,
-        })
+        let (id, name) = r.try_into()?;
+        Ok(crate::model::user::Tag { id, name })
     })?;
     rows.collect()
 }

@@ -77,18 +77,10 @@ pub fn toggle(
     Ok(outcome)
 }
 
-fn reaction_columns(alias: &str) -> String {
-    reactions::COLUMNS
-        .split(", ")
-        .map(|c| format!("{alias}.{c}"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 /// What contribution `pk` shows of its votes to `viewer`: the tally by reaction (count
 /// descending, then reaction id; only reactions with votes) and the viewer's reaction.
 pub fn votes_of(conn: &Connection, pk: i64, viewer: Option<i64>) -> rusqlite::Result<Votes> {
-    let cols = reaction_columns("r");
+    let cols = crate::db::users::qualified(reactions::COLUMNS, "r");
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {cols}, t.n FROM vote_tally t JOIN reaction r ON r.id = t.reaction_id
          WHERE t.contribution_pk = ?1 AND t.n > 0 ORDER BY t.n DESC, r.id"
@@ -129,7 +121,10 @@ pub fn page(
     limit: i64,
     offset: i64,
 ) -> rusqlite::Result<Vec<(User, Reaction, Timestamp)>> {
-    let (rcols, ucols) = (reaction_columns("r"), crate::db::users::columns_as("u"));
+    let (rcols, ucols) = (
+        crate::db::users::qualified(reactions::COLUMNS, "r"),
+        crate::db::users::columns_as("u"),
+    );
     let filter = if reaction.is_some() {
         "AND v.reaction_id = ?4"
     } else {

@@ -59,6 +59,16 @@ impl Kind {
     }
 }
 
+/// The `kind` column: an unknown name is a conversion error naming it.
+impl rusqlite::types::FromSql for Kind {
+    fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
+        let s = value.as_str()?;
+        Kind::parse(s).ok_or_else(|| {
+            rusqlite::types::FromSqlError::Other(format!("unknown contribution kind {s:?}").into())
+        })
+    }
+}
+
 /// A contribution as stored, with its author and categories.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Contribution {

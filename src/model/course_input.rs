@@ -29,26 +29,35 @@ pub struct CourseInput {
     pub clear_image: bool,
 }
 
+/// Reads `field` when the body has it: `null` is DRF's `null` error, any other value
+/// goes to `read`; an error is recorded and the field left out.
+fn read<T>(
+    map: &Map<String, Value>,
+    field: &'static str,
+    errors: &mut Vec<FieldError>,
+    read: impl FnOnce(&Value) -> Result<T, FieldError>,
+) -> Option<T> {
+    let got = match map.get(field)? {
+        Value::Null => Err(FieldError::new(
+            field,
+            "null",
+            "This field may not be null.",
+        )),
+        v => read(v),
+    };
+    got.map_err(|err| errors.push(err)).ok()
+}
+
 fn text(
     map: &Map<String, Value>,
     field: &'static str,
     errors: &mut Vec<FieldError>,
 ) -> Option<String> {
-    match map.get(field)? {
-        Value::String(s) => Some(s.clone()),
-        Value::Null => {
-            errors.push(FieldError::new(
-                field,
-                "null",
-                "This field may not be null.",
-            ));
-            None
-        }
-        _ => {
-            errors.push(FieldError::new(field, "invalid", "Not a valid string."));
-            None
-        }
-    }
+    read(map, field, errors, |v| {
+        v.as_str()
+            .map(str::to_owned)
+            .ok_or_else(|| FieldError::new(field, "invalid", "Not a valid string."))
+    })
 }
 
 fn boolean(
@@ -56,40 +65,18 @@ fn boolean(
     field: &'static str,
     errors: &mut Vec<FieldError>,
 ) -> Option<bool> {
-    match map.get(field)? {
-        Value::Bool(b) => Some(*b),
-        // multipart fields are text: DRF's BooleanField grammar (see model::boolean)
-        Value::String(s) => match super::boolean::parse_field(s) {
-            Some(b) => Some(b),
-            None => {
-                errors.push(FieldError::new(
-                    field,
-                    "invalid",
-                    "Must be a valid boolean.",
-                ));
-                None
+    read(map, field, errors, |v| {
+        match v {
+            Value::Bool(b) => Some(*b),
+            // multipart fields are text: DRF's BooleanField grammar (see model::boolean)
+            Value::String(s) => super::boolean::parse_field(s),
+            Value::Number(n) if n.as_i64() == Some(0) || n.as_i64() == Some(1) => {
+                Some(n.as_i64() == Some(1))
             }
-        },
-        Value::Number(n) if n.as_i64() == Some(0) || n.as_i64() == Some(1) => {
-            Some(n.as_i64() == Some(1))
+            _ => None,
         }
-        Value::Null => {
-            errors.push(FieldError::new(
-                field,
-                "null",
-                "This field may not be null.",
-            ));
-            None
-        }
-        _ => {
-            errors.push(FieldError::new(
-                field,
-                "invalid",
-                "Must be a valid boolean.",
-            ));
-            None
-        }
-    }
+        .ok_or_else(|| FieldError::new(field, "invalid", "Must be a valid boolean."))
+    })
 }
 
 /// A list of ids: integers or numeric strings; a JSON-encoded array in a string (how
@@ -100,40 +87,22 @@ fn id_list(
     field: &'static str,
     errors: &mut Vec<FieldError>,
 ) -> Option<Vec<i64>> {
-    let parsed = match map.get(field)? {
-        Value::Array(items) => ids::from_values(items),
-        Value::String(s) if s.trim().starts_with('[') => match serde_json::from_str::<Value>(s) {
-            Ok(Value::Array(items)) => ids::from_values(&items),
+    read(map, field, errors, |v| {
+        match v {
+            Value::Array(items) => ids::from_values(items),
+            Value::String(s) if s.trim().starts_with('[') => {
+                match serde_json::from_str::<Value>(s) {
+                    Ok(Value::Array(items)) => ids::from_values(&items),
+                    _ => Err(ListError::NotAnId),
+                }
+            }
+            Value::String(s) if s.trim().is_empty() => Ok(Vec::new()),
+            Value::String(s) => ids::from_text(s),
+            Value::Number(n) => n.as_i64().map(|i| vec![i]).ok_or(ListError::NotAnId),
             _ => Err(ListError::NotAnId),
-        },
-        Value::String(s) if s.trim().is_empty() => Ok(Vec::new()),
-        Value::String(s) => ids::from_text(s),
-        Value::Number(n) => n.as_i64().map(|i| vec![i]).ok_or(ListError::NotAnId),
-        Value::Null => {
-            errors.push(FieldError::new(
-                field,
-                "null",
-                "This field may not be null.",
-            ));
-            return None;
         }
-        _ => Err(ListError::NotAnId),
-    };
-    match parsed {
-        Ok(list) => Some(list),
-        Err(ListError::TooMany) => {
-            errors.push(ids::too_many(field));
-            None
-        }
-        Err(ListError::NotAnId) => {
-            errors.push(FieldError::new(
-                field,
-                "invalid",
-                "Must be a list of integer ids.",
-            ));
-            None
-        }
-    }
+        .map_err(|e| e.on(field, "Must be a list of integer ids."))
+    })
 }
 
 impl CourseInput {
@@ -241,36 +210,23 @@ impl CourseInput {
 
     /// Applies the input to a course (after validation).
     pub fn apply(&self, c: &mut Course) {
-        let set = |dst: &mut String, v: &Option<String>| {
-            if let Some(v) = v {
-                dst.clone_from(v);
-            }
-        };
-        set(&mut c.name, &self.name);
-        set(&mut c.slug, &self.slug);
-        set(&mut c.description, &self.description);
-        set(&mut c.meta_title, &self.meta_title);
-        set(&mut c.meta_description, &self.meta_description);
-        set(&mut c.og_title, &self.og_title);
-        set(&mut c.og_description, &self.og_description);
-        set(&mut c.og_image, &self.og_image);
-        if let Some(k) = self.kind {
-            c.kind = k;
-        }
-        if let Some(p) = self.privacy {
-            c.privacy = p;
-        }
-        if let Some(b) = self.enforce_lessons_order {
-            c.enforce_lessons_order = b;
-        }
-        if let Some(b) = self.new_comment_notification_enabled {
-            c.new_comment_notification_enabled = b;
-        }
-        if let Some(b) = self.hide_member_count {
-            c.hide_member_count = b;
-        }
-        if let Some(o) = &self.sections_order {
-            c.sections_order.clone_from(o);
-        }
+        use super::update;
+        update(&mut c.name, self.name.clone());
+        update(&mut c.slug, self.slug.clone());
+        update(&mut c.description, self.description.clone());
+        update(&mut c.meta_title, self.meta_title.clone());
+        update(&mut c.meta_description, self.meta_description.clone());
+        update(&mut c.og_title, self.og_title.clone());
+        update(&mut c.og_description, self.og_description.clone());
+        update(&mut c.og_image, self.og_image.clone());
+        update(&mut c.kind, self.kind);
+        update(&mut c.privacy, self.privacy);
+        update(&mut c.enforce_lessons_order, self.enforce_lessons_order);
+        update(
+            &mut c.new_comment_notification_enabled,
+            self.new_comment_notification_enabled,
+        );
+        update(&mut c.hide_member_count, self.hide_member_count);
+        update(&mut c.sections_order, self.sections_order.clone());
     }
 }

@@ -21,6 +21,17 @@ pub enum ListError {
     NotAnId,
 }
 
+impl ListError {
+    /// The error on `field`: `max_length` in DRF's words, or `invalid` with
+    /// `not_an_id`, which says what the items must be.
+    pub fn on(self, field: &str, not_an_id: &str) -> FieldError {
+        match self {
+            ListError::TooMany => too_many(field),
+            ListError::NotAnId => FieldError::new(field, "invalid", not_an_id),
+        }
+    }
+}
+
 /// An id given as a JSON integer or a numeric string.
 pub fn id_value(v: &Value) -> Option<i64> {
     match v {

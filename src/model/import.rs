@@ -261,6 +261,53 @@ pub struct VoteLine {
     pub voted_at: Option<Timestamp>,
 }
 
+impl CommentLine {
+    /// What the comment is on: `(kind, id)`.
+    pub fn target(&self) -> Result<(&'static str, i64), String> {
+        exactly_one(
+            "a comment",
+            [
+                ("discussion", self.discussion),
+                ("post", self.post),
+                ("status", self.status),
+            ],
+        )
+    }
+}
+
+impl VoteLine {
+    /// What the vote is on: `(kind, id)`.
+    pub fn target(&self) -> Result<(&'static str, i64), String> {
+        exactly_one(
+            "a vote",
+            [
+                ("discussion", self.discussion),
+                ("post", self.post),
+                ("status", self.status),
+                ("comment", self.comment),
+            ],
+        )
+    }
+}
+
+/// The one field of `fields` that is set, or the error naming them all.
+fn exactly_one<const N: usize>(
+    what: &str,
+    fields: [(&'static str, Option<i64>); N],
+) -> Result<(&'static str, i64), String> {
+    let set: Vec<(&'static str, i64)> = fields
+        .iter()
+        .filter_map(|&(k, id)| id.map(|id| (k, id)))
+        .collect();
+    match set[..] {
+        [one] => Ok(one),
+        _ => {
+            let names: Vec<&str> = fields.iter().map(|(k, _)| *k).collect();
+            Err(format!("{what} needs exactly one of {}", names.join(", ")))
+        }
+    }
+}
+
 /// `{"record":"category_follow","user":2,"category":1}`
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -12,12 +12,21 @@ pub mod field;
 pub mod html;
 pub mod ids;
 pub mod import;
+pub mod listing;
 pub mod pref;
 pub mod reaction;
 pub mod settings;
 pub mod slug;
 pub mod user;
 pub mod vote;
+
+/// Writes `value` into `field` when there is one: how an update applies its optional
+/// changes.
+pub fn update<T>(field: &mut T, value: Option<T>) {
+    if let Some(v) = value {
+        *field = v;
+    }
+}
 
 /// The public base URL (scheme, host, port; no trailing slash) that absolute URLs in
 /// responses are built from.

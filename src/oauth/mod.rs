@@ -22,7 +22,7 @@ use std::net::IpAddr;
 use warp::http::{HeaderMap, HeaderValue, header};
 
 use crate::http::Req;
-use crate::http::route::Endpoint;
+use crate::http::route::{Auth, Endpoint};
 
 /// The endpoints of this module. They are public and take the raw request: the OAuth
 /// handlers authenticate clients and browsers themselves and answer with their own
@@ -33,6 +33,22 @@ pub fn endpoints() -> Vec<Endpoint> {
     all.extend(revoke::endpoints());
     all.extend(login::endpoints());
     all
+}
+
+/// A `POST` endpoint of the RFC 6749 JSON protocol (token, revocation): its errors are
+/// answered as [`errors::OAuthError`] bodies.
+fn json_endpoint<F, Fut>(path: &'static str, operation_id: &'static str, handler: F) -> Endpoint
+where
+    F: Fn(Req) -> Fut + Send + Sync + 'static,
+    Fut: std::future::Future<Output = Result<warp::reply::Response, errors::OAuthError>>
+        + Send
+        + 'static,
+{
+    let method = warp::http::Method::POST;
+    Endpoint::new(method, path, Auth::None, operation_id, move |req, _| {
+        let answer = handler(req);
+        async move { answer.await.unwrap_or_else(|e| e.to_response()) }
+    })
 }
 
 /// `Cache-Control: no-store` (and the HTTP/1.0 `Pragma`) on every OAuth response that

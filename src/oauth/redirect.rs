@@ -114,36 +114,35 @@ pub fn is_local_path(next: &str) -> bool {
 mod tests {
     use super::*;
 
+    /// The query keeps the registered parameters; the implicit flow's go in the
+    /// fragment.
     #[test]
-    fn query_keeps_registered_parameters() {
-        assert_eq!(
-            build(
-                "https://app.example/cb?x=1",
+    fn parameters_go_in_the_query_or_the_fragment() {
+        let cb = "https://app.example/cb?x=1";
+        type Case<'a> = (&'a str, Mode, &'a [(&'a str, &'a str)], &'a str);
+        let cases: [Case; 3] = [
+            (
+                cb,
                 Mode::Query,
-                &[("code", "abc"), ("state", "s p")]
+                &[("code", "abc"), ("state", "s p")],
+                "https://app.example/cb?x=1&code=abc&state=s+p",
             ),
-            Some("https://app.example/cb?x=1&code=abc&state=s+p".into())
-        );
-        assert_eq!(
-            build(
+            (
                 "https://app.example/cb",
                 Mode::Query,
-                &[("error", "access_denied")]
+                &[("error", "access_denied")],
+                "https://app.example/cb?error=access_denied",
             ),
-            Some("https://app.example/cb?error=access_denied".into())
-        );
-    }
-
-    #[test]
-    fn fragment_for_implicit() {
-        assert_eq!(
-            build(
-                "https://app.example/cb?x=1",
+            (
+                cb,
                 Mode::Fragment,
-                &[("access_token", "t"), ("scope", "read write")]
+                &[("access_token", "t"), ("scope", "read write")],
+                "https://app.example/cb?x=1#access_token=t&scope=read+write",
             ),
-            Some("https://app.example/cb?x=1#access_token=t&scope=read+write".into())
-        );
+        ];
+        for (uri, mode, params, want) in cases {
+            assert_eq!(build(uri, mode, params).as_deref(), Some(want), "{uri}");
+        }
     }
 
     #[test]

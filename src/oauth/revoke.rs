@@ -3,23 +3,21 @@
 //! may be revoked by any registered client, by its `jti`, until it expires. An unknown
 //! token or one issued to another client is 200 and changes nothing (RFC 7009 §2.2).
 
-use warp::http::{Method, StatusCode};
+use warp::http::StatusCode;
 use warp::reply::Response;
 
 use crate::http::Req;
-use crate::http::route::{Auth, Endpoint};
+use crate::http::route::Endpoint;
 use crate::oauth::errors::OAuthError;
 use crate::oauth::token::{client, read_form, required};
 use crate::token::{self, jwt};
 
 /// `POST /oauth/revoke_token/`
 pub fn endpoints() -> Vec<Endpoint> {
-    vec![Endpoint::new(
-        Method::POST,
+    vec![super::json_endpoint(
         "/oauth/revoke_token/",
-        Auth::None,
         "oauthRevokeToken",
-        |req, _| async move { revoke(req).await.unwrap_or_else(|e| e.to_response()) },
+        revoke,
     )]
 }
 

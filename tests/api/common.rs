@@ -1,13 +1,6 @@
 //! The test server and helpers shared by every area.
 
 #![allow(dead_code, reason = "each test module uses a different subset")]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
 use hearth::clock::{Clock, SECOND};
 use hearth::config::Config;
 use hearth::db::Db;
@@ -20,6 +13,53 @@ use tokio::sync::oneshot;
 /// Iterations for test users' passwords: hashes with other counts verify, and this
 /// keeps the tests fast.
 pub const TEST_ITERATIONS: u32 = 1000;
+
+/// Page parameters every paginated list refuses (400 `invalid`), and the field each
+/// error names.
+pub const BAD_PAGES: [(&str, &str); 9] = [
+    ("limit=0", "limit"),
+    ("limit=-1", "limit"),
+    ("limit=abc", "limit"),
+    ("limit=x", "limit"),
+    ("limit=", "limit"),
+    ("limit=1.5", "limit"),
+    ("offset=-1", "offset"),
+    ("offset=", "offset"),
+    ("offset=x", "offset"),
+];
+
+/// Values a boolean query parameter refuses (it takes true/false/1/0 in any case).
+pub const BAD_BOOLEANS: [&str; 6] = ["yes", "", "2", "t", "tru", "on"];
+
+/// The keys of Category JSON, wherever it appears.
+pub const CATEGORY_KEYS: [&str; 7] = [
+    "id",
+    "name",
+    "slug",
+    "active",
+    "deleted",
+    "order",
+    "image_medium",
+];
+
+/// The ids of a list's results (or of a plain array).
+pub fn ids(v: &Value) -> Vec<i64> {
+    map_list(v, |x| x["id"].as_i64().unwrap())
+}
+
+/// The `key` text of each of a list's results (or of a plain array's elements).
+pub fn texts(v: &Value, key: &str) -> Vec<String> {
+    map_list(v, |x| x[key].as_str().unwrap().to_owned())
+}
+
+fn map_list<T>(v: &Value, f: impl Fn(&Value) -> T) -> Vec<T> {
+    let list = v.get("results").unwrap_or(v);
+    list.as_array()
+        .unwrap_or_else(|| panic!("not a list: {v}"))
+        .iter()
+        .map(f)
+        .collect()
+}
 
 /// A running server on a temp database.
 pub struct TestServer {
@@ -53,6 +93,23 @@ impl Resp {
     /// A header as text.
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+
+    /// The ids of a list's results (or of a plain array).
+    pub fn ids(&self) -> Vec<i64> {
+        ids(&self.json())
+    }
+
+    /// Asserts `status` and the error code of an API error body (`""` for none).
+    pub fn assert_error(&self, status: StatusCode, code: &str) {
+        assert_eq!(self.status, status, "{}", self.text);
+        assert_eq!(self.error_code(), code, "{}", self.text);
+    }
+
+    /// Asserts a 400 whose first error names `field` with `code`.
+    pub fn assert_field_error(&self, field: &str, code: &str) {
+        self.assert_error(StatusCode::BAD_REQUEST, code);
+        assert_eq!(self.json()["errors"][0]["field"], field, "{}", self.text);
     }
 
     /// The first error code of an API error body.
@@ -126,16 +183,20 @@ impl TestServer {
         token: Option<&str>,
         body: Option<Value>,
     ) -> Resp {
-        let mut rb = self
-            .client
-            .request(method.clone(), format!("{}{}", self.url, path));
-        if let Some(t) = token {
-            rb = rb.bearer_auth(t);
-        }
+        let mut rb = self.request(method.clone(), path, token);
         if let Some(b) = body {
             rb = rb.json(&b);
         }
         Self::read_checked(Some(method.as_str()), rb.send().await.unwrap()).await
+    }
+
+    /// A request to `path` with `token` in `Authorization: Bearer`.
+    fn request(&self, method: Method, path: &str, token: Option<&str>) -> reqwest::RequestBuilder {
+        let rb = self.client.request(method, format!("{}{}", self.url, path));
+        match token {
+            Some(t) => rb.bearer_auth(t),
+            None => rb,
+        }
     }
 
     /// Reads a response, checked against the OpenAPI document
@@ -165,9 +226,128 @@ impl TestServer {
         self.call(Method::GET, path, token, None).await
     }
 
+    /// The status of a GET.
+    pub async fn status(&self, path: &str, token: Option<&str>) -> StatusCode {
+        self.get(path, token).await.status
+    }
+
+    /// The ids of the list a GET answers.
+    pub async fn list_ids(&self, path: &str, token: Option<&str>) -> Vec<i64> {
+        self.get(path, token).await.ids()
+    }
+
     /// POST with a JSON body.
     pub async fn post(&self, path: &str, token: Option<&str>, body: Value) -> Resp {
         self.call(Method::POST, path, token, Some(body)).await
+    }
+
+    /// DELETE with no body.
+    pub async fn delete(&self, path: &str, token: Option<&str>) -> Resp {
+        self.call(Method::DELETE, path, token, None).await
+    }
+
+    /// PATCH with a JSON body.
+    pub async fn patch(&self, path: &str, token: Option<&str>, body: Value) -> Resp {
+        self.call(Method::PATCH, path, token, Some(body)).await
+    }
+
+    /// PUT with a JSON body.
+    pub async fn put(&self, path: &str, token: Option<&str>, body: Value) -> Resp {
+        self.call(Method::PUT, path, token, Some(body)).await
+    }
+
+    /// A request with a raw body (none: no body at all) and an optional content type;
+    /// its answer is checked against the operations of every method of the path.
+    pub async fn raw(
+        &self,
+        method: Method,
+        path: &str,
+        token: Option<&str>,
+        content_type: Option<&str>,
+        body: Option<Vec<u8>>,
+    ) -> Resp {
+        let mut rb = self.request(method, path, token);
+        if let Some(ct) = content_type {
+            rb = rb.header("content-type", ct);
+        }
+        if let Some(b) = body {
+            rb = rb.body(b);
+        }
+        Self::read(rb.send().await.unwrap()).await
+    }
+
+    /// POSTs `body` to `path`, asserts a 201, and returns the record made.
+    pub async fn create(&self, path: &str, token: &str, body: Value) -> Value {
+        let r = self.post(path, Some(token), body).await;
+        assert_eq!(r.status, StatusCode::CREATED, "{path}: {}", r.text);
+        r.json()
+    }
+
+    /// [`Self::create`], returning the id of the record made.
+    pub async fn create_id(&self, path: &str, token: &str, body: Value) -> i64 {
+        self.create(path, token, body).await["id"].as_i64().unwrap()
+    }
+
+    /// A self-paced course named `name` with `privacy`, made by `token`'s user; its id.
+    pub async fn course(&self, token: &str, name: &str, privacy: &str) -> i64 {
+        let body = serde_json::json!({"name": name, "type": "self-paced", "privacy": privacy});
+        self.create_id("/api/v2/course/", token, body).await
+    }
+
+    /// POST with no body at all and a JSON content type: what the platform's SDKs send.
+    pub async fn post_empty(&self, path: &str, token: Option<&str>) -> Resp {
+        self.raw(Method::POST, path, token, Some("application/json"), None)
+            .await
+    }
+
+    /// Asserts that `hearth check` finds nothing wrong with the server's database.
+    pub fn assert_consistent(&self) {
+        let problems = self
+            .state
+            .db
+            .read_blocking(|c| hearth::db::check::run(c).map_err(hearth::db::DbError::from))
+            .unwrap();
+        assert!(problems.is_empty(), "hearth check: {problems:?}");
+    }
+
+    /// Soft-deletes a user directly in the database.
+    pub fn soft_delete_user(&self, id: i64) {
+        self.state
+            .db
+            .write_blocking(|tx| {
+                hearth::db::users::soft_delete(tx, id).map_err(hearth::db::DbError::from)
+            })
+            .unwrap();
+    }
+
+    /// Runs `f` in one write transaction, directly on the database.
+    pub fn db_write<T>(
+        &self,
+        f: impl FnOnce(&rusqlite::Transaction<'_>) -> rusqlite::Result<T>,
+    ) -> T {
+        self.state
+            .db
+            .write_blocking(|tx| f(tx).map_err(hearth::db::DbError::from))
+            .unwrap()
+    }
+
+    /// Runs `f` on a reader connection, directly.
+    pub fn db_read<T>(&self, f: impl FnOnce(&rusqlite::Connection) -> rusqlite::Result<T>) -> T {
+        self.state
+            .db
+            .read_blocking(|c| f(c).map_err(hearth::db::DbError::from))
+            .unwrap()
+    }
+
+    /// Users without passwords; their ids.
+    pub fn users<const N: usize>(&self, names: [&str; N]) -> [i64; N] {
+        names.map(|n| self.user(n, None, false))
+    }
+
+    /// A user (no password) and a JWT for it.
+    pub fn login(&self, username: &str) -> (i64, String) {
+        let id = self.user(username, None, false);
+        (id, self.jwt(id))
     }
 
     /// A user with an optional password (hashed with [`TEST_ITERATIONS`]); returns its id.
@@ -302,12 +482,7 @@ pub async fn bad_tokens(s: &TestServer) -> Vec<(&'static str, Option<String>)> {
         false,
     );
     let gone_token = s.jwt(gone);
-    s.state
-        .db
-        .write_blocking(|tx| {
-            hearth::db::users::soft_delete(tx, gone).map_err(hearth::db::DbError::from)
-        })
-        .unwrap();
+    s.soft_delete_user(gone);
     let now = s.clock.now_secs();
     let expired = jwt::encode(
         &jwt::AccessClaims {

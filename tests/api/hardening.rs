@@ -3,13 +3,6 @@
 //! the connection caps, bodies before authentication, the body memory budget, and
 //! storage faults.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
 use std::time::Duration;
 
 use reqwest::StatusCode;
@@ -144,8 +137,7 @@ async fn partial_post(
 #[tokio::test]
 async fn a_trickled_body_is_answered_408_and_the_connection_closed() {
     let s = TestServer::start_with(|c| c.body_timeout = Duration::from_millis(400)).await;
-    let ann = s.user("ann", None, false);
-    let jwt = s.jwt(ann);
+    let (_, jwt) = s.login("ann");
     let mut c = partial_post(&s, "/api/v2/post/", Some(&jwt), 1000, b"{\"text\": \"").await;
     let started = Instant::now();
     // one byte every 100 ms: never finishes in time
@@ -198,8 +190,7 @@ async fn a_protected_route_answers_401_without_reading_the_body() {
 #[tokio::test]
 async fn held_bodies_share_one_memory_budget() {
     let s = TestServer::start_with(|c| c.max_body_memory = 2 * 1024 * 1024 + 1000).await;
-    let ann = s.user("ann", None, false);
-    let jwt = s.jwt(ann);
+    let (_, jwt) = s.login("ann");
     // two authenticated clients each hold most of a 1 MiB body
     let held: Vec<TcpStream> = futures_util::future::join_all(
         (0..2).map(|_| partial_post(&s, "/api/v2/post/", Some(&jwt), 1024 * 1024, b"{")),
@@ -292,8 +283,7 @@ fn writer_pragma(s: &TestServer, pragma: &str) {
 #[tokio::test]
 async fn a_full_database_answers_503_keeps_reading_and_recovers() {
     let s = TestServer::start().await;
-    let ann = s.user("ann", None, false);
-    let jwt = s.jwt(ann);
+    let (_, jwt) = s.login("ann");
     let r = s
         .post("/api/v2/post/", Some(&jwt), json!({"text": "before"}))
         .await;
@@ -350,8 +340,7 @@ async fn a_full_database_answers_503_keeps_reading_and_recovers() {
 #[tokio::test]
 async fn a_read_only_database_answers_503_not_500() {
     let s = TestServer::start().await;
-    let ann = s.user("ann", None, false);
-    let jwt = s.jwt(ann);
+    let (_, jwt) = s.login("ann");
     // the tests run as root, for whom file modes do not bind: query_only gives the
     // same SQLITE_READONLY a read-only file or directory gives
     writer_pragma(&s, "PRAGMA query_only = ON");

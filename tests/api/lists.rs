@@ -3,79 +3,55 @@
 //! the field and nothing changes), repeats collapse, and a full list of real ids
 //! passes the database checks.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
 use reqwest::multipart::Form;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use hearth::model::course::JoinStatus;
 
-use crate::common::{Resp, TestServer};
+use crate::common::{Resp, TestServer, ids};
 
 const MAX: usize = 1000;
 
-/// `n` categories made in one transaction; their ids.
-fn categories(s: &TestServer, n: usize) -> Vec<i64> {
+/// `n` rows made by `make(tx, i, now)` in one transaction; their ids.
+fn made(
+    s: &TestServer,
+    n: usize,
+    make: impl Fn(&rusqlite::Transaction<'_>, usize, hearth::clock::Timestamp) -> rusqlite::Result<i64>,
+) -> Vec<i64> {
     let now = s.clock.now();
-    s.state
-        .db
-        .write_blocking(move |tx| {
-            (0..n)
-                .map(|i| {
-                    hearth::db::categories::insert(
-                        tx,
-                        None,
-                        &format!("C{i}"),
-                        &format!("c{i}"),
-                        now,
-                    )
-                    .map_err(hearth::db::DbError::from)
-                })
-                .collect::<Result<Vec<i64>, _>>()
-        })
-        .unwrap()
+    s.db_write(move |tx| (0..n).map(|i| make(tx, i, now)).collect())
 }
 
-/// `n` users made in one transaction; their ids.
+/// `n` categories; their ids.
+fn categories(s: &TestServer, n: usize) -> Vec<i64> {
+    made(s, n, |tx, i, now| {
+        hearth::db::categories::insert(tx, None, &format!("C{i}"), &format!("c{i}"), now)
+    })
+}
+
+/// `n` users; their ids.
 fn users(s: &TestServer, n: usize) -> Vec<i64> {
-    let now = s.clock.now();
-    s.state
-        .db
-        .write_blocking(move |tx| {
-            (0..n)
-                .map(|i| {
-                    let new = hearth::db::users::NewUser {
-                        username: format!("u{i}"),
-                        date_joined: now,
-                        ..Default::default()
-                    };
-                    hearth::db::users::insert(tx, &new).map_err(hearth::db::DbError::from)
-                })
-                .collect::<Result<Vec<i64>, _>>()
-        })
-        .unwrap()
+    made(s, n, |tx, i, now| {
+        let new = hearth::db::users::NewUser {
+            username: format!("u{i}"),
+            date_joined: now,
+            ..Default::default()
+        };
+        hearth::db::users::insert(tx, &new)
+    })
 }
 
 /// Sets `status` for each of `users` in `course`, in one transaction.
 fn set_statuses(s: &TestServer, course: i64, users: &[i64], status: JoinStatus) {
     let now = s.clock.now();
     let users = users.to_vec();
-    s.state
-        .db
-        .write_blocking(move |tx| {
-            for u in users {
-                hearth::db::course_members::set(tx, course, u, status, now)
-                    .map_err(hearth::db::DbError::from)?;
-            }
-            Ok::<_, hearth::db::DbError>(())
-        })
-        .unwrap();
+    s.db_write(move |tx| {
+        for u in users {
+            hearth::db::course_members::set(tx, course, u, status, now)?;
+        }
+        Ok(())
+    });
 }
 
 /// Asserts the answer is 400 `max_length` on `field` alone, with DRF's message.
@@ -92,18 +68,10 @@ fn assert_too_long(r: &Resp, field: &str) {
     );
 }
 
-fn ids_of(v: &Value) -> Vec<i64> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["id"].as_i64().unwrap())
-        .collect()
-}
-
 #[tokio::test]
 async fn course_categories_and_sections_order() {
     let s = TestServer::start().await;
-    let tok = s.jwt(s.user("alice", None, false));
+    let (_, tok) = s.login("alice");
     let cats = categories(&s, MAX);
     let new = |cats: Value| json!({"name": "Full", "type": "self-paced", "categories": cats});
 
@@ -136,14 +104,14 @@ async fn course_categories_and_sections_order() {
         .await;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
     let course = r.json()["id"].as_i64().unwrap();
-    assert_eq!(ids_of(&r.json()["categories"]), cats);
+    assert_eq!(ids(&r.json()["categories"]), cats);
 
     // repeats collapse; an unknown id among many is named
     let path = format!("/api/v2/course/{course}/");
-    let patch = |b: Value| s.call(Method::PATCH, &path, Some(&tok), Some(b));
+    let patch = |b: Value| s.patch(&path, Some(&tok), b);
     let r = patch(json!({"categories": [cats[2], cats[1].to_string(), cats[2], cats[1]]})).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
-    assert_eq!(ids_of(&r.json()["categories"]), vec![cats[1], cats[2]]);
+    assert_eq!(ids(&r.json()["categories"]), vec![cats[1], cats[2]]);
     let mut unknown = cats.clone();
     unknown[700] = 999_999;
     let r = patch(json!({ "categories": unknown })).await;
@@ -192,7 +160,7 @@ async fn course_categories_and_sections_order() {
     );
     let r = s.get(&path, Some(&tok)).await;
     assert_eq!(r.json()["sections_order"], json!(sections));
-    assert_eq!(ids_of(&r.json()["categories"]), vec![cats[1], cats[2]]);
+    assert_eq!(ids(&r.json()["categories"]), vec![cats[1], cats[2]]);
     let r = patch(json!({"sections_order": [sections[1], sections[0]]})).await;
     assert_eq!(
         r.json()["sections_order"],
@@ -203,7 +171,7 @@ async fn course_categories_and_sections_order() {
 #[tokio::test]
 async fn contribution_categories() {
     let s = TestServer::start().await;
-    let tok = s.jwt(s.user("alice", None, false));
+    let (_, tok) = s.login("alice");
     let cats = categories(&s, MAX);
     for (kind, base) in [
         ("discussion", json!({"title": "t", "text": "x"})),
@@ -224,14 +192,14 @@ async fn contribution_categories() {
 
         let r = s.post(&path, Some(&tok), with(json!(cats))).await;
         assert_eq!(r.status, StatusCode::CREATED, "{kind}: {}", r.text);
-        assert_eq!(ids_of(&r.json()["categories"]).len(), MAX);
+        assert_eq!(ids(&r.json()["categories"]).len(), MAX);
 
         let c = cats[5];
         let r = s
             .post(&path, Some(&tok), with(json!([c, c.to_string(), c])))
             .await;
         assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
-        assert_eq!(ids_of(&r.json()["categories"]), vec![c]);
+        assert_eq!(ids(&r.json()["categories"]), vec![c]);
         assert_eq!(s.get(&path, Some(&tok)).await.json()["count"], 2, "{kind}");
     }
 }
@@ -239,8 +207,7 @@ async fn contribution_categories() {
 #[tokio::test]
 async fn membership_lists() {
     let s = TestServer::start().await;
-    let alice = s.user("alice", None, false);
-    let tok = s.jwt(alice);
+    let (alice, tok) = s.login("alice");
     let r = s
         .post(
             "/api/v2/course/",

@@ -1,13 +1,6 @@
 //! OAuth 2.0 over real HTTP: the browser flows through the login and consent forms,
 //! the token endpoint's grants, refresh rotation, revocation, and the brute-force limit.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
 use std::collections::HashMap;
 
 use hearth::clock::SECOND;
@@ -26,6 +19,11 @@ mod limits;
 const CB: &str = "https://app.example/cb?x=1";
 const VERIFIER: &str = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
 const CHALLENGE: &str = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
+/// The authorize parameters of an S256 challenge for [`VERIFIER`].
+const S256: [(&str, &str); 2] = [
+    ("code_challenge", CHALLENGE),
+    ("code_challenge_method", "S256"),
+];
 
 /// A registered app.
 struct Client {
@@ -53,10 +51,7 @@ fn app(s: &TestServer, grant: AppGrant, confidential: bool, skip_consent: bool) 
         },
         created_at: s.clock.now(),
     };
-    s.state
-        .db
-        .write_blocking(|tx| hearth::db::apps::insert(tx, &a).map_err(hearth::db::DbError::from))
-        .unwrap();
+    s.db_write(|tx| hearth::db::apps::insert(tx, &a));
     Client { id, secret }
 }
 
@@ -84,7 +79,66 @@ async fn post_form(b: &reqwest::Client, s: &TestServer, path: &str, form: &[(&st
 }
 
 async fn token(s: &TestServer, form: &[(&str, &str)]) -> Resp {
-    post_form(&s.client, s, "/oauth/token/", form).await
+    token_with(s, form, |r| r).await
+}
+
+/// POSTs a form to the token endpoint with `extra` request settings (HTTP Basic,
+/// `X-Forwarded-For`).
+async fn token_with(
+    s: &TestServer,
+    form: &[(&str, &str)],
+    extra: impl FnOnce(reqwest::RequestBuilder) -> reqwest::RequestBuilder,
+) -> Resp {
+    let rb = s.client.post(format!("{}/oauth/token/", s.url)).form(form);
+    TestServer::read(extra(rb).send().await.unwrap()).await
+}
+
+/// POSTs owned form fields (hidden fields read from a page, and more).
+async fn submit(
+    b: &reqwest::Client,
+    s: &TestServer,
+    path: &str,
+    form: &[(String, String)],
+) -> Resp {
+    let form: Vec<(&str, &str)> = form.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    post_form(b, s, path, &form).await
+}
+
+/// The user ann (password `pw-ann`) and an app: how most flows start.
+fn ann_with_app(
+    s: &TestServer,
+    grant: AppGrant,
+    confidential: bool,
+    skip_consent: bool,
+) -> (i64, Client) {
+    let ann = s.user("ann", Some("pw-ann"), false);
+    (ann, app(s, grant, confidential, skip_consent))
+}
+
+/// A password grant's form.
+fn password_grant<'a>(c: &'a Client, user: &'a str, pw: &'a str) -> Vec<(&'a str, &'a str)> {
+    vec![
+        ("grant_type", "password"),
+        ("client_id", &c.id),
+        ("username", user),
+        ("password", pw),
+    ]
+}
+
+/// A refresh grant's form (no client secret).
+fn refresh_grant<'a>(c: &'a Client, refresh: &'a str) -> Vec<(&'a str, &'a str)> {
+    vec![
+        ("grant_type", "refresh_token"),
+        ("client_id", &c.id),
+        ("refresh_token", refresh),
+    ]
+}
+
+/// The access and refresh tokens of a token response.
+fn issued(r: &Resp) -> (String, String) {
+    let j = r.json();
+    let text = |k: &str| j[k].as_str().unwrap().to_owned();
+    (text("access_token"), text("refresh_token"))
 }
 
 fn unescape(v: &str) -> String {
@@ -161,8 +215,7 @@ async fn sign_in(
     let mut form = hidden_fields(&page.text);
     form.push(("username".into(), user.into()));
     form.push(("password".into(), pw.into()));
-    let form: Vec<(&str, &str)> = form.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-    post_form(b, s, "/accounts/login/", &form).await
+    submit(b, s, "/accounts/login/", &form).await
 }
 
 /// Runs the browser part of a flow up to the consent page; returns it.
@@ -187,12 +240,16 @@ async fn to_consent(b: &reqwest::Client, s: &TestServer, path: &str) -> Resp {
     get(b, s, &back).await
 }
 
-/// Allows on a consent page; returns the redirect to the client.
-async fn allow(b: &reqwest::Client, s: &TestServer, consent: &Resp, decision: &str) -> String {
+/// Sends a consent page's form with `decision` (allow or deny).
+async fn decide(b: &reqwest::Client, s: &TestServer, consent: &Resp, decision: &str) -> Resp {
     let mut form = hidden_fields(&consent.text);
     form.push((decision.into(), "x".into()));
-    let form: Vec<(&str, &str)> = form.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-    let r = post_form(b, s, "/oauth/authorize/", &form).await;
+    submit(b, s, "/oauth/authorize/", &form).await
+}
+
+/// Decides on a consent page; returns the redirect to the client.
+async fn allow(b: &reqwest::Client, s: &TestServer, consent: &Resp, decision: &str) -> String {
+    let r = decide(b, s, consent, decision).await;
     assert_eq!(r.status, StatusCode::FOUND, "{}", r.text);
     location(&r)
 }

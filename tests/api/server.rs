@@ -1,7 +1,5 @@
 //! The server skeleton: health, errors of SPEC §3, request ids, static files, schema.
 
-#![allow(clippy::unwrap_used, reason = "tests fail loudly")]
-
 use reqwest::{Method, StatusCode};
 
 use crate::common::TestServer;
@@ -47,7 +45,7 @@ async fn unknown_paths_are_404_in_the_api_error_shape() {
 #[tokio::test]
 async fn wrong_method_is_405_with_allow() {
     let s = TestServer::start().await;
-    let r = s.call(Method::DELETE, "/healthz", None, None).await;
+    let r = s.delete("/healthz", None).await;
     assert_eq!(r.status, StatusCode::METHOD_NOT_ALLOWED);
     assert_eq!(r.header("allow"), Some("GET, HEAD"));
     assert_eq!(r.error_code(), "method_not_allowed");
@@ -103,13 +101,7 @@ async fn static_reaction_images_and_defaults_are_served() {
 async fn routes_outside_the_api_ignore_bearer_tokens() {
     let s = TestServer::start().await;
     let now = s.clock.now();
-    s.state
-        .db
-        .write_blocking(move |tx| {
-            hearth::db::media::put(tx, "user/1/a.png", "image/png", b"png!", now)
-                .map_err(hearth::db::DbError::from)
-        })
-        .unwrap();
+    s.db_write(move |tx| hearth::db::media::put(tx, "user/1/a.png", "image/png", b"png!", now));
     let bad = Some("not-a-token.at.all");
     for path in [
         "/livez",

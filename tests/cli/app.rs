@@ -6,17 +6,7 @@ use crate::Env;
 fn app_create_list_show_rotate_delete() {
     let e = Env::new();
     e.init();
-    let a = e.json(&[
-        "app",
-        "create",
-        "--name",
-        "Web",
-        "--grant",
-        "authorization-code",
-        "--redirect-uri",
-        "https://a.example/cb",
-        "--json",
-    ]);
+    let a = e.code_app("Web", &[]);
     let id = a["client_id"].as_str().unwrap().to_owned();
     assert!(a["secret_key"].as_str().unwrap().len() >= 43);
     assert_eq!(a["client_type"], "confidential");
@@ -56,11 +46,10 @@ fn app_create_list_show_rotate_delete() {
     let rotated = e.json(&["app", "rotate-secret", &id, "--json"]);
     assert_ne!(rotated["secret_key"], a["secret_key"]);
     e.ok(&["app", "delete", &id]);
-    assert!(e.fails(&["app", "show", &id]).contains("no application"));
-    assert!(
-        e.fails(&["app", "delete", "nope"])
-            .contains("no application")
-    );
+    e.assert_fails(&[
+        (&["app", "show", &id], "no application"),
+        (&["app", "delete", "nope"], "no application"),
+    ]);
 }
 
 #[test]
@@ -121,8 +110,7 @@ fn app_create_validates_its_input() {
 }
 
 fn app_row(e: &Env, client_id: &str) -> (String, String, String, String, i64) {
-    rusqlite::Connection::open(e.db())
-        .unwrap()
+    e.conn()
         .query_row(
             "SELECT name, description, image, redirect_uris, skip_consent FROM oauth_app WHERE client_id = ?1",
             [client_id],
@@ -200,19 +188,7 @@ fn redirect_uris_follow_the_registration_rule() {
 fn app_update_changes_what_is_given_and_checks_it_as_create_does() {
     let e = Env::new();
     e.init();
-    let a = e.json(&[
-        "app",
-        "create",
-        "--name",
-        "Web",
-        "--grant",
-        "authorization-code",
-        "--redirect-uri",
-        "https://a.example/cb",
-        "--redirect-uri",
-        "https://a.example/cb2",
-        "--json",
-    ]);
+    let a = e.code_app("Web", &["--redirect-uri", "https://a.example/cb2"]);
     let id = a["client_id"].as_str().unwrap().to_owned();
     let secret_before = e.sql(&format!(
         "SELECT count(*) FROM oauth_app WHERE client_id = '{id}' AND length(secret_hash) = 32"
@@ -305,22 +281,11 @@ fn app_update_changes_what_is_given_and_checks_it_as_create_does() {
 fn check_reports_stored_redirect_uris_that_break_the_rule() {
     let e = Env::new();
     e.init();
-    let a = e.json(&[
-        "app",
-        "create",
-        "--name",
-        "Old",
-        "--grant",
-        "authorization-code",
-        "--redirect-uri",
-        "https://a.example/cb",
-        "--json",
-    ]);
+    let a = e.code_app("Old", &[]);
     let id = a["client_id"].as_str().unwrap().to_owned();
     assert_eq!(e.json(&["check", "--json"]), serde_json::json!([]));
     // registered before the rule existed (or behind hearth's back)
-    rusqlite::Connection::open(e.db())
-        .unwrap()
+    e.conn()
         .execute(
             "UPDATE oauth_app SET redirect_uris = 'https://a.example/cb' || char(10) || 'http://example.org/cb' || char(10) || 'javascript:alert(1)'",
             [],
@@ -359,8 +324,7 @@ fn a_client_id_may_start_with_a_dash() {
     e.init();
     e.ok(&["app", "create", "--name", "SDK", "--grant", "password"]);
     // random client ids are URL-safe base64: one in 64 starts with '-'
-    rusqlite::Connection::open(e.db())
-        .unwrap()
+    e.conn()
         .execute("UPDATE oauth_app SET client_id = '-Hx9'", [])
         .unwrap();
     assert_eq!(e.json(&["app", "show", "-Hx9", "--json"])["name"], "SDK");

@@ -50,27 +50,29 @@ fn reactions_add_and_set() {
         (r["active"].clone(), r["sentiment"].clone()),
         (Value::Bool(false), Value::from(0))
     );
-    assert!(
-        e.fails(&["reaction", "set", "99", "--active", "true"])
-            .contains("no reaction")
-    );
-    assert!(
-        e.fails(&["reaction", "add", "--label", "", "--sentiment", "1"])
-            .contains("label")
-    );
-    assert!(
-        e.fails(&[
-            "reaction",
-            "add",
-            "--label",
-            "x",
-            "--sentiment",
-            "1",
-            "--image",
-            "not a url"
-        ])
-        .contains("image")
-    );
+    e.assert_fails(&[
+        (
+            &["reaction", "set", "99", "--active", "true"],
+            "no reaction",
+        ),
+        (
+            &["reaction", "add", "--label", "", "--sentiment", "1"],
+            "label",
+        ),
+        (
+            &[
+                "reaction",
+                "add",
+                "--label",
+                "x",
+                "--sentiment",
+                "1",
+                "--image",
+                "not a url",
+            ],
+            "image",
+        ),
+    ]);
 }
 
 #[test]
@@ -91,25 +93,24 @@ fn categories_with_generated_and_chosen_slugs() {
         ])["slug"],
         "tips"
     );
-    assert!(
-        e.fails(&[
-            "category",
-            "create",
-            "--name",
-            "More tips",
-            "--slug",
-            "tips"
-        ])
-        .contains("taken")
-    );
-    assert!(
-        e.fails(&["category", "create", "--name", "Bad", "--slug", "Bad_Slug"])
-            .contains("slug")
-    );
-    assert!(
-        e.fails(&["category", "create", "--name", ""])
-            .contains("name")
-    );
+    e.assert_fails(&[
+        (
+            &[
+                "category",
+                "create",
+                "--name",
+                "More tips",
+                "--slug",
+                "tips",
+            ],
+            "taken",
+        ),
+        (
+            &["category", "create", "--name", "Bad", "--slug", "Bad_Slug"],
+            "slug",
+        ),
+        (&["category", "create", "--name", ""], "name"),
+    ]);
     assert_eq!(
         e.json(&["category", "list", "--json"])
             .as_array()
@@ -146,11 +147,13 @@ fn reaction_labels_are_unique_case_insensitively() {
         1
     );
     e.ok(&["reaction", "set", "1", "--label", "Like"]);
-    assert_eq!(
-        e.sql("SELECT count(*) FROM reaction WHERE id = 1 AND label = 'Like'"),
-        1
-    );
-    assert_eq!(e.sql("SELECT count(*) FROM reaction"), 7);
+    e.assert_sql(&[
+        (
+            "SELECT count(*) FROM reaction WHERE id = 1 AND label = 'Like'",
+            1,
+        ),
+        ("SELECT count(*) FROM reaction", 7),
+    ]);
 }
 
 #[test]
@@ -169,8 +172,7 @@ fn category_names_and_slugs_are_unique_case_insensitively() {
             .contains("already exists")
     );
     // a slug taken behind hearth's back in another case still counts
-    rusqlite::Connection::open(e.db())
-        .unwrap()
+    e.conn()
         .execute("UPDATE category SET slug = 'TIPS' WHERE id = 2", [])
         .unwrap();
     assert!(

@@ -10,34 +10,17 @@
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use crate::hearth;
+
 const WRITERS: usize = 8;
 /// Bounds every socket operation, so a wedged server fails the test instead of hanging it.
 const IO_TIMEOUT: Duration = Duration::from_secs(10);
-
-fn hearth(db: &Path, args: &[&str], stdin: Option<&str>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hearth"))
-        .arg("--db")
-        .arg(db)
-        .args(args)
-        .env_remove("HEARTH_DB")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
-    if let Some(s) = stdin {
-        input.write_all(s.as_bytes()).unwrap();
-    }
-    drop(input);
-    child.wait_with_output().unwrap()
-}
 
 fn ok(db: &Path, args: &[&str]) -> String {
     ok_stdin(db, args, None)
@@ -215,13 +198,7 @@ fn assert_all_present(port: u16, token: &str, acked: &[(i64, String)]) {
             missing.push(format!("post {id}: text {} instead of {text}", v["text"]));
         }
     }
-    assert!(
-        missing.is_empty(),
-        "{} of {} acknowledged posts lost or changed: {:?}",
-        missing.len(),
-        acked.len(),
-        &missing[..missing.len().min(10)]
-    );
+    assert_none("lost or changed", &missing, acked.len());
 }
 
 /// Every acknowledged post is in the file, with its text (read while the server runs:
@@ -233,7 +210,7 @@ fn assert_all_in_file(db: &Path, acked: &[(i64, String)]) {
         .prepare("SELECT id, text FROM contribution WHERE kind = 'post'")
         .unwrap();
     let stored: std::collections::HashMap<i64, String> = stmt
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .query_map([], |r| r.try_into())
         .unwrap()
         .map(Result::unwrap)
         .collect();
@@ -241,12 +218,16 @@ fn assert_all_in_file(db: &Path, acked: &[(i64, String)]) {
         .iter()
         .filter(|(id, text)| stored.get(id) != Some(text))
         .collect();
+    assert_none("not in the file", &lost, acked.len());
+}
+
+/// Asserts that no acknowledged post is `what`; names the first ten that are.
+fn assert_none<T: std::fmt::Debug>(what: &str, bad: &[T], acked: usize) {
     assert!(
-        lost.is_empty(),
-        "{} of {} acknowledged posts not in the file: {:?}",
-        lost.len(),
-        acked.len(),
-        &lost[..lost.len().min(10)]
+        bad.is_empty(),
+        "{} of {acked} acknowledged posts {what}: {:?}",
+        bad.len(),
+        &bad[..bad.len().min(10)]
     );
 }
 

@@ -1,17 +1,9 @@
 //! import: NDJSON loads, bad lines, index rebuilding.
 
-use std::process::Output;
-
-use crate::{Env, fails};
+use crate::{Env, fails, succeeded};
 
 const DJANGO_HASH: &str =
     "pbkdf2_sha256$1000$seasalt1234$jBDdGsGENB62UuRQcZMCu3TOrj3OU1a+qSSLI6qfg90=";
-
-fn import_file(e: &Env, lines: &[String]) -> Output {
-    let path = e.dir.path().join("in.ndjson");
-    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
-    e.run(&["import", path.to_str().unwrap()])
-}
 
 fn community_lines() -> Vec<String> {
     let mut l = vec![
@@ -49,50 +41,41 @@ fn community_lines() -> Vec<String> {
 fn import_loads_a_community_with_exact_counters() {
     let e = Env::new();
     e.init();
-    let out = import_file(&e, &community_lines());
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = e.import(&community_lines());
+    succeeded(&out);
     assert!(String::from_utf8_lossy(&out.stdout).contains("imported"));
     assert!(
         e.ok(&["check"]).contains("ok"),
         "every counter and invariant holds after import"
     );
     // Django hashes are kept as they are
-    let hash: String = rusqlite::Connection::open(e.db())
-        .unwrap()
-        .query_row("SELECT password FROM user WHERE id = 1", [], |r| r.get(0))
-        .unwrap();
+    let hash: String = e.value("SELECT password FROM user WHERE id = 1");
     assert_eq!(hash, DJANGO_HASH);
     // followers leave out the deleted user 5; 1<->2 is mutual
-    assert_eq!(e.sql("SELECT followers_counter FROM user WHERE id = 1"), 1);
-    assert_eq!(e.sql("SELECT followings_counter FROM user WHERE id = 1"), 2);
-    assert_eq!(e.sql("SELECT mutuals_counter FROM user WHERE id = 1"), 1);
-    assert_eq!(
-        e.sql("SELECT mutual FROM follow WHERE follower = 2 AND followed = 1"),
-        1
-    );
-    assert_eq!(
-        e.sql("SELECT mutual FROM follow WHERE follower = 1 AND followed = 3"),
-        0
-    );
+    e.assert_sql(&[
+        ("SELECT followers_counter FROM user WHERE id = 1", 1),
+        ("SELECT followings_counter FROM user WHERE id = 1", 2),
+        ("SELECT mutuals_counter FROM user WHERE id = 1", 1),
+        (
+            "SELECT mutual FROM follow WHERE follower = 2 AND followed = 1",
+            1,
+        ),
+        (
+            "SELECT mutual FROM follow WHERE follower = 1 AND followed = 3",
+            0,
+        ),
+    ]);
     assert_eq!(
         e.sql("SELECT posts_counter FROM user WHERE id = 1"),
         1,
         "the deleted post is not counted"
     );
-    assert_eq!(
-        e.sql("SELECT comment_count FROM contribution WHERE kind = 'post' AND id = 1"),
-        2
-    );
-    assert_eq!(
-        e.sql("SELECT count(*) FROM course_member WHERE course_id = 10"),
-        2
-    );
-    assert_eq!(e.sql("SELECT count(*) FROM course_member WHERE course_id = 10 AND user_id = 1 AND join_status = 'creator'"), 1);
-    assert_eq!(e.sql("SELECT count(*) FROM reaction"), 7);
+    e.assert_sql(&[
+        ("SELECT comment_count FROM contribution WHERE kind = 'post' AND id = 1", 2),
+        ("SELECT count(*) FROM course_member WHERE course_id = 10", 2),
+        ("SELECT count(*) FROM course_member WHERE course_id = 10 AND user_id = 1 AND join_status = 'creator'", 1),
+        ("SELECT count(*) FROM reaction", 7),
+    ]);
     assert_eq!(
         e.json(&["pref", "get", "text.application_name", "--json"])["value"],
         "imported"
@@ -111,11 +94,7 @@ fn import_reads_stdin() {
         &["import", "-"],
         Some(r#"{"record":"user","id":1,"username":"solo"}"#),
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
     assert_eq!(e.sql("SELECT count(*) FROM user"), 1);
 }
 
@@ -159,7 +138,7 @@ fn a_bad_line_stops_the_import_with_its_number_and_writes_nothing_of_its_batch()
         if bad.contains("course_member") || bad.contains("rust 101") {
             all.insert(11, community_lines()[15].clone());
         }
-        let err = fails(import_file(&e, &all), &["import"]);
+        let err = fails(e.import(&all), &["import"]);
         let n = all.iter().position(|l| *l == bad).unwrap() + 1;
         assert!(err.contains(&format!("line {n}:")), "{bad}: {err}");
         assert!(err.contains(why), "{bad}: {err}");
@@ -207,19 +186,20 @@ fn an_import_into_an_empty_follow_table_rebuilds_its_indexes_even_when_a_later_b
         4,
         "the failed batch is not there"
     );
-    assert_eq!(
-        e.sql("SELECT mutual FROM follow WHERE follower = 1 AND followed = 2"),
-        1
-    );
-    assert_eq!(
-        e.sql("SELECT mutual FROM follow WHERE follower = 2 AND followed = 3"),
-        0
-    );
-    assert_eq!(e.sql("SELECT mutuals_counter FROM user WHERE id = 2"), 1);
+    e.assert_sql(&[
+        (
+            "SELECT mutual FROM follow WHERE follower = 1 AND followed = 2",
+            1,
+        ),
+        (
+            "SELECT mutual FROM follow WHERE follower = 2 AND followed = 3",
+            0,
+        ),
+        ("SELECT mutuals_counter FROM user WHERE id = 2", 1),
+    ]);
     assert!(e.ok(&["check"]).contains("ok"));
     // the planner uses the rebuilt index for a followings page
-    let plan: String = rusqlite::Connection::open(e.db())
-        .unwrap()
+    let plan: String = e.conn()
         .query_row(
             "EXPLAIN QUERY PLAN SELECT followed FROM follow WHERE follower = 1 ORDER BY mutual DESC, created_at DESC, followed",
             [],
@@ -235,7 +215,7 @@ fn an_interrupted_import_has_its_indexes_rebuilt_by_the_next_open() {
     e.init();
     {
         // what a killed import leaves: the indexes dropped, their definitions recorded
-        let c = rusqlite::Connection::open(e.db()).unwrap();
+        let c = e.conn();
         c.execute_batch(
             "BEGIN;
              INSERT INTO dropped_index (name, sql) SELECT name, sql FROM sqlite_schema
@@ -259,32 +239,24 @@ fn a_second_import_sees_the_edges_of_the_first() {
         .collect();
     let mut first = users.clone();
     first.push(r#"{"record":"follow","follower":1,"followed":2}"#.to_owned());
-    assert!(import_file(&e, &first).status.success());
-    let out = import_file(
-        &e,
-        &[
-            r#"{"record":"follow","follower":2,"followed":1}"#.to_owned(),
-            r#"{"record":"follow","follower":3,"followed":1}"#.to_owned(),
-        ],
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(e.import(&first).status.success());
+    let out = e.import(&[
+        r#"{"record":"follow","follower":2,"followed":1}"#.to_owned(),
+        r#"{"record":"follow","follower":3,"followed":1}"#.to_owned(),
+    ]);
+    succeeded(&out);
     assert_eq!(
         e.sql("SELECT count(*) FROM follow WHERE mutual = 1"),
         2,
         "1>2, written by the first import, became mutual"
     );
-    assert_eq!(e.sql("SELECT mutuals_counter FROM user WHERE id = 1"), 1);
-    assert_eq!(e.sql("SELECT followers_counter FROM user WHERE id = 1"), 2);
+    e.assert_sql(&[
+        ("SELECT mutuals_counter FROM user WHERE id = 1", 1),
+        ("SELECT followers_counter FROM user WHERE id = 1", 2),
+    ]);
     assert!(e.ok(&["check"]).contains("ok"));
     let err = fails(
-        import_file(
-            &e,
-            &[r#"{"record":"follow","follower":1,"followed":2}"#.to_owned()],
-        ),
+        e.import(&[r#"{"record":"follow","follower":1,"followed":2}"#.to_owned()]),
         &["import"],
     );
     assert!(
@@ -330,7 +302,7 @@ fn a_duplicate_reaction_label_or_category_name_is_a_bad_line() {
             );
             all[2] = bad.to_owned();
         }
-        let err = fails(import_file(&e, &all), &["import"]);
+        let err = fails(e.import(&all), &["import"]);
         let want = if bad.contains("Clap") {
             why.replace("line 2", "line 3")
         } else {
@@ -347,15 +319,9 @@ fn a_duplicate_reaction_label_or_category_name_is_a_bad_line() {
     // the same id with its label in another case updates that reaction
     let e = Env::new();
     e.init();
-    let out = import_file(
-        &e,
-        &[r#"{"record":"reaction","id":1,"label":"Like","sentiment":1}"#.to_owned()],
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out =
+        e.import(&[r#"{"record":"reaction","id":1,"label":"Like","sentiment":1}"#.to_owned()]);
+    succeeded(&out);
     assert_eq!(
         e.sql("SELECT count(*) FROM reaction WHERE id = 1 AND label = 'Like'"),
         1

@@ -25,12 +25,10 @@ fn init_refuses_a_file_that_is_not_hearth() {
         .unwrap()
         .execute_batch("CREATE TABLE t (x)")
         .unwrap();
-    assert!(other.fails(&["init"]).contains("not a hearth database"));
-    assert!(
-        other
-            .fails(&["user", "list"])
-            .contains("not a hearth database")
-    );
+    other.assert_fails(&[
+        (&["init"], "not a hearth database"),
+        (&["user", "list"], "not a hearth database"),
+    ]);
 }
 
 #[test]
@@ -45,13 +43,9 @@ fn reactions_and_preferences_are_seeded_as_spec_says() {
     let e = Env::new();
     e.init();
     let r = e.json(&["reaction", "list", "--json"]);
-    let labels: Vec<&str> = r
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x["label"].as_str().unwrap())
-        .collect();
-    assert_eq!(labels, ["like", "love", "haha", "wow", "sad", "angry"]);
+    let labels = r.as_array().unwrap().iter().map(|x| &x["label"]);
+    let want = ["like", "love", "haha", "wow", "sad", "angry"];
+    assert!(labels.eq(want.iter()), "{r}");
     assert_eq!(r[4]["sentiment"], -1);
     assert_eq!(r[3]["id"], 4);
     let ca = e.json(&[

@@ -2,15 +2,7 @@
 //! follows load with exact counters, every bad line is named, and a broken counter is
 //! found.
 
-use std::process::Output;
-
-use crate::{Env, fails};
-
-fn import_file(e: &Env, lines: &[String]) -> Output {
-    let path = e.dir.path().join("kit.ndjson");
-    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
-    e.run(&["import", path.to_str().unwrap()])
-}
+use crate::{Env, broken_check, fails, succeeded};
 
 /// Two categories, users 1-4 and a deleted user 5, a post, a discussion and a comment
 /// (11 lines), then votes and category follows.
@@ -48,14 +40,7 @@ fn lines() -> Vec<String> {
 
 #[test]
 fn votes_and_category_follows_import_with_exact_counters() {
-    let e = Env::new();
-    e.init();
-    let out = import_file(&e, &lines());
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let e = Env::imported(&lines());
     assert!(e.ok(&["check"]).contains("ok"), "every counter holds");
     let tally = |reaction: i64| {
         e.sql(&format!(
@@ -69,31 +54,20 @@ fn votes_and_category_follows_import_with_exact_counters() {
         "user 5 is deleted"
     );
     assert_eq!(e.sql("SELECT count(*) FROM vote"), 7, "every vote is kept");
-    assert_eq!(
-        e.sql("SELECT voted_at FROM vote WHERE user_id = 1 AND reaction_id = 1 ORDER BY voted_at LIMIT 1"),
-        1_738_368_000_000_000
-    );
-    assert_eq!(e.sql("SELECT categories_counter FROM user WHERE id = 1"), 2);
-    assert_eq!(e.sql("SELECT categories_counter FROM user WHERE id = 5"), 1);
-    assert_eq!(
-        e.sql("SELECT followers_counter FROM category WHERE id = 1"),
-        2
-    );
-    assert_eq!(
-        e.sql("SELECT followers_counter FROM category WHERE id = 2"),
-        1
-    );
+    e.assert_sql(&[
+        ("SELECT voted_at FROM vote WHERE user_id = 1 AND reaction_id = 1 ORDER BY voted_at LIMIT 1", 1_738_368_000_000_000),
+        ("SELECT categories_counter FROM user WHERE id = 1", 2),
+        ("SELECT categories_counter FROM user WHERE id = 5", 1),
+        ("SELECT followers_counter FROM category WHERE id = 1", 2),
+        ("SELECT followers_counter FROM category WHERE id = 2", 1),
+    ]);
     // a second import adds to what the first counted
     let more = vec![
         r#"{"record":"vote","user":4,"reaction":1,"discussion":1}"#.to_owned(),
         r#"{"record":"category_follow","user":3,"category":2}"#.to_owned(),
     ];
-    let out = import_file(&e, &more);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = e.import(&more);
+    succeeded(&out);
     assert_eq!(
         e.sql("SELECT followers_counter FROM category WHERE id = 2"),
         2
@@ -146,7 +120,7 @@ fn a_bad_vote_or_category_follow_line_is_named_and_nothing_of_its_batch_is_writt
         let mut all = lines()[..11].to_vec();
         all.push(bad.to_owned());
         all.push(r#"{"record":"user","id":50,"username":"after"}"#.to_owned());
-        let err = fails(import_file(&e, &all), &["import"]);
+        let err = fails(e.import(&all), &["import"]);
         assert!(err.contains("line 12:"), "{bad}: {err}");
         assert!(err.contains(why), "{bad}: {err}");
         assert_eq!(e.sql("SELECT count(*) FROM user"), 0, "{bad}: rolled back");
@@ -166,7 +140,7 @@ fn a_bad_vote_or_category_follow_line_is_named_and_nothing_of_its_batch_is_writt
         e.init();
         let mut all = lines();
         all.push(dup.to_owned());
-        let err = fails(import_file(&e, &all), &["import"]);
+        let err = fails(e.import(&all), &["import"]);
         assert!(
             err.contains(&format!("line {}:", all.len())),
             "{dup}: {err}"
@@ -178,16 +152,8 @@ fn a_bad_vote_or_category_follow_line_is_named_and_nothing_of_its_batch_is_writt
 
 #[test]
 fn check_finds_each_broken_kit_counter() {
-    let e = Env::new();
-    e.init();
-    let out = import_file(&e, &lines());
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    rusqlite::Connection::open(e.db())
-        .unwrap()
+    let e = Env::imported(&lines());
+    e.conn()
         .execute_batch(
             "UPDATE vote_tally SET n = n + 1 WHERE reaction_id = 2;
              DELETE FROM vote_tally WHERE reaction_id = 3;
@@ -195,20 +161,7 @@ fn check_finds_each_broken_kit_counter() {
              UPDATE category SET followers_counter = 3 WHERE id = 1;",
         )
         .unwrap();
-    let out = e.run(&["check", "--json"]);
-    assert!(!out.status.success());
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let got: Vec<(String, u64)> = v
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| {
-            (
-                p["check"].as_str().unwrap().to_owned(),
-                p["count"].as_u64().unwrap(),
-            )
-        })
-        .collect();
+    let (got, _) = broken_check(&e);
     assert_eq!(
         got,
         [

@@ -37,26 +37,24 @@ impl Env {
     }
 
     fn run_stdin(&self, args: &[&str], stdin: Option<&str>) -> Output {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_hearth"))
-            .arg("--db")
-            .arg(self.db())
-            .args(args)
-            .env_remove("HEARTH_DB")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut input = child.stdin.take().unwrap();
-        if let Some(s) = stdin {
-            // a command that refuses before it reads stdin closes the pipe: that is an
-            // outcome for the test to judge, not a failure of the harness
-            if let Err(e) = input.write_all(s.as_bytes()) {
-                assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
-            }
-        }
-        drop(input);
-        child.wait_with_output().unwrap()
+        hearth(&self.db(), args, stdin)
+    }
+
+    /// `hearth import` of `lines` written to a file.
+    fn import(&self, lines: &[String]) -> Output {
+        let path = self.dir.path().join("in.ndjson");
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        self.run(&["import", path.to_str().unwrap()])
+    }
+
+    /// A connection to the database file.
+    fn conn(&self) -> rusqlite::Connection {
+        rusqlite::Connection::open(self.db()).unwrap()
+    }
+
+    /// The one value `q` selects.
+    fn value<T: rusqlite::types::FromSql>(&self, q: &str) -> T {
+        self.conn().query_row(q, [], |r| r.get(0)).unwrap()
     }
 
     /// Runs a command that must succeed; returns stdout.
@@ -85,8 +83,111 @@ impl Env {
     }
 
     fn sql(&self, q: &str) -> i64 {
-        let c = rusqlite::Connection::open(self.db()).unwrap();
-        c.query_row(q, [], |r| r.get(0)).unwrap()
+        self.value(q)
+    }
+
+    /// Asserts that each command fails with one error line containing its text.
+    fn assert_fails(&self, cases: &[(&[&str], &str)]) {
+        for (args, text) in cases {
+            let line = self.fails(args);
+            assert!(line.contains(text), "{args:?}: {line}");
+        }
+    }
+
+    /// Asserts what each query selects.
+    fn assert_sql(&self, want: &[(&str, i64)]) {
+        for (q, n) in want {
+            assert_eq!(self.sql(q), *n, "{q}");
+        }
+    }
+
+    /// An initialised database with `lines` imported.
+    fn imported(lines: &[String]) -> Env {
+        let e = Env::new();
+        e.init();
+        succeeded(&e.import(lines));
+        e
+    }
+
+    /// `hearth app create --json` of a confidential code-flow app called `name` that
+    /// redirects to `https://a.example/cb`, with `extra` arguments.
+    fn code_app(&self, name: &str, extra: &[&str]) -> Value {
+        let mut args = vec![
+            "app",
+            "create",
+            "--name",
+            name,
+            "--grant",
+            "authorization-code",
+            "--redirect-uri",
+            "https://a.example/cb",
+            "--json",
+        ];
+        args.extend(extra);
+        self.json(&args)
+    }
+}
+
+/// Runs the binary on `db` with `args`, `stdin` written to it, and waits.
+fn hearth(db: &std::path::Path, args: &[&str], stdin: Option<&str>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hearth"))
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .env_remove("HEARTH_DB")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    if let Some(s) = stdin {
+        // a command that refuses before it reads stdin closes the pipe: that is an
+        // outcome for the test to judge, not a failure of the harness
+        if let Err(e) = input.write_all(s.as_bytes()) {
+            assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
+        }
+    }
+    drop(input);
+    child.wait_with_output().unwrap()
+}
+
+/// Asserts that a run succeeded (its stderr says why not); returns its stdout.
+fn succeeded(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+/// `hearth check --json` on a database with problems: the run fails and names each
+/// one in a sentence; returns each one's (check, count), and the run.
+fn broken_check(e: &Env) -> (Vec<(String, u64)>, Output) {
+    let out = e.run(&["check", "--json"]);
+    assert!(!out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let problems = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            assert!(p["problem"].as_str().unwrap().len() > 10, "{p}");
+            (
+                p["check"].as_str().unwrap().to_owned(),
+                p["count"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    (problems, out)
+}
+
+/// Asserts each field of `want` (an object) in `v`.
+fn assert_fields(v: &Value, want: &Value) {
+    for (k, w) in want.as_object().unwrap() {
+        assert_eq!(&v[k], w, "{k} in {v}");
     }
 }
 

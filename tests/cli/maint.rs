@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::Env;
+use crate::{Env, broken_check, succeeded};
 
 #[test]
 fn backup_is_a_consistent_copy_and_check_finds_problems() {
@@ -23,8 +23,7 @@ fn backup_is_a_consistent_copy_and_check_finds_problems() {
     );
     assert!(e.ok(&["check"]).contains("ok"));
     // break an invariant behind hearth's back
-    rusqlite::Connection::open(e.db())
-        .unwrap()
+    e.conn()
         .execute("UPDATE user SET followers_counter = 5", [])
         .unwrap();
     let out = e.run(&["check"]);
@@ -39,28 +38,13 @@ fn check_json_lists_each_problem_with_its_check_and_count() {
     e.ok(&["user", "create", "--username", "alice", "--no-password"]);
     e.ok(&["user", "create", "--username", "bob", "--no-password"]);
     assert_eq!(e.json(&["check", "--json"]), serde_json::json!([]));
-    rusqlite::Connection::open(e.db())
-        .unwrap()
+    e.conn()
         .execute_batch(
             "UPDATE user SET followers_counter = 5, posts_counter = 1;
              DELETE FROM jwt_secret;",
         )
         .unwrap();
-    let out = e.run(&["check", "--json"]);
-    assert!(!out.status.success());
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let got: Vec<(String, u64)> = v
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| {
-            assert!(p["problem"].as_str().unwrap().len() > 10);
-            (
-                p["check"].as_str().unwrap().to_owned(),
-                p["count"].as_u64().unwrap(),
-            )
-        })
-        .collect();
+    let (got, out) = broken_check(&e);
     assert_eq!(
         got,
         [
@@ -145,11 +129,7 @@ fn restore_puts_the_backup_in_place_and_keeps_the_replaced_file() {
     let src_bytes = std::fs::read(&src).unwrap();
     let current = contents(&e.db());
     let out = restore(&e, &src, &[]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
     let said = String::from_utf8(out.stdout).unwrap();
     assert!(said.contains("kept as"), "{said}");
     assert_eq!(contents(&e.db()), at_backup, "exactly the backup's data");
@@ -183,11 +163,7 @@ fn restore_puts_the_backup_in_place_and_keeps_the_replaced_file() {
     assert!(e.ok(&["check"]).contains("ok"));
     // a second restore in the same second keeps both replaced files
     let out = restore(&e, &src, &[]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
     assert_eq!(
         files(e.dir.path())
             .iter()
@@ -201,11 +177,7 @@ fn restore_puts_the_backup_in_place_and_keeps_the_replaced_file() {
 fn restore_discard_current_keeps_nothing() {
     let (e, src, at_backup) = with_backup();
     let out = restore(&e, &src, &["--discard-current"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
     assert!(String::from_utf8(out.stdout).unwrap().contains("discarded"));
     assert_eq!(contents(&e.db()), at_backup);
     assert_eq!(files(e.dir.path()), ["hearth.db"]);
@@ -220,11 +192,7 @@ fn restore_without_a_database_puts_the_backup_there() {
     wal.push("-wal");
     std::fs::write(&wal, b"stale").unwrap();
     let out = restore(&empty, &src, &[]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
     assert!(
         String::from_utf8(out.stdout)
             .unwrap()
@@ -263,11 +231,7 @@ fn restore_folds_a_stale_wal_into_the_kept_file() {
         assert!(std::fs::metadata(&wal).unwrap().len() > 0);
     }
     let out = restore(&stale, &src, &[]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
     assert_eq!(contents(&stale.db()), at_backup);
     let names = files(stale.dir.path());
     assert_eq!(names.len(), 2, "{names:?}");
@@ -297,11 +261,7 @@ fn restore_migrates_an_older_backup_on_a_copy() {
     );
     let src_bytes = std::fs::read(&src).unwrap();
     let out = restore(&e, &src, &["--discard-current"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
     assert!(
         String::from_utf8(out.stdout)
             .unwrap()
@@ -312,11 +272,10 @@ fn restore_migrates_an_older_backup_on_a_copy() {
         src_bytes,
         "the backup is never changed"
     );
-    assert_eq!(e.sql("PRAGMA user_version"), 3);
-    assert_eq!(
-        e.sql("SELECT count(*) FROM reaction WHERE label = 'LIKE (7)'"),
-        1
-    );
+    e.assert_sql(&[
+        ("PRAGMA user_version", 3),
+        ("SELECT count(*) FROM reaction WHERE label = 'LIKE (7)'", 1),
+    ]);
     assert!(e.ok(&["check"]).contains("ok"));
 }
 
@@ -440,9 +399,5 @@ fn restore_refuses_while_a_server_runs() {
     assert!(child.wait().unwrap().success());
     // stopped: now it may
     let out = restore(&e, &src, &[]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
 }

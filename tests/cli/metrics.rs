@@ -250,7 +250,12 @@ async fn every_metric_of_the_spec_with_route_templates_as_labels() {
         .filter_map(|s| s.labels.get("route"))
         .collect();
     // one series per template the test called, however many ids and paths it sent
-    let expected = ["/api/v2/course/{id}/", "/livez", "/oauth/token/", "unmatched"];
+    let expected = [
+        "/api/v2/course/{id}/",
+        "/livez",
+        "/oauth/token/",
+        "unmatched",
+    ];
     assert_eq!(
         routes.iter().map(|r| r.as_str()).collect::<Vec<_>>(),
         expected,

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::Env;
+use crate::{Env, succeeded};
 
 /// The schemas of versions 1 and 2, as released, and the `application_id` of hearth
 /// files.
@@ -16,20 +16,24 @@ const APPLICATION_ID: i32 = 0x6872_7468;
 /// Writes a version-1 hearth database at `path` with the default reactions, a JWT
 /// secret, and the rows of `extra` (SQL).
 pub fn write_v1(path: &Path, extra: &str) {
-    let c = rusqlite::Connection::open(path).unwrap();
-    c.execute_batch(SCHEMA_V1).unwrap();
-    c.pragma_update(None, "application_id", APPLICATION_ID)
-        .unwrap();
-    c.pragma_update(None, "user_version", 1).unwrap();
-    c.execute_batch(
-        "INSERT INTO jwt_secret (secret, created_at) VALUES ('v1-secret-v1-secret-v1-secret-v1-secret-xx', 0);
+    let rows = "INSERT INTO jwt_secret (secret, created_at) VALUES ('v1-secret-v1-secret-v1-secret-v1-secret-xx', 0);
          INSERT INTO reaction (id, label, sentiment, image) VALUES
              (1, 'like', 1, '/static/reactions/like.svg'), (2, 'love', 1, '/static/reactions/love.svg'),
              (3, 'haha', 1, '/static/reactions/haha.svg'), (4, 'wow', 1, '/static/reactions/wow.svg'),
-             (5, 'sad', -1, '/static/reactions/sad.svg'), (6, 'angry', -1, '/static/reactions/angry.svg');",
-    )
-    .unwrap();
-    c.execute_batch(extra).unwrap();
+             (5, 'sad', -1, '/static/reactions/sad.svg'), (6, 'angry', -1, '/static/reactions/angry.svg');";
+    write_old(path, 1, &[SCHEMA_V1, rows, extra]);
+}
+
+/// Writes a hearth database of schema `version` at `path` from SQL `batches` (the
+/// released schema first), with hearth's `application_id`.
+fn write_old(path: &Path, version: i32, batches: &[&str]) {
+    let c = rusqlite::Connection::open(path).unwrap();
+    c.pragma_update(None, "application_id", APPLICATION_ID)
+        .unwrap();
+    c.pragma_update(None, "user_version", version).unwrap();
+    for sql in batches {
+        c.execute_batch(sql).unwrap();
+    }
 }
 
 fn schema_shape(path: &Path) -> Vec<String> {
@@ -123,11 +127,7 @@ fn migrating_renames_case_insensitive_duplicates_and_loses_nothing() {
          UPDATE user SET posts_counter = 1;",
     );
     let out = e.run(&["reaction", "list", "--json"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
     let log = String::from_utf8(out.stderr).unwrap();
     assert_eq!(
         log.matches("WARN").count(),
@@ -185,13 +185,7 @@ fn migrating_renames_case_insensitive_duplicates_and_loses_nothing() {
 
 /// A version-2 file (the last before the UI kit's tables) with a community in it.
 fn write_v2(path: &Path) {
-    let c = rusqlite::Connection::open(path).unwrap();
-    c.execute_batch(SCHEMA_V2).unwrap();
-    c.pragma_update(None, "application_id", APPLICATION_ID)
-        .unwrap();
-    c.pragma_update(None, "user_version", 2).unwrap();
-    c.execute_batch(
-        "INSERT INTO jwt_secret (secret, created_at) VALUES ('v2-secret-v2-secret-v2-secret-v2-secret-xx', 0);
+    let rows = "INSERT INTO jwt_secret (secret, created_at) VALUES ('v2-secret-v2-secret-v2-secret-v2-secret-xx', 0);
          INSERT INTO reaction (id, label, label_key, sentiment) VALUES (1, 'like', 'like', 1);
          INSERT INTO category (id, name, name_key, slug, created_at) VALUES (1, 'News', 'news', 'news', 0);
          INSERT INTO user (id, username, username_key, date_joined, followers_counter) VALUES
@@ -200,9 +194,8 @@ fn write_v2(path: &Path) {
          INSERT INTO follow (follower, followed, created_at) VALUES (2, 1, 0);
          INSERT INTO contribution (pk, kind, id, author_id, text, added_at) VALUES (1, 'post', 1, 1, 'hi', 0);
          INSERT INTO contribution_category (contribution_pk, category_id) VALUES (1, 1);
-         UPDATE user SET posts_counter = 1 WHERE id = 1;",
-    )
-    .unwrap();
+         UPDATE user SET posts_counter = 1 WHERE id = 1;";
+    write_old(path, 2, &[SCHEMA_V2, rows]);
 }
 
 #[test]
@@ -218,18 +211,14 @@ fn a_version_2_file_gains_the_kit_tables_in_place_and_keeps_every_row() {
         schema_shape(&fresh.db()),
         "a migrated file has exactly the tables, columns and indexes of a fresh one"
     );
-    assert_eq!(old.sql("SELECT count(*) FROM user"), 2);
-    assert_eq!(old.sql("SELECT count(*) FROM follow"), 1);
-    assert_eq!(old.sql("SELECT posts_counter FROM user WHERE id = 1"), 1);
-    assert_eq!(old.sql("SELECT count(*) FROM contribution_category"), 1);
-    assert_eq!(
-        old.sql("SELECT categories_counter FROM user WHERE id = 2"),
-        0
-    );
-    assert_eq!(
-        old.sql("SELECT followers_counter FROM category WHERE id = 1"),
-        0
-    );
+    old.assert_sql(&[
+        ("SELECT count(*) FROM user", 2),
+        ("SELECT count(*) FROM follow", 1),
+        ("SELECT posts_counter FROM user WHERE id = 1", 1),
+        ("SELECT count(*) FROM contribution_category", 1),
+        ("SELECT categories_counter FROM user WHERE id = 2", 0),
+        ("SELECT followers_counter FROM category WHERE id = 1", 0),
+    ]);
     // and the new tables take what they were made for
     let path = old.dir.path().join("kit.ndjson");
     std::fs::write(
@@ -239,10 +228,9 @@ fn a_version_2_file_gains_the_kit_tables_in_place_and_keeps_every_row() {
     )
     .unwrap();
     old.ok(&["import", path.to_str().unwrap()]);
-    assert_eq!(old.sql("SELECT n FROM vote_tally"), 1);
-    assert_eq!(
-        old.sql("SELECT categories_counter FROM user WHERE id = 2"),
-        1
-    );
+    old.assert_sql(&[
+        ("SELECT n FROM vote_tally", 1),
+        ("SELECT categories_counter FROM user WHERE id = 2", 1),
+    ]);
     assert!(old.ok(&["check"]).contains("ok"));
 }

@@ -82,24 +82,23 @@ fn preferences_are_type_checked() {
         "false",
         "a string stays a string"
     );
-    assert!(
-        e.fails(&[
-            "pref",
-            "set",
-            "configurations.content_availability",
-            "maybe"
-        ])
-        .contains("boolean")
-    );
-    assert!(
-        e.fails(&["pref", "set", "covers.covers_visibility", "1.5"])
-            .contains("integer")
-    );
-    assert!(
-        e.fails(&["pref", "set", "nosuch.pref", "1"])
-            .contains("no preference")
-    );
-    assert!(e.fails(&["pref", "get", "nodot"]).contains("SECTION.NAME"));
+    e.assert_fails(&[
+        (
+            &[
+                "pref",
+                "set",
+                "configurations.content_availability",
+                "maybe",
+            ],
+            "boolean",
+        ),
+        (
+            &["pref", "set", "covers.covers_visibility", "1.5"],
+            "integer",
+        ),
+        (&["pref", "set", "nosuch.pref", "1"], "no preference"),
+        (&["pref", "get", "nodot"], "SECTION.NAME"),
+    ]);
     assert_eq!(
         e.json(&["pref", "get", "covers.covers_visibility", "--json"])["value"],
         3,

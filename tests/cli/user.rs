@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::{Env, fails};
+use crate::{Env, assert_fields, fails, succeeded};
 
 #[test]
 fn users_with_and_without_passwords() {
@@ -21,21 +21,10 @@ fn users_with_and_without_passwords() {
         ],
         Some("pw-one\n"),
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
     let u: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(u["has_password"], true);
-    let hash: String = rusqlite::Connection::open(e.db())
-        .unwrap()
-        .query_row(
-            "SELECT password FROM user WHERE username = 'Alice'",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap();
+    let hash: String = e.value("SELECT password FROM user WHERE username = 'Alice'");
     assert!(hash.starts_with("pbkdf2_sha256$600000$"), "{hash}");
     assert!(
         hearth::token::password::verify("pw-one", &hash),
@@ -57,34 +46,30 @@ fn users_with_and_without_passwords() {
         1
     );
     // usernames are unique case-insensitively
-    assert!(
-        e.fails(&["user", "create", "--username", "alice", "--no-password"])
-            .contains("taken")
-    );
-    assert!(
-        e.fails(&[
-            "user",
-            "create",
-            "--username",
-            "carol",
-            "--email",
-            "ALICE@example.org",
-            "--no-password"
-        ])
-        .contains("taken")
-    );
-    assert!(
-        e.fails(&["user", "create", "--username", "bad name"])
-            .contains("username")
-    );
-    assert!(
-        e.fails(&["user", "create", "--username", &"u".repeat(151)])
-            .contains("150")
-    );
-    assert!(
-        e.fails(&["user", "create", "--username", "dave", "--email", "nope"])
-            .contains("email")
-    );
+    e.assert_fails(&[
+        (
+            &["user", "create", "--username", "alice", "--no-password"],
+            "taken",
+        ),
+        (
+            &[
+                "user",
+                "create",
+                "--username",
+                "carol",
+                "--email",
+                "ALICE@example.org",
+                "--no-password",
+            ],
+            "taken",
+        ),
+        (&["user", "create", "--username", "bad name"], "username"),
+        (&["user", "create", "--username", &"u".repeat(151)], "150"),
+        (
+            &["user", "create", "--username", "dave", "--email", "nope"],
+            "email",
+        ),
+    ]);
     let out = e.run_stdin(
         &["user", "create", "--username", "erin", "--password-stdin"],
         Some("\n"),
@@ -101,14 +86,7 @@ fn users_with_and_without_passwords() {
         Some("pw-two\r\n"),
     );
     assert!(out.status.success());
-    let hash: String = rusqlite::Connection::open(e.db())
-        .unwrap()
-        .query_row(
-            "SELECT password FROM user WHERE username = 'Alice'",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap();
+    let hash: String = e.value("SELECT password FROM user WHERE username = 'Alice'");
     assert!(hearth::token::password::verify("pw-two", &hash));
     assert!(
         e.fails(&["user", "set-password", "nobody", "--password-stdin"])
@@ -175,14 +153,7 @@ fn without_a_terminal_a_password_needs_a_flag_and_is_never_dropped() {
     );
     let out = e.run_stdin(&["user", "set-password", "alice"], Some("pw-two\n"));
     assert!(!out.status.success());
-    let hash: String = rusqlite::Connection::open(e.db())
-        .unwrap()
-        .query_row(
-            "SELECT password FROM user WHERE username = 'alice'",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap();
+    let hash: String = e.value("SELECT password FROM user WHERE username = 'alice'");
     assert!(
         hearth::token::password::verify("pw-one", &hash),
         "the refused call changed nothing"
@@ -213,13 +184,9 @@ fn user_show_and_set_staff() {
         "--no-password",
     ]);
     let u = e.json(&["user", "show", "alice", "--json"]);
-    assert_eq!(u["id"], 1);
-    assert_eq!(u["username"], "Alice");
-    assert_eq!(u["email"], "alice@example.org");
-    assert_eq!(u["real_name"], "Alice A.");
-    assert_eq!(u["ext_id"], "ext-1");
-    assert_eq!(u["is_staff"], false);
-    assert_eq!(u["has_password"], false);
+    let want = serde_json::json!({"id": 1, "username": "Alice", "email": "alice@example.org",
+        "real_name": "Alice A.", "ext_id": "ext-1", "is_staff": false, "has_password": false});
+    assert_fields(&u, &want);
     assert!(u["date_joined"].as_str().unwrap().ends_with('Z'));
     let text = e.ok(&["user", "show", "ALICE"]);
     assert!(
@@ -241,11 +208,10 @@ fn user_show_and_set_staff() {
     );
     assert!(!e.run(&["user", "set-staff", "alice"]).status.success());
     assert_eq!(e.sql("SELECT is_staff FROM user WHERE id = 1"), 0);
-    assert!(e.fails(&["user", "show", "nobody"]).contains("no user"));
-    assert!(
-        e.fails(&["user", "set-staff", "nobody", "true"])
-            .contains("no user")
-    );
+    e.assert_fails(&[
+        (&["user", "show", "nobody"], "no user"),
+        (&["user", "set-staff", "nobody", "true"], "no user"),
+    ]);
     e.ok(&["user", "delete", "alice"]);
     assert!(e.fails(&["user", "show", "alice"]).contains("no user"));
 }

@@ -7,10 +7,11 @@ use warp::reply::Response;
 
 use super::{course_json, managed_course, member_statuses, visible_course};
 use crate::api::call::{Call, ca, user, write};
+use crate::api::listing::list_page;
 use crate::db::course_members as members;
 use crate::error::ApiError;
 use crate::http::auth::Principal;
-use crate::http::pagination::{Page, envelope};
+use crate::http::pagination::Page;
 use crate::http::route::Endpoint;
 use crate::http::{empty, ok};
 use crate::model::course::{JoinStatus, MemberJson, Privacy};
@@ -129,29 +130,26 @@ async fn get_status(call: Call<Option<Principal>>) -> Result<Response, ApiError>
 /// The member list (`join/`, `statuses` filter), or the users of one fixed status
 /// (`request_join/`: requested; `invite/`: invited): creator and managers only.
 async fn list(call: Call<Principal>, fixed: Option<JoinStatus>) -> Result<Response, ApiError> {
-    let (id, base, q) = (call.id(), call.base(), call.query());
-    let page_base = base.at(&call.req.path);
-    let json = call
-        .read(move |c, who| {
-            managed_course(c, id, who)?;
-            let statuses = if let Some(f) = fixed {
-                vec![f]
-            } else {
-                member_statuses(&q)?
-            };
-            let page = Page::from_query(&q)?;
-            let (count, rows) = members::list(c, id, &statuses, page.limit, page.offset)?;
-            let results: Vec<MemberJson> = rows
-                .into_iter()
-                .map(|(u, s)| MemberJson {
-                    user: u.minimal(&base),
-                    join_status: s,
-                })
-                .collect();
-            Ok::<_, ApiError>(envelope(&page_base, &q, page, count, results))
-        })
-        .await?;
-    Ok(ok(&json))
+    let (id, base) = (call.id(), call.base());
+    list_page(&call, move |c, who, q| {
+        managed_course(c, id, who)?;
+        let statuses = if let Some(f) = fixed {
+            vec![f]
+        } else {
+            member_statuses(q)?
+        };
+        let page = Page::from_query(q)?;
+        let (count, rows) = members::list(c, id, &statuses, page.limit, page.offset)?;
+        let results: Vec<MemberJson> = rows
+            .into_iter()
+            .map(|(u, s)| MemberJson {
+                user: u.minimal(&base),
+                join_status: s,
+            })
+            .collect();
+        Ok((page, count, results))
+    })
+    .await
 }
 
 /// A list of user ids in a body field (a lone id counts as a list of one), read before
@@ -176,21 +174,11 @@ fn user_list(
             return None;
         }
     };
-    match parsed {
-        Ok(list) => Some(ids::dedup(list)),
-        Err(ListError::TooMany) => {
-            errors.push(ids::too_many(field));
-            None
-        }
-        Err(ListError::NotAnId) => {
-            errors.push(FieldError::new(
-                field,
-                "invalid",
-                "Each user must be an integer id (a number or a numeric string).",
-            ));
-            None
-        }
-    }
+    let not_an_id = "Each user must be an integer id (a number or a numeric string).";
+    parsed
+        .map(ids::dedup)
+        .map_err(|e| errors.push(e.on(field, not_an_id)))
+        .ok()
 }
 
 /// The error on `field` when `users` names one that is not a live user (one query).

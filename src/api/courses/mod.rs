@@ -11,12 +11,13 @@ use warp::http::StatusCode;
 use warp::reply::Response;
 
 use crate::api::call::{Call, ca, user, write};
+use crate::api::listing::list_page;
 use crate::clock::Timestamp;
 use crate::db::course_members;
 use crate::db::courses as db;
 use crate::error::ApiError;
 use crate::http::auth::Principal;
-use crate::http::pagination::{Page, envelope};
+use crate::http::pagination::Page;
 use crate::http::route::Endpoint;
 use crate::http::{empty, json_response, ok};
 use crate::images::Squares;
@@ -250,6 +251,21 @@ async fn get(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
     Ok(ok(&json))
 }
 
+/// A course body, read once `who` may send it: the input, the problems found without
+/// the database, and the image's squares (`full`: PUT and create, `name` and `type`
+/// required).
+async fn course_body(
+    call: &mut Call<Principal>,
+    who: &Principal,
+    full: bool,
+) -> Result<(CourseInput, Vec<FieldError>, Option<crate::images::Squares>), ApiError> {
+    call.req.body.authorised(who);
+    let (map, image) = body::read(call.take_body(), &call.req.headers).await?;
+    let (input, mut errors) = CourseInput::parse(&map, full);
+    let squares = body::process_image(image, &call.state().body_budget, &mut errors).await?;
+    Ok((input, errors, squares))
+}
+
 /// `POST /api/v2/course/`
 async fn create(mut call: Call<Principal>) -> Result<Response, ApiError> {
     let (now, base) = (call.now, call.base());
@@ -257,10 +273,7 @@ async fn create(mut call: Call<Principal>) -> Result<Response, ApiError> {
     let who = call
         .read(move |c, who| may_create(c, who).map(|()| who))
         .await?;
-    call.req.body.authorised(&who);
-    let (map, image) = body::read(call.take_body(), &call.req.headers).await?;
-    let (input, mut errors) = CourseInput::parse(&map, true);
-    let squares = body::process_image(image, &call.state().body_budget, &mut errors).await?;
+    let (input, mut errors, squares) = course_body(&mut call, &who, true).await?;
     let json = call
         .write(move |tx, who| {
             may_create(tx, who)?;
@@ -299,10 +312,7 @@ async fn update(mut call: Call<Principal>, full: bool) -> Result<Response, ApiEr
     let who = call
         .read(move |c, who| managed_course(c, id, who).map(|_| who))
         .await?;
-    call.req.body.authorised(&who);
-    let (map, image) = body::read(call.take_body(), &call.req.headers).await?;
-    let (input, mut errors) = CourseInput::parse(&map, full);
-    let squares = body::process_image(image, &call.state().body_budget, &mut errors).await?;
+    let (input, mut errors, squares) = course_body(&mut call, &who, full).await?;
     let json = call
         .write(move |tx, who| {
             let (mut course, status) = managed_course(tx, id, who)?;
@@ -352,19 +362,15 @@ async fn delete(mut call: Call<Principal>) -> Result<Response, ApiError> {
 
 /// `GET /api/v2/course/`: the caller's courses by status, newest first.
 async fn list(call: Call<Principal>) -> Result<Response, ApiError> {
-    let (base, q) = (call.base(), call.query());
-    let page_base = base.at(&call.req.path);
-    let json = call
-        .read(move |c, who| {
-            let statuses = member_statuses(&q)?;
-            let page = Page::from_query(&q)?;
-            let (count, ids) =
-                db::list_for_user(c, who.user_id, &statuses, page.limit, page.offset)?;
-            let results = course_jsons(c, &ids, Some(who.user_id), &base)?;
-            Ok::<_, ApiError>(envelope(&page_base, &q, page, count, results))
-        })
-        .await?;
-    Ok(ok(&json))
+    let base = call.base();
+    list_page(&call, move |c, who, q| {
+        let statuses = member_statuses(q)?;
+        let page = Page::from_query(q)?;
+        let (count, ids) = db::list_for_user(c, who.user_id, &statuses, page.limit, page.offset)?;
+        let results = course_jsons(c, &ids, Some(who.user_id), &base)?;
+        Ok((page, count, results))
+    })
+    .await
 }
 
 /// The `categories` filter: comma-separated ids, also repeated, and also as
@@ -392,40 +398,37 @@ fn category_filter(q: &crate::http::query::Query) -> Result<Option<Vec<i64>>, Ap
 
 /// `GET /api/v2/course/search/`: visible courses.
 async fn search_courses(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
-    let (base, q) = (call.base(), call.query());
-    let page_base = base.at(&call.req.path);
-    let json = call
-        .read(move |c, who| {
-            let ordering = q.text("ordering").unwrap_or("-id");
-            let order_by = db::SEARCH_ORDERINGS
-                .iter()
-                .find(|(k, _)| *k == ordering)
-                .map(|(_, v)| *v)
-                .ok_or_else(|| {
-                    ApiError::field(
-                        "ordering",
-                        "invalid_choice",
-                        "ordering must be one of id, name, created_at, optionally prefixed with -.",
-                    )
-                })?;
-            let categories = category_filter(&q)?;
-            let page = Page::from_query(&q)?;
-            let s = db::Search {
-                user: who.map(|w| w.user_id),
-                text: q.text("search").map(str::to_owned),
-                categories,
-                order_by,
-            };
-            let (count, ids) = if s.text.is_none() && s.categories.is_none() && ordering == "-id" {
-                db::search_newest(c, s.user, page.limit, page.offset)?
-            } else {
-                db::search(c, &s, page.limit, page.offset)?
-            };
-            let results = course_jsons(c, &ids, s.user, &base)?;
-            Ok::<_, ApiError>(envelope(&page_base, &q, page, count, results))
-        })
-        .await?;
-    Ok(ok(&json))
+    let base = call.base();
+    list_page(&call, move |c, who, q| {
+        let ordering = q.text("ordering").unwrap_or("-id");
+        let order_by = db::SEARCH_ORDERINGS
+            .iter()
+            .find(|(k, _)| *k == ordering)
+            .map(|(_, v)| *v)
+            .ok_or_else(|| {
+                ApiError::field(
+                    "ordering",
+                    "invalid_choice",
+                    "ordering must be one of id, name, created_at, optionally prefixed with -.",
+                )
+            })?;
+        let categories = category_filter(q)?;
+        let page = Page::from_query(q)?;
+        let s = db::Search {
+            user: who.map(|w| w.user_id),
+            text: q.text("search").map(str::to_owned),
+            categories,
+            order_by,
+        };
+        let (count, ids) = if s.text.is_none() && s.categories.is_none() && ordering == "-id" {
+            db::search_newest(c, s.user, page.limit, page.offset)?
+        } else {
+            db::search(c, &s, page.limit, page.offset)?
+        };
+        let results = course_jsons(c, &ids, s.user, &base)?;
+        Ok((page, count, results))
+    })
+    .await
 }
 
 #[cfg(test)]

@@ -17,18 +17,7 @@ pub(super) fn vote(
     v: VoteLine,
     now: Timestamp,
 ) -> Result<(), LineError> {
-    let targets: Vec<(&str, i64)> = [
-        ("discussion", v.discussion),
-        ("post", v.post),
-        ("status", v.status),
-        ("comment", v.comment),
-    ]
-    .into_iter()
-    .filter_map(|(k, id)| id.map(|id| (k, id)))
-    .collect();
-    let [(kind, id)] = targets[..] else {
-        return Err("a vote needs exactly one of discussion, post, status, comment".into());
-    };
+    let (kind, id) = v.target()?;
     known.user(v.user, "user")?;
     let pk =
         content::pk_of(conn, kind, id)?.ok_or_else(|| format!("{kind} {id} does not exist"))?;

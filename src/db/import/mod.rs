@@ -352,17 +352,7 @@ impl Importer {
         now: Timestamp,
     ) -> Result<(), LineError> {
         let at = c.added_at.unwrap_or(now);
-        let targets: Vec<(&str, i64)> = [
-            ("discussion", c.discussion),
-            ("post", c.post),
-            ("status", c.status),
-        ]
-        .into_iter()
-        .filter_map(|(k, id)| id.map(|id| (k, id)))
-        .collect();
-        let [(kind, id)] = targets[..] else {
-            return Err("a comment needs exactly one of discussion, post, status".into());
-        };
+        let (kind, id) = c.target()?;
         self.known.user(c.author, "author")?;
         let target =
             content::pk_of(conn, kind, id)?.ok_or_else(|| format!("{kind} {id} does not exist"))?;

@@ -25,12 +25,11 @@ pub async fn exchange(ctx: Ctx<'_>) -> Result<TokenResponse, OAuthError> {
     let ttl = ttl(ctx.state);
     let client = ctx.addr;
     decide(ctx.state, move |tx| {
-        let Some(row) = crate::db::tokens::code(tx, &hash)? else {
+        // another client's code is as unknown as a made-up one
+        let row = crate::db::tokens::code(tx, &hash)?.filter(|r| r.app_id == app_id);
+        let Some(row) = row else {
             return refused("The code is invalid.");
         };
-        if row.app_id != app_id {
-            return refused("The code is invalid.");
-        }
         if row.used_at.is_some() {
             security::code_reused(client);
             if let Some(g) = row.grant_id {

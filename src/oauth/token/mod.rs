@@ -8,13 +8,12 @@ mod refresh;
 
 use rusqlite::Connection;
 use serde::Serialize;
-use warp::http::Method;
 use warp::reply::Response;
 
 use crate::clock::{SECOND, Timestamp};
 use crate::http::Req;
 use crate::http::query::Query;
-use crate::http::route::{Auth, Endpoint};
+use crate::http::route::Endpoint;
 use crate::model::app::App;
 use crate::oauth::errors::{ErrorCode, OAuthError};
 use crate::oauth::scope::Scope;
@@ -116,13 +115,7 @@ pub struct Ctx<'a> {
 
 /// `POST /oauth/token/`
 pub fn endpoints() -> Vec<Endpoint> {
-    vec![Endpoint::new(
-        Method::POST,
-        "/oauth/token/",
-        Auth::None,
-        "oauthToken",
-        |req, _| async move { token(req).await.unwrap_or_else(|e| e.to_response()) },
-    )]
+    vec![super::json_endpoint("/oauth/token/", "oauthToken", token)]
 }
 
 /// Reads a form body of the token or revocation endpoint (RFC 6749 §3.2: parameters

@@ -22,12 +22,11 @@ pub async fn exchange(ctx: Ctx<'_>) -> Result<TokenResponse, OAuthError> {
     let ttl = ttl(ctx.state);
     let client = ctx.addr;
     decide(ctx.state, move |tx| {
-        let Some(row) = crate::db::tokens::refresh(tx, &hash)? else {
+        // another client's token is as unknown as a made-up one
+        let row = crate::db::tokens::refresh(tx, &hash)?.filter(|r| r.app_id == app_id);
+        let Some(row) = row else {
             return refused("The refresh token is invalid.");
         };
-        if row.app_id != app_id {
-            return refused("The refresh token is invalid.");
-        }
         if row.rotated_at.is_some() {
             security::refresh_reused(client);
             crate::db::tokens::revoke_grant(tx, row.grant_id)?;

@@ -1,13 +1,6 @@
 //! JWTs over HTTP: the rules of SPEC §4, the grace period after a key rotation, and
 //! `verify_token`.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hearth::clock::SECOND;
@@ -209,12 +202,7 @@ async fn jwt_rules_over_http() {
         StatusCode::UNAUTHORIZED
     );
     // deleted user
-    s.state
-        .db
-        .write_blocking(|tx| {
-            hearth::db::users::soft_delete(tx, ann).map_err(hearth::db::DbError::from)
-        })
-        .unwrap();
+    s.db_write(|tx| hearth::db::users::soft_delete(tx, ann));
     assert_eq!(
         s.get("/api/v2/user/me/", Some(&good)).await.status,
         StatusCode::UNAUTHORIZED
@@ -224,21 +212,16 @@ async fn jwt_rules_over_http() {
 #[tokio::test]
 async fn grace_period_secret_after_rotation() {
     let s = TestServer::start().await;
-    let ann = s.user("ann", None, false);
-    let old = s.jwt(ann);
+    let (ann, old) = s.login("ann");
     let now = s.clock.now();
-    s.state
-        .db
-        .write_blocking(|tx| {
-            hearth::db::jwt::rotate(
-                tx,
-                &hearth::token::random_string(32),
-                now,
-                now + 100 * SECOND,
-            )
-            .map_err(hearth::db::DbError::from)
-        })
-        .unwrap();
+    s.db_write(|tx| {
+        hearth::db::jwt::rotate(
+            tx,
+            &hearth::token::random_string(32),
+            now,
+            now + 100 * SECOND,
+        )
+    });
     s.state.reload_keys().unwrap();
     let new = s.jwt(ann);
     for t in [&old, &new] {
@@ -334,8 +317,7 @@ async fn verify_token_checks_signature_and_time_only() {
 #[tokio::test]
 async fn verify_token_sees_a_revocation_written_by_another_process_after_a_reload() {
     let s = TestServer::start().await;
-    let uid = s.user("rev", None, false);
-    let t = s.jwt(uid);
+    let (_, t) = s.login("rev");
     let verify = |t: String| {
         let s = &s;
         async move {
@@ -353,13 +335,9 @@ async fn verify_token_sees_a_revocation_written_by_another_process_after_a_reloa
     .unwrap()
     .jti;
     let now = s.clock.now();
-    s.state
-        .db
-        .write_blocking(move |tx| {
-            hearth::db::jwt::revoke(tx, &jti, now + 3600 * hearth::clock::SECOND, now)
-                .map_err(hearth::db::DbError::from)
-        })
-        .unwrap();
+    s.db_write(move |tx| {
+        hearth::db::jwt::revoke(tx, &jti, now + 3600 * hearth::clock::SECOND, now)
+    });
     // the server re-reads revocations with its keys (every 500 ms); force it here
     s.state.reload_keys().unwrap();
     assert_eq!(verify(t.clone()).await, StatusCode::UNAUTHORIZED);

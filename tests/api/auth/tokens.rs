@@ -1,13 +1,6 @@
 //! Opaque OAuth tokens and their scopes, and `Authorization` headers that are not bearer
 //! tokens.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
 use hearth::clock::SECOND;
 use hearth::http::auth::Principal;
 use reqwest::StatusCode;
@@ -62,24 +55,13 @@ async fn opaque_tokens_and_scopes() {
 #[tokio::test]
 async fn other_schemes_are_anonymous_and_empty_bearer_is_invalid() {
     let s = TestServer::start().await;
-    let r = TestServer::read(
-        s.client
-            .get(format!("{}/api/v2/user/me/", s.url))
-            .header("authorization", "Basic YTpi")
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
-    assert_eq!(r.error_code(), "not_authenticated");
-    let r = TestServer::read(
-        s.client
-            .get(format!("{}/api/v2/user/me/", s.url))
-            .header("authorization", "Bearer ")
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
-    assert_eq!(r.error_code(), "authentication_failed");
+    for (authorization, code) in [
+        ("Basic YTpi", "not_authenticated"),
+        ("Bearer ", "authentication_failed"),
+    ] {
+        let rb = s.client.get(format!("{}/api/v2/user/me/", s.url));
+        let sent = rb.header("authorization", authorization).send().await;
+        let r = TestServer::read(sent.unwrap()).await;
+        assert_eq!(r.error_code(), code, "{authorization}");
+    }
 }

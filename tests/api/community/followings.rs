@@ -1,58 +1,16 @@
 //! Users and followings: the lists and their order, following and unfollowing, and the
 //! caller's connection status.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
 use hearth::clock::SECOND;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use super::ids;
-use crate::common::{Resp, TestServer};
-
-fn soft_delete(s: &TestServer, id: i64) {
-    s.state
-        .db
-        .write_blocking(|tx| {
-            hearth::db::users::soft_delete(tx, id).map_err(hearth::db::DbError::from)
-        })
-        .unwrap();
-}
-
-fn check_is_clean(s: &TestServer) {
-    let problems = s
-        .state
-        .db
-        .read_blocking(|c| hearth::db::check::run(c).map_err(hearth::db::DbError::from))
-        .unwrap();
-    assert!(problems.is_empty(), "{problems:?}");
-}
-
-/// POST with no body at all (what the SDK sends), with a content type.
-async fn post_empty(s: &TestServer, path: &str, token: &str) -> Resp {
-    let r = s
-        .client
-        .post(format!("{}{}", s.url, path))
-        .bearer_auth(token)
-        .header("Content-Type", "application/json")
-        .send()
-        .await
-        .unwrap();
-    TestServer::read(r).await
-}
+use crate::common::TestServer;
 
 /// a, b, c, d; a follows b, c, d (in that order, one second apart) and b follows a.
 async fn community() -> (TestServer, [i64; 4]) {
     let s = TestServer::start().await;
-    let a = s.user("alice", None, false);
-    let b = s.user("bob", None, false);
-    let c = s.user("carol", None, false);
-    let d = s.user("dave", None, false);
+    let [a, b, c, d] = s.users(["alice", "bob", "carol", "dave"]);
     for (who, whom) in [(a, b), (a, c), (a, d), (b, a)] {
         s.clock.advance(SECOND);
         let r = s
@@ -80,22 +38,16 @@ async fn followings_are_mutual_first_then_newest() {
     for (qs, want) in &cases {
         let r = s.get(&format!("{path}{qs}"), None).await;
         assert_eq!(r.status, StatusCode::OK, "{qs}");
-        assert_eq!(ids(&r), *want, "{qs}");
+        assert_eq!(r.ids(), *want, "{qs}");
         assert_eq!(r.json()["count"], want.len(), "{qs}");
     }
-    let r = s.get(&format!("/api/v2/user/{a}/followers/"), None).await;
-    assert_eq!(ids(&r), [b]);
-    let r = s
-        .get(&format!("/api/v2/user/{b}/followers/?mutual=1"), None)
-        .await;
-    assert_eq!(ids(&r), [a]);
-    let r = s
-        .get(&format!("/api/v2/user/{c}/followers/?mutual=0"), None)
-        .await;
-    assert_eq!(ids(&r), [a]);
+    for (user, q, want) in [(a, "", b), (b, "?mutual=1", a), (c, "?mutual=0", a)] {
+        let list = format!("/api/v2/user/{user}/followers/{q}");
+        assert_eq!(s.list_ids(&list, None).await, [want], "{list}");
+    }
     // pagination keeps mutual
     let r = s.get(&format!("{path}?mutual=0&limit=1"), None).await;
-    assert_eq!(ids(&r), [d]);
+    assert_eq!(r.ids(), [d]);
     assert_eq!(
         r.json()["next"],
         format!("{}{path}?mutual=0&limit=1&offset=1", s.url)
@@ -129,7 +81,7 @@ async fn followings_are_mutual_first_then_newest() {
     let r = s.get(&format!("/api/v2/user/{a}/"), None).await;
     assert_eq!(r.json()["followings_counter"], 3);
     assert_eq!(r.json()["followers_counter"], 1);
-    check_is_clean(&s);
+    s.assert_consistent();
 }
 
 #[tokio::test]
@@ -141,18 +93,20 @@ async fn ties_break_by_user_id_and_deleted_users_vanish() {
         .collect();
     // same instant for all four edges, followed in reverse id order
     for &o in others.iter().rev() {
-        let r = post_empty(&s, &format!("/api/v2/user/{o}/follow/"), &s.jwt(a)).await;
+        let r = s
+            .post_empty(&format!("/api/v2/user/{o}/follow/"), Some(&s.jwt(a)))
+            .await;
         assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
     }
     let path = format!("/api/v2/user/{a}/followings/");
-    assert_eq!(ids(&s.get(&path, None).await), others);
-    soft_delete(&s, others[1]);
+    assert_eq!(s.get(&path, None).await.ids(), others);
+    s.soft_delete_user(others[1]);
     let r = s.get(&path, None).await;
-    assert_eq!(ids(&r), [others[0], others[2], others[3]]);
+    assert_eq!(r.ids(), [others[0], others[2], others[3]]);
     assert_eq!(r.json()["count"], 3);
     let r = s.get(&format!("/api/v2/user/{a}/"), None).await;
     assert_eq!(r.json()["followings_counter"], 3);
-    check_is_clean(&s);
+    s.assert_consistent();
     // unknown and deleted users are 404 everywhere
     let t = s.jwt(a);
     let gone = others[1];
@@ -207,25 +161,23 @@ async fn following_toggles_and_keeps_both_sides_exact() {
     assert_eq!(r.status, StatusCode::NO_CONTENT);
     assert!(!rel(&ta, b, "is_followed").await);
     assert!(rel(&ta, b, "is_follower").await);
-    let r = s
-        .get(&format!("/api/v2/user/{b}/followings/?mutual=0"), None)
-        .await;
-    assert_eq!(ids(&r), [a]);
-    let r = s
-        .get(&format!("/api/v2/user/{b}/followings/?mutual=1"), None)
-        .await;
+    let followings = |q: &str| format!("/api/v2/user/{b}/followings/?mutual={q}");
+    assert_eq!(s.list_ids(&followings("0"), None).await, [a]);
+    let r = s.get(&followings("1"), None).await;
     assert_eq!(r.json()["count"], 0);
     let r = s.get(&format!("/api/v2/user/{a}/"), None).await;
     assert_eq!(r.json()["followings_counter"], 2);
-    check_is_clean(&s);
+    s.assert_consistent();
     // and follows again (no body at all, as the SDK posts): mutual again, newest edge
-    let r = post_empty(&s, &format!("/api/v2/user/{b}/follow/"), &ta).await;
+    let r = s
+        .post_empty(&format!("/api/v2/user/{b}/follow/"), Some(&ta))
+        .await;
     assert_eq!(r.status, StatusCode::NO_CONTENT);
     let r = s
         .get(&format!("/api/v2/user/{b}/followings/?mutual=1"), None)
         .await;
-    assert_eq!(ids(&r), [a]);
-    check_is_clean(&s);
+    assert_eq!(r.ids(), [a]);
+    s.assert_consistent();
     // following yourself
     let r = s
         .post(&format!("/api/v2/user/{a}/follow/"), Some(&ta), json!({}))

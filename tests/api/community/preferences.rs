@@ -1,28 +1,15 @@
 //! Dynamic preferences: typed values in one page, filters and orderings, and the staff-only,
 //! all-or-nothing PATCH.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
-use reqwest::{Method, StatusCode};
+use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use super::ids;
 use crate::common::TestServer;
 
 #[tokio::test]
 async fn preferences_are_typed_and_all_in_one_page() {
     let s = TestServer::start().await;
-    let total = s
-        .state
-        .db
-        .read_blocking(|c| hearth::db::prefs::list(c, None).map_err(hearth::db::DbError::from))
-        .unwrap()
-        .len();
+    let total = s.db_read(|c| hearth::db::prefs::list(c, None)).len();
     assert!(total > 20);
     for path in [
         "/api/v2/dynamic_preference/",
@@ -34,7 +21,7 @@ async fn preferences_are_typed_and_all_in_one_page() {
         assert_eq!(j["count"], total);
         assert_eq!(j["results"].as_array().unwrap().len(), total);
         assert_eq!(j["next"], Value::Null);
-        let ids = ids(&r);
+        let ids = r.ids();
         assert!(ids.windows(2).all(|w| w[0] < w[1]), "ordered by id");
     }
     let r = s
@@ -77,11 +64,7 @@ async fn preferences_are_typed_and_all_in_one_page() {
 #[tokio::test]
 async fn preference_filters_orderings_and_limits() {
     let s = TestServer::start().await;
-    let all = s
-        .state
-        .db
-        .read_blocking(|c| hearth::db::prefs::list(c, None).map_err(hearth::db::DbError::from))
-        .unwrap();
+    let all = s.db_read(|c| hearth::db::prefs::list(c, None));
     let list = |qs: &str| format!("/api/v2/dynamic_preference/search/?{qs}");
     // section (exact)
     let r = s.get(&list("section=colors"), None).await;
@@ -101,7 +84,7 @@ async fn preference_filters_orderings_and_limits() {
     assert_eq!(r.json()["count"], n);
     // orderings
     let r = s.get(&list("ordering=-id"), None).await;
-    let got = ids(&r);
+    let got = r.ids();
     assert!(got.windows(2).all(|w| w[0] > w[1]));
     let r = s.get(&list("ordering=section,-name"), None).await;
     let rows: Vec<(String, String)> = r.json()["results"]
@@ -120,7 +103,7 @@ async fn preference_filters_orderings_and_limits() {
     assert_eq!(rows, want);
     // limit: a page, links keep the other parameters; clamped to 1000
     let r = s.get(&list("section=colors&limit=2&offset=1"), None).await;
-    assert_eq!(ids(&r).len(), 2);
+    assert_eq!(r.ids().len(), 2);
     assert_eq!(
         r.json()["next"],
         format!(
@@ -136,7 +119,7 @@ async fn preference_filters_orderings_and_limits() {
         )
     );
     let r = s.get(&list("limit=5000"), None).await;
-    assert_eq!(ids(&r).len(), all.len());
+    assert_eq!(r.ids().len(), all.len());
     assert_eq!(r.json()["next"], Value::Null);
     // 400s
     for (qs, field) in [
@@ -162,10 +145,7 @@ async fn patching_preferences_is_staff_only_and_all_or_nothing() {
     let path = "/api/v2/dynamic_preference/";
     let patch = |token: Option<String>, body: Value| {
         let s = &s;
-        async move {
-            s.call(Method::PATCH, path, token.as_deref(), Some(body))
-                .await
-        }
+        async move { s.patch(path, token.as_deref(), body).await }
     };
     let body = json!({"configurations.content_availability": false, "covers.covers_visibility": 3});
     // who may
@@ -266,9 +246,7 @@ async fn patching_preferences_is_staff_only_and_all_or_nothing() {
         TestServer::read(r).await.status,
         StatusCode::UNSUPPORTED_MEDIA_TYPE
     );
-    let r = s
-        .call(Method::DELETE, path, Some(&s.jwt(staff)), None)
-        .await;
+    let r = s.delete(path, Some(&s.jwt(staff))).await;
     assert_eq!(r.status, StatusCode::METHOD_NOT_ALLOWED);
     assert_eq!(r.header("allow"), Some("GET, HEAD, PATCH"));
 }

@@ -1,23 +1,14 @@
 //! Request bodies alike everywhere: no-body routes, content types, parse errors, sizes.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
 use reqwest::{Method, StatusCode};
 
-use super::{contributions, course_with_section, raw, world};
-use crate::common::TestServer;
+use super::{contributions, course_with_section, start};
 
 /// SPEC §3: routes that take no body accept an empty body whatever its content type,
 /// and `{}`.
 #[tokio::test]
 async fn no_body_routes_accept_empty_bodies_and_empty_objects() {
-    let s = TestServer::start().await;
-    let w = world(&s).await;
+    let (s, w) = start().await;
     let t = &w.ann_t;
     let bodies: [(Option<&str>, &[u8]); 6] = [
         (None, b""),
@@ -31,15 +22,15 @@ async fn no_body_routes_accept_empty_bodies_and_empty_objects() {
         let what = format!("{ct:?} {:?}", String::from_utf8_lossy(body));
         // follow (toggles: twice leaves things as they were)
         for _ in 0..2 {
-            let r = raw(
-                &s,
-                Method::POST,
-                &format!("/api/v2/user/{}/follow/", w.bob),
-                t,
-                ct,
-                body.to_vec(),
-            )
-            .await;
+            let r = s
+                .raw(
+                    Method::POST,
+                    &format!("/api/v2/user/{}/follow/", w.bob),
+                    Some(t),
+                    ct,
+                    Some(body.to_vec()),
+                )
+                .await;
             assert_eq!(
                 r.status,
                 StatusCode::NO_CONTENT,
@@ -63,7 +54,9 @@ async fn no_body_routes_accept_empty_bodies_and_empty_objects() {
             (Method::DELETE, format!("/api/v2/status/{st}/")),
             (Method::POST, format!("/api/v2/status/{st}/restore/")),
         ] {
-            let r = raw(&s, m.clone(), &path, t, ct, body.to_vec()).await;
+            let r = s
+                .raw(m.clone(), &path, Some(t), ct, Some(body.to_vec()))
+                .await;
             assert_eq!(
                 r.status,
                 StatusCode::NO_CONTENT,
@@ -101,7 +94,9 @@ async fn no_body_routes_accept_empty_bodies_and_empty_objects() {
                 StatusCode::NO_CONTENT,
             ),
         ] {
-            let r = raw(&s, m.clone(), &path, tok, ct, body.to_vec()).await;
+            let r = s
+                .raw(m.clone(), &path, Some(tok), ct, Some(body.to_vec()))
+                .await;
             assert_eq!(r.status, want, "{m} {path} {what}: {}", r.text);
         }
     }
@@ -112,8 +107,7 @@ async fn no_body_routes_accept_empty_bodies_and_empty_objects() {
 /// `parse_error`), and an oversized one is 413.
 #[tokio::test]
 async fn no_body_routes_refuse_real_bodies_alike() {
-    let s = TestServer::start().await;
-    let w = world(&s).await;
+    let (s, w) = start().await;
     let t = &w.ann_t;
     let (d, p, st, c) = contributions(&s, t).await;
     let (course, sec) = course_with_section(&s, t, "C").await;
@@ -151,36 +145,23 @@ async fn no_body_routes_refuse_real_bodies_alike() {
         (Method::DELETE, format!("/api/v2/course/{course}/"), t),
     ];
     let big = vec![b' '; 1024 * 1024 + 1];
+    let parse_error = (StatusCode::BAD_REQUEST, "parse_error");
+    let too_large = (StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large");
+    let bodies = [
+        (&b"{\"a\": 1}"[..], parse_error),
+        (b"[]", parse_error),
+        (b"{", parse_error),
+        (&big, too_large),
+    ];
     for (m, path, tok) in &routes {
-        for body in [&b"{\"a\": 1}"[..], b"[]", b"{"] {
-            let r = raw(
-                &s,
-                m.clone(),
-                path,
-                tok,
-                Some("application/json"),
-                body.to_vec(),
-            )
-            .await;
-            assert_eq!(r.status, StatusCode::BAD_REQUEST, "{m} {path}: {}", r.text);
-            assert_eq!(r.error_code(), "parse_error", "{m} {path}");
+        for (body, (status, code)) in bodies {
+            let json = Some("application/json");
+            let r = s
+                .raw(m.clone(), path, Some(tok), json, Some(body.to_vec()))
+                .await;
+            assert_eq!(r.status, status, "{m} {path}: {}", r.text);
+            assert_eq!(r.error_code(), code, "{m} {path}");
         }
-        let r = raw(
-            &s,
-            m.clone(),
-            path,
-            tok,
-            Some("application/json"),
-            big.clone(),
-        )
-        .await;
-        assert_eq!(
-            r.status,
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "{m} {path}: {}",
-            r.text
-        );
-        assert_eq!(r.error_code(), "payload_too_large", "{m} {path}");
     }
 }
 
@@ -196,8 +177,7 @@ type BodyCase = (
 /// The same bad body gets the same status and code on every route that reads one.
 #[tokio::test]
 async fn body_errors_are_the_same_everywhere() {
-    let s = TestServer::start().await;
-    let w = world(&s).await;
+    let (s, w) = start().await;
     let t = &w.ann_t;
     let (course, sec) = course_with_section(&s, t, "C").await;
     let routes = [
@@ -277,7 +257,9 @@ async fn body_errors_are_the_same_everywhere() {
     let mut failures = Vec::new();
     for (m, path) in &routes {
         for (what, ct, body, status, code) in &cases {
-            let r = raw(&s, m.clone(), path, t, *ct, body.clone()).await;
+            let r = s
+                .raw(m.clone(), path, Some(t), *ct, Some(body.clone()))
+                .await;
             if r.status != *status || r.error_code() != *code {
                 failures.push(format!(
                     "{m} {path} {what}: {} {}",

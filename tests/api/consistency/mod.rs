@@ -2,14 +2,7 @@
 //! every area: bodies, content types, pagination, booleans, CA, trailing slashes,
 //! and the shared User Minimal / Category JSON; the helpers shared by the files below.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
-use reqwest::{Method, StatusCode};
+use reqwest::StatusCode;
 
 use crate::common::{Resp, TestServer};
 
@@ -17,25 +10,6 @@ mod bodies;
 mod queries;
 mod routes;
 mod shapes;
-
-/// Sends a raw body with an optional content type.
-async fn raw(
-    s: &TestServer,
-    m: Method,
-    path: &str,
-    token: &str,
-    content_type: Option<&str>,
-    body: Vec<u8>,
-) -> Resp {
-    let mut rb = s
-        .client
-        .request(m, format!("{}{}", s.url, path))
-        .bearer_auth(token);
-    if let Some(ct) = content_type {
-        rb = rb.header("content-type", ct);
-    }
-    TestServer::read(rb.body(body).send().await.unwrap()).await
-}
 
 struct World {
     ann: i64,
@@ -45,7 +19,14 @@ struct World {
     cat: i64,
 }
 
-async fn world(s: &TestServer) -> World {
+/// A server with ann (staff), bob and a category.
+async fn start() -> (TestServer, World) {
+    let s = TestServer::start().await;
+    let w = world(&s);
+    (s, w)
+}
+
+fn world(s: &TestServer) -> World {
     let ann = s.user("ann", None, true);
     let bob = s.user("bob", None, false);
     let cat = s.category("General");
@@ -97,25 +78,16 @@ async fn contributions(s: &TestServer, t: &str) -> (i64, i64, i64, i64) {
     (d, p, st, c)
 }
 
+/// An open course named `name` by `t`'s user.
+async fn open_course(s: &TestServer, t: &str, name: &str) -> i64 {
+    s.course(t, name, "open").await
+}
+
 /// An open course named `name` by `t`'s user, with one section: `(course, section)`.
 async fn course_with_section(s: &TestServer, t: &str, name: &str) -> (i64, i64) {
-    let course = created(
-        s.post(
-            "/api/v2/course/",
-            Some(t),
-            serde_json::json!({"name": name, "type": "self-paced", "privacy": "open"}),
-        )
-        .await,
-    )
-    .await;
-    let sec = created(
-        s.post(
-            &format!("/api/v2/course/{course}/section/"),
-            Some(t),
-            serde_json::json!({"name": "x"}),
-        )
-        .await,
-    )
-    .await;
+    let course = open_course(s, t, name).await;
+    let path = format!("/api/v2/course/{course}/section/");
+    let body = serde_json::json!({"name": "x"});
+    let sec = created(s.post(&path, Some(t), body).await).await;
     (course, sec)
 }

@@ -1,33 +1,16 @@
 //! Query parameters alike everywhere: pagination, booleans, and bad list parameters.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
 use reqwest::StatusCode;
-use serde_json::json;
 
-use super::{created, world};
-use crate::common::TestServer;
+use super::{open_course, start};
+use crate::common::{BAD_BOOLEANS, BAD_PAGES, TestServer};
 
 /// Pagination errors are the same 400 on every paginated list.
 #[tokio::test]
 async fn pagination_errors_are_the_same_everywhere() {
-    let s = TestServer::start().await;
-    let w = world(&s).await;
+    let (s, w) = start().await;
     let t = &w.ann_t;
-    let course = created(
-        s.post(
-            "/api/v2/course/",
-            Some(t),
-            json!({"name": "C", "type": "self-paced", "privacy": "open"}),
-        )
-        .await,
-    )
-    .await;
+    let course = open_course(&s, t, "C").await;
     let lists = [
         "/api/v2/reaction/search/".to_owned(),
         "/api/v2/reaction/".into(),
@@ -49,16 +32,7 @@ async fn pagination_errors_are_the_same_everywhere() {
     for list in &lists {
         let r = s.get(list, Some(t)).await;
         assert_eq!(r.status, StatusCode::OK, "{list}: {}", r.text);
-        for (q, field) in [
-            ("limit=0", "limit"),
-            ("limit=-1", "limit"),
-            ("limit=abc", "limit"),
-            ("limit=", "limit"),
-            ("limit=1.5", "limit"),
-            ("offset=-1", "offset"),
-            ("offset=", "offset"),
-            ("offset=x", "offset"),
-        ] {
+        for (q, field) in BAD_PAGES {
             let r = s.get(&format!("{list}?{q}"), Some(t)).await;
             let j = r.json();
             if r.status != StatusCode::BAD_REQUEST
@@ -88,12 +62,11 @@ async fn boolean_query_parameters() {
             .await;
         assert_eq!(r.status, StatusCode::OK, "{v}");
     }
-    for v in ["yes", "", "2", "t"] {
+    for v in BAD_BOOLEANS {
         let r = s
             .get(&format!("/api/v2/reaction/search/?active={v}"), None)
             .await;
-        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{v}");
-        assert_eq!(r.json()["errors"][0]["field"], "active");
+        r.assert_field_error("active", "invalid");
     }
 }
 
@@ -102,18 +75,9 @@ async fn boolean_query_parameters() {
 /// `invalid` for a malformed one).
 #[tokio::test]
 async fn bad_list_parameters_name_their_field() {
-    let s = TestServer::start().await;
-    let w = world(&s).await;
+    let (s, w) = start().await;
     let t = &w.ann_t;
-    let course = created(
-        s.post(
-            "/api/v2/course/",
-            Some(t),
-            json!({"name": "C", "type": "self-paced", "privacy": "open"}),
-        )
-        .await,
-    )
-    .await;
+    let course = open_course(&s, t, "C").await;
     for (path, field, code) in [
         (
             "/api/v2/reaction/search/?active=maybe".to_owned(),

@@ -1,24 +1,15 @@
 //! Routes alike everywhere: `content_availability` on every (CA) read, trailing slashes.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 
-use super::{contributions, course_with_section, created, world};
-use crate::common::TestServer;
+use super::{contributions, course_with_section, created, start};
 
 /// Every read marked (CA) in SPEC §5 needs a caller when `content_availability` is off;
 /// the public reads (reactions, preferences) do not.
 #[tokio::test]
 async fn content_availability_applies_to_every_ca_read() {
-    let s = TestServer::start().await;
-    let w = world(&s).await;
+    let (s, w) = start().await;
     let t = &w.ann_t;
     let (d, p, st, c) = contributions(&s, t).await;
     let (course, sec) = course_with_section(&s, t, "C").await;
@@ -100,8 +91,7 @@ async fn content_availability_applies_to_every_ca_read() {
 /// SPEC §3: API paths only with their trailing slash, except the two slashless forms.
 #[tokio::test]
 async fn trailing_slash_rules() {
-    let s = TestServer::start().await;
-    let w = world(&s).await;
+    let (s, w) = start().await;
     let t = &w.ann_t;
     let p = created(s.post("/api/v2/post/", Some(t), json!({"text": "p"})).await).await;
     let c = created(

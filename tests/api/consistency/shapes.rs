@@ -1,24 +1,16 @@
 //! Shared JSON alike everywhere: User Minimal, Category, and the unknown-category error.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use super::world;
-use crate::common::TestServer;
+use super::start;
+use crate::common::CATEGORY_KEYS;
 
 /// One user looks the same as an author, a course creator and a member; one category
 /// looks the same on a contribution and a course.
 #[tokio::test]
 async fn user_minimal_and_category_json_are_the_same_everywhere() {
-    let s = TestServer::start().await;
-    let w = world(&s).await;
+    let (s, w) = start().await;
     let t = &w.ann_t;
     let post = s
         .post(
@@ -61,15 +53,7 @@ async fn user_minimal_and_category_json_are_the_same_everywhere() {
     }
     assert_eq!(post["categories"], course["categories"]);
     let cat: &Value = &post["categories"][0];
-    for k in [
-        "id",
-        "name",
-        "slug",
-        "active",
-        "deleted",
-        "order",
-        "image_medium",
-    ] {
+    for k in CATEGORY_KEYS {
         assert!(cat.get(k).is_some(), "category lacks {k}: {cat}");
     }
 }
@@ -77,8 +61,7 @@ async fn user_minimal_and_category_json_are_the_same_everywhere() {
 /// An unknown category id is the same 400 on contributions and courses.
 #[tokio::test]
 async fn unknown_category_is_the_same_error_everywhere() {
-    let s = TestServer::start().await;
-    let w = world(&s).await;
+    let (s, w) = start().await;
     let t = &w.ann_t;
     let a = s
         .post(

@@ -1,37 +1,24 @@
 //! Who may write and read: missing, bad and read-only tokens, other users, and staff.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
 use hearth::model::contribution::Kind;
 use reqwest::{Method, StatusCode};
 
-use super::{a_post, assert_db_consistent, body, create, item, path, restore};
+use super::{a_post, body, create_id, item, path, restore};
 use crate::common::TestServer;
 
 #[tokio::test]
 async fn protected_routes_reject_missing_bad_and_wrong_users() {
     let s = TestServer::start().await;
-    let alice = s.user("alice", None, false);
-    let a = s.jwt(alice);
-    let b = s.jwt(s.user("bob", None, false));
+    let (alice, a) = s.login("alice");
+    let (_, b) = s.login("bob");
     let a_read = s.oauth_token(alice, "read");
     let a_write = s.oauth_token(alice, "read write");
     let host = a_post(&s, &a).await;
     let bad = crate::common::bad_tokens(&s).await;
     for kind in Kind::ALL {
-        let live = create(&s, &a, kind, body(kind, host)).await["id"]
-            .as_i64()
-            .unwrap();
-        let dead = create(&s, &a, kind, body(kind, host)).await["id"]
-            .as_i64()
-            .unwrap();
-        s.call(Method::DELETE, &item(kind, dead), Some(&a), None)
-            .await;
+        let live = create_id(&s, &a, kind, body(kind, host)).await;
+        let dead = create_id(&s, &a, kind, body(kind, host)).await;
+        s.delete(&item(kind, dead), Some(&a)).await;
 
         let mut routes = vec![
             (Method::POST, path(kind), Some(body(kind, host))),
@@ -114,14 +101,10 @@ async fn protected_routes_reject_missing_bad_and_wrong_users() {
         );
         // staff are not creators either
         let staff = s.jwt(s.user(&format!("staff{}", kind.as_str()), None, true));
-        let r = s
-            .call(Method::DELETE, &item(kind, live), Some(&staff), None)
-            .await;
+        let r = s.delete(&item(kind, live), Some(&staff)).await;
         assert_eq!(r.status, StatusCode::FORBIDDEN);
         // the creator's write-scoped OAuth token works
-        let r = s
-            .call(Method::DELETE, &item(kind, live), Some(&a_write), None)
-            .await;
+        let r = s.delete(&item(kind, live), Some(&a_write)).await;
         assert_eq!(r.status, StatusCode::NO_CONTENT);
         let r = s
             .call(Method::POST, &restore(kind, live), Some(&a_write), None)
@@ -133,5 +116,5 @@ async fn protected_routes_reject_missing_bad_and_wrong_users() {
             true
         );
     }
-    assert_db_consistent(&s);
+    s.assert_consistent();
 }

@@ -1,26 +1,18 @@
 //! The life of a contribution: create, read, delete, restore for every kind, the counters
 //! that follow, the restore routes and methods, and the OpenAPI description.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
 use hearth::model::contribution::Kind;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use super::{a_post, assert_db_consistent, body, create, ids, item, me, path, restore};
+use super::{a_post, body, create, create_id, item, me, path, restore};
 use crate::common::TestServer;
 
 #[tokio::test]
 async fn create_delete_vanish_restore_for_every_kind() {
     let s = TestServer::start().await;
-    let alice = s.user("alice", None, false);
-    let a = s.jwt(alice);
-    let b = s.jwt(s.user("bob", None, false));
+    let (alice, a) = s.login("alice");
+    let (_, b) = s.login("bob");
     let host = a_post(&s, &a).await;
     for kind in Kind::ALL {
         let j = create(&s, &a, kind, body(kind, host)).await;
@@ -55,11 +47,9 @@ async fn create_delete_vanish_restore_for_every_kind() {
         let seen = s.get(&item(kind, id), Some(&b)).await;
         assert_eq!(seen.status, StatusCode::OK);
         assert_eq!(seen.json(), j, "{kind:?}: GET returns what POST did");
-        assert!(ids(&s.get(&path(kind), None).await).contains(&id));
+        assert!(s.get(&path(kind), None).await.ids().contains(&id));
 
-        let r = s
-            .call(Method::DELETE, &item(kind, id), Some(&a), None)
-            .await;
+        let r = s.delete(&item(kind, id), Some(&a)).await;
         assert_eq!(r.status, StatusCode::NO_CONTENT, "{kind:?}");
         assert!(r.text.is_empty());
         assert_eq!(
@@ -76,14 +66,12 @@ async fn create_delete_vanish_restore_for_every_kind() {
         assert_eq!(own.json()["deleted"], true);
         for who in [Some(a.as_str()), Some(b.as_str()), None] {
             assert!(
-                !ids(&s.get(&path(kind), who).await).contains(&id),
+                !s.get(&path(kind), who).await.ids().contains(&id),
                 "{kind:?}"
             );
         }
         // deleting again is 204
-        let r = s
-            .call(Method::DELETE, &item(kind, id), Some(&a), None)
-            .await;
+        let r = s.delete(&item(kind, id), Some(&a)).await;
         assert_eq!(r.status, StatusCode::NO_CONTENT);
 
         let r = s
@@ -94,34 +82,30 @@ async fn create_delete_vanish_restore_for_every_kind() {
         let back = s.get(&item(kind, id), Some(&b)).await;
         assert_eq!(back.status, StatusCode::OK);
         assert_eq!(back.json(), j);
-        assert!(ids(&s.get(&path(kind), Some(&b)).await).contains(&id));
+        assert!(s.get(&path(kind), Some(&b)).await.ids().contains(&id));
         // restoring a live item is 204 too
         let r = s
             .call(Method::POST, &restore(kind, id), Some(&a), None)
             .await;
         assert_eq!(r.status, StatusCode::NO_CONTENT);
     }
-    assert_db_consistent(&s);
+    s.assert_consistent();
 }
 
 #[tokio::test]
 async fn counters_are_exact_across_delete_and_restore() {
     let s = TestServer::start().await;
-    let a = s.jwt(s.user("alice", None, false));
-    let b = s.jwt(s.user("bob", None, false));
+    let (_, a) = s.login("alice");
+    let (_, b) = s.login("bob");
     let p1 = a_post(&s, &a).await;
     let p2 = a_post(&s, &a).await;
-    let d = create(&s, &a, Kind::Discussion, json!({"title": "t"})).await["id"]
-        .as_i64()
-        .unwrap();
+    let d = create_id(&s, &a, Kind::Discussion, json!({"title": "t"})).await;
     create(&s, &a, Kind::Status, json!({"text": "s"})).await;
     let m = me(&s, &a).await;
     assert_eq!(counters(&m), (2, 1));
 
     // comments by both users, on a post and on the discussion
-    let c1 = create(&s, &b, Kind::Comment, json!({"text": "x", "post": p1})).await["id"]
-        .as_i64()
-        .unwrap();
+    let c1 = create_id(&s, &b, Kind::Comment, json!({"text": "x", "post": p1})).await;
     create(
         &s,
         &a,
@@ -140,17 +124,15 @@ async fn counters_are_exact_across_delete_and_restore() {
     assert_eq!(count(Kind::Discussion, d).await, 1);
     assert_eq!(count(Kind::Comment, c1).await, 0);
 
-    s.call(Method::DELETE, &item(Kind::Comment, c1), Some(&b), None)
-        .await;
+    s.delete(&item(Kind::Comment, c1), Some(&b)).await;
     assert_eq!(count(Kind::Post, p1).await, 1);
-    s.call(Method::DELETE, &item(Kind::Comment, c1), Some(&b), None)
-        .await;
+    s.delete(&item(Kind::Comment, c1), Some(&b)).await;
     assert_eq!(
         count(Kind::Post, p1).await,
         1,
         "second delete changes nothing"
     );
-    assert_db_consistent(&s);
+    s.assert_consistent();
     s.call(Method::POST, &restore(Kind::Comment, c1), Some(&b), None)
         .await;
     s.call(Method::POST, &restore(Kind::Comment, c1), Some(&b), None)
@@ -158,31 +140,23 @@ async fn counters_are_exact_across_delete_and_restore() {
     assert_eq!(count(Kind::Post, p1).await, 2);
 
     for _ in 0..2 {
-        s.call(Method::DELETE, &item(Kind::Post, p1), Some(&a), None)
-            .await;
-        s.call(Method::DELETE, &item(Kind::Discussion, d), Some(&a), None)
-            .await;
+        s.delete(&item(Kind::Post, p1), Some(&a)).await;
+        s.delete(&item(Kind::Discussion, d), Some(&a)).await;
     }
     let m = me(&s, &a).await;
     assert_eq!(counters(&m), (1, 0));
     let u = s.get("/api/v2/user/me/", Some(&b)).await.json();
     assert_eq!(u["posts_counter"], 0, "comments have no user counter");
-    assert_db_consistent(&s);
+    s.assert_consistent();
     for _ in 0..2 {
         s.call(Method::POST, &restore(Kind::Post, p1), Some(&a), None)
             .await;
-        s.call(
-            Method::DELETE,
-            &restore(Kind::Discussion, d),
-            Some(&a),
-            None,
-        )
-        .await;
+        s.delete(&restore(Kind::Discussion, d), Some(&a)).await;
     }
     let m = me(&s, &a).await;
     assert_eq!(counters(&m), (2, 1));
     assert_eq!(count(Kind::Post, p1).await, 2);
-    assert_db_consistent(&s);
+    s.assert_consistent();
 }
 
 /// `(posts_counter, discussions_counter)` of a User JSON.
@@ -196,7 +170,7 @@ fn counters(u: &Value) -> (i64, i64) {
 #[tokio::test]
 async fn each_kind_numbers_its_own_ids() {
     let s = TestServer::start().await;
-    let a = s.jwt(s.user("alice", None, false));
+    let (_, a) = s.login("alice");
     let mut got = Vec::new();
     for kind in Kind::ALL {
         let j = create(&s, &a, kind, body(kind, 1)).await;
@@ -208,25 +182,20 @@ async fn each_kind_numbers_its_own_ids() {
         create(&s, &a, Kind::Post, body(Kind::Post, 1)).await["id"],
         2
     );
-    assert_db_consistent(&s);
+    s.assert_consistent();
 }
 
 #[tokio::test]
 async fn restore_routes_methods_and_slashless_comment_form() {
     let s = TestServer::start().await;
-    let a = s.jwt(s.user("alice", None, false));
+    let (_, a) = s.login("alice");
     let host = a_post(&s, &a).await;
-    let d = create(&s, &a, Kind::Discussion, body(Kind::Discussion, 0)).await["id"]
-        .as_i64()
-        .unwrap();
-    let c = create(&s, &a, Kind::Comment, body(Kind::Comment, host)).await["id"]
-        .as_i64()
-        .unwrap();
+    let d = create_id(&s, &a, Kind::Discussion, body(Kind::Discussion, 0)).await;
+    let c = create_id(&s, &a, Kind::Comment, body(Kind::Comment, host)).await;
 
     // discussions restore with DELETE (SEED-API) and POST (its example)
     for m in [Method::DELETE, Method::POST] {
-        s.call(Method::DELETE, &item(Kind::Discussion, d), Some(&a), None)
-            .await;
+        s.delete(&item(Kind::Discussion, d), Some(&a)).await;
         let r = s
             .call(m.clone(), &restore(Kind::Discussion, d), Some(&a), None)
             .await;
@@ -237,8 +206,7 @@ async fn restore_routes_methods_and_slashless_comment_form() {
         );
     }
     // the comment's slashless form
-    s.call(Method::DELETE, &item(Kind::Comment, c), Some(&a), None)
-        .await;
+    s.delete(&item(Kind::Comment, c), Some(&a)).await;
     let slashless = format!("/api/v2/comment/{c}/restore");
     let r = s.call(Method::POST, &slashless, Some(&a), None).await;
     assert_eq!(r.status, StatusCode::NO_CONTENT);
@@ -282,7 +250,7 @@ async fn restore_routes_methods_and_slashless_comment_form() {
             "{p}"
         );
     }
-    assert_db_consistent(&s);
+    s.assert_consistent();
 }
 
 #[tokio::test]

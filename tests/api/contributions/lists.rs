@@ -1,23 +1,16 @@
 //! Contribution lists: pagination, newest first, and the comment filters.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
 use hearth::model::contribution::Kind;
-use reqwest::{Method, StatusCode};
+use reqwest::StatusCode;
 use serde_json::json;
 
-use super::{assert_db_consistent, create, ids, item};
+use super::{create, create_id, item};
 use crate::common::TestServer;
 
 #[tokio::test]
 async fn lists_are_paginated_newest_first_and_filter_comments() {
     let s = TestServer::start().await;
-    let a = s.jwt(s.user("alice", None, false));
+    let (_, a) = s.login("alice");
     let mut posts = Vec::new();
     for i in 0..5 {
         s.clock.advance(1_000_000);
@@ -28,7 +21,7 @@ async fn lists_are_paginated_newest_first_and_filter_comments() {
     assert_eq!(r.status, StatusCode::OK);
     let j = r.json();
     assert_eq!(j["count"], 5);
-    assert_eq!(ids(&r), vec![posts[3], posts[2]]);
+    assert_eq!(r.ids(), vec![posts[3], posts[2]]);
     assert_eq!(
         j["next"],
         format!("{}/api/v2/post/?x=y&limit=2&offset=3", s.url)
@@ -39,49 +32,29 @@ async fn lists_are_paginated_newest_first_and_filter_comments() {
         assert_eq!(r.status, StatusCode::BAD_REQUEST, "{q}");
     }
 
-    let st = create(&s, &a, Kind::Status, json!({"text": "s"})).await["id"]
-        .as_i64()
-        .unwrap();
-    let on_p0 = create(
-        &s,
-        &a,
-        Kind::Comment,
-        json!({"text": "a", "post": posts[0]}),
-    )
-    .await["id"]
-        .as_i64()
-        .unwrap();
-    let on_p1 = create(
-        &s,
-        &a,
-        Kind::Comment,
-        json!({"text": "b", "post": posts[1]}),
-    )
-    .await["id"]
-        .as_i64()
-        .unwrap();
-    let on_st = create(&s, &a, Kind::Comment, json!({"text": "c", "status": st})).await["id"]
-        .as_i64()
-        .unwrap();
+    let st = create_id(&s, &a, Kind::Status, json!({"text": "s"})).await;
+    let comment = |body| create_id(&s, &a, Kind::Comment, body);
+    let on_p0 = comment(json!({"text": "a", "post": posts[0]})).await;
+    let on_p1 = comment(json!({"text": "b", "post": posts[1]})).await;
+    let on_st = comment(json!({"text": "c", "status": st})).await;
     let list = |q: String| {
         let s = &s;
         async move { s.get(&format!("/api/v2/comment/{q}"), None).await }
     };
-    assert_eq!(ids(&list(String::new()).await), vec![on_st, on_p1, on_p0]);
-    assert_eq!(ids(&list(format!("?post={}", posts[0])).await), vec![on_p0]);
-    assert_eq!(ids(&list(format!("?status={st}")).await), vec![on_st]);
-    assert_eq!(ids(&list("?discussion=1".into()).await), Vec::<i64>::new());
+    assert_eq!(list(String::new()).await.ids(), vec![on_st, on_p1, on_p0]);
+    assert_eq!(list(format!("?post={}", posts[0])).await.ids(), vec![on_p0]);
+    assert_eq!(list(format!("?status={st}")).await.ids(), vec![on_st]);
+    assert_eq!(list("?discussion=1".into()).await.ids(), Vec::<i64>::new());
     assert_eq!(
-        ids(&list(format!("?post={}&status={st}", posts[0])).await),
+        list(format!("?post={}&status={st}", posts[0])).await.ids(),
         Vec::<i64>::new()
     );
     let r = list("?post=abc".into()).await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
     assert_eq!(r.json()["errors"][0]["field"], "post");
     // a deleted comment leaves the filtered list
-    s.call(Method::DELETE, &item(Kind::Comment, on_p0), Some(&a), None)
-        .await;
+    s.delete(&item(Kind::Comment, on_p0), Some(&a)).await;
     let r = list(format!("?post={}", posts[0])).await;
     assert_eq!(r.json()["count"], 0);
-    assert_db_consistent(&s);
+    s.assert_consistent();
 }

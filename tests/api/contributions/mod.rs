@@ -1,33 +1,16 @@
 //! Contributions (SPEC §5): create, read, list, soft delete and restore for the four
 //! kinds, their validation, permissions and counters; the helpers shared by the files below.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
 use hearth::model::contribution::Kind;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::common::{Resp, TestServer};
+use crate::common::TestServer;
 
 mod access;
 mod lifecycle;
 mod lists;
 mod validation;
-
-/// Asserts `hearth check` finds nothing wrong with the test database.
-fn assert_db_consistent(s: &TestServer) {
-    let problems = s
-        .state
-        .db
-        .read_blocking(|c| hearth::db::check::run(c).map_err(hearth::db::DbError::from))
-        .unwrap();
-    assert!(problems.is_empty(), "hearth check: {problems:?}");
-}
 
 fn path(kind: Kind) -> String {
     format!("/api/v2/{}/", kind.as_str())
@@ -52,24 +35,17 @@ fn body(kind: Kind, post: i64) -> Value {
 }
 
 async fn create(s: &TestServer, token: &str, kind: Kind, body: Value) -> Value {
-    let r = s.post(&path(kind), Some(token), body).await;
-    assert_eq!(r.status, StatusCode::CREATED, "{kind:?}: {}", r.text);
-    r.json()
+    s.create(&path(kind), token, body).await
+}
+
+/// [`create`], returning the id.
+async fn create_id(s: &TestServer, token: &str, kind: Kind, body: Value) -> i64 {
+    s.create_id(&path(kind), token, body).await
 }
 
 /// Creates a post to hang comments on; returns its id.
 async fn a_post(s: &TestServer, token: &str) -> i64 {
-    create(s, token, Kind::Post, json!({"text": "host"})).await["id"]
-        .as_i64()
-        .unwrap()
-}
-
-/// The ids of a list page.
-fn ids(r: &Resp) -> Vec<i64> {
-    r.json()["results"]
-        .as_array()
-        .map(|a| a.iter().filter_map(|x| x["id"].as_i64()).collect())
-        .unwrap_or_default()
+    create_id(s, token, Kind::Post, json!({"text": "host"})).await
 }
 
 async fn me(s: &TestServer, token: &str) -> Value {

@@ -1,19 +1,12 @@
 //! What a create accepts and refuses: every field's errors, comment hosts and parents,
 //! categories, lengths, and bodies that are not JSON objects.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
 use hearth::model::contribution::Kind;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use super::{a_post, assert_db_consistent, body, create, item, me, path};
-use crate::common::{Resp, TestServer};
+use super::{a_post, body, create, create_id, item, me, path};
+use crate::common::{CATEGORY_KEYS, Resp, TestServer};
 
 /// A create body for a kind and the `(field, code)` errors it must get.
 type Case = (Kind, Value, Vec<(&'static str, &'static str)>);
@@ -40,23 +33,18 @@ async fn send_raw(
 #[tokio::test]
 async fn validation_errors_name_every_field() {
     let s = TestServer::start().await;
-    let a = s.jwt(s.user("alice", None, false));
+    let (_, a) = s.login("alice");
     let host = a_post(&s, &a).await;
     let gone = a_post(&s, &a).await;
-    s.call(Method::DELETE, &item(Kind::Post, gone), Some(&a), None)
-        .await;
-    let status = create(&s, &a, Kind::Status, json!({"text": "s"})).await["id"]
-        .as_i64()
-        .unwrap();
-    let on_status = create(
+    s.delete(&item(Kind::Post, gone), Some(&a)).await;
+    let status = create_id(&s, &a, Kind::Status, json!({"text": "s"})).await;
+    let on_status = create_id(
         &s,
         &a,
         Kind::Comment,
         json!({"text": "c", "status": status}),
     )
-    .await["id"]
-        .as_i64()
-        .unwrap();
+    .await;
     let long = "x".repeat(251);
     let cases: Vec<Case> = vec![
         (Kind::Discussion, json!({}), vec![("title", "required")]),
@@ -201,16 +189,14 @@ async fn validation_errors_name_every_field() {
     let m = me(&s, &a).await;
     assert_eq!(m["posts_counter"], 1);
     assert_eq!(s.get(&path(Kind::Comment), None).await.json()["count"], 1);
-    assert_db_consistent(&s);
+    s.assert_consistent();
 }
 
 #[tokio::test]
 async fn comments_accept_string_ids_parents_and_unknown_fields() {
     let s = TestServer::start().await;
-    let a = s.jwt(s.user("alice", None, false));
-    let d = create(&s, &a, Kind::Discussion, json!({"title": "t"})).await["id"]
-        .as_i64()
-        .unwrap();
+    let (_, a) = s.login("alice");
+    let d = create_id(&s, &a, Kind::Discussion, json!({"title": "t"})).await;
     let top = create(
         &s,
         &a,
@@ -232,8 +218,7 @@ async fn comments_accept_string_ids_parents_and_unknown_fields() {
     assert_eq!(dj["comment_count"], 2);
     // a deleted parent is refused
     let top_id = top["id"].as_i64().unwrap();
-    s.call(Method::DELETE, &item(Kind::Comment, top_id), Some(&a), None)
-        .await;
+    s.delete(&item(Kind::Comment, top_id), Some(&a)).await;
     let r = s
         .post(
             &path(Kind::Comment),
@@ -243,13 +228,13 @@ async fn comments_accept_string_ids_parents_and_unknown_fields() {
         .await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
     assert_eq!(r.json()["errors"][0]["field"], "parent");
-    assert_db_consistent(&s);
+    s.assert_consistent();
 }
 
 #[tokio::test]
 async fn categories_by_id_and_required_by_preference() {
     let s = TestServer::start().await;
-    let a = s.jwt(s.user("alice", None, false));
+    let (_, a) = s.login("alice");
     let c1 = s.category("Science");
     let c2 = s.category("Art");
     let j = create(
@@ -263,15 +248,7 @@ async fn categories_by_id_and_required_by_preference() {
     assert_eq!(cats.len(), 2);
     assert_eq!(cats[0]["id"], c1);
     assert_eq!(cats[0]["name"], "Science");
-    for field in [
-        "id",
-        "name",
-        "slug",
-        "active",
-        "deleted",
-        "order",
-        "image_medium",
-    ] {
+    for field in CATEGORY_KEYS {
         assert!(cats[0].get(field).is_some(), "Category JSON has {field}");
     }
 
@@ -296,13 +273,13 @@ async fn categories_by_id_and_required_by_preference() {
     // comments take no categories
     let post = j["id"].as_i64().unwrap();
     create(&s, &a, Kind::Comment, json!({"text": "c", "post": post})).await;
-    assert_db_consistent(&s);
+    s.assert_consistent();
 }
 
 #[tokio::test]
 async fn summary_is_200_characters_and_title_250() {
     let s = TestServer::start().await;
-    let a = s.jwt(s.user("alice", None, false));
+    let (_, a) = s.login("alice");
     let text = "ä".repeat(300);
     let j = create(
         &s,
@@ -319,7 +296,7 @@ async fn summary_is_200_characters_and_title_250() {
 #[tokio::test]
 async fn bodies_must_be_json_objects() {
     let s = TestServer::start().await;
-    let a = s.jwt(s.user("alice", None, false));
+    let (_, a) = s.login("alice");
     for kind in Kind::ALL {
         let p = path(kind);
         let r = send_raw(&s, Method::POST, &p, &a, Some("text/plain"), "{}").await;

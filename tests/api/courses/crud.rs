@@ -1,24 +1,16 @@
 //! The course record: its fields and defaults, validation, slugs, privacy, PUT and PATCH,
 //! who may create and change it, and its OpenAPI description.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use super::{assert_consistent, body, create, has, patch, set_status};
+use super::{body, create, has, patch, set_status};
 use crate::common::TestServer;
 
 #[tokio::test]
 async fn create_returns_every_field_with_defaults() {
     let s = TestServer::start().await;
-    let alice = s.user("alice", None, false);
-    let tok = s.jwt(alice);
+    let (alice, tok) = s.login("alice");
     let cat1 = s.category("Science");
     let cat2 = s.category("Art");
     let c = create(
@@ -111,13 +103,13 @@ async fn create_returns_every_field_with_defaults() {
     // the default image is served
     let r = s.get("/static/default/course.svg", None).await;
     assert_eq!(r.status, StatusCode::OK);
-    assert_consistent(&s);
+    s.assert_consistent();
 }
 
 #[tokio::test]
 async fn validation_errors_come_all_at_once() {
     let s = TestServer::start().await;
-    let tok = s.jwt(s.user("alice", None, false));
+    let (_, tok) = s.login("alice");
     create(&s, &tok, body("Rust for Beginners")).await;
     let r = s.post("/api/v2/course/", Some(&tok), json!({})).await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
@@ -199,13 +191,13 @@ async fn validation_errors_come_all_at_once() {
     let r = patch(&s, &tok, id, json!({"name": "OTHER"})).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
     assert_eq!(r.json()["name"], "OTHER");
-    assert_consistent(&s);
+    s.assert_consistent();
 }
 
 #[tokio::test]
 async fn slugs_are_generated_unique_and_changeable() {
     let s = TestServer::start().await;
-    let tok = s.jwt(s.user("alice", None, false));
+    let (_, tok) = s.login("alice");
     let a = create(&s, &tok, body("Intro to Rust")).await;
     assert_eq!(a["slug"], "intro-to-rust");
     let b = create(&s, &tok, body("Intro to Rust!")).await;
@@ -249,7 +241,7 @@ async fn slugs_are_generated_unique_and_changeable() {
 #[tokio::test]
 async fn privacy_never_goes_back_to_draft() {
     let s = TestServer::start().await;
-    let tok = s.jwt(s.user("alice", None, false));
+    let (_, tok) = s.login("alice");
     let c = create(&s, &tok, body("C")).await;
     let id = c["id"].as_i64().unwrap();
     let r = patch(&s, &tok, id, json!({"privacy": ""})).await;
@@ -264,11 +256,10 @@ async fn privacy_never_goes_back_to_draft() {
     let r = patch(&s, &tok, id, json!({"privacy": "hidden"})).await;
     assert!(has(&r, "privacy", "invalid_choice"));
     let r = s
-        .call(
-            Method::PUT,
+        .put(
             &format!("/api/v2/course/{id}/"),
             Some(&tok),
-            Some(json!({"name": "C", "type": "self-paced", "privacy": ""})),
+            json!({"name": "C", "type": "self-paced", "privacy": ""}),
         )
         .await;
     assert!(has(&r, "privacy", "invalid"));
@@ -279,9 +270,7 @@ async fn privacy_never_goes_back_to_draft() {
 #[tokio::test]
 async fn put_patch_and_who_may_change() {
     let s = TestServer::start().await;
-    let alice = s.user("alice", None, false);
-    let bob = s.user("bob", None, false);
-    let carol = s.user("carol", None, false);
+    let [alice, bob, carol] = s.users(["alice", "bob", "carol"]);
     let (ta, tb, tc) = (s.jwt(alice), s.jwt(bob), s.jwt(carol));
     let c = create(
         &s,
@@ -293,20 +282,15 @@ async fn put_patch_and_who_may_change() {
     let id = c["id"].as_i64().unwrap();
     let path = format!("/api/v2/course/{id}/");
     // PUT needs name and type; omitted fields keep their values
-    let r = s
-        .call(Method::PUT, &path, Some(&ta), Some(json!({"name": "C2"})))
-        .await;
+    let r = s.put(&path, Some(&ta), json!({"name": "C2"})).await;
     assert!(has(&r, "type", "required"), "{}", r.text);
     let r = s
-        .call(
-            Method::PUT,
+        .put(
             &path,
             Some(&ta),
-            Some(
-                json!({"name": "C2", "type": "scheduled", "hide_member_count": true,
+            json!({"name": "C2", "type": "scheduled", "hide_member_count": true,
                         "new_comment_notification_enabled": false, "og_title": "o",
                         "meta_description": "md", "og_description": "od"}),
-            ),
         )
         .await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
@@ -355,12 +339,7 @@ async fn put_patch_and_who_may_change() {
     let r = patch(&s, &tc, id, json!({"name": ""})).await;
     assert_eq!(r.status, StatusCode::FORBIDDEN);
     let r = s
-        .call(
-            Method::PUT,
-            &path,
-            Some(&tc),
-            Some(json!({"name": "x", "type": "self-paced"})),
-        )
+        .put(&path, Some(&tc), json!({"name": "x", "type": "self-paced"}))
         .await;
     assert_eq!(r.status, StatusCode::FORBIDDEN);
     // hide_member_count: managers see the count, others null
@@ -386,13 +365,13 @@ async fn put_patch_and_who_may_change() {
         .await;
     assert_eq!(r.status, StatusCode::METHOD_NOT_ALLOWED);
     assert_eq!(r.header("allow"), Some("GET, HEAD, PUT, PATCH, DELETE"));
-    assert_consistent(&s);
+    s.assert_consistent();
 }
 
 #[tokio::test]
 async fn only_staff_create_when_configured() {
     let s = TestServer::start().await;
-    let tu = s.jwt(s.user("user", None, false));
+    let (_, tu) = s.login("user");
     let ts = s.jwt(s.user("staff", None, true));
     s.set_pref("configurations", "courses_only_staff_enabled", json!(true));
     let r = s.post("/api/v2/course/", Some(&tu), body("A")).await;

@@ -1,17 +1,10 @@
 //! Course images: multipart create and update, the resized versions and their URLs,
 //! bad and oversized files, deep PNGs, and decoding against the memory budget.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 
-use super::{assert_consistent, has, patch};
+use super::{has, patch};
 use crate::common::{Resp, TestServer};
 
 fn png(w: u32, h: u32) -> Vec<u8> {
@@ -52,7 +45,7 @@ fn image_part(bytes: Vec<u8>, name: &str, mime: &str) -> reqwest::multipart::Par
 async fn multipart_create_with_an_image() {
     use reqwest::multipart::Form;
     let s = TestServer::start().await;
-    let ta = s.jwt(s.user("alice", None, false));
+    let (_, ta) = s.login("alice");
     let sci = s.category("Science");
     let art = s.category("Art");
     let form = Form::new()
@@ -140,47 +133,28 @@ async fn multipart_create_with_an_image() {
     let r = patch(&s, &ta, id, json!({"image_original": "http://x/y.png"})).await;
     assert!(has(&r, "image_original", "invalid"), "{}", r.text);
     // not an image: 400 on image_original, with the other field errors, nothing created
-    let form = Form::new()
-        .text("name", "Painting 101")
-        .text("type", "scheduled")
-        .part(
-            "image_original",
-            image_part(b"GIF89a but not really".to_vec(), "x.gif", "image/gif"),
-        );
-    let r = multipart(&s, Method::POST, "/api/v2/course/", &ta, form).await;
+    let post = |form| multipart(&s, Method::POST, "/api/v2/course/", &ta, form);
+    let gif = b"GIF89a but not really".to_vec();
+    let r = post(scheduled("Painting 101", gif, "x.gif", "image/gif")).await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
     assert!(
         has(&r, "image_original", "invalid") && has(&r, "name", "unique"),
         "{}",
         r.text
     );
-    let form = Form::new()
-        .text("name", "Text")
-        .text("type", "scheduled")
-        .part(
-            "image_original",
-            image_part(b"hello".to_vec(), "x.txt", "text/plain"),
-        );
-    let r = multipart(&s, Method::POST, "/api/v2/course/", &ta, form).await;
-    assert!(has(&r, "image_original", "invalid"), "{}", r.text);
     // over 10 MiB: 400; over 12 MiB: 413
-    let form = Form::new()
-        .text("name", "Big")
-        .text("type", "scheduled")
-        .part(
-            "image_original",
-            image_part(vec![0u8; 10 * 1024 * 1024 + 10], "big.png", "image/png"),
-        );
-    let r = multipart(&s, Method::POST, "/api/v2/course/", &ta, form).await;
-    assert!(has(&r, "image_original", "invalid"), "{}", r.text);
-    let form = Form::new()
-        .text("name", "Huge")
-        .text("type", "scheduled")
-        .part(
-            "image_original",
-            image_part(vec![0u8; 13 * 1024 * 1024], "huge.png", "image/png"),
-        );
-    let r = multipart(&s, Method::POST, "/api/v2/course/", &ta, form).await;
+    let (big, huge) = (
+        vec![0u8; 10 * 1024 * 1024 + 10],
+        vec![0u8; 13 * 1024 * 1024],
+    );
+    for (name, bytes, file, mime) in [
+        ("Text", b"hello".to_vec(), "x.txt", "text/plain"),
+        ("Big", big, "big.png", "image/png"),
+    ] {
+        let r = post(scheduled(name, bytes, file, mime)).await;
+        assert!(has(&r, "image_original", "invalid"), "{name}: {}", r.text);
+    }
+    let r = post(scheduled("Huge", huge, "huge.png", "image/png")).await;
     assert_eq!(r.status, StatusCode::PAYLOAD_TOO_LARGE);
     // a multipart body without an image; anonymous multipart is 401
     let form = Form::new().text("name", "Plain").text("type", "self-paced");
@@ -195,7 +169,7 @@ async fn multipart_create_with_an_image() {
         .await
         .unwrap();
     assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
-    assert_consistent(&s);
+    s.assert_consistent();
 }
 
 /// A `side`×`side` 16-bit RGBA PNG of one colour, written a row at a time.
@@ -228,6 +202,19 @@ fn jpeg(w: u32, h: u32) -> Vec<u8> {
     buf.into_inner()
 }
 
+/// A scheduled course named `name` with an image part (made of anything).
+fn scheduled(
+    name: &'static str,
+    bytes: Vec<u8>,
+    file: &str,
+    mime: &str,
+) -> reqwest::multipart::Form {
+    reqwest::multipart::Form::new()
+        .text("name", name)
+        .text("type", "scheduled")
+        .part("image_original", image_part(bytes, file, mime))
+}
+
 fn image_form(name: &str, bytes: Vec<u8>, file: &str, mime: &str) -> reqwest::multipart::Form {
     reqwest::multipart::Form::new()
         .text("name", name.to_owned())
@@ -239,7 +226,7 @@ fn image_form(name: &str, bytes: Vec<u8>, file: &str, mime: &str) -> reqwest::mu
 #[tokio::test]
 async fn sixteen_bit_png_of_6000_pixels_is_accepted() {
     let s = TestServer::start().await;
-    let ta = s.jwt(s.user("alice", None, false));
+    let (_, ta) = s.login("alice");
     let form = image_form("Deep", png16(6000), "deep.png", "image/png");
     let r = multipart(&s, Method::POST, "/api/v2/course/", &ta, form).await;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
@@ -262,7 +249,7 @@ async fn image_decoding_counts_against_the_memory_budget() {
     // a budget with room for the decode, most of it held by other requests: 503, and
     // the upload goes through once they are done
     let s = TestServer::start_with(|c| c.max_body_memory = peak + 4 * 1024 * 1024).await;
-    let ta = s.jwt(s.user("alice", None, false));
+    let (_, ta) = s.login("alice");
     let budget = s.state.body_budget.clone();
     let others = budget.take(budget.total() - peak + 1).unwrap();
     let form = image_form("Busy", bytes.clone(), "p.jpg", "image/jpeg");
@@ -281,7 +268,7 @@ async fn image_decoding_counts_against_the_memory_budget() {
 
     // a decode that could never fit beside its own body: 400 on the field, saying so
     let s = TestServer::start_with(|c| c.max_body_memory = peak).await;
-    let ta = s.jwt(s.user("alice", None, false));
+    let (_, ta) = s.login("alice");
     let form = image_form("Never", bytes, "p.jpg", "image/jpeg");
     let r = multipart(&s, Method::POST, "/api/v2/course/", &ta, form).await;
     assert!(has(&r, "image_original", "invalid"), "{}", r.text);

@@ -1,51 +1,20 @@
 //! Membership: joining and leaving, requests, invitations, roles, and the member lists.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use super::{assert_consistent, body, create, has};
+use super::{body, has};
 use crate::common::TestServer;
 
 #[tokio::test]
 async fn join_leave_invite_and_roles() {
     let s = TestServer::start().await;
-    let alice = s.user("alice", None, false);
-    let bob = s.user("bob", None, false);
-    let carol = s.user("carol", None, false);
-    let dave = s.user("dave", None, false);
+    let [alice, bob, carol, dave] = s.users(["alice", "bob", "carol", "dave"]);
     let (ta, tb, tc, td) = (s.jwt(alice), s.jwt(bob), s.jwt(carol), s.jwt(dave));
-    let open = create(
-        &s,
-        &ta,
-        json!({"name": "Open", "type": "self-paced", "privacy": "open"}),
-    )
-    .await["id"]
-        .as_i64()
-        .unwrap();
-    let private = create(
-        &s,
-        &ta,
-        json!({"name": "Private", "type": "self-paced", "privacy": "private"}),
-    )
-    .await["id"]
-        .as_i64()
-        .unwrap();
-    let secret = create(
-        &s,
-        &ta,
-        json!({"name": "Secret", "type": "self-paced", "privacy": "secret"}),
-    )
-    .await["id"]
-        .as_i64()
-        .unwrap();
-    let draft = create(&s, &ta, body("Draft")).await["id"].as_i64().unwrap();
+    let open = s.course(&ta, "Open", "open").await;
+    let private = s.course(&ta, "Private", "private").await;
+    let secret = s.course(&ta, "Secret", "secret").await;
+    let draft = s.create_id("/api/v2/course/", &ta, body("Draft")).await;
     let join = |id: i64| format!("/api/v2/course/{id}/join/");
     let status = |id: i64| format!("/api/v2/course/{id}/status/");
 
@@ -76,27 +45,21 @@ async fn join_leave_invite_and_roles() {
     // private: a request, listed for managers, accepted by invite
     let r = s.post(&join(private), Some(&tc), json!({})).await;
     assert_eq!(r.json()["join_status"], "requested");
-    let r = s
-        .get(
-            &format!("/api/v2/course/{private}/request_join/"),
-            Some(&ta),
-        )
-        .await;
+    let requests = format!("/api/v2/course/{private}/request_join/");
+    let r = s.get(&requests, Some(&ta)).await;
     assert_eq!(r.status, StatusCode::OK);
     assert_eq!(r.json()["count"], 1);
     assert_eq!(r.json()["results"][0]["id"], carol);
     assert_eq!(r.json()["results"][0]["join_status"], "requested");
     assert_eq!(r.json()["results"][0]["username"], "carol");
     // a requester sees the private course but not its lists
-    let r = s
-        .get(
-            &format!("/api/v2/course/{private}/request_join/"),
-            Some(&tc),
-        )
-        .await;
-    assert_eq!(r.status, StatusCode::FORBIDDEN);
-    let r = s.get(&join(private), Some(&tc)).await;
-    assert_eq!(r.status, StatusCode::FORBIDDEN);
+    for list in [requests, join(private)] {
+        assert_eq!(
+            s.status(&list, Some(&tc)).await,
+            StatusCode::FORBIDDEN,
+            "{list}"
+        );
+    }
     let invite = format!("/api/v2/course/{private}/invite/");
     let r = s.post(&invite, Some(&tc), json!({"users": [dave]})).await;
     assert_eq!(r.status, StatusCode::FORBIDDEN);
@@ -168,19 +131,18 @@ async fn join_leave_invite_and_roles() {
         StatusCode::NOT_FOUND
     );
     // leave: 204; the creator cannot leave
-    let r = s.call(Method::DELETE, &join(open), Some(&tb), None).await;
+    let r = s.delete(&join(open), Some(&tb)).await;
     assert_eq!(r.status, StatusCode::NO_CONTENT);
     assert_eq!(
         s.get(&status(open), Some(&tb)).await.json()["status"],
         Value::Null
     );
-    let r = s.call(Method::DELETE, &join(open), Some(&ta), None).await;
+    let r = s.delete(&join(open), Some(&ta)).await;
     assert_eq!(r.status, StatusCode::FORBIDDEN);
     // withdrawing a request
     let r = s.post(&join(private), Some(&tb), json!({})).await;
     assert_eq!(r.json()["join_status"], "requested");
-    s.call(Method::DELETE, &join(private), Some(&tb), None)
-        .await;
+    s.delete(&join(private), Some(&tb)).await;
     assert_eq!(
         s.get(&status(private), Some(&tb)).await.json()["status"],
         Value::Null
@@ -267,5 +229,5 @@ async fn join_leave_invite_and_roles() {
     // methods
     let r = s.get(&role, Some(&ta)).await;
     assert_eq!(r.status, StatusCode::METHOD_NOT_ALLOWED);
-    assert_consistent(&s);
+    s.assert_consistent();
 }

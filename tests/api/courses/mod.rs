@@ -1,14 +1,6 @@
 //! Courses (SPEC §5 "Courses"): the record, its rules, membership, sections, images;
 //! the helpers shared by the scenario files below.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
-use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::common::{Resp, TestServer};
@@ -25,40 +17,18 @@ fn body(name: &str) -> Value {
 }
 
 async fn create(s: &TestServer, tok: &str, b: Value) -> Value {
-    let r = s.post("/api/v2/course/", Some(tok), b).await;
-    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
-    r.json()
+    s.create("/api/v2/course/", tok, b).await
 }
 
 async fn patch(s: &TestServer, tok: &str, id: i64, b: Value) -> Resp {
-    s.call(
-        Method::PATCH,
-        &format!("/api/v2/course/{id}/"),
-        Some(tok),
-        Some(b),
-    )
-    .await
+    s.patch(&format!("/api/v2/course/{id}/"), Some(tok), b)
+        .await
 }
 
 fn set_status(s: &TestServer, course: i64, user: i64, status: &str) {
     let now = s.clock.now();
     let status = hearth::model::course::JoinStatus::parse(status).unwrap();
-    s.state
-        .db
-        .write_blocking(move |tx| {
-            hearth::db::course_members::set(tx, course, user, status, now)
-                .map_err(hearth::db::DbError::from)
-        })
-        .unwrap();
-}
-
-fn assert_consistent(s: &TestServer) {
-    let problems = s
-        .state
-        .db
-        .read_blocking(|c| hearth::db::check::run(c).map_err(hearth::db::DbError::from))
-        .unwrap();
-    assert!(problems.is_empty(), "{problems:?}");
+    s.db_write(move |tx| hearth::db::course_members::set(tx, course, user, status, now));
 }
 
 fn field_codes(r: &Resp) -> Vec<(String, String)> {

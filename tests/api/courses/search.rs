@@ -1,46 +1,35 @@
 //! The caller's course list, the search with its filters and orderings, and deletion.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
-use reqwest::{Method, StatusCode};
+use reqwest::StatusCode;
 use serde_json::json;
 
-use super::{assert_consistent, create, set_status};
+use super::set_status;
 use crate::common::{Resp, TestServer};
 
 #[tokio::test]
 async fn lists_search_and_delete() {
     let s = TestServer::start().await;
-    let alice = s.user("alice", None, false);
-    let bob = s.user("bob", None, false);
+    let [alice, bob] = s.users(["alice", "bob"]);
     let (ta, tb) = (s.jwt(alice), s.jwt(bob));
     let sci = s.category("Science");
     let art = s.category("Art");
     let mk = |name: &str, privacy: &str, cats: Vec<i64>, desc: &str| json!({"name": name, "type": "self-paced", "privacy": privacy, "categories": cats, "description": desc});
-    let a = create(&s, &ta, mk("Alpha Physics", "open", vec![sci], "")).await["id"]
-        .as_i64()
-        .unwrap();
+    let new = "/api/v2/course/";
+    let a = s
+        .create_id(new, &ta, mk("Alpha Physics", "open", vec![sci], ""))
+        .await;
     s.clock.advance(1_000_000);
-    let b = create(
-        &s,
-        &ta,
-        mk("beta", "private", vec![art], "About ÉTUDES and physics"),
-    )
-    .await["id"]
-        .as_i64()
-        .unwrap();
+    let about = "About ÉTUDES and physics";
+    let b = s
+        .create_id(new, &ta, mk("beta", "private", vec![art], about))
+        .await;
     s.clock.advance(1_000_000);
-    let c = create(&s, &tb, mk("Gamma", "open", vec![sci, art], "")).await["id"]
-        .as_i64()
-        .unwrap();
-    let d = create(&s, &tb, mk("Delta", "", vec![], "physics")).await["id"]
-        .as_i64()
-        .unwrap();
+    let c = s
+        .create_id(new, &tb, mk("Gamma", "open", vec![sci, art], ""))
+        .await;
+    let d = s
+        .create_id(new, &tb, mk("Delta", "", vec![], "physics"))
+        .await;
     let ids = |r: &Resp| -> Vec<i64> {
         r.json()["results"]
             .as_array()
@@ -125,11 +114,11 @@ async fn lists_search_and_delete() {
     // delete: creator only; deleted courses vanish except for their creator
     let path = format!("/api/v2/course/{c}/");
     set_status(&s, c, alice, "manager");
-    let r = s.call(Method::DELETE, &path, Some(&ta), None).await;
+    let r = s.delete(&path, Some(&ta)).await;
     assert_eq!(r.status, StatusCode::FORBIDDEN);
-    let r = s.call(Method::DELETE, &path, Some(&tb), None).await;
+    let r = s.delete(&path, Some(&tb)).await;
     assert_eq!(r.status, StatusCode::NO_CONTENT);
-    let r = s.call(Method::DELETE, &path, Some(&tb), None).await;
+    let r = s.delete(&path, Some(&tb)).await;
     assert_eq!(r.status, StatusCode::NO_CONTENT);
     let r = s.get(&path, Some(&tb)).await;
     assert_eq!(r.status, StatusCode::OK);
@@ -142,5 +131,5 @@ async fn lists_search_and_delete() {
     );
     assert_eq!(ids(&s.get("/api/v2/course/", Some(&tb)).await), vec![d]);
     assert_eq!(ids(&s.get("/api/v2/course/", Some(&ta)).await), vec![b, a]);
-    assert_consistent(&s);
+    s.assert_consistent();
 }

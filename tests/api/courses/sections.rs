@@ -1,23 +1,15 @@
 //! Sections: create, read, rename, delete, their order, and the lesson counts.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
-use reqwest::{Method, StatusCode};
+use reqwest::StatusCode;
 use serde_json::json;
 
-use super::{assert_consistent, create, has, patch};
+use super::{create, has, patch};
 use crate::common::TestServer;
 
 #[tokio::test]
 async fn sections_and_their_order() {
     let s = TestServer::start().await;
-    let alice = s.user("alice", None, false);
-    let bob = s.user("bob", None, false);
+    let [alice, bob] = s.users(["alice", "bob"]);
     let (ta, tb) = (s.jwt(alice), s.jwt(bob));
     let c = create(
         &s,
@@ -62,11 +54,9 @@ async fn sections_and_their_order() {
     // one section: read, rename (PUT needs the name), delete
     let one = format!("{base}{}/", sids[0]);
     assert_eq!(s.get(&one, None).await.json()["name"], "One");
-    let r = s
-        .call(Method::PATCH, &one, Some(&ta), Some(json!({"name": "Uno"})))
-        .await;
+    let r = s.patch(&one, Some(&ta), json!({"name": "Uno"})).await;
     assert_eq!(r.json()["name"], "Uno");
-    let r = s.call(Method::PUT, &one, Some(&ta), Some(json!({}))).await;
+    let r = s.put(&one, Some(&ta), json!({})).await;
     assert!(has(&r, "name", "required"));
     let r = s.post(&base, Some(&ta), json!({"name": ""})).await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
@@ -77,9 +67,9 @@ async fn sections_and_their_order() {
     // members and others may read but not write
     let r = s.post(&base, Some(&tb), json!({"name": "Mine"})).await;
     assert_eq!(r.status, StatusCode::FORBIDDEN);
-    let r = s.call(Method::DELETE, &one, Some(&tb), None).await;
+    let r = s.delete(&one, Some(&tb)).await;
     assert_eq!(r.status, StatusCode::FORBIDDEN);
-    let r = s.call(Method::DELETE, &one, Some(&ta), None).await;
+    let r = s.delete(&one, Some(&ta)).await;
     assert_eq!(r.status, StatusCode::NO_CONTENT);
     assert_eq!(s.get(&one, None).await.status, StatusCode::NOT_FOUND);
     let r = s.get(&format!("/api/v2/course/{id}/"), None).await;
@@ -101,9 +91,7 @@ async fn sections_and_their_order() {
     // lessons count; completion rate of the caller
     let now = s.clock.now();
     let (s1, s2) = (sids[1], sids[2]);
-    s.state
-        .db
-        .write_blocking(move |tx| -> Result<(), hearth::db::DbError> {
+    s.db_write(move |tx| {
             for (sec, n) in [(s1, 3), (s2, 1)] {
                 for i in 0..n {
                     tx.execute(
@@ -117,8 +105,7 @@ async fn sections_and_their_order() {
                 rusqlite::params![bob, now],
             )?;
             Ok(())
-        })
-        .unwrap();
+        });
     let r = s.get(&format!("/api/v2/course/{id}/"), Some(&tb)).await;
     assert_eq!(r.json()["num_lessons"], 4);
     assert_eq!(r.json()["user_completion_rate"], 25);
@@ -132,5 +119,5 @@ async fn sections_and_their_order() {
         s.get(&format!("{base}{s1}/"), None).await.json()["num_lessons"],
         3
     );
-    assert_consistent(&s);
+    s.assert_consistent();
 }

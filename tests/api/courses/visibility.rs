@@ -1,27 +1,17 @@
 //! Who sees a course, by its privacy and the caller's role, in the detail, the sections
 //! and the search alike; `content_availability`.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use super::{assert_consistent, create, set_status};
+use super::{create, set_status};
 use crate::common::TestServer;
 
 #[tokio::test]
 async fn visibility_by_privacy_and_role() {
     let s = TestServer::start().await;
-    let creator = s.user("creator", None, false);
-    let manager = s.user("manager", None, false);
-    let member = s.user("member", None, false);
-    let invited = s.user("invited", None, false);
-    let other = s.user("other", None, false);
+    let [creator, manager, member, invited, other] =
+        s.users(["creator", "manager", "member", "invited", "other"]);
     let tc = s.jwt(creator);
     let mut ids = Vec::new();
     for (i, privacy) in ["", "open", "private", "secret"].iter().enumerate() {
@@ -103,5 +93,5 @@ async fn visibility_by_privacy_and_role() {
             "{path}"
         );
     }
-    assert_consistent(&s);
+    s.assert_consistent();
 }

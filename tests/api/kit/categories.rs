@@ -1,11 +1,11 @@
 //! Categories as the kit reads them: the JSON, the lists, following (toggle, exact
 //! counters under concurrency, `hearth check`), popular, a user's categories.
 
-use reqwest::{Method, StatusCode};
+use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use super::{bad, check_is_clean, crowd, error, ids, no_content, post_empty, soft_delete, world};
-use crate::common::TestServer;
+use super::{crowd, no_content, start};
+use crate::common::{TestServer, ids};
 
 fn follow(
     s: &TestServer,
@@ -14,21 +14,17 @@ fn follow(
 ) -> impl std::future::Future<Output = crate::common::Resp> {
     let path = format!("/api/v2/category/{id}/follow/");
     let (s, t) = (s, t.to_owned());
-    async move { post_empty(s, &path, Some(&t)).await }
+    async move { s.post_empty(&path, Some(&t)).await }
 }
 
 fn set(s: &TestServer, sql: &str) {
     let sql = sql.to_owned();
-    s.state
-        .db
-        .write_blocking(move |tx| tx.execute_batch(&sql).map_err(hearth::db::DbError::from))
-        .unwrap();
+    s.db_write(move |tx| tx.execute_batch(&sql));
 }
 
 #[tokio::test]
 async fn category_json_has_what_the_kit_reads() {
-    let s = TestServer::start().await;
-    let w = world(&s);
+    let (s, w) = start().await;
     let c = s.category("Science");
     let v = s.get(&format!("/api/v2/category/{c}/"), None).await.json();
     for (k, want) in [
@@ -117,8 +113,7 @@ async fn category_json_has_what_the_kit_reads() {
 
 #[tokio::test]
 async fn the_category_list_filters_orders_and_pages() {
-    let s = TestServer::start().await;
-    let w = world(&s);
+    let (s, w) = start().await;
     let a = s.category("Zebras");
     let b = s.category("Ärger");
     let c = s.category("apples");
@@ -160,16 +155,12 @@ async fn the_category_list_filters_orders_and_pages() {
             .json()),
         [a]
     );
-    bad(
-        &s.get("/api/v2/category/?active=maybe", None).await,
-        "active",
-        "invalid",
-    );
-    bad(
-        &s.get("/api/v2/category/?limit=0", None).await,
-        "limit",
-        "invalid",
-    );
+    s.get("/api/v2/category/?active=maybe", None)
+        .await
+        .assert_field_error("active", "invalid");
+    s.get("/api/v2/category/?limit=0", None)
+        .await
+        .assert_field_error("limit", "invalid");
     // a deleted category is in no list and 404
     set(
         &s,
@@ -188,7 +179,7 @@ async fn the_category_list_filters_orders_and_pages() {
         );
     }
     let r = follow(&s, a, &w.bob_t).await;
-    error(&r, StatusCode::NOT_FOUND, "not_found");
+    r.assert_error(StatusCode::NOT_FOUND, "not_found");
     // CA
     s.set_pref("configurations", "content_availability", json!(false));
     for path in [
@@ -197,11 +188,9 @@ async fn the_category_list_filters_orders_and_pages() {
         &format!("/api/v2/category/{b}/"),
         &format!("/api/v2/user/{}/categories/", w.bob),
     ] {
-        error(
-            &s.get(path, None).await,
-            StatusCode::UNAUTHORIZED,
-            "not_authenticated",
-        );
+        s.get(path, None)
+            .await
+            .assert_error(StatusCode::UNAUTHORIZED, "not_authenticated");
         assert_eq!(
             s.get(path, Some(&w.cy_t)).await.status,
             StatusCode::OK,
@@ -212,8 +201,7 @@ async fn the_category_list_filters_orders_and_pages() {
 
 #[tokio::test]
 async fn following_toggles_and_every_counter_follows() {
-    let s = TestServer::start().await;
-    let w = world(&s);
+    let (s, w) = start().await;
     let a = s.category("A");
     let b = s.category("B");
     let is_followed = |id: i64, t: &str| {
@@ -276,12 +264,12 @@ async fn following_toggles_and_every_counter_follows() {
         .json();
     assert_eq!((ids(&v), v["count"].as_i64()), (vec![a], Some(2)));
     // a deleted user's follows stop counting for the category
-    soft_delete(&s, w.cy);
+    s.soft_delete_user(w.cy);
     assert_eq!(
         s.get(&format!("/api/v2/category/{a}/"), None).await.json()["followers_counter"],
         0
     );
-    check_is_clean(&s);
+    s.assert_consistent();
     // errors: a body, unknown and non-integer ids, anonymous, read-only, wrong method
     let r = s
         .post(
@@ -290,35 +278,26 @@ async fn following_toggles_and_every_counter_follows() {
             json!({"x": 1}),
         )
         .await;
-    error(&r, StatusCode::BAD_REQUEST, "parse_error");
-    error(
-        &follow(&s, 999, &w.bob_t).await,
-        StatusCode::NOT_FOUND,
-        "not_found",
-    );
+    r.assert_error(StatusCode::BAD_REQUEST, "parse_error");
+    follow(&s, 999, &w.bob_t)
+        .await
+        .assert_error(StatusCode::NOT_FOUND, "not_found");
     assert_eq!(
         s.get("/api/v2/category/999/is_followed/", Some(&w.bob_t))
             .await
             .status,
         StatusCode::NOT_FOUND
     );
-    error(
-        &post_empty(&s, "/api/v2/category/999/follow/", None).await,
-        StatusCode::UNAUTHORIZED,
-        "not_authenticated",
-    );
-    error(
-        &s.get(&format!("/api/v2/category/{a}/is_followed/"), None)
-            .await,
-        StatusCode::UNAUTHORIZED,
-        "not_authenticated",
-    );
+    s.post_empty("/api/v2/category/999/follow/", None)
+        .await
+        .assert_error(StatusCode::UNAUTHORIZED, "not_authenticated");
+    s.get(&format!("/api/v2/category/{a}/is_followed/"), None)
+        .await
+        .assert_error(StatusCode::UNAUTHORIZED, "not_authenticated");
     let read = s.oauth_token(w.bob, "read");
-    error(
-        &follow(&s, a, &read).await,
-        StatusCode::FORBIDDEN,
-        "insufficient_scope",
-    );
+    follow(&s, a, &read)
+        .await
+        .assert_error(StatusCode::FORBIDDEN, "insufficient_scope");
     assert_eq!(
         s.get(&format!("/api/v2/category/{a}/is_followed/"), Some(&read))
             .await
@@ -326,12 +305,7 @@ async fn following_toggles_and_every_counter_follows() {
         StatusCode::OK
     );
     let r = s
-        .call(
-            Method::DELETE,
-            &format!("/api/v2/category/{a}/follow/"),
-            Some(&w.bob_t),
-            None,
-        )
+        .delete(&format!("/api/v2/category/{a}/follow/"), Some(&w.bob_t))
         .await;
     assert_eq!(
         (r.status, r.header("allow")),
@@ -342,7 +316,7 @@ async fn following_toggles_and_every_counter_follows() {
         1,
         "nothing changed"
     );
-    check_is_clean(&s);
+    s.assert_consistent();
 }
 
 #[tokio::test]
@@ -358,7 +332,7 @@ async fn parallel_follows_keep_the_counters_exact() {
         s.get(&format!("/api/v2/category/{a}/"), None).await.json()["followers_counter"],
         20
     );
-    check_is_clean(&s);
+    s.assert_consistent();
     // each fan twice at once: a toggle applied twice ends where it began
     let calls = fans
         .iter()
@@ -384,13 +358,12 @@ async fn parallel_follows_keep_the_counters_exact() {
         s.get(&format!("/api/v2/user/{one}/"), Some(t)).await.json()["categories_counter"],
         1
     );
-    check_is_clean(&s);
+    s.assert_consistent();
 }
 
 #[tokio::test]
 async fn a_users_categories_are_an_array_for_the_sdk_and_a_page_on_request() {
-    let s = TestServer::start().await;
-    let w = world(&s);
+    let (s, w) = start().await;
     let a = s.category("A");
     let _not_followed = s.category("B");
     let c = s.category("C");
@@ -429,11 +402,9 @@ async fn a_users_categories_are_an_array_for_the_sdk_and_a_page_on_request() {
         ids(&s.get(&format!("{path}?offset=1"), None).await.json()),
         [a]
     );
-    bad(
-        &s.get(&format!("{path}?limit=x"), None).await,
-        "limit",
-        "invalid",
-    );
+    s.get(&format!("{path}?limit=x"), None)
+        .await
+        .assert_field_error("limit", "invalid");
     // nobody followed, unknown or deleted users
     assert_eq!(
         s.get(&format!("/api/v2/user/{}/categories/", w.cy), None)
@@ -452,6 +423,6 @@ async fn a_users_categories_are_an_array_for_the_sdk_and_a_page_on_request() {
         s.get("/api/v2/user/999/categories/", None).await.status,
         StatusCode::NOT_FOUND
     );
-    soft_delete(&s, w.bob);
+    s.soft_delete_user(w.bob);
     assert_eq!(s.get(&path, None).await.status, StatusCode::NOT_FOUND);
 }

@@ -2,18 +2,16 @@
 //! deleted comments, deleted users and users the caller hides left out.
 
 use hearth::clock::SECOND;
-use reqwest::{Method, StatusCode};
+use reqwest::StatusCode;
 use serde_json::json;
 
-use super::{comment, create, error, ids, no_content, post, post_empty, soft_delete, world};
-use crate::common::TestServer;
+use super::{comment, create, no_content, post, start};
+use crate::common::ids;
 
 #[tokio::test]
 async fn contributors_are_the_commenters_most_recent_first_each_once() {
-    let s = TestServer::start().await;
-    let w = world(&s);
-    let dan = s.user("dan", None, false);
-    let dan_t = s.jwt(dan);
+    let (s, w) = start().await;
+    let (dan, dan_t) = s.login("dan");
     let p = post(&s, &w.ann_t, "p").await;
     let path = format!("/api/v2/post/{p}/contributors/");
     assert_eq!(
@@ -50,25 +48,16 @@ async fn contributors_are_the_commenters_most_recent_first_each_once() {
         [w.ann, dan, w.bob, w.cy]
     );
     no_content(
-        &s.call(
-            Method::DELETE,
-            &format!("/api/v2/comment/{last}/"),
-            Some(&w.ann_t),
-            None,
-        )
-        .await,
+        &s.delete(&format!("/api/v2/comment/{last}/"), Some(&w.ann_t))
+            .await,
     );
-    soft_delete(&s, dan);
+    s.soft_delete_user(dan);
     let v = s.get(&path, None).await.json();
     assert_eq!((ids(&v), v["count"].as_i64()), (vec![w.bob, w.cy], Some(2)));
     // the caller's follow status shows
     no_content(
-        &post_empty(
-            &s,
-            &format!("/api/v2/user/{}/follow/", w.cy),
-            Some(&w.bob_t),
-        )
-        .await,
+        &s.post_empty(&format!("/api/v2/user/{}/follow/", w.cy), Some(&w.bob_t))
+            .await,
     );
     let v = s.get(&path, Some(&w.bob_t)).await.json();
     assert_eq!(v["results"][1]["connection_status"], "followed");
@@ -76,26 +65,15 @@ async fn contributors_are_the_commenters_most_recent_first_each_once() {
 
 #[tokio::test]
 async fn contributors_of_each_kind_and_their_errors() {
-    let s = TestServer::start().await;
-    let w = world(&s);
+    let (s, w) = start().await;
     let d = create(&s, &w.ann_t, "discussion", json!({"title": "d"})).await;
     let st = create(&s, &w.ann_t, "status", json!({"text": "s"})).await;
     comment(&s, &w.bob_t, "discussion", d, "c").await;
     comment(&s, &w.cy_t, "status", st, "c").await;
-    assert_eq!(
-        ids(&s
-            .get(&format!("/api/v2/discussion/{d}/contributors/"), None)
-            .await
-            .json()),
-        [w.bob]
-    );
-    assert_eq!(
-        ids(&s
-            .get(&format!("/api/v2/status/{st}/contributors/"), None)
-            .await
-            .json()),
-        [w.cy]
-    );
+    for (kind, id, who) in [("discussion", d, w.bob), ("status", st, w.cy)] {
+        let list = format!("/api/v2/{kind}/{id}/contributors/");
+        assert_eq!(s.list_ids(&list, None).await, [who], "{list}");
+    }
     // a comment has no contributors route (its replies are comments on its item)
     let c = comment(&s, &w.bob_t, "discussion", d, "c2").await;
     assert_eq!(
@@ -116,34 +94,23 @@ async fn contributors_of_each_kind_and_their_errors() {
         );
     }
     no_content(
-        &s.call(
-            Method::DELETE,
-            &format!("/api/v2/discussion/{d}/"),
-            Some(&w.ann_t),
-            None,
-        )
-        .await,
+        &s.delete(&format!("/api/v2/discussion/{d}/"), Some(&w.ann_t))
+            .await,
     );
     let path = format!("/api/v2/discussion/{d}/contributors/");
-    error(
-        &s.get(&path, Some(&w.bob_t)).await,
-        StatusCode::NOT_FOUND,
-        "not_found",
-    );
+    s.get(&path, Some(&w.bob_t))
+        .await
+        .assert_error(StatusCode::NOT_FOUND, "not_found");
     assert_eq!(s.get(&path, Some(&w.ann_t)).await.json()["count"], 1);
     // CA
     s.set_pref("configurations", "content_availability", json!(false));
     let path = format!("/api/v2/status/{st}/contributors/");
-    error(
-        &s.get(&path, None).await,
-        StatusCode::UNAUTHORIZED,
-        "not_authenticated",
-    );
-    error(
-        &s.get(&path, Some("bad")).await,
-        StatusCode::UNAUTHORIZED,
-        "authentication_failed",
-    );
+    s.get(&path, None)
+        .await
+        .assert_error(StatusCode::UNAUTHORIZED, "not_authenticated");
+    s.get(&path, Some("bad"))
+        .await
+        .assert_error(StatusCode::UNAUTHORIZED, "authentication_failed");
     assert_eq!(s.get(&path, Some(&w.bob_t)).await.status, StatusCode::OK);
     assert_eq!(
         s.get(&format!("{path}?offset=-1"), Some(&w.bob_t))

@@ -2,17 +2,8 @@
 
 use reqwest::StatusCode;
 
-use super::{error, world};
-use crate::common::TestServer;
-
-fn names(v: &serde_json::Value) -> Vec<String> {
-    v["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["name"].as_str().unwrap().to_owned())
-        .collect()
-}
+use super::start;
+use crate::common::{TestServer, texts};
 
 #[tokio::test]
 async fn features_are_what_hearth_implements_all_in_one_page() {
@@ -20,7 +11,7 @@ async fn features_are_what_hearth_implements_all_in_one_page() {
     let r = s.get("/api/v2/feature/", None).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
     let v = r.json();
-    assert_eq!(names(&v), ["api_v2", "reaction", "course"]);
+    assert_eq!(texts(&v, "name"), ["api_v2", "reaction", "course"]);
     assert_eq!(
         (v["count"].as_i64(), &v["next"]),
         (Some(3), &serde_json::Value::Null)
@@ -42,15 +33,24 @@ async fn features_are_what_hearth_implements_all_in_one_page() {
     }
     // name is exact, search a case-insensitive substring
     assert_eq!(
-        names(&s.get("/api/v2/feature/?name=course", None).await.json()),
+        texts(
+            &s.get("/api/v2/feature/?name=course", None).await.json(),
+            "name"
+        ),
         ["course"]
     );
     assert_eq!(
-        names(&s.get("/api/v2/feature/?name=Course", None).await.json()),
+        texts(
+            &s.get("/api/v2/feature/?name=Course", None).await.json(),
+            "name"
+        ),
         Vec::<String>::new()
     );
     assert_eq!(
-        names(&s.get("/api/v2/feature/?search=ReAc", None).await.json()),
+        texts(
+            &s.get("/api/v2/feature/?search=ReAc", None).await.json(),
+            "name"
+        ),
         ["reaction"]
     );
     // paginated when asked
@@ -58,7 +58,7 @@ async fn features_are_what_hearth_implements_all_in_one_page() {
         .get("/api/v2/feature/?limit=2&offset=1", None)
         .await
         .json();
-    assert_eq!(names(&p), ["reaction", "course"]);
+    assert_eq!(texts(&p, "name"), ["reaction", "course"]);
     assert_eq!(p["count"], 3);
     let p = s.get("/api/v2/feature/?limit=1", None).await.json();
     assert!(
@@ -72,8 +72,7 @@ async fn features_are_what_hearth_implements_all_in_one_page() {
 
 #[tokio::test]
 async fn features_need_no_caller_but_refuse_bad_tokens_and_parameters() {
-    let s = TestServer::start().await;
-    let w = world(&s);
+    let (s, w) = start().await;
     // a caller sees the same list, also with content_availability off
     s.set_pref(
         "configurations",
@@ -86,7 +85,7 @@ async fn features_need_no_caller_but_refuse_bad_tokens_and_parameters() {
         3
     );
     let r = s.get("/api/v2/feature/", Some("not-a-token")).await;
-    error(&r, StatusCode::UNAUTHORIZED, "authentication_failed");
+    r.assert_error(StatusCode::UNAUTHORIZED, "authentication_failed");
     for q in ["limit=0", "limit=x", "offset=-1", "limit="] {
         let r = s.get(&format!("/api/v2/feature/?{q}"), None).await;
         assert_eq!(r.status, StatusCode::BAD_REQUEST, "{q}");

@@ -5,7 +5,7 @@ use hearth::clock::{SECOND, rfc3339};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use super::{comment, create, no_content, post, world};
+use super::{comment, create, no_content, post, start};
 use crate::common::TestServer;
 
 /// The fields every kind has, with the value hearth always gives them.
@@ -30,19 +30,19 @@ fn fixed() -> Vec<(&'static str, Value)> {
 
 #[tokio::test]
 async fn every_kind_has_every_field_the_kit_reads() {
-    let s = TestServer::start().await;
-    let w = world(&s);
+    let (s, w) = start().await;
+    let ann = w.ann_t.as_str();
     let d = create(
         &s,
-        &w.ann_t,
+        ann,
         "discussion",
         json!({"title": "Ça va, Zoë?", "text": "t"}),
     )
     .await;
-    let p = post(&s, &w.ann_t, "Hello   World!! 2026").await;
+    let p = post(&s, ann, "Hello   World!! 2026").await;
     let st = create(
         &s,
-        &w.ann_t,
+        ann,
         "status",
         json!({"text": "🙂🙂", "action": "reading"}),
     )
@@ -107,8 +107,7 @@ async fn item(s: &TestServer, p: i64) -> Value {
 
 #[tokio::test]
 async fn last_activity_is_the_newest_live_comment() {
-    let s = TestServer::start().await;
-    let w = world(&s);
+    let (s, w) = start().await;
     let start = s.clock.now();
     let p = post(&s, &w.ann_t, "p").await;
     let at = |v: &Value| v["last_activity_at"].as_str().unwrap().to_owned();
@@ -142,13 +141,8 @@ async fn last_activity_is_the_newest_live_comment() {
     );
     // deleted comments do not count; restored ones do again
     no_content(
-        &s.call(
-            Method::DELETE,
-            &format!("/api/v2/comment/{reply}/"),
-            Some(&w.ann_t),
-            None,
-        )
-        .await,
+        &s.delete(&format!("/api/v2/comment/{reply}/"), Some(&w.ann_t))
+            .await,
     );
     assert_eq!(at(&item(&s, p).await), rfc3339(start + 20 * SECOND));
     no_content(
@@ -165,8 +159,7 @@ async fn last_activity_is_the_newest_live_comment() {
 
 #[tokio::test]
 async fn a_long_text_makes_a_short_slug() {
-    let s = TestServer::start().await;
-    let w = world(&s);
+    let (s, w) = start().await;
     let long = "word ".repeat(50_000);
     let p = post(&s, &w.ann_t, &long).await;
     let v = s.get(&format!("/api/v2/post/{p}/"), None).await.json();

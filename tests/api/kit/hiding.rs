@@ -4,17 +4,16 @@
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use super::{bad, comment, create, error, ids, no_content, post, post_empty, soft_delete, world};
-use crate::common::TestServer;
+use super::{comment, create, no_content, post, start};
+use crate::common::ids;
 
 #[tokio::test]
 async fn hiding_toggles_and_each_question_answers() {
-    let s = TestServer::start().await;
-    let w = world(&s);
+    let (s, w) = start().await;
     let hide = |id: i64, t: &str| {
         let path = format!("/api/v2/user/{id}/hide/");
         let (s, t) = (&s, t.to_owned());
-        async move { post_empty(s, &path, Some(&t)).await }
+        async move { s.post_empty(&path, Some(&t)).await }
     };
     let ask = |id: i64, what: &'static str, t: &str| {
         let path = format!("/api/v2/user/{id}/{what}/");
@@ -68,12 +67,9 @@ async fn hiding_toggles_and_each_question_answers() {
         .await
         .json();
     assert_eq!(ids(&v), [w.bob]);
-    bad(
-        &s.get("/api/v2/user/hidden_users/?limit=-1", Some(&w.ann_t))
-            .await,
-        "limit",
-        "invalid",
-    );
+    s.get("/api/v2/user/hidden_users/?limit=-1", Some(&w.ann_t))
+        .await
+        .assert_field_error("limit", "invalid");
     // the same call shows them again; other callers are unaffected
     no_content(&hide(w.bob, &w.ann_t).await);
     assert_eq!(ask(w.bob, "is_hidden", &w.ann_t).await, false);
@@ -90,7 +86,7 @@ async fn hiding_toggles_and_each_question_answers() {
         json!([])
     );
     // a deleted user leaves the lists
-    soft_delete(&s, w.cy);
+    s.soft_delete_user(w.cy);
     assert_eq!(
         s.get("/api/v2/user/hidden_users_id/", Some(&w.ann_t))
             .await
@@ -107,16 +103,15 @@ async fn hiding_toggles_and_each_question_answers() {
 
 #[tokio::test]
 async fn hiding_errors_change_nothing() {
-    let s = TestServer::start().await;
-    let w = world(&s);
-    let r = post_empty(&s, &format!("/api/v2/user/{}/hide/", w.ann), Some(&w.ann_t)).await;
-    bad(&r, "user", "invalid");
+    let (s, w) = start().await;
+    let r = s
+        .post_empty(&format!("/api/v2/user/{}/hide/", w.ann), Some(&w.ann_t))
+        .await;
+    r.assert_field_error("user", "invalid");
     for path in ["/api/v2/user/999/hide/"] {
-        error(
-            &post_empty(&s, path, Some(&w.ann_t)).await,
-            StatusCode::NOT_FOUND,
-            "not_found",
-        );
+        s.post_empty(path, Some(&w.ann_t))
+            .await
+            .assert_error(StatusCode::NOT_FOUND, "not_found");
     }
     for what in ["is_hidden", "is_hidden_by"] {
         assert_eq!(
@@ -125,12 +120,9 @@ async fn hiding_errors_change_nothing() {
                 .status,
             StatusCode::NOT_FOUND
         );
-        error(
-            &s.get(&format!("/api/v2/user/{}/{what}/", w.bob), None)
-                .await,
-            StatusCode::UNAUTHORIZED,
-            "not_authenticated",
-        );
+        s.get(&format!("/api/v2/user/{}/{what}/", w.bob), None)
+            .await
+            .assert_error(StatusCode::UNAUTHORIZED, "not_authenticated");
     }
     let r = s
         .post(
@@ -139,30 +131,26 @@ async fn hiding_errors_change_nothing() {
             json!({"really": true}),
         )
         .await;
-    error(&r, StatusCode::BAD_REQUEST, "parse_error");
+    r.assert_error(StatusCode::BAD_REQUEST, "parse_error");
     for path in [
         "/api/v2/user/hidden_users_id/",
         "/api/v2/user/hidden_users/",
     ] {
-        error(
-            &s.get(path, None).await,
-            StatusCode::UNAUTHORIZED,
-            "not_authenticated",
-        );
-        error(
-            &s.get(path, Some("x.y.z")).await,
-            StatusCode::UNAUTHORIZED,
-            "authentication_failed",
-        );
+        s.get(path, None)
+            .await
+            .assert_error(StatusCode::UNAUTHORIZED, "not_authenticated");
+        s.get(path, Some("x.y.z"))
+            .await
+            .assert_error(StatusCode::UNAUTHORIZED, "authentication_failed");
     }
-    error(
-        &post_empty(&s, &format!("/api/v2/user/{}/hide/", w.bob), None).await,
-        StatusCode::UNAUTHORIZED,
-        "not_authenticated",
-    );
+    s.post_empty(&format!("/api/v2/user/{}/hide/", w.bob), None)
+        .await
+        .assert_error(StatusCode::UNAUTHORIZED, "not_authenticated");
     let read = s.oauth_token(w.ann, "read");
-    let r = post_empty(&s, &format!("/api/v2/user/{}/hide/", w.bob), Some(&read)).await;
-    error(&r, StatusCode::FORBIDDEN, "insufficient_scope");
+    let r = s
+        .post_empty(&format!("/api/v2/user/{}/hide/", w.bob), Some(&read))
+        .await;
+    r.assert_error(StatusCode::FORBIDDEN, "insufficient_scope");
     assert_eq!(
         s.get("/api/v2/user/hidden_users_id/", Some(&read))
             .await
@@ -170,12 +158,10 @@ async fn hiding_errors_change_nothing() {
         json!([]),
         "nothing changed"
     );
-    soft_delete(&s, w.cy);
-    error(
-        &post_empty(&s, &format!("/api/v2/user/{}/hide/", w.cy), Some(&w.ann_t)).await,
-        StatusCode::NOT_FOUND,
-        "not_found",
-    );
+    s.soft_delete_user(w.cy);
+    s.post_empty(&format!("/api/v2/user/{}/hide/", w.cy), Some(&w.ann_t))
+        .await
+        .assert_error(StatusCode::NOT_FOUND, "not_found");
     let r = s
         .call(
             Method::GET,
@@ -192,8 +178,7 @@ async fn hiding_errors_change_nothing() {
 
 #[tokio::test]
 async fn a_hidden_users_contributions_leave_the_callers_lists_only() {
-    let s = TestServer::start().await;
-    let w = world(&s);
+    let (s, w) = start().await;
     let p_ann = post(&s, &w.ann_t, "by ann").await;
     let p_bob = post(&s, &w.bob_t, "by bob").await;
     let d_bob = create(&s, &w.bob_t, "discussion", json!({"title": "bob asks"})).await;
@@ -201,7 +186,10 @@ async fn a_hidden_users_contributions_leave_the_callers_lists_only() {
     let c_bob = comment(&s, &w.bob_t, "post", p_ann, "bob says").await;
     s.clock.advance(hearth::clock::SECOND);
     let c_cy = comment(&s, &w.cy_t, "post", p_ann, "cy says").await;
-    no_content(&post_empty(&s, &format!("/api/v2/user/{}/hide/", w.bob), Some(&w.ann_t)).await);
+    no_content(
+        &s.post_empty(&format!("/api/v2/user/{}/hide/", w.bob), Some(&w.ann_t))
+            .await,
+    );
     let list = |path: &'static str, t: Option<String>| {
         let s = &s;
         async move {
@@ -258,7 +246,10 @@ async fn a_hidden_users_contributions_leave_the_callers_lists_only() {
         StatusCode::OK
     );
     // shown again: back in the lists
-    no_content(&post_empty(&s, &format!("/api/v2/user/{}/hide/", w.bob), Some(&w.ann_t)).await);
+    no_content(
+        &s.post_empty(&format!("/api/v2/user/{}/hide/", w.bob), Some(&w.ann_t))
+            .await,
+    );
     assert_eq!(
         list("/api/v2/post/", ann.clone()).await,
         (vec![p_bob, p_ann], 2)

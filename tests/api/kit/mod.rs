@@ -2,14 +2,7 @@
 //! contributors, categories and following them, a user's courses, hiding users and user
 //! settings; one file per area, the helpers they share here.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
-use reqwest::{Method, StatusCode};
+use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::common::{Resp, TestServer};
@@ -33,10 +26,15 @@ struct World {
     cy_t: String,
 }
 
+/// A server with ann, bob and cy.
+async fn start() -> (TestServer, World) {
+    let s = TestServer::start().await;
+    let w = world(&s);
+    (s, w)
+}
+
 fn world(s: &TestServer) -> World {
-    let ann = s.user("ann", None, false);
-    let bob = s.user("bob", None, false);
-    let cy = s.user("cy", None, false);
+    let [ann, bob, cy] = s.users(["ann", "bob", "cy"]);
     World {
         ann,
         bob,
@@ -50,9 +48,7 @@ fn world(s: &TestServer) -> World {
 /// Creates an item of `kind` (`discussion`, `post`, `status`; a comment needs a
 /// target: [`comment`]) and returns its id.
 async fn create(s: &TestServer, t: &str, kind: &str, body: Value) -> i64 {
-    let r = s.post(&format!("/api/v2/{kind}/"), Some(t), body).await;
-    assert_eq!(r.status, StatusCode::CREATED, "{kind}: {}", r.text);
-    r.json()["id"].as_i64().unwrap()
+    s.create_id(&format!("/api/v2/{kind}/"), t, body).await
 }
 
 /// A post with `text`.
@@ -65,77 +61,9 @@ async fn comment(s: &TestServer, t: &str, kind: &str, id: i64, text: &str) -> i6
     create(s, t, "comment", json!({ "text": text, kind: id })).await
 }
 
-/// POST with no body at all (what the kit sends), with a JSON content type.
-async fn post_empty(s: &TestServer, path: &str, token: Option<&str>) -> Resp {
-    let mut rb = s
-        .client
-        .post(format!("{}{}", s.url, path))
-        .header("Content-Type", "application/json");
-    if let Some(t) = token {
-        rb = rb.bearer_auth(t);
-    }
-    TestServer::read(rb.send().await.unwrap()).await
-}
-
-/// A request with a raw body and content type.
-async fn raw(s: &TestServer, m: Method, path: &str, token: &str, ct: &str, body: &str) -> Resp {
-    let r = s
-        .client
-        .request(m, format!("{}{}", s.url, path))
-        .bearer_auth(token)
-        .header("Content-Type", ct)
-        .body(body.to_owned())
-        .send()
-        .await
-        .unwrap();
-    TestServer::read(r).await
-}
-
 /// Asserts a 204.
 fn no_content(r: &Resp) {
     assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
-}
-
-/// Asserts a 400 naming `field` with `code`.
-fn bad(r: &Resp, field: &str, code: &str) {
-    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.text);
-    assert_eq!(r.json()["errors"][0]["field"], field, "{}", r.text);
-    assert_eq!(r.error_code(), code, "{}", r.text);
-}
-
-/// Asserts a status with an error code.
-fn error(r: &Resp, status: StatusCode, code: &str) {
-    assert_eq!(r.status, status, "{}", r.text);
-    assert_eq!(r.error_code(), code, "{}", r.text);
-}
-
-/// `hearth check`'s invariants hold on the server's database.
-fn check_is_clean(s: &TestServer) {
-    let problems = s
-        .state
-        .db
-        .read_blocking(|c| hearth::db::check::run(c).map_err(hearth::db::DbError::from))
-        .unwrap();
-    assert!(problems.is_empty(), "{problems:?}");
-}
-
-fn soft_delete(s: &TestServer, id: i64) {
-    s.state
-        .db
-        .write_blocking(|tx| {
-            hearth::db::users::soft_delete(tx, id).map_err(hearth::db::DbError::from)
-        })
-        .unwrap();
-}
-
-/// The ids of a list's results (or of a plain array).
-fn ids(v: &Value) -> Vec<i64> {
-    let list = v.get("results").unwrap_or(v);
-    list.as_array()
-        .unwrap_or_else(|| panic!("not a list: {v}"))
-        .iter()
-        .map(|x| x["id"].as_i64().unwrap())
-        .collect()
 }
 
 /// `users` (ids) with JWTs, made for a test that needs many callers.

@@ -4,7 +4,7 @@
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 
-use super::{error, raw, world};
+use super::start;
 use crate::common::TestServer;
 
 fn defaults() -> serde_json::Value {
@@ -13,19 +13,13 @@ fn defaults() -> serde_json::Value {
 }
 
 async fn patch(s: &TestServer, id: i64, t: &str, body: serde_json::Value) -> crate::common::Resp {
-    s.call(
-        Method::PATCH,
-        &format!("/api/v2/user/{id}/settings/"),
-        Some(t),
-        Some(body),
-    )
-    .await
+    s.patch(&format!("/api/v2/user/{id}/settings/"), Some(t), body)
+        .await
 }
 
 #[tokio::test]
 async fn settings_start_at_their_defaults_and_keep_what_is_patched() {
-    let s = TestServer::start().await;
-    let w = world(&s);
+    let (s, w) = start().await;
     let path = format!("/api/v2/user/{}/settings/", w.bob);
     let r = s.get(&path, Some(&w.bob_t)).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
@@ -59,8 +53,7 @@ async fn settings_start_at_their_defaults_and_keep_what_is_patched() {
 
 #[tokio::test]
 async fn bad_settings_are_400_on_their_field_and_nothing_is_stored() {
-    let s = TestServer::start().await;
-    let w = world(&s);
+    let (s, w) = start().await;
     for (body, field, code) in [
         (json!({"qa_frequency": "1"}), "qa_frequency", "invalid"),
         (json!({"qa_frequency": 1.5}), "qa_frequency", "invalid"),
@@ -108,7 +101,15 @@ async fn bad_settings_are_400_on_their_field_and_nothing_is_stored() {
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
         ),
     ] {
-        let r = raw(&s, Method::PATCH, &path, &w.bob_t, ct, body).await;
+        let r = s
+            .raw(
+                Method::PATCH,
+                &path,
+                Some(&w.bob_t),
+                Some(ct),
+                Some(body.into()),
+            )
+            .await;
         assert_eq!(r.status, status, "{ct} {body}: {}", r.text);
     }
     assert_eq!(s.get(&path, Some(&w.bob_t)).await.json(), defaults());
@@ -116,62 +117,49 @@ async fn bad_settings_are_400_on_their_field_and_nothing_is_stored() {
 
 #[tokio::test]
 async fn only_the_caller_reads_and_changes_its_settings() {
-    let s = TestServer::start().await;
-    let w = world(&s);
+    let (s, w) = start().await;
     let bobs = format!("/api/v2/user/{}/settings/", w.bob);
     // another user's id (or one that does not exist) is 403, before the body is read
     for path in [bobs.as_str(), "/api/v2/user/999/settings/"] {
-        error(
-            &s.get(path, Some(&w.cy_t)).await,
-            StatusCode::FORBIDDEN,
-            "permission_denied",
-        );
+        s.get(path, Some(&w.cy_t))
+            .await
+            .assert_error(StatusCode::FORBIDDEN, "permission_denied");
         let r = s
-            .call(
+            .patch(path, Some(&w.cy_t), json!({"qa_frequency": 0}))
+            .await;
+        r.assert_error(StatusCode::FORBIDDEN, "permission_denied");
+        let r = s
+            .raw(
                 Method::PATCH,
                 path,
                 Some(&w.cy_t),
-                Some(json!({"qa_frequency": 0})),
+                Some("text/plain"),
+                Some("x".into()),
             )
             .await;
-        error(&r, StatusCode::FORBIDDEN, "permission_denied");
-        let r = raw(&s, Method::PATCH, path, &w.cy_t, "text/plain", "x").await;
-        error(&r, StatusCode::FORBIDDEN, "permission_denied");
+        r.assert_error(StatusCode::FORBIDDEN, "permission_denied");
     }
     // anonymous 401, a bad token 401, a read-only token reads but does not write
-    error(
-        &s.get(&bobs, None).await,
-        StatusCode::UNAUTHORIZED,
-        "not_authenticated",
-    );
-    let r = s
-        .call(Method::PATCH, &bobs, None, Some(json!({"qa_frequency": 0})))
-        .await;
-    error(&r, StatusCode::UNAUTHORIZED, "not_authenticated");
-    error(
-        &s.get(&bobs, Some("nope")).await,
-        StatusCode::UNAUTHORIZED,
-        "authentication_failed",
-    );
+    s.get(&bobs, None)
+        .await
+        .assert_error(StatusCode::UNAUTHORIZED, "not_authenticated");
+    let r = s.patch(&bobs, None, json!({"qa_frequency": 0})).await;
+    r.assert_error(StatusCode::UNAUTHORIZED, "not_authenticated");
+    s.get(&bobs, Some("nope"))
+        .await
+        .assert_error(StatusCode::UNAUTHORIZED, "authentication_failed");
     let read = s.oauth_token(w.bob, "read");
     assert_eq!(s.get(&bobs, Some(&read)).await.json(), defaults());
     let r = s
-        .call(
-            Method::PATCH,
-            &bobs,
-            Some(&read),
-            Some(json!({"qa_frequency": 0})),
-        )
+        .patch(&bobs, Some(&read), json!({"qa_frequency": 0}))
         .await;
-    error(&r, StatusCode::FORBIDDEN, "insufficient_scope");
+    r.assert_error(StatusCode::FORBIDDEN, "insufficient_scope");
     assert_eq!(
         s.get(&bobs, Some(&w.bob_t)).await.json(),
         defaults(),
         "nothing changed"
     );
-    let r = s
-        .call(Method::PUT, &bobs, Some(&w.bob_t), Some(defaults()))
-        .await;
+    let r = s.put(&bobs, Some(&w.bob_t), defaults()).await;
     assert_eq!(
         (r.status, r.header("allow")),
         (StatusCode::METHOD_NOT_ALLOWED, Some("GET, HEAD, PATCH"))

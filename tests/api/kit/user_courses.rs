@@ -4,11 +4,11 @@
 use std::collections::BTreeSet;
 
 use hearth::clock::SECOND;
-use reqwest::{Method, StatusCode};
+use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use super::{bad, error, ids, no_content, soft_delete, world};
-use crate::common::TestServer;
+use super::{no_content, start};
+use crate::common::{TestServer, ids};
 
 async fn course(s: &TestServer, t: &str, name: &str, privacy: &str) -> i64 {
     s.clock.advance(SECOND);
@@ -33,10 +33,8 @@ async fn all_ids(s: &TestServer, path: &str, t: Option<&str>) -> Vec<i64> {
 
 #[tokio::test]
 async fn a_users_courses_are_what_the_search_lets_the_caller_see() {
-    let s = TestServer::start().await;
-    let w = world(&s);
-    let dan = s.user("dan", None, false);
-    let dan_t = s.jwt(dan);
+    let (s, w) = start().await;
+    let (dan, dan_t) = s.login("dan");
     let read = s.oauth_token(w.cy, "read");
     // ann's courses of every privacy; bob joins or is invited to some
     let open = course(&s, &w.ann_t, "Open", "open").await;
@@ -45,13 +43,8 @@ async fn a_users_courses_are_what_the_search_lets_the_caller_see() {
     let draft = course(&s, &w.ann_t, "Draft", "").await;
     let gone = course(&s, &w.ann_t, "Gone", "open").await;
     no_content(
-        &s.call(
-            Method::DELETE,
-            &format!("/api/v2/course/{gone}/"),
-            Some(&w.ann_t),
-            None,
-        )
-        .await,
+        &s.delete(&format!("/api/v2/course/{gone}/"), Some(&w.ann_t))
+            .await,
     );
     let invited = course(&s, &w.ann_t, "Invited", "secret").await;
     for id in [secret, invited] {
@@ -64,26 +57,16 @@ async fn a_users_courses_are_what_the_search_lets_the_caller_see() {
             .await;
         no_content(&r);
     }
-    assert_eq!(
-        s.post(
-            &format!("/api/v2/course/{secret}/join/"),
-            Some(&w.bob_t),
-            json!({})
-        )
-        .await
-        .status,
-        StatusCode::OK
-    );
-    assert_eq!(
-        s.post(
-            &format!("/api/v2/course/{open}/join/"),
-            Some(&w.bob_t),
-            json!({})
-        )
-        .await
-        .status,
-        StatusCode::OK
-    );
+    for id in [secret, open] {
+        let r = s
+            .post(
+                &format!("/api/v2/course/{id}/join/"),
+                Some(&w.bob_t),
+                json!({}),
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    }
     // cy manages the draft
     let r = s
         .post(
@@ -93,19 +76,15 @@ async fn a_users_courses_are_what_the_search_lets_the_caller_see() {
         )
         .await;
     no_content(&r);
-    s.state
-        .db
-        .write_blocking(move |tx| {
-            hearth::db::course_members::set(
-                tx,
-                draft,
-                w.cy,
-                hearth::model::course::JoinStatus::Manager,
-                0,
-            )
-            .map_err(hearth::db::DbError::from)
-        })
-        .unwrap();
+    s.db_write(move |tx| {
+        hearth::db::course_members::set(
+            tx,
+            draft,
+            w.cy,
+            hearth::model::course::JoinStatus::Manager,
+            0,
+        )
+    });
     for (who, t) in [
         ("anonymous", None),
         ("ann", Some(&w.ann_t)),
@@ -166,51 +145,37 @@ async fn a_users_courses_are_what_the_search_lets_the_caller_see() {
 
 #[tokio::test]
 async fn a_users_courses_errors_and_pages() {
-    let s = TestServer::start().await;
-    let w = world(&s);
+    let (s, w) = start().await;
     let first = course(&s, &w.ann_t, "One", "open").await;
     let second = course(&s, &w.ann_t, "Two", "open").await;
     let path = format!("/api/v2/user/{}/courses/", w.ann);
     let v = s.get(&format!("{path}?limit=1"), None).await.json();
     assert_eq!((ids(&v), v["count"].as_i64()), (vec![second], Some(2)));
-    assert_eq!(
-        ids(&s
-            .get(&format!("{path}?limit=1&offset=1"), None)
-            .await
-            .json()),
-        [first]
-    );
-    bad(
-        &s.get(&format!("{path}?statuses=owner"), None).await,
-        "statuses",
-        "invalid_choice",
-    );
-    bad(
-        &s.get(&format!("{path}?offset=x"), None).await,
-        "offset",
-        "invalid",
-    );
-    assert_eq!(
-        s.get("/api/v2/user/999/courses/", None).await.status,
-        StatusCode::NOT_FOUND
-    );
-    assert_eq!(
-        s.get("/api/v2/user/me/courses/", None).await.status,
-        StatusCode::NOT_FOUND
-    );
+    let next = s.list_ids(&format!("{path}?limit=1&offset=1"), None).await;
+    assert_eq!(next, [first]);
+    for (q, field, code) in [
+        ("statuses=owner", "statuses", "invalid_choice"),
+        ("offset=x", "offset", "invalid"),
+    ] {
+        let r = s.get(&format!("{path}?{q}"), None).await;
+        r.assert_field_error(field, code);
+    }
+    for unknown in ["/api/v2/user/999/courses/", "/api/v2/user/me/courses/"] {
+        assert_eq!(
+            s.status(unknown, None).await,
+            StatusCode::NOT_FOUND,
+            "{unknown}"
+        );
+    }
     s.set_pref("configurations", "content_availability", json!(false));
-    error(
-        &s.get(&path, None).await,
-        StatusCode::UNAUTHORIZED,
-        "not_authenticated",
-    );
-    error(
-        &s.get(&path, Some("nope")).await,
-        StatusCode::UNAUTHORIZED,
-        "authentication_failed",
-    );
+    s.get(&path, None)
+        .await
+        .assert_error(StatusCode::UNAUTHORIZED, "not_authenticated");
+    s.get(&path, Some("nope"))
+        .await
+        .assert_error(StatusCode::UNAUTHORIZED, "authentication_failed");
     assert_eq!(s.get(&path, Some(&w.bob_t)).await.json()["count"], 2);
-    soft_delete(&s, w.ann);
+    s.soft_delete_user(w.ann);
     assert_eq!(
         s.get(&path, Some(&w.bob_t)).await.status,
         StatusCode::NOT_FOUND

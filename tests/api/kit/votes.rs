@@ -4,10 +4,7 @@
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use super::{
-    bad, check_is_clean, comment, create, crowd, error, no_content, post, post_empty, raw,
-    soft_delete, world,
-};
+use super::{comment, create, crowd, no_content, post, start};
 use crate::common::TestServer;
 
 /// (vote_count, [(reaction id, count)], voted, the caller's reaction id) of an item.
@@ -41,8 +38,7 @@ async fn seen(
 
 #[tokio::test]
 async fn a_vote_is_added_replaced_and_removed_on_every_kind() {
-    let s = TestServer::start().await;
-    let w = world(&s);
+    let (s, w) = start().await;
     let d = create(&s, &w.ann_t, "discussion", json!({"title": "D"})).await;
     let p = post(&s, &w.ann_t, "p").await;
     let st = create(&s, &w.ann_t, "status", json!({"text": "s"})).await;
@@ -55,13 +51,16 @@ async fn a_vote_is_added_replaced_and_removed_on_every_kind() {
     ] {
         let path = format!("/api/v2/{kind}/{id}/vote/");
         // no reaction given: like (1); the SDK posts no body
-        no_content(&post_empty(&s, &path, Some(&w.bob_t)).await);
+        no_content(&s.post_empty(&path, Some(&w.bob_t)).await);
         assert_eq!(
             seen(&s, kind, id, Some(&w.bob_t)).await,
             (1, vec![(1, 1)], true, Some(1))
         );
         // another reaction replaces it
-        no_content(&post_empty(&s, &format!("{path}?reaction=2"), Some(&w.bob_t)).await);
+        no_content(
+            &s.post_empty(&format!("{path}?reaction=2"), Some(&w.bob_t))
+                .await,
+        );
         assert_eq!(
             seen(&s, kind, id, Some(&w.bob_t)).await,
             (1, vec![(2, 1)], true, Some(2))
@@ -98,13 +97,12 @@ async fn a_vote_is_added_replaced_and_removed_on_every_kind() {
         .await
         .json();
     assert_eq!(comments["results"][0]["reaction"]["label"], "haha");
-    check_is_clean(&s);
+    s.assert_consistent();
 }
 
 #[tokio::test]
 async fn the_vote_list_is_newest_first_with_users_and_reactions() {
-    let s = TestServer::start().await;
-    let w = world(&s);
+    let (s, w) = start().await;
     let p = post(&s, &w.ann_t, "p").await;
     let path = format!("/api/v2/post/{p}/vote/");
     for (t, r) in [(&w.ann_t, 1), (&w.bob_t, 2), (&w.cy_t, 1)] {
@@ -113,7 +111,10 @@ async fn the_vote_list_is_newest_first_with_users_and_reactions() {
     }
     // ann changes her reaction: her vote is now the newest
     s.clock.advance(hearth::clock::SECOND);
-    no_content(&post_empty(&s, &format!("{path}?reaction=3"), Some(&w.ann_t)).await);
+    no_content(
+        &s.post_empty(&format!("{path}?reaction=3"), Some(&w.ann_t))
+            .await,
+    );
     let v = s.get(&path, None).await.json();
     assert_eq!(v["count"], 3);
     let got: Vec<(i64, &str)> = v["results"]
@@ -143,12 +144,8 @@ async fn the_vote_list_is_newest_first_with_users_and_reactions() {
     );
     // the caller's follow status shows on the voters
     no_content(
-        &post_empty(
-            &s,
-            &format!("/api/v2/user/{}/follow/", w.cy),
-            Some(&w.bob_t),
-        )
-        .await,
+        &s.post_empty(&format!("/api/v2/user/{}/follow/", w.cy), Some(&w.bob_t))
+            .await,
     );
     let v = s
         .get(&format!("{path}?limit=1&offset=1"), Some(&w.bob_t))
@@ -165,42 +162,29 @@ async fn the_vote_list_is_newest_first_with_users_and_reactions() {
         (v["count"].as_i64(), v["results"].as_array().map(Vec::len)),
         (Some(0), Some(0))
     );
-    bad(
-        &s.get(&format!("{path}?reaction=x"), None).await,
-        "reaction",
-        "invalid",
-    );
-    bad(
-        &s.get(&format!("{path}?limit=0"), None).await,
-        "limit",
-        "invalid",
-    );
+    s.get(&format!("{path}?reaction=x"), None)
+        .await
+        .assert_field_error("reaction", "invalid");
+    s.get(&format!("{path}?limit=0"), None)
+        .await
+        .assert_field_error("limit", "invalid");
     // content_availability off: callers only
     s.set_pref("configurations", "content_availability", json!(false));
-    error(
-        &s.get(&path, None).await,
-        StatusCode::UNAUTHORIZED,
-        "not_authenticated",
-    );
+    s.get(&path, None)
+        .await
+        .assert_error(StatusCode::UNAUTHORIZED, "not_authenticated");
     assert_eq!(s.get(&path, Some(&w.bob_t)).await.status, StatusCode::OK);
 }
 
 #[tokio::test]
 async fn bad_votes_are_refused_and_change_nothing() {
-    let s = TestServer::start().await;
-    let w = world(&s);
+    let (s, w) = start().await;
     let p = post(&s, &w.ann_t, "p").await;
     let path = format!("/api/v2/post/{p}/vote/");
-    no_content(&post_empty(&s, &path, Some(&w.cy_t)).await);
+    no_content(&s.post_empty(&path, Some(&w.cy_t)).await);
     let before = seen(&s, "post", p, Some(&w.bob_t)).await;
     // an inactive reaction, an unknown one, and ones that are not ids
-    s.state
-        .db
-        .write_blocking(|tx| {
-            tx.execute("UPDATE reaction SET active = 0 WHERE id = 6", [])
-                .map_err(hearth::db::DbError::from)
-        })
-        .unwrap();
+    s.db_write(|tx| tx.execute("UPDATE reaction SET active = 0 WHERE id = 6", []));
     for q in [
         "?reaction=6",
         "?reaction=99",
@@ -209,8 +193,8 @@ async fn bad_votes_are_refused_and_change_nothing() {
         "?reaction=x",
         "?reaction=",
     ] {
-        let r = post_empty(&s, &format!("{path}{q}"), Some(&w.bob_t)).await;
-        bad(&r, "reaction", "invalid");
+        let r = s.post_empty(&format!("{path}{q}"), Some(&w.bob_t)).await;
+        r.assert_field_error("reaction", "invalid");
     }
     for body in [
         json!({"reaction": 99}),
@@ -218,78 +202,57 @@ async fn bad_votes_are_refused_and_change_nothing() {
         json!({"reaction": 1.5}),
         json!({"reaction": [1]}),
     ] {
-        bad(
-            &s.post(&path, Some(&w.bob_t), body).await,
-            "reaction",
-            "invalid",
-        );
+        s.post(&path, Some(&w.bob_t), body)
+            .await
+            .assert_field_error("reaction", "invalid");
     }
     // the query and the body disagree
-    bad(
-        &s.post(
-            &format!("{path}?reaction=1"),
-            Some(&w.bob_t),
-            json!({"reaction": 2}),
-        )
-        .await,
-        "reaction",
-        "invalid",
-    );
-    // a body that is not an object, not JSON, or of another type
-    let r = s.post(&path, Some(&w.bob_t), json!([1])).await;
-    error(&r, StatusCode::BAD_REQUEST, "parse_error");
-    let r = raw(&s, Method::POST, &path, &w.bob_t, "application/json", "{").await;
-    error(&r, StatusCode::BAD_REQUEST, "parse_error");
-    let r = raw(
-        &s,
-        Method::POST,
-        &path,
-        &w.bob_t,
-        "text/plain",
-        "reaction=2",
+    s.post(
+        &format!("{path}?reaction=1"),
+        Some(&w.bob_t),
+        json!({"reaction": 2}),
     )
-    .await;
-    error(
-        &r,
-        StatusCode::UNSUPPORTED_MEDIA_TYPE,
-        "unsupported_media_type",
-    );
-    let r = raw(&s, Method::POST, &path, &w.bob_t, "text/plain", "").await;
-    no_content(&r);
-    no_content(&post_empty(&s, &path, Some(&w.bob_t)).await);
+    .await
+    .assert_field_error("reaction", "invalid");
+    // a body that is not an object, not JSON, or of another type; an empty one
+    let (json_ct, text) = ("application/json", "text/plain");
+    let unsupported = StatusCode::UNSUPPORTED_MEDIA_TYPE;
+    for (ct, body, status, code) in [
+        (json_ct, "[1]", StatusCode::BAD_REQUEST, "parse_error"),
+        (json_ct, "{", StatusCode::BAD_REQUEST, "parse_error"),
+        (text, "reaction=2", unsupported, "unsupported_media_type"),
+        (text, "", StatusCode::NO_CONTENT, ""),
+    ] {
+        let bob = Some(w.bob_t.as_str());
+        let r = s
+            .raw(Method::POST, &path, bob, Some(ct), Some(body.into()))
+            .await;
+        assert_eq!(
+            (r.status, r.error_code().as_str()),
+            (status, code),
+            "{body}: {}",
+            r.text
+        );
+    }
+    no_content(&s.post_empty(&path, Some(&w.bob_t)).await);
     assert_eq!(seen(&s, "post", p, Some(&w.bob_t)).await, before);
     // unknown items, ids that are not integers, a deleted item (for everyone, its
     // creator too)
-    assert_eq!(
-        post_empty(&s, "/api/v2/post/999/vote/", Some(&w.bob_t))
-            .await
-            .status,
-        StatusCode::NOT_FOUND
-    );
-    assert_eq!(
-        post_empty(&s, "/api/v2/post/x/vote/", Some(&w.bob_t))
-            .await
-            .status,
-        StatusCode::NOT_FOUND
-    );
-    assert_eq!(
-        post_empty(&s, "/api/v2/post/1/vote", Some(&w.bob_t))
-            .await
-            .status,
-        StatusCode::NOT_FOUND
-    );
+    for unknown in [
+        "/api/v2/post/999/vote/",
+        "/api/v2/post/x/vote/",
+        "/api/v2/post/1/vote",
+    ] {
+        let r = s.post_empty(unknown, Some(&w.bob_t)).await;
+        assert_eq!(r.status, StatusCode::NOT_FOUND, "{unknown}");
+    }
     no_content(
-        &s.call(
-            Method::DELETE,
-            &format!("/api/v2/post/{p}/"),
-            Some(&w.ann_t),
-            None,
-        )
-        .await,
+        &s.delete(&format!("/api/v2/post/{p}/"), Some(&w.ann_t))
+            .await,
     );
     for t in [&w.bob_t, &w.ann_t] {
-        let r = post_empty(&s, &path, Some(t)).await;
-        error(&r, StatusCode::NOT_FOUND, "not_found");
+        let r = s.post_empty(&path, Some(t)).await;
+        r.assert_error(StatusCode::NOT_FOUND, "not_found");
     }
     // its vote list: 404, except for its creator
     assert_eq!(
@@ -299,11 +262,9 @@ async fn bad_votes_are_refused_and_change_nothing() {
     assert_eq!(s.get(&path, Some(&w.ann_t)).await.json()["count"], 1);
     // anonymous 401 whatever the id; a read-only token 403
     for p in [path.as_str(), "/api/v2/post/999/vote/"] {
-        error(
-            &post_empty(&s, p, None).await,
-            StatusCode::UNAUTHORIZED,
-            "not_authenticated",
-        );
+        s.post_empty(p, None)
+            .await
+            .assert_error(StatusCode::UNAUTHORIZED, "not_authenticated");
     }
     let read = s.oauth_token(w.bob, "read");
     let c = comment(
@@ -314,8 +275,10 @@ async fn bad_votes_are_refused_and_change_nothing() {
         "c",
     )
     .await;
-    let r = post_empty(&s, &format!("/api/v2/comment/{c}/vote/"), Some(&read)).await;
-    error(&r, StatusCode::FORBIDDEN, "insufficient_scope");
+    let r = s
+        .post_empty(&format!("/api/v2/comment/{c}/vote/"), Some(&read))
+        .await;
+    r.assert_error(StatusCode::FORBIDDEN, "insufficient_scope");
     let r = s
         .call(
             Method::PUT,
@@ -327,20 +290,22 @@ async fn bad_votes_are_refused_and_change_nothing() {
     assert_eq!(r.status, StatusCode::METHOD_NOT_ALLOWED);
     assert_eq!(r.header("allow"), Some("GET, HEAD, POST"));
     assert_eq!(seen(&s, "comment", c, None).await.0, 0);
-    check_is_clean(&s);
+    s.assert_consistent();
 }
 
 #[tokio::test]
 async fn counts_stay_exact_under_parallel_votes() {
-    let s = TestServer::start().await;
-    let w = world(&s);
+    let (s, w) = start().await;
     let p = post(&s, &w.ann_t, "popular").await;
     let path = format!("/api/v2/post/{p}/vote/");
     let voters = crowd(&s, 20);
     // 20 different users at once, reactions 1..=4
     let calls = voters.iter().enumerate().map(|(i, (_, t))| {
         let (s, path) = (&s, &path);
-        async move { post_empty(s, &format!("{path}?reaction={}", i % 4 + 1), Some(t)).await }
+        async move {
+            s.post_empty(&format!("{path}?reaction={}", i % 4 + 1), Some(t))
+                .await
+        }
     });
     for r in futures_util::future::join_all(calls).await {
         no_content(&r);
@@ -350,15 +315,14 @@ async fn counts_stay_exact_under_parallel_votes() {
         (20, vec![(1, 5), (2, 5), (3, 5), (4, 5)], false, None)
     );
     assert_eq!(s.get(&path, None).await.json()["count"], 20);
-    check_is_clean(&s);
+    s.assert_consistent();
     // the same 20 again, each sending "like" twice at once: applying the same toggle
     // twice ends the same whatever the order: a user who had like removes and re-adds
     // it, every other one replaces its reaction with like and removes it
     let calls = voters.iter().flat_map(|(_, t)| {
         let (s, path) = (&s, &path);
-        [0, 1].map(
-            move |_| async move { post_empty(s, &format!("{path}?reaction=1"), Some(t)).await },
-        )
+        [0, 1]
+            .map(move |_| async move { s.post_empty(&format!("{path}?reaction=1"), Some(t)).await })
     });
     for r in futures_util::future::join_all(calls).await {
         no_content(&r);
@@ -370,10 +334,10 @@ async fn counts_stay_exact_under_parallel_votes() {
     let listed = s.get(&format!("{path}?limit=100"), None).await.json();
     assert_eq!(listed["count"], 5);
     assert_eq!(listed["results"].as_array().unwrap().len(), 5);
-    check_is_clean(&s);
+    s.assert_consistent();
     // a deleted user's vote stops counting, and leaves the list
     let (gone, _) = &voters[0];
-    soft_delete(&s, *gone);
+    s.soft_delete_user(*gone);
     assert_eq!(
         seen(&s, "post", p, None).await,
         (4, vec![(1, 4)], false, None)
@@ -387,24 +351,18 @@ async fn counts_stay_exact_under_parallel_votes() {
             .iter()
             .all(|v| v["user"]["id"] != *gone)
     );
-    check_is_clean(&s);
+    s.assert_consistent();
 }
 
 #[tokio::test]
 async fn votes_survive_deleting_and_restoring_the_item() {
-    let s = TestServer::start().await;
-    let w = world(&s);
+    let (s, w) = start().await;
     let p = post(&s, &w.ann_t, "p").await;
     let path = format!("/api/v2/post/{p}/vote/");
-    no_content(&post_empty(&s, &path, Some(&w.bob_t)).await);
+    no_content(&s.post_empty(&path, Some(&w.bob_t)).await);
     no_content(
-        &s.call(
-            Method::DELETE,
-            &format!("/api/v2/post/{p}/"),
-            Some(&w.ann_t),
-            None,
-        )
-        .await,
+        &s.delete(&format!("/api/v2/post/{p}/"), Some(&w.ann_t))
+            .await,
     );
     // the creator sees its deleted item with its votes
     let v: Value = s
@@ -415,10 +373,13 @@ async fn votes_survive_deleting_and_restoring_the_item() {
         (v["deleted"].as_bool(), v["vote_count"].as_i64()),
         (Some(true), Some(1))
     );
-    no_content(&post_empty(&s, &format!("/api/v2/post/{p}/restore/"), Some(&w.ann_t)).await);
+    no_content(
+        &s.post_empty(&format!("/api/v2/post/{p}/restore/"), Some(&w.ann_t))
+            .await,
+    );
     assert_eq!(
         seen(&s, "post", p, Some(&w.bob_t)).await,
         (1, vec![(1, 1)], true, Some(1))
     );
-    check_is_clean(&s);
+    s.assert_consistent();
 }

@@ -1,28 +1,13 @@
 //! The browser flows: login and consent forms, redirects, errors that are pages, CSRF, sessions.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
 use super::*;
 
 #[tokio::test]
 async fn code_flow_with_pkce_through_login_and_consent() {
     let s = TestServer::start().await;
-    let ann = s.user("ann", Some("pw-ann"), false);
-    let c = app(&s, AppGrant::AuthorizationCode, true, false);
+    let (ann, c) = ann_with_app(&s, AppGrant::AuthorizationCode, true, false);
     let b = browser();
-    let path = authorize_path(
-        &c,
-        "code",
-        &[
-            ("code_challenge", CHALLENGE),
-            ("code_challenge_method", "S256"),
-        ],
-    );
+    let path = authorize_path(&c, "code", &S256);
     let consent = to_consent(&b, &s, &path).await;
     assert_eq!(consent.status, StatusCode::OK);
     assert_eq!(consent.header("x-frame-options"), Some("DENY"));
@@ -57,8 +42,7 @@ async fn code_flow_with_pkce_through_login_and_consent() {
 #[tokio::test]
 async fn code_flow_with_http_basic_and_narrow_scope_and_plain_pkce() {
     let s = TestServer::start().await;
-    s.user("ann", Some("pw-ann"), false);
-    let c = app(&s, AppGrant::AuthorizationCode, true, false);
+    let (_, c) = ann_with_app(&s, AppGrant::AuthorizationCode, true, false);
     let b = browser();
     let verifier = "p".repeat(50);
     let code = code_for(
@@ -72,21 +56,13 @@ async fn code_flow_with_http_basic_and_narrow_scope_and_plain_pkce() {
         ],
     )
     .await;
-    let r = TestServer::read(
-        s.client
-            .post(format!("{}/oauth/token/", s.url))
-            .basic_auth(&c.id, Some(&c.secret))
-            .form(&[
-                ("grant_type", "authorization_code"),
-                ("code", code.as_str()),
-                ("redirect_uri", CB),
-                ("code_verifier", verifier.as_str()),
-            ])
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let form = [
+        ("grant_type", "authorization_code"),
+        ("code", code.as_str()),
+        ("redirect_uri", CB),
+        ("code_verifier", verifier.as_str()),
+    ];
+    let r = token_with(&s, &form, |rb| rb.basic_auth(&c.id, Some(&c.secret))).await;
     assert_token_response(&r, true);
     assert_eq!(r.json()["scope"], "read");
 }
@@ -94,8 +70,7 @@ async fn code_flow_with_http_basic_and_narrow_scope_and_plain_pkce() {
 #[tokio::test]
 async fn public_code_app_requires_pkce_and_skip_consent_skips() {
     let s = TestServer::start().await;
-    s.user("ann", Some("pw-ann"), false);
-    let c = app(&s, AppGrant::AuthorizationCode, false, true);
+    let (_, c) = ann_with_app(&s, AppGrant::AuthorizationCode, false, true);
     let b = browser();
     // no challenge: invalid_request at once, before any login
     let r = get(&b, &s, &authorize_path(&c, "code", &[])).await;
@@ -104,14 +79,7 @@ async fn public_code_app_requires_pkce_and_skip_consent_skips() {
     assert_eq!(p["error"], "invalid_request");
     assert_eq!(p["state"], "xyz 1");
     // with a challenge: login, then straight back to the client (no consent page)
-    let path = authorize_path(
-        &c,
-        "code",
-        &[
-            ("code_challenge", CHALLENGE),
-            ("code_challenge_method", "S256"),
-        ],
-    );
+    let path = authorize_path(&c, "code", &S256);
     let r = get(&b, &s, &path).await;
     // the login form's post ends at the client: its origin is an allowed form-action
     let page = get(&b, &s, &location(&r)).await;
@@ -142,8 +110,7 @@ async fn public_code_app_requires_pkce_and_skip_consent_skips() {
 #[tokio::test]
 async fn deny_redirects_access_denied() {
     let s = TestServer::start().await;
-    s.user("ann", Some("pw-ann"), false);
-    let c = app(&s, AppGrant::AuthorizationCode, true, false);
+    let (_, c) = ann_with_app(&s, AppGrant::AuthorizationCode, true, false);
     let b = browser();
     let consent = to_consent(&b, &s, &authorize_path(&c, "code", &[])).await;
     let loc = allow(&b, &s, &consent, "deny").await;
@@ -156,8 +123,7 @@ async fn deny_redirects_access_denied() {
 #[tokio::test]
 async fn implicit_flow_puts_the_token_in_the_fragment() {
     let s = TestServer::start().await;
-    let ann = s.user("ann", Some("pw-ann"), false);
-    let c = app(&s, AppGrant::Implicit, false, false);
+    let (ann, c) = ann_with_app(&s, AppGrant::Implicit, false, false);
     let b = browser();
     // the no-slash form of the path works too
     let path =
@@ -279,8 +245,7 @@ async fn next_cannot_redirect_off_site() {
         form.push(("next".into(), evil.into()));
         form.push(("username".into(), "ann".into()));
         form.push(("password".into(), "pw-ann".into()));
-        let form: Vec<(&str, &str)> = form.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-        let r = post_form(&b, &s, "/accounts/login/", &form).await;
+        let r = submit(&b, &s, "/accounts/login/", &form).await;
         assert_eq!(r.status, StatusCode::SEE_OTHER, "{evil}");
         assert_eq!(location(&r), "/accounts/login/", "{evil}");
         // and a signed-in GET with an evil next shows the page instead of redirecting
@@ -293,8 +258,7 @@ async fn next_cannot_redirect_off_site() {
 #[tokio::test]
 async fn form_posts_without_csrf_are_refused() {
     let s = TestServer::start().await;
-    s.user("ann", Some("pw-ann"), false);
-    let c = app(&s, AppGrant::AuthorizationCode, true, false);
+    let (_, c) = ann_with_app(&s, AppGrant::AuthorizationCode, true, false);
     let b = browser();
     // login without (or with a wrong) token
     let r = post_form(
@@ -327,8 +291,7 @@ async fn form_posts_without_csrf_are_refused() {
     let mut form = hidden_fields(&consent.text);
     form.retain(|(k, _)| k != "csrfmiddlewaretoken");
     form.push(("allow".into(), "x".into()));
-    let form: Vec<(&str, &str)> = form.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-    let r = post_form(&b, &s, "/oauth/authorize/", &form).await;
+    let r = submit(&b, &s, "/oauth/authorize/", &form).await;
     assert_eq!(r.status, StatusCode::FORBIDDEN);
     assert!(r.header("location").is_none());
     // logout without the token keeps the session; with it ends it
@@ -336,9 +299,7 @@ async fn form_posts_without_csrf_are_refused() {
     assert_eq!(r.status, StatusCode::FORBIDDEN);
     let page = get(&b, &s, "/accounts/login/").await;
     assert!(page.text.contains("signed in as"));
-    let form = hidden_fields(&page.text);
-    let form: Vec<(&str, &str)> = form.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-    let r = post_form(&b, &s, "/accounts/logout/", &form).await;
+    let r = submit(&b, &s, "/accounts/logout/", &hidden_fields(&page.text)).await;
     assert_eq!(r.status, StatusCode::SEE_OTHER);
     let r = get(&b, &s, &authorize_path(&c, "code", &[])).await;
     assert!(location(&r).starts_with("/accounts/login/"), "signed out");
@@ -347,8 +308,7 @@ async fn form_posts_without_csrf_are_refused() {
 #[tokio::test]
 async fn sessions_expire() {
     let s = TestServer::start().await;
-    s.user("ann", Some("pw-ann"), false);
-    let c = app(&s, AppGrant::AuthorizationCode, true, false);
+    let (_, c) = ann_with_app(&s, AppGrant::AuthorizationCode, true, false);
     let b = browser();
     let consent = to_consent(&b, &s, &authorize_path(&c, "code", &[])).await;
     assert_eq!(consent.status, StatusCode::OK);
@@ -357,10 +317,7 @@ async fn sessions_expire() {
     assert_eq!(r.status, StatusCode::FOUND);
     assert!(location(&r).starts_with("/accounts/login/"));
     // and the old consent form no longer works
-    let mut form = hidden_fields(&consent.text);
-    form.push(("allow".into(), "x".into()));
-    let form: Vec<(&str, &str)> = form.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-    let r = post_form(&b, &s, "/oauth/authorize/", &form).await;
+    let r = decide(&b, &s, &consent, "allow").await;
     assert_eq!(r.status, StatusCode::FORBIDDEN);
 }
 

@@ -2,13 +2,6 @@
 //! HTML error page and the status the JSON API would use (413, 415, 408 closing the
 //! connection, 503 with `Retry-After`); the token endpoint keeps RFC 6749's JSON.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};

@@ -1,12 +1,5 @@
 //! The brute-force limit on password checks.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
-
 use super::*;
 
 #[tokio::test]
@@ -19,27 +12,13 @@ async fn brute_force_limit_on_the_password_grant() {
             .push(hearth::config::parse_trusted_proxy("10.0.0.0/8").unwrap());
     })
     .await;
-    s.user("ann", Some("pw-ann"), false);
-    let c = app(&s, AppGrant::Password, false, false);
+    let (_, c) = ann_with_app(&s, AppGrant::Password, false, false);
     let attempt = |user: &'static str, pw: &'static str, ip: &'static str| {
-        let s = &s;
-        let id = c.id.clone();
+        let (s, c) = (&s, &c);
         async move {
-            TestServer::read(
-                s.client
-                    .post(format!("{}/oauth/token/", s.url))
-                    .header("x-forwarded-for", format!("{ip}, 10.0.0.1"))
-                    .form(&[
-                        ("grant_type", "password"),
-                        ("client_id", id.as_str()),
-                        ("username", user),
-                        ("password", pw),
-                    ])
-                    .send()
-                    .await
-                    .unwrap(),
-            )
-            .await
+            let forwarded = format!("{ip}, 10.0.0.1");
+            let form = password_grant(c, user, pw);
+            token_with(s, &form, |rb| rb.header("x-forwarded-for", forwarded)).await
         }
     };
     // per username, whatever the address
@@ -59,46 +38,28 @@ async fn brute_force_limit_on_the_password_grant() {
     assert!((1..=300).contains(&secs));
     assert!(r.json()["error"].is_string());
     s.clock.advance(300 * SECOND);
-    // a success resets the username's count
-    assert_eq!(
-        attempt("ann", "wrong", "192.0.2.5").await.status,
-        StatusCode::BAD_REQUEST
+    let (bad, ok, many) = (
+        StatusCode::BAD_REQUEST,
+        StatusCode::OK,
+        StatusCode::TOO_MANY_REQUESTS,
     );
-    assert_eq!(
-        attempt("ann", "wrong", "192.0.2.6").await.status,
-        StatusCode::BAD_REQUEST
-    );
-    assert_eq!(
-        attempt("ann", "pw-ann", "192.0.2.7").await.status,
-        StatusCode::OK
-    );
-    assert_eq!(
-        attempt("ann", "wrong", "192.0.2.8").await.status,
-        StatusCode::BAD_REQUEST
-    );
-    assert_eq!(
-        attempt("ann", "wrong", "192.0.2.9").await.status,
-        StatusCode::BAD_REQUEST
-    );
-    assert_eq!(
-        attempt("ann", "pw-ann", "192.0.2.10").await.status,
-        StatusCode::OK
-    );
-    // per address, unknown usernames included
-    for u in ["nobody1", "nobody2", "nobody3"] {
-        assert_eq!(
-            attempt(u, "x", "198.51.100.1").await.status,
-            StatusCode::BAD_REQUEST
-        );
+    for (user, pw, ip, want) in [
+        // a success resets the username's count
+        ("ann", "wrong", "192.0.2.5", bad),
+        ("ann", "wrong", "192.0.2.6", bad),
+        ("ann", "pw-ann", "192.0.2.7", ok),
+        ("ann", "wrong", "192.0.2.8", bad),
+        ("ann", "wrong", "192.0.2.9", bad),
+        ("ann", "pw-ann", "192.0.2.10", ok),
+        // per address, unknown usernames included
+        ("nobody1", "x", "198.51.100.1", bad),
+        ("nobody2", "x", "198.51.100.1", bad),
+        ("nobody3", "x", "198.51.100.1", bad),
+        ("ann", "pw-ann", "198.51.100.1", many),
+        ("ann", "pw-ann", "198.51.100.2", ok),
+    ] {
+        assert_eq!(attempt(user, pw, ip).await.status, want, "{user} from {ip}");
     }
-    assert_eq!(
-        attempt("ann", "pw-ann", "198.51.100.1").await.status,
-        StatusCode::TOO_MANY_REQUESTS
-    );
-    assert_eq!(
-        attempt("ann", "pw-ann", "198.51.100.2").await.status,
-        StatusCode::OK
-    );
 }
 
 #[tokio::test]
@@ -126,26 +87,14 @@ async fn brute_force_limit_on_the_login_form() {
 #[tokio::test]
 async fn forwarded_for_is_ignored_without_trust_proxy() {
     let s = TestServer::start_with(|c| c.login_max_failures = 2).await;
-    s.user("ann", Some("pw-ann"), false);
-    let c = app(&s, AppGrant::Password, false, false);
+    let (_, c) = ann_with_app(&s, AppGrant::Password, false, false);
     let mut last = StatusCode::OK;
     for (i, user) in ["u1", "u2", "ann"].iter().enumerate() {
-        let r = TestServer::read(
-            s.client
-                .post(format!("{}/oauth/token/", s.url))
-                .header("x-forwarded-for", format!("203.0.113.{i}"))
-                .form(&[
-                    ("grant_type", "password"),
-                    ("client_id", c.id.as_str()),
-                    ("username", user),
-                    ("password", if *user == "ann" { "pw-ann" } else { "x" }),
-                ])
-                .send()
-                .await
-                .unwrap(),
-        )
-        .await;
-        last = r.status;
+        let form = password_grant(&c, user, if *user == "ann" { "pw-ann" } else { "x" });
+        let forwarded = format!("203.0.113.{i}");
+        last = token_with(&s, &form, |rb| rb.header("x-forwarded-for", forwarded))
+            .await
+            .status;
     }
     assert_eq!(
         last,
@@ -159,26 +108,13 @@ async fn forwarded_for_is_ignored_without_trust_proxy() {
 #[tokio::test]
 async fn parallel_wrong_passwords_get_at_most_the_limit_of_checks() {
     let s = TestServer::start().await;
-    s.user("ann", Some("pw-ann"), false);
-    let c = app(&s, AppGrant::Password, false, false);
-    let form = [
-        ("grant_type", "password"),
-        ("client_id", c.id.as_str()),
-        ("username", "ann"),
-        ("password", "wrong"),
-    ];
+    let (_, c) = ann_with_app(&s, AppGrant::Password, false, false);
+    let form = password_grant(&c, "ann", "wrong");
     let burst = (0..40).map(|_| token(&s, &form));
     let answers = futures_util::future::join_all(burst).await;
-    let checked = answers
-        .iter()
-        .filter(|r| r.status == StatusCode::BAD_REQUEST)
-        .count();
-    let throttled = answers
-        .iter()
-        .filter(|r| r.status == StatusCode::TOO_MANY_REQUESTS)
-        .count();
+    let checked = count(&answers, StatusCode::BAD_REQUEST);
     assert_eq!(checked, 10, "password checks that ran");
-    assert_eq!(throttled, 30);
+    assert_eq!(count(&answers, StatusCode::TOO_MANY_REQUESTS), 30);
 }
 
 /// The same through the login form.
@@ -191,18 +127,16 @@ async fn parallel_wrong_passwords_on_the_login_form() {
     let mut form = hidden_fields(&page.text);
     form.push(("username".into(), "ann".into()));
     form.push(("password".into(), "wrong".into()));
-    let form: Vec<(&str, &str)> = form.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-    let burst = (0..30).map(|_| post_form(&b, &s, "/accounts/login/", &form));
+    let burst = (0..30).map(|_| submit(&b, &s, "/accounts/login/", &form));
     let answers = futures_util::future::join_all(burst).await;
-    let checked = answers
-        .iter()
-        .filter(|r| r.status == StatusCode::OK)
-        .count();
-    let throttled = answers
-        .iter()
-        .filter(|r| r.status == StatusCode::TOO_MANY_REQUESTS)
-        .count();
+    let checked = count(&answers, StatusCode::OK);
+    let throttled = count(&answers, StatusCode::TOO_MANY_REQUESTS);
     assert_eq!((checked, throttled), (10, 20));
+}
+
+/// How many of `answers` have `status`.
+fn count(answers: &[Resp], status: StatusCode) -> usize {
+    answers.iter().filter(|r| r.status == status).count()
 }
 
 /// Behind a trusted proxy the client writes the left of `X-Forwarded-For` and the proxy
@@ -214,45 +148,20 @@ async fn spoofed_forwarded_for_entries_do_not_escape_the_address_limit() {
         c.trusted_proxies = hearth::config::loopback_proxies();
     })
     .await;
-    s.user("ann", Some("pw-ann"), false);
-    let c = app(&s, AppGrant::Password, false, false);
+    let (_, c) = ann_with_app(&s, AppGrant::Password, false, false);
     let mut statuses = Vec::new();
     for i in 0..6 {
-        let r = TestServer::read(
-            s.client
-                .post(format!("{}/oauth/token/", s.url))
-                // what the client wrote, then what the proxy saw
-                .header("x-forwarded-for", format!("10.9.9.{i}, 203.0.113.7"))
-                .form(&[
-                    ("grant_type", "password"),
-                    ("client_id", c.id.as_str()),
-                    ("username", format!("nobody{i}").as_str()),
-                    ("password", "x"),
-                ])
-                .send()
-                .await
-                .unwrap(),
-        )
-        .await;
+        let user = format!("nobody{i}");
+        let form = password_grant(&c, &user, "x");
+        // what the client wrote, then what the proxy saw
+        let forwarded = format!("10.9.9.{i}, 203.0.113.7");
+        let r = token_with(&s, &form, |rb| rb.header("x-forwarded-for", forwarded)).await;
         statuses.push(r.status.as_u16());
     }
     assert_eq!(statuses, [400, 400, 400, 429, 429, 429]);
     // another real client behind the same proxy is not affected
-    let r = TestServer::read(
-        s.client
-            .post(format!("{}/oauth/token/", s.url))
-            .header("x-forwarded-for", "203.0.113.8")
-            .form(&[
-                ("grant_type", "password"),
-                ("client_id", c.id.as_str()),
-                ("username", "ann"),
-                ("password", "pw-ann"),
-            ])
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let form = password_grant(&c, "ann", "pw-ann");
+    let r = token_with(&s, &form, |rb| rb.header("x-forwarded-for", "203.0.113.8")).await;
     assert_eq!(r.status, StatusCode::OK);
 }
 
@@ -274,12 +183,7 @@ async fn hung_up_checks_count_for_what_they_found() {
         .timeout(std::time::Duration::from_millis(30))
         .build()
         .unwrap();
-    let form = [
-        ("grant_type", "password"),
-        ("client_id", c.id.as_str()),
-        ("username", "ann"),
-        ("password", "pw-ann"),
-    ];
+    let form = password_grant(&c, "ann", "pw-ann");
     let url = format!("{}/oauth/token/", s.url);
     // as many as the limit: while they run they count (SPEC §4), so a fourth would be
     // refused; once they end, they count for what they found

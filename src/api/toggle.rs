@@ -1,0 +1,48 @@
+//! The bodiless toggles (SPEC §5, §8): following a user or a category, hiding a user.
+//! A POST with no body turns the caller's relation to `{id}` on, or off when it is
+//! on, and answers 204.
+
+use rusqlite::Transaction;
+use warp::http::StatusCode;
+use warp::reply::Response;
+
+use crate::api::call::Call;
+use crate::clock::Timestamp;
+use crate::error::ApiError;
+use crate::http::auth::Principal;
+use crate::http::empty;
+
+/// Runs `apply(tx, caller, id, now)` in the handler's write transaction once the body
+/// is known to be empty (read now, judged after authentication: an anonymous call is
+/// 401 whatever its body); 204.
+pub(crate) async fn toggle<F>(mut call: Call<Principal>, apply: F) -> Result<Response, ApiError>
+where
+    F: FnOnce(&Transaction<'_>, i64, i64, Timestamp) -> Result<(), ApiError> + Send + 'static,
+{
+    call.before_body().await?;
+    let (id, now) = (call.id(), call.now);
+    let no_body = call.no_body().await;
+    call.write(move |tx, who| {
+        no_body?;
+        apply(tx, who.user_id, id, now)
+    })
+    .await?;
+    Ok(empty(StatusCode::NO_CONTENT))
+}
+
+/// A toggle's target user: another one than the caller (`refusal` names the mistake,
+/// 400 on `user`) and live (404).
+pub(crate) fn other_live_user(
+    tx: &Transaction<'_>,
+    caller: i64,
+    id: i64,
+    refusal: &'static str,
+) -> Result<(), ApiError> {
+    if id == caller {
+        return Err(ApiError::field("user", "invalid", refusal));
+    }
+    if !crate::db::users::is_live(tx, id)? {
+        return Err(ApiError::NotFound);
+    }
+    Ok(())
+}
