@@ -7,6 +7,18 @@
 //! that a stopped hearth leave one file). Here every connection lives either in the
 //! idle list or in a guard, so when the last handle goes, all of them are closed,
 //! synchronously, before the writer.
+//!
+//! On a read replica (`Readers::following`) the file is written under the readers'
+//! feet by a Litestream follower (`litestream restore -f`), which takes SQLite's
+//! exclusive lock, writes the pages of each replicated transaction in place and
+//! changes the header's change counter only when page 1 is among them. A connection
+//! that kept its page cache would then keep serving the pages it had read before, for
+//! as long as page 1 did not change (found in issue 16). So a replica's reader is
+//! handed out inside a read transaction in which it has checked, under the shared
+//! lock that keeps the follower out, that the file is the one its cache was filled
+//! from: same inode, size and modification time as when it last checked. When not,
+//! or when the connection is older than [`MAX_AGE`] (a second write within the file
+//! system's timestamp granularity keeps the time), it is closed and a new one opened.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -18,17 +30,49 @@ use super::DbError;
 
 /// How long a read waits for a connection when all are in use.
 const WAIT: Duration = Duration::from_secs(30);
+/// On a read replica, the oldest a connection (and its page cache) gets.
+pub(super) const MAX_AGE: Duration = Duration::from_secs(1);
+
+/// What identifies the bytes of a file: a follower that writes it changes its size or
+/// modification time; one that restores it anew replaces it (a new inode).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stamp {
+    dev: u64,
+    ino: u64,
+    len: u64,
+    mtime_ns: i128,
+}
+
+fn stamp(path: &Path) -> std::io::Result<Stamp> {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::metadata(path)?;
+    Ok(Stamp {
+        dev: m.dev(),
+        ino: m.ino(),
+        len: m.len(),
+        mtime_ns: i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec()),
+    })
+}
+
+/// A connection and what its cache was checked against.
+struct Pooled {
+    conn: Connection,
+    checked: Option<Stamp>,
+    opened: std::time::Instant,
+}
 
 /// The read connections.
 pub(super) struct Readers {
     path: PathBuf,
     max: usize,
+    /// A read replica's copy, written by a follower (see the module's notes).
+    following: bool,
     state: Mutex<State>,
     returned: Condvar,
 }
 
 struct State {
-    idle: Vec<Connection>,
+    idle: Vec<Pooled>,
     /// Connections that exist (idle or handed out).
     open: usize,
 }
@@ -36,13 +80,23 @@ struct State {
 /// A read connection, back to the idle list on drop.
 pub(super) struct Reader {
     readers: Arc<Readers>,
-    conn: Option<Connection>,
+    conn: Option<Pooled>,
 }
 
 impl Readers {
     pub(super) fn new(path: &Path, max: usize) -> Arc<Readers> {
+        Self::with(path, max, false)
+    }
+
+    /// The readers of a read replica's copy (see the module's notes).
+    pub(super) fn following(path: &Path, max: usize) -> Arc<Readers> {
+        Self::with(path, max, true)
+    }
+
+    fn with(path: &Path, max: usize, following: bool) -> Arc<Readers> {
         Arc::new(Readers {
             path: path.to_owned(),
+            following,
             max: max.max(1),
             state: Mutex::new(State {
                 idle: Vec::new(),
@@ -61,6 +115,66 @@ impl Readers {
     /// A connection: an idle one, a new one while fewer than `max` exist, or the next
     /// one returned.
     pub(super) fn get(self: &Arc<Self>) -> Result<Reader, DbError> {
+        let reader = self.get_any()?;
+        if self.following {
+            self.current(reader)
+        } else {
+            Ok(reader)
+        }
+    }
+
+    /// A replica's reader, inside a read transaction, whose cache is the file's
+    /// current content (see the module's notes).
+    fn current(self: &Arc<Self>, mut reader: Reader) -> Result<Reader, DbError> {
+        for _ in 0..2 {
+            let Some(p) = reader.conn.as_mut() else {
+                break;
+            };
+            // BEGIN and a read of the header: the shared lock is held from here until
+            // the request's read ends, so the follower cannot write in between
+            p.conn.prepare_cached("BEGIN")?.execute([])?;
+            let locked = p
+                .conn
+                .prepare_cached("PRAGMA schema_version")?
+                .query_row([], |r| r.get::<_, i64>(0));
+            let now = stamp(&self.path);
+            match (locked, now) {
+                (Ok(_), Ok(now))
+                    if p.checked.is_none_or(|c| c == now) && p.opened.elapsed() < MAX_AGE =>
+                {
+                    p.checked = Some(now);
+                    return Ok(reader);
+                }
+                (Err(e), _) => {
+                    let _ = p.conn.execute_batch("ROLLBACK");
+                    return Err(e.into());
+                }
+                (_, Err(e)) => {
+                    let _ = p.conn.execute_batch("ROLLBACK");
+                    return Err(DbError::Pool(format!(
+                        "the replica's copy {} cannot be read: {e}",
+                        self.path.display()
+                    )));
+                }
+                _ => {}
+            }
+            // stale: a new connection (a new, empty cache) in its place
+            let _ = p.conn.execute_batch("ROLLBACK");
+            ensure_rollback_journal(&self.path)?;
+            let fresh = open(&self.path)?;
+            *p = Pooled {
+                conn: fresh,
+                checked: None,
+                opened: std::time::Instant::now(),
+            };
+        }
+        Err(DbError::Pool(format!(
+            "the replica's copy {} kept changing while a reader was opened",
+            self.path.display()
+        )))
+    }
+
+    fn get_any(self: &Arc<Self>) -> Result<Reader, DbError> {
         let mut st = self.state();
         loop {
             if let Some(conn) = st.idle.pop() {
@@ -69,12 +183,21 @@ impl Readers {
             if st.open < self.max {
                 st.open += 1;
                 drop(st);
-                return match open(&self.path) {
-                    Ok(conn) => Ok(self.guard(conn)),
+                let opened = if self.following {
+                    ensure_rollback_journal(&self.path).and_then(|()| Ok(open(&self.path)?))
+                } else {
+                    open(&self.path).map_err(DbError::from)
+                };
+                return match opened {
+                    Ok(conn) => Ok(self.guard(Pooled {
+                        conn,
+                        checked: None,
+                        opened: std::time::Instant::now(),
+                    })),
                     Err(e) => {
                         self.state().open -= 1;
                         self.returned.notify_one();
-                        Err(e.into())
+                        Err(e)
                     }
                 };
             }
@@ -92,12 +215,43 @@ impl Readers {
         }
     }
 
-    fn guard(self: &Arc<Self>, conn: Connection) -> Reader {
+    fn guard(self: &Arc<Self>, conn: Pooled) -> Reader {
         Reader {
             readers: Arc::clone(self),
             conn: Some(conn),
         }
     }
+}
+
+/// A file restored by `litestream restore` keeps the WAL-mode header of the primary's
+/// file (Litestream rewrites it to rollback mode only when it next applies page 1).
+/// Read-only connections to a WAL-mode file would share a `-shm` index the follower
+/// never updates, and their locks stall it: a replica takes the file to
+/// `journal_mode=DELETE` before it reads it, the one write it ever makes (to the
+/// header of its local copy; SQLite's exclusive lock keeps the follower out meanwhile).
+pub(super) fn ensure_rollback_journal(path: &Path) -> Result<(), DbError> {
+    use std::io::Read;
+    let mut header = [0u8; 20];
+    let read = std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut header));
+    if let Err(e) = read {
+        return Err(DbError::Pool(format!(
+            "the replica's copy {} cannot be read (is the follower running?): {e}",
+            path.display()
+        )));
+    }
+    // bytes 18 and 19: the file format's write and read versions, 2 in WAL mode
+    if header[18] != 2 && header[19] != 2 {
+        return Ok(());
+    }
+    let c = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    c.busy_timeout(super::BUSY_TIMEOUT)?;
+    let mode: String = c.query_row("PRAGMA journal_mode = DELETE", [], |r| r.get(0))?;
+    tracing::info!(db = %path.display(), %mode, "took the replica's copy out of WAL mode");
+    c.close().map_err(|(_, e)| DbError::from(e))?;
+    Ok(())
 }
 
 /// Opens one read connection with the read policy (SPEC §1, STYLE rule 7).
@@ -116,7 +270,9 @@ impl std::ops::Deref for Reader {
     type Target = Connection;
     fn deref(&self) -> &Connection {
         // always Some until drop
-        self.conn.as_ref().unwrap_or_else(|| unreachable_conn())
+        self.conn
+            .as_ref()
+            .map_or_else(|| unreachable_conn(), |p| &p.conn)
     }
 }
 
@@ -133,7 +289,7 @@ impl Drop for Reader {
         if let Some(conn) = self.conn.take() {
             // a connection left inside a transaction (a panic mid-read) is closed
             // rather than handed to the next request
-            if conn.is_autocommit() {
+            if conn.conn.is_autocommit() {
                 self.readers.state().idle.push(conn);
             } else {
                 self.readers.state().open -= 1;
