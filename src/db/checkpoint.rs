@@ -25,7 +25,11 @@ pub enum Outcome {
 pub fn truncate_now(conn: &Connection, what: &str) -> rusqlite::Result<Outcome> {
     conn.busy_timeout(Duration::ZERO)?;
     let r = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| {
-        Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?))
+        Ok((
+            r.get::<_, i64>(0)?,
+            r.get::<_, i64>(1)?,
+            r.get::<_, i64>(2)?,
+        ))
     });
     conn.busy_timeout(super::BUSY_TIMEOUT)?;
     let (busy, log, done) = r?;

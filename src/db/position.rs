@@ -9,8 +9,10 @@ use rusqlite::Connection;
 /// Moves the position one step on, inside the caller's write transaction; returns the
 /// new position.
 pub fn bump(tx: &Connection) -> rusqlite::Result<i64> {
-    tx.prepare_cached("UPDATE hearth_position SET position = position + 1 WHERE id = 1 RETURNING position")?
-        .query_row([], |r| r.get(0))
+    tx.prepare_cached(
+        "UPDATE hearth_position SET position = position + 1 WHERE id = 1 RETURNING position",
+    )?
+    .query_row([], |r| r.get(0))
 }
 
 /// The position of the database `c` reads (0 for a file with no row yet).
@@ -50,8 +52,11 @@ mod tests {
         );
         // one row only
         assert!(
-            c.execute("INSERT INTO hearth_position (id, position) VALUES (2, 0)", [])
-                .is_err()
+            c.execute(
+                "INSERT INTO hearth_position (id, position) VALUES (2, 0)",
+                []
+            )
+            .is_err()
         );
     }
 }
