@@ -11,9 +11,10 @@
 //! - a read by a token that wrote through this replica less than 5 s ago, while the
 //!   copy does not hold that write yet ([`pending`]): forwarded too (read-your-writes);
 //! - every other request is answered from the local copy; when that answer is 401 to
-//!   a request with a bearer token (a token or user made on the primary a moment ago),
-//!   the request is asked of the primary instead, and the local 401 stands only when
-//!   the primary cannot be reached;
+//!   a request with an opaque bearer token (one the primary issued a moment ago), the
+//!   request is asked of the primary instead, and the local 401 stands only when the
+//!   primary cannot be reached (JWTs are judged locally: the secret and the revoked
+//!   list are replicated data);
 //! - unknown paths and wrong methods are answered locally (404, 405).
 //!
 //! A forwarded request carries [`forward::HOP`]; a replica that would forward a request
@@ -244,7 +245,10 @@ where
         }
     }
 
-    let retry = (token.is_some() && hop.is_none()).then(|| bodiless(&req));
+    // only opaque tokens: a JWT is checked with the replicated secret and revocations,
+    // so a replica refuses a revoked or forged one itself
+    let opaque = token.as_deref().is_some_and(|t| t.split('.').count() != 3);
+    let retry = (opaque && hop.is_none()).then(|| bodiless(&req));
     let resp = match inner.call(req).await {
         Ok(r) => r,
         Err(never) => match never {},
