@@ -449,7 +449,8 @@ fn restore_refuses_while_a_server_runs() {
 
 /// Litestream adds these two tables to a database it replicates (SPEC §9), as it
 /// creates them.
-const LITESTREAM_TABLES: &str = "CREATE TABLE IF NOT EXISTS _litestream_seq (id INTEGER PRIMARY KEY, seq INTEGER);
+const LITESTREAM_TABLES: &str =
+    "CREATE TABLE IF NOT EXISTS _litestream_seq (id INTEGER PRIMARY KEY, seq INTEGER);
      CREATE TABLE IF NOT EXISTS _litestream_lock (id INTEGER);
      INSERT INTO _litestream_seq (id, seq) VALUES (1, 7);";
 
@@ -475,7 +476,11 @@ fn check_backup_and_restore_tolerate_litestreams_tables() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert_eq!(e.sql("SELECT count(*) FROM user"), 1, "the backup is in place");
+    assert_eq!(
+        e.sql("SELECT count(*) FROM user"),
+        1,
+        "the backup is in place"
+    );
     assert_eq!(e.sql("SELECT seq FROM _litestream_seq"), 7);
     assert!(e.ok(&["check"]).contains("ok"));
 }
