@@ -245,8 +245,11 @@ async fn primary_follower_and_two_replicas() {
     assert_eq!(r.status(), 401);
 
     // lag: writes on the primary, each polled on replica 1 until it is there
+    // HEARTH_LITESTREAM_MEASURE=1: the numbers of docs/replication.md (1000 writes,
+    // longer throughput runs); by default a short run that checks the same things
+    let measure = std::env::var_os("HEARTH_LITESTREAM_MEASURE").is_some();
     let mut lags = Vec::new();
-    for i in 0..40 {
+    for i in 0..if measure { 1000 } else { 40 } {
         let w = new_course(&c, &purl, &jwt, &format!("lag-{i}"), "direct-write").await;
         let at = Instant::now();
         let id = w.json::<Value>().await.unwrap()["id"].as_i64().unwrap();
@@ -317,14 +320,24 @@ async fn primary_follower_and_two_replicas() {
     }
 
     // throughput of reads: the replica serves them from its copy, like the primary
-    let short = Duration::from_millis(700);
-    let me_p = rate(&c, &format!("{purl}/api/v2/user/me/"), &jwt, short).await;
-    let me_r = rate(&c, &format!("{u1}/api/v2/user/me/"), &jwt, short).await;
-    let course_p = rate(&c, &format!("{purl}/api/v2/course/{id}/"), &jwt, short).await;
-    let course_r = rate(&c, &format!("{u1}/api/v2/course/{id}/"), &jwt, short).await;
+    let (short, rounds) = if measure {
+        (Duration::from_secs(2), 3)
+    } else {
+        (Duration::from_millis(300), 1)
+    };
+    let (mut me_p, mut me_r, mut course_p, mut course_r) = (0.0, 0.0, 0.0, 0.0);
+    for _ in 0..rounds {
+        // alternating, so that neither side always runs on a warmer machine
+        me_p += rate(&c, &format!("{purl}/api/v2/user/me/"), &jwt, short).await / f64::from(rounds);
+        me_r += rate(&c, &format!("{u1}/api/v2/user/me/"), &jwt, short).await / f64::from(rounds);
+        course_r +=
+            rate(&c, &format!("{u1}/api/v2/course/{id}/"), &jwt, short).await / f64::from(rounds);
+        course_p +=
+            rate(&c, &format!("{purl}/api/v2/course/{id}/"), &jwt, short).await / f64::from(rounds);
+    }
     let mut direct = Vec::new();
     let mut forwarded = Vec::new();
-    for i in 0..20 {
+    for i in 0..if measure { 200 } else { 20 } {
         let s = Instant::now();
         assert_eq!(
             new_course(&c, &purl, &jwt, &format!("d{i}"), "w")
