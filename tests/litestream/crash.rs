@@ -64,6 +64,14 @@ async fn trial(n: usize, run: Duration) -> (usize, usize, usize, Duration) {
     let killed_at = Instant::now();
     server.kill9();
     stop.store(true, std::sync::atomic::Ordering::Release);
+    // what Litestream complained about, for a failure's message
+    let complaints: String = server
+        .log()
+        .lines()
+        .filter(|l| l.contains("level=ERROR") || l.contains("level=WARN"))
+        .take(10)
+        .map(|l| format!("\n  {l}"))
+        .collect();
     for w in writers {
         let _ = w.await;
     }
@@ -76,7 +84,7 @@ async fn trial(n: usize, run: Duration) -> (usize, usize, usize, Duration) {
         .unwrap();
     assert!(
         out.status.success(),
-        "trial {n}: litestream restore failed: {}",
+        "trial {n}: litestream restore failed: {}{complaints}",
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(
@@ -101,13 +109,16 @@ async fn trial(n: usize, run: Duration) -> (usize, usize, usize, Duration) {
         .filter(|(n, _)| !names.contains(n))
         .map(|(n, _)| n)
         .collect();
-    assert!(
-        missing.is_empty(),
-        "trial {n}: {} of {} writes acknowledged more than 1 s before the kill are lost: {:?}",
-        missing.len(),
-        old.len(),
-        &missing[..missing.len().min(5)]
-    );
+    if !missing.is_empty() {
+        let kept_dir = dir.keep();
+        panic!(
+            "trial {n}: {} of {} writes acknowledged more than 1 s before the kill are lost: {:?} (files kept in {}){complaints}",
+            missing.len(),
+            old.len(),
+            &missing[..missing.len().min(5)],
+            kept_dir.display()
+        );
+    }
     assert!(
         old.len() > 10,
         "trial {n}: too few writes to judge ({})",
