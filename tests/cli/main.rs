@@ -162,6 +162,7 @@ mod init;
 mod kit;
 mod maint;
 mod migrate;
+mod replica;
 mod serve;
 mod settings;
 mod user;
