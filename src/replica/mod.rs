@@ -50,6 +50,9 @@ pub const ROLE: &str = "x-hearth-role";
 struct Shared {
     state: AppState,
     router: Router,
+    /// The `GET` endpoints that write (none outside OAuth today): a read is checked
+    /// against these few instead of the whole list.
+    writing_gets: Router,
     client: forward::Client,
     pending: pending::Pending,
 }
@@ -90,6 +93,12 @@ impl Node {
             shared: Arc::new(Shared {
                 state: state.clone(),
                 router: Router::new(crate::api::endpoints()),
+                writing_gets: Router::new(
+                    crate::api::endpoints()
+                        .into_iter()
+                        .filter(|e| e.method == Method::GET && e.writes)
+                        .collect(),
+                ),
                 client,
                 pending: pending::Pending::default(),
             }),
@@ -168,10 +177,17 @@ fn bearer(h: &HeaderMap) -> Option<String> {
 }
 
 /// Whether a replica forwards a request to `path` with `method` whatever its token.
-fn always_forwarded(router: &Router, method: &Method, path: &str) -> bool {
-    path.starts_with("/oauth/")
-        || path.starts_with("/accounts/")
-        || matches!(router.find(method, path), Found::Endpoint(e, _) if e.writes)
+/// `writing_gets` holds the `GET` endpoints of `router` that write.
+fn always_forwarded(router: &Router, writing_gets: &Router, method: &Method, path: &str) -> bool {
+    if path.starts_with("/oauth/") || path.starts_with("/accounts/") {
+        return true;
+    }
+    let router = if method == Method::GET || method == Method::HEAD {
+        writing_gets
+    } else {
+        router
+    };
+    matches!(router.find(method, path), Found::Endpoint(e, _) if e.writes)
 }
 
 fn labelled(mut resp: Response, role: &'static str) -> Response {
@@ -206,7 +222,12 @@ where
     let hop = req.headers().get(forward::HOP).cloned();
     let method = req.method().clone();
 
-    if always_forwarded(&shared.router, &method, req.uri().path()) {
+    if always_forwarded(
+        &shared.router,
+        &shared.writing_gets,
+        &method,
+        req.uri().path(),
+    ) {
         if hop.is_some() {
             return labelled(forward::loop_detected(hop.as_ref()), "replica");
         }
@@ -307,7 +328,13 @@ mod tests {
     #[test]
     fn which_requests_are_forwarded_comes_from_the_declaration() {
         let r = Router::new(crate::api::endpoints());
-        let fwd = |m: Method, p: &str| always_forwarded(&r, &m, p);
+        let gets = Router::new(
+            crate::api::endpoints()
+                .into_iter()
+                .filter(|e| e.method == Method::GET && e.writes)
+                .collect(),
+        );
+        let fwd = |m: Method, p: &str| always_forwarded(&r, &gets, &m, p);
         assert!(fwd(Method::POST, "/api/v2/course/"));
         assert!(fwd(Method::PATCH, "/api/v2/course/1/"));
         assert!(fwd(Method::DELETE, "/api/v2/course/1/"));

@@ -17,7 +17,11 @@ type Key = [u8; 32];
 
 /// Tokens with a write the copy may not hold yet.
 #[derive(Debug, Default)]
-pub struct Pending(Mutex<HashMap<Key, (i64, Instant)>>);
+pub struct Pending {
+    map: Mutex<HashMap<Key, (i64, Instant)>>,
+    /// Whether the map may hold entries: reads skip the hash and the lock when not.
+    any: std::sync::atomic::AtomicBool,
+}
 
 /// The key of a bearer token.
 pub fn key(token: &str) -> Key {
@@ -29,7 +33,7 @@ pub fn key(token: &str) -> Key {
 
 impl Pending {
     fn map(&self) -> std::sync::MutexGuard<'_, HashMap<Key, (i64, Instant)>> {
-        self.0
+        self.map
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
@@ -43,6 +47,7 @@ impl Pending {
                 return;
             }
         }
+        self.any.store(true, std::sync::atomic::Ordering::Release);
         let e = m.entry(key(token)).or_insert((position, now + HOLD));
         e.0 = e.0.max(position);
         e.1 = now + HOLD;
@@ -50,21 +55,33 @@ impl Pending {
 
     /// The position `token`'s reads wait for, if any is still pending at `now`.
     pub fn waiting(&self, token: &str, now: Instant) -> Option<i64> {
+        if !self.any.load(std::sync::atomic::Ordering::Acquire) {
+            return None;
+        }
         let k = key(token);
         let mut m = self.map();
         match m.get(&k) {
             Some((pos, until)) if *until > now => Some(*pos),
             Some(_) => {
                 m.remove(&k);
+                self.note_empty(&m);
                 None
             }
             None => None,
         }
     }
 
+    fn note_empty(&self, m: &HashMap<Key, (i64, Instant)>) {
+        if m.is_empty() {
+            self.any.store(false, std::sync::atomic::Ordering::Release);
+        }
+    }
+
     /// The copy holds `token`'s writes: its reads are served locally again.
     pub fn caught_up(&self, token: &str) {
-        self.map().remove(&key(token));
+        let mut m = self.map();
+        m.remove(&key(token));
+        self.note_empty(&m);
     }
 
     /// How many tokens are waiting (tests, metrics).
