@@ -1,4 +1,4 @@
--- hearth schema, version 3 (kept in PRAGMA user_version; see src/db/migrate.rs, which
+-- hearth schema, version 4 (kept in PRAGMA user_version; see src/db/migrate.rs, which
 -- brings older files up to this version in place).
 --
 -- Conventions:
@@ -396,3 +396,12 @@ CREATE TABLE course_lesson_completion (
     completed_at INTEGER NOT NULL,
     PRIMARY KEY (lesson_id, user_id)
 ) WITHOUT ROWID;
+
+-- The replication position (SPEC §9): one row, bumped by every write transaction
+-- (`db::position`), so it travels with the data through Litestream. The primary
+-- answers `X-Hearth-Position`; a read replica compares it with its own copy's.
+CREATE TABLE hearth_position (
+    id       INTEGER PRIMARY KEY CHECK (id = 1),
+    position INTEGER NOT NULL
+);
+INSERT INTO hearth_position (id, position) VALUES (1, 0);

@@ -191,6 +191,11 @@ pub async fn serve_on(listener: TcpListener, state: AppState, shutdown: impl Fut
     let slots = Arc::new(Semaphore::new(config.max_connections));
     let (stop_tx, stop_rx) = watch::channel(false);
     let key_reloader = state.spawn_key_reloader();
+    // SPEC §9: role and position headers; on a read replica, forwarding
+    let me = listener
+        .local_addr()
+        .map_or_else(|_| "hearth".to_owned(), |a| a.to_string());
+    let node = crate::replica::Node::start(&state, &me);
     tokio::pin!(shutdown);
 
     let per_address = PerAddress::default();
@@ -230,7 +235,7 @@ pub async fn serve_on(listener: TcpListener, state: AppState, shutdown: impl Fut
             }
         };
         let _ = stream.set_nodelay(true);
-        let svc = warp::service(routes.clone());
+        let svc = node.wrap(warp::service(routes.clone()));
         let config = Arc::clone(&config);
         let mut stop = stop_rx.clone();
         let open = access::Open::count();
@@ -246,6 +251,7 @@ pub async fn serve_on(listener: TcpListener, state: AppState, shutdown: impl Fut
     state.set_stopping();
     drop(listener);
     key_reloader.abort();
+    drop(node);
     let _ = stop_tx.send(true);
     let all = u32::try_from(config.max_connections).unwrap_or(u32::MAX);
     if tokio::time::timeout(config.shutdown_timeout, slots.acquire_many(all))

@@ -72,6 +72,8 @@ pub struct AppState {
     /// Request bodies and decoded images held in memory, across all requests (SPEC §3).
     pub body_budget: crate::limits::budget::Budget,
     stopping: Arc<std::sync::atomic::AtomicBool>,
+    /// Primary or read replica (SPEC §9).
+    pub role: crate::role::Role,
 }
 
 impl std::fmt::Debug for AppState {
@@ -106,7 +108,15 @@ impl AppState {
             keys: Arc::new(RwLock::new(Arc::new(keys))),
             revoked: Arc::new(RwLock::new(revoked)),
             hashing: Arc::new(tokio::sync::Semaphore::new(cores)),
+            role: crate::role::Role::Primary,
         })
+    }
+
+    /// This state as a read replica's (SPEC §9).
+    #[must_use]
+    pub fn as_replica(mut self, status: Arc<crate::role::ReplicaStatus>) -> Self {
+        self.role = crate::role::Role::Replica(status);
+        self
     }
 
     /// Whether the server is shutting down (`/readyz` then answers 503).

@@ -21,12 +21,30 @@ pub fn endpoints() -> Vec<Endpoint> {
         anonymous(Method::GET, "/healthz", "getHealth", |c| {
             check(c, |reads, _writable, _stopping| reads)
         }),
-        anonymous(Method::GET, "/readyz", "getReadiness", |c| {
-            check(c, |reads, writable, stopping| {
+        anonymous(Method::GET, "/readyz", "getReadiness", readyz),
+    ]
+}
+
+/// `GET /readyz`: on a primary, reads and writes work and the server is not stopping;
+/// on a read replica (SPEC §9), reads work, the primary answers and the copy lags at
+/// most `--max-lag`.
+async fn readyz(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
+    match &call.state().role {
+        crate::role::Role::Primary => {
+            check(call, |reads, writable, stopping| {
                 reads && writable && !stopping
             })
-        }),
-    ]
+            .await
+        }
+        crate::role::Role::Replica(status) => {
+            let state = call.state();
+            let (reads, writable) = probe(state).await;
+            Ok(answer(
+                reads && status.ready() && !state.stopping(),
+                writable,
+            ))
+        }
+    }
 }
 
 /// `GET /livez`: 200 `{"status":"ok"}` while the process serves requests.

@@ -85,6 +85,19 @@ pub struct ServeArgs {
     /// never the public one; keep it private, e.g. 127.0.0.1:9090). Default: off.
     #[arg(long, env = "HEARTH_METRICS_LISTEN", value_name = "ADDR")]
     pub metrics_listen: Option<String>,
+    // --- read replicas (SPEC §9; src/replica/)
+    /// Serve a read replica: `--db` is a copy that a Litestream follower keeps current
+    /// (`litestream restore -f`); reads are served from it, writes and OAuth are
+    /// forwarded to `--primary-url`.
+    #[arg(long, env = "HEARTH_READ_REPLICA", value_parser = crate::model::boolean::parse_arg, requires = "primary_url")]
+    pub read_replica: bool,
+    /// The primary a read replica forwards to: http://host:port.
+    #[arg(long, env = "HEARTH_PRIMARY_URL", requires = "read_replica")]
+    pub primary_url: Option<String>,
+    /// A read replica whose copy is further behind than this answers /readyz 503
+    /// (`5s`, `500ms`, or seconds).
+    #[arg(long, env = "HEARTH_MAX_LAG", default_value = "5s", value_parser = crate::replica::parse_duration)]
+    pub max_lag: Duration,
 }
 
 impl ServeArgs {
@@ -160,6 +173,17 @@ pub fn run(path: &Path, args: ServeArgs, clock: Clock) -> CliResult {
         .max_blocking_threads(crate::db::READERS as usize + 2)
         .enable_all()
         .build()?;
+    if args.read_replica {
+        let primary = crate::replica::forward::parse_primary_url(
+            args.primary_url.as_deref().unwrap_or_default(),
+        )
+        .map_err(CliError)?;
+        let status = std::sync::Arc::new(crate::role::ReplicaStatus::new(primary, args.max_lag));
+        let result = runtime.block_on(serve_replica(path, listen, config, clock, status));
+        runtime.shutdown_timeout(Duration::from_millis(500));
+        tracing::info!("stopped");
+        return result;
+    }
     let result = runtime.block_on(async move {
         let (db, created) = Db::open_or_create(path, clock.now())?;
         db.set_inline_budget(Duration::from_micros(args.inline_read_budget));
@@ -227,6 +251,45 @@ async fn start_metrics(
         exporter,
         state.clone(),
     )))
+}
+
+/// `serve --read-replica`: waits for the follower's copy, then serves it.
+async fn serve_replica(
+    path: &Path,
+    listen: SocketAddr,
+    config: Config,
+    clock: Clock,
+    status: std::sync::Arc<crate::role::ReplicaStatus>,
+) -> CliResult {
+    let shutdown = shutdown_signal();
+    tokio::pin!(shutdown);
+    let mut waited = 0u32;
+    let db = loop {
+        if path.exists() {
+            match Db::open_replica(path) {
+                Ok(db) => break db,
+                Err(e @ crate::db::DbError::NotHearth(_)) => return Err(e.into()),
+                Err(e) if waited.is_multiple_of(50) => {
+                    tracing::info!(error = %e, db = %path.display(), "waiting for the replica's copy");
+                }
+                Err(_) => {}
+            }
+        } else if waited.is_multiple_of(50) {
+            tracing::info!(db = %path.display(), "waiting for the follower (litestream restore -f) to create the replica's copy");
+        }
+        waited += 1;
+        tokio::select! {
+            () = &mut shutdown => return Ok(()),
+            () = tokio::time::sleep(Duration::from_millis(200)) => {}
+        }
+    };
+    let listener = crate::server::bind(listen).await?;
+    let addr = listener.local_addr()?;
+    let primary = status.primary_url.clone();
+    let state = AppState::new(db, clock, config)?.as_replica(status);
+    tracing::info!(%addr, %primary, db = %path.display(), "hearth read replica listening on http://{addr}");
+    crate::server::serve_on(listener, state, shutdown).await;
+    Ok(())
 }
 
 async fn shutdown_signal() {

@@ -8,6 +8,7 @@ pub mod apps;
 pub mod categories;
 pub mod category_follows;
 pub mod check;
+pub mod checkpoint;
 pub mod contributions;
 pub mod contributors;
 pub mod course_members;
@@ -20,6 +21,7 @@ pub mod indexes;
 pub mod jwt;
 pub mod media;
 pub mod migrate;
+pub mod position;
 pub mod prefs;
 pub mod reactions;
 mod readers;
@@ -150,6 +152,12 @@ pub struct Db {
     /// [`Db::inline_budget`] in microseconds.
     inline_budget_us: Arc<AtomicU64>,
     stats: Arc<Counters>,
+    /// The replication position after this process's last write (SPEC §9,
+    /// [`position`]); at least the position of every write it has committed.
+    position: Arc<std::sync::atomic::AtomicI64>,
+    /// A read replica's copy (`serve --read-replica`): opened read-only, never
+    /// migrated or written, its readers kept current with the follower's changes.
+    read_only: bool,
 }
 
 impl std::fmt::Debug for Db {
@@ -178,6 +186,7 @@ impl Db {
             tracing::warn!(rebuilt, "rebuilt indexes an interrupted import had dropped");
         }
         let readers = readers::Readers::new(path, READERS as usize);
+        let at = position::get(&writer)?;
         Ok(Db {
             path: path.to_owned(),
             readers,
@@ -190,7 +199,71 @@ impl Db {
                 u64::try_from(INLINE_BUDGET.as_micros()).unwrap_or(u64::MAX),
             )),
             stats: Arc::new(Counters::default()),
+            position: Arc::new(std::sync::atomic::AtomicI64::new(at)),
+            read_only: false,
         })
+    }
+
+    /// Opens a read replica's copy of the database (SPEC §9): a file that a
+    /// Litestream follower (`litestream restore -f`) keeps up to date. Read-only: no
+    /// migration, no writes (writes answer 503 `service_unavailable` if one ever gets
+    /// here); readers see every change the follower applies (`readers`). Refuses a
+    /// file whose schema version is not this binary's (the primary runs another
+    /// hearth version).
+    pub fn open_replica(path: &Path) -> Result<Db, DbError> {
+        readers::ensure_rollback_journal(path)?;
+        let in_use = lock_shared(path)?;
+        let writer = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        writer.busy_timeout(BUSY_TIMEOUT)?;
+        let version = migrate::identify(&writer)?;
+        if version != migrate::VERSION {
+            return Err(DbError::NotHearth(format!(
+                "the replicated database has schema version {version} and this hearth writes {}: run the same hearth version as the primary",
+                migrate::VERSION
+            )));
+        }
+        let at = position::get(&writer)?;
+        Ok(Db {
+            path: path.to_owned(),
+            readers: readers::Readers::following(path, READERS as usize),
+            writer: Arc::new(Mutex::new(writer)),
+            _in_use: Arc::new(in_use),
+            writable: Arc::new(std::sync::atomic::AtomicBool::new(false)),
+            last_probe: Arc::new(Mutex::new(None)),
+            write_slot: Arc::new(tokio::sync::Semaphore::new(1)),
+            position: Arc::new(std::sync::atomic::AtomicI64::new(at)),
+            read_only: true,
+            // a replica's readers are checked against the follower's file first
+            inline_budget_us: Arc::new(AtomicU64::new(0)),
+            stats: Arc::new(Counters::default()),
+        })
+    }
+
+    /// Whether this is a read replica's copy ([`Db::open_replica`]).
+    pub fn is_replica(&self) -> bool {
+        self.read_only
+    }
+
+    /// The replication position after this process's last write (a primary's
+    /// `X-Hearth-Position`).
+    pub fn last_position(&self) -> i64 {
+        self.position.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// Reads the position of the file now (a replica's copy, or writes by other
+    /// processes on a primary) and keeps the larger in [`Db::last_position`].
+    pub async fn current_position(&self) -> Result<i64, DbError> {
+        let at = self
+            .read(|c| position::get(c).map_err(DbError::from))
+            .await?;
+        if !self.read_only {
+            self.position
+                .fetch_max(at, std::sync::atomic::Ordering::AcqRel);
+        }
+        Ok(at)
     }
 
     /// Creates and initialises a database file if there is none at `path`, then opens
@@ -329,7 +402,10 @@ impl Db {
                 .transaction_with_behavior(TransactionBehavior::Immediate)
                 .map_err(DbError::from)?;
             let out = f(&tx)?;
+            let at = position::bump(&tx).map_err(DbError::from)?;
             tx.commit().map_err(DbError::from)?;
+            self.position
+                .fetch_max(at, std::sync::atomic::Ordering::AcqRel);
             Ok(out)
         })();
         match &out {
@@ -382,6 +458,9 @@ impl Db {
     /// gone is noticed when no request writes. Only run while [`Db::writable`] is false
     /// (and at start), since it changes the schema cookie.
     pub fn probe_writable(&self) -> bool {
+        if self.read_only {
+            return false;
+        }
         let r = self.write_blocking(|tx| {
             tx.execute_batch(
                 "CREATE TABLE hearth_write_probe (x BLOB); DROP TABLE hearth_write_probe;",
@@ -401,7 +480,7 @@ impl Db {
         E: From<DbError>,
     {
         let conn = self.readers.get()?;
-        f(&conn)
+        readers::snapshot_read(&conn, f)
     }
 
     /// Runs `f` with the writer connection outside any transaction (backup, checkpoints).
@@ -416,21 +495,20 @@ impl Db {
     /// Checkpoints the WAL into the main file; called on clean shutdown, before the
     /// last handle is dropped (dropping it closes the connections, and SQLite then
     /// removes `-wal` and `-shm`).
+    ///
+    /// The checkpoint does not wait: under Litestream, which holds a read lock and
+    /// checkpoints itself, a waiting `TRUNCATE` stalled shutdown for the whole busy
+    /// timeout (SPEC §9). A replica's copy is never written, so it is not checkpointed.
     pub fn close(&self) {
+        if self.read_only {
+            return;
+        }
         self.with_writer(|c| {
             if let Err(e) = c.execute_batch("PRAGMA optimize;") {
                 tracing::debug!(error = %e, "optimize on close failed");
             }
-            match c.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| {
-                r.get::<_, i64>(0)
-            }) {
-                Ok(0) => {}
-                // another process (a CLI command, Litestream) holds a read lock: the
-                // checkpoint could not finish; the next one will
-                Ok(_) => {
-                    tracing::info!("checkpoint on close was busy; the WAL stays until the next one")
-                }
-                Err(e) => tracing::warn!(error = %e, "checkpoint on close failed"),
+            if let Err(e) = checkpoint::truncate_now(c, "on close") {
+                tracing::warn!(error = %e, "checkpoint on close failed");
             }
         });
     }

@@ -7,6 +7,18 @@
 //! that a stopped hearth leave one file). Here every connection lives either in the
 //! idle list or in a guard, so when the last handle goes, all of them are closed,
 //! synchronously, before the writer.
+//!
+//! On a read replica (`Readers::following`) the file is written under the readers'
+//! feet by a Litestream follower (`litestream restore -f`), which takes SQLite's
+//! exclusive lock, writes the pages of each replicated transaction in place and
+//! changes the header's change counter only when page 1 is among them. A connection
+//! that kept its page cache would then keep serving the pages it had read before, for
+//! as long as page 1 did not change (found in issue 16). So a replica's reader is
+//! handed out inside a read transaction in which it has checked, under the shared
+//! lock that keeps the follower out, that the file is the one its cache was filled
+//! from: same inode, size and modification time as when it last checked. When not,
+//! or when the connection is older than [`MAX_AGE`] (a second write within the file
+//! system's timestamp granularity keeps the time), it is closed and a new one opened.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -19,6 +31,29 @@ use super::DbError;
 
 /// How long a read waits for a connection when all are in use.
 const WAIT: Duration = Duration::from_secs(30);
+/// On a read replica, the oldest a connection (and its page cache) gets.
+pub(super) const MAX_AGE: Duration = Duration::from_secs(1);
+
+/// What identifies the bytes of a file: a follower that writes it changes its size or
+/// modification time; one that restores it anew replaces it (a new inode).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stamp {
+    dev: u64,
+    ino: u64,
+    len: u64,
+    mtime_ns: i128,
+}
+
+fn stamp(path: &Path) -> std::io::Result<Stamp> {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::metadata(path)?;
+    Ok(Stamp {
+        dev: m.dev(),
+        ino: m.ino(),
+        len: m.len(),
+        mtime_ns: i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec()),
+    })
+}
 
 /// How many SQLite virtual-machine steps run between two looks at a read's deadline
 /// (a look is one monotonic clock read: ~20 ns every few microseconds of work).
@@ -72,16 +107,20 @@ impl Watch {
     }
 }
 
-/// A connection and its watch.
+/// A connection, its watch, and what its cache was checked against.
 struct Pooled {
     conn: Connection,
     watch: Arc<Watch>,
+    checked: Option<Stamp>,
+    opened: std::time::Instant,
 }
 
 /// The read connections.
 pub(super) struct Readers {
     path: PathBuf,
     max: usize,
+    /// A read replica's copy, written by a follower (see the module's notes).
+    following: bool,
     state: Mutex<State>,
     returned: Condvar,
 }
@@ -100,8 +139,18 @@ pub(super) struct Reader {
 
 impl Readers {
     pub(super) fn new(path: &Path, max: usize) -> Arc<Readers> {
+        Self::with(path, max, false)
+    }
+
+    /// The readers of a read replica's copy (see the module's notes).
+    pub(super) fn following(path: &Path, max: usize) -> Arc<Readers> {
+        Self::with(path, max, true)
+    }
+
+    fn with(path: &Path, max: usize, following: bool) -> Arc<Readers> {
         Arc::new(Readers {
             path: path.to_owned(),
+            following,
             max: max.max(1),
             state: Mutex::new(State {
                 idle: Vec::new(),
@@ -120,6 +169,61 @@ impl Readers {
     /// A connection: an idle one, a new one while fewer than `max` exist, or the next
     /// one returned.
     pub(super) fn get(self: &Arc<Self>) -> Result<Reader, DbError> {
+        let reader = self.get_any()?;
+        if self.following {
+            self.current(reader)
+        } else {
+            Ok(reader)
+        }
+    }
+
+    /// A replica's reader, inside a read transaction, whose cache is the file's
+    /// current content (see the module's notes).
+    fn current(self: &Arc<Self>, mut reader: Reader) -> Result<Reader, DbError> {
+        for _ in 0..2 {
+            let Some(p) = reader.conn.as_mut() else {
+                break;
+            };
+            // BEGIN and a read of the header: the shared lock is held from here until
+            // the request's read ends, so the follower cannot write in between
+            p.conn.prepare_cached("BEGIN")?.execute([])?;
+            let locked = p
+                .conn
+                .prepare_cached("PRAGMA schema_version")?
+                .query_row([], |r| r.get::<_, i64>(0));
+            let now = stamp(&self.path);
+            match (locked, now) {
+                (Ok(_), Ok(now))
+                    if p.checked.is_none_or(|c| c == now) && p.opened.elapsed() < MAX_AGE =>
+                {
+                    p.checked = Some(now);
+                    return Ok(reader);
+                }
+                (Err(e), _) => {
+                    let _ = p.conn.execute_batch("ROLLBACK");
+                    return Err(e.into());
+                }
+                (_, Err(e)) => {
+                    let _ = p.conn.execute_batch("ROLLBACK");
+                    return Err(DbError::Pool(format!(
+                        "the replica's copy {} cannot be read: {e}",
+                        self.path.display()
+                    )));
+                }
+                _ => {}
+            }
+            // stale: a new connection (a new, empty cache) in its place
+            let _ = p.conn.execute_batch("ROLLBACK");
+            ensure_rollback_journal(&self.path)?;
+            *p = open(&self.path)?;
+        }
+        Err(DbError::Pool(format!(
+            "the replica's copy {} kept changing while a reader was opened",
+            self.path.display()
+        )))
+    }
+
+    fn get_any(self: &Arc<Self>) -> Result<Reader, DbError> {
         let mut st = self.state();
         loop {
             if let Some(conn) = st.idle.pop() {
@@ -128,12 +232,17 @@ impl Readers {
             if st.open < self.max {
                 st.open += 1;
                 drop(st);
-                return match open(&self.path) {
+                let opened = if self.following {
+                    ensure_rollback_journal(&self.path).and_then(|()| Ok(open(&self.path)?))
+                } else {
+                    open(&self.path).map_err(DbError::from)
+                };
+                return match opened {
                     Ok(conn) => Ok(self.guard(conn)),
                     Err(e) => {
                         self.state().open -= 1;
                         self.returned.notify_one();
-                        Err(e.into())
+                        Err(e)
                     }
                 };
             }
@@ -151,8 +260,12 @@ impl Readers {
         }
     }
 
-    /// An idle connection, if one is free now (never waits, never opens one).
+    /// An idle connection, if one is free now (never waits, never opens one); never on
+    /// a read replica, whose readers are checked against the follower's file first.
     pub(super) fn try_get(self: &Arc<Self>) -> Option<Reader> {
+        if self.following {
+            return None;
+        }
         let conn = self.state().idle.pop()?;
         Some(self.guard(conn))
     }
@@ -163,6 +276,37 @@ impl Readers {
             conn: Some(conn),
         }
     }
+}
+
+/// A file restored by `litestream restore` keeps the WAL-mode header of the primary's
+/// file (Litestream rewrites it to rollback mode only when it next applies page 1).
+/// Read-only connections to a WAL-mode file would share a `-shm` index the follower
+/// never updates, and their locks stall it: a replica takes the file to
+/// `journal_mode=DELETE` before it reads it, the one write it ever makes (to the
+/// header of its local copy; SQLite's exclusive lock keeps the follower out meanwhile).
+pub(super) fn ensure_rollback_journal(path: &Path) -> Result<(), DbError> {
+    use std::io::Read;
+    let mut header = [0u8; 20];
+    let read = std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut header));
+    if let Err(e) = read {
+        return Err(DbError::Pool(format!(
+            "the replica's copy {} cannot be read (is the follower running?): {e}",
+            path.display()
+        )));
+    }
+    // bytes 18 and 19: the file format's write and read versions, 2 in WAL mode
+    if header[18] != 2 && header[19] != 2 {
+        return Ok(());
+    }
+    let c = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    c.busy_timeout(super::BUSY_TIMEOUT)?;
+    let mode: String = c.query_row("PRAGMA journal_mode = DELETE", [], |r| r.get(0))?;
+    tracing::info!(db = %path.display(), %mode, "took the replica's copy out of WAL mode");
+    c.close().map_err(|(_, e)| DbError::from(e))?;
+    Ok(())
 }
 
 /// Opens one read connection with the read policy (SPEC §1, STYLE rule 7), and its
@@ -178,7 +322,12 @@ fn open(path: &Path) -> rusqlite::Result<Pooled> {
     let watch = Watch::new();
     let w = Arc::clone(&watch);
     c.progress_handler(PROGRESS_STEPS, Some(move || w.overrun()))?;
-    Ok(Pooled { conn: c, watch })
+    Ok(Pooled {
+        conn: c,
+        watch,
+        checked: None,
+        opened: Instant::now(),
+    })
 }
 
 impl Reader {
@@ -236,7 +385,11 @@ struct ReadSnapshot<'c> {
 
 impl<'c> ReadSnapshot<'c> {
     fn begin(conn: &'c Connection) -> Result<Self, DbError> {
-        conn.prepare_cached("BEGIN")?.execute([])?;
+        // a read replica's reader comes already inside the transaction in which it
+        // checked that its cache is current
+        if conn.is_autocommit() {
+            conn.prepare_cached("BEGIN")?.execute([])?;
+        }
         Ok(ReadSnapshot { conn, open: true })
     }
 
@@ -256,9 +409,11 @@ impl Drop for ReadSnapshot<'_> {
 }
 
 /// One read in its own snapshot.
-pub(super) fn snapshot_read<T, E, F>(conn: &Connection, f: &F) -> Result<T, E>
+pub(super) fn snapshot_read<T, E>(
+    conn: &Connection,
+    f: impl FnOnce(&Connection) -> Result<T, E>,
+) -> Result<T, E>
 where
-    F: Fn(&Connection) -> Result<T, E>,
     E: From<DbError>,
 {
     let snapshot = ReadSnapshot::begin(conn)?;
@@ -296,5 +451,131 @@ mod tests {
         drop(b);
         assert_eq!(readers.state().open, 2);
         assert_eq!(readers.state().idle.len(), 2);
+    }
+}
+
+#[cfg(test)]
+mod following {
+    #![expect(clippy::unwrap_used, reason = "tests fail loudly")]
+    use std::os::unix::fs::FileExt;
+
+    use super::*;
+    use crate::db::Db;
+
+    const PAGE: usize = 4096;
+
+    /// What `litestream restore -f` does to the copy: the pages of a transaction
+    /// written in place, here every page that differs except page 1 (a WAL-mode
+    /// primary's transactions rarely change it, so the change counter stays).
+    fn apply_like_the_follower(from: &Path, to: &Path) -> usize {
+        let new = std::fs::read(from).unwrap();
+        let old = std::fs::read(to).unwrap();
+        assert_eq!(new.len(), old.len(), "same size: no page added");
+        let f = std::fs::OpenOptions::new().write(true).open(to).unwrap();
+        let mut written = 0;
+        for (i, (a, b)) in new.chunks(PAGE).zip(old.chunks(PAGE)).enumerate().skip(1) {
+            if a != b {
+                f.write_all_at(a, (i * PAGE) as u64).unwrap();
+                written += 1;
+            }
+        }
+        f.sync_all().unwrap();
+        written
+    }
+
+    fn names(db: &Db) -> String {
+        db.read_blocking(|c| {
+            c.query_row("SELECT group_concat(username) FROM user", [], |r| {
+                r.get::<_, String>(0)
+            })
+            .map_err(DbError::from)
+        })
+        .unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_replica_sees_pages_the_follower_writes_under_a_kept_cache() {
+        let dir = tempfile::tempdir().unwrap();
+        let primary = dir.path().join("p.db");
+        let copy = dir.path().join("copy.db");
+        let (p, _) = Db::open_or_create(&primary, 0).unwrap();
+        let add = |name: &'static str| {
+            p.write_blocking(move |tx| {
+                tx.execute(
+                    "INSERT INTO user (username, username_key, date_joined) VALUES (?1, ?1, 0)",
+                    [name],
+                )
+                .map_err(DbError::from)
+            })
+            .unwrap();
+        };
+        add("a");
+        // a copy as restore leaves it: the primary's file, WAL-mode header and all
+        p.with_writer(|c| crate::db::checkpoint::truncate_now(c, "test"))
+            .unwrap();
+        std::fs::copy(&primary, &copy).unwrap();
+        let replica = Db::open_replica(&copy).unwrap();
+        let header = std::fs::read(&copy).unwrap();
+        assert_eq!((header[18], header[19]), (1, 1), "taken out of WAL mode");
+        assert!(!copy.with_extension("db-wal").exists());
+        assert_eq!(names(&replica), "a");
+        let long_lived =
+            Connection::open_with_flags(&copy, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+        let read = |c: &Connection| {
+            c.query_row("SELECT group_concat(username) FROM user", [], |r| {
+                r.get::<_, String>(0)
+            })
+            .unwrap()
+        };
+        assert_eq!(read(&long_lived), "a");
+
+        // the primary writes; its file (rollback mode for the test) is copied over
+        // page by page, leaving page 1 alone
+        add("b");
+        p.with_writer(|c| crate::db::checkpoint::truncate_now(c, "test"))
+            .unwrap();
+        let mut snapshot = std::fs::read(&primary).unwrap();
+        snapshot[18] = 1;
+        snapshot[19] = 1;
+        let staged = dir.path().join("staged.db");
+        std::fs::write(&staged, &snapshot).unwrap();
+        assert!(apply_like_the_follower(&staged, &copy) > 0);
+
+        // the trap: a connection that kept its cache still reads the old page
+        assert_eq!(
+            read(&long_lived),
+            "a",
+            "SQLite keeps a cache while page 1 is unchanged"
+        );
+        // the replica's readers do not: every pooled connection sees the write at once
+        for _ in 0..crate::db::READERS {
+            assert_eq!(names(&replica), "a,b");
+        }
+        let async_read = replica
+            .read(|c| {
+                c.query_row("SELECT count(*) FROM user", [], |r| r.get::<_, i64>(0))
+                    .map_err(DbError::from)
+            })
+            .await
+            .unwrap();
+        assert_eq!(async_read, 2);
+
+        // a follower that restarts restores a new file in place: read too
+        add("c");
+        p.with_writer(|c| crate::db::checkpoint::truncate_now(c, "test"))
+            .unwrap();
+        let fresh = dir.path().join("fresh.db");
+        std::fs::copy(&primary, &fresh).unwrap();
+        std::fs::rename(&fresh, &copy).unwrap();
+        assert_eq!(names(&replica), "a,b,c");
+        let header = std::fs::read(&copy).unwrap();
+        assert_eq!((header[18], header[19]), (1, 1), "the new file too");
+
+        // and a replica never writes
+        assert!(!replica.probe_writable());
+        let w =
+            replica.write_blocking(|tx| tx.execute("DELETE FROM user", []).map_err(DbError::from));
+        assert!(w.is_err());
+        assert_eq!(names(&replica), "a,b,c");
     }
 }

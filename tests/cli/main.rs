@@ -284,6 +284,7 @@ mod metrics;
 mod migrate;
 mod ops;
 mod packaging;
+mod replica;
 mod serve;
 mod settings;
 mod user;

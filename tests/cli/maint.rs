@@ -265,7 +265,7 @@ fn restore_migrates_an_older_backup_on_a_copy() {
     assert!(
         String::from_utf8(out.stdout)
             .unwrap()
-            .contains("migrated from schema version 1 to 3")
+            .contains("migrated from schema version 1 to 4")
     );
     assert_eq!(
         std::fs::read(&src).unwrap(),
@@ -273,7 +273,7 @@ fn restore_migrates_an_older_backup_on_a_copy() {
         "the backup is never changed"
     );
     e.assert_sql(&[
-        ("PRAGMA user_version", 3),
+        ("PRAGMA user_version", 4),
         ("SELECT count(*) FROM reaction WHERE label = 'LIKE (7)'", 1),
     ]);
     assert!(e.ok(&["check"]).contains("ok"));
@@ -400,4 +400,42 @@ fn restore_refuses_while_a_server_runs() {
     // stopped: now it may
     let out = restore(&e, &src, &[]);
     succeeded(&out);
+}
+
+/// Litestream adds these two tables to a database it replicates (SPEC §9), as it
+/// creates them.
+const LITESTREAM_TABLES: &str =
+    "CREATE TABLE IF NOT EXISTS _litestream_seq (id INTEGER PRIMARY KEY, seq INTEGER);
+     CREATE TABLE IF NOT EXISTS _litestream_lock (id INTEGER);
+     INSERT INTO _litestream_seq (id, seq) VALUES (1, 7);";
+
+#[test]
+fn check_backup_and_restore_tolerate_litestreams_tables() {
+    let e = Env::new();
+    e.init();
+    e.ok(&["user", "create", "--username", "alice", "--no-password"]);
+    rusqlite::Connection::open(e.db())
+        .unwrap()
+        .execute_batch(LITESTREAM_TABLES)
+        .unwrap();
+    assert!(e.ok(&["check"]).contains("ok"));
+    let json = e.json(&["check", "--json"]);
+    assert_eq!(json, serde_json::json!([]), "no problem reported");
+    let backups = tempfile::tempdir().unwrap();
+    let src = backups.path().join("with-litestream.db");
+    e.ok(&["backup", src.to_str().unwrap()]);
+    e.ok(&["user", "create", "--username", "bob", "--no-password"]);
+    let out = restore(&e, &src, &["--discard-current"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        e.sql("SELECT count(*) FROM user"),
+        1,
+        "the backup is in place"
+    );
+    assert_eq!(e.sql("SELECT seq FROM _litestream_seq"), 7);
+    assert!(e.ok(&["check"]).contains("ok"));
 }

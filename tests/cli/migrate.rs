@@ -100,7 +100,7 @@ fn a_version_1_file_is_migrated_and_its_schema_is_the_fresh_one() {
     write_v1(&old.db(), "");
     assert_eq!(old.sql("PRAGMA user_version"), 1);
     old.ok(&["check"]);
-    assert_eq!(old.sql("PRAGMA user_version"), 3);
+    assert_eq!(old.sql("PRAGMA user_version"), 4);
     assert_eq!(
         schema_shape(&old.db()),
         schema_shape(&fresh.db()),
@@ -180,7 +180,7 @@ fn migrating_renames_case_insensitive_duplicates_and_loses_nothing() {
         "references unchanged"
     );
     assert!(e.ok(&["check"]).contains("ok"));
-    assert_eq!(e.sql("PRAGMA user_version"), 3);
+    assert_eq!(e.sql("PRAGMA user_version"), 4);
 }
 
 /// A version-2 file (the last before the UI kit's tables) with a community in it.
@@ -205,7 +205,7 @@ fn a_version_2_file_gains_the_kit_tables_in_place_and_keeps_every_row() {
     let old = Env::new();
     write_v2(&old.db());
     assert!(old.ok(&["check"]).contains("ok"));
-    assert_eq!(old.sql("PRAGMA user_version"), 3);
+    assert_eq!(old.sql("PRAGMA user_version"), 4);
     assert_eq!(
         schema_shape(&old.db()),
         schema_shape(&fresh.db()),
@@ -233,4 +233,39 @@ fn a_version_2_file_gains_the_kit_tables_in_place_and_keeps_every_row() {
         ("SELECT categories_counter FROM user WHERE id = 2", 1),
     ]);
     assert!(old.ok(&["check"]).contains("ok"));
+}
+
+const SCHEMA_V3: &str = include_str!("fixtures/schema_v3.sql");
+
+#[test]
+fn a_version_3_file_gains_the_replication_position_in_place() {
+    let fresh = Env::new();
+    fresh.init();
+    let old = Env::new();
+    {
+        let c = rusqlite::Connection::open(old.db()).unwrap();
+        c.execute_batch(SCHEMA_V3).unwrap();
+        c.pragma_update(None, "application_id", APPLICATION_ID)
+            .unwrap();
+        c.pragma_update(None, "user_version", 3).unwrap();
+        c.execute_batch(
+            "INSERT INTO jwt_secret (secret, created_at) VALUES ('v3-secret-v3-secret-v3-secret-v3-secret-xx', 0);
+             INSERT INTO user (id, username, username_key, date_joined) VALUES (1, 'alice', 'alice', 0);",
+        )
+        .unwrap();
+    }
+    assert!(old.ok(&["check"]).contains("ok"));
+    assert_eq!(old.sql("PRAGMA user_version"), 4);
+    assert_eq!(
+        schema_shape(&old.db()),
+        schema_shape(&fresh.db()),
+        "a migrated file has exactly the tables, columns and indexes of a fresh one"
+    );
+    assert_eq!(old.sql("SELECT count(*) FROM user"), 1);
+    assert_eq!(old.sql("SELECT position FROM hearth_position"), 0);
+    // every write transaction moves it on, CLI commands included
+    old.ok(&["user", "create", "--username", "bob", "--no-password"]);
+    old.ok(&["category", "create", "--name", "News"]);
+    assert_eq!(old.sql("SELECT position FROM hearth_position"), 2);
+    assert_eq!(old.sql("SELECT count(*) FROM hearth_position"), 1);
 }

@@ -469,8 +469,10 @@ pub fn finish(conn: &mut Connection) -> rusqlite::Result<()> {
     super::init_connection(conn)?;
     conn.execute_batch(
         "PRAGMA threads = 0; PRAGMA wal_autocheckpoint = 1000; PRAGMA analysis_limit = 1000;
-         ANALYZE; PRAGMA wal_checkpoint(TRUNCATE);",
-    )
+         ANALYZE;",
+    )?;
+    // never waits behind Litestream's read lock (SPEC §9)
+    super::checkpoint::truncate_now(conn, "after an import").map(|_| ())
 }
 
 #[cfg(test)]

@@ -1,0 +1,419 @@
+//! Read replicas (SPEC §9), for real: a primary under Litestream, a follower
+//! (`litestream restore -f`) keeping one local copy, and two `serve --read-replica`
+//! on that copy; then a loop between two misconfigured replicas, and the primary
+//! stopped.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use reqwest::{Client, StatusCode};
+use serde_json::Value;
+
+use crate::{Proc, config, fresh_db, hearth, hearth_ok, litestream, percentile, replicate};
+
+/// The tests of this binary start several servers each: one at a time on a small
+/// machine, so that timings mean something.
+pub static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+fn replica(
+    dir: &std::path::Path,
+    copy: &std::path::Path,
+    listen: &str,
+    primary: &str,
+    name: &str,
+) -> Proc {
+    let mut cmd = Command::new(hearth());
+    cmd.arg("--db").arg(copy).args([
+        "serve",
+        "--listen",
+        listen,
+        "--read-replica",
+        "--primary-url",
+        primary,
+    ]);
+    Proc::start(cmd, &dir.join(format!("{name}.log")))
+}
+
+fn role(r: &reqwest::Response) -> String {
+    r.headers()
+        .get("x-hearth-role")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_owned()
+}
+
+async fn until(what: &str, limit: Duration, mut f: impl AsyncFnMut() -> bool) -> Duration {
+    let start = Instant::now();
+    loop {
+        if f().await {
+            return start.elapsed();
+        }
+        assert!(start.elapsed() < limit, "{what}: not within {limit:?}");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+async fn get(c: &Client, url: &str, token: &str, id: &str) -> reqwest::Response {
+    c.get(url)
+        .bearer_auth(token)
+        .header("x-request-id", id)
+        .send()
+        .await
+        .unwrap()
+}
+
+async fn new_course(
+    c: &Client,
+    base: &str,
+    token: &str,
+    name: &str,
+    id: &str,
+) -> reqwest::Response {
+    c.post(format!("{base}/api/v2/course/"))
+        .bearer_auth(token)
+        .header("x-request-id", id)
+        .json(&serde_json::json!({"name": name, "description": "d", "type": "self-paced"}))
+        .send()
+        .await
+        .unwrap()
+}
+
+/// Requests per second of `GET url` with `token`, 8 at a time for `d`.
+async fn rate(c: &Client, url: &str, token: &str, d: Duration) -> f64 {
+    let start = Instant::now();
+    let mut tasks = Vec::new();
+    for _ in 0..8 {
+        let (c, url, token) = (c.clone(), url.to_owned(), token.to_owned());
+        tasks.push(tokio::spawn(async move {
+            let mut n = 0u32;
+            while start.elapsed() < d {
+                let r = c.get(&url).bearer_auth(&token).send().await.unwrap();
+                assert_eq!(r.status(), 200);
+                let _ = r.bytes().await;
+                n += 1;
+            }
+            n
+        }));
+    }
+    let mut total = 0;
+    for t in tasks {
+        total += t.await.unwrap();
+    }
+    f64::from(total) / start.elapsed().as_secs_f64()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn primary_follower_and_two_replicas() {
+    let _serial = SERIAL.lock().await;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let db = d.join("primary.db");
+    let jwt = fresh_db(&db);
+    let app: Value = serde_json::from_str(&hearth_ok(
+        &db,
+        &[
+            "app",
+            "create",
+            "--name",
+            "Replicated",
+            "--grant",
+            "password",
+            "--json",
+        ],
+        None,
+    ))
+    .unwrap();
+    let client_id = app["client_id"].as_str().unwrap().to_owned();
+    let rep = d.join("replica");
+    let cfg = config(d, &db, &rep);
+    let mut primary = replicate(d, &db, &cfg, "--trust-proxy", "primary");
+    let purl = primary.url();
+    let c = Client::new();
+    // Litestream's first snapshot, then the follower, then the replicas on its copy
+    let r = new_course(&c, &purl, &jwt, "first", "setup-1").await;
+    assert_eq!(r.status(), 201);
+    assert_eq!(role(&r), "primary");
+    assert!(r.headers().contains_key("x-hearth-position"));
+    until("first snapshot", Duration::from_secs(10), async || {
+        rep.join("ltx").exists()
+    })
+    .await;
+    let copy = d.join("copy.db");
+    let mut follow = Command::new(litestream());
+    follow
+        .args(["restore", "-f", "-follow-interval", "100ms", "-o"])
+        .arg(&copy)
+        .arg(format!("file://{}", rep.display()));
+    let _follower = Proc::start(follow, &d.join("follower.log"));
+    let r1 = replica(d, &copy, "127.0.0.1:0", &purl, "replica1");
+    let r2 = replica(d, &copy, "127.0.0.1:0", &purl, "replica2");
+    let (u1, u2) = (r1.url(), r2.url());
+    for u in [&u1, &u2] {
+        until("replica ready", Duration::from_secs(10), async || {
+            c.get(format!("{u}/readyz"))
+                .send()
+                .await
+                .is_ok_and(|r| r.status() == 200)
+        })
+        .await;
+    }
+
+    // reads are served from the copy, with the role header
+    let me = get(&c, &format!("{u1}/api/v2/user/me/"), &jwt, "local-read-me").await;
+    assert_eq!(me.status(), 200);
+    assert_eq!(role(&me), "replica");
+    let r = c.get(format!("{u2}/api/v2/nowhere/")).send().await.unwrap();
+    assert_eq!(
+        (r.status(), role(&r).as_str()),
+        (StatusCode::NOT_FOUND, "replica")
+    );
+
+    // a write through a replica is the primary's, answered as it is, with its position;
+    // the same token's next read on that replica sees it at once (read-your-writes)
+    let w = new_course(&c, &u1, &jwt, "through-replica", "fwd-write-1").await;
+    assert_eq!(w.status(), 201);
+    assert_eq!(role(&w), "primary");
+    let course: Value = w.json().await.unwrap();
+    let id = course["id"].as_i64().unwrap();
+    let r = get(&c, &format!("{u1}/api/v2/course/{id}/"), &jwt, "ryw-read").await;
+    assert_eq!(r.status(), 200, "read-your-writes");
+    // the other replica has it within a second, from its copy
+    let seen = until(
+        "write visible on the other replica",
+        Duration::from_secs(1),
+        async || {
+            get(
+                &c,
+                &format!("{u2}/api/v2/course/{id}/"),
+                &jwt,
+                "local-read-poll",
+            )
+            .await
+            .status()
+                == 200
+        },
+    )
+    .await;
+    eprintln!(
+        "a write through replica 1 was on replica 2 after {} ms",
+        seen.as_millis()
+    );
+    // bad input is the primary's answer too, and nothing changes
+    let bad = c
+        .post(format!("{u2}/api/v2/course/"))
+        .bearer_auth(&jwt)
+        .json(&serde_json::json!({"name": ""}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        (bad.status(), role(&bad).as_str()),
+        (StatusCode::BAD_REQUEST, "primary")
+    );
+
+    // OAuth through a replica; the opaque token it issued works on the other replica
+    // at once (unknown there yet: asked of the primary, never 401)
+    let t = c
+        .post(format!("{u2}/oauth/token/"))
+        .header("x-request-id", "fwd-oauth")
+        .form(&[
+            ("grant_type", "password"),
+            ("client_id", &client_id),
+            ("username", "alice"),
+            ("password", "alice-password-1"),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!((t.status(), role(&t).as_str()), (StatusCode::OK, "primary"));
+    let tok: Value = t.json().await.unwrap();
+    let opaque = tok["access_token"].as_str().unwrap().to_owned();
+    let r = get(&c, &format!("{u1}/api/v2/user/me/"), &opaque, "fresh-token").await;
+    assert_eq!(
+        r.status(),
+        200,
+        "a token issued a moment ago on the primary"
+    );
+    // a token nobody knows is 401 wherever it is asked
+    let r = get(
+        &c,
+        &format!("{u1}/api/v2/user/me/"),
+        "no-such-token",
+        "bad-token",
+    )
+    .await;
+    assert_eq!(r.status(), 401);
+
+    // lag: writes on the primary, each polled on replica 1 until it is there
+    // HEARTH_LITESTREAM_MEASURE=1: the numbers of docs/replication.md (1000 writes,
+    // longer throughput runs); by default a short run that checks the same things
+    let measure = std::env::var_os("HEARTH_LITESTREAM_MEASURE").is_some();
+    let mut lags = Vec::new();
+    for i in 0..if measure { 1000 } else { 40 } {
+        let w = new_course(&c, &purl, &jwt, &format!("lag-{i}"), "direct-write").await;
+        let at = Instant::now();
+        let id = w.json::<Value>().await.unwrap()["id"].as_i64().unwrap();
+        let url = format!("{u1}/api/v2/course/{id}/");
+        until(
+            "write visible on a replica",
+            Duration::from_secs(1),
+            async || get(&c, &url, &jwt, "local-read-lag").await.status() == 200,
+        )
+        .await;
+        lags.push(at.elapsed().as_secs_f64() * 1000.0);
+    }
+    lags.sort_by(f64::total_cmp);
+    eprintln!(
+        "replication lag (write acknowledged on the primary -> readable on a replica), {} writes: p50 {:.0} ms, p99 {:.0} ms, max {:.0} ms",
+        lags.len(),
+        percentile(&lags, 50.0),
+        percentile(&lags, 99.0),
+        lags[lags.len() - 1]
+    );
+
+    // a JWT revoked on the primary is refused by a replica within the lag
+    let jwt2 = hearth_ok(&db, &["jwt", "mint", "--user-id", "1"], None)
+        .trim()
+        .to_owned();
+    assert_eq!(
+        get(&c, &format!("{u2}/api/v2/user/me/"), &jwt2, "jwt2")
+            .await
+            .status(),
+        200
+    );
+    let rv = c
+        .post(format!("{purl}/oauth/revoke_token/"))
+        .form(&[("token", jwt2.as_str()), ("client_id", &client_id)])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(rv.status(), 200);
+    let refused = until(
+        "revocation reaches the replica",
+        Duration::from_millis(1500),
+        async || {
+            get(&c, &format!("{u2}/api/v2/user/me/"), &jwt2, "revoked")
+                .await
+                .status()
+                == 401
+        },
+    )
+    .await;
+    eprintln!(
+        "a JWT revoked on the primary was refused by a replica after {} ms",
+        refused.as_millis()
+    );
+
+    // reads were served by the replicas: the primary's log has none of them
+    let plog = primary.log();
+    for local in ["local-read-", "revoked"] {
+        assert!(
+            !plog.contains(&format!("id=\"{local}")),
+            "the primary served {local}"
+        );
+    }
+    for fwd in ["fwd-write-1", "fwd-oauth", "fresh-token"] {
+        assert!(
+            plog.contains(&format!("id=\"{fwd}\"")),
+            "the primary did not serve {fwd}"
+        );
+    }
+
+    // throughput of reads: the replica serves them from its copy, like the primary
+    let (short, rounds) = if measure {
+        (Duration::from_secs(2), 3)
+    } else {
+        (Duration::from_millis(300), 1)
+    };
+    let (mut me_p, mut me_r, mut course_p, mut course_r) = (0.0, 0.0, 0.0, 0.0);
+    for _ in 0..rounds {
+        // alternating, so that neither side always runs on a warmer machine
+        me_p += rate(&c, &format!("{purl}/api/v2/user/me/"), &jwt, short).await / f64::from(rounds);
+        me_r += rate(&c, &format!("{u1}/api/v2/user/me/"), &jwt, short).await / f64::from(rounds);
+        course_r +=
+            rate(&c, &format!("{u1}/api/v2/course/{id}/"), &jwt, short).await / f64::from(rounds);
+        course_p +=
+            rate(&c, &format!("{purl}/api/v2/course/{id}/"), &jwt, short).await / f64::from(rounds);
+    }
+    let mut direct = Vec::new();
+    let mut forwarded = Vec::new();
+    for i in 0..if measure { 200 } else { 20 } {
+        let s = Instant::now();
+        assert_eq!(
+            new_course(&c, &purl, &jwt, &format!("d{i}"), "w")
+                .await
+                .status(),
+            201
+        );
+        direct.push(s.elapsed().as_secs_f64() * 1000.0);
+        let s = Instant::now();
+        assert_eq!(
+            new_course(&c, &u2, &jwt, &format!("f{i}"), "w")
+                .await
+                .status(),
+            201
+        );
+        forwarded.push(s.elapsed().as_secs_f64() * 1000.0);
+    }
+    direct.sort_by(f64::total_cmp);
+    forwarded.sort_by(f64::total_cmp);
+    eprintln!(
+        "debug build, 8 clients: me_jwt {me_p:.0} req/s primary, {me_r:.0} replica; course_get {course_p:.0} primary, {course_r:.0} replica; course create p50 {:.1} ms direct, {:.1} ms through a replica",
+        percentile(&direct, 50.0),
+        percentile(&forwarded, 50.0)
+    );
+
+    // two replicas that each take the other for the primary: an error at once
+    let free = || {
+        std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+    };
+    let (a, b) = (free(), free());
+    let ra = replica(d, &copy, &a.to_string(), &format!("http://{b}"), "loop-a");
+    let rb = replica(d, &copy, &b.to_string(), &format!("http://{a}"), "loop-b");
+    let (ua, _ub) = (ra.url(), rb.url());
+    let start = Instant::now();
+    let r = new_course(&c, &ua, &jwt, "looping", "loop").await;
+    assert_eq!(r.status(), StatusCode::LOOP_DETECTED);
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["errors"][0]["code"], "loop_detected");
+    assert!(
+        start.elapsed() < Duration::from_secs(2),
+        "a loop ends at once"
+    );
+    drop((ra, rb));
+
+    // the primary stops: replicas keep serving reads, answer writes 503, /readyz 503
+    primary.kill9();
+    let r = get(&c, &format!("{u1}/api/v2/course/{id}/"), &jwt, "after-stop").await;
+    assert_eq!(r.status(), 200);
+    let w = new_course(&c, &u2, &jwt, "no-primary", "no-primary").await;
+    assert_eq!(w.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert!(w.headers().contains_key("retry-after"));
+    assert_eq!(role(&w), "replica");
+    let body: Value = w.json().await.unwrap();
+    assert_eq!(body["errors"][0]["code"], "service_unavailable");
+    for u in [&u1, &u2] {
+        until(
+            "/readyz 503 without the primary",
+            Duration::from_secs(3),
+            async || {
+                c.get(format!("{u}/readyz"))
+                    .send()
+                    .await
+                    .is_ok_and(|r| r.status() == 503)
+            },
+        )
+        .await;
+    }
+    assert_eq!(
+        get(&c, &format!("{u2}/api/v2/user/me/"), &jwt, "after-stop")
+            .await
+            .status(),
+        200,
+        "reads go on"
+    );
+    drop((r1, r2));
+}
