@@ -103,8 +103,7 @@ mod tests {
 
     #[test]
     fn toggling_keeps_both_counters() {
-        let c = Connection::open_in_memory().unwrap();
-        crate::db::migrate::create(&c).unwrap();
+        let c = crate::db::migrate::test_db();
         c.execute_batch(
             "INSERT INTO user (id, username, username_key, date_joined) VALUES (1, 'a', 'a', 0), (2, 'b', 'b', 0);
              INSERT INTO category (id, name, name_key, slug, created_at) VALUES (1, 'A', 'a', 'a', 0), (2, 'B', 'b', 'b', 0);",

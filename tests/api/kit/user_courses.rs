@@ -168,12 +168,7 @@ async fn a_users_courses_errors_and_pages() {
         );
     }
     s.set_pref("configurations", "content_availability", json!(false));
-    s.get(&path, None)
-        .await
-        .assert_error(StatusCode::UNAUTHORIZED, "not_authenticated");
-    s.get(&path, Some("nope"))
-        .await
-        .assert_error(StatusCode::UNAUTHORIZED, "authentication_failed");
+    s.assert_needs_caller(&path, "nope").await;
     assert_eq!(s.get(&path, Some(&w.bob_t)).await.json()["count"], 2);
     s.soft_delete_user(w.ann);
     assert_eq!(
