@@ -105,6 +105,18 @@ def parse_response(raw):
     return status, headers, body
 
 
+def read_to_end(s, left=None):
+    """What `s` sends until it closes; `left()`, if given, is the timeout for each read."""
+    chunks = []
+    while True:
+        c = s.recv(65536)
+        if not c:
+            return b"".join(chunks)
+        chunks.append(c)
+        if left is not None:
+            s.settimeout(left())
+
+
 def request(port, method, path, headers=None, body=b"", src=None, timeout=20.0, sock=None):
     """One request on a new connection (or `sock`, already connected). Returns
     (status or None, headers, body, seconds); status None with body=b"timeout"/error text."""
@@ -115,14 +127,8 @@ def request(port, method, path, headers=None, body=b"", src=None, timeout=20.0, 
             s = connect(port, src, timeout)
         s.settimeout(max(0.001, timeout - (time.monotonic() - t0)))
         s.sendall(build_request(method, path, port, headers, body))
-        chunks = []
-        while True:
-            c = s.recv(65536)
-            if not c:
-                break
-            chunks.append(c)
-            s.settimeout(max(0.001, timeout - (time.monotonic() - t0)))
-        st, hd, bd = parse_response(b"".join(chunks))
+        left = lambda: max(0.001, timeout - (time.monotonic() - t0))
+        st, hd, bd = parse_response(read_to_end(s, left))
         if st is None:
             return None, {}, b"closed without a response", time.monotonic() - t0
         return st, hd, bd, time.monotonic() - t0
@@ -589,13 +595,7 @@ def burst(n, make):
         barrier.wait()
         try:
             s.sendall(req)
-            chunks = []
-            while True:
-                c = s.recv(65536)
-                if not c:
-                    break
-                chunks.append(c)
-            st, _, _ = parse_response(b"".join(chunks))
+            st, _, _ = parse_response(read_to_end(s))
             out[i] = st
         except OSError as e:
             out[i] = f"error: {e}"

@@ -7,7 +7,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::clock::Timestamp;
 use crate::db::categories::{self, COLUMNS};
-use crate::db::users::Paged;
+use crate::db::users::{Counter, Paged, add_to};
 use crate::model::category::Category;
 
 /// Whether `user` follows `category`.
@@ -38,14 +38,8 @@ pub fn toggle(
         .execute(params![user, category, now])?;
     }
     let delta: i64 = if removed { -1 } else { 1 };
-    conn.prepare_cached(
-        "UPDATE user SET categories_counter = categories_counter + ?2 WHERE id = ?1",
-    )?
-    .execute([user, delta])?;
-    conn.prepare_cached(
-        "UPDATE category SET followers_counter = followers_counter + ?2 WHERE id = ?1",
-    )?
-    .execute([category, delta])?;
+    add_to(conn, Counter::FollowedCategories, user, delta)?;
+    add_to(conn, Counter::CategoryFollowers, category, delta)?;
     Ok(!removed)
 }
 
@@ -103,8 +97,7 @@ mod tests {
 
     #[test]
     fn toggling_keeps_both_counters() {
-        let c = Connection::open_in_memory().unwrap();
-        crate::db::migrate::create(&c).unwrap();
+        let c = crate::db::migrate::test_db();
         c.execute_batch(
             "INSERT INTO user (id, username, username_key, date_joined) VALUES (1, 'a', 'a', 0), (2, 'b', 'b', 0);
              INSERT INTO category (id, name, name_key, slug, created_at) VALUES (1, 'A', 'a', 'a', 0), (2, 'B', 'b', 'b', 0);",

@@ -100,26 +100,14 @@ fn count(
     target_pk: Option<i64>,
     delta: i64,
 ) -> rusqlite::Result<()> {
+    use super::users::{Counter, add_to};
     match kind {
-        Kind::Post => {
-            conn.prepare_cached(
-                "UPDATE user SET posts_counter = posts_counter + ?2 WHERE id = ?1",
-            )?
-            .execute(params![author_id, delta])?;
-        }
-        Kind::Discussion => {
-            conn.prepare_cached(
-                "UPDATE user SET discussions_counter = discussions_counter + ?2 WHERE id = ?1",
-            )?
-            .execute(params![author_id, delta])?;
-        }
+        Kind::Post => add_to(conn, Counter::Posts, author_id, delta)?,
+        Kind::Discussion => add_to(conn, Counter::Discussions, author_id, delta)?,
         Kind::Status | Kind::Comment => {}
     }
     if let Some(t) = target_pk {
-        conn.prepare_cached(
-            "UPDATE contribution SET comment_count = comment_count + ?2 WHERE pk = ?1",
-        )?
-        .execute(params![t, delta])?;
+        add_to(conn, Counter::Comments, t, delta)?;
     }
     Ok(())
 }

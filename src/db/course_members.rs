@@ -124,8 +124,7 @@ mod tests {
     /// every value is stored (and read back), nothing else is.
     #[test]
     fn the_course_enums_are_the_schema_choices() {
-        let conn = Connection::open_in_memory().unwrap();
-        crate::db::migrate::create(&conn).unwrap();
+        let conn = crate::db::migrate::test_db();
         conn.execute(
             "INSERT INTO user (id, username, username_key, date_joined) VALUES (1, 'u', 'u', 0)",
             [],

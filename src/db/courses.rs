@@ -435,16 +435,14 @@ mod tests {
 
     #[test]
     fn search_plan_uses_the_indexes() {
-        let conn = Connection::open_in_memory().unwrap();
-        crate::db::migrate::create(&conn).unwrap();
+        let conn = crate::db::migrate::test_db();
         let plan = explain_search(&conn, "c.id DESC").unwrap().join("\n");
         assert!(plan.contains("course_member_user"), "{plan}");
     }
 
     #[test]
     fn newest_fast_path_agrees_with_the_general_search_at_every_offset() {
-        let conn = Connection::open_in_memory().unwrap();
-        crate::db::migrate::create(&conn).unwrap();
+        let conn = crate::db::migrate::test_db();
         for u in 1..=3 {
             conn.execute(
                 "INSERT INTO user (id, username, username_key, date_joined) VALUES (?1, ?2, ?2, 0)",
@@ -506,8 +504,7 @@ mod tests {
     #[test]
     #[ignore = "a measurement, not a check"]
     fn search_on_100k_courses() {
-        let conn = Connection::open_in_memory().unwrap();
-        crate::db::migrate::create(&conn).unwrap();
+        let conn = crate::db::migrate::test_db();
         conn.execute_batch("BEGIN").unwrap();
         for u in 1..=1000 {
             conn.execute(

@@ -64,14 +64,9 @@ pub fn toggle(
             (Toggled::Followed, 1, reverse)
         }
     };
-    conn.prepare_cached(
-        "UPDATE user SET followings_counter = followings_counter + ?2 WHERE id = ?1",
-    )?
-    .execute([follower, delta])?;
-    conn.prepare_cached(
-        "UPDATE user SET followers_counter = followers_counter + ?2 WHERE id = ?1",
-    )?
-    .execute([followed, delta])?;
+    use super::users::{Counter, add_to};
+    add_to(conn, Counter::Followings, follower, delta)?;
+    add_to(conn, Counter::Followers, followed, delta)?;
     if was_mutual {
         // the reverse edge exists: its flag and both users' mutual counters follow
         conn.prepare_cached("UPDATE follow SET mutual = ?3 WHERE follower = ?1 AND followed = ?2")?

@@ -63,8 +63,7 @@ mod tests {
 
     #[test]
     fn dropped_indexes_are_recorded_in_the_same_transaction_and_restored() {
-        let mut conn = Connection::open_in_memory().unwrap();
-        crate::db::migrate::create(&conn).unwrap();
+        let mut conn = crate::db::migrate::test_db();
         let count = |c: &Connection| -> i64 {
             c.query_row(
                 "SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'follow'",

@@ -217,6 +217,16 @@ fn dedupe(
     out
 }
 
+/// A fresh in-memory database with the whole schema: what the unit tests of `db` run
+/// on.
+#[cfg(test)]
+#[expect(clippy::unwrap_used, reason = "tests fail loudly")]
+pub fn test_db() -> Connection {
+    let c = Connection::open_in_memory().unwrap();
+    create(&c).unwrap();
+    c
+}
+
 /// Creates the current schema in an empty database.
 pub fn create(conn: &Connection) -> Result<(), DbError> {
     conn.execute_batch(SCHEMA)?;

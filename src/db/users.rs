@@ -69,6 +69,52 @@ impl Paged<'_> {
     }
 }
 
+/// The counters kept on rows (SPEC §5, §8), which writes keep exact.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Counter {
+    /// `user.followers_counter`
+    Followers,
+    /// `user.followings_counter`
+    Followings,
+    /// `user.posts_counter`
+    Posts,
+    /// `user.discussions_counter`
+    Discussions,
+    /// `user.categories_counter`
+    FollowedCategories,
+    /// `category.followers_counter`
+    CategoryFollowers,
+    /// `contribution.comment_count` (by `pk`)
+    Comments,
+}
+
+/// Adds `delta` to `counter` of row `id`.
+pub fn add_to(conn: &Connection, counter: Counter, id: i64, delta: i64) -> rusqlite::Result<()> {
+    let sql = match counter {
+        Counter::Followers => {
+            "UPDATE user SET followers_counter = followers_counter + ?2 WHERE id = ?1"
+        }
+        Counter::Followings => {
+            "UPDATE user SET followings_counter = followings_counter + ?2 WHERE id = ?1"
+        }
+        Counter::Posts => "UPDATE user SET posts_counter = posts_counter + ?2 WHERE id = ?1",
+        Counter::Discussions => {
+            "UPDATE user SET discussions_counter = discussions_counter + ?2 WHERE id = ?1"
+        }
+        Counter::FollowedCategories => {
+            "UPDATE user SET categories_counter = categories_counter + ?2 WHERE id = ?1"
+        }
+        Counter::CategoryFollowers => {
+            "UPDATE category SET followers_counter = followers_counter + ?2 WHERE id = ?1"
+        }
+        Counter::Comments => {
+            "UPDATE contribution SET comment_count = comment_count + ?2 WHERE pk = ?1"
+        }
+    };
+    conn.prepare_cached(sql)?.execute([id, delta])?;
+    Ok(())
+}
+
 /// Tables whose rows are live while `deleted = 0`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Live {

@@ -153,8 +153,7 @@ mod tests {
     use super::*;
 
     fn db() -> Connection {
-        let conn = Connection::open_in_memory().unwrap();
-        crate::db::migrate::create(&conn).unwrap();
+        let conn = crate::db::migrate::test_db();
         conn.execute_batch(
             "INSERT INTO reaction (id, label, label_key, sentiment) VALUES (1, 'like', 'like', 1), (2, 'love', 'love', 1);
              INSERT INTO user (id, username, username_key, date_joined) VALUES (1, 'a', 'a', 0), (2, 'b', 'b', 0);

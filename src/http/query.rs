@@ -46,23 +46,25 @@ impl Query {
         }
     }
 
-    /// A comma-separated list of integer ids; anything else is 400.
+    /// A list of integer ids: comma-separated, the parameter repeated, or written
+    /// `name[]=1&name[]=2` (how axios, the platform SDK's HTTP client, encodes a list).
+    /// Empty parts are skipped and no id at all is `None`, like an absent parameter
+    /// (`categories=` filters nothing); anything else is 400 on `name`.
     pub fn ids(&self, name: &str) -> Result<Option<Vec<i64>>, ApiError> {
-        match self.text(name) {
-            None => Ok(None),
-            Some(v) => v
-                .split(',')
-                .map(|s| s.trim().parse::<i64>())
-                .collect::<Result<Vec<_>, _>>()
-                .map(Some)
-                .map_err(|_| {
+        let bracketed = format!("{name}[]");
+        let mut out = Vec::new();
+        for (_, v) in self.0.iter().filter(|(k, _)| *k == name || *k == bracketed) {
+            for part in v.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+                out.push(part.parse().map_err(|_| {
                     ApiError::field(
                         name,
                         "invalid",
                         "Must be a comma-separated list of integer ids.",
                     )
-                }),
+                })?);
+            }
         }
+        Ok((!out.is_empty()).then_some(out))
     }
 
     /// The query string without `names` (for pagination links), re-encoded.
@@ -98,8 +100,11 @@ mod tests {
 
     #[test]
     fn id_lists() {
-        let q = Query::parse("c=1,2,%203&d=1,x");
+        let q = Query::parse("c=1,2,%203&d=1,x&e[]=4&e=5,&e[]=6&f=&f=,");
         assert_eq!(q.ids("c").ok(), Some(Some(vec![1, 2, 3])));
         assert!(q.ids("d").is_err());
+        assert_eq!(q.ids("e").ok(), Some(Some(vec![4, 5, 6])));
+        assert_eq!(q.ids("f").ok(), Some(None), "empty: no filter");
+        assert_eq!(q.ids("g").ok(), Some(None));
     }
 }

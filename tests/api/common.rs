@@ -231,6 +231,15 @@ impl TestServer {
         self.get(path, token).await.status
     }
 
+    /// Asserts that a GET of `path` needs a caller: 401 `not_authenticated` without a
+    /// token, 401 `authentication_failed` with `bad` (a token that is not one).
+    pub async fn assert_needs_caller(&self, path: &str, bad: &str) {
+        let r = self.get(path, None).await;
+        r.assert_error(StatusCode::UNAUTHORIZED, "not_authenticated");
+        let r = self.get(path, Some(bad)).await;
+        r.assert_error(StatusCode::UNAUTHORIZED, "authentication_failed");
+    }
+
     /// The ids of the list a GET answers.
     pub async fn list_ids(&self, path: &str, token: Option<&str>) -> Vec<i64> {
         self.get(path, token).await.ids()
@@ -342,6 +351,11 @@ impl TestServer {
     /// Users without passwords; their ids.
     pub fn users<const N: usize>(&self, names: [&str; N]) -> [i64; N] {
         names.map(|n| self.user(n, None, false))
+    }
+
+    /// Categories; their ids.
+    pub fn categories<const N: usize>(&self, names: [&str; N]) -> [i64; N] {
+        names.map(|n| self.category(n))
     }
 
     /// A user (no password) and a JWT for it.

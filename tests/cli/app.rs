@@ -4,8 +4,7 @@ use crate::Env;
 
 #[test]
 fn app_create_list_show_rotate_delete() {
-    let e = Env::new();
-    e.init();
+    let e = Env::initialised();
     let a = e.code_app("Web", &[]);
     let id = a["client_id"].as_str().unwrap().to_owned();
     assert!(a["secret_key"].as_str().unwrap().len() >= 43);
@@ -54,9 +53,12 @@ fn app_create_list_show_rotate_delete() {
 
 #[test]
 fn app_create_validates_its_input() {
-    let e = Env::new();
-    e.init();
+    let e = Env::initialised();
     let long = "x".repeat(256);
+    let code_to = |uri| {
+        let code = ["--name", "a", "--grant", "authorization-code"];
+        [&code[..], &["--redirect-uri", uri]].concat()
+    };
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (vec!["--name", &long, "--grant", "password"], "at most 255"),
         (
@@ -68,28 +70,8 @@ fn app_create_validates_its_input() {
             "redirect-uri",
         ),
         (vec!["--name", "a", "--grant", "implicit"], "redirect-uri"),
-        (
-            vec![
-                "--name",
-                "a",
-                "--grant",
-                "authorization-code",
-                "--redirect-uri",
-                "https://a.example/cb#frag",
-            ],
-            "fragment",
-        ),
-        (
-            vec![
-                "--name",
-                "a",
-                "--grant",
-                "authorization-code",
-                "--redirect-uri",
-                "/relative",
-            ],
-            "absolute",
-        ),
+        (code_to("https://a.example/cb#frag"), "fragment"),
+        (code_to("/relative"), "absolute"),
         (vec!["--name", "", "--grant", "password"], "empty"),
         (vec!["--name", "a", "--grant", "client-credentials"], ""),
     ];
@@ -121,8 +103,7 @@ fn app_row(e: &Env, client_id: &str) -> (String, String, String, String, i64) {
 
 #[test]
 fn redirect_uris_follow_the_registration_rule() {
-    let e = Env::new();
-    e.init();
+    let e = Env::initialised();
     let refused = [
         ("javascript:alert(1)", "scheme \"javascript\""),
         ("data:text/html,<script>x</script>", "scheme \"data\""),
@@ -186,8 +167,7 @@ fn redirect_uris_follow_the_registration_rule() {
 
 #[test]
 fn app_update_changes_what_is_given_and_checks_it_as_create_does() {
-    let e = Env::new();
-    e.init();
+    let e = Env::initialised();
     let a = e.code_app("Web", &["--redirect-uri", "https://a.example/cb2"]);
     let id = a["client_id"].as_str().unwrap().to_owned();
     let secret_before = e.sql(&format!(
@@ -279,8 +259,7 @@ fn app_update_changes_what_is_given_and_checks_it_as_create_does() {
 
 #[test]
 fn check_reports_stored_redirect_uris_that_break_the_rule() {
-    let e = Env::new();
-    e.init();
+    let e = Env::initialised();
     let a = e.code_app("Old", &[]);
     let id = a["client_id"].as_str().unwrap().to_owned();
     assert_eq!(e.json(&["check", "--json"]), serde_json::json!([]));
@@ -320,8 +299,7 @@ fn check_reports_stored_redirect_uris_that_break_the_rule() {
 
 #[test]
 fn a_client_id_may_start_with_a_dash() {
-    let e = Env::new();
-    e.init();
+    let e = Env::initialised();
     e.ok(&["app", "create", "--name", "SDK", "--grant", "password"]);
     // random client ids are URL-safe base64: one in 64 starts with '-'
     e.conn()

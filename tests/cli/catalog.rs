@@ -6,8 +6,7 @@ use crate::Env;
 
 #[test]
 fn reactions_add_and_set() {
-    let e = Env::new();
-    e.init();
+    let e = Env::initialised();
     let r = e.json(&[
         "reaction",
         "add",
@@ -77,8 +76,7 @@ fn reactions_add_and_set() {
 
 #[test]
 fn categories_with_generated_and_chosen_slugs() {
-    let e = Env::new();
-    e.init();
+    let e = Env::initialised();
     assert_eq!(
         e.json(&["category", "create", "--name", "Größe & Co", "--json"])["slug"],
         "grosse-co"
@@ -122,8 +120,7 @@ fn categories_with_generated_and_chosen_slugs() {
 
 #[test]
 fn reaction_labels_are_unique_case_insensitively() {
-    let e = Env::new();
-    e.init();
+    let e = Env::initialised();
     for label in ["like", "LIKE", "Like"] {
         let err = e.fails(&["reaction", "add", "--label", label, "--sentiment", "1"]);
         assert_eq!(
@@ -158,8 +155,7 @@ fn reaction_labels_are_unique_case_insensitively() {
 
 #[test]
 fn category_names_and_slugs_are_unique_case_insensitively() {
-    let e = Env::new();
-    e.init();
+    let e = Env::initialised();
     let news = e.json(&["category", "create", "--name", "News", "--json"]);
     assert_eq!(news["slug"], "news");
     assert_eq!(
@@ -189,8 +185,7 @@ fn category_names_and_slugs_are_unique_case_insensitively() {
 
 #[test]
 fn category_update_changes_what_is_given() {
-    let e = Env::new();
-    e.init();
+    let e = Env::initialised();
     e.ok(&["category", "create", "--name", "News"]);
     e.ok(&["category", "create", "--name", "Tips"]);
     let c = e.json(&[

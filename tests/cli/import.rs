@@ -1,6 +1,6 @@
 //! import: NDJSON loads, bad lines, index rebuilding.
 
-use crate::{Env, fails, succeeded};
+use crate::{Env, bad_batch, fails, succeeded};
 
 const DJANGO_HASH: &str =
     "pbkdf2_sha256$1000$seasalt1234$jBDdGsGENB62UuRQcZMCu3TOrj3OU1a+qSSLI6qfg90=";
@@ -39,8 +39,7 @@ fn community_lines() -> Vec<String> {
 
 #[test]
 fn import_loads_a_community_with_exact_counters() {
-    let e = Env::new();
-    e.init();
+    let e = Env::initialised();
     let out = e.import(&community_lines());
     succeeded(&out);
     assert!(String::from_utf8_lossy(&out.stdout).contains("imported"));
@@ -88,8 +87,7 @@ fn import_loads_a_community_with_exact_counters() {
 
 #[test]
 fn import_reads_stdin() {
-    let e = Env::new();
-    e.init();
+    let e = Env::initialised();
     let out = e.run_stdin(
         &["import", "-"],
         Some(r#"{"record":"user","id":1,"username":"solo"}"#),
@@ -129,12 +127,8 @@ fn a_bad_line_stops_the_import_with_its_number_and_writes_nothing_of_its_batch()
         (r#"{"record":"follow","follower":1,"followed":3,"created_at":"yesterday"}"#.into(), "RFC 3339"),
     ];
     for (bad, why) in cases {
-        let e = Env::new();
-        e.init();
-        let mut lines = community_lines()[..11].to_vec();
-        lines.push(bad.clone());
-        lines.push(r#"{"record":"user","id":50,"username":"after"}"#.to_owned());
-        let mut all = lines.clone();
+        let e = Env::initialised();
+        let mut all = bad_batch(&community_lines(), &bad);
         if bad.contains("course_member") || bad.contains("rust 101") {
             all.insert(11, community_lines()[15].clone());
         }
@@ -160,8 +154,7 @@ fn follow_index_state(e: &Env) -> (i64, i64) {
 
 #[test]
 fn an_import_into_an_empty_follow_table_rebuilds_its_indexes_even_when_a_later_batch_fails() {
-    let e = Env::new();
-    e.init();
+    let e = Env::initialised();
     let mut lines: Vec<String> = (1..=4)
         .map(|i| format!(r#"{{"record":"user","id":{i},"username":"u{i}"}}"#))
         .collect();
@@ -211,8 +204,7 @@ fn an_import_into_an_empty_follow_table_rebuilds_its_indexes_even_when_a_later_b
 
 #[test]
 fn an_interrupted_import_has_its_indexes_rebuilt_by_the_next_open() {
-    let e = Env::new();
-    e.init();
+    let e = Env::initialised();
     {
         // what a killed import leaves: the indexes dropped, their definitions recorded
         let c = e.conn();
@@ -232,8 +224,7 @@ fn an_interrupted_import_has_its_indexes_rebuilt_by_the_next_open() {
 
 #[test]
 fn a_second_import_sees_the_edges_of_the_first() {
-    let e = Env::new();
-    e.init();
+    let e = Env::initialised();
     let users: Vec<String> = (1..=3)
         .map(|i| format!(r#"{{"record":"user","id":{i},"username":"u{i}"}}"#))
         .collect();
@@ -287,8 +278,7 @@ fn a_duplicate_reaction_label_or_category_name_is_a_bad_line() {
         ),
     ];
     for (bad, why) in cases {
-        let e = Env::new();
-        e.init();
+        let e = Env::initialised();
         let lines = vec![
             r#"{"record":"category","id":1,"name":"Science"}"#.to_owned(),
             bad.to_owned(),
@@ -317,8 +307,7 @@ fn a_duplicate_reaction_label_or_category_name_is_a_bad_line() {
         assert_eq!(e.sql("SELECT count(*) FROM reaction"), 6);
     }
     // the same id with its label in another case updates that reaction
-    let e = Env::new();
-    e.init();
+    let e = Env::initialised();
     let out =
         e.import(&[r#"{"record":"reaction","id":1,"label":"Like","sentiment":1}"#.to_owned()]);
     succeeded(&out);

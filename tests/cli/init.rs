@@ -40,8 +40,7 @@ fn management_commands_need_an_existing_database() {
 
 #[test]
 fn reactions_and_preferences_are_seeded_as_spec_says() {
-    let e = Env::new();
-    e.init();
+    let e = Env::initialised();
     let r = e.json(&["reaction", "list", "--json"]);
     let labels = r.as_array().unwrap().iter().map(|x| &x["label"]);
     let want = ["like", "love", "haha", "wow", "sad", "angry"];

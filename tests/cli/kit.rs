@@ -2,7 +2,7 @@
 //! follows load with exact counters, every bad line is named, and a broken counter is
 //! found.
 
-use crate::{Env, broken_check, fails, succeeded};
+use crate::{Env, bad_batch, broken_check, fails, succeeded};
 
 /// Two categories, users 1-4 and a deleted user 5, a post, a discussion and a comment
 /// (11 lines), then votes and category follows.
@@ -115,11 +115,8 @@ fn a_bad_vote_or_category_follow_line_is_named_and_nothing_of_its_batch_is_writt
         (r#"{"record":"category_follow","user":1}"#, "category"),
     ];
     for (bad, why) in cases {
-        let e = Env::new();
-        e.init();
-        let mut all = lines()[..11].to_vec();
-        all.push(bad.to_owned());
-        all.push(r#"{"record":"user","id":50,"username":"after"}"#.to_owned());
+        let e = Env::initialised();
+        let all = bad_batch(&lines(), bad);
         let err = fails(e.import(&all), &["import"]);
         assert!(err.contains("line 12:"), "{bad}: {err}");
         assert!(err.contains(why), "{bad}: {err}");
@@ -136,8 +133,7 @@ fn a_bad_vote_or_category_follow_line_is_named_and_nothing_of_its_batch_is_writt
             "already follows category 1",
         ),
     ] {
-        let e = Env::new();
-        e.init();
+        let e = Env::initialised();
         let mut all = lines();
         all.push(dup.to_owned());
         let err = fails(e.import(&all), &["import"]);
@@ -161,13 +157,12 @@ fn check_finds_each_broken_kit_counter() {
              UPDATE category SET followers_counter = 3 WHERE id = 1;",
         )
         .unwrap();
-    let (got, _) = broken_check(&e);
-    assert_eq!(
-        got,
-        [
-            ("vote_tally".to_owned(), 2),
-            ("categories_counter".to_owned(), 1),
-            ("category_followers_counter".to_owned(), 1),
-        ]
+    broken_check(
+        &e,
+        &[
+            ("vote_tally", 2),
+            ("categories_counter", 1),
+            ("category_followers_counter", 1),
+        ],
     );
 }

@@ -101,10 +101,16 @@ impl Env {
         }
     }
 
-    /// An initialised database with `lines` imported.
-    fn imported(lines: &[String]) -> Env {
+    /// A fresh database, initialised.
+    fn initialised() -> Env {
         let e = Env::new();
         e.init();
+        e
+    }
+
+    /// An initialised database with `lines` imported.
+    fn imported(lines: &[String]) -> Env {
+        let e = Env::initialised();
         succeeded(&e.import(lines));
         e
     }
@@ -164,24 +170,31 @@ fn succeeded(out: &Output) -> String {
 }
 
 /// `hearth check --json` on a database with problems: the run fails and names each
-/// one in a sentence; returns each one's (check, count), and the run.
-fn broken_check(e: &Env) -> (Vec<(String, u64)>, Output) {
+/// one in a sentence, and they are `want` (check, count); returns the run.
+fn broken_check(e: &Env, want: &[(&str, u64)]) -> Output {
     let out = e.run(&["check", "--json"]);
     assert!(!out.status.success());
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let problems = v
+    let problems: Vec<(&str, u64)> = v
         .as_array()
         .unwrap()
         .iter()
         .map(|p| {
             assert!(p["problem"].as_str().unwrap().len() > 10, "{p}");
-            (
-                p["check"].as_str().unwrap().to_owned(),
-                p["count"].as_u64().unwrap(),
-            )
+            (p["check"].as_str().unwrap(), p["count"].as_u64().unwrap())
         })
         .collect();
-    (problems, out)
+    assert_eq!(problems, want);
+    out
+}
+
+/// An import's first batch going wrong: the first 11 of `good`, then `bad` (line 12),
+/// then one more user, which must not be written either.
+fn bad_batch(good: &[String], bad: &str) -> Vec<String> {
+    let mut lines = good[..11].to_vec();
+    lines.push(bad.to_owned());
+    lines.push(r#"{"record":"user","id":50,"username":"after"}"#.to_owned());
+    lines
 }
 
 /// Asserts each field of `want` (an object) in `v`.

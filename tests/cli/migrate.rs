@@ -94,8 +94,7 @@ fn schema_shape(path: &Path) -> Vec<String> {
 
 #[test]
 fn a_version_1_file_is_migrated_and_its_schema_is_the_fresh_one() {
-    let fresh = Env::new();
-    fresh.init();
+    let fresh = Env::initialised();
     let old = Env::new();
     write_v1(&old.db(), "");
     assert_eq!(old.sql("PRAGMA user_version"), 1);
@@ -200,8 +199,7 @@ fn write_v2(path: &Path) {
 
 #[test]
 fn a_version_2_file_gains_the_kit_tables_in_place_and_keeps_every_row() {
-    let fresh = Env::new();
-    fresh.init();
+    let fresh = Env::initialised();
     let old = Env::new();
     write_v2(&old.db());
     assert!(old.ok(&["check"]).contains("ok"));

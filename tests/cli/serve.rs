@@ -102,8 +102,7 @@ fn post(addr: &str, path: &str, token: &str, body: &str) -> String {
 #[test]
 fn sigterm_with_a_slow_body_in_flight_exits_by_the_deadline() {
     use std::io::Write;
-    let e = Env::new();
-    e.init();
+    let e = Env::initialised();
     e.ok(&["user", "create", "--username", "ann", "--no-password"]);
     let token = e.ok(&["jwt", "mint", "--user-id", "1"]);
     let (mut child, addr) = crate::spawn_serve(

@@ -4,8 +4,7 @@ use crate::Env;
 
 #[test]
 fn jwt_secret_rotation_and_mint() {
-    let e = Env::new();
-    e.init();
+    let e = Env::initialised();
     e.ok(&["user", "create", "--username", "alice", "--no-password"]);
     let first = e.ok(&["jwt", "secret"]).trim().to_owned();
     let token = e
@@ -54,8 +53,7 @@ fn jwt_secret_rotation_and_mint() {
 
 #[test]
 fn preferences_are_type_checked() {
-    let e = Env::new();
-    e.init();
+    let e = Env::initialised();
     e.ok(&[
         "pref",
         "set",

@@ -4,23 +4,21 @@ use serde_json::Value;
 
 use crate::{Env, assert_fields, fails, succeeded};
 
+/// `user create` of Alice with her email.
+const ALICE: [&str; 6] = [
+    "user",
+    "create",
+    "--username",
+    "Alice",
+    "--email",
+    "alice@example.org",
+];
+
 #[test]
 fn users_with_and_without_passwords() {
-    let e = Env::new();
-    e.init();
-    let out = e.run_stdin(
-        &[
-            "user",
-            "create",
-            "--username",
-            "Alice",
-            "--email",
-            "alice@example.org",
-            "--password-stdin",
-            "--json",
-        ],
-        Some("pw-one\n"),
-    );
+    let e = Env::initialised();
+    let args = [&ALICE[..], &["--password-stdin", "--json"]].concat();
+    let out = e.run_stdin(&args, Some("pw-one\n"));
     succeeded(&out);
     let u: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(u["has_password"], true);
@@ -105,8 +103,7 @@ fn users_with_and_without_passwords() {
 
 #[test]
 fn without_a_terminal_a_password_needs_a_flag_and_is_never_dropped() {
-    let e = Env::new();
-    e.init();
+    let e = Env::initialised();
     // a password piped in without --password-stdin: refused, nothing created
     for stdin in [Some("s3cret\n"), None] {
         let out = e.run_stdin(&["user", "create", "--username", "alice"], stdin);
@@ -168,21 +165,15 @@ fn without_a_terminal_a_password_needs_a_flag_and_is_never_dropped() {
 
 #[test]
 fn user_show_and_set_staff() {
-    let e = Env::new();
-    e.init();
-    e.ok(&[
-        "user",
-        "create",
-        "--username",
-        "Alice",
-        "--email",
-        "alice@example.org",
+    let e = Env::initialised();
+    let more = [
         "--real-name",
         "Alice A.",
         "--ext-id",
         "ext-1",
         "--no-password",
-    ]);
+    ];
+    e.ok(&[&ALICE[..], &more].concat());
     let u = e.json(&["user", "show", "alice", "--json"]);
     let want = serde_json::json!({"id": 1, "username": "Alice", "email": "alice@example.org",
         "real_name": "Alice A.", "ext_id": "ext-1", "is_staff": false, "has_password": false});
@@ -218,8 +209,7 @@ fn user_show_and_set_staff() {
 
 #[test]
 fn a_username_may_start_with_a_dash() {
-    let e = Env::new();
-    e.init();
+    let e = Env::initialised();
     e.ok(&["user", "create", "--username", "-bob", "--no-password"]);
     assert_eq!(
         e.json(&["user", "show", "-bob", "--json"])["username"],

@@ -373,29 +373,6 @@ async fn list(call: Call<Principal>) -> Result<Response, ApiError> {
     .await
 }
 
-/// The `categories` filter: comma-separated ids, also repeated, and also as
-/// `categories[]=1&categories[]=2` (how the SDK's HTTP client, axios, encodes a list).
-fn category_filter(q: &crate::http::query::Query) -> Result<Option<Vec<i64>>, ApiError> {
-    let mut out: Option<Vec<i64>> = None;
-    for (k, v) in q.pairs() {
-        if k != "categories" && k != "categories[]" {
-            continue;
-        }
-        let list = out.get_or_insert_with(Vec::new);
-        for part in v.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            list.push(part.parse().map_err(|_| {
-                ApiError::field(
-                    "categories",
-                    "invalid",
-                    "Must be a comma-separated list of integer ids.",
-                )
-            })?);
-        }
-    }
-    // `categories=` (empty) filters nothing, like an absent parameter
-    Ok(out.filter(|l| !l.is_empty()))
-}
-
 /// `GET /api/v2/course/search/`: visible courses.
 async fn search_courses(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
     let base = call.base();
@@ -412,7 +389,7 @@ async fn search_courses(call: Call<Option<Principal>>) -> Result<Response, ApiEr
                     "ordering must be one of id, name, created_at, optionally prefixed with -.",
                 )
             })?;
-        let categories = category_filter(q)?;
+        let categories = q.ids("categories")?;
         let page = Page::from_query(q)?;
         let s = db::Search {
             user: who.map(|w| w.user_id),

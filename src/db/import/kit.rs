@@ -89,11 +89,8 @@ pub(super) fn apply(conn: &Connection, d: &mut Deltas) -> rusqlite::Result<()> {
         .into_iter()
         .collect();
     followers.sort_unstable();
-    let mut stmt = conn.prepare_cached(
-        "UPDATE category SET followers_counter = followers_counter + ?2 WHERE id = ?1",
-    )?;
     for (id, n) in followers {
-        stmt.execute([id, n])?;
+        crate::db::users::add_to(conn, crate::db::users::Counter::CategoryFollowers, id, n)?;
     }
     Ok(())
 }

@@ -431,11 +431,8 @@ impl Importer {
         }
         let mut comments: Vec<(i64, i64)> = d.comments.into_iter().collect();
         comments.sort_unstable();
-        let mut stmt = conn.prepare_cached(
-            "UPDATE contribution SET comment_count = comment_count + ?1 WHERE pk = ?2",
-        )?;
         for (pk, n) in comments {
-            stmt.execute([n, pk])?;
+            crate::db::users::add_to(conn, crate::db::users::Counter::Comments, pk, n)?;
         }
         Ok(())
     }

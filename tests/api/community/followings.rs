@@ -193,20 +193,20 @@ async fn following_toggles_and_keeps_both_sides_exact() {
         .await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
     // auth and scope
-    let r = s
-        .post(&format!("/api/v2/user/{c}/follow/"), None, json!({}))
-        .await;
-    assert_eq!(r.status, StatusCode::UNAUTHORIZED);
-    assert_eq!(r.error_code(), "not_authenticated");
-    let r = s
-        .post(
-            &format!("/api/v2/user/{c}/follow/"),
-            Some(&s.oauth_token(a, "read")),
-            json!({}),
-        )
-        .await;
-    assert_eq!(r.status, StatusCode::FORBIDDEN);
-    assert_eq!(r.error_code(), "insufficient_scope");
+    let read = s.oauth_token(a, "read");
+    let follow_c = format!("/api/v2/user/{c}/follow/");
+    for (token, status, code) in [
+        (None, StatusCode::UNAUTHORIZED, "not_authenticated"),
+        (
+            Some(read.as_str()),
+            StatusCode::FORBIDDEN,
+            "insufficient_scope",
+        ),
+    ] {
+        s.post(&follow_c, token, json!({}))
+            .await
+            .assert_error(status, code);
+    }
     let r = s
         .get(
             &format!("/api/v2/user/{c}/is_followed/"),

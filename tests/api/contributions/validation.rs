@@ -235,8 +235,7 @@ async fn comments_accept_string_ids_parents_and_unknown_fields() {
 async fn categories_by_id_and_required_by_preference() {
     let s = TestServer::start().await;
     let (_, a) = s.login("alice");
-    let c1 = s.category("Science");
-    let c2 = s.category("Art");
+    let [c1, c2] = s.categories(["Science", "Art"]);
     let j = create(
         &s,
         &a,

@@ -11,8 +11,7 @@ use crate::common::TestServer;
 async fn create_returns_every_field_with_defaults() {
     let s = TestServer::start().await;
     let (alice, tok) = s.login("alice");
-    let cat1 = s.category("Science");
-    let cat2 = s.category("Art");
+    let [cat1, cat2] = s.categories(["Science", "Art"]);
     let c = create(
         &s,
         &tok,

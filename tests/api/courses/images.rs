@@ -46,8 +46,7 @@ async fn multipart_create_with_an_image() {
     use reqwest::multipart::Form;
     let s = TestServer::start().await;
     let (_, ta) = s.login("alice");
-    let sci = s.category("Science");
-    let art = s.category("Art");
+    let [sci, art] = s.categories(["Science", "Art"]);
     let form = Form::new()
         .text("name", "Painting 101")
         .text("type", "scheduled")

@@ -99,14 +99,10 @@ async fn join_leave_invite_and_roles() {
     );
     s.post(&invite, Some(&ta), json!({"users": [carol, alice]}))
         .await;
-    assert_eq!(
-        s.get(&status(private), Some(&tc)).await.json()["status"],
-        "joined"
-    );
-    assert_eq!(
-        s.get(&status(private), Some(&ta)).await.json()["status"],
-        "creator"
-    );
+    for (t, want) in [(&tc, "joined"), (&ta, "creator")] {
+        let r = s.get(&status(private), Some(t)).await;
+        assert_eq!(r.json()["status"], want);
+    }
     // invite: bad bodies
     let r = s.post(&invite, Some(&ta), json!({"users": [9999]})).await;
     assert!(has(&r, "users", "invalid"), "{}", r.text);

@@ -11,8 +11,7 @@ async fn lists_search_and_delete() {
     let s = TestServer::start().await;
     let [alice, bob] = s.users(["alice", "bob"]);
     let (ta, tb) = (s.jwt(alice), s.jwt(bob));
-    let sci = s.category("Science");
-    let art = s.category("Art");
+    let [sci, art] = s.categories(["Science", "Art"]);
     let mk = |name: &str, privacy: &str, cats: Vec<i64>, desc: &str| json!({"name": name, "type": "self-paced", "privacy": privacy, "categories": cats, "description": desc});
     let new = "/api/v2/course/";
     let a = s

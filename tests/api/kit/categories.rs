@@ -114,9 +114,7 @@ async fn category_json_has_what_the_kit_reads() {
 #[tokio::test]
 async fn the_category_list_filters_orders_and_pages() {
     let (s, w) = start().await;
-    let a = s.category("Zebras");
-    let b = s.category("Ärger");
-    let c = s.category("apples");
+    let [a, b, c] = s.categories(["Zebras", "Ärger", "apples"]);
     set(
         &s,
         &format!(
@@ -202,8 +200,7 @@ async fn the_category_list_filters_orders_and_pages() {
 #[tokio::test]
 async fn following_toggles_and_every_counter_follows() {
     let (s, w) = start().await;
-    let a = s.category("A");
-    let b = s.category("B");
+    let [a, b] = s.categories(["A", "B"]);
     let is_followed = |id: i64, t: &str| {
         let path = format!("/api/v2/category/{id}/is_followed/");
         let (s, t) = (&s, t.to_owned());
@@ -364,9 +361,7 @@ async fn parallel_follows_keep_the_counters_exact() {
 #[tokio::test]
 async fn a_users_categories_are_an_array_for_the_sdk_and_a_page_on_request() {
     let (s, w) = start().await;
-    let a = s.category("A");
-    let _not_followed = s.category("B");
-    let c = s.category("C");
+    let [a, _not_followed, c] = s.categories(["A", "B", "C"]);
     set(
         &s,
         &format!(r#"UPDATE category SET "order" = -1 WHERE id = {c}"#),

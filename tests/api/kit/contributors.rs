@@ -105,12 +105,7 @@ async fn contributors_of_each_kind_and_their_errors() {
     // CA
     s.set_pref("configurations", "content_availability", json!(false));
     let path = format!("/api/v2/status/{st}/contributors/");
-    s.get(&path, None)
-        .await
-        .assert_error(StatusCode::UNAUTHORIZED, "not_authenticated");
-    s.get(&path, Some("bad"))
-        .await
-        .assert_error(StatusCode::UNAUTHORIZED, "authentication_failed");
+    s.assert_needs_caller(&path, "bad").await;
     assert_eq!(s.get(&path, Some(&w.bob_t)).await.status, StatusCode::OK);
     assert_eq!(
         s.get(&format!("{path}?offset=-1"), Some(&w.bob_t))

@@ -136,12 +136,7 @@ async fn hiding_errors_change_nothing() {
         "/api/v2/user/hidden_users_id/",
         "/api/v2/user/hidden_users/",
     ] {
-        s.get(path, None)
-            .await
-            .assert_error(StatusCode::UNAUTHORIZED, "not_authenticated");
-        s.get(path, Some("x.y.z"))
-            .await
-            .assert_error(StatusCode::UNAUTHORIZED, "authentication_failed");
+        s.assert_needs_caller(path, "x.y.z").await;
     }
     s.post_empty(&format!("/api/v2/user/{}/hide/", w.bob), None)
         .await

@@ -47,15 +47,13 @@ async fn a_users_courses_are_what_the_search_lets_the_caller_see() {
             .await,
     );
     let invited = course(&s, &w.ann_t, "Invited", "secret").await;
+    let invite = |id: i64, user: i64| {
+        let path = format!("/api/v2/course/{id}/invite/");
+        let (s, t) = (&s, w.ann_t.clone());
+        async move { no_content(&s.post(&path, Some(&t), json!({ "users": [user] })).await) }
+    };
     for id in [secret, invited] {
-        let r = s
-            .post(
-                &format!("/api/v2/course/{id}/invite/"),
-                Some(&w.ann_t),
-                json!({"users": [w.bob]}),
-            )
-            .await;
-        no_content(&r);
+        invite(id, w.bob).await;
     }
     for id in [secret, open] {
         let r = s
@@ -68,14 +66,7 @@ async fn a_users_courses_are_what_the_search_lets_the_caller_see() {
         assert_eq!(r.status, StatusCode::OK, "{}", r.text);
     }
     // cy manages the draft
-    let r = s
-        .post(
-            &format!("/api/v2/course/{draft}/invite/"),
-            Some(&w.ann_t),
-            json!({"users": [w.cy]}),
-        )
-        .await;
-    no_content(&r);
+    invite(draft, w.cy).await;
     s.db_write(move |tx| {
         hearth::db::course_members::set(
             tx,
@@ -168,12 +159,7 @@ async fn a_users_courses_errors_and_pages() {
         );
     }
     s.set_pref("configurations", "content_availability", json!(false));
-    s.get(&path, None)
-        .await
-        .assert_error(StatusCode::UNAUTHORIZED, "not_authenticated");
-    s.get(&path, Some("nope"))
-        .await
-        .assert_error(StatusCode::UNAUTHORIZED, "authentication_failed");
+    s.assert_needs_caller(&path, "nope").await;
     assert_eq!(s.get(&path, Some(&w.bob_t)).await.json()["count"], 2);
     s.soft_delete_user(w.ann);
     assert_eq!(
