@@ -25,6 +25,7 @@ pub mod position;
 pub mod prefs;
 pub mod reactions;
 mod readers;
+mod replica_copy;
 pub mod seed;
 pub mod sessions;
 pub mod tokens;
@@ -32,6 +33,7 @@ pub mod user_courses;
 pub mod user_settings;
 pub mod users;
 pub mod votes;
+mod writable;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -204,68 +206,6 @@ impl Db {
         })
     }
 
-    /// Opens a read replica's copy of the database (SPEC §9): a file that a
-    /// Litestream follower (`litestream restore -f`) keeps up to date. Read-only: no
-    /// migration, no writes (writes answer 503 `service_unavailable` if one ever gets
-    /// here); readers see every change the follower applies (`readers`). Refuses a
-    /// file whose schema version is not this binary's (the primary runs another
-    /// hearth version).
-    pub fn open_replica(path: &Path) -> Result<Db, DbError> {
-        readers::ensure_rollback_journal(path)?;
-        let in_use = lock_shared(path)?;
-        let writer = Connection::open_with_flags(
-            path,
-            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )?;
-        writer.busy_timeout(BUSY_TIMEOUT)?;
-        let version = migrate::identify(&writer)?;
-        if version != migrate::VERSION {
-            return Err(DbError::NotHearth(format!(
-                "the replicated database has schema version {version} and this hearth writes {}: run the same hearth version as the primary",
-                migrate::VERSION
-            )));
-        }
-        let at = position::get(&writer)?;
-        Ok(Db {
-            path: path.to_owned(),
-            readers: readers::Readers::following(path, READERS as usize),
-            writer: Arc::new(Mutex::new(writer)),
-            _in_use: Arc::new(in_use),
-            writable: Arc::new(std::sync::atomic::AtomicBool::new(false)),
-            last_probe: Arc::new(Mutex::new(None)),
-            write_slot: Arc::new(tokio::sync::Semaphore::new(1)),
-            position: Arc::new(std::sync::atomic::AtomicI64::new(at)),
-            read_only: true,
-            // a replica's readers are checked against the follower's file first
-            inline_budget_us: Arc::new(AtomicU64::new(0)),
-            stats: Arc::new(Counters::default()),
-        })
-    }
-
-    /// Whether this is a read replica's copy ([`Db::open_replica`]).
-    pub fn is_replica(&self) -> bool {
-        self.read_only
-    }
-
-    /// The replication position after this process's last write (a primary's
-    /// `X-Hearth-Position`).
-    pub fn last_position(&self) -> i64 {
-        self.position.load(std::sync::atomic::Ordering::Acquire)
-    }
-
-    /// Reads the position of the file now (a replica's copy, or writes by other
-    /// processes on a primary) and keeps the larger in [`Db::last_position`].
-    pub async fn current_position(&self) -> Result<i64, DbError> {
-        let at = self
-            .read(|c| position::get(c).map_err(DbError::from))
-            .await?;
-        if !self.read_only {
-            self.position
-                .fetch_max(at, std::sync::atomic::Ordering::AcqRel);
-        }
-        Ok(at)
-    }
-
     /// Creates and initialises a database file if there is none at `path`, then opens
     /// it. Returns whether it was created.
     pub fn open_or_create(
@@ -414,63 +354,6 @@ impl Db {
             Err(_) => {}
         }
         out
-    }
-
-    fn set_writable(&self, ok: bool) {
-        let was = self.writable.swap(ok, std::sync::atomic::Ordering::AcqRel);
-        if was && !ok {
-            tracing::warn!(db = %self.path.display(), "the database stopped taking writes (disk full, read-only or I/O error); answering writes 503 until it recovers");
-        } else if !was && ok {
-            tracing::info!(db = %self.path.display(), "the database takes writes again");
-        }
-    }
-
-    /// Whether the last write succeeded (false after a storage fault, until a write or
-    /// [`Db::probe_writable`] succeeds again).
-    pub fn writable(&self) -> bool {
-        self.writable.load(std::sync::atomic::Ordering::Acquire)
-    }
-
-    /// [`Db::writable`], re-checked with a write probe (at most once a second) while it
-    /// is false, so that a fault that is gone is seen without a restart.
-    pub async fn check_writable(&self) -> bool {
-        if self.writable() {
-            return true;
-        }
-        {
-            let mut last = self
-                .last_probe
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            if last.is_some_and(|t| t.elapsed() < PROBE_EVERY) {
-                return false;
-            }
-            *last = Some(std::time::Instant::now());
-        }
-        let this = self.clone();
-        tokio::task::spawn_blocking(move || this.probe_writable())
-            .await
-            .unwrap_or(false)
-    }
-
-    /// Tries a write that allocates a page and commits (a table created and dropped in
-    /// one transaction), and records the outcome: this is how a storage fault that is
-    /// gone is noticed when no request writes. Only run while [`Db::writable`] is false
-    /// (and at start), since it changes the schema cookie.
-    pub fn probe_writable(&self) -> bool {
-        if self.read_only {
-            return false;
-        }
-        let r = self.write_blocking(|tx| {
-            tx.execute_batch(
-                "CREATE TABLE hearth_write_probe (x BLOB); DROP TABLE hearth_write_probe;",
-            )
-            .map_err(DbError::from)
-        });
-        if let Err(e) = &r {
-            tracing::debug!(error = %e, "write probe failed");
-        }
-        r.is_ok()
     }
 
     /// [`Db::read`] for synchronous callers.

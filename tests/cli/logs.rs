@@ -682,7 +682,7 @@ async fn security_events_are_logged_once_each_and_no_secret_is_ever_logged() {
     assert_eq!(warn_lines, 11 + 1 + 1 + 1 + 3 + 1);
 
     // the fail2ban filter finds exactly the events it bans, by address
-    if let Some(mut hosts) = fail2ban_hosts(&lines) {
+    if let Some(mut hosts) = crate::fail2ban::hosts(&lines) {
         hosts.sort();
         let mut expected = vec!["127.0.0.1".to_owned(); 2];
         expected.extend(vec![attacker.to_owned(); 11]);
@@ -776,36 +776,7 @@ async fn text_lines_are_key_value_with_client_strings_quoted() {
         "{ms}"
     );
     // the fail2ban filter of docs/operations.md finds the address, and only it
-    if let Some(found) = crate::logs::fail2ban_hosts(&lines) {
+    if let Some(found) = crate::fail2ban::hosts(&lines) {
         assert_eq!(found, vec!["198.51.100.9".to_owned()]);
     }
-}
-
-/// The addresses `fail2ban-regex` finds in `lines` with hearth's filter
-/// (`docs/fail2ban/filter.d/hearth.conf`), or `None` when fail2ban is not installed.
-pub fn fail2ban_hosts(lines: &[String]) -> Option<Vec<String>> {
-    let filter = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/docs/fail2ban/filter.d/hearth.conf"
-    );
-    let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("hearth.log");
-    std::fs::write(&log, lines.join("\n") + "\n").unwrap();
-    let out = Command::new("fail2ban-regex")
-        .args(["-o", "ip"])
-        .arg(&log)
-        .arg(filter)
-        .output()
-        .ok()?;
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Some(
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .map(str::to_owned)
-            .collect(),
-    )
 }

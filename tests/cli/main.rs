@@ -288,6 +288,7 @@ mod backup;
 mod catalog;
 mod cors;
 mod durability;
+mod fail2ban;
 mod import;
 mod init;
 mod kit;

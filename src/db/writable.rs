@@ -1,0 +1,64 @@
+//! Whether the database takes writes (`/healthz`'s `writable`, `/readyz`): what the
+//! last write said, and a small write probe at most once every [`super::PROBE_EVERY`]
+//! while it does not.
+
+use super::{Db, DbError, PROBE_EVERY};
+
+impl Db {
+    pub(super) fn set_writable(&self, ok: bool) {
+        let was = self.writable.swap(ok, std::sync::atomic::Ordering::AcqRel);
+        if was && !ok {
+            tracing::warn!(db = %self.path.display(), "the database stopped taking writes (disk full, read-only or I/O error); answering writes 503 until it recovers");
+        } else if !was && ok {
+            tracing::info!(db = %self.path.display(), "the database takes writes again");
+        }
+    }
+
+    /// Whether the last write succeeded (false after a storage fault, until a write or
+    /// [`Db::probe_writable`] succeeds again).
+    pub fn writable(&self) -> bool {
+        self.writable.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// [`Db::writable`], re-checked with a write probe (at most once a second) while it
+    /// is false, so that a fault that is gone is seen without a restart.
+    pub async fn check_writable(&self) -> bool {
+        if self.writable() {
+            return true;
+        }
+        {
+            let mut last = self
+                .last_probe
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if last.is_some_and(|t| t.elapsed() < PROBE_EVERY) {
+                return false;
+            }
+            *last = Some(std::time::Instant::now());
+        }
+        let this = self.clone();
+        tokio::task::spawn_blocking(move || this.probe_writable())
+            .await
+            .unwrap_or(false)
+    }
+
+    /// Tries a write that allocates a page and commits (a table created and dropped in
+    /// one transaction), and records the outcome: this is how a storage fault that is
+    /// gone is noticed when no request writes. Only run while [`Db::writable`] is false
+    /// (and at start), since it changes the schema cookie.
+    pub fn probe_writable(&self) -> bool {
+        if self.read_only {
+            return false;
+        }
+        let r = self.write_blocking(|tx| {
+            tx.execute_batch(
+                "CREATE TABLE hearth_write_probe (x BLOB); DROP TABLE hearth_write_probe;",
+            )
+            .map_err(DbError::from)
+        });
+        if let Err(e) = &r {
+            tracing::debug!(error = %e, "write probe failed");
+        }
+        r.is_ok()
+    }
+}
