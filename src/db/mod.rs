@@ -363,6 +363,11 @@ impl Db {
         E: From<DbError>,
     {
         let conn = self.readers.get()?;
+        // outside a transaction (VACUUM INTO, backups, need that); a replica's reader
+        // comes inside the read transaction that checked its cache: it ends it
+        if conn.is_autocommit() {
+            return f(&conn);
+        }
         readers::snapshot_read(&conn, f)
     }
 
