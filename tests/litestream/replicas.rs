@@ -245,7 +245,7 @@ async fn primary_follower_and_two_replicas() {
     assert_eq!(r.status(), 401);
 
     // lag: writes on the primary, each polled on replica 1 until it is there
-    // HEARTH_LITESTREAM_MEASURE=1: the numbers of docs/replication.md (1000 writes,
+    // HEARTH_LITESTREAM_MEASURE=1: the numbers of docs/operations.md (1000 writes,
     // longer throughput runs); by default a short run that checks the same things
     let measure = std::env::var_os("HEARTH_LITESTREAM_MEASURE").is_some();
     let mut lags = Vec::new();
