@@ -238,57 +238,33 @@ where
     })
 }
 
-/// Declares an endpoint that takes no authentication: the caller it resolves is always
-/// `None`, whatever bearer token was sent.
-pub fn anonymous<F, Fut>(method: Method, path: &'static str, op: &'static str, f: F) -> Endpoint
-where
-    F: Fn(Call<Option<Principal>>) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<Response, ApiError>> + Send + 'static,
-{
-    declare(Auth::None, method, path, op, f)
+/// The six constructors, one per auth class: each ties its handler's caller type to
+/// the class (`Option<Principal>` where an anonymous caller can be served).
+macro_rules! constructors {
+    ($($(#[$doc:meta])* $name:ident: $auth:ident, $who:ty;)+) => {$(
+        $(#[$doc])*
+        pub fn $name<F, Fut>(method: Method, path: &'static str, op: &'static str, f: F) -> Endpoint
+        where
+            F: Fn(Call<$who>) -> Fut + Send + Sync + 'static,
+            Fut: Future<Output = Result<Response, ApiError>> + Send + 'static,
+        {
+            declare(Auth::$auth, method, path, op, f)
+        }
+    )+};
 }
 
-/// Declares an endpoint anyone may call; a bearer token, when sent, must be valid.
-pub fn public<F, Fut>(method: Method, path: &'static str, op: &'static str, f: F) -> Endpoint
-where
-    F: Fn(Call<Option<Principal>>) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<Response, ApiError>> + Send + 'static,
-{
-    declare(Auth::Public, method, path, op, f)
-}
-
-/// Declares a (CA) read: anonymous callers only while content is available.
-pub fn ca<F, Fut>(method: Method, path: &'static str, op: &'static str, f: F) -> Endpoint
-where
-    F: Fn(Call<Option<Principal>>) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<Response, ApiError>> + Send + 'static,
-{
-    declare(Auth::Ca, method, path, op, f)
-}
-
-/// Declares an endpoint for any caller with a valid token.
-pub fn user<F, Fut>(method: Method, path: &'static str, op: &'static str, f: F) -> Endpoint
-where
-    F: Fn(Call<Principal>) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<Response, ApiError>> + Send + 'static,
-{
-    declare(Auth::User, method, path, op, f)
-}
-
-/// Declares an endpoint that needs the `write` scope.
-pub fn write<F, Fut>(method: Method, path: &'static str, op: &'static str, f: F) -> Endpoint
-where
-    F: Fn(Call<Principal>) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<Response, ApiError>> + Send + 'static,
-{
-    declare(Auth::Write, method, path, op, f)
-}
-
-/// Declares an endpoint for staff callers with the `write` scope.
-pub fn staff<F, Fut>(method: Method, path: &'static str, op: &'static str, f: F) -> Endpoint
-where
-    F: Fn(Call<Principal>) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<Response, ApiError>> + Send + 'static,
-{
-    declare(Auth::Staff, method, path, op, f)
+constructors! {
+    /// Declares an endpoint that takes no authentication: the caller it resolves is
+    /// always `None`, whatever bearer token was sent.
+    anonymous: None, Option<Principal>;
+    /// Declares an endpoint anyone may call; a bearer token, when sent, must be valid.
+    public: Public, Option<Principal>;
+    /// Declares a (CA) read: anonymous callers only while content is available.
+    ca: Ca, Option<Principal>;
+    /// Declares an endpoint for any caller with a valid token.
+    user: User, Principal;
+    /// Declares an endpoint that needs the `write` scope.
+    write: Write, Principal;
+    /// Declares an endpoint for staff callers with the `write` scope.
+    staff: Staff, Principal;
 }
