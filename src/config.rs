@@ -19,6 +19,8 @@ pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(30);
 pub const BODY_TIMEOUT: Duration = Duration::from_secs(30);
 /// Idle keep-alive connections close after this.
 pub const KEEP_ALIVE_IDLE: Duration = Duration::from_secs(75);
+/// How long the server must have answered nothing before it gives memory back.
+pub const RELEASE_MEMORY_AFTER: Duration = Duration::from_secs(2);
 /// Grace given to in-flight requests on SIGTERM.
 pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(10);
 /// Request bodies (and decoded images) held in memory at once, across all requests.
@@ -53,6 +55,9 @@ pub struct Config {
     pub login_window: Duration,
     /// The web origins whose pages may call hearth from a browser (SPEC §7, CORS).
     pub cors_origins: CorsOrigins,
+    /// Quiet time after a load before caches are emptied and memory given back (zero:
+    /// never; `server::memory`).
+    pub release_memory_after: Duration,
 }
 
 impl Config {
@@ -72,6 +77,7 @@ impl Config {
             login_max_failures: 10,
             login_window: Duration::from_secs(300),
             cors_origins: CorsOrigins::None,
+            release_memory_after: RELEASE_MEMORY_AFTER,
         }
     }
 

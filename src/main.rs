@@ -4,6 +4,12 @@ use clap::Parser;
 use hearth::cli::Command;
 use hearth::logs::{self, LogFormat};
 
+/// jemalloc, configured in `.cargo/config.toml`: memory freed after a load goes back to
+/// the system within a second or two (issue 17; `server::memory` empties SQLite's
+/// caches once the load is over).
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 fn main() -> std::process::ExitCode {
     let cli = hearth::cli::Cli::parse();
     // `serve` logs through a bounded queue in the format it was given; the other

@@ -49,6 +49,8 @@ pub const BODY_MEMORY_LIMIT: &str = "hearth_body_memory_limit_bytes";
 pub const SECURITY_EVENTS: &str = "hearth_security_events_total";
 /// Log lines dropped because the log writer could not keep up.
 pub const LOG_DROPPED: &str = "hearth_log_lines_dropped_total";
+/// Counter: quiet spells after a load in which caches were emptied (`server::memory`).
+pub const MEMORY_RELEASES: &str = "hearth_memory_releases_total";
 
 /// The `route` label of a request no endpoint template matched (404, 405 on an
 /// unknown path, and routes not yet declared as endpoints).
@@ -118,6 +120,10 @@ pub fn describe() {
     describe_counter!(
         LOG_DROPPED,
         "Log lines dropped because stderr did not keep up."
+    );
+    describe_counter!(
+        MEMORY_RELEASES,
+        "Quiet spells after a load in which page caches were emptied and memory returned."
     );
 }
 

@@ -98,6 +98,10 @@ pub struct ServeArgs {
     /// (`5s`, `500ms`, or seconds).
     #[arg(long, env = "HEARTH_MAX_LAG", default_value = "5s", value_parser = crate::replica::parse_duration)]
     pub max_lag: Duration,
+    /// After this long without a request, SQLite's page caches are emptied and the
+    /// allocator returns freed memory to the system (`2s`, `500ms`, seconds; 0 = never).
+    #[arg(long, env = "HEARTH_RELEASE_MEMORY_AFTER", default_value = "2s", value_parser = crate::replica::parse_duration)]
+    pub release_memory_after: Duration,
 }
 
 impl ServeArgs {
@@ -115,6 +119,7 @@ impl ServeArgs {
         c.body_timeout = Duration::from_secs(self.body_timeout);
         c.keep_alive_idle = Duration::from_secs(self.idle_timeout);
         c.shutdown_timeout = Duration::from_secs(self.shutdown_timeout);
+        c.release_memory_after = self.release_memory_after;
         c.max_body_memory = size(self.max_body_memory.saturating_mul(1024 * 1024));
         if self.trust_proxy {
             c.trusted_proxies.extend(config::loopback_proxies());

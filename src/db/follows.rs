@@ -197,6 +197,8 @@ mod tests {
 
     fn db() -> Connection {
         let c = Connection::open_in_memory().unwrap();
+        // the planner policy of every hearth connection
+        crate::db::stable_plans(&c).unwrap();
         c.execute_batch(include_str!("../../schema.sql")).unwrap();
         crate::db::jwt::insert_secret(&c, "test-secret", 0, None).unwrap();
         for (id, name) in [(1, "a"), (2, "b"), (3, "c"), (4, "d")] {
@@ -219,6 +221,33 @@ mod tests {
             .query_map(params![1, 2, 20, 0], |r| r.get::<_, String>(3))
             .unwrap();
         rows.map(|r| r.unwrap()).collect::<Vec<_>>().join("\n")
+    }
+
+    #[test]
+    fn a_cached_page_is_not_compiled_again_for_new_values() {
+        let c = db();
+        c.execute_batch("ANALYZE").unwrap();
+        for (caller, limit, offset) in [(None, 20, 0), (Some(2), 5, 1), (Some(3), 20, 40)] {
+            page(&c, 1, Direction::Followings, None, caller, limit, offset).unwrap();
+        }
+        let stmt = c
+            .prepare_cached(&page_sql(Direction::Followings, None))
+            .unwrap();
+        // without the policy SQLite recompiles it on every run (LIMIT ?, OFFSET ?)
+        assert_eq!(stmt.get_status(rusqlite::StatementStatus::RePrepare), 0);
+        let bare = Connection::open_in_memory().unwrap();
+        bare.execute_batch(include_str!("../../schema.sql"))
+            .unwrap();
+        for (limit, offset) in [(20, 0), (5, 1)] {
+            page(&bare, 1, Direction::Followings, None, None, limit, offset).unwrap();
+        }
+        let stmt = bare
+            .prepare_cached(&page_sql(Direction::Followings, None))
+            .unwrap();
+        assert!(
+            stmt.get_status(rusqlite::StatementStatus::RePrepare) > 0,
+            "SQLite no longer recompiles for LIMIT ?: the policy may be unneeded"
+        );
     }
 
     #[test]

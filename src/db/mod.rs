@@ -104,7 +104,22 @@ pub fn init_connection(conn: &Connection) -> rusqlite::Result<()> {
          PRAGMA cache_size = -16000;",
     )?;
     conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
-    Ok(())
+    stable_plans(conn)
+}
+
+/// Query plans that do not depend on bound values (SQLite's query planner stability
+/// guarantee). Without it SQLite 3.53 marks a statement for recompilation whenever a
+/// parameter it looked at while planning is bound again — a `LIMIT ?`, an `OFFSET ?`,
+/// a `?` compared against a partial index's condition — and rusqlite binds every
+/// parameter on every run, so a cached page query was compiled anew on each request
+/// (10% of the CPU of `followings_hub`, issue 17). Our plans are chosen for unknown
+/// values anyway (the `EXPLAIN QUERY PLAN` tests in `db::follows` and `db::courses`).
+pub fn stable_plans(conn: &Connection) -> rusqlite::Result<()> {
+    conn.set_db_config(
+        rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
+        true,
+    )
+    .map(|_| ())
 }
 
 /// How long a read may run on the runtime's own thread by default (see [`Db::read`]).
@@ -278,6 +293,20 @@ impl Db {
     pub fn set_inline_budget(&self, budget: Duration) {
         let us = u64::try_from(budget.as_micros()).unwrap_or(u64::MAX);
         self.inline_budget_us.store(us, Ordering::Relaxed);
+    }
+
+    /// Gives back the memory SQLite holds in page caches: the idle readers', and the
+    /// writer's when no write holds it (never waits for one). Run by `serve` once a
+    /// load is over (`server::memory`); returns how many connections it emptied.
+    pub fn release_memory(&self) -> usize {
+        let mut n = self.readers.release_memory();
+        if let Ok(w) = self.writer.try_lock() {
+            match w.execute_batch("PRAGMA shrink_memory") {
+                Ok(()) => n += 1,
+                Err(e) => tracing::debug!(error = %e, "shrink_memory on the writer failed"),
+            }
+        }
+        n
     }
 
     /// How reads ran since the database was opened.

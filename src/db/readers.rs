@@ -270,6 +270,29 @@ impl Readers {
         Some(self.guard(conn))
     }
 
+    /// Gives back what the idle connections hold: all but one are closed (they are
+    /// opened again on demand), and the last one's page cache is emptied
+    /// (`PRAGMA shrink_memory`); its next reads fetch pages from the file again (from
+    /// the OS's cache, usually). Returns how many connections it closed or emptied.
+    pub(super) fn release_memory(&self) -> usize {
+        let (closing, emptied) = {
+            let mut state = self.state();
+            let keep = state.idle.len().min(1);
+            let closing: Vec<Pooled> = state.idle.drain(keep..).collect();
+            state.open -= closing.len();
+            if let Some(p) = state.idle.first()
+                && let Err(e) = p.conn.execute_batch("PRAGMA shrink_memory")
+            {
+                tracing::debug!(error = %e, "shrink_memory on a reader failed");
+            }
+            (closing, keep)
+        };
+        // closed outside the lock: a read waiting for a connection need not wait
+        let closed = closing.len();
+        drop(closing);
+        closed + emptied
+    }
+
     fn guard(self: &Arc<Self>, conn: Pooled) -> Reader {
         Reader {
             readers: Arc::clone(self),
@@ -319,6 +342,7 @@ fn open(path: &Path) -> rusqlite::Result<Pooled> {
     c.busy_timeout(super::BUSY_TIMEOUT)?;
     c.execute_batch("PRAGMA temp_store = MEMORY; PRAGMA cache_size = -16000;")?;
     c.set_prepared_statement_cache_capacity(super::STATEMENT_CACHE);
+    super::stable_plans(&c)?;
     let watch = Watch::new();
     let w = Arc::clone(&watch);
     c.progress_handler(PROGRESS_STEPS, Some(move || w.overrun()))?;
@@ -451,6 +475,57 @@ mod tests {
         drop(b);
         assert_eq!(readers.state().open, 2);
         assert_eq!(readers.state().idle.len(), 2);
+    }
+
+    #[test]
+    fn releasing_memory_keeps_one_emptied_connection_and_never_touches_one_in_use() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.db");
+        let w = Connection::open(&path).unwrap();
+        w.execute_batch(
+            "PRAGMA journal_mode = WAL; CREATE TABLE t (x);
+             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000)
+             INSERT INTO t SELECT randomblob(200) FROM n;",
+        )
+        .unwrap();
+        let readers = Readers::new(&path, 3);
+        let (a, b, busy) = (
+            readers.get().unwrap(),
+            readers.get().unwrap(),
+            readers.get().unwrap(),
+        );
+        let used = |c: &Connection| {
+            c.query_row("SELECT count(*) FROM t WHERE length(x) = 200", [], |r| {
+                r.get::<_, i64>(0)
+            })
+            .unwrap()
+        };
+        assert_eq!((used(&a), used(&b), used(&busy)), (20000, 20000, 20000));
+        drop((a, b));
+        // two idle, one in use: one idle closed, the other emptied
+        assert_eq!(readers.release_memory(), 2);
+        assert_eq!(readers.state().open, 2);
+        assert_eq!(readers.state().idle.len(), 1);
+        // the one in use still reads, and comes back to the pool
+        assert_eq!(used(&busy), 20000);
+        drop(busy);
+        assert_eq!(readers.state().idle.len(), 2);
+        // new connections open on demand again, up to the cap
+        let (c, d, e) = (
+            readers.get().unwrap(),
+            readers.get().unwrap(),
+            readers.get().unwrap(),
+        );
+        assert_eq!((used(&c), used(&d), used(&e)), (20000, 20000, 20000));
+        assert_eq!(readers.state().open, 3);
+        drop((c, d, e));
+        // nothing idle: nothing to do
+        let (_c, _d, _e) = (
+            readers.get().unwrap(),
+            readers.get().unwrap(),
+            readers.get().unwrap(),
+        );
+        assert_eq!(readers.release_memory(), 0);
     }
 }
 

@@ -9,6 +9,7 @@
 //! as JSON strings in JSON, so they cannot forge fields of their own.
 
 use std::net::{IpAddr, SocketAddr};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use hyper::body::Body as _;
@@ -19,6 +20,13 @@ use warp::reply::Response;
 use crate::config::Config;
 use crate::http::route::{Caller, Matched};
 use crate::telemetry;
+
+static ANSWERED: AtomicU64 = AtomicU64::new(0);
+
+/// Requests answered since the process started (what `memory` watches).
+pub(super) fn answered() -> u64 {
+    ANSWERED.load(Ordering::Relaxed)
+}
 
 /// What is known of a request when it arrives.
 pub(super) struct Access {
@@ -55,6 +63,7 @@ impl Access {
 
     /// Logs and counts the answered request.
     pub(super) fn finish(self, resp: &Response) {
+        ANSWERED.fetch_add(1, Ordering::Relaxed);
         let took = self.began.elapsed();
         let route = resp
             .extensions()

@@ -81,6 +81,8 @@ impl Exporter {
         gauge!(telemetry::BODY_MEMORY).set(as_f64(budget.held()));
         gauge!(telemetry::BODY_MEMORY_LIMIT).set(as_f64(budget.total()));
         counter!(telemetry::LOG_DROPPED).absolute(crate::logs::dropped_lines());
+        // listed at 0 before the first release
+        counter!(telemetry::MEMORY_RELEASES).increment(0);
         self.process.collect();
         self.handle.render()
     }

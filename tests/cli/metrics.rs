@@ -409,6 +409,64 @@ fn metrics_listen_refuses_the_public_address_and_bad_values() {
     assert!(line.contains("xml"), "{line}");
 }
 
+async fn releases(metrics: &str) -> f64 {
+    value(&scrape(metrics).await, "hearth_memory_releases_total", &[])
+}
+
+async fn wait_for_releases(metrics: &str, want: f64) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let got = releases(metrics).await;
+        if got == want {
+            return;
+        }
+        assert!(Instant::now() < deadline, "releases {got}, want {want}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Issue 17: once a load is over, `serve` empties its caches and gives memory back,
+/// once per quiet spell, and never while idle from the start or while requests come.
+#[tokio::test]
+async fn memory_is_given_back_once_per_quiet_spell_after_a_load() {
+    let e = Env::new();
+    e.init();
+    let s = Logged::start(
+        &e,
+        &[
+            "--metrics-listen",
+            "127.0.0.1:0",
+            "--release-memory-after",
+            "300ms",
+        ],
+    );
+    let metrics = s.metrics.clone().unwrap();
+    // idle from the start (scrapes of the metrics listener are not requests)
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    assert_eq!(releases(&metrics).await, 0.0);
+    let c = browser();
+    let load = || async {
+        for _ in 0..3 {
+            for path in ["/livez", "/healthz", "/api/v2/user/1/", "/api/v2/course/"] {
+                c.get(format!("{}{path}", s.url())).send().await.unwrap();
+            }
+            // requests 100 ms apart keep one spell going: no release in between
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    };
+    load().await;
+    wait_for_releases(&metrics, 1.0).await;
+    // quiet: still one
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    assert_eq!(releases(&metrics).await, 1.0);
+    // the server reads as before (closed readers reopen), and the next spell counts
+    let r = c.get(format!("{}/healthz", s.url())).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    load().await;
+    wait_for_releases(&metrics, 2.0).await;
+    s.stop();
+}
+
 /// What `promtool check metrics` says of a page (empty when it is clean), or `None`
 /// when promtool is not installed here.
 fn promtool_check(page: &str) -> Option<String> {

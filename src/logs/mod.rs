@@ -1,20 +1,22 @@
 //! Where log lines go (SPEC §7 "Logs"): stderr, as text or as one JSON object a line
 //! (tracing-subscriber's JSON formatter), the level from `RUST_LOG` (default `info`).
 //!
-//! `serve` writes through a bounded queue to a writer thread (tracing-appender's
-//! non-blocking writer over a buffered stderr), so a request never waits for stderr:
-//! when journald or a pipe stalls, lines past [`QUEUE_LINES`] are dropped and counted
+//! `serve` writes through a bounded queue to a writer thread that writes batches of
+//! lines ([`queue`]), so a request never waits for stderr: when journald or a pipe
+//! stalls, lines past [`QUEUE_BYTES`] waiting are dropped and counted
 //! ([`dropped_lines`], exported as `hearth_log_lines_dropped_total`) instead of
 //! blocking the server. The other commands write to stderr directly.
+
+pub mod queue;
 
 use std::io::IsTerminal;
 use std::sync::OnceLock;
 
-use tracing_appender::non_blocking::{ErrorCounter, NonBlockingBuilder, WorkerGuard};
 use tracing_subscriber::EnvFilter;
 
-/// Lines the queue to the writer thread holds before it drops new ones (a few MB).
-pub const QUEUE_LINES: usize = 16_384;
+/// Bytes of lines the queue to the writer thread holds before it drops new ones
+/// (~16k access lines).
+pub const QUEUE_BYTES: usize = 4 * 1024 * 1024;
 
 /// `--log-format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -31,16 +33,14 @@ pub enum LogFormat {
 #[derive(Debug)]
 #[must_use = "dropping the guard stops the log writer"]
 pub struct Guard {
-    _writer: Option<WorkerGuard>,
+    _writer: Option<queue::Flusher>,
 }
 
-static DROPPED: OnceLock<ErrorCounter> = OnceLock::new();
+static QUEUE: OnceLock<queue::Queue> = OnceLock::new();
 
 /// Log lines dropped so far because the writer thread's queue was full.
 pub fn dropped_lines() -> u64 {
-    DROPPED
-        .get()
-        .map_or(0, |c| u64::try_from(c.dropped_lines()).unwrap_or(u64::MAX))
+    QUEUE.get().map_or(0, queue::Queue::dropped)
 }
 
 fn filter() -> EnvFilter {
@@ -50,19 +50,21 @@ fn filter() -> EnvFilter {
 /// Installs the global subscriber. `queued`: write through the bounded queue (for
 /// `serve`) instead of directly.
 pub fn init(format: LogFormat, queued: bool) -> Guard {
-    let (writer, guard) = if queued {
-        let (w, g) = NonBlockingBuilder::default()
-            .buffered_lines_limit(QUEUE_LINES)
-            .lossy(true)
-            .thread_name("hearth-log")
-            .finish(std::io::BufWriter::with_capacity(
-                64 * 1024,
-                std::io::stderr(),
-            ));
-        let _ = DROPPED.set(w.error_counter());
+    let options = queue::Options {
+        limit: QUEUE_BYTES,
+        ..queue::Options::default()
+    };
+    let started = if queued {
+        // without a thread (out of threads at start) lines go to stderr directly
+        queue::start(std::io::stderr(), options).ok()
+    } else {
+        None
+    };
+    let (writer, guard) = if let Some((q, flusher)) = started {
+        let _ = QUEUE.set(q.clone());
         (
-            tracing_subscriber::fmt::writer::BoxMakeWriter::new(w),
-            Some(g),
+            tracing_subscriber::fmt::writer::BoxMakeWriter::new(q),
+            Some(flusher),
         )
     } else {
         (
