@@ -24,10 +24,7 @@ pub fn resolve(
         Credentials::Anonymous => Ok(None),
         Credentials::Invalid => Err(ApiError::AuthenticationFailed),
         Credentials::Jwt(claims) => {
-            if db::jwt::is_revoked(conn, &claims.jti)? {
-                return Err(ApiError::AuthenticationFailed);
-            }
-            match db::users::live_staff_flag(conn, claims.user_id)? {
+            match db::jwt::live_unrevoked_staff_flag(conn, claims.user_id, &claims.jti)? {
                 Some(is_staff) => Ok(Some(Principal {
                     user_id: claims.user_id,
                     is_staff,

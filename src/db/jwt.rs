@@ -81,10 +81,20 @@ pub fn rotate(
     insert_secret(conn, new_secret, now, None)
 }
 
-/// Whether a JWT id has been revoked (and has not yet expired anyway).
-pub fn is_revoked(conn: &Connection, jti: &str) -> rusqlite::Result<bool> {
-    conn.prepare_cached("SELECT 1 FROM revoked_jti WHERE jti = ?1")?
-        .exists([jti])
+/// `is_staff` of the live user a JWT names, `None` when that user is missing or
+/// deleted or the JWT's id is revoked: what every JWT-authenticated request checks, in
+/// one statement (it was two: one fewer step, reset and cache lookup a request).
+pub fn live_unrevoked_staff_flag(
+    conn: &Connection,
+    user_id: i64,
+    jti: &str,
+) -> rusqlite::Result<Option<bool>> {
+    conn.prepare_cached(
+        "SELECT is_staff FROM user WHERE id = ?1 AND deleted = 0
+         AND NOT EXISTS (SELECT 1 FROM revoked_jti WHERE jti = ?2)",
+    )?
+    .query_row(params![user_id, jti], |r| r.get(0))
+    .optional()
 }
 
 /// Revokes a JWT id until its expiry; expired entries are purged on the way.

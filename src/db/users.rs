@@ -228,14 +228,6 @@ pub fn is_live(conn: &Connection, id: i64) -> rusqlite::Result<bool> {
         .exists([id])
 }
 
-/// `(is_staff)` of a live user, `None` when missing or deleted: the check every
-/// authenticated request makes.
-pub fn live_staff_flag(conn: &Connection, id: i64) -> rusqlite::Result<Option<bool>> {
-    conn.prepare_cached("SELECT is_staff FROM user WHERE id = ?1 AND deleted = 0")?
-        .query_row([id], |r| r.get(0))
-        .optional()
-}
-
 /// What `user create` and the importer need to make a user.
 #[derive(Debug, Clone, Default)]
 pub struct NewUser {
