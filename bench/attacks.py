@@ -25,7 +25,6 @@ import os
 import re
 import resource
 import selectors
-import signal
 import socket
 import struct
 import subprocess
@@ -35,6 +34,8 @@ import threading
 import time
 import urllib.parse
 import zlib
+
+import procs  # bench/, beside this script
 
 HOST = "127.0.0.1"
 PROBE_SRC = "127.0.0.2"  # the legitimate client
@@ -160,7 +161,7 @@ class Server:
         app = json.loads(self.cli("app", "create", "--name", "attacks", "--grant", "password", "--json"))
         self.client_id = app["client_id"]
         self.jwt = self.cli("jwt", "mint", "--user-id", "2", "--ttl", "86400").strip()
-        self.port = free_port()
+        self.port = procs.free_port(HOST)
         self.log_path = os.path.join(self.dir, "server.log")
         self.log_file = open(self.log_path, "wb")
         self.proc = subprocess.Popen(
@@ -229,13 +230,7 @@ class Server:
             return ""
 
     def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        procs.stop(self.proc, timeout=15)
         self.log_file.close()
         subprocess.run(["rm", "-rf", self.dir], check=False)
 
@@ -244,12 +239,6 @@ class Server:
 
     def __exit__(self, *exc):
         self.stop()
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
 
 
 def help_text(binary):

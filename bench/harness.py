@@ -18,8 +18,6 @@ import os
 import platform
 import random
 import shutil
-import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -36,6 +34,7 @@ LUA_DIR = os.path.join(BENCH_DIR, "lua")
 GENERATOR = os.path.join(BENCH_DIR, "gen_dataset.py")
 sys.path.insert(0, BENCH_DIR)
 import gen_dataset  # noqa: E402  (for its argument parsing: the cache key is the resolved args)
+import procs  # noqa: E402
 
 # In run order. token_password comes before token_refresh: its refresh tokens seed the pool,
 # and what token_refresh leaves seeds mixed's. mixed (every kind of write) comes last.
@@ -210,12 +209,6 @@ def load(binary, data, lines, db, fresh):
 
 # --- the server ----------------------------------------------------------------------
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def proc_status(pid):
     """VmRSS / VmHWM / RssAnon of a process in MB."""
     out = {}
@@ -244,13 +237,13 @@ def serve_flags(binary):
 
 class Server:
     def __init__(self, binary, db, logfile, pin, metrics=False):
-        self.port = free_port()
+        self.port = procs.free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         cmd = [binary, "--db", db, "serve", "--listen", f"127.0.0.1:{self.port}", "--public-url", self.base]
         # the server's own histogram of waits for the writer, when this build has metrics
         self.metrics_url = None
         if metrics:
-            mport = free_port()
+            mport = procs.free_port()
             cmd += ["--metrics-listen", f"127.0.0.1:{mport}"]
             self.metrics_url = f"http://127.0.0.1:{mport}/metrics"
         if pin:
@@ -301,13 +294,7 @@ class Server:
         return parse_histograms(body.decode("utf-8", "replace"), names)
 
     def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        procs.stop(self.proc, timeout=30)
         self.log.close()
 
 

@@ -3,17 +3,7 @@
 
 use std::path::Path;
 
-use crate::Env;
-
-/// The names in a directory, sorted.
-fn names(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .collect();
-    v.sort();
-    v
-}
+use crate::{Env, file_names};
 
 /// Whether `name` is `hearth-YYYYMMDDTHHMMSSZ.db`.
 fn is_dated(name: &str) -> bool {
@@ -49,7 +39,7 @@ fn backup_into_a_directory_makes_one_dated_copy() {
     let dir = e.dir.path().join("backups");
     std::fs::create_dir(&dir).unwrap();
     let said = e.ok(&["backup", dir.to_str().unwrap()]);
-    let got = names(&dir);
+    let got = file_names(&dir);
     assert_eq!(got.len(), 1, "{got:?}");
     assert!(is_dated(&got[0]), "{got:?}");
     assert!(said.contains(&got[0]), "{said}");
@@ -92,7 +82,7 @@ fn keep_removes_the_oldest_dated_copies_and_nothing_else() {
     std::fs::create_dir(dir.join("hearth-20190101T000000Z.db")).unwrap();
 
     let said = e.ok(&["backup", dir.to_str().unwrap(), "--keep", "3"]);
-    let after = names(&dir);
+    let after = file_names(&dir);
     let dated: Vec<&String> = after
         .iter()
         .filter(|n| is_dated(n) && dir.join(n).is_file())
@@ -119,29 +109,20 @@ fn a_failed_backup_removes_nothing_and_leaves_nothing() {
     std::fs::write(dir.join("hearth-20200101T000000Z.db"), "old copy").unwrap();
     // the copy's private name is taken by a directory for the next few seconds, so
     // SQLite cannot write it
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs();
+    let now = hearth::clock::Clock::system().now_secs();
     let mut blockers = Vec::new();
     for s in now..now + 5 {
-        let t = time::OffsetDateTime::from_unix_timestamp(i64::try_from(s).unwrap()).unwrap();
         let name = format!(
-            ".hearth-{:04}{:02}{:02}T{:02}{:02}{:02}Z.db.partial",
-            t.year(),
-            u8::from(t.month()),
-            t.day(),
-            t.hour(),
-            t.minute(),
-            t.second()
+            ".hearth-{}.db.partial",
+            hearth::clock::compact_utc(s * hearth::clock::SECOND)
         );
         std::fs::create_dir(dir.join(&name)).unwrap();
         blockers.push(name);
     }
-    let before = names(&dir);
+    let before = file_names(&dir);
     let err = e.fails(&["backup", dir.to_str().unwrap(), "--keep", "1"]);
     assert!(err.starts_with("error: "), "{err}");
-    assert_eq!(names(&dir), before, "{err}");
+    assert_eq!(file_names(&dir), before, "{err}");
 }
 
 #[test]
@@ -158,10 +139,10 @@ fn keep_needs_a_directory_and_a_positive_count() {
     std::fs::create_dir(&dir).unwrap();
     let out = e.run(&["backup", dir.to_str().unwrap(), "--keep", "0"]);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
-    assert!(names(&dir).is_empty());
+    assert!(file_names(&dir).is_empty());
     // no database: the usual one line, nothing written
     let fresh = Env::new();
     let err = fresh.fails(&["backup", dir.to_str().unwrap()]);
     assert!(err.contains("no database"), "{err}");
-    assert!(names(&dir).is_empty());
+    assert!(file_names(&dir).is_empty());
 }

@@ -1,21 +1,13 @@
 //! serve --cors-origin / HEARTH_CORS_ORIGINS: checked at start, in force once listening.
 
-use std::io::{Read, Write};
+use std::ffi::OsStr;
 use std::process::{Command, Stdio};
 
 use crate::Env;
 
 /// A GET with an `Origin` header, read whole.
 fn get_from(addr: &str, path: &str, origin: &str) -> String {
-    let mut s = std::net::TcpStream::connect(addr).unwrap();
-    write!(
-        s,
-        "GET {path} HTTP/1.1\r\nHost: x\r\nOrigin: {origin}\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut out = String::new();
-    s.read_to_string(&mut out).unwrap();
-    out.to_ascii_lowercase()
+    crate::get_with(addr, path, &format!("Origin: {origin}\r\n")).to_ascii_lowercase()
 }
 
 #[test]
@@ -72,22 +64,15 @@ fn origins_from_flags_and_from_the_environment_are_allowed() {
     crate::sigterm(&child);
     assert!(child.wait().unwrap().success());
 
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hearth"))
-        .arg("--db")
-        .arg(e.db())
-        .args(["serve", "--listen", "127.0.0.1:0"])
-        .env(
+    let (mut child, addr) = crate::spawn_serve_env(
+        &e.db(),
+        "127.0.0.1:0",
+        &[],
+        &[(
             "HEARTH_CORS_ORIGINS",
-            "https://a.example, http://b.example:8080",
-        )
-        .env("RUST_LOG", "info")
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
-    let addr = crate::wait_for_listen_line(&mut stderr);
-    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+            OsStr::new("https://a.example, http://b.example:8080"),
+        )],
+    );
     for origin in ["https://a.example", "http://b.example:8080"] {
         let r = get_from(&addr, "/api/v2/reaction/", origin);
         assert!(

@@ -17,6 +17,8 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 
+use run::hearth;
+
 struct Env {
     dir: tempfile::TempDir,
 }
@@ -134,30 +136,6 @@ impl Env {
     }
 }
 
-/// Runs the binary on `db` with `args`, `stdin` written to it, and waits.
-fn hearth(db: &std::path::Path, args: &[&str], stdin: Option<&str>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hearth"))
-        .arg("--db")
-        .arg(db)
-        .args(args)
-        .env_remove("HEARTH_DB")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
-    if let Some(s) = stdin {
-        // a command that refuses before it reads stdin closes the pipe: that is an
-        // outcome for the test to judge, not a failure of the harness
-        if let Err(e) = input.write_all(s.as_bytes()) {
-            assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
-        }
-    }
-    drop(input);
-    child.wait_with_output().unwrap()
-}
-
 /// Asserts that a run succeeded (its stderr says why not); returns its stdout.
 fn succeeded(out: &Output) -> String {
     assert!(
@@ -228,17 +206,37 @@ fn wait_for_listen_line(stderr: &mut impl std::io::BufRead) -> String {
     }
 }
 
-fn get(addr: &str, path: &str) -> String {
+/// Sends `request` (a whole HTTP/1.1 request, `Connection: close`) to `addr` and reads
+/// the response whole.
+fn http(addr: &str, request: &str) -> String {
     use std::io::Read;
     let mut s = std::net::TcpStream::connect(addr).unwrap();
-    write!(
-        s,
-        "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
+    s.write_all(request.as_bytes()).unwrap();
     let mut out = String::new();
     s.read_to_string(&mut out).unwrap();
     out
+}
+
+/// A GET of `path` with `headers` (each line ending in `\r\n`), read whole.
+fn get_with(addr: &str, path: &str, headers: &str) -> String {
+    http(
+        addr,
+        &format!("GET {path} HTTP/1.1\r\nHost: x\r\n{headers}Connection: close\r\n\r\n"),
+    )
+}
+
+fn get(addr: &str, path: &str) -> String {
+    get_with(addr, path, "")
+}
+
+/// The names of the entries in a directory, sorted.
+fn file_names(dir: &std::path::Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
 }
 
 /// Starts `hearth serve` on `listen`; returns it and the address it logged. Its log
@@ -299,6 +297,8 @@ mod migrate;
 mod ops;
 mod packaging;
 mod replica;
+#[path = "../support/run.rs"]
+mod run;
 mod serve;
 mod settings;
 mod user;

@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::{Env, broken_check, succeeded};
+use crate::{Env, broken_check, file_names, succeeded};
 
 #[test]
 fn backup_is_a_consistent_copy_and_check_finds_problems() {
@@ -79,16 +79,6 @@ fn contents(db: &Path) -> Vec<String> {
     out
 }
 
-/// The files in a directory, by name.
-fn files(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
-}
-
 /// The bytes of the database and its -wal, if any: what "unchanged" means.
 fn bytes(db: &Path) -> (Vec<u8>, Option<Vec<u8>>) {
     let mut wal = db.as_os_str().to_owned();
@@ -134,7 +124,7 @@ fn restore_puts_the_backup_in_place_and_keeps_the_replaced_file() {
         src_bytes,
         "the backup is never changed"
     );
-    let names = files(e.dir.path());
+    let names = file_names(e.dir.path());
     let kept: Vec<&String> = names
         .iter()
         .filter(|n| n.starts_with("hearth.db.replaced-"))
@@ -161,7 +151,7 @@ fn restore_puts_the_backup_in_place_and_keeps_the_replaced_file() {
     let out = restore(&e, &src, &[]);
     succeeded(&out);
     assert_eq!(
-        files(e.dir.path())
+        file_names(e.dir.path())
             .iter()
             .filter(|n| n.starts_with("hearth.db.replaced-"))
             .count(),
@@ -176,7 +166,7 @@ fn restore_discard_current_keeps_nothing() {
     succeeded(&out);
     assert!(String::from_utf8(out.stdout).unwrap().contains("discarded"));
     assert_eq!(contents(&e.db()), at_backup);
-    assert_eq!(files(e.dir.path()), ["hearth.db"]);
+    assert_eq!(file_names(e.dir.path()), ["hearth.db"]);
 }
 
 #[test]
@@ -195,7 +185,7 @@ fn restore_without_a_database_puts_the_backup_there() {
             .contains("there was no database")
     );
     assert_eq!(contents(&empty.db()), at_backup);
-    assert_eq!(files(empty.dir.path()), ["hearth.db"]);
+    assert_eq!(file_names(empty.dir.path()), ["hearth.db"]);
     assert!(empty.ok(&["check"]).contains("ok"));
     drop(e);
 }
@@ -229,7 +219,7 @@ fn restore_folds_a_stale_wal_into_the_kept_file() {
     let out = restore(&stale, &src, &[]);
     succeeded(&out);
     assert_eq!(contents(&stale.db()), at_backup);
-    let names = files(stale.dir.path());
+    let names = file_names(stale.dir.path());
     assert_eq!(names.len(), 2, "{names:?}");
     let kept = stale.dir.path().join(&names[1]);
     let c =
@@ -319,7 +309,7 @@ fn restore_refuses_what_is_not_a_sound_hearth_backup_and_changes_nothing() {
     let missing = dir.path().join("missing.db");
     let itself = e.db();
     let before = bytes(&e.db());
-    let names = files(e.dir.path());
+    let names = file_names(e.dir.path());
     let cases: Vec<(&Path, &str)> = vec![
         (&text, "not a hearth database"),
         (&other, "not a hearth database"),
@@ -342,7 +332,7 @@ fn restore_refuses_what_is_not_a_sound_hearth_backup_and_changes_nothing() {
             src.display()
         );
         assert_eq!(
-            files(e.dir.path()),
+            file_names(e.dir.path()),
             names,
             "{}: no file left behind",
             src.display()

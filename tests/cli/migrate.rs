@@ -7,11 +7,46 @@ use serde_json::Value;
 
 use crate::{Env, succeeded};
 
-/// The schemas of versions 1 and 2, as released, and the `application_id` of hearth
-/// files.
-const SCHEMA_V1: &str = include_str!("fixtures/schema_v1.sql");
-const SCHEMA_V2: &str = include_str!("fixtures/schema_v2.sql");
+/// The `application_id` of hearth files.
 const APPLICATION_ID: i32 = 0x6872_7468;
+
+/// The git blob of `schema.sql` as each version released it: version 1 as it stood at
+/// ff570f9 (before 0142309 made version 2), version 2 at 3f25b4c (before 37dc92e made
+/// version 3), version 3 at 0b5b07b (before e9b2a64 made version 4).
+///
+/// A blob id is the SHA-1 of the file's bytes, so these are the released schemas to the
+/// byte, frozen: no later commit, rebase or merge can change what they name, and
+/// `src/db/migrate.rs` has no part in them. They are read from the repository's history
+/// instead of being kept again as copies of `schema.sql` beside the tests. Every
+/// checkout the tests run from is a clone with its history (CI clones the repository;
+/// the Docker build context leaves `.git` out, but it builds and never tests), so the
+/// blobs are there; where they are not (a shallow clone, a source tarball), the test
+/// fails and says why, it never skips.
+const RELEASED_SCHEMAS: [(i32, &str); 3] = [
+    (1, "2ecf91e3864d954b05c4d7002832d67a70910a2a"),
+    (2, "a593b0b989beee52c167923a844ffaa60b4b0783"),
+    (3, "aae257d3b7a4b7e726ced07b40450f1ad6d22b80"),
+];
+
+/// `schema.sql` exactly as schema `version` was released, from git history.
+fn released_schema(version: i32) -> String {
+    let (_, blob) = RELEASED_SCHEMAS
+        .iter()
+        .find(|(v, _)| *v == version)
+        .unwrap_or_else(|| panic!("no released schema {version} is recorded"));
+    let out = std::process::Command::new("git")
+        .args(["-C", env!("CARGO_MANIFEST_DIR"), "cat-file", "blob", blob])
+        .output()
+        .unwrap_or_else(|e| panic!("the migration tests need git to read schema {version}: {e}"));
+    assert!(
+        out.status.success(),
+        "the migration tests read schema version {version} as released from git history \
+         (blob {blob}), which this checkout lacks: run them from a full clone \
+         (`git fetch --unshallow` fixes a shallow one): {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
 
 /// Writes a version-1 hearth database at `path` with the default reactions, a JWT
 /// secret, and the rows of `extra` (SQL).
@@ -21,7 +56,7 @@ pub fn write_v1(path: &Path, extra: &str) {
              (1, 'like', 1, '/static/reactions/like.svg'), (2, 'love', 1, '/static/reactions/love.svg'),
              (3, 'haha', 1, '/static/reactions/haha.svg'), (4, 'wow', 1, '/static/reactions/wow.svg'),
              (5, 'sad', -1, '/static/reactions/sad.svg'), (6, 'angry', -1, '/static/reactions/angry.svg');";
-    write_old(path, 1, &[SCHEMA_V1, rows, extra]);
+    write_old(path, 1, &[&released_schema(1), rows, extra]);
 }
 
 /// Writes a hearth database of schema `version` at `path` from SQL `batches` (the
@@ -92,19 +127,25 @@ fn schema_shape(path: &Path) -> Vec<String> {
     out
 }
 
-#[test]
-fn a_version_1_file_is_migrated_and_its_schema_is_the_fresh_one() {
+/// Opens `old` with `hearth check`, which migrates it, and asserts that it is then at
+/// the current version with exactly the tables, columns and indexes of a fresh file.
+fn assert_migrated_like_fresh(old: &Env) {
     let fresh = Env::initialised();
-    let old = Env::new();
-    write_v1(&old.db(), "");
-    assert_eq!(old.sql("PRAGMA user_version"), 1);
-    old.ok(&["check"]);
+    assert!(old.ok(&["check"]).contains("ok"));
     assert_eq!(old.sql("PRAGMA user_version"), 4);
     assert_eq!(
         schema_shape(&old.db()),
         schema_shape(&fresh.db()),
         "a migrated file has exactly the tables, columns and indexes of a fresh one"
     );
+}
+
+#[test]
+fn a_version_1_file_is_migrated_and_its_schema_is_the_fresh_one() {
+    let old = Env::new();
+    write_v1(&old.db(), "");
+    assert_eq!(old.sql("PRAGMA user_version"), 1);
+    assert_migrated_like_fresh(&old);
     assert!(
         old.fails(&["reaction", "add", "--label", "LIKE", "--sentiment", "1"])
             .contains("already exists")
@@ -194,21 +235,14 @@ fn write_v2(path: &Path) {
          INSERT INTO contribution (pk, kind, id, author_id, text, added_at) VALUES (1, 'post', 1, 1, 'hi', 0);
          INSERT INTO contribution_category (contribution_pk, category_id) VALUES (1, 1);
          UPDATE user SET posts_counter = 1 WHERE id = 1;";
-    write_old(path, 2, &[SCHEMA_V2, rows]);
+    write_old(path, 2, &[&released_schema(2), rows]);
 }
 
 #[test]
 fn a_version_2_file_gains_the_kit_tables_in_place_and_keeps_every_row() {
-    let fresh = Env::initialised();
     let old = Env::new();
     write_v2(&old.db());
-    assert!(old.ok(&["check"]).contains("ok"));
-    assert_eq!(old.sql("PRAGMA user_version"), 4);
-    assert_eq!(
-        schema_shape(&old.db()),
-        schema_shape(&fresh.db()),
-        "a migrated file has exactly the tables, columns and indexes of a fresh one"
-    );
+    assert_migrated_like_fresh(&old);
     old.assert_sql(&[
         ("SELECT count(*) FROM user", 2),
         ("SELECT count(*) FROM follow", 1),
@@ -233,32 +267,19 @@ fn a_version_2_file_gains_the_kit_tables_in_place_and_keeps_every_row() {
     assert!(old.ok(&["check"]).contains("ok"));
 }
 
-const SCHEMA_V3: &str = include_str!("fixtures/schema_v3.sql");
-
 #[test]
 fn a_version_3_file_gains_the_replication_position_in_place() {
-    let fresh = Env::new();
-    fresh.init();
     let old = Env::new();
-    {
-        let c = rusqlite::Connection::open(old.db()).unwrap();
-        c.execute_batch(SCHEMA_V3).unwrap();
-        c.pragma_update(None, "application_id", APPLICATION_ID)
-            .unwrap();
-        c.pragma_update(None, "user_version", 3).unwrap();
-        c.execute_batch(
+    write_old(
+        &old.db(),
+        3,
+        &[
+            &released_schema(3),
             "INSERT INTO jwt_secret (secret, created_at) VALUES ('v3-secret-v3-secret-v3-secret-v3-secret-xx', 0);
              INSERT INTO user (id, username, username_key, date_joined) VALUES (1, 'alice', 'alice', 0);",
-        )
-        .unwrap();
-    }
-    assert!(old.ok(&["check"]).contains("ok"));
-    assert_eq!(old.sql("PRAGMA user_version"), 4);
-    assert_eq!(
-        schema_shape(&old.db()),
-        schema_shape(&fresh.db()),
-        "a migrated file has exactly the tables, columns and indexes of a fresh one"
+        ],
     );
+    assert_migrated_like_fresh(&old);
     assert_eq!(old.sql("SELECT count(*) FROM user"), 1);
     assert_eq!(old.sql("SELECT position FROM hearth_position"), 0);
     // every write transaction moves it on, CLI commands included

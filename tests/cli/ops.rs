@@ -279,12 +279,10 @@ fn completions_cover_every_command_for_each_shell() {
     for shell in ["bash", "zsh", "fish"] {
         e.ok(&["completions", shell, "--dir", dir.to_str().unwrap()]);
     }
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|d| d.unwrap().file_name().into_string().unwrap())
-        .collect();
-    names.sort();
-    assert_eq!(names, ["_hearth", "hearth.bash", "hearth.fish"]);
+    assert_eq!(
+        crate::file_names(&dir),
+        ["_hearth", "hearth.bash", "hearth.fish"]
+    );
     assert!(e.fails(&["completions", "tcsh"]).contains("invalid value"));
 }
 

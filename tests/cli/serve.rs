@@ -36,13 +36,10 @@ fn serve_creates_the_database_logs_its_address_and_stops_on_sigterm() {
 }
 
 fn leftovers(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+    crate::file_names(dir)
+        .into_iter()
         .filter(|n| n.ends_with("-wal") || n.ends_with("-shm"))
-        .collect();
-    names.sort();
-    names
+        .collect()
 }
 
 /// SPEC §2: every hearth process closes the database cleanly, so a stopped hearth
@@ -84,17 +81,13 @@ fn no_command_and_no_stopped_server_leaves_a_wal_behind() {
 }
 
 fn post(addr: &str, path: &str, token: &str, body: &str) -> String {
-    use std::io::{Read, Write};
-    let mut s = std::net::TcpStream::connect(addr).unwrap();
-    write!(
-        s,
-        "POST {path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
+    crate::http(
+        addr,
+        &format!(
+            "POST {path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        ),
     )
-    .unwrap();
-    let mut out = String::new();
-    s.read_to_string(&mut out).unwrap();
-    out
 }
 
 /// SIGTERM while a client trickles a body: the process exits within a second of the

@@ -14,28 +14,14 @@
 // (HEARTH_BIN, default `hearth`). Exits non-zero on the first disagreement.
 
 import { createRequire } from 'node:module';
-import { execFileSync } from 'node:child_process';
-import assert from 'node:assert/strict';
+import { drive, ok, checks } from './sdk_hearth.mjs';
 
 const require = createRequire(process.cwd() + '/');
 const sdk = require('@selfcommunity/api-services');
 const { http, PreferenceService, ReactionService, UserService } = sdk;
 
-const base = process.env.HEARTH_URL ?? 'http://127.0.0.1:18455';
-const bin = process.env.HEARTH_BIN ?? 'hearth';
-const db = process.env.HEARTH_DB ?? '/tmp/c.db';
-const mint = (id) =>
-  execFileSync(bin, ['--db', db, 'jwt', 'mint', '--user-id', String(id)]).toString().trim();
+const { base, as } = drive(http, '/tmp/c.db');
 
-http.setBasePortal(base);
-const as = (id) => http.setAuthorizeToken(id ? mint(id) : null);
-
-let checks = 0;
-const ok = (cond, what) => {
-  assert.ok(cond, what);
-  checks += 1;
-  console.log('ok', what);
-};
 
 // --- reactions (anonymous)
 as(null);
@@ -101,4 +87,4 @@ try {
 } catch (e) {
   ok(e.response?.status === 400, 'followUser(self) is 400');
 }
-console.log(`${checks} checks passed against ${base}`);
+console.log(`${checks()} checks passed against ${base}`);

@@ -11,29 +11,15 @@
 // Exits non-zero on the first disagreement.
 
 import { createRequire } from 'node:module';
-import { execFileSync } from 'node:child_process';
-import assert from 'node:assert/strict';
+import { drive, ok, checks } from './sdk_hearth.mjs';
 
 const require = createRequire(process.cwd() + '/');
 const sdk = require('@selfcommunity/api-services');
 const { http, FeatureService, FeedObjectService, CommentService, CategoryService, UserService, CourseService } = sdk;
 
-const base = process.env.HEARTH_URL ?? 'http://127.0.0.1:18455';
-const bin = process.env.HEARTH_BIN ?? 'hearth';
-const db = process.env.HEARTH_DB ?? '/tmp/k.db';
-const mint = (id) =>
-  execFileSync(bin, ['--db', db, 'jwt', 'mint', '--user-id', String(id)]).toString().trim();
-
-http.setBasePortal(base);
-const as = (id) => http.setAuthorizeToken(id ? mint(id) : null);
+const { base, as } = drive(http, '/tmp/k.db');
 const post = async (url, data) => (await http.request({ url, method: 'POST', data })).data;
 
-let checks = 0;
-const ok = (cond, what) => {
-  assert.ok(cond, what);
-  checks += 1;
-  console.log('ok', what);
-};
 const status = async (promise) => {
   try {
     await promise;
@@ -114,4 +100,4 @@ ok(changed.qa_frequency === -1 && changed.toast_notifications_emit_sound === 1, 
 ok((await status(UserService.userSettings(2))) === 403, "another user's settings are 403");
 ok((await status(UserService.userSettingsPatch(1, { qa_frequency: 'often' }))) === 400, 'a non-integer setting is 400');
 
-console.log(`${checks} checks passed against ${base}`);
+console.log(`${checks()} checks passed against ${base}`);

@@ -1,19 +1,28 @@
 //! Continuous replication (SPEC §9): crash trials and shutdown time under Litestream.
 
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::{alive, config, fresh_db, hearth_ok, litestream, replicate, signal};
+use crate::{Proc, alive, config, fresh_db, hearth_ok, replicate, restore, signal};
+
+/// A fresh database (with a staff user; `token` is theirs) in a temporary directory,
+/// served by hearth under `litestream replicate` to the file replica `dir/replica`:
+/// `(dir, db, token, server)`.
+fn primary() -> (tempfile::TempDir, PathBuf, String, Proc) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("hearth.db");
+    let token = fresh_db(&db);
+    let cfg = config(dir.path(), &db, &dir.path().join("replica"));
+    let server = replicate(dir.path(), &db, &cfg, "", "primary");
+    (dir, db, token, server)
+}
 
 /// One trial: concurrent writers for about `run`, then `kill -9` of Litestream and
 /// hearth together; restore and check. Returns (writes acknowledged, how many of them
 /// were acknowledged more than 1 s before the kill, restored rows among all acked).
 async fn trial(n: usize, run: Duration) -> (usize, usize, usize, Duration) {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("hearth.db");
-    let token = fresh_db(&db);
-    let cfg = config(dir.path(), &db, &dir.path().join("replica"));
-    let mut server = replicate(dir.path(), &db, &cfg, "", "primary");
+    let (dir, _, token, mut server) = primary();
     let url = server.url();
     // nothing can be restored before Litestream's first snapshot of the file (found in
     // trial 44 of 100 on a loaded machine: killed before it, the replica held nothing
@@ -75,18 +84,7 @@ async fn trial(n: usize, run: Duration) -> (usize, usize, usize, Duration) {
     for w in writers {
         let _ = w.await;
     }
-    let restored = dir.path().join("restored.db");
-    let out = std::process::Command::new(litestream())
-        .args(["restore", "-o"])
-        .arg(&restored)
-        .arg(format!("file://{}", dir.path().join("replica").display()))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "trial {n}: litestream restore failed: {}{complaints}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let restored = restore(dir.path(), &format!("trial {n}{complaints}"));
     assert!(
         hearth_ok(&restored, &["check"], None).contains("ok"),
         "trial {n}: hearth check"
@@ -165,11 +163,7 @@ async fn crash_trials() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn shutdown_under_litestream_is_fast() {
     let _serial = crate::replicas::SERIAL.lock().await;
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("hearth.db");
-    let token = fresh_db(&db);
-    let cfg = config(dir.path(), &db, &dir.path().join("replica"));
-    let mut server = replicate(dir.path(), &db, &cfg, "", "primary");
+    let (dir, db, token, mut server) = primary();
     let url = server.url();
     let client = reqwest::Client::new();
     for i in 0..20 {
@@ -207,18 +201,7 @@ async fn shutdown_under_litestream_is_fast() {
     );
     let _ = server.child.wait();
     // what the primary wrote is all in the replica
-    let restored = dir.path().join("restored.db");
-    let out = std::process::Command::new(litestream())
-        .args(["restore", "-o"])
-        .arg(&restored)
-        .arg(format!("file://{}", dir.path().join("replica").display()))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let restored = restore(dir.path(), "after the shutdown");
     let conn = rusqlite::Connection::open(&restored).unwrap();
     let n: i64 = conn
         .query_row("SELECT count(*) FROM course", [], |r| r.get(0))

@@ -22,6 +22,8 @@
 
 mod crash;
 mod replicas;
+#[path = "../support/run.rs"]
+mod run;
 
 use std::io::Read;
 use std::os::unix::process::CommandExt;
@@ -68,22 +70,7 @@ pub fn hearth() -> &'static str {
 
 /// Runs a hearth command on `db` that must succeed; returns stdout.
 pub fn hearth_ok(db: &Path, args: &[&str], stdin: Option<&str>) -> String {
-    let mut child = Command::new(hearth())
-        .arg("--db")
-        .arg(db)
-        .args(args)
-        .env_remove("HEARTH_DB")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
-    if let Some(s) = stdin {
-        std::io::Write::write_all(&mut input, s.as_bytes()).unwrap();
-    }
-    drop(input);
-    let out = child.wait_with_output().unwrap();
+    let out = run::hearth(db, args, stdin);
     assert!(
         out.status.success(),
         "hearth {args:?} failed: {}",
@@ -114,6 +101,24 @@ pub fn fresh_db(db: &Path) -> String {
     )
     .trim()
     .to_owned()
+}
+
+/// `litestream restore` of the file replica in `dir/replica` to `dir/restored.db`;
+/// returns that path. A failure names `context` (what the test was doing).
+pub fn restore(dir: &Path, context: &str) -> PathBuf {
+    let restored = dir.join("restored.db");
+    let out = Command::new(litestream())
+        .args(["restore", "-o"])
+        .arg(&restored)
+        .arg(format!("file://{}", dir.join("replica").display()))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{context}: litestream restore failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    restored
 }
 
 /// A Litestream configuration replicating `db` to the file replica `replica`.

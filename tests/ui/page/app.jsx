@@ -50,6 +50,14 @@ function Section({ id, title, wide, children }) {
   );
 }
 
+// The widgets that list what one user follows, is followed by, or created: each given
+// the signed-in user.
+const USER_WIDGETS = [
+  ['followings', 'UserFollowedUsersWidget', UserFollowedUsersWidget],
+  ['followers', 'UserFollowersWidget', UserFollowersWidget],
+  ['created-courses', 'UserCreatedCoursesWidget', UserCreatedCoursesWidget],
+];
+
 function Page({ config }) {
   const { me, other, course, discussion } = config.ids;
   return (
@@ -69,15 +77,11 @@ function Page({ config }) {
         <Section id="card" title="User">
           <User userId={other} />
         </Section>
-        <Section id="followings" title="UserFollowedUsersWidget">
-          <UserFollowedUsersWidget userId={me} />
-        </Section>
-        <Section id="followers" title="UserFollowersWidget">
-          <UserFollowersWidget userId={me} />
-        </Section>
-        <Section id="created-courses" title="UserCreatedCoursesWidget">
-          <UserCreatedCoursesWidget userId={me} />
-        </Section>
+        {USER_WIDGETS.map(([id, title, Widget]) => (
+          <Section key={id} id={id} title={title}>
+            <Widget userId={me} />
+          </Section>
+        ))}
         <Section id="categories" title="CategoriesPopularWidget">
           <CategoriesPopularWidget />
         </Section>
