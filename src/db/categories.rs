@@ -33,15 +33,19 @@ pub enum Link {
 
 /// The categories linked to row `id` through `link`, by id.
 pub fn linked(conn: &Connection, link: Link, id: i64) -> rusqlite::Result<Vec<Category>> {
-    let (table, key) = match link {
-        Link::Contribution => ("contribution_category", "contribution_pk"),
-        Link::Course => ("course_category", "course_id"),
+    let sql = match link {
+        Link::Contribution => sql!(
+            "SELECT {} FROM contribution_category l JOIN category g ON g.id = l.category_id
+             WHERE l.contribution_pk = ?1 ORDER BY g.id",
+            columns_as("g")
+        ),
+        Link::Course => sql!(
+            "SELECT {} FROM course_category l JOIN category g ON g.id = l.category_id
+             WHERE l.course_id = ?1 ORDER BY g.id",
+            columns_as("g")
+        ),
     };
-    let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {} FROM {table} l JOIN category g ON g.id = l.category_id
-         WHERE l.{key} = ?1 ORDER BY g.id",
-        columns_as("g")
-    ))?;
+    let mut stmt = conn.prepare_cached(sql)?;
     let rows = stmt.query_map([id], from_row)?;
     rows.collect()
 }
@@ -77,7 +81,7 @@ pub fn page(
 
 /// One category.
 pub fn get(conn: &Connection, id: i64) -> rusqlite::Result<Option<Category>> {
-    conn.prepare_cached(&format!("SELECT {COLUMNS} FROM category WHERE id = ?1"))?
+    conn.prepare_cached(sql!("SELECT {COLUMNS} FROM category WHERE id = ?1"))?
         .query_row([id], from_row)
         .optional()
 }

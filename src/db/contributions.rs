@@ -185,7 +185,7 @@ pub fn get(
     viewer: Option<i64>,
 ) -> rusqlite::Result<Option<Contribution>> {
     let found = conn
-        .prepare_cached(&format!("{} WHERE c.kind = ?1 AND c.id = ?2", select()))?
+        .prepare_cached(sql!("{} WHERE c.kind = ?1 AND c.id = ?2", select()))?
         .query_row(params![kind.as_str(), id], from_row)
         .optional()?;
     match found {

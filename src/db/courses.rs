@@ -78,7 +78,7 @@ fn order_json(c: &Course) -> String {
 
 /// One course (deleted ones included).
 pub fn get(conn: &Connection, id: i64) -> rusqlite::Result<Option<Course>> {
-    conn.prepare_cached(&format!("SELECT {COLUMNS} FROM course WHERE id = ?1"))?
+    conn.prepare_cached(sql!("SELECT {COLUMNS} FROM course WHERE id = ?1"))?
         .query_row([id], from_row)
         .optional()
 }
@@ -271,7 +271,7 @@ pub fn search(
         .as_ref()
         .map(|c| serde_json::to_string(c).unwrap_or_else(|_| "[]".into()));
     let count: i64 = conn
-        .prepare_cached(&format!("SELECT count(*) FROM course c WHERE {VISIBLE}"))?
+        .prepare_cached(sql!("SELECT count(*) FROM course c WHERE {VISIBLE}"))?
         .query_row(params![s.user, text, cats], |r| r.get(0))?;
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT c.id FROM course c WHERE {VISIBLE} ORDER BY {} LIMIT ?4 OFFSET ?5",

@@ -127,6 +127,27 @@ fn page_sql(dir: Direction, mutual: Option<bool>) -> String {
     )
 }
 
+/// [`page_sql`] of each direction and filter, formatted once for the process.
+fn page_text(dir: Direction, mutual: Option<bool>) -> &'static str {
+    const FILTERS: [Option<bool>; 3] = [None, Some(true), Some(false)];
+    static ALL: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    let all = ALL.get_or_init(|| {
+        [Direction::Followings, Direction::Followers]
+            .into_iter()
+            .flat_map(|d| FILTERS.map(|m| page_sql(d, m)))
+            .collect()
+    });
+    let row = match dir {
+        Direction::Followings => 0,
+        Direction::Followers => FILTERS.len(),
+    };
+    let column = FILTERS
+        .iter()
+        .position(|m| *m == mutual)
+        .unwrap_or_default();
+    all.get(row + column).map_or("", String::as_str)
+}
+
 /// One page of a followings/followers list: each user with whether `caller` follows
 /// them (the page's `connection_status`), in one query.
 pub fn page(
@@ -138,8 +159,9 @@ pub fn page(
     limit: i64,
     offset: i64,
 ) -> rusqlite::Result<Vec<(User, bool)>> {
-    let n = super::users::COLUMNS.split(", ").count();
-    let mut stmt = conn.prepare_cached(&page_sql(dir, mutual))?;
+    static COLUMNS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    let n = *COLUMNS.get_or_init(|| super::users::COLUMNS.split(", ").count());
+    let mut stmt = conn.prepare_cached(page_text(dir, mutual))?;
     let rows = stmt.query_map(params![id, caller, limit, offset], |r| {
         Ok((super::users::from_row(r)?, r.get(n)?))
     })?;
@@ -221,6 +243,15 @@ mod tests {
             .query_map(params![1, 2, 20, 0], |r| r.get::<_, String>(3))
             .unwrap();
         rows.map(|r| r.unwrap()).collect::<Vec<_>>().join("\n")
+    }
+
+    #[test]
+    fn the_kept_texts_are_the_texts_of_each_variant() {
+        for dir in [Direction::Followings, Direction::Followers] {
+            for mutual in [None, Some(true), Some(false)] {
+                assert_eq!(page_text(dir, mutual), page_sql(dir, mutual));
+            }
+        }
     }
 
     #[test]

@@ -4,6 +4,19 @@
 //! a strict time bound (SQLite's progress handler interrupts it past the bound, and it
 //! runs again on a blocking thread), or on a blocking thread when no reader is idle.
 
+/// SQL put together from constant pieces (`format!` of column lists, fragments such
+/// as `courses::VISIBLE`), formatted once per call site and kept for the process: a
+/// hot query no longer formats and allocates its text on every run before the
+/// statement cache looks it up (issue 17). Only for text whose every argument is a
+/// constant; SQL that varies with a value of the call (a table chosen at run time)
+/// uses one `sql!` per variant.
+macro_rules! sql {
+    ($($arg:tt)+) => {{
+        static SQL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+        SQL.get_or_init(|| format!($($arg)+)).as_str()
+    }};
+}
+
 pub mod apps;
 pub mod categories;
 pub mod category_follows;

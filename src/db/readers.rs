@@ -129,6 +129,9 @@ struct State {
     idle: Vec<Pooled>,
     /// Connections that exist (idle or handed out).
     open: usize,
+    /// Threads waiting for a connection: a returned one wakes one of them (a wake-up
+    /// is a futex call even with nobody waiting, once a read, so only when needed).
+    waiting: usize,
 }
 
 /// A read connection, back to the idle list on drop.
@@ -155,6 +158,7 @@ impl Readers {
             state: Mutex::new(State {
                 idle: Vec::new(),
                 open: 0,
+                waiting: 0,
             }),
             returned: Condvar::new(),
         })
@@ -246,11 +250,13 @@ impl Readers {
                     }
                 };
             }
+            st.waiting += 1;
             let (next, waited) = self
                 .returned
                 .wait_timeout(st, WAIT)
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
             st = next;
+            st.waiting -= 1;
             if waited.timed_out() && st.idle.is_empty() && st.open >= self.max {
                 return Err(DbError::Pool(format!(
                     "no read connection free within {} s",
@@ -386,13 +392,21 @@ impl Drop for Reader {
         if let Some(conn) = self.conn.take() {
             // a connection left inside a transaction (a panic mid-read) is closed
             // rather than handed to the next request
-            if conn.conn.is_autocommit() {
-                self.readers.state().idle.push(conn);
-            } else {
-                self.readers.state().open -= 1;
-                drop(conn);
+            let mut closing = None;
+            let waiting = {
+                let mut state = self.readers.state();
+                if conn.conn.is_autocommit() {
+                    state.idle.push(conn);
+                } else {
+                    state.open -= 1;
+                    closing = Some(conn);
+                }
+                state.waiting > 0
+            };
+            drop(closing);
+            if waiting {
+                self.readers.returned.notify_one();
             }
-            self.readers.returned.notify_one();
         }
     }
 }

@@ -203,7 +203,7 @@ pub fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<User> {
 
 /// A user by id, deleted or not.
 pub fn get(conn: &Connection, id: i64) -> rusqlite::Result<Option<User>> {
-    conn.prepare_cached(&format!("SELECT {COLUMNS} FROM user WHERE id = ?1"))?
+    conn.prepare_cached(sql!("SELECT {COLUMNS} FROM user WHERE id = ?1"))?
         .query_row([id], from_row)
         .optional()
 }
