@@ -23,8 +23,7 @@ use crate::http::{empty, json_response, ok};
 use crate::images::Squares;
 use crate::model::PublicUrl;
 use crate::model::course::{
-    Counts, Course, CourseJson, JoinStatus, Privacy, manages, new_course, parse_statuses, same_ids,
-    visible,
+    Course, CourseJson, JoinStatus, Privacy, manages, new_course, parse_statuses, same_ids, visible,
 };
 use crate::model::course_input::CourseInput;
 use crate::model::field::FieldError;
@@ -101,13 +100,7 @@ pub(crate) fn course_json(
 ) -> Result<CourseJson, ApiError> {
     let creator = crate::db::users::get(c, course.created_by)?
         .ok_or_else(|| ApiError::internal(format!("course {} has no creator", course.id)))?;
-    let (lessons, completed) = db::lesson_counts(c, course.id, user)?;
-    let counts = Counts {
-        members: db::member_count(c, course.id)?,
-        sections: db::section_count(c, course.id)?,
-        lessons,
-        completed,
-    };
+    let counts = db::counts(c, course.id, user)?;
     Ok(course.to_json(
         base,
         status,
