@@ -36,7 +36,11 @@ pub struct PublicUrl(pub String);
 impl PublicUrl {
     /// An absolute URL for a local path (which starts with `/`).
     pub fn at(&self, path: &str) -> String {
-        format!("{}{}", self.0, path)
+        // two appends into one allocation (`format!` cost 3% of a followings page)
+        let mut url = String::with_capacity(self.0.len() + path.len());
+        url.push_str(&self.0);
+        url.push_str(path);
+        url
     }
 
     /// `value` when it is already absolute; hearth's own URL for a local path; the
