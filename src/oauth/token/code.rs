@@ -41,14 +41,15 @@ pub async fn exchange(ctx: Ctx<'_>) -> Result<TokenResponse, OAuthError> {
             crate::db::tokens::use_code(tx, &hash, None, now)?;
             return refused("The code has expired.");
         }
-        if row.redirect_uri != redirect_uri {
+        if row.authorization.redirect_uri != redirect_uri {
             crate::db::tokens::use_code(tx, &hash, None, now)?;
             return refused("The redirect_uri does not match the authorization request.");
         }
-        let pkce_ok = match (&row.code_challenge, &verifier) {
+        let a = &row.authorization;
+        let pkce_ok = match (&a.code_challenge, &verifier) {
             (None, None) => true,
             (Some(ch), Some(v)) => {
-                let m = pkce::Method::parse(row.code_challenge_method.as_deref())
+                let m = pkce::Method::parse(a.code_challenge_method.as_deref())
                     .unwrap_or(pkce::Method::S256);
                 pkce::verify(m, ch, v)
             }
@@ -62,7 +63,7 @@ pub async fn exchange(ctx: Ctx<'_>) -> Result<TokenResponse, OAuthError> {
             crate::db::tokens::use_code(tx, &hash, None, now)?;
             return refused("The code is invalid.");
         }
-        let scope = Scope::parse(Some(&row.scope), Scope::ALL).unwrap_or(Scope::ALL);
+        let scope = Scope::parse(Some(&a.scope), Scope::ALL).unwrap_or(Scope::ALL);
         let grant = crate::db::tokens::insert_grant(tx, app_id, row.user_id, scope.as_str(), now)?;
         crate::db::tokens::use_code(tx, &hash, Some(grant), now)?;
         Ok(Ok(issue(tx, grant, scope, ttl, now)?))
