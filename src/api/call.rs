@@ -161,6 +161,18 @@ impl<W: Who> Call<W> {
         self.req.state.db.read(move |c| f(c, r.resolve(c)?)).await
     }
 
+    /// The record the template's `{id}` names, read by `get` after the caller was
+    /// resolved; 404 when there is none.
+    pub async fn read_id<T, F>(&self, get: F) -> Result<T, ApiError>
+    where
+        F: Fn(&Connection, i64) -> rusqlite::Result<Option<T>> + Send + 'static,
+        T: Send + 'static,
+    {
+        let id = self.id();
+        self.read(move |c, _who| get(c, id)?.ok_or(ApiError::NotFound))
+            .await
+    }
+
     /// A write: `f` runs in the writer's transaction after the caller was resolved in
     /// it (so a token revoked a moment ago cannot write).
     pub async fn write<T, F>(&self, f: F) -> Result<T, ApiError>
