@@ -140,6 +140,15 @@ impl<W: Who> Call<W> {
         self.req.query()
     }
 
+    fn resolver(&self) -> Resolver {
+        Resolver {
+            creds: self.creds.clone(),
+            now: self.now,
+            auth: self.auth,
+            seen: Arc::clone(&self.seen),
+        }
+    }
+
     /// A read: `f` runs on a reader connection after the caller was resolved on it
     /// (`Fn`: a read that overruns its time on the runtime's thread runs again on a
     /// blocking thread, see `Db::read`).
@@ -148,12 +157,19 @@ impl<W: Who> Call<W> {
         F: Fn(&Connection, W) -> Result<T, ApiError> + Send + 'static,
         T: Send + 'static,
     {
-        let (creds, now, auth) = (self.creds.clone(), self.now, self.auth);
-        let seen = Arc::clone(&self.seen);
-        self.req
-            .state
-            .db
-            .read(move |c| f(c, resolved(&seen, W::resolve(c, &creds, now, auth)?)))
+        let r = self.resolver();
+        self.req.state.db.read(move |c| f(c, r.resolve(c)?)).await
+    }
+
+    /// The record the template's `{id}` names, read by `get` after the caller was
+    /// resolved; 404 when there is none.
+    pub async fn read_id<T, F>(&self, get: F) -> Result<T, ApiError>
+    where
+        F: Fn(&Connection, i64) -> rusqlite::Result<Option<T>> + Send + 'static,
+        T: Send + 'static,
+    {
+        let id = self.id();
+        self.read(move |c, _who| get(c, id)?.ok_or(ApiError::NotFound))
             .await
     }
 
@@ -164,12 +180,11 @@ impl<W: Who> Call<W> {
         F: FnOnce(&Transaction<'_>, W) -> Result<T, ApiError> + Send + 'static,
         T: Send + 'static,
     {
-        let (creds, now, auth) = (self.creds.clone(), self.now, self.auth);
-        let seen = Arc::clone(&self.seen);
+        let r = self.resolver();
         self.req
             .state
             .db
-            .write(move |tx| f(tx, resolved(&seen, W::resolve(tx, &creds, now, auth)?)))
+            .write(move |tx| f(tx, r.resolve(tx)?))
             .await
     }
 
@@ -203,12 +218,24 @@ impl<W: Who> Call<W> {
     }
 }
 
-/// Notes who a database call resolved, for the response's [`Caller`].
-fn resolved<W: Who>(seen: &AtomicI64, who: W) -> W {
-    if let Some(id) = who.user_id() {
-        seen.store(id, Ordering::Relaxed);
+/// What a database call needs to resolve the caller: taken from the [`Call`] before
+/// the call moves to its connection.
+struct Resolver {
+    creds: Credentials,
+    now: Timestamp,
+    auth: Auth,
+    seen: Arc<AtomicI64>,
+}
+
+impl Resolver {
+    /// The caller, resolved on `c`; noted for the response's [`Caller`].
+    fn resolve<W: Who>(&self, c: &Connection) -> Result<W, ApiError> {
+        let who = W::resolve(c, &self.creds, self.now, self.auth)?;
+        if let Some(id) = who.user_id() {
+            self.seen.store(id, Ordering::Relaxed);
+        }
+        Ok(who)
     }
-    who
 }
 
 fn declare<W, F, Fut>(

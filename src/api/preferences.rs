@@ -123,10 +123,7 @@ async fn list_prefs(call: Call<Option<Principal>>) -> Result<Response, ApiError>
 
 /// `GET /api/v2/dynamic_preference/{id}/`
 async fn get_pref(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
-    let id = call.id();
-    let pref = call
-        .read(move |c, _who| crate::db::prefs::by_id(c, id)?.ok_or(ApiError::NotFound))
-        .await?;
+    let pref = call.read_id(crate::db::prefs::by_id).await?;
     Ok(ok(&to_json(pref)))
 }
 

@@ -72,9 +72,6 @@ async fn list_reactions(call: Call<Option<Principal>>) -> Result<Response, ApiEr
 
 /// `GET /api/v2/reaction/{id}/`
 async fn get_reaction(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
-    let id = call.id();
-    let row = call
-        .read(move |c, _who| crate::db::reactions::get(c, id)?.ok_or(ApiError::NotFound))
-        .await?;
+    let row = call.read_id(crate::db::reactions::get).await?;
     Ok(ok(&to_json(&call.base(), row)))
 }

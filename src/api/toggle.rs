@@ -1,8 +1,9 @@
 //! The bodiless toggles (SPEC §5, §8): following a user or a category, hiding a user.
 //! A POST with no body turns the caller's relation to `{id}` on, or off when it is
-//! on, and answers 204.
+//! on, and answers 204; a GET asks whether the relation is on.
 
-use rusqlite::Transaction;
+use rusqlite::{Connection, Transaction};
+use serde_json::json;
 use warp::http::StatusCode;
 use warp::reply::Response;
 
@@ -10,7 +11,7 @@ use crate::api::call::Call;
 use crate::clock::Timestamp;
 use crate::error::ApiError;
 use crate::http::auth::Principal;
-use crate::http::empty;
+use crate::http::{empty, ok};
 
 /// Runs `apply(tx, caller, id, now)` in the handler's write transaction once the body
 /// is known to be empty (read now, judged after authentication: an anonymous call is
@@ -45,4 +46,26 @@ pub(crate) fn other_live_user(
         return Err(ApiError::NotFound);
     }
     Ok(())
+}
+
+/// The question about a relation (`GET /api/v2/user/{id}/is_followed/` and the like,
+/// auth): `{key: holds(c, caller, id)}`; 404 when `{id}` is no live user.
+pub(crate) async fn question<F>(
+    call: Call<Principal>,
+    key: &'static str,
+    holds: F,
+) -> Result<Response, ApiError>
+where
+    F: Fn(&Connection, i64, i64) -> rusqlite::Result<bool> + Send + 'static,
+{
+    let id = call.id();
+    let answer = call
+        .read(move |c, who| {
+            if !crate::db::users::is_live(c, id)? {
+                return Err(ApiError::NotFound);
+            }
+            Ok(holds(c, who.user_id, id)?)
+        })
+        .await?;
+    Ok(ok(&json!({ key: answer })))
 }

@@ -3,14 +3,13 @@
 //! user). A hidden user's contributions leave the caller's lists
 //! (`db::contributions::list`) and contributors (`db::contributors`).
 
-use serde_json::json;
 use warp::http::Method;
 use warp::reply::Response;
 
 use crate::api::call::{Call, user, write};
 use crate::api::listing::list_page;
 use crate::api::people::users_json;
-use crate::api::toggle::{other_live_user, toggle};
+use crate::api::toggle::{other_live_user, question, toggle};
 use crate::db::hides;
 use crate::error::ApiError;
 use crate::http::auth::Principal;
@@ -26,13 +25,18 @@ pub fn endpoints() -> Vec<Endpoint> {
             Method::GET,
             "/api/v2/user/{id}/is_hidden/",
             "isUserHidden",
-            |c| relation(c, false),
+            |c| question(c, "is_hidden", hides::is_hiding),
         ),
         user(
             Method::GET,
             "/api/v2/user/{id}/is_hidden_by/",
             "isUserHiddenBy",
-            |c| relation(c, true),
+            // does `{id}` hide the caller
+            |c| {
+                question(c, "is_hidden_by", |c, caller, id| {
+                    hides::is_hiding(c, id, caller)
+                })
+            },
         ),
         user(
             Method::GET,
@@ -58,30 +62,6 @@ async fn hide(call: Call<Principal>) -> Result<Response, ApiError> {
         Ok(())
     })
     .await
-}
-
-/// `GET /api/v2/user/{id}/is_hidden/` → `{"is_hidden": bool}` (does the caller hide
-/// `{id}`) and, `by`, `GET /api/v2/user/{id}/is_hidden_by/` → `{"is_hidden_by": bool}`
-/// (does `{id}` hide the caller).
-async fn relation(call: Call<Principal>, by: bool) -> Result<Response, ApiError> {
-    let id = call.id();
-    let answer = call
-        .read(move |c, who| {
-            if !crate::db::users::is_live(c, id)? {
-                return Err(ApiError::NotFound);
-            }
-            Ok::<_, ApiError>(if by {
-                hides::is_hiding(c, id, who.user_id)?
-            } else {
-                hides::is_hiding(c, who.user_id, id)?
-            })
-        })
-        .await?;
-    Ok(ok(&if by {
-        json!({ "is_hidden_by": answer })
-    } else {
-        json!({ "is_hidden": answer })
-    }))
 }
 
 /// `GET /api/v2/user/hidden_users_id/` (auth): the ids the caller hides, a plain JSON

@@ -1,13 +1,12 @@
 //! `/api/v2/user/...`: the caller, users, followings and followers.
 
-use serde_json::json;
 use warp::http::Method;
 use warp::reply::Response;
 
 use crate::api::call::{Call, ca, user, write};
 use crate::api::listing::list_page;
-use crate::api::toggle::{other_live_user, toggle};
-use crate::db::follows::Direction;
+use crate::api::toggle::{other_live_user, question, toggle};
+use crate::db::follows::{self, Direction};
 use crate::error::ApiError;
 use crate::http::auth::Principal;
 use crate::http::ok;
@@ -42,13 +41,19 @@ pub fn endpoints() -> Vec<Endpoint> {
             Method::GET,
             "/api/v2/user/{id}/is_followed/",
             "checkUserFollowed",
-            |c| get_relation(c, Relation::IsFollowed),
+            // does the caller follow `{id}`
+            |c| question(c, "is_followed", follows::is_following),
         ),
         user(
             Method::GET,
             "/api/v2/user/{id}/is_follower/",
             "checkUserFollower",
-            |c| get_relation(c, Relation::IsFollower),
+            // does `{id}` follow the caller
+            |c| {
+                question(c, "is_follower", |c, caller, id| {
+                    follows::is_following(c, id, caller)
+                })
+            },
         ),
     ]
 }
@@ -77,7 +82,7 @@ async fn get_user(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
                 .filter(|u| !u.deleted)
                 .ok_or(ApiError::NotFound)?;
             let followed = match who {
-                Some(p) => crate::db::follows::is_following(c, p.user_id, id)?,
+                Some(p) => follows::is_following(c, p.user_id, id)?,
                 None => false,
             };
             Ok::<_, ApiError>(user.to_json(&base, followed, crate::db::users::tags(c, id)?))
@@ -110,9 +115,9 @@ async fn list_connections(
         // the caller is resolved first: a bad token is 401 before any 400
         let page = Page::from_query(q)?;
         let mutual = mutual_param(q)?;
-        let counters = crate::db::follows::live_counters(c, id)?.ok_or(ApiError::NotFound)?;
-        let count = crate::db::follows::count(counters, dir, mutual);
-        let rows = crate::db::follows::page(
+        let counters = follows::live_counters(c, id)?.ok_or(ApiError::NotFound)?;
+        let count = follows::count(counters, dir, mutual);
+        let rows = follows::page(
             c,
             id,
             dir,
@@ -122,7 +127,7 @@ async fn list_connections(
             page.offset,
         )?;
         let ids: Vec<i64> = rows.iter().map(|(u, _)| u.id).collect();
-        let mut tags = crate::db::follows::tags_of(c, &ids)?;
+        let mut tags = follows::tags_of(c, &ids)?;
         let results: Vec<_> = rows
             .into_iter()
             .map(|(u, followed)| {
@@ -139,37 +144,8 @@ async fn list_connections(
 async fn toggle_follow(call: Call<Principal>) -> Result<Response, ApiError> {
     toggle(call, |tx, caller, id, now| {
         other_live_user(tx, caller, id, "You cannot follow yourself.")?;
-        crate::db::follows::toggle(tx, caller, id, now)?;
+        follows::toggle(tx, caller, id, now)?;
         Ok(())
     })
     .await
-}
-
-/// The two yes/no questions about the caller and `{id}`.
-#[derive(Debug, Clone, Copy)]
-enum Relation {
-    /// Does the caller follow `{id}`?
-    IsFollowed,
-    /// Does `{id}` follow the caller?
-    IsFollower,
-}
-
-/// `GET /api/v2/user/{id}/is_followed/` and `GET /api/v2/user/{id}/is_follower/` (auth).
-async fn get_relation(call: Call<Principal>, rel: Relation) -> Result<Response, ApiError> {
-    let id = call.id();
-    let answer = call
-        .read(move |c, who| {
-            if !crate::db::users::is_live(c, id)? {
-                return Err(ApiError::NotFound);
-            }
-            Ok::<_, ApiError>(match rel {
-                Relation::IsFollowed => crate::db::follows::is_following(c, who.user_id, id)?,
-                Relation::IsFollower => crate::db::follows::is_following(c, id, who.user_id)?,
-            })
-        })
-        .await?;
-    Ok(ok(&match rel {
-        Relation::IsFollowed => json!({ "is_followed": answer }),
-        Relation::IsFollower => json!({ "is_follower": answer }),
-    }))
 }

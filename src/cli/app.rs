@@ -3,7 +3,7 @@
 use clap::{Args, Subcommand};
 use serde_json::json;
 
-use super::{CliError, CliResult, print_json, read, write};
+use super::{CliError, CliResult, print_json, print_list, read, write};
 use crate::clock::{Clock, rfc3339};
 use crate::db::Db;
 use crate::db::apps;
@@ -261,12 +261,11 @@ pub fn run(db: &Db, cmd: AppCommand, clock: &Clock) -> CliResult {
         }
         AppCommand::List { json } => {
             let list = read(db, |c| apps::list(c).map_err(CliError::from))?;
-            if json {
-                print_json(&serde_json::Value::Array(
-                    list.iter().map(|a| app_json(a, None)).collect(),
-                ));
-            } else {
-                for a in &list {
+            print_list(
+                &list,
+                json,
+                |a| app_json(a, None),
+                |a| {
                     println!(
                         "{}  {:<18}  {}  {}",
                         a.client_id,
@@ -278,8 +277,8 @@ pub fn run(db: &Db, cmd: AppCommand, clock: &Clock) -> CliResult {
                         },
                         a.name
                     );
-                }
-            }
+                },
+            );
         }
         AppCommand::Show { client_id, json } => print_app(&find(db, &client_id)?, None, json),
         AppCommand::Delete { client_id } => {

@@ -3,7 +3,7 @@
 use clap::Subcommand;
 use serde_json::json;
 
-use super::{CliError, CliResult, check_length, print_json, read, write};
+use super::{CliError, CliResult, check_length, print_json, print_list, read, write};
 use crate::clock::Clock;
 use crate::db::Db;
 use crate::db::categories::{self, Taken};
@@ -122,15 +122,9 @@ pub fn run(db: &Db, cmd: CategoryCommand, clock: &Clock) -> CliResult {
         }
         CategoryCommand::List { json } => {
             let list = read(db, |c| categories::list(c).map_err(CliError::from))?;
-            if json {
-                print_json(&serde_json::Value::Array(
-                    list.iter().map(category_json).collect(),
-                ));
-            } else {
-                for c in &list {
-                    println!("{:>4}  {:<24} {}", c.id, c.slug, c.name);
-                }
-            }
+            print_list(&list, json, category_json, |c| {
+                println!("{:>4}  {:<24} {}", c.id, c.slug, c.name);
+            });
         }
         CategoryCommand::Update {
             id,

@@ -210,6 +210,23 @@ pub fn print_json(v: &serde_json::Value) {
     println!("{v}");
 }
 
+/// Prints a list: with `--json` one JSON array of `to_json(item)`, else `line(item)` for
+/// each item.
+pub fn print_list<T>(
+    list: &[T],
+    json: bool,
+    to_json: impl Fn(&T) -> serde_json::Value,
+    line: impl Fn(&T),
+) {
+    if json {
+        print_json(&serde_json::Value::Array(
+            list.iter().map(to_json).collect(),
+        ));
+    } else {
+        list.iter().for_each(line);
+    }
+}
+
 /// Runs a write transaction with CLI errors.
 pub fn write<T>(
     db: &Db,

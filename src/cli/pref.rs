@@ -3,7 +3,7 @@
 use clap::Subcommand;
 use serde_json::json;
 
-use super::{CliError, CliResult, print_json, read, write};
+use super::{CliError, CliResult, print_json, print_list, read, write};
 use crate::db::Db;
 use crate::db::prefs;
 use crate::model::pref::Pref;
@@ -61,21 +61,15 @@ pub fn run(db: &Db, cmd: PrefCommand) -> CliResult {
             let list = read(db, move |c| {
                 prefs::list(c, section.as_deref()).map_err(CliError::from)
             })?;
-            if json {
-                print_json(&serde_json::Value::Array(
-                    list.iter().map(pref_json).collect(),
-                ));
-            } else {
-                for p in &list {
-                    println!(
-                        "{}.{} = {} ({})",
-                        p.section,
-                        p.name,
-                        p.value,
-                        p.kind.as_str()
-                    );
-                }
-            }
+            print_list(&list, json, pref_json, |p| {
+                println!(
+                    "{}.{} = {} ({})",
+                    p.section,
+                    p.name,
+                    p.value,
+                    p.kind.as_str()
+                );
+            });
         }
         PrefCommand::Get { key, json } => {
             let p = find(db, &key)?;

@@ -212,35 +212,37 @@ mod tests {
 
     #[test]
     fn the_target_is_readyz_on_the_listen_address_or_the_url() {
-        assert_eq!(
-            url_of(&["--listen", "127.0.0.1:8080"]),
-            "http://127.0.0.1:8080/readyz"
-        );
-        assert_eq!(
-            url_of(&["--listen", "0.0.0.0:9000"]),
-            "http://127.0.0.1:9000/readyz"
-        );
-        assert_eq!(
-            url_of(&["--listen", "[::]:9000"]),
-            "http://[::1]:9000/readyz"
-        );
-        assert_eq!(
-            url_of(&["--url", "http://10.0.0.5:8080"]),
-            "http://10.0.0.5:8080/readyz"
-        );
-        assert_eq!(
-            url_of(&["--url", "http://h.example/hearth/"]),
-            "http://h.example/hearth/readyz"
-        );
-        assert_eq!(
-            url_of(&["--url", "http://h.example:81/readyz"]),
-            "http://h.example:81/readyz"
-        );
-        // --url wins over the listen address
-        assert_eq!(
-            url_of(&["--listen", "0.0.0.0:1", "--url", "http://[::1]:2/"]),
-            "http://[::1]:2/readyz"
-        );
+        let cases: &[(&[&str], &str)] = &[
+            (
+                &["--listen", "127.0.0.1:8080"],
+                "http://127.0.0.1:8080/readyz",
+            ),
+            (
+                &["--listen", "0.0.0.0:9000"],
+                "http://127.0.0.1:9000/readyz",
+            ),
+            (&["--listen", "[::]:9000"], "http://[::1]:9000/readyz"),
+            (
+                &["--url", "http://10.0.0.5:8080"],
+                "http://10.0.0.5:8080/readyz",
+            ),
+            (
+                &["--url", "http://h.example/hearth/"],
+                "http://h.example/hearth/readyz",
+            ),
+            (
+                &["--url", "http://h.example:81/readyz"],
+                "http://h.example:81/readyz",
+            ),
+            // --url wins over the listen address
+            (
+                &["--listen", "0.0.0.0:1", "--url", "http://[::1]:2/"],
+                "http://[::1]:2/readyz",
+            ),
+        ];
+        for (args, want) in cases {
+            assert_eq!(url_of(args), *want, "{args:?}");
+        }
     }
 
     #[test]

@@ -3,7 +3,7 @@
 use clap::Subcommand;
 use serde_json::json;
 
-use super::{CliError, CliResult, check_length, print_json, read, write};
+use super::{CliError, CliResult, check_length, print_json, print_list, read, write};
 use crate::db::Db;
 use crate::db::reactions;
 use crate::model::reaction::Reaction;
@@ -100,13 +100,7 @@ pub fn run(db: &Db, cmd: ReactionCommand) -> CliResult {
     match cmd {
         ReactionCommand::List { json } => {
             let list = read(db, |c| reactions::list(c).map_err(CliError::from))?;
-            if json {
-                print_json(&serde_json::Value::Array(
-                    list.iter().map(reaction_json).collect(),
-                ));
-            } else {
-                list.iter().for_each(|r| print(r, false));
-            }
+            print_list(&list, json, reaction_json, |r| print(r, false));
         }
         ReactionCommand::Add {
             label,

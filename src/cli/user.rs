@@ -5,7 +5,7 @@ use std::io::{BufRead, IsTerminal};
 use clap::Subcommand;
 use serde_json::json;
 
-use super::{CliError, CliResult, print_json, read, write};
+use super::{CliError, CliResult, print_json, print_list, read, write};
 use crate::clock::{Clock, rfc3339};
 use crate::db::{self, Db, users};
 use crate::model::user::{User, validate_username};
@@ -223,19 +223,14 @@ pub fn run(db: &Db, cmd: UserCommand, clock: &Clock) -> CliResult {
         }
         UserCommand::List { json } => {
             let list = read(db, |c| users::list(c).map_err(CliError::from))?;
-            if json {
-                let v: Vec<_> = list.iter().map(user_json).collect();
-                print_json(&serde_json::Value::Array(v));
-            } else {
-                for u in &list {
-                    println!(
-                        "{:>6}  {}{}",
-                        u.id,
-                        u.username,
-                        if u.is_staff { "  (staff)" } else { "" }
-                    );
-                }
-            }
+            print_list(&list, json, user_json, |u| {
+                println!(
+                    "{:>6}  {}{}",
+                    u.id,
+                    u.username,
+                    if u.is_staff { "  (staff)" } else { "" }
+                );
+            });
         }
         UserCommand::Show { username, json } => {
             let (u, hash) = find(db, &username)?;

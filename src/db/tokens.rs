@@ -3,6 +3,7 @@
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::clock::Timestamp;
+use crate::model::app::Authorization;
 
 /// Who an access token belongs to, when it is valid.
 #[derive(Debug, Clone, Copy)]
@@ -68,16 +69,13 @@ pub fn insert_access(
     Ok(())
 }
 
-/// Stores an authorization code (by hash).
-#[expect(clippy::too_many_arguments, reason = "one column per argument")]
+/// Stores an authorization code (by hash): what `user_id` authorized `app_id` to do.
 pub fn insert_code(
     conn: &Connection,
     hash: &[u8; 32],
     app_id: i64,
     user_id: i64,
-    redirect_uri: &str,
-    scope: &str,
-    challenge: Option<(&str, &str)>,
+    a: &Authorization,
     expires_at: Timestamp,
 ) -> rusqlite::Result<()> {
     conn.prepare_cached(
@@ -89,10 +87,10 @@ pub fn insert_code(
         &hash[..],
         app_id,
         user_id,
-        redirect_uri,
-        scope,
-        challenge.map(|c| c.0),
-        challenge.map(|c| c.1),
+        a.redirect_uri,
+        a.scope,
+        a.code_challenge,
+        a.code_challenge_method,
         expires_at
     ])?;
     Ok(())
@@ -103,10 +101,7 @@ pub fn insert_code(
 pub struct CodeRow {
     pub app_id: i64,
     pub user_id: i64,
-    pub redirect_uri: String,
-    pub scope: String,
-    pub code_challenge: Option<String>,
-    pub code_challenge_method: Option<String>,
+    pub authorization: Authorization,
     pub expires_at: Timestamp,
     /// The grant opened when the code was exchanged.
     pub grant_id: Option<i64>,
@@ -120,10 +115,27 @@ pub fn code(conn: &Connection, hash: &[u8; 32]) -> rusqlite::Result<Option<CodeR
                 expires_at, grant_id, used_at FROM oauth_code WHERE hash = ?1",
     )?
     .query_row([&hash[..]], |r| {
-        Ok(from_columns!(r => CodeRow {
-            app_id, user_id, redirect_uri, scope, code_challenge, code_challenge_method,
-            expires_at, grant_id, used_at,
-        }))
+        let (app_id, user_id, redirect_uri, scope, code_challenge, code_challenge_method) = (
+            r.get(0)?,
+            r.get(1)?,
+            r.get(2)?,
+            r.get(3)?,
+            r.get(4)?,
+            r.get(5)?,
+        );
+        Ok(CodeRow {
+            app_id,
+            user_id,
+            authorization: Authorization {
+                redirect_uri,
+                scope,
+                code_challenge,
+                code_challenge_method,
+            },
+            expires_at: r.get(6)?,
+            grant_id: r.get(7)?,
+            used_at: r.get(8)?,
+        })
     })
     .optional()
 }

@@ -4,6 +4,20 @@ use serde::Serialize;
 
 use crate::clock::Timestamp;
 
+/// What a user's consent authorizes, carried by the authorization code to the token
+/// endpoint: the consent form posts it back, `oauth_code` stores it, and the exchange
+/// checks the redirect URI (RFC 6749 §4.1.3) and the PKCE challenge (RFC 7636 §4.6)
+/// against it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Authorization {
+    pub redirect_uri: String,
+    /// The granted scope, as the request wrote it.
+    pub scope: String,
+    /// PKCE (RFC 7636 §4.3), when the client sent a challenge.
+    pub code_challenge: Option<String>,
+    pub code_challenge_method: Option<String>,
+}
+
 /// The grant type an application may use (SPEC §2 `--grant`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]

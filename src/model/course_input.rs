@@ -29,80 +29,75 @@ pub struct CourseInput {
     pub clear_image: bool,
 }
 
-/// Reads `field` when the body has it: `null` is DRF's `null` error, any other value
-/// goes to `read`; an error is recorded and the field left out.
-fn read<T>(
-    map: &Map<String, Value>,
-    field: &'static str,
-    errors: &mut Vec<FieldError>,
-    read: impl FnOnce(&Value) -> Result<T, FieldError>,
-) -> Option<T> {
-    let got = match map.get(field)? {
-        Value::Null => Err(FieldError::new(
-            field,
-            "null",
-            "This field may not be null.",
-        )),
-        v => read(v),
-    };
-    got.map_err(|err| errors.push(err)).ok()
+/// A body being read: its fields and the problems found so far (in the order found).
+struct Fields<'a> {
+    map: &'a Map<String, Value>,
+    errors: Vec<FieldError>,
 }
 
-fn text(
-    map: &Map<String, Value>,
-    field: &'static str,
-    errors: &mut Vec<FieldError>,
-) -> Option<String> {
-    read(map, field, errors, |v| {
-        v.as_str()
-            .map(str::to_owned)
-            .ok_or_else(|| FieldError::new(field, "invalid", "Not a valid string."))
-    })
-}
+impl Fields<'_> {
+    /// Reads `field` when the body has it: `null` is DRF's `null` error, any other
+    /// value goes to `read`; an error is recorded and the field left out.
+    fn read<T>(
+        &mut self,
+        field: &'static str,
+        read: impl FnOnce(&Value) -> Result<T, FieldError>,
+    ) -> Option<T> {
+        let got = match self.map.get(field)? {
+            Value::Null => Err(FieldError::new(
+                field,
+                "null",
+                "This field may not be null.",
+            )),
+            v => read(v),
+        };
+        got.map_err(|err| self.errors.push(err)).ok()
+    }
 
-fn boolean(
-    map: &Map<String, Value>,
-    field: &'static str,
-    errors: &mut Vec<FieldError>,
-) -> Option<bool> {
-    read(map, field, errors, |v| {
-        match v {
-            Value::Bool(b) => Some(*b),
-            // multipart fields are text: DRF's BooleanField grammar (see model::boolean)
-            Value::String(s) => super::boolean::parse_field(s),
-            Value::Number(n) if n.as_i64() == Some(0) || n.as_i64() == Some(1) => {
-                Some(n.as_i64() == Some(1))
-            }
-            _ => None,
-        }
-        .ok_or_else(|| FieldError::new(field, "invalid", "Must be a valid boolean."))
-    })
-}
+    fn text(&mut self, field: &'static str) -> Option<String> {
+        self.read(field, |v| {
+            v.as_str()
+                .map(str::to_owned)
+                .ok_or_else(|| FieldError::new(field, "invalid", "Not a valid string."))
+        })
+    }
 
-/// A list of ids: integers or numeric strings; a JSON-encoded array in a string (how
-/// multipart clients send `sections_order`); a comma-separated string. At most
-/// [`ids::MAX_ITEMS`] (else `max_length`), read in one pass.
-fn id_list(
-    map: &Map<String, Value>,
-    field: &'static str,
-    errors: &mut Vec<FieldError>,
-) -> Option<Vec<i64>> {
-    read(map, field, errors, |v| {
-        match v {
-            Value::Array(items) => ids::from_values(items),
-            Value::String(s) if s.trim().starts_with('[') => {
-                match serde_json::from_str::<Value>(s) {
-                    Ok(Value::Array(items)) => ids::from_values(&items),
-                    _ => Err(ListError::NotAnId),
+    fn boolean(&mut self, field: &'static str) -> Option<bool> {
+        self.read(field, |v| {
+            match v {
+                Value::Bool(b) => Some(*b),
+                // multipart fields are text: DRF's BooleanField grammar (see model::boolean)
+                Value::String(s) => super::boolean::parse_field(s),
+                Value::Number(n) if n.as_i64() == Some(0) || n.as_i64() == Some(1) => {
+                    Some(n.as_i64() == Some(1))
                 }
+                _ => None,
             }
-            Value::String(s) if s.trim().is_empty() => Ok(Vec::new()),
-            Value::String(s) => ids::from_text(s),
-            Value::Number(n) => n.as_i64().map(|i| vec![i]).ok_or(ListError::NotAnId),
-            _ => Err(ListError::NotAnId),
-        }
-        .map_err(|e| e.on(field, "Must be a list of integer ids."))
-    })
+            .ok_or_else(|| FieldError::new(field, "invalid", "Must be a valid boolean."))
+        })
+    }
+
+    /// A list of ids: integers or numeric strings; a JSON-encoded array in a string (how
+    /// multipart clients send `sections_order`); a comma-separated string. At most
+    /// [`ids::MAX_ITEMS`] (else `max_length`), read in one pass.
+    fn id_list(&mut self, field: &'static str) -> Option<Vec<i64>> {
+        self.read(field, |v| {
+            match v {
+                Value::Array(items) => ids::from_values(items),
+                Value::String(s) if s.trim().starts_with('[') => {
+                    match serde_json::from_str::<Value>(s) {
+                        Ok(Value::Array(items)) => ids::from_values(&items),
+                        _ => Err(ListError::NotAnId),
+                    }
+                }
+                Value::String(s) if s.trim().is_empty() => Ok(Vec::new()),
+                Value::String(s) => ids::from_text(s),
+                Value::Number(n) => n.as_i64().map(|i| vec![i]).ok_or(ListError::NotAnId),
+                _ => Err(ListError::NotAnId),
+            }
+            .map_err(|e| e.on(field, "Must be a list of integer ids."))
+        })
+    }
 }
 
 impl CourseInput {
@@ -111,37 +106,33 @@ impl CourseInput {
     /// `name`/`type` when `full` (create and PUT). Read-only and unknown fields are
     /// ignored. Returns the input and every problem found.
     pub fn parse(map: &Map<String, Value>, full: bool) -> (CourseInput, Vec<FieldError>) {
-        let mut e = Vec::new();
+        let mut f = Fields {
+            map,
+            errors: Vec::new(),
+        };
         // read in field order (their type errors come in that order); checked as
         // choices below, where the choice errors have always come
-        let (name, slug, description) = (
-            text(map, "name", &mut e),
-            text(map, "slug", &mut e),
-            text(map, "description", &mut e),
-        );
-        let (kind, privacy) = (text(map, "type", &mut e), text(map, "privacy", &mut e));
+        let (name, slug, description) = (f.text("name"), f.text("slug"), f.text("description"));
+        let (kind, privacy) = (f.text("type"), f.text("privacy"));
         let mut input = CourseInput {
             name: name.map(|s| s.trim().to_owned()),
             slug: slug.map(|s| s.trim().to_owned()),
             description,
             kind: None,
             privacy: None,
-            enforce_lessons_order: boolean(map, "enforce_lessons_order", &mut e),
-            new_comment_notification_enabled: boolean(
-                map,
-                "new_comment_notification_enabled",
-                &mut e,
-            ),
-            hide_member_count: boolean(map, "hide_member_count", &mut e),
-            meta_title: text(map, "meta_title", &mut e),
-            meta_description: text(map, "meta_description", &mut e),
-            og_title: text(map, "og_title", &mut e),
-            og_description: text(map, "og_description", &mut e),
-            og_image: text(map, "og_image", &mut e),
-            sections_order: id_list(map, "sections_order", &mut e),
-            categories: id_list(map, "categories", &mut e).map(ids::dedup),
+            enforce_lessons_order: f.boolean("enforce_lessons_order"),
+            new_comment_notification_enabled: f.boolean("new_comment_notification_enabled"),
+            hide_member_count: f.boolean("hide_member_count"),
+            meta_title: f.text("meta_title"),
+            meta_description: f.text("meta_description"),
+            og_title: f.text("og_title"),
+            og_description: f.text("og_description"),
+            og_image: f.text("og_image"),
+            sections_order: f.id_list("sections_order"),
+            categories: f.id_list("categories").map(ids::dedup),
             clear_image: false,
         };
+        let mut e = f.errors;
         match map.get("image_original") {
             None => {}
             Some(Value::Null) => input.clear_image = true,

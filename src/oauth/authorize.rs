@@ -13,7 +13,7 @@ use crate::http::Req;
 use crate::http::form;
 use crate::http::query::Query;
 use crate::http::route::{Auth, Endpoint};
-use crate::model::app::{App, AppGrant};
+use crate::model::app::{App, AppGrant, Authorization};
 use crate::oauth::errors::ErrorCode;
 use crate::oauth::pages::{self, ConsentFields};
 use crate::oauth::redirect::{self, Mode};
@@ -82,6 +82,15 @@ impl AuthRequest {
         }
     }
 
+    fn authorization(&self) -> Authorization {
+        Authorization {
+            redirect_uri: self.redirect_uri.clone(),
+            scope: self.scope.as_str().into(),
+            code_challenge: self.pkce.as_ref().map(|p| p.0.clone()),
+            code_challenge_method: self.pkce.as_ref().map(|p| p.1.as_str().to_owned()),
+        }
+    }
+
     fn fields(&self) -> ConsentFields {
         ConsentFields {
             response_type: match self.response_type {
@@ -89,11 +98,8 @@ impl AuthRequest {
                 ResponseType::Token => "token".into(),
             },
             client_id: self.app.client_id.clone(),
-            redirect_uri: self.redirect_uri.clone(),
-            scope: self.scope.as_str().into(),
             state: self.state.clone(),
-            code_challenge: self.pkce.as_ref().map(|p| p.0.clone()),
-            code_challenge_method: self.pkce.as_ref().map(|p| p.1.as_str().to_owned()),
+            authorization: self.authorization(),
         }
     }
 }
@@ -329,8 +335,7 @@ async fn allow(state: &AppState, ar: &AuthRequest, s: &Session) -> Response {
     let hash = token::storage_hash(&value);
     match ar.response_type {
         ResponseType::Code => {
-            let uri = ar.redirect_uri.clone();
-            let pkce = ar.pkce.clone();
+            let authorization = ar.authorization();
             let r = state
                 .db
                 .write(move |tx| {
@@ -340,9 +345,7 @@ async fn allow(state: &AppState, ar: &AuthRequest, s: &Session) -> Response {
                         &hash,
                         app_id,
                         user_id,
-                        &uri,
-                        scope,
-                        pkce.as_ref().map(|(c, m)| (c.as_str(), m.as_str())),
+                        &authorization,
                         now + CODE_TTL,
                     )
                     .map_err(crate::db::DbError::from)

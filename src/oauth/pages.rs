@@ -8,7 +8,7 @@ use warp::http::{HeaderValue, StatusCode, header};
 use warp::reply::Response;
 
 use crate::error::ApiError;
-use crate::model::app::App;
+use crate::model::app::{App, Authorization};
 use crate::model::html::escape;
 use crate::oauth::scope::Scope;
 
@@ -156,15 +156,13 @@ pub fn signed_in(username: &str, csrf: &str) -> Page {
 pub struct ConsentFields {
     pub response_type: String,
     pub client_id: String,
-    pub redirect_uri: String,
-    pub scope: String,
     pub state: Option<String>,
-    pub code_challenge: Option<String>,
-    pub code_challenge_method: Option<String>,
+    pub authorization: Authorization,
 }
 
 /// The consent page: the app's name, description and image, the scopes, Allow / Deny.
 pub fn consent(app: &App, username: &str, scope: Scope, f: &ConsentFields, csrf: &str) -> Page {
+    let a = &f.authorization;
     let mut body = String::from("<div class=\"app\">");
     if app.image.starts_with("https://") || app.image.starts_with('/') {
         let _ = write!(body, "<img src=\"{}\" alt=\"\">", escape(&app.image));
@@ -193,17 +191,17 @@ pub fn consent(app: &App, username: &str, scope: Scope, f: &ConsentFields, csrf:
         "</ul><p class=\"muted\">Signed in as {}. After your choice you will be sent to <code>{}</code>.</p>\
 <form method=\"post\" action=\"/oauth/authorize/\">{}{}{}{}{}",
         escape(username),
-        escape(&f.redirect_uri),
+        escape(&a.redirect_uri),
         hidden("csrfmiddlewaretoken", csrf),
         hidden("response_type", &f.response_type),
         hidden("client_id", &f.client_id),
-        hidden("redirect_uri", &f.redirect_uri),
-        hidden("scope", &f.scope),
+        hidden("redirect_uri", &a.redirect_uri),
+        hidden("scope", &a.scope),
     );
     for (name, v) in [
         ("state", &f.state),
-        ("code_challenge", &f.code_challenge),
-        ("code_challenge_method", &f.code_challenge_method),
+        ("code_challenge", &a.code_challenge),
+        ("code_challenge_method", &a.code_challenge_method),
     ] {
         if let Some(v) = v {
             body.push_str(&hidden(name, v));
@@ -214,7 +212,7 @@ pub fn consent(app: &App, username: &str, scope: Scope, f: &ConsentFields, csrf:
 <button type=\"submit\" name=\"deny\" value=\"Deny\">Deny</button></form>",
     );
     let mut page = Page::new(StatusCode::OK, &format!("Authorize {}", app.name), body);
-    page.form_action = super::redirect::csp_source(&f.redirect_uri);
+    page.form_action = super::redirect::csp_source(&a.redirect_uri);
     page
 }
 

@@ -8,6 +8,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::AbortOnDrop;
 use crate::db::Db;
 use crate::role::ReplicaStatus;
 
@@ -94,14 +95,6 @@ pub async fn run(db: Db, status: Arc<ReplicaStatus>, client: super::forward::Cli
 
 fn lock(l: &std::sync::Mutex<Lag>) -> std::sync::MutexGuard<'_, Lag> {
     l.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-struct AbortOnDrop(tokio::task::JoinHandle<()>);
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
 }
 
 #[cfg(test)]

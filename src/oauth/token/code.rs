@@ -3,7 +3,7 @@
 //! challenge. A second use fails and revokes every token issued from the code
 //! (RFC 6749 §4.1.2, §10.5).
 
-use super::{Ctx, TokenResponse, decide, issue, refused, required, ttl, unauthorized_client};
+use super::{Ctx, TokenResponse, decide, issue, refused, required, unauthorized_client};
 use crate::model::app::AppGrant;
 use crate::oauth::errors::OAuthError;
 use crate::oauth::pkce;
@@ -20,52 +20,51 @@ pub async fn exchange(ctx: Ctx<'_>) -> Result<TokenResponse, OAuthError> {
     let redirect_uri = required(&ctx.form, "redirect_uri")?.to_owned();
     let verifier = ctx.form.text("code_verifier").map(str::to_owned);
     let hash = token::storage_hash(code);
-    let app_id = ctx.app.id;
-    let now = ctx.state.clock.now();
-    let ttl = ttl(ctx.state);
-    let client = ctx.addr;
+    let ex = ctx.exchange();
     decide(ctx.state, move |tx| {
         // another client's code is as unknown as a made-up one
-        let row = crate::db::tokens::code(tx, &hash)?.filter(|r| r.app_id == app_id);
+        let row = crate::db::tokens::code(tx, &hash)?.filter(|r| r.app_id == ex.app_id);
         let Some(row) = row else {
             return refused("The code is invalid.");
         };
         if row.used_at.is_some() {
-            security::code_reused(client);
+            security::code_reused(ex.client);
             if let Some(g) = row.grant_id {
                 crate::db::tokens::revoke_grant(tx, g)?;
             }
             return refused("The code was already used; the tokens issued from it are revoked.");
         }
-        if now >= row.expires_at {
-            crate::db::tokens::use_code(tx, &hash, None, now)?;
+        if ex.now >= row.expires_at {
+            crate::db::tokens::use_code(tx, &hash, None, ex.now)?;
             return refused("The code has expired.");
         }
-        if row.redirect_uri != redirect_uri {
-            crate::db::tokens::use_code(tx, &hash, None, now)?;
+        if row.authorization.redirect_uri != redirect_uri {
+            crate::db::tokens::use_code(tx, &hash, None, ex.now)?;
             return refused("The redirect_uri does not match the authorization request.");
         }
-        let pkce_ok = match (&row.code_challenge, &verifier) {
+        let a = &row.authorization;
+        let pkce_ok = match (&a.code_challenge, &verifier) {
             (None, None) => true,
             (Some(ch), Some(v)) => {
-                let m = pkce::Method::parse(row.code_challenge_method.as_deref())
+                let m = pkce::Method::parse(a.code_challenge_method.as_deref())
                     .unwrap_or(pkce::Method::S256);
                 pkce::verify(m, ch, v)
             }
             _ => false,
         };
         if !pkce_ok {
-            crate::db::tokens::use_code(tx, &hash, None, now)?;
+            crate::db::tokens::use_code(tx, &hash, None, ex.now)?;
             return refused("The code_verifier does not match the code_challenge.");
         }
         if !crate::db::users::is_live(tx, row.user_id)? {
-            crate::db::tokens::use_code(tx, &hash, None, now)?;
+            crate::db::tokens::use_code(tx, &hash, None, ex.now)?;
             return refused("The code is invalid.");
         }
-        let scope = Scope::parse(Some(&row.scope), Scope::ALL).unwrap_or(Scope::ALL);
-        let grant = crate::db::tokens::insert_grant(tx, app_id, row.user_id, scope.as_str(), now)?;
-        crate::db::tokens::use_code(tx, &hash, Some(grant), now)?;
-        Ok(Ok(issue(tx, grant, scope, ttl, now)?))
+        let scope = Scope::parse(Some(&a.scope), Scope::ALL).unwrap_or(Scope::ALL);
+        let grant =
+            crate::db::tokens::insert_grant(tx, ex.app_id, row.user_id, scope.as_str(), ex.now)?;
+        crate::db::tokens::use_code(tx, &hash, Some(grant), ex.now)?;
+        Ok(Ok(issue(tx, grant, scope, ex.ttl, ex.now)?))
     })
     .await
 }

@@ -113,6 +113,27 @@ pub struct Ctx<'a> {
     pub addr: std::net::IpAddr,
 }
 
+/// What a grant's transaction takes from its request: the client, the time, how long
+/// access tokens live, and the client address (for the security log).
+#[derive(Debug, Clone, Copy)]
+struct Exchange {
+    app_id: i64,
+    now: Timestamp,
+    ttl: i64,
+    client: std::net::IpAddr,
+}
+
+impl Ctx<'_> {
+    fn exchange(&self) -> Exchange {
+        Exchange {
+            app_id: self.app.id,
+            now: self.state.clock.now(),
+            ttl: ttl(self.state),
+            client: self.addr,
+        }
+    }
+}
+
 /// `POST /oauth/token/`
 pub fn endpoints() -> Vec<Endpoint> {
     vec![super::json_endpoint("/oauth/token/", "oauthToken", token)]

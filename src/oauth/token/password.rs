@@ -2,7 +2,7 @@
 //! grant; behind the brute-force limit (429 `temporarily_unavailable` with
 //! `Retry-After` when reached).
 
-use super::{Ctx, TokenResponse, issue, ttl, unauthorized_client};
+use super::{Ctx, Exchange, TokenResponse, issue, unauthorized_client};
 use crate::model::app::AppGrant;
 use crate::oauth::errors::{ErrorCode, OAuthError};
 use crate::oauth::password::Outcome;
@@ -34,9 +34,9 @@ pub async fn exchange(ctx: Ctx<'_>) -> Result<TokenResponse, OAuthError> {
                 return Err(e);
             }
         };
-    let app_id = ctx.app.id;
-    let now = ctx.state.clock.now();
-    let ttl = ttl(ctx.state);
+    let Exchange {
+        app_id, now, ttl, ..
+    } = ctx.exchange();
     ctx.state
         .db
         .write(move |tx| -> Result<TokenResponse, OAuthError> {

@@ -2,7 +2,7 @@
 //! rotated; presenting a rotated one again revokes the whole grant (every token issued
 //! from the same authorization).
 
-use super::{Ctx, TokenResponse, decide, issue, refused, required, ttl, unauthorized_client};
+use super::{Ctx, TokenResponse, decide, issue, refused, required, unauthorized_client};
 use crate::model::app::AppGrant;
 use crate::oauth::errors::OAuthError;
 use crate::oauth::scope::{self, Scope};
@@ -17,24 +17,21 @@ pub async fn exchange(ctx: Ctx<'_>) -> Result<TokenResponse, OAuthError> {
     let presented = required(&ctx.form, "refresh_token")?;
     let requested = ctx.form.get("scope").map(str::to_owned);
     let hash = token::storage_hash(presented);
-    let app_id = ctx.app.id;
-    let now = ctx.state.clock.now();
-    let ttl = ttl(ctx.state);
-    let client = ctx.addr;
+    let ex = ctx.exchange();
     decide(ctx.state, move |tx| {
         // another client's token is as unknown as a made-up one
-        let row = crate::db::tokens::refresh(tx, &hash)?.filter(|r| r.app_id == app_id);
+        let row = crate::db::tokens::refresh(tx, &hash)?.filter(|r| r.app_id == ex.app_id);
         let Some(row) = row else {
             return refused("The refresh token is invalid.");
         };
         if row.rotated_at.is_some() {
-            security::refresh_reused(client);
+            security::refresh_reused(ex.client);
             crate::db::tokens::revoke_grant(tx, row.grant_id)?;
             return refused(
                 "The refresh token was already used; every token of this grant is revoked.",
             );
         }
-        if row.revoked || row.grant_revoked || now >= row.expires_at {
+        if row.revoked || row.grant_revoked || ex.now >= row.expires_at {
             return refused("The refresh token is invalid, expired or revoked.");
         }
         if !crate::db::users::is_live(tx, row.user_id)? {
@@ -49,8 +46,8 @@ pub async fn exchange(ctx: Ctx<'_>) -> Result<TokenResponse, OAuthError> {
                 "scope may only narrow the granted scope.",
             )));
         }
-        crate::db::tokens::rotate_refresh(tx, &hash, &row.access_hash, now)?;
-        Ok(Ok(issue(tx, row.grant_id, scope, ttl, now)?))
+        crate::db::tokens::rotate_refresh(tx, &hash, &row.access_hash, ex.now)?;
+        Ok(Ok(issue(tx, row.grant_id, scope, ex.ttl, ex.now)?))
     })
     .await
 }
