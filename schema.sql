@@ -1,4 +1,4 @@
--- hearth schema, version 4 (kept in PRAGMA user_version; see src/db/migrate.rs, which
+-- hearth schema, version 5 (kept in PRAGMA user_version; see src/db/migrate.rs, which
 -- brings older files up to this version in place).
 --
 -- Conventions:
@@ -234,6 +234,31 @@ CREATE INDEX contribution_list ON contribution (kind, deleted, added_at DESC, id
 CREATE INDEX contribution_comments ON contribution (target_pk, deleted, added_at DESC) WHERE target_pk IS NOT NULL;
 CREATE INDEX contribution_author ON contribution (author_id, kind, deleted);
 CREATE INDEX contribution_parent ON contribution (parent_pk) WHERE parent_pk IS NOT NULL;
+
+-- Live items of each kind (version 5), kept exact by the triggers: the lists' totals
+-- (src/db/contribution_tally.rs).
+CREATE TABLE contribution_tally (
+    kind TEXT PRIMARY KEY,
+    live INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TRIGGER contribution_tally_insert AFTER INSERT ON contribution
+WHEN NEW.deleted = 0
+BEGIN
+    INSERT INTO contribution_tally (kind, live) VALUES (NEW.kind, 1)
+    ON CONFLICT (kind) DO UPDATE SET live = live + 1;
+END;
+CREATE TRIGGER contribution_tally_delete AFTER DELETE ON contribution
+WHEN OLD.deleted = 0
+BEGIN
+    UPDATE contribution_tally SET live = live - 1 WHERE kind = OLD.kind;
+END;
+CREATE TRIGGER contribution_tally_update AFTER UPDATE OF deleted ON contribution
+WHEN (OLD.deleted = 0) <> (NEW.deleted = 0)
+BEGIN
+    INSERT INTO contribution_tally (kind, live)
+    VALUES (NEW.kind, CASE WHEN NEW.deleted = 0 THEN 1 ELSE -1 END)
+    ON CONFLICT (kind) DO UPDATE SET live = live + excluded.live;
+END;
 
 CREATE TABLE contribution_category (
     contribution_pk INTEGER NOT NULL REFERENCES contribution (pk) ON DELETE CASCADE,

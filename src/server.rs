@@ -150,6 +150,22 @@ fn new_request_id() -> HeaderValue {
     HeaderValue::from_str(&id).unwrap_or(HeaderValue::from_static("-"))
 }
 
+/// The next connection, or `None` after an accept error (EMFILE and friends), logged
+/// as `failed` and followed by a 50 ms back-off instead of spinning.
+pub(crate) async fn accept(
+    listener: &TcpListener,
+    failed: &str,
+) -> Option<(TcpStream, SocketAddr)> {
+    match listener.accept().await {
+        Ok(c) => Some(c),
+        Err(e) => {
+            tracing::warn!(error = %e, "{failed}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            None
+        }
+    }
+}
+
 /// Open connections per client address.
 #[derive(Default, Clone)]
 struct PerAddress(Arc<std::sync::Mutex<HashMap<IpAddr, usize>>>);
@@ -220,14 +236,9 @@ pub async fn serve_on(listener: TcpListener, state: AppState, shutdown: impl Fut
     loop {
         let (stream, peer) = tokio::select! {
             _ = &mut shutdown => break,
-            r = listener.accept() => match r {
-                Ok(c) => c,
-                Err(e) => {
-                    // EMFILE and friends: back off instead of spinning
-                    tracing::warn!(error = %e, "accept failed");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                    continue;
-                }
+            r = accept(&listener, "accept failed") => match r {
+                Some(c) => c,
+                None => continue,
             },
         };
         // over either cap: closed at once (dropping the stream), costing the others

@@ -3,7 +3,7 @@
 //! transaction (`hearth check` recomputes both), the caller's `followed` marks, and the
 //! lists that follow from it: a user's categories and the popular ones.
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::Connection;
 
 use crate::clock::Timestamp;
 use crate::db::categories::{self, COLUMNS};
@@ -24,23 +24,17 @@ pub fn toggle(
     category: i64,
     now: Timestamp,
 ) -> rusqlite::Result<bool> {
-    let removed = conn
-        .prepare_cached(
-            "DELETE FROM category_follow WHERE user_id = ?1 AND category_id = ?2 RETURNING 1",
-        )?
-        .query_row([user, category], |_| Ok(()))
-        .optional()?
-        .is_some();
-    if !removed {
-        conn.prepare_cached(
-            "INSERT INTO category_follow (user_id, category_id, created_at) VALUES (?1, ?2, ?3)",
-        )?
-        .execute(params![user, category, now])?;
-    }
-    let delta: i64 = if removed { -1 } else { 1 };
+    let follows = super::toggle_pair(
+        conn,
+        "DELETE FROM category_follow WHERE user_id = ?1 AND category_id = ?2 RETURNING 1",
+        "INSERT INTO category_follow (user_id, category_id, created_at) VALUES (?1, ?2, ?3)",
+        (user, category),
+        now,
+    )?;
+    let delta: i64 = if follows { 1 } else { -1 };
     add_to(conn, Counter::FollowedCategories, user, delta)?;
     add_to(conn, Counter::CategoryFollowers, category, delta)?;
-    Ok(!removed)
+    Ok(follows)
 }
 
 /// Sets `followed` on each category for `viewer` (false for anonymous callers): one

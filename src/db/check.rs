@@ -86,6 +86,15 @@ const INVARIANTS: &[(&str, &str, &str)] = &[
            AND NOT EXISTS (SELECT 1 FROM course_listed_block b WHERE b.block = c.id >> 10)",
     ),
     (
+        "contribution_tally",
+        "contribution_tally counts the live items of each kind",
+        "SELECT t.live FROM contribution_tally t WHERE t.live <>
+           (SELECT count(*) FROM contribution c WHERE c.kind = t.kind AND c.deleted = 0)
+         UNION ALL SELECT count(*) FROM contribution c WHERE c.deleted = 0
+           AND NOT EXISTS (SELECT 1 FROM contribution_tally t WHERE t.kind = c.kind)
+           GROUP BY c.kind",
+    ),
+    (
         "vote_tally",
         "vote_tally counts the live users' votes of each item and reaction",
         "SELECT t.contribution_pk FROM vote_tally t WHERE t.n <>

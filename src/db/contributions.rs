@@ -229,8 +229,11 @@ pub fn list(
     } else {
         "c.kind = ?1 AND ?2 IS NULL"
     };
-    let total: i64 = conn
-        .prepare_cached(&format!(
+    let total: i64 = if target_pk.is_none() && !hiding {
+        // the newest-first list of a kind: its total is kept by triggers
+        super::contribution_tally::live(conn, kind)?
+    } else {
+        conn.prepare_cached(&format!(
             "SELECT count(*) FROM contribution c
              WHERE {target} AND c.deleted = 0 {hidden}"
         ))?
@@ -238,7 +241,8 @@ pub fn list(
         .query_row(
             params![kind.as_str(), target_pk, None::<i64>, None::<i64>, who],
             |r| r.get(0),
-        )?;
+        )?
+    };
     let mut stmt = conn.prepare_cached(&format!(
         "{} WHERE {target} AND c.deleted = 0 {hidden}
          ORDER BY c.added_at DESC, c.id DESC LIMIT ?3 OFFSET ?4",

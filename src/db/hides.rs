@@ -2,7 +2,7 @@
 //! whom a user hides, and the test the contribution lists and contributors use to
 //! leave the hidden users out.
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::Connection;
 
 use crate::clock::Timestamp;
 use crate::db::users::Paged;
@@ -23,18 +23,13 @@ pub fn hides_anyone(conn: &Connection, user: i64) -> rusqlite::Result<bool> {
 /// `user` hides `hidden` (another live user), or shows it again when it already hides
 /// it; answers whether it hides it now.
 pub fn toggle(conn: &Connection, user: i64, hidden: i64, now: Timestamp) -> rusqlite::Result<bool> {
-    let removed = conn
-        .prepare_cached("DELETE FROM user_hide WHERE user_id = ?1 AND hidden_id = ?2 RETURNING 1")?
-        .query_row([user, hidden], |_| Ok(()))
-        .optional()?
-        .is_some();
-    if !removed {
-        conn.prepare_cached(
-            "INSERT INTO user_hide (user_id, hidden_id, created_at) VALUES (?1, ?2, ?3)",
-        )?
-        .execute(params![user, hidden, now])?;
-    }
-    Ok(!removed)
+    super::toggle_pair(
+        conn,
+        "DELETE FROM user_hide WHERE user_id = ?1 AND hidden_id = ?2 RETURNING 1",
+        "INSERT INTO user_hide (user_id, hidden_id, created_at) VALUES (?1, ?2, ?3)",
+        (user, hidden),
+        now,
+    )
 }
 
 /// The ids of the live users `user` hides, most recently hidden first.

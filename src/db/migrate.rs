@@ -13,7 +13,7 @@ use super::{APPLICATION_ID, DbError};
 pub const SCHEMA: &str = include_str!("../../schema.sql");
 
 /// The schema version this binary writes.
-pub const VERSION: i64 = 4;
+pub const VERSION: i64 = 5;
 
 /// One step from version N to N+1, run inside the migration's transaction.
 type Step = fn(&Connection) -> Result<(), DbError>;
@@ -21,7 +21,7 @@ type Step = fn(&Connection) -> Result<(), DbError>;
 /// Steps from version N to N+1, applied in order to older files. `MIGRATIONS[0]`
 /// takes version 1 to 2, and so on. Each runs in one transaction with the
 /// `user_version` bump, so a file is either wholly migrated by a step or untouched.
-const MIGRATIONS: &[Step] = &[v2_unique_names, v3_kit, v4_position];
+const MIGRATIONS: &[Step] = &[v2_unique_names, v3_kit, v4_position, v5_contribution_tally];
 
 /// Version 2: reaction labels, category names and category slugs unique
 /// case-insensitively, enforced by unique indexes on lowercased key columns
@@ -134,6 +134,14 @@ fn v3_kit(conn: &Connection) -> Result<(), DbError> {
 /// Version 4: the replication position (SPEC §9, [`super::position`]), starting at 0.
 fn v4_position(conn: &Connection) -> Result<(), DbError> {
     conn.execute_batch(super::position::CREATE)?;
+    Ok(())
+}
+
+/// Version 5: live items per kind ([`super::contribution_tally`]), counted once here
+/// and kept by triggers from then on.
+fn v5_contribution_tally(conn: &Connection) -> Result<(), DbError> {
+    conn.execute_batch(super::contribution_tally::CREATE)?;
+    conn.execute_batch(super::contribution_tally::FILL)?;
     Ok(())
 }
 

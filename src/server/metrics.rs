@@ -117,13 +117,9 @@ pub async fn serve(listener: TcpListener, exporter: Exporter, state: AppState) {
                 let _ = tokio::task::spawn_blocking(move || handle.run_upkeep()).await;
                 continue;
             }
-            r = listener.accept() => match r {
-                Ok(c) => c,
-                Err(e) => {
-                    tracing::warn!(error = %e, "metrics listener: accept failed");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                    continue;
-                }
+            r = super::accept(&listener, "metrics listener: accept failed") => match r {
+                Some(c) => c,
+                None => continue,
             },
         };
         let Ok(permit) = Arc::clone(&slots).acquire_owned().await else {

@@ -250,7 +250,7 @@ fn restore_migrates_an_older_backup_on_a_copy() {
     assert!(
         String::from_utf8(out.stdout)
             .unwrap()
-            .contains("migrated from schema version 1 to 4")
+            .contains("migrated from schema version 1 to 5")
     );
     assert_eq!(
         std::fs::read(&src).unwrap(),
@@ -258,7 +258,7 @@ fn restore_migrates_an_older_backup_on_a_copy() {
         "the backup is never changed"
     );
     e.assert_sql(&[
-        ("PRAGMA user_version", 4),
+        ("PRAGMA user_version", 5),
         ("SELECT count(*) FROM reaction WHERE label = 'LIKE (7)'", 1),
     ]);
     assert!(e.ok(&["check"]).contains("ok"));

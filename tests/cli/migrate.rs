@@ -12,7 +12,9 @@ const APPLICATION_ID: i32 = 0x6872_7468;
 
 /// The git blob of `schema.sql` as each version released it: version 1 as it stood at
 /// ff570f9 (before 0142309 made version 2), version 2 at 3f25b4c (before 37dc92e made
-/// version 3), version 3 at 0b5b07b (before e9b2a64 made version 4).
+/// version 3), version 3 at 0b5b07b (before e9b2a64 made version 4), version 4 at
+/// a4c0f0e-era main (schema.sql unchanged since e9b2a64, before the commit that made
+/// version 5).
 ///
 /// A blob id is the SHA-1 of the file's bytes, so these are the released schemas to the
 /// byte, frozen: no later commit, rebase or merge can change what they name, and
@@ -22,10 +24,11 @@ const APPLICATION_ID: i32 = 0x6872_7468;
 /// the Docker build context leaves `.git` out, but it builds and never tests), so the
 /// blobs are there; where they are not (a shallow clone, a source tarball), the test
 /// fails and says why, it never skips.
-const RELEASED_SCHEMAS: [(i32, &str); 3] = [
+const RELEASED_SCHEMAS: [(i32, &str); 4] = [
     (1, "2ecf91e3864d954b05c4d7002832d67a70910a2a"),
     (2, "a593b0b989beee52c167923a844ffaa60b4b0783"),
     (3, "aae257d3b7a4b7e726ced07b40450f1ad6d22b80"),
+    (4, "8589ba88f0a6c774f52c3c77d377487196d1fc17"),
 ];
 
 /// `schema.sql` exactly as schema `version` was released, from git history.
@@ -132,7 +135,7 @@ fn schema_shape(path: &Path) -> Vec<String> {
 fn assert_migrated_like_fresh(old: &Env) {
     let fresh = Env::initialised();
     assert!(old.ok(&["check"]).contains("ok"));
-    assert_eq!(old.sql("PRAGMA user_version"), 4);
+    assert_eq!(old.sql("PRAGMA user_version"), 5);
     assert_eq!(
         schema_shape(&old.db()),
         schema_shape(&fresh.db()),
@@ -220,7 +223,7 @@ fn migrating_renames_case_insensitive_duplicates_and_loses_nothing() {
         "references unchanged"
     );
     assert!(e.ok(&["check"]).contains("ok"));
-    assert_eq!(e.sql("PRAGMA user_version"), 4);
+    assert_eq!(e.sql("PRAGMA user_version"), 5);
 }
 
 /// A version-2 file (the last before the UI kit's tables) with a community in it.
@@ -287,4 +290,49 @@ fn a_version_3_file_gains_the_replication_position_in_place() {
     old.ok(&["category", "create", "--name", "News"]);
     assert_eq!(old.sql("SELECT position FROM hearth_position"), 2);
     assert_eq!(old.sql("SELECT count(*) FROM hearth_position"), 1);
+}
+
+#[test]
+fn a_version_4_file_gains_the_contribution_tally_counted_from_its_rows() {
+    let old = Env::new();
+    write_old(
+        &old.db(),
+        4,
+        &[
+            &released_schema(4),
+            "INSERT INTO jwt_secret (secret, created_at) VALUES ('v4-secret-v4-secret-v4-secret-v4-secret-xx', 0);
+             INSERT INTO user (id, username, username_key, date_joined, posts_counter, discussions_counter) VALUES (1, 'alice', 'alice', 0, 2, 1);
+             INSERT INTO contribution (pk, kind, id, author_id, text, added_at, deleted) VALUES
+                 (1, 'post', 1, 1, 'a', 0, 0), (2, 'post', 2, 1, 'b', 0, 0),
+                 (3, 'post', 3, 1, 'c', 0, 1), (4, 'discussion', 1, 1, 'd', 0, 0);",
+        ],
+    );
+    assert_migrated_like_fresh(&old);
+    assert_eq!(
+        old.sql("SELECT live FROM contribution_tally WHERE kind = 'post'"),
+        2
+    );
+    assert_eq!(
+        old.sql("SELECT live FROM contribution_tally WHERE kind = 'discussion'"),
+        1
+    );
+    // from then on the triggers keep it: `check` compares it with a count
+    let c = rusqlite::Connection::open(old.db()).unwrap();
+    c.execute_batch(
+        "UPDATE contribution SET deleted = 0 WHERE pk = 3;
+         UPDATE user SET posts_counter = 3 WHERE id = 1;",
+    )
+    .unwrap();
+    assert_eq!(
+        old.sql("SELECT live FROM contribution_tally WHERE kind = 'post'"),
+        3
+    );
+    assert!(old.ok(&["check"]).contains("ok"));
+    c.execute(
+        "UPDATE contribution_tally SET live = 7 WHERE kind = 'post'",
+        [],
+    )
+    .unwrap();
+    drop(c);
+    crate::broken_check(&old, &[("contribution_tally", 1)]);
 }
