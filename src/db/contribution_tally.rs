@@ -9,30 +9,16 @@ use rusqlite::{Connection, OptionalExtension};
 
 use crate::model::contribution::Kind;
 
-/// The table and its triggers, exactly as in `schema.sql` (a test holds them equal):
-/// what migration to version 5 creates, before [`FILL`].
-pub const CREATE: &str = "CREATE TABLE contribution_tally (
-    kind TEXT PRIMARY KEY,
-    live INTEGER NOT NULL
-) WITHOUT ROWID;
-CREATE TRIGGER contribution_tally_insert AFTER INSERT ON contribution
-WHEN NEW.deleted = 0
-BEGIN
-    INSERT INTO contribution_tally (kind, live) VALUES (NEW.kind, 1)
-    ON CONFLICT (kind) DO UPDATE SET live = live + 1;
-END;
-CREATE TRIGGER contribution_tally_delete AFTER DELETE ON contribution
-WHEN OLD.deleted = 0
-BEGIN
-    UPDATE contribution_tally SET live = live - 1 WHERE kind = OLD.kind;
-END;
-CREATE TRIGGER contribution_tally_update AFTER UPDATE OF deleted ON contribution
-WHEN (OLD.deleted = 0) <> (NEW.deleted = 0)
-BEGIN
-    INSERT INTO contribution_tally (kind, live)
-    VALUES (NEW.kind, CASE WHEN NEW.deleted = 0 THEN 1 ELSE -1 END)
-    ON CONFLICT (kind) DO UPDATE SET live = live + excluded.live;
-END;";
+/// The table and its triggers: their statements in `schema.sql` (from `CREATE TABLE
+/// contribution_tally` to the end of the last `contribution_tally_` trigger), so the
+/// migration to version 5 creates exactly what a fresh file has, before [`FILL`].
+pub fn create() -> Option<&'static str> {
+    let schema = super::migrate::SCHEMA;
+    let start = schema.find("CREATE TABLE contribution_tally")?;
+    let last = start + schema[start..].find("CREATE TRIGGER contribution_tally_update")?;
+    let end = last + schema[last..].find("END;")? + "END;".len();
+    Some(&schema[start..end])
+}
 
 /// Counts what a file already holds (the migration to version 5).
 pub const FILL: &str = "INSERT INTO contribution_tally (kind, live)
@@ -63,8 +49,12 @@ mod tests {
     }
 
     #[test]
-    fn the_triggers_keep_each_kind_exact_and_the_schema_has_them() {
-        assert!(super::super::migrate::SCHEMA.contains(CREATE));
+    fn the_triggers_keep_each_kind_exact_and_the_migration_creates_them() {
+        let create = create().unwrap();
+        for name in ["insert", "delete", "update"] {
+            assert!(create.contains(&format!("CREATE TRIGGER contribution_tally_{name} ")));
+        }
+        assert!(create.ends_with("END;"));
         let c = super::super::migrate::test_db();
         c.execute_batch(
             "INSERT INTO user (id, username, username_key, date_joined) VALUES (1, 'a', 'a', 0);",

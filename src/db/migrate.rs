@@ -140,7 +140,10 @@ fn v4_position(conn: &Connection) -> Result<(), DbError> {
 /// Version 5: live items per kind ([`super::contribution_tally`]), counted once here
 /// and kept by triggers from then on.
 fn v5_contribution_tally(conn: &Connection) -> Result<(), DbError> {
-    conn.execute_batch(super::contribution_tally::CREATE)?;
+    let create = super::contribution_tally::create().ok_or_else(|| {
+        DbError::NotHearth("schema.sql lacks contribution_tally (a build error)".into())
+    })?;
+    conn.execute_batch(create)?;
     conn.execute_batch(super::contribution_tally::FILL)?;
     Ok(())
 }

@@ -62,6 +62,22 @@ pub fn write_v1(path: &Path, extra: &str) {
     write_old(path, 1, &[&released_schema(1), rows, extra]);
 }
 
+/// A fresh `Env` whose database is schema `version` as released, with a JWT secret
+/// and the rows of `rows` (SQL).
+fn released_env(version: i32, rows: &str) -> Env {
+    let old = Env::new();
+    let secret = format!(
+        "INSERT INTO jwt_secret (secret, created_at) VALUES ('{}', 0);",
+        format!("v{version}-secret-").repeat(5)
+    );
+    write_old(
+        &old.db(),
+        version,
+        &[&released_schema(version), &secret, rows],
+    );
+    old
+}
+
 /// Writes a hearth database of schema `version` at `path` from SQL `batches` (the
 /// released schema first), with hearth's `application_id`.
 fn write_old(path: &Path, version: i32, batches: &[&str]) {
@@ -272,15 +288,9 @@ fn a_version_2_file_gains_the_kit_tables_in_place_and_keeps_every_row() {
 
 #[test]
 fn a_version_3_file_gains_the_replication_position_in_place() {
-    let old = Env::new();
-    write_old(
-        &old.db(),
+    let old = released_env(
         3,
-        &[
-            &released_schema(3),
-            "INSERT INTO jwt_secret (secret, created_at) VALUES ('v3-secret-v3-secret-v3-secret-v3-secret-xx', 0);
-             INSERT INTO user (id, username, username_key, date_joined) VALUES (1, 'alice', 'alice', 0);",
-        ],
+        "INSERT INTO user (id, username, username_key, date_joined) VALUES (1, 'alice', 'alice', 0);",
     );
     assert_migrated_like_fresh(&old);
     assert_eq!(old.sql("SELECT count(*) FROM user"), 1);
@@ -294,18 +304,12 @@ fn a_version_3_file_gains_the_replication_position_in_place() {
 
 #[test]
 fn a_version_4_file_gains_the_contribution_tally_counted_from_its_rows() {
-    let old = Env::new();
-    write_old(
-        &old.db(),
+    let old = released_env(
         4,
-        &[
-            &released_schema(4),
-            "INSERT INTO jwt_secret (secret, created_at) VALUES ('v4-secret-v4-secret-v4-secret-v4-secret-xx', 0);
-             INSERT INTO user (id, username, username_key, date_joined, posts_counter, discussions_counter) VALUES (1, 'alice', 'alice', 0, 2, 1);
+        "INSERT INTO user (id, username, username_key, date_joined, posts_counter, discussions_counter) VALUES (1, 'alice', 'alice', 0, 2, 1);
              INSERT INTO contribution (pk, kind, id, author_id, text, added_at, deleted) VALUES
                  (1, 'post', 1, 1, 'a', 0, 0), (2, 'post', 2, 1, 'b', 0, 0),
                  (3, 'post', 3, 1, 'c', 0, 1), (4, 'discussion', 1, 1, 'd', 0, 0);",
-        ],
     );
     assert_migrated_like_fresh(&old);
     assert_eq!(
