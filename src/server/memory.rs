@@ -4,11 +4,12 @@
 //! allocator keeps what requests freed, so the resident size stayed near its peak
 //! long after the last request. When the server has answered nothing for
 //! `Config::release_memory_after` (2 s by default) after answering something, it
-//! empties the page caches of the idle connections (`Db::release_memory`); the
-//! allocator (jemalloc with its background purging thread, see `main.rs`) then returns
-//! the freed pages within about a second. It happens once per quiet spell, never while
-//! requests are being answered: the next read fetches its pages again from the file,
-//! usually from the operating system's cache.
+//! closes the idle readers beyond one and empties the last one's and the writer's page
+//! caches (`Db::release_memory`); the allocator (jemalloc, which also serves SQLite's
+//! own `malloc`, with its background purging thread: `main.rs`, `.cargo/config.toml`)
+//! then returns the freed pages within about a second. It happens once per quiet
+//! spell, never while requests are being answered: closed readers open again on demand,
+//! and the next read fetches its pages from the file, usually from the OS's cache.
 
 use std::time::{Duration, Instant};
 
