@@ -24,7 +24,7 @@ pub fn toggle(
     category: i64,
     now: Timestamp,
 ) -> rusqlite::Result<bool> {
-    let follows = super::toggle_pair(
+    let follows = super::pair::toggle_pair(
         conn,
         "DELETE FROM category_follow WHERE user_id = ?1 AND category_id = ?2 RETURNING 1",
         "INSERT INTO category_follow (user_id, category_id, created_at) VALUES (?1, ?2, ?3)",

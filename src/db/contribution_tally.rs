@@ -9,18 +9,8 @@ use rusqlite::{Connection, OptionalExtension};
 
 use crate::model::contribution::Kind;
 
-/// The table and its triggers: their statements in `schema.sql` (from `CREATE TABLE
-/// contribution_tally` to the end of the last `contribution_tally_` trigger), so the
-/// migration to version 5 creates exactly what a fresh file has, before [`FILL`].
-pub fn create() -> Option<&'static str> {
-    let schema = super::migrate::SCHEMA;
-    let start = schema.find("CREATE TABLE contribution_tally")?;
-    let last = start + schema[start..].find("CREATE TRIGGER contribution_tally_update")?;
-    let end = last + schema[last..].find("END;")? + "END;".len();
-    Some(&schema[start..end])
-}
-
-/// Counts what a file already holds (the migration to version 5).
+/// Counts what a file already holds (the migration to version 5, after the table and
+/// triggers of `schema.sql`).
 pub const FILL: &str = "INSERT INTO contribution_tally (kind, live)
     SELECT kind, count(*) FROM contribution WHERE deleted = 0 GROUP BY kind";
 
@@ -49,13 +39,9 @@ mod tests {
     }
 
     #[test]
-    fn the_triggers_keep_each_kind_exact_and_the_migration_creates_them() {
-        let create = create().unwrap();
-        for name in ["insert", "delete", "update"] {
-            assert!(create.contains(&format!("CREATE TRIGGER contribution_tally_{name} ")));
-        }
-        assert!(create.ends_with("END;"));
-        let c = super::super::migrate::test_db();
+    fn the_triggers_keep_each_kind_exact() {
+        let c = Connection::open_in_memory().unwrap();
+        c.execute_batch(include_str!("../../schema.sql")).unwrap();
         c.execute_batch(
             "INSERT INTO user (id, username, username_key, date_joined) VALUES (1, 'a', 'a', 0);",
         )

@@ -23,7 +23,7 @@ pub fn hides_anyone(conn: &Connection, user: i64) -> rusqlite::Result<bool> {
 /// `user` hides `hidden` (another live user), or shows it again when it already hides
 /// it; answers whether it hides it now.
 pub fn toggle(conn: &Connection, user: i64, hidden: i64, now: Timestamp) -> rusqlite::Result<bool> {
-    super::toggle_pair(
+    super::pair::toggle_pair(
         conn,
         "DELETE FROM user_hide WHERE user_id = ?1 AND hidden_id = ?2 RETURNING 1",
         "INSERT INTO user_hide (user_id, hidden_id, created_at) VALUES (?1, ?2, ?3)",

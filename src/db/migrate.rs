@@ -140,12 +140,22 @@ fn v4_position(conn: &Connection) -> Result<(), DbError> {
 /// Version 5: live items per kind ([`super::contribution_tally`]), counted once here
 /// and kept by triggers from then on.
 fn v5_contribution_tally(conn: &Connection) -> Result<(), DbError> {
-    let create = super::contribution_tally::create().ok_or_else(|| {
+    let create = tally_statements().ok_or_else(|| {
         DbError::NotHearth("schema.sql lacks contribution_tally (a build error)".into())
     })?;
     conn.execute_batch(create)?;
     conn.execute_batch(super::contribution_tally::FILL)?;
     Ok(())
+}
+
+/// The table `contribution_tally` and its triggers as [`SCHEMA`] has them (from its
+/// `CREATE TABLE` to the end of the last `contribution_tally_` trigger), so version 5
+/// creates exactly what a fresh file has.
+fn tally_statements() -> Option<&'static str> {
+    let start = SCHEMA.find("CREATE TABLE contribution_tally")?;
+    let last = start + SCHEMA[start..].find("CREATE TRIGGER contribution_tally_update")?;
+    let end = last + SCHEMA[last..].find("END;")? + "END;".len();
+    Some(&SCHEMA[start..end])
 }
 
 /// The `CREATE TABLE` / `CREATE INDEX` statements of [`SCHEMA`] for the tables that
@@ -384,6 +394,16 @@ mod tests {
         conn.execute_batch("CREATE TABLE t (x)")?;
         assert!(matches!(identify(&conn), Err(DbError::NotHearth(_))));
         Ok(())
+    }
+
+    #[test]
+    fn version_5_creates_the_tally_and_its_three_triggers() {
+        let create = tally_statements().unwrap_or_default();
+        assert!(create.starts_with("CREATE TABLE contribution_tally ("));
+        for name in ["insert", "delete", "update"] {
+            assert!(create.contains(&format!("CREATE TRIGGER contribution_tally_{name} ")));
+        }
+        assert!(create.ends_with("END;"));
     }
 
     #[test]
