@@ -9,6 +9,9 @@ use crate::model::category::Category;
 pub const COLUMNS: &str =
     r#"id, name, slug, active, deleted, "order", image_medium, followers_counter"#;
 
+/// How many columns [`COLUMNS`] names (what a query selects after them starts here).
+const COLUMN_COUNT: usize = 8;
+
 /// Maps a row selected with [`COLUMNS`] (optionally with a table prefix).
 pub fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Category> {
     Ok(from_columns!(r => Category {
@@ -31,22 +34,36 @@ pub enum Link {
     Course,
 }
 
-/// The categories linked to row `id` through `link`, by id.
-pub fn linked(conn: &Connection, link: Link, id: i64) -> rusqlite::Result<Vec<Category>> {
+/// The categories linked to row `id` through `link`, by id, each marked `followed` when
+/// `viewer` follows it (never for anonymous callers): one statement, the follow looked up
+/// by its primary key beside each category (was a statement a category, issue 17).
+pub fn linked(
+    conn: &Connection,
+    link: Link,
+    id: i64,
+    viewer: Option<i64>,
+) -> rusqlite::Result<Vec<Category>> {
+    const FOLLOWED: &str = "EXISTS (SELECT 1 FROM category_follow f
+                                    WHERE f.user_id = ?2 AND f.category_id = g.id)";
     let sql = match link {
         Link::Contribution => sql!(
-            "SELECT {} FROM contribution_category l JOIN category g ON g.id = l.category_id
+            "SELECT {}, {FOLLOWED} FROM contribution_category l
+             JOIN category g ON g.id = l.category_id
              WHERE l.contribution_pk = ?1 ORDER BY g.id",
             columns_as("g")
         ),
         Link::Course => sql!(
-            "SELECT {} FROM course_category l JOIN category g ON g.id = l.category_id
+            "SELECT {}, {FOLLOWED} FROM course_category l JOIN category g ON g.id = l.category_id
              WHERE l.course_id = ?1 ORDER BY g.id",
             columns_as("g")
         ),
     };
     let mut stmt = conn.prepare_cached(sql)?;
-    let rows = stmt.query_map([id], from_row)?;
+    let rows = stmt.query_map(params![id, viewer], |r| {
+        let mut category = from_row(r)?;
+        category.followed = r.get(COLUMN_COUNT)?;
+        Ok(category)
+    })?;
     rows.collect()
 }
 

@@ -116,6 +116,27 @@ mod tests {
             marked.iter().map(|k| k.followed).collect::<Vec<_>>(),
             [true, false]
         );
+        // a course's categories come marked from the one statement that reads them
+        c.execute_batch(
+            "INSERT INTO course (id, name, name_key, slug, type, privacy, created_at, created_by)
+               VALUES (5, 'C', 'c', 'c', 'self-paced', 'open', 0, 1);
+             INSERT INTO course_member (course_id, user_id, join_status, created_at)
+               VALUES (5, 1, 'creator', 0);
+             INSERT INTO course_category (course_id, category_id) VALUES (5, 1), (5, 2);",
+        )
+        .unwrap();
+        let linked = |viewer| {
+            categories::linked(&c, categories::Link::Course, 5, viewer)
+                .unwrap()
+                .iter()
+                .map(|k| (k.id, k.followed))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(linked(Some(2)), [(1, false), (2, true)]);
+        assert_eq!(linked(Some(1)), [(1, false), (2, true)]);
+        assert!(toggle(&c, 1, 1, 9).unwrap());
+        assert_eq!(linked(Some(1)), [(1, true), (2, true)]);
+        assert_eq!(linked(None), [(1, false), (2, false)]);
         // the only complaint a bare test database may have: no JWT secret
         let problems = crate::db::check::problems(&c).unwrap();
         assert!(

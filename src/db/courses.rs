@@ -7,7 +7,7 @@ use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 
 use crate::db::categories;
 use crate::model::category::Category;
-use crate::model::course::{Counts, Course, JoinStatus, name_key};
+use crate::model::course::{Course, JoinStatus, name_key};
 
 pub use super::course_sections::{
     delete_section, insert_section, rename_section, section, sections,
@@ -17,7 +17,13 @@ const COLUMNS: &str = "id, name, slug, description, type, privacy, enforce_lesso
     new_comment_notification_enabled, hide_member_count, meta_title, meta_description, \
     og_title, og_description, og_image, sections_order, image_key, deleted, created_at, created_by";
 
-fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Course> {
+/// [`COLUMNS`] prefixed with `alias.` for joins.
+pub(super) fn columns_as(alias: &str) -> String {
+    super::users::qualified(COLUMNS, alias)
+}
+
+/// Maps a row selected with [`COLUMNS`] (first; columns after them are not read).
+pub(super) fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Course> {
     let order: String = r.get(14)?;
     Ok(Course {
         id: r.get(0)?,
@@ -164,35 +170,13 @@ pub fn add_categories(conn: &Connection, course: i64, ids: &[i64]) -> rusqlite::
     Ok(())
 }
 
-/// The categories of a course, by id.
-pub fn categories(conn: &Connection, course: i64) -> rusqlite::Result<Vec<Category>> {
-    categories::linked(conn, categories::Link::Course, course)
-}
-
-/// What a course's JSON counts, in one statement: its members (creator, managers,
-/// joined), sections and lessons, and how many of those lessons `user` completed.
-/// (Three statements before; each one a step, a reset and a cache lookup per course
-/// shown, issue 17.)
-pub fn counts(conn: &Connection, course: i64, user: Option<i64>) -> rusqlite::Result<Counts> {
-    conn.prepare_cached(
-        "SELECT
-           (SELECT count(*) FROM course_member
-            WHERE course_id = ?1 AND join_status IN ('creator', 'manager', 'joined')),
-           (SELECT count(*) FROM course_section WHERE course_id = ?1),
-           count(l.id), count(k.user_id)
-         FROM course_section s
-         JOIN course_lesson l ON l.section_id = s.id
-         LEFT JOIN course_lesson_completion k ON k.lesson_id = l.id AND k.user_id = ?2
-         WHERE s.course_id = ?1",
-    )?
-    .query_row(params![course, user], |r| {
-        Ok(Counts {
-            members: r.get(0)?,
-            sections: r.get(1)?,
-            lessons: r.get(2)?,
-            completed: r.get(3)?,
-        })
-    })
+/// The categories of a course, by id, marked `followed` for `viewer`.
+pub fn categories(
+    conn: &Connection,
+    course: i64,
+    viewer: Option<i64>,
+) -> rusqlite::Result<Vec<Category>> {
+    categories::linked(conn, categories::Link::Course, course, viewer)
 }
 
 /// Ordering allow-list of the search: (parameter, ORDER BY clause).

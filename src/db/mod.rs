@@ -27,6 +27,7 @@ pub mod contributions;
 pub mod contributors;
 pub mod course_members;
 pub mod course_sections;
+pub mod course_view;
 pub mod courses;
 pub mod follows;
 pub mod hides;

@@ -14,6 +14,7 @@ use crate::api::call::{Call, ca, user, write};
 use crate::api::listing::list_page;
 use crate::clock::Timestamp;
 use crate::db::course_members;
+use crate::db::course_view::{self, View};
 use crate::db::courses as db;
 use crate::error::ApiError;
 use crate::http::auth::Principal;
@@ -23,10 +24,12 @@ use crate::http::{empty, json_response, ok};
 use crate::images::Squares;
 use crate::model::PublicUrl;
 use crate::model::course::{
-    Course, CourseJson, JoinStatus, Privacy, manages, new_course, parse_statuses, same_ids, visible,
+    Counts, Course, CourseJson, JoinStatus, Privacy, manages, new_course, parse_statuses, same_ids,
+    visible,
 };
 use crate::model::course_input::CourseInput;
 use crate::model::field::FieldError;
+use crate::model::user::User;
 
 /// The endpoints of this module and its submodules.
 pub fn endpoints() -> Vec<Endpoint> {
@@ -90,7 +93,8 @@ pub(crate) fn managed_course(
     }
 }
 
-/// Course JSON for a caller.
+/// Course JSON for a caller who holds the record: its creator and counts in one
+/// statement ([`course_view::extras`]), its categories in another.
 pub(crate) fn course_json(
     c: &Connection,
     course: &Course,
@@ -98,18 +102,44 @@ pub(crate) fn course_json(
     status: Option<JoinStatus>,
     base: &PublicUrl,
 ) -> Result<CourseJson, ApiError> {
-    let creator = crate::db::users::get(c, course.created_by)?
+    let extras = course_view::extras(c, course, user)?;
+    shown(c, course, status, extras, user, base)
+}
+
+/// The JSON of a course read with its status, creator and counts ([`course_view::view`]).
+fn view_json(
+    c: &Connection,
+    view: View,
+    user: Option<i64>,
+    base: &PublicUrl,
+) -> Result<CourseJson, ApiError> {
+    let extras = (view.creator, view.counts);
+    shown(c, &view.course, view.status, extras, user, base)
+}
+
+/// A course's JSON from the record, the caller's status, and its creator and counts; its
+/// categories (marked for `user`) read here.
+fn shown(
+    c: &Connection,
+    course: &Course,
+    status: Option<JoinStatus>,
+    (creator, counts): (Option<User>, Counts),
+    user: Option<i64>,
+    base: &PublicUrl,
+) -> Result<CourseJson, ApiError> {
+    let creator = creator
         .ok_or_else(|| ApiError::internal(format!("course {} has no creator", course.id)))?;
-    let counts = db::counts(c, course.id, user)?;
     Ok(course.to_json(
         base,
         status,
         creator.minimal(base),
-        crate::db::category_follows::mark(c, db::categories(c, course.id)?, user)?,
+        db::categories(c, course.id, user)?,
         counts,
     ))
 }
 
+/// The courses of `ids` that exist, in that order, as `user` sees them: a statement
+/// and the categories' one per course.
 fn course_jsons(
     c: &Connection,
     ids: &[i64],
@@ -118,9 +148,8 @@ fn course_jsons(
 ) -> Result<Vec<CourseJson>, ApiError> {
     let mut out = Vec::with_capacity(ids.len());
     for id in ids {
-        if let Some(course) = db::get(c, *id)? {
-            let status = course_members::status_of(c, *id, user)?;
-            out.push(course_json(c, &course, user, status, base)?);
+        if let Some(view) = course_view::view(c, *id, user)? {
+            out.push(view_json(c, view, user, base)?);
         }
     }
     Ok(out)
@@ -237,8 +266,13 @@ async fn get(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
     let (id, base) = (call.id(), call.base());
     let json = call
         .read(move |c, who| {
-            let (course, status) = visible_course(c, id, who)?;
-            course_json(c, &course, who.map(|w| w.user_id), status, &base)
+            let user = who.map(|w| w.user_id);
+            // the record, the caller's status, creator and counts in one statement
+            let view = course_view::view(c, id, user)?.ok_or(ApiError::NotFound)?;
+            if !visible(&view.course, view.status) {
+                return Err(ApiError::NotFound);
+            }
+            view_json(c, view, user, &base)
         })
         .await?;
     Ok(ok(&json))

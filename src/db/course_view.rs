@@ -1,0 +1,209 @@
+//! What a course's JSON reads besides its categories, in one statement: the record, the
+//! caller's status in it, its creator and its counts (members, sections, lessons, the
+//! caller's completed lessons).
+//!
+//! `GET /api/v2/course/{id}/` read these with five statements (seven with two
+//! categories), each a cache lookup, a bind, a step and a reset on top of its B-tree
+//! descents; issue 17 measured those per-statement costs at about a third of the route's
+//! SQLite time. [`view`] reads them all with one, [`extras`] the part a caller that
+//! already holds the record still needs.
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use super::courses::{self, columns_as};
+use super::users;
+use crate::model::course::{Counts, Course, JoinStatus};
+use crate::model::user::User;
+
+/// A course as one caller sees it.
+#[derive(Debug)]
+pub struct View {
+    pub course: Course,
+    /// The caller's status in it (None: not a member, or anonymous).
+    pub status: Option<JoinStatus>,
+    pub creator: Option<User>,
+    pub counts: Counts,
+}
+
+/// The select list after the course's columns (or alone): the creator's columns (user
+/// alias `u`, NULL when the creator is gone), then the four counts. `?1` is the course,
+/// `?2` the caller (NULL: anonymous, who completed nothing). The lesson counts come from
+/// the one-row derived table `n` ([`LESSONS`]).
+fn extra_columns() -> String {
+    format!(
+        "{}, (SELECT count(*) FROM course_member
+              WHERE course_id = ?1 AND join_status IN ('creator', 'manager', 'joined')),
+           (SELECT count(*) FROM course_section WHERE course_id = ?1),
+           n.lessons, n.completed",
+        users::columns_as("u")
+    )
+}
+
+/// How many lessons the course has, and how many of them the caller completed: one row.
+const LESSONS: &str = "(SELECT count(l.id) AS lessons, count(k.user_id) AS completed
+      FROM course_section s
+      JOIN course_lesson l ON l.section_id = s.id
+      LEFT JOIN course_lesson_completion k ON k.lesson_id = l.id AND k.user_id = ?2
+      WHERE s.course_id = ?1) n";
+
+/// How many columns the user list names (the counts follow them).
+const USER_COLUMNS: usize = 29;
+
+/// Maps the creator and the counts of a row selected with [`extra_columns`] at `o`.
+fn extras_at(r: &rusqlite::Row<'_>, o: usize) -> rusqlite::Result<(Option<User>, Counts)> {
+    let creator = match r.get::<_, Option<i64>>(o)? {
+        Some(_) => Some(users::from_row_at(r, o)?),
+        None => None,
+    };
+    let c = o + USER_COLUMNS;
+    let counts = Counts {
+        members: r.get(c)?,
+        sections: r.get(c + 1)?,
+        lessons: r.get(c + 2)?,
+        completed: r.get(c + 3)?,
+    };
+    Ok((creator, counts))
+}
+
+/// Course `id` (deleted or not) as `user` sees it, in one statement; None when there is
+/// no such course.
+pub fn view(conn: &Connection, id: i64, user: Option<i64>) -> rusqlite::Result<Option<View>> {
+    /// Where the status sits: right after the course's columns.
+    const STATUS: usize = 19;
+    let sql = sql!(
+        "SELECT {}, (SELECT join_status FROM course_member m
+                     WHERE m.course_id = c.id AND m.user_id = ?2),
+                {}
+         FROM course c CROSS JOIN {LESSONS}
+         LEFT JOIN user u ON u.id = c.created_by
+         WHERE c.id = ?1",
+        columns_as("c"),
+        extra_columns()
+    );
+    conn.prepare_cached(sql)?
+        .query_row(params![id, user], |r| {
+            let (creator, counts) = extras_at(r, STATUS + 1)?;
+            Ok(View {
+                course: courses::from_row(r)?,
+                status: r.get(STATUS)?,
+                creator,
+                counts,
+            })
+        })
+        .optional()
+}
+
+/// What a course's JSON needs besides the record the caller holds: its creator (None
+/// when gone) and its counts for `user`, in one statement.
+pub fn extras(
+    conn: &Connection,
+    course: &Course,
+    user: Option<i64>,
+) -> rusqlite::Result<(Option<User>, Counts)> {
+    let sql = sql!(
+        "SELECT {} FROM {LESSONS} LEFT JOIN user u ON u.id = ?3",
+        extra_columns()
+    );
+    conn.prepare_cached(sql)?
+        .query_row(params![course.id, user, course.created_by], |r| {
+            extras_at(r, 0)
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    #![expect(clippy::unwrap_used, reason = "tests fail loudly")]
+
+    use super::*;
+    use crate::db::users::COLUMNS as USER_LIST;
+
+    /// Users 1–4; course 7 by user 1 with members 2 (manager), 3 (joined), 4
+    /// (requested); two sections with 2 and 1 lessons, of which user 3 completed 2 and
+    /// user 2 one; course 8 by user 2, no members besides, nothing in it.
+    fn fixture() -> Connection {
+        let conn = crate::db::migrate::test_db();
+        conn.execute_batch(
+            "INSERT INTO user (id, username, username_key, date_joined)
+               VALUES (1, 'u1', 'u1', 0), (2, 'u2', 'u2', 0), (3, 'u3', 'u3', 0), (4, 'u4', 'u4', 0);
+             INSERT INTO course (id, name, name_key, slug, type, privacy, created_at, created_by)
+               VALUES (7, 'Seven', 'seven', 'seven', 'self-paced', 'open', 5, 1),
+                      (8, 'Eight', 'eight', 'eight', 'scheduled', 'private', 6, 2);
+             INSERT INTO course_member (course_id, user_id, join_status, created_at)
+               VALUES (7, 1, 'creator', 0), (7, 2, 'manager', 0), (7, 3, 'joined', 0),
+                      (7, 4, 'requested', 0), (8, 2, 'creator', 0);
+             INSERT INTO course_section (id, course_id, name, created_at)
+               VALUES (1, 7, 'a', 0), (2, 7, 'b', 0);
+             INSERT INTO course_lesson (id, section_id, name, created_at)
+               VALUES (1, 1, 'x', 0), (2, 1, 'y', 0), (3, 2, 'z', 0);
+             INSERT INTO course_lesson_completion (lesson_id, user_id, completed_at)
+               VALUES (1, 3, 0), (3, 3, 0), (2, 2, 0);",
+        )
+        .unwrap();
+        conn
+    }
+
+    fn counts(members: i64, sections: i64, lessons: i64, completed: i64) -> Counts {
+        Counts {
+            members,
+            sections,
+            lessons,
+            completed,
+        }
+    }
+
+    #[test]
+    fn a_view_reads_the_record_the_callers_status_the_creator_and_the_counts() {
+        let conn = fixture();
+        let cases = [
+            // (course, caller, status, creator, counts)
+            (7, None, None, 1, counts(3, 2, 3, 0)),
+            (7, Some(1), Some(JoinStatus::Creator), 1, counts(3, 2, 3, 0)),
+            (7, Some(2), Some(JoinStatus::Manager), 1, counts(3, 2, 3, 1)),
+            (7, Some(3), Some(JoinStatus::Joined), 1, counts(3, 2, 3, 2)),
+            (
+                7,
+                Some(4),
+                Some(JoinStatus::Requested),
+                1,
+                counts(3, 2, 3, 0),
+            ),
+            (8, Some(3), None, 2, counts(1, 0, 0, 0)),
+            (8, Some(2), Some(JoinStatus::Creator), 2, counts(1, 0, 0, 0)),
+        ];
+        for (id, caller, status, creator, want) in cases {
+            let v = view(&conn, id, caller).unwrap().unwrap();
+            let at = format!("course {id} as {caller:?}");
+            assert_eq!(v.course.id, id, "{at}");
+            assert_eq!(v.course.created_by, creator, "{at}");
+            assert_eq!(
+                v.course.name,
+                if id == 7 { "Seven" } else { "Eight" },
+                "{at}"
+            );
+            assert_eq!(v.status, status, "{at}");
+            assert_eq!(v.creator.unwrap().id, creator, "{at}");
+            assert_eq!(v.counts, want, "{at}");
+            // extras agree with the view for a caller holding the record
+            let (by, counted) = extras(&conn, &v.course, caller).unwrap();
+            assert_eq!(by.unwrap().username, format!("u{creator}"), "{at}");
+            assert_eq!(counted, want, "{at}");
+        }
+    }
+
+    #[test]
+    fn no_course_is_none_and_a_gone_creator_is_none_not_an_error() {
+        let conn = fixture();
+        assert!(view(&conn, 9, Some(1)).unwrap().is_none());
+        conn.execute_batch("PRAGMA foreign_keys = OFF; DELETE FROM user WHERE id = 2;")
+            .unwrap();
+        let v = view(&conn, 8, Some(3)).unwrap().unwrap();
+        assert!(v.creator.is_none());
+        assert_eq!(v.counts, counts(1, 0, 0, 0));
+        assert!(extras(&conn, &v.course, None).unwrap().0.is_none());
+    }
+
+    #[test]
+    fn the_user_column_count_matches_the_user_column_list() {
+        assert_eq!(USER_LIST.split(", ").count(), USER_COLUMNS);
+    }
+}
