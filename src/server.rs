@@ -9,20 +9,18 @@
 mod access;
 mod memory;
 pub mod metrics;
+mod socket;
 
 use std::collections::HashMap;
 use std::future::Future;
 use std::io;
 use std::net::{IpAddr, SocketAddr};
-use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
-use std::task::{Context, Poll};
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::{Duration, Instant};
 
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Semaphore, TryAcquireError, watch};
 use tower_service::Service;
@@ -35,6 +33,7 @@ use crate::http::body::HeadersDone;
 use crate::http::cors::{Checked, Cors};
 use crate::http::route::Router;
 use crate::state::AppState;
+use socket::{Activity, Tracked, millis_since};
 
 /// Binds the listen address, with a clear error when it is taken.
 pub async fn bind(addr: SocketAddr) -> io::Result<TcpListener> {
@@ -46,77 +45,6 @@ pub async fn bind(addr: SocketAddr) -> io::Result<TcpListener> {
         };
         io::Error::new(e.kind(), format!("cannot listen on {addr}: {why}"))
     })
-}
-
-/// When the connection last did something, shared by its IO wrapper, its requests and
-/// its watchdog. Times are milliseconds since the connection was accepted.
-#[derive(Default)]
-struct Activity {
-    in_flight: AtomicUsize,
-    /// Requests answered on this connection.
-    served: AtomicUsize,
-    /// End of the last response (or the accept).
-    idle_since: AtomicI64,
-    /// First byte read after `idle_since`, or -1 when none yet.
-    reading_since: AtomicI64,
-}
-
-/// A TCP stream that records when bytes arrive.
-struct Tracked {
-    inner: TcpStream,
-    activity: Arc<Activity>,
-    start: Instant,
-}
-
-fn millis_since(start: Instant) -> i64 {
-    i64::try_from(start.elapsed().as_millis()).unwrap_or(i64::MAX)
-}
-
-impl AsyncRead for Tracked {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        let before = buf.filled().len();
-        let r = Pin::new(&mut self.inner).poll_read(cx, buf);
-        if buf.filled().len() > before {
-            let now = millis_since(self.start);
-            let _ = self.activity.reading_since.compare_exchange(
-                -1,
-                now,
-                Ordering::AcqRel,
-                Ordering::Acquire,
-            );
-        }
-        r
-    }
-}
-
-impl AsyncWrite for Tracked {
-    fn poll_write(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.inner).poll_write(cx, buf)
-    }
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.inner).poll_flush(cx)
-    }
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.inner).poll_shutdown(cx)
-    }
-    fn poll_write_vectored(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[io::IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.inner).poll_write_vectored(cx, bufs)
-    }
-    fn is_write_vectored(&self) -> bool {
-        self.inner.is_write_vectored()
-    }
 }
 
 /// The request id: the client's `X-Request-Id` when it is short and printable, else a
@@ -318,11 +246,7 @@ async fn serve_connection<S>(
         reading_since: AtomicI64::new(-1),
         ..Activity::default()
     });
-    let io = TokioIo::new(Tracked {
-        inner: stream,
-        activity: Arc::clone(&activity),
-        start,
-    });
+    let io = TokioIo::new(Tracked::new(stream, Arc::clone(&activity), start));
     let act = Arc::clone(&activity);
     let logged = Arc::clone(&config);
     let service = hyper::service::service_fn(move |mut req: Request<Incoming>| {
