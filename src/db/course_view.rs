@@ -27,24 +27,22 @@ pub struct View {
 
 /// The select list after the course's columns (or alone): the creator's columns (user
 /// alias `u`, NULL when the creator is gone), then the four counts. `?1` is the course,
-/// `?2` the caller (NULL: anonymous, who completed nothing). The lesson counts come from
-/// the one-row derived table `n` ([`LESSONS`]).
+/// `?2` the caller (NULL: anonymous, who completed nothing). Each count is a scalar
+/// subquery over an index (a derived table of the two lesson counts cost an ephemeral
+/// table per run).
 fn extra_columns() -> String {
     format!(
         "{}, (SELECT count(*) FROM course_member
               WHERE course_id = ?1 AND join_status IN ('creator', 'manager', 'joined')),
            (SELECT count(*) FROM course_section WHERE course_id = ?1),
-           n.lessons, n.completed",
+           (SELECT count(*) FROM course_section s JOIN course_lesson l ON l.section_id = s.id
+            WHERE s.course_id = ?1),
+           (SELECT count(*) FROM course_section s JOIN course_lesson l ON l.section_id = s.id
+            JOIN course_lesson_completion k ON k.lesson_id = l.id AND k.user_id = ?2
+            WHERE s.course_id = ?1)",
         users::columns_as("u")
     )
 }
-
-/// How many lessons the course has, and how many of them the caller completed: one row.
-const LESSONS: &str = "(SELECT count(l.id) AS lessons, count(k.user_id) AS completed
-      FROM course_section s
-      JOIN course_lesson l ON l.section_id = s.id
-      LEFT JOIN course_lesson_completion k ON k.lesson_id = l.id AND k.user_id = ?2
-      WHERE s.course_id = ?1) n";
 
 /// How many columns the user list names (the counts follow them).
 const USER_COLUMNS: usize = 29;
@@ -74,8 +72,7 @@ pub fn view(conn: &Connection, id: i64, user: Option<i64>) -> rusqlite::Result<O
         "SELECT {}, (SELECT join_status FROM course_member m
                      WHERE m.course_id = c.id AND m.user_id = ?2),
                 {}
-         FROM course c CROSS JOIN {LESSONS}
-         LEFT JOIN user u ON u.id = c.created_by
+         FROM course c LEFT JOIN user u ON u.id = c.created_by
          WHERE c.id = ?1",
         columns_as("c"),
         extra_columns()
@@ -101,7 +98,7 @@ pub fn extras(
     user: Option<i64>,
 ) -> rusqlite::Result<(Option<User>, Counts)> {
     let sql = sql!(
-        "SELECT {} FROM {LESSONS} LEFT JOIN user u ON u.id = ?3",
+        "SELECT {} FROM (SELECT ?3 AS id) x LEFT JOIN user u ON u.id = x.id",
         extra_columns()
     );
     conn.prepare_cached(sql)?
