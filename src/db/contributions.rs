@@ -11,7 +11,6 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::clock::Timestamp;
 use crate::db::{categories, hides, votes};
-use crate::model::category::Category;
 use crate::model::contribution::{Contribution, Kind};
 use crate::model::vote::Votes;
 
@@ -150,15 +149,6 @@ fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Contribution> {
     }))
 }
 
-/// The categories of an item, by id, marked `followed` for `viewer`.
-pub fn categories_of(
-    conn: &Connection,
-    pk: i64,
-    viewer: Option<i64>,
-) -> rusqlite::Result<Vec<Category>> {
-    categories::linked(conn, categories::Link::Contribution, pk, viewer)
-}
-
 /// The time of the newest live comment on `c` (on a comment: its newest live reply),
 /// or its creation when there is none. One index lookup (`contribution_comments`,
 /// `contribution_parent`).
@@ -175,7 +165,7 @@ fn last_activity(conn: &Connection, c: &Contribution) -> rusqlite::Result<Timest
 /// Fills in what an item shows `viewer` besides its row: categories (marked followed),
 /// votes, last activity.
 fn complete(conn: &Connection, c: &mut Contribution, viewer: Option<i64>) -> rusqlite::Result<()> {
-    c.categories = categories_of(conn, c.pk, viewer)?;
+    c.categories = categories::linked(conn, categories::Link::Contribution, c.pk, viewer)?;
     c.votes = votes::votes_of(conn, c.pk, viewer)?;
     c.last_activity_at = last_activity(conn, c)?;
     Ok(())

@@ -5,8 +5,6 @@
 use rusqlite::types::ToSql;
 use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 
-use crate::db::categories;
-use crate::model::category::Category;
 use crate::model::course::{Course, JoinStatus, name_key};
 
 pub use super::course_sections::{
@@ -168,15 +166,6 @@ pub fn add_categories(conn: &Connection, course: i64, ids: &[i64]) -> rusqlite::
         ins.execute(params![course, id])?;
     }
     Ok(())
-}
-
-/// The categories of a course, by id, marked `followed` for `viewer`.
-pub fn categories(
-    conn: &Connection,
-    course: i64,
-    viewer: Option<i64>,
-) -> rusqlite::Result<Vec<Category>> {
-    categories::linked(conn, categories::Link::Course, course, viewer)
 }
 
 /// Ordering allow-list of the search: (parameter, ORDER BY clause).

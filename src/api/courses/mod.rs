@@ -13,6 +13,7 @@ use warp::reply::Response;
 use crate::api::call::{Call, ca, user, write};
 use crate::api::listing::list_page;
 use crate::clock::Timestamp;
+use crate::db::categories::{self, Link};
 use crate::db::course_members;
 use crate::db::course_view::{self, View};
 use crate::db::courses as db;
@@ -133,7 +134,7 @@ fn shown(
         base,
         status,
         creator.minimal(base),
-        db::categories(c, course.id, user)?,
+        categories::linked(c, Link::Course, course.id, user)?,
         counts,
     ))
 }
