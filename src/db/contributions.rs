@@ -132,7 +132,7 @@ fn select() -> String {
          JOIN user u ON u.id = c.author_id
          LEFT JOIN contribution t ON t.pk = c.target_pk
          LEFT JOIN contribution p ON p.pk = c.parent_pk",
-        crate::db::users::columns_as("u")
+        crate::db::users::qualified(crate::db::users::BRIEF, "u")
     )
 }
 
@@ -142,7 +142,8 @@ fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Contribution> {
         pk, kind, id, title, action, text, added_at, last_edited_at, deleted, comment_count;
         target: target_kind.zip(target_id),
         parent: r.get(12)?,
-        author: crate::db::users::from_row_at(r, 13)?,
+        // the author as their minimal JSON shows them
+        author: crate::db::users::brief_at(r, 13)?,
         categories: Vec::new(),
         votes: Votes::default(),
         last_activity_at: 0,

@@ -83,7 +83,8 @@ pub fn remove(conn: &Connection, course: i64, user: i64) -> rusqlite::Result<()>
 }
 
 /// One page of the users of a course whose status is in `statuses`, in the order they
-/// came (then by user id): (count, [(user, status)]).
+/// came (then by user id): (count, [(user, status)]), each user brief
+/// ([`crate::db::users::BRIEF`]).
 pub fn list(
     conn: &Connection,
     course: i64,
@@ -98,15 +99,16 @@ pub fn list(
              WHERE m.course_id = ?1 AND m.join_status IN (SELECT value FROM json_each(?2))",
         )?
         .query_row(params![course, statuses], |r| r.get(0))?;
-    let cols = crate::db::users::columns_as("u");
+    // each member as their minimal JSON shows them
+    let cols = crate::db::users::qualified(crate::db::users::BRIEF, "u");
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {cols}, m.join_status FROM course_member m JOIN user u ON u.id = m.user_id
          WHERE m.course_id = ?1 AND m.join_status IN (SELECT value FROM json_each(?2))
          ORDER BY m.created_at, m.user_id LIMIT ?3 OFFSET ?4"
     ))?;
-    let n = crate::db::users::COLUMNS.split(", ").count();
+    let n = crate::db::users::BRIEF.split(", ").count();
     let rows = stmt.query_map(params![course, statuses, limit, offset], |r| {
-        Ok((crate::db::users::from_row_at(r, 0)?, r.get(n)?))
+        Ok((crate::db::users::brief_at(r, 0)?, r.get(n)?))
     })?;
     Ok((count, rows.collect::<Result<_, _>>()?))
 }

@@ -21,12 +21,14 @@ pub struct View {
     pub course: Course,
     /// The caller's status in it (None: not a member, or anonymous).
     pub status: Option<JoinStatus>,
+    /// The creator as their minimal JSON shows them ([`users::BRIEF`]: the other fields
+    /// are left at their defaults); None when gone.
     pub creator: Option<User>,
     pub counts: Counts,
 }
 
-/// The select list after the course's columns (or alone): the creator's columns (user
-/// alias `u`, NULL when the creator is gone), then the four counts. `?1` is the course,
+/// The select list after the course's columns (or alone): the creator's brief columns
+/// (user alias `u`, NULL when the creator is gone), then the four counts. `?1` is the course,
 /// `?2` the caller (NULL: anonymous, who completed nothing). Each count is a scalar
 /// subquery over an index (a derived table of the two lesson counts cost an ephemeral
 /// table per run).
@@ -40,17 +42,17 @@ fn extra_columns() -> String {
            (SELECT count(*) FROM course_section s JOIN course_lesson l ON l.section_id = s.id
             JOIN course_lesson_completion k ON k.lesson_id = l.id AND k.user_id = ?2
             WHERE s.course_id = ?1)",
-        users::columns_as("u")
+        users::qualified(users::BRIEF, "u")
     )
 }
 
-/// How many columns the user list names (the counts follow them).
-const USER_COLUMNS: usize = 29;
+/// How many columns the creator's list names (the counts follow them).
+const USER_COLUMNS: usize = 6;
 
 /// Maps the creator and the counts of a row selected with [`extra_columns`] at `o`.
 fn extras_at(r: &rusqlite::Row<'_>, o: usize) -> rusqlite::Result<(Option<User>, Counts)> {
     let creator = match r.get::<_, Option<i64>>(o)? {
-        Some(_) => Some(users::from_row_at(r, o)?),
+        Some(_) => Some(users::brief_at(r, o)?),
         None => None,
     };
     let c = o + USER_COLUMNS;
@@ -90,8 +92,8 @@ pub fn view(conn: &Connection, id: i64, user: Option<i64>) -> rusqlite::Result<O
         .optional()
 }
 
-/// What a course's JSON needs besides the record the caller holds: its creator (None
-/// when gone) and its counts for `user`, in one statement.
+/// What a course's JSON needs besides the record the caller holds: its creator (brief,
+/// None when gone) and its counts for `user`, in one statement.
 pub fn extras(
     conn: &Connection,
     course: &Course,
@@ -112,7 +114,7 @@ mod tests {
     #![expect(clippy::unwrap_used, reason = "tests fail loudly")]
 
     use super::*;
-    use crate::db::users::COLUMNS as USER_LIST;
+    use crate::db::users::BRIEF;
 
     /// Users 1–4; course 7 by user 1 with members 2 (manager), 3 (joined), 4
     /// (requested); two sections with 2 and 1 lessons, of which user 3 completed 2 and
@@ -151,6 +153,11 @@ mod tests {
     #[test]
     fn a_view_reads_the_record_the_callers_status_the_creator_and_the_counts() {
         let conn = fixture();
+        conn.execute_batch(
+            "UPDATE user SET real_name = 'R' || id, avatar = 'user/' || id || '.png',
+                             community_badge = 1, followers_counter = 9",
+        )
+        .unwrap();
         let cases = [
             // (course, caller, status, creator, counts)
             (7, None, None, 1, counts(3, 2, 3, 0)),
@@ -178,11 +185,18 @@ mod tests {
                 "{at}"
             );
             assert_eq!(v.status, status, "{at}");
-            assert_eq!(v.creator.unwrap().id, creator, "{at}");
+            assert_eq!(v.creator.as_ref().unwrap().id, creator, "{at}");
             assert_eq!(v.counts, want, "{at}");
             // extras agree with the view for a caller holding the record
             let (by, counted) = extras(&conn, &v.course, caller).unwrap();
-            assert_eq!(by.unwrap().username, format!("u{creator}"), "{at}");
+            let by = by.unwrap();
+            assert_eq!(by.username, format!("u{creator}"), "{at}");
+            // what the minimal JSON shows, and nothing read for nothing
+            assert_eq!(v.creator.as_ref().unwrap().username, by.username, "{at}");
+            assert_eq!(by.real_name, format!("R{creator}"), "{at}");
+            assert_eq!(by.avatar, format!("user/{creator}.png"), "{at}");
+            assert!(by.community_badge && !by.deleted, "{at}");
+            assert_eq!(by.followers_counter, 0, "{at}");
             assert_eq!(counted, want, "{at}");
         }
     }
@@ -201,6 +215,6 @@ mod tests {
 
     #[test]
     fn the_user_column_count_matches_the_user_column_list() {
-        assert_eq!(USER_LIST.split(", ").count(), USER_COLUMNS);
+        assert_eq!(BRIEF.split(", ").count(), USER_COLUMNS);
     }
 }

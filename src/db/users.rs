@@ -5,11 +5,24 @@ use rusqlite::{Connection, OptionalExtension, params};
 use crate::clock::Timestamp;
 use crate::model::user::{User, username_key};
 
-/// Column list matching [`from_row`].
-pub const COLUMNS: &str = "id, username, email, real_name, is_staff, ext_id, avatar, cover, bio, location, \
-    location_lat_lng, position_lat_lng, date_of_birth, description, gender, website, reputation, \
-    community_badge, reg_approved, company_name, company_role, followings_counter, followers_counter, \
-    posts_counter, discussions_counter, polls_counter, date_joined, deleted, categories_counter";
+/// The columns a user's minimal JSON shows (`User::minimal`), first in [`COLUMNS`]:
+/// what a course reads of its creator and a contribution of its author, where the
+/// other 23 columns would be read for nothing.
+macro_rules! brief_columns {
+    () => {
+        "id, username, real_name, avatar, community_badge, deleted"
+    };
+}
+pub const BRIEF: &str = brief_columns!();
+
+/// Column list matching [`from_row`]: [`BRIEF`], then the rest.
+pub const COLUMNS: &str = concat!(
+    brief_columns!(),
+    ", email, is_staff, ext_id, cover, bio, location, location_lat_lng, position_lat_lng, \
+    date_of_birth, description, gender, website, reputation, reg_approved, company_name, \
+    company_role, followings_counter, followers_counter, posts_counter, discussions_counter, \
+    polls_counter, date_joined, categories_counter"
+);
 
 /// [`COLUMNS`] prefixed with `alias.` for joins.
 pub fn columns_as(alias: &str) -> String {
@@ -161,38 +174,47 @@ pub fn first_not_live(
     .optional()
 }
 
-/// Maps a row selected with [`COLUMNS`], starting at column `o`.
-pub fn from_row_at(r: &rusqlite::Row<'_>, o: usize) -> rusqlite::Result<User> {
+/// Maps a row selected with [`BRIEF`] at `o`: a `User` with those fields, the others
+/// left at their defaults.
+pub fn brief_at(r: &rusqlite::Row<'_>, o: usize) -> rusqlite::Result<User> {
     Ok(User {
         id: r.get(o)?,
         username: r.get(o + 1)?,
-        email: r.get(o + 2)?,
-        real_name: r.get(o + 3)?,
-        is_staff: r.get(o + 4)?,
-        ext_id: r.get(o + 5)?,
-        avatar: r.get(o + 6)?,
-        cover: r.get(o + 7)?,
-        bio: r.get(o + 8)?,
-        location: r.get(o + 9)?,
-        location_lat_lng: r.get(o + 10)?,
-        position_lat_lng: r.get(o + 11)?,
-        date_of_birth: r.get(o + 12)?,
-        description: r.get(o + 13)?,
-        gender: r.get(o + 14)?,
-        website: r.get(o + 15)?,
-        reputation: r.get(o + 16)?,
-        community_badge: r.get(o + 17)?,
-        reg_approved: r.get(o + 18)?,
-        company_name: r.get(o + 19)?,
-        company_role: r.get(o + 20)?,
-        followings_counter: r.get(o + 21)?,
-        followers_counter: r.get(o + 22)?,
-        posts_counter: r.get(o + 23)?,
-        discussions_counter: r.get(o + 24)?,
-        polls_counter: r.get(o + 25)?,
-        date_joined: r.get(o + 26)?,
-        deleted: r.get(o + 27)?,
+        real_name: r.get(o + 2)?,
+        avatar: r.get(o + 3)?,
+        community_badge: r.get(o + 4)?,
+        deleted: r.get(o + 5)?,
+        ..User::default()
+    })
+}
+
+/// Maps a row selected with [`COLUMNS`], starting at column `o`.
+pub fn from_row_at(r: &rusqlite::Row<'_>, o: usize) -> rusqlite::Result<User> {
+    Ok(User {
+        email: r.get(o + 6)?,
+        is_staff: r.get(o + 7)?,
+        ext_id: r.get(o + 8)?,
+        cover: r.get(o + 9)?,
+        bio: r.get(o + 10)?,
+        location: r.get(o + 11)?,
+        location_lat_lng: r.get(o + 12)?,
+        position_lat_lng: r.get(o + 13)?,
+        date_of_birth: r.get(o + 14)?,
+        description: r.get(o + 15)?,
+        gender: r.get(o + 16)?,
+        website: r.get(o + 17)?,
+        reputation: r.get(o + 18)?,
+        reg_approved: r.get(o + 19)?,
+        company_name: r.get(o + 20)?,
+        company_role: r.get(o + 21)?,
+        followings_counter: r.get(o + 22)?,
+        followers_counter: r.get(o + 23)?,
+        posts_counter: r.get(o + 24)?,
+        discussions_counter: r.get(o + 25)?,
+        polls_counter: r.get(o + 26)?,
+        date_joined: r.get(o + 27)?,
         categories_counter: r.get(o + 28)?,
+        ..brief_at(r, o)?
     })
 }
 

@@ -78,7 +78,7 @@ pub struct Contribution {
     pub kind: Kind,
     /// The API id (per kind).
     pub id: i64,
-    /// Author.
+    /// The author, as their minimal JSON shows them (`db::users::BRIEF`).
     pub author: User,
     /// Discussions only.
     pub title: Option<String>,
