@@ -4,13 +4,14 @@
 
 use rusqlite::{Connection, Transaction};
 use serde_json::json;
-use warp::http::StatusCode;
+use warp::http::{Method, StatusCode};
 use warp::reply::Response;
 
-use crate::api::call::Call;
+use crate::api::call::{Call, user};
 use crate::clock::Timestamp;
 use crate::error::ApiError;
 use crate::http::auth::Principal;
+use crate::http::route::Endpoint;
 use crate::http::{empty, ok};
 
 /// Runs `apply(tx, caller, id, now)` in the handler's write transaction once the body
@@ -50,7 +51,7 @@ pub(crate) fn other_live_user(
 
 /// The question about a relation (`GET /api/v2/user/{id}/is_followed/` and the like,
 /// auth): `{key: holds(c, caller, id)}`; 404 when `{id}` is no live user.
-pub(crate) async fn question<F>(
+async fn question<F>(
     call: Call<Principal>,
     key: &'static str,
     holds: F,
@@ -68,4 +69,30 @@ where
         })
         .await?;
     Ok(ok(&json!({ key: answer })))
+}
+
+/// The two questions about a relation between users, one each way, as `(path,
+/// operationId)`: `towards` asks whether the caller holds it towards `{id}`, `from`
+/// whether `{id}` holds it towards the caller. Each answers `{KEY: bool}`, KEY the
+/// path's last segment (`is_followed`, `is_follower`...).
+pub(crate) fn both_ways(
+    towards: (&'static str, &'static str),
+    from: (&'static str, &'static str),
+    holds: fn(&Connection, i64, i64) -> rusqlite::Result<bool>,
+) -> [Endpoint; 2] {
+    let key = |path: &'static str| {
+        path.trim_end_matches('/')
+            .rsplit('/')
+            .next()
+            .unwrap_or(path)
+    };
+    let (to_key, from_key) = (key(towards.0), key(from.0));
+    [
+        user(Method::GET, towards.0, towards.1, move |c| {
+            question(c, to_key, holds)
+        }),
+        user(Method::GET, from.0, from.1, move |c| {
+            question(c, from_key, move |c, caller, id| holds(c, id, caller))
+        }),
+    ]
 }

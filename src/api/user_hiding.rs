@@ -9,7 +9,7 @@ use warp::reply::Response;
 use crate::api::call::{Call, user, write};
 use crate::api::listing::list_page;
 use crate::api::people::users_json;
-use crate::api::toggle::{other_live_user, question, toggle};
+use crate::api::toggle::{both_ways, other_live_user, toggle};
 use crate::db::hides;
 use crate::error::ApiError;
 use crate::http::auth::Principal;
@@ -19,25 +19,19 @@ use crate::http::route::Endpoint;
 
 /// The endpoints of this module.
 pub fn endpoints() -> Vec<Endpoint> {
-    vec![
-        write(Method::POST, "/api/v2/user/{id}/hide/", "hideUser", hide),
-        user(
-            Method::GET,
-            "/api/v2/user/{id}/is_hidden/",
-            "isUserHidden",
-            |c| question(c, "is_hidden", hides::is_hiding),
-        ),
-        user(
-            Method::GET,
-            "/api/v2/user/{id}/is_hidden_by/",
-            "isUserHiddenBy",
-            // does `{id}` hide the caller
-            |c| {
-                question(c, "is_hidden_by", |c, caller, id| {
-                    hides::is_hiding(c, id, caller)
-                })
-            },
-        ),
+    let mut all = vec![write(
+        Method::POST,
+        "/api/v2/user/{id}/hide/",
+        "hideUser",
+        hide,
+    )];
+    // does the caller hide `{id}`; does `{id}` hide the caller
+    all.extend(both_ways(
+        ("/api/v2/user/{id}/is_hidden/", "isUserHidden"),
+        ("/api/v2/user/{id}/is_hidden_by/", "isUserHiddenBy"),
+        hides::is_hiding,
+    ));
+    all.extend([
         user(
             Method::GET,
             "/api/v2/user/hidden_users_id/",
@@ -50,7 +44,8 @@ pub fn endpoints() -> Vec<Endpoint> {
             "listHiddenUsers",
             hidden_users,
         ),
-    ]
+    ]);
+    all
 }
 
 /// `POST /api/v2/user/{id}/hide/` (auth, write): hides `{id}`, or shows it again when

@@ -5,7 +5,7 @@ use warp::reply::Response;
 
 use crate::api::call::{Call, ca, user, write};
 use crate::api::listing::list_page;
-use crate::api::toggle::{other_live_user, question, toggle};
+use crate::api::toggle::{both_ways, other_live_user, toggle};
 use crate::db::follows::{self, Direction};
 use crate::error::ApiError;
 use crate::http::auth::Principal;
@@ -16,7 +16,7 @@ use crate::http::route::Endpoint;
 
 /// The endpoints of this module.
 pub fn endpoints() -> Vec<Endpoint> {
-    vec![
+    let mut all = vec![
         user(Method::GET, "/api/v2/user/me/", "getMe", get_me),
         ca(Method::GET, "/api/v2/user/{id}/", "getUser", get_user),
         ca(
@@ -37,25 +37,14 @@ pub fn endpoints() -> Vec<Endpoint> {
             "followUser",
             toggle_follow,
         ),
-        user(
-            Method::GET,
-            "/api/v2/user/{id}/is_followed/",
-            "checkUserFollowed",
-            // does the caller follow `{id}`
-            |c| question(c, "is_followed", follows::is_following),
-        ),
-        user(
-            Method::GET,
-            "/api/v2/user/{id}/is_follower/",
-            "checkUserFollower",
-            // does `{id}` follow the caller
-            |c| {
-                question(c, "is_follower", |c, caller, id| {
-                    follows::is_following(c, id, caller)
-                })
-            },
-        ),
-    ]
+    ];
+    // does the caller follow `{id}`; does `{id}` follow the caller
+    all.extend(both_ways(
+        ("/api/v2/user/{id}/is_followed/", "checkUserFollowed"),
+        ("/api/v2/user/{id}/is_follower/", "checkUserFollower"),
+        follows::is_following,
+    ));
+    all
 }
 
 /// `GET /api/v2/user/me/`: the caller as User JSON plus `email`.

@@ -61,6 +61,11 @@ async fn send(
     }
 }
 
+/// A request with an `Origin` header and nothing else.
+async fn from(s: &TestServer, method: Method, path: &str, origin: &str) -> Resp {
+    send(s, method, path, &[("origin", origin)], None).await
+}
+
 async fn preflight(s: &TestServer, path: &str, origin: &str, requested: &str) -> Resp {
     let mut headers = vec![
         ("origin", origin),
@@ -480,14 +485,7 @@ async fn a_star_allows_every_origin_and_no_origin_configured_allows_none() {
         let r = preflight(&any, "/api/v2/user/me/", origin, "").await;
         assert_eq!(r.status, StatusCode::NO_CONTENT, "{origin}");
         assert_eq!(r.header("access-control-allow-origin"), Some("*"));
-        let r = send(
-            &any,
-            Method::GET,
-            "/api/v2/user/me/",
-            &[("origin", origin)],
-            None,
-        )
-        .await;
+        let r = from(&any, Method::GET, "/api/v2/user/me/", origin).await;
         assert_eq!(r.status, StatusCode::UNAUTHORIZED);
         allowed(&r, "*", origin);
     }
@@ -500,25 +498,11 @@ async fn a_star_allows_every_origin_and_no_origin_configured_allows_none() {
     assert_eq!(r.status, StatusCode::FORBIDDEN);
     no_cors_headers(&r, "default");
     assert!(!vary_origin(&r));
-    let r = send(
-        &none,
-        Method::GET,
-        "/api/v2/reaction/",
-        &[("origin", APP)],
-        None,
-    )
-    .await;
+    let r = from(&none, Method::GET, "/api/v2/reaction/", APP).await;
     assert_eq!(r.status, StatusCode::OK);
     no_cors_headers(&r, "default");
     assert!(!vary_origin(&r));
-    let r = send(
-        &none,
-        Method::OPTIONS,
-        "/api/v2/user/me/",
-        &[("origin", APP)],
-        None,
-    )
-    .await;
+    let r = from(&none, Method::OPTIONS, "/api/v2/user/me/", APP).await;
     assert_eq!(r.status, StatusCode::METHOD_NOT_ALLOWED);
     none.stop().await;
 }
@@ -534,14 +518,7 @@ async fn parallel_preflights_and_requests_from_many_origins_each_get_their_own_a
             let r = if i % 2 == 0 {
                 preflight(s, "/api/v2/reaction/", origin, "").await
             } else {
-                send(
-                    s,
-                    Method::GET,
-                    "/api/v2/reaction/",
-                    &[("origin", origin)],
-                    None,
-                )
-                .await
+                from(s, Method::GET, "/api/v2/reaction/", origin).await
             };
             (origin, r)
         }

@@ -53,6 +53,13 @@ fn backup_into_a_directory_makes_one_dated_copy() {
     assert!(check.status.success(), "{check:?}");
 }
 
+/// Writes `text` into each of `names` in `dir`.
+fn write_all(dir: &std::path::Path, names: &[&str], text: &str) {
+    for name in names {
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+}
+
 #[test]
 fn keep_removes_the_oldest_dated_copies_and_nothing_else() {
     let e = with_a_user();
@@ -65,9 +72,7 @@ fn keep_removes_the_oldest_dated_copies_and_nothing_else() {
         "hearth-20200104T000000Z.db",
         "hearth-20200105T000000Z.db",
     ];
-    for name in old {
-        std::fs::write(dir.join(name), "old copy").unwrap();
-    }
+    write_all(&dir, &old, "old copy");
     // not copies of this database, or not made by backup: never touched
     let others = [
         "community-20200101T000000Z.db",
@@ -76,9 +81,7 @@ fn keep_removes_the_oldest_dated_copies_and_nothing_else() {
         ".hearth-20200101T000000Z.db.partial",
         "hearth-2020010xT000000Z.db",
     ];
-    for name in others {
-        std::fs::write(dir.join(name), "other").unwrap();
-    }
+    write_all(&dir, &others, "other");
     std::fs::create_dir(dir.join("hearth-20190101T000000Z.db")).unwrap();
 
     let said = e.ok(&["backup", dir.to_str().unwrap(), "--keep", "3"]);

@@ -197,25 +197,69 @@ async fn get(
     rb.send().await.unwrap()
 }
 
-async fn post_form(
+/// A form post with a request id (and an optional forwarded-for header), which must
+/// answer `status`; returns the response's headers and body.
+async fn expect<F: serde::Serialize + ?Sized>(
     c: &reqwest::Client,
     url: &str,
-    id: &str,
-    xff: Option<&str>,
-    form: &[(&str, &str)],
-) -> (StatusCode, HashMap<String, String>, String) {
+    (id, xff): (&str, Option<&str>),
+    form: &F,
+    status: StatusCode,
+) -> (HashMap<String, String>, String) {
     let mut rb = c.post(url).header("x-request-id", id).form(form);
     if let Some(x) = xff {
         rb = rb.header("x-forwarded-for", x);
     }
     let r = rb.send().await.unwrap();
-    let status = r.status();
+    let got = r.status();
     let headers = r
         .headers()
         .iter()
         .map(|(k, v)| (k.as_str().to_owned(), v.to_str().unwrap_or("").to_owned()))
         .collect();
-    (status, headers, r.text().await.unwrap())
+    let body = r.text().await.unwrap();
+    assert_eq!(got, status, "{id}: {body}");
+    (headers, body)
+}
+
+/// A token exchange that succeeds once (its tokens kept as secrets) and is refused
+/// when the same grant comes again, from `again`.
+async fn once_then_reused(
+    c: &reqwest::Client,
+    url: &str,
+    ok: &str,
+    again: (&str, Option<&str>),
+    form: &[(&str, &str)],
+    secrets: &mut Vec<String>,
+) {
+    let (_, body) = expect(c, url, (ok, None), form, StatusCode::OK).await;
+    keep_tokens(&body, secrets);
+    expect(c, url, again, form, StatusCode::BAD_REQUEST).await;
+}
+
+/// Keeps a token answer's access and refresh tokens as secrets; returns the refresh token.
+fn keep_tokens(body: &str, secrets: &mut Vec<String>) -> String {
+    let tokens: Value = serde_json::from_str(body).unwrap();
+    let refresh = tokens["refresh_token"].as_str().unwrap().to_owned();
+    secrets.push(tokens["access_token"].as_str().unwrap().into());
+    secrets.push(refresh.clone());
+    refresh
+}
+
+/// The password grant's form.
+fn password<'a>(client: &'a str, username: &'a str, pw: &'a str) -> [(&'a str, &'a str); 4] {
+    [
+        ("grant_type", "password"),
+        ("client_id", client),
+        ("username", username),
+        ("password", pw),
+    ]
+}
+
+/// The value of a `Set-Cookie` header.
+fn cookie_value(set_cookie: &str) -> String {
+    let pair = set_cookie.split(';').next().unwrap();
+    pair.split('=').nth(1).unwrap().to_owned()
 }
 
 /// The value of the first `<input type="hidden" name=NAME value=...>` of a page.
@@ -414,38 +458,19 @@ async fn security_events_are_logged_once_each_and_no_secret_is_ever_logged() {
     ];
 
     // the password grant: right, then wrong (login_failed)
-    let (st, _, body) = post_form(
+    let tokens = expect(
         &c,
         &token_url,
-        "pw-ok",
-        None,
-        &[
-            ("grant_type", "password"),
-            ("client_id", &pw_client),
-            ("username", "alice"),
-            ("password", "alice-SECRET-pw"),
-        ],
+        ("pw-ok", None),
+        &password(&pw_client, "alice", "alice-SECRET-pw"),
+        StatusCode::OK,
     )
-    .await;
-    assert_eq!(st, StatusCode::OK, "{body}");
-    let tokens: Value = serde_json::from_str(&body).unwrap();
-    let refresh1 = tokens["refresh_token"].as_str().unwrap().to_owned();
-    secrets.push(tokens["access_token"].as_str().unwrap().into());
-    secrets.push(refresh1.clone());
-    let (st, _, _) = post_form(
-        &c,
-        &token_url,
-        "pw-wrong",
-        None,
-        &[
-            ("grant_type", "password"),
-            ("client_id", &pw_client),
-            ("username", "alice"),
-            ("password", "wrong-SECRET-guess"),
-        ],
-    )
-    .await;
-    assert_eq!(st, StatusCode::BAD_REQUEST);
+    .await
+    .1;
+    let refresh1 = keep_tokens(&tokens, &mut secrets);
+    let wrong = password(&pw_client, "alice", "wrong-SECRET-guess");
+    let pw_wrong = ("pw-wrong", None);
+    expect(&c, &token_url, pw_wrong, &wrong, StatusCode::BAD_REQUEST).await;
 
     // refresh, then the rotated refresh token again (refresh_reused)
     let refresh = [
@@ -453,37 +478,26 @@ async fn security_events_are_logged_once_each_and_no_secret_is_ever_logged() {
         ("client_id", pw_client.as_str()),
         ("refresh_token", refresh1.as_str()),
     ];
-    let (st, _, body) = post_form(&c, &token_url, "refresh-ok", None, &refresh).await;
-    assert_eq!(st, StatusCode::OK, "{body}");
-    let tokens: Value = serde_json::from_str(&body).unwrap();
-    secrets.push(tokens["access_token"].as_str().unwrap().into());
-    secrets.push(tokens["refresh_token"].as_str().unwrap().into());
-    let (st, _, _) = post_form(
-        &c,
-        &token_url,
-        "refresh-again",
-        Some("203.0.113.21"),
-        &refresh,
-    )
-    .await;
-    assert_eq!(st, StatusCode::BAD_REQUEST);
+    let again = ("refresh-again", Some("203.0.113.21"));
+    once_then_reused(&c, &token_url, "refresh-ok", again, &refresh, &mut secrets).await;
 
     // a confidential client with a wrong secret (client_auth_failed)
-    let (st, _, _) = post_form(
+    let bad_secret = [
+        ("grant_type", "authorization_code"),
+        ("client_id", code_client.as_str()),
+        ("client_secret", "not-the-SECRET"),
+        ("code", "x"),
+        ("redirect_uri", cb),
+    ];
+    let client_bad = ("client-bad", None);
+    expect(
         &c,
         &token_url,
-        "client-bad",
-        None,
-        &[
-            ("grant_type", "authorization_code"),
-            ("client_id", &code_client),
-            ("client_secret", "not-the-SECRET"),
-            ("code", "x"),
-            ("redirect_uri", cb),
-        ],
+        client_bad,
+        &bad_secret,
+        StatusCode::UNAUTHORIZED,
     )
     .await;
-    assert_eq!(st, StatusCode::UNAUTHORIZED);
 
     // the browser: a forged login post (csrf_rejected), then a real sign-in, a code,
     // its exchange, and the code again (code_reused)
@@ -502,44 +516,35 @@ async fn security_events_are_logged_once_each_and_no_secret_is_ever_logged() {
     let csrf = hidden(&html, "csrfmiddlewaretoken");
     secrets.push(csrf.clone());
     for sc in &set_cookies {
-        let value = sc.split(';').next().unwrap().split('=').nth(1).unwrap();
-        secrets.push(value.to_owned());
+        secrets.push(cookie_value(sc));
     }
-    let (st, _, _) = post_form(
+    let login_url = format!("{base}/accounts/login/");
+    let login = |csrf: &str| {
+        [
+            ("csrfmiddlewaretoken", csrf.to_owned()),
+            ("username", "bob".into()),
+            ("password", "bob-SECRET-pw".into()),
+        ]
+    };
+    let forged = ("csrf-forged", Some("198.51.100.44"));
+    expect(
         &c,
-        &format!("{base}/accounts/login/"),
-        "csrf-forged",
-        Some("198.51.100.44"),
-        &[
-            ("csrfmiddlewaretoken", "forged"),
-            ("username", "bob"),
-            ("password", "bob-SECRET-pw"),
-        ],
+        &login_url,
+        forged,
+        &login("forged"),
+        StatusCode::FORBIDDEN,
     )
     .await;
-    assert_eq!(st, StatusCode::FORBIDDEN);
-    let (st, headers, _) = post_form(
+    let login_ok = ("login-ok", None);
+    let (headers, _) = expect(
         &c,
-        &format!("{base}/accounts/login/"),
-        "login-ok",
-        None,
-        &[
-            ("csrfmiddlewaretoken", &csrf),
-            ("username", "bob"),
-            ("password", "bob-SECRET-pw"),
-        ],
+        &login_url,
+        login_ok,
+        &login(&csrf),
+        StatusCode::SEE_OTHER,
     )
     .await;
-    assert_eq!(st, StatusCode::SEE_OTHER);
-    let session = headers["set-cookie"]
-        .split(';')
-        .next()
-        .unwrap()
-        .split('=')
-        .nth(1)
-        .unwrap()
-        .to_owned();
-    secrets.push(session);
+    secrets.push(cookie_value(&headers["set-cookie"]));
     let authorize = format!(
         "{base}/oauth/authorize/?response_type=code&client_id={code_client}&redirect_uri={}&state=st",
         url::form_urlencoded::byte_serialize(cb.as_bytes()).collect::<String>()
@@ -555,83 +560,52 @@ async fn security_events_are_logged_once_each_and_no_secret_is_ever_logged() {
         ("code", code.as_str()),
         ("redirect_uri", cb),
     ];
-    let (st, _, body) = post_form(&c, &token_url, "code-ok", None, &exchange).await;
-    assert_eq!(st, StatusCode::OK, "{body}");
-    let tokens: Value = serde_json::from_str(&body).unwrap();
-    secrets.push(tokens["access_token"].as_str().unwrap().into());
-    secrets.push(tokens["refresh_token"].as_str().unwrap().into());
-    let (st, _, _) = post_form(
-        &c,
-        &token_url,
-        "code-again",
-        Some("203.0.113.22"),
-        &exchange,
-    )
-    .await;
-    assert_eq!(st, StatusCode::BAD_REQUEST);
+    let again = ("code-again", Some("203.0.113.22"));
+    once_then_reused(&c, &token_url, "code-ok", again, &exchange, &mut secrets).await;
 
     // forged posts of the consent form and of the logout form, with a session
     // (csrf_rejected, each)
-    let (st, _, _) = post_form(
+    let consent = [
+        ("response_type", "code"),
+        ("client_id", code_client.as_str()),
+        ("redirect_uri", cb),
+        ("state", "st"),
+        ("csrfmiddlewaretoken", "forged"),
+        ("allow", "x"),
+    ];
+    let consent_forged = ("consent-forged", Some("198.51.100.45"));
+    let forbidden = StatusCode::FORBIDDEN;
+    expect(
         &c,
         &format!("{base}/oauth/authorize/"),
-        "consent-forged",
-        Some("198.51.100.45"),
-        &[
-            ("response_type", "code"),
-            ("client_id", &code_client),
-            ("redirect_uri", cb),
-            ("state", "st"),
-            ("csrfmiddlewaretoken", "forged"),
-            ("allow", "x"),
-        ],
+        consent_forged,
+        &consent,
+        forbidden,
     )
     .await;
-    assert_eq!(st, StatusCode::FORBIDDEN);
-    let (st, _, _) = post_form(
+    let logout = [("csrfmiddlewaretoken", "forged")];
+    let logout_forged = ("logout-forged", Some("198.51.100.46"));
+    expect(
         &c,
         &format!("{base}/accounts/logout/"),
-        "logout-forged",
-        Some("198.51.100.46"),
-        &[("csrfmiddlewaretoken", "forged")],
+        logout_forged,
+        &logout,
+        forbidden,
     )
     .await;
-    assert_eq!(st, StatusCode::FORBIDDEN);
 
     // ten wrong passwords for one user from one address, then the limit (throttled)
     let attacker = "203.0.113.50";
+    let guess = password(&pw_client, "victim", "wrong-SECRET-guess");
     for i in 0..10 {
-        let (st, _, _) = post_form(
-            &c,
-            &token_url,
-            &format!("victim-{i}"),
-            Some(attacker),
-            &[
-                ("grant_type", "password"),
-                ("client_id", &pw_client),
-                ("username", "victim"),
-                ("password", "wrong-SECRET-guess"),
-            ],
-        )
-        .await;
-        assert_eq!(st, StatusCode::BAD_REQUEST);
+        let id = format!("victim-{i}");
+        let at = (id.as_str(), Some(attacker));
+        expect(&c, &token_url, at, &guess, StatusCode::BAD_REQUEST).await;
     }
-    let (st, headers, _) = post_form(
-        &c,
-        &token_url,
-        "victim-throttled",
-        Some(attacker),
-        &[
-            ("grant_type", "password"),
-            ("client_id", &pw_client),
-            ("username", "victim"),
-            ("password", "victim-SECRET-pw"),
-        ],
-    )
-    .await;
-    assert_eq!(st, StatusCode::TOO_MANY_REQUESTS);
+    let right = password(&pw_client, "victim", "victim-SECRET-pw");
+    let at = ("victim-throttled", Some(attacker));
+    let (headers, _) = expect(&c, &token_url, at, &right, StatusCode::TOO_MANY_REQUESTS).await;
     assert!(headers.contains_key("retry-after"));
-
     let lines = s.stop();
     let all = parse(&lines);
     // each event once per occurrence, at WARN, from the request that caused it, with
@@ -716,20 +690,10 @@ async fn text_lines_are_key_value_with_client_strings_quoted() {
     let c = browser();
     // a username that tries to write a second event and address into the line
     let forged = "x event=login_failed client=10.9.9.9\nevent=login_failed client=10.8.8.8";
-    let (st, _, _) = post_form(
-        &c,
-        &format!("{}/oauth/token/", s.url()),
-        "text-1",
-        Some("198.51.100.9"),
-        &[
-            ("grant_type", "password"),
-            ("client_id", &client),
-            ("username", forged),
-            ("password", "whatever-1"),
-        ],
-    )
-    .await;
-    assert_eq!(st, StatusCode::BAD_REQUEST);
+    let url = format!("{}/oauth/token/", s.url());
+    let at = ("text-1", Some("198.51.100.9"));
+    let form = password(&client, forged, "whatever-1");
+    expect(&c, &url, at, &form, StatusCode::BAD_REQUEST).await;
     let lines = s.stop();
     let event: Vec<&String> = lines
         .iter()
