@@ -135,13 +135,8 @@ mod tests {
     #[test]
     fn the_fast_path_writes_what_format_writes() {
         // a spread of instants from 1970 to 9999, plus edges of days and years
-        let mut ts: Vec<Timestamp> = vec![
-            0,
-            1,
-            999_999,
-            SECOND - 1,
-            253_402_300_799 * SECOND + 999_999,
-        ];
+        let mut ts: Vec<Timestamp> =
+            vec![0, 1, 999_999, SECOND - 1, 253_402_300_799 * SECOND + 999_999];
         let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
         for _ in 0..20_000 {
             x ^= x << 13;
@@ -160,32 +155,20 @@ mod tests {
 
     #[test]
     fn formats_with_microseconds_in_utc() {
-        assert_eq!(
-            rfc3339(1_795_342_530_123_456),
-            "2026-11-22T10:15:30.123456Z"
-        );
+        assert_eq!(rfc3339(1_795_342_530_123_456), "2026-11-22T10:15:30.123456Z");
         assert_eq!(rfc3339(0), "1970-01-01T00:00:00.000000Z");
     }
 
     #[test]
     fn compact_stamps_are_utc_to_the_second() {
-        assert_eq!(
-            compact_utc(1_795_446_062 * SECOND + 999_999),
-            "20261123T150102Z"
-        );
+        assert_eq!(compact_utc(1_795_446_062 * SECOND + 999_999), "20261123T150102Z");
         assert_eq!(compact_utc(0), "19700101T000000Z");
     }
 
     #[test]
     fn parses_what_it_formats_and_offsets() {
-        assert_eq!(
-            parse_rfc3339("2026-11-22T10:15:30.123456Z"),
-            Some(1_795_342_530_123_456)
-        );
-        assert_eq!(
-            parse_rfc3339("2026-11-22T11:15:30+01:00"),
-            Some(1_795_342_530_000_000)
-        );
+        assert_eq!(parse_rfc3339("2026-11-22T10:15:30.123456Z"), Some(1_795_342_530_123_456));
+        assert_eq!(parse_rfc3339("2026-11-22T11:15:30+01:00"), Some(1_795_342_530_000_000));
         assert_eq!(parse_rfc3339("yesterday"), None);
     }
 

@@ -194,10 +194,7 @@ pub fn parse_cors_origin(s: &str) -> Result<String, String> {
     };
     let (scheme, rest) = s.split_once("://").ok_or_else(|| bad("has no scheme://"))?;
     let scheme = scheme.to_ascii_lowercase();
-    let scheme_ok = scheme
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_lowercase())
+    let scheme_ok = scheme.chars().next().is_some_and(|c| c.is_ascii_lowercase())
         && scheme
             .chars()
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "+.-".contains(c));
@@ -205,9 +202,7 @@ pub fn parse_cors_origin(s: &str) -> Result<String, String> {
         return Err(bad("has an invalid scheme"));
     }
     if rest.contains('/') {
-        return Err(bad(
-            "has a path (drop everything from the first / after the host)",
-        ));
+        return Err(bad("has a path (drop everything from the first / after the host)"));
     }
     if rest.contains(['?', '#']) {
         return Err(bad("has a query or fragment"));
@@ -216,17 +211,12 @@ pub fn parse_cors_origin(s: &str) -> Result<String, String> {
         return Err(bad("has user info"));
     }
     let (host, port) = if let Some(v6) = rest.strip_prefix('[') {
-        let (addr, after) = v6
-            .split_once(']')
-            .ok_or_else(|| bad("has an unclosed [IPv6 address"))?;
-        addr.parse::<std::net::Ipv6Addr>()
-            .map_err(|_| bad("has an invalid IPv6 address"))?;
+        let (addr, after) =
+            v6.split_once(']').ok_or_else(|| bad("has an unclosed [IPv6 address"))?;
+        addr.parse::<std::net::Ipv6Addr>().map_err(|_| bad("has an invalid IPv6 address"))?;
         let port = match after {
             "" => None,
-            p => Some(
-                p.strip_prefix(':')
-                    .ok_or_else(|| bad("has junk after the host"))?,
-            ),
+            p => Some(p.strip_prefix(':').ok_or_else(|| bad("has junk after the host"))?),
         };
         (format!("[{}]", addr.to_ascii_lowercase()), port)
     } else {
@@ -238,9 +228,7 @@ pub fn parse_cors_origin(s: &str) -> Result<String, String> {
             && !host.starts_with(['.', '-'])
             && !host.ends_with('.')
             && !host.contains("..")
-            && host
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-' || c == '_');
+            && host.chars().all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-' || c == '_');
         if !host_ok {
             return Err(bad(
                 "has an invalid host (ASCII letters, digits, '.', '-'; internationalised names in their xn-- form)",
@@ -286,29 +274,20 @@ fn parse_hop(hop: &str) -> Option<IpAddr> {
 
 /// Parses a `--trusted-proxy` value: a CIDR range or a single address.
 pub fn parse_trusted_proxy(s: &str) -> Result<IpNet, String> {
-    s.parse::<IpNet>()
-        .or_else(|_| s.parse::<IpAddr>().map(IpNet::from))
-        .map(|n| n.trunc())
-        .map_err(|_| {
-            format!("trusted proxy {s:?} is not an address or a CIDR range (e.g. 10.0.0.0/8)")
-        })
+    s.parse::<IpNet>().or_else(|_| s.parse::<IpAddr>().map(IpNet::from)).map(|n| n.trunc()).map_err(
+        |_| format!("trusted proxy {s:?} is not an address or a CIDR range (e.g. 10.0.0.0/8)"),
+    )
 }
 
 /// The loopback ranges that `--trust-proxy` alone means.
 pub fn loopback_proxies() -> Vec<IpNet> {
-    ["127.0.0.0/8", "::1/128"]
-        .iter()
-        .filter_map(|s| s.parse().ok())
-        .collect()
+    ["127.0.0.0/8", "::1/128"].iter().filter_map(|s| s.parse().ok()).collect()
 }
 
 /// `http://ADDR` for a listen address (an unspecified address becomes 127.0.0.1).
 pub fn public_url_for(addr: SocketAddr) -> PublicUrl {
-    let host = if addr.ip().is_unspecified() {
-        std::net::IpAddr::from([127, 0, 0, 1])
-    } else {
-        addr.ip()
-    };
+    let host =
+        if addr.ip().is_unspecified() { std::net::IpAddr::from([127, 0, 0, 1]) } else { addr.ip() };
     PublicUrl(format!("http://{}", SocketAddr::new(host, addr.port())))
 }
 
@@ -333,15 +312,11 @@ mod tests {
 
     #[test]
     fn public_urls() {
-        assert_eq!(
-            parse_public_url("https://x.org/").map(|u| u.0),
-            Ok("https://x.org".into())
-        );
+        assert_eq!(parse_public_url("https://x.org/").map(|u| u.0), Ok("https://x.org".into()));
         assert!(parse_public_url("x.org").is_err());
         assert!(parse_public_url("http://x.org/?a").is_err());
-        let addr: SocketAddr = "0.0.0.0:8080"
-            .parse()
-            .unwrap_or_else(|_| SocketAddr::from(([0; 4], 0)));
+        let addr: SocketAddr =
+            "0.0.0.0:8080".parse().unwrap_or_else(|_| SocketAddr::from(([0; 4], 0)));
         assert_eq!(public_url_for(addr).0, "http://127.0.0.1:8080");
     }
 
@@ -351,10 +326,7 @@ mod tests {
 
     fn with_proxies(nets: &[&str]) -> Config {
         let mut c = Config::for_addr(SocketAddr::from(([127, 0, 0, 1], 8080)));
-        c.trusted_proxies = nets
-            .iter()
-            .filter_map(|n| parse_trusted_proxy(n).ok())
-            .collect();
+        c.trusted_proxies = nets.iter().filter_map(|n| parse_trusted_proxy(n).ok()).collect();
         c
     }
 
@@ -365,33 +337,18 @@ mod tests {
         // an untrusted peer is the client whatever it writes
         assert_eq!(client("203.0.113.9", &["1.1.1.1"]), ip("203.0.113.9"));
         // the client's own entries on the left are never believed
-        assert_eq!(
-            client("127.0.0.1", &["6.6.6.6, 198.51.100.7"]),
-            ip("198.51.100.7")
-        );
+        assert_eq!(client("127.0.0.1", &["6.6.6.6, 198.51.100.7"]), ip("198.51.100.7"));
         // trusted hops are skipped, across several headers
-        assert_eq!(
-            client("127.0.0.1", &["6.6.6.6, 198.51.100.7", "10.1.2.3"]),
-            ip("198.51.100.7")
-        );
+        assert_eq!(client("127.0.0.1", &["6.6.6.6, 198.51.100.7", "10.1.2.3"]), ip("198.51.100.7"));
         // no header: the proxy itself
         assert_eq!(client("127.0.0.1", &[]), ip("127.0.0.1"));
         // every hop trusted: the leftmost trusted one
         assert_eq!(client("127.0.0.1", &["10.0.0.5"]), ip("10.0.0.5"));
         // garbage stops the walk at the last trusted hop
-        assert_eq!(
-            client("127.0.0.1", &["198.51.100.7, junk"]),
-            ip("127.0.0.1")
-        );
+        assert_eq!(client("127.0.0.1", &["198.51.100.7, junk"]), ip("127.0.0.1"));
         // ports and mapped addresses
-        assert_eq!(
-            client("::ffff:127.0.0.1", &["[2001:db8::1]:443"]),
-            ip("2001:db8::1")
-        );
-        assert_eq!(
-            client("127.0.0.1", &["198.51.100.7:1234"]),
-            ip("198.51.100.7")
-        );
+        assert_eq!(client("::ffff:127.0.0.1", &["[2001:db8::1]:443"]), ip("2001:db8::1"));
+        assert_eq!(client("127.0.0.1", &["198.51.100.7:1234"]), ip("198.51.100.7"));
     }
 
     #[test]
@@ -404,10 +361,7 @@ mod tests {
             ("http://localhost:80", "http://localhost"),
             ("http://127.0.0.1:5173", "http://127.0.0.1:5173"),
             ("http://[::1]:3000", "http://[::1]:3000"),
-            (
-                "https://app.example.org:8443",
-                "https://app.example.org:8443",
-            ),
+            ("https://app.example.org:8443", "https://app.example.org:8443"),
             ("capacitor://localhost", "capacitor://localhost"),
         ] {
             assert_eq!(ok(given).as_deref(), Ok(stored), "{given}");
@@ -441,24 +395,14 @@ mod tests {
 
     #[test]
     fn cors_origin_lists() {
-        let parsed = CorsOrigins::parse([
-            "https://a.org",
-            " ",
-            "https://a.org:443",
-            "http://b.org:8080",
-        ]);
+        let parsed =
+            CorsOrigins::parse(["https://a.org", " ", "https://a.org:443", "http://b.org:8080"]);
         assert_eq!(
             parsed,
-            Ok(CorsOrigins::List(vec![
-                "https://a.org".into(),
-                "http://b.org:8080".into()
-            ]))
+            Ok(CorsOrigins::List(vec!["https://a.org".into(), "http://b.org:8080".into()]))
         );
         assert_eq!(CorsOrigins::parse(["", " "]), Ok(CorsOrigins::None));
-        assert_eq!(
-            CorsOrigins::parse(["https://a.org", "*"]),
-            Ok(CorsOrigins::Any)
-        );
+        assert_eq!(CorsOrigins::parse(["https://a.org", "*"]), Ok(CorsOrigins::Any));
         assert!(CorsOrigins::parse(["https://a.org", "https://a.org/"]).is_err());
         let list = CorsOrigins::parse(["https://a.org"]).unwrap_or_default();
         assert!(list.allows(b"https://a.org"));
@@ -480,10 +424,7 @@ mod tests {
     #[test]
     fn no_trusted_proxy_means_the_peer() {
         let c = with_proxies(&[]);
-        assert_eq!(
-            c.client_addr(ip("127.0.0.1"), ["1.2.3.4"].into_iter()),
-            ip("127.0.0.1")
-        );
+        assert_eq!(c.client_addr(ip("127.0.0.1"), ["1.2.3.4"].into_iter()), ip("127.0.0.1"));
         assert!(parse_trusted_proxy("10.0.0.0/33").is_err());
         assert!(parse_trusted_proxy("nope").is_err());
         assert_eq!(

@@ -96,18 +96,15 @@ impl ApiError {
 
     fn code_and_message(&self) -> (&'static str, String) {
         match self {
-            ApiError::NotAuthenticated => (
-                "not_authenticated",
-                "Authentication credentials were not provided.".into(),
-            ),
-            ApiError::AuthenticationFailed => (
-                "authentication_failed",
-                "The access token is invalid or expired.".into(),
-            ),
-            ApiError::PermissionDenied => (
-                "permission_denied",
-                "You do not have permission to perform this action.".into(),
-            ),
+            ApiError::NotAuthenticated => {
+                ("not_authenticated", "Authentication credentials were not provided.".into())
+            }
+            ApiError::AuthenticationFailed => {
+                ("authentication_failed", "The access token is invalid or expired.".into())
+            }
+            ApiError::PermissionDenied => {
+                ("permission_denied", "You do not have permission to perform this action.".into())
+            }
             ApiError::InsufficientScope => (
                 "insufficient_scope",
                 "The access token does not allow this action (needs the write scope).".into(),
@@ -120,19 +117,17 @@ impl ApiError {
             ApiError::NotFound => ("not_found", "Not found.".into()),
             ApiError::MethodNotAllowed(_) => ("method_not_allowed", "Method not allowed.".into()),
             ApiError::ParseError(why) => ("parse_error", format!("Malformed request body: {why}")),
-            ApiError::UnsupportedMediaType => (
-                "unsupported_media_type",
-                "Unsupported media type in request.".into(),
-            ),
+            ApiError::UnsupportedMediaType => {
+                ("unsupported_media_type", "Unsupported media type in request.".into())
+            }
             ApiError::PayloadTooLarge => ("payload_too_large", "Request body is too large.".into()),
             ApiError::Throttled(secs) => (
                 "throttled",
                 format!("Request was throttled. Expected available in {secs} seconds."),
             ),
-            ApiError::RequestTimeout => (
-                "request_timeout",
-                "The request body did not arrive in time.".into(),
-            ),
+            ApiError::RequestTimeout => {
+                ("request_timeout", "The request body did not arrive in time.".into())
+            }
             ApiError::Unavailable(Unavailable::Storage) => (
                 "service_unavailable",
                 "The server cannot store changes right now. Please try again later.".into(),
@@ -263,21 +258,14 @@ mod tests {
     #[test]
     fn permission_denied_has_detail_and_errors() {
         let b = body(&ApiError::PermissionDenied);
-        assert_eq!(
-            b["detail"],
-            "You do not have permission to perform this action."
-        );
+        assert_eq!(b["detail"], "You do not have permission to perform this action.");
         assert_eq!(b["errors"][0]["code"], "permission_denied");
         assert_eq!(b["errors"][0]["message"], b["detail"]);
     }
 
     #[test]
     fn validation_names_fields() {
-        let b = body(&ApiError::field(
-            "name",
-            "unique",
-            "A course with this name already exists.",
-        ));
+        let b = body(&ApiError::field("name", "unique", "A course with this name already exists."));
         assert_eq!(b["detail"], "Invalid input.");
         assert_eq!(b["errors"][0]["field"], "name");
         assert_eq!(b["errors"][0]["messages"][0]["code"], "unique");
@@ -287,10 +275,7 @@ mod tests {
     fn server_error_hides_the_cause() {
         let b = body(&ApiError::internal("secret path /etc/x"));
         assert!(!b.to_string().contains("/etc/x"));
-        assert_eq!(
-            ApiError::internal("x").status(),
-            StatusCode::INTERNAL_SERVER_ERROR
-        );
+        assert_eq!(ApiError::internal("x").status(), StatusCode::INTERNAL_SERVER_ERROR);
     }
 
     #[test]
@@ -301,10 +286,7 @@ mod tests {
             r#"Bearer realm="api", error="invalid_token""#
         );
         let r = ApiError::NotAuthenticated.to_response();
-        assert_eq!(
-            r.headers()[header::WWW_AUTHENTICATE],
-            r#"Bearer realm="api""#
-        );
+        assert_eq!(r.headers()[header::WWW_AUTHENTICATE], r#"Bearer realm="api""#);
         let r = ApiError::MethodNotAllowed("GET, HEAD".into()).to_response();
         assert_eq!(r.headers()[header::ALLOW], "GET, HEAD");
         let r = ApiError::Throttled(42).to_response();
@@ -320,21 +302,15 @@ mod tests {
     #[test]
     fn storage_faults_are_503_not_500() {
         use rusqlite::ffi;
-        for code in [
-            ffi::SQLITE_FULL,
-            ffi::SQLITE_READONLY,
-            ffi::SQLITE_IOERR_WRITE,
-            ffi::SQLITE_BUSY,
-        ] {
+        for code in
+            [ffi::SQLITE_FULL, ffi::SQLITE_READONLY, ffi::SQLITE_IOERR_WRITE, ffi::SQLITE_BUSY]
+        {
             let e = rusqlite::Error::SqliteFailure(ffi::Error::new(code), None);
             let api = ApiError::from(e);
             assert_eq!(api.status(), StatusCode::SERVICE_UNAVAILABLE, "{code}");
             assert_eq!(body(&api)["errors"][0]["code"], "service_unavailable");
         }
         let e = rusqlite::Error::SqliteFailure(ffi::Error::new(ffi::SQLITE_CONSTRAINT), None);
-        assert_eq!(
-            ApiError::from(e).status(),
-            StatusCode::INTERNAL_SERVER_ERROR
-        );
+        assert_eq!(ApiError::from(e).status(), StatusCode::INTERNAL_SERVER_ERROR);
     }
 }

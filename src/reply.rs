@@ -17,8 +17,7 @@ pub fn bytes_response(
 ) -> Response {
     let mut resp = Response::new(body.into().into());
     *resp.status_mut() = status;
-    resp.headers_mut()
-        .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    resp.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
     resp
 }
 

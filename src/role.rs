@@ -96,10 +96,7 @@ impl ReplicaStatus {
     /// Records a check of the copy.
     pub fn set_local(&self, position: i64, lag: Duration) {
         self.local_position.store(position, Ordering::Release);
-        self.lag_ms.store(
-            u64::try_from(lag.as_millis()).unwrap_or(u64::MAX),
-            Ordering::Release,
-        );
+        self.lag_ms.store(u64::try_from(lag.as_millis()).unwrap_or(u64::MAX), Ordering::Release);
     }
 }
 

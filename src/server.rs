@@ -106,9 +106,7 @@ struct AddressSlot {
 
 impl PerAddress {
     fn map(&self) -> std::sync::MutexGuard<'_, HashMap<IpAddr, usize>> {
-        self.0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Counts a connection from `ip`, unless it already has `max`.
@@ -119,10 +117,7 @@ impl PerAddress {
             return None;
         }
         *n += 1;
-        Some(AddressSlot {
-            map: self.clone(),
-            ip,
-        })
+        Some(AddressSlot { map: self.clone(), ip })
     }
 }
 
@@ -141,22 +136,16 @@ impl Drop for AddressSlot {
 /// Serves `listener` until `shutdown` resolves, then stops accepting, lets in-flight
 /// requests finish for up to `config.shutdown_timeout`, and checkpoints the database.
 pub async fn serve_on(listener: TcpListener, state: AppState, shutdown: impl Future<Output = ()>) {
-    let routes = crate::api::routes(state.clone())
-        .recover(crate::error::handle_rejection)
-        .boxed();
+    let routes = crate::api::routes(state.clone()).recover(crate::error::handle_rejection).boxed();
     let config = Arc::clone(&state.config);
-    let cors = Arc::new(Cors::new(
-        config.cors_origins.clone(),
-        Router::new(crate::api::endpoints()),
-    ));
+    let cors =
+        Arc::new(Cors::new(config.cors_origins.clone(), Router::new(crate::api::endpoints())));
     let slots = Arc::new(Semaphore::new(config.max_connections));
     let (stop_tx, stop_rx) = watch::channel(false);
     let key_reloader = state.spawn_key_reloader();
     let memory = memory::spawn(&state);
     // SPEC §9: role and position headers; on a read replica, forwarding
-    let me = listener
-        .local_addr()
-        .map_or_else(|_| "hearth".to_owned(), |a| a.to_string());
+    let me = listener.local_addr().map_or_else(|_| "hearth".to_owned(), |a| a.to_string());
     let node = crate::replica::Node::start(&state, &me);
     tokio::pin!(shutdown);
 
@@ -214,10 +203,7 @@ pub async fn serve_on(listener: TcpListener, state: AppState, shutdown: impl Fut
     drop(node);
     let _ = stop_tx.send(true);
     let all = u32::try_from(config.max_connections).unwrap_or(u32::MAX);
-    if tokio::time::timeout(config.shutdown_timeout, slots.acquire_many(all))
-        .await
-        .is_err()
-    {
+    if tokio::time::timeout(config.shutdown_timeout, slots.acquire_many(all)).await.is_err() {
         tracing::warn!("shutdown deadline passed with requests still in flight");
     }
     let db = state.db.clone();
@@ -242,10 +228,7 @@ async fn serve_connection<S>(
     S::Future: Send,
 {
     let start = Instant::now();
-    let activity = Arc::new(Activity {
-        reading_since: AtomicI64::new(-1),
-        ..Activity::default()
-    });
+    let activity = Arc::new(Activity { reading_since: AtomicI64::new(-1), ..Activity::default() });
     let io = TokioIo::new(Tracked::new(stream, Arc::clone(&activity), start));
     let act = Arc::clone(&activity);
     let logged = Arc::clone(&config);
@@ -256,8 +239,7 @@ async fn serve_connection<S>(
         let id = request_id(&req);
         let entry = access::Access::new(&req, id.clone(), peer, &logged);
         req.extensions_mut().insert(PeerAddr(peer));
-        req.extensions_mut()
-            .insert(HeadersDone(tokio::time::Instant::now()));
+        req.extensions_mut().insert(HeadersDone(tokio::time::Instant::now()));
         let span = tracing::info_span!("request", request_id = id.to_str().unwrap_or("-"));
         let checked = cors.check(req.method(), req.uri().path(), req.headers());
         async move {
@@ -339,9 +321,7 @@ mod tests {
         assert_eq!(ids.len(), 20_000);
         assert!(ids.iter().all(|id| {
             id.len() == 16
-                && id
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+                && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
         }));
     }
 }

@@ -23,20 +23,12 @@ impl JwtKeys {
         let rows = db.read_blocking(|c| {
             crate::db::jwt::active_secrets(c, now).map_err(crate::db::DbError::from)
         })?;
-        Ok(JwtKeys(
-            rows.into_iter()
-                .map(|r| (Key::new(&r.secret), r.grace_until))
-                .collect(),
-        ))
+        Ok(JwtKeys(rows.into_iter().map(|r| (Key::new(&r.secret), r.grace_until)).collect()))
     }
 
     /// The keys that verify at `now`.
     pub fn accepted(&self, now: Timestamp) -> Vec<&Key> {
-        self.0
-            .iter()
-            .filter(|(_, until)| until.is_none_or(|u| now < u))
-            .map(|(k, _)| k)
-            .collect()
+        self.0.iter().filter(|(_, until)| until.is_none_or(|u| now < u)).map(|(k, _)| k).collect()
     }
 }
 
@@ -90,14 +82,10 @@ impl AppState {
     pub fn new(db: Db, clock: Clock, config: Config) -> Result<AppState, crate::db::DbError> {
         let keys = JwtKeys::load(&db, clock.now())?;
         let revoked = load_revoked(&db, clock.now())?;
-        let cores = std::thread::available_parallelism()
-            .map(usize::from)
-            .unwrap_or(1);
+        let cores = std::thread::available_parallelism().map(usize::from).unwrap_or(1);
         let window = i64::try_from(config.login_window.as_micros()).unwrap_or(i64::MAX);
-        let login_limiter = Arc::new(crate::limits::login::Limiter::new(
-            config.login_max_failures,
-            window,
-        ));
+        let login_limiter =
+            Arc::new(crate::limits::login::Limiter::new(config.login_max_failures, window));
         Ok(AppState {
             login_limiter,
             body_budget: crate::limits::budget::Budget::new(config.max_body_memory),
@@ -126,8 +114,7 @@ impl AppState {
 
     /// Marks the server as shutting down.
     pub fn set_stopping(&self) {
-        self.stopping
-            .store(true, std::sync::atomic::Ordering::Release);
+        self.stopping.store(true, std::sync::atomic::Ordering::Release);
     }
 
     /// The current JWT keys.
@@ -152,10 +139,7 @@ impl AppState {
 
     /// Whether a JWT id is revoked (and not yet expired) at `now`.
     pub fn jti_revoked(&self, jti: &str, now: Timestamp) -> bool {
-        self.revoked
-            .read()
-            .map(|r| r.get(jti).is_some_and(|until| *until > now))
-            .unwrap_or(true)
+        self.revoked.read().map(|r| r.get(jti).is_some_and(|until| *until > now)).unwrap_or(true)
     }
 
     /// Records a revocation this process has just committed.

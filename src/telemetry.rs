@@ -57,9 +57,8 @@ pub const MEMORY_RELEASES: &str = "hearth_memory_releases_total";
 pub const UNMATCHED: &str = "unmatched";
 
 /// Histogram buckets of request durations, in seconds.
-pub const DURATION_BUCKETS: [f64; 14] = [
-    0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0,
-];
+pub const DURATION_BUCKETS: [f64; 14] =
+    [0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0];
 /// Histogram buckets of waits for a database connection, in seconds.
 pub const WAIT_BUCKETS: [f64; 14] = [
     0.000_01, 0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.1, 0.5,
@@ -78,49 +77,20 @@ pub fn describe() {
         "Time from a request's headers to its response's headers, by route template and method."
     );
     describe_gauge!(HTTP_CONNECTIONS, "Connections open on the public listener.");
-    describe_histogram!(
-        DB_READ_WAIT,
-        Unit::Seconds,
-        "Wait for a database reader connection."
-    );
-    describe_histogram!(
-        DB_WRITE_WAIT,
-        Unit::Seconds,
-        "Wait for the database writer connection."
-    );
+    describe_histogram!(DB_READ_WAIT, Unit::Seconds, "Wait for a database reader connection.");
+    describe_histogram!(DB_WRITE_WAIT, Unit::Seconds, "Wait for the database writer connection.");
     describe_gauge!(DB_SIZE, Unit::Bytes, "Size of the database file.");
-    describe_gauge!(
-        DB_WAL,
-        Unit::Bytes,
-        "Size of the database's write-ahead log (-wal file)."
-    );
+    describe_gauge!(DB_WAL, Unit::Bytes, "Size of the database's write-ahead log (-wal file).");
     describe_counter!(
         PASSWORD_CHECKS,
         "Password checks (login form and password grant), by result."
     );
-    describe_counter!(
-        THROTTLED,
-        "Password checks refused by the brute-force limit (429)."
-    );
+    describe_counter!(THROTTLED, "Password checks refused by the brute-force limit (429).");
     describe_counter!(TOKENS_ISSUED, "Access tokens issued, by grant.");
-    describe_gauge!(
-        BODY_MEMORY,
-        Unit::Bytes,
-        "Request bodies and decoded images held in memory."
-    );
-    describe_gauge!(
-        BODY_MEMORY_LIMIT,
-        Unit::Bytes,
-        "The limit on request bodies held in memory."
-    );
-    describe_counter!(
-        SECURITY_EVENTS,
-        "Security events (also logged at WARN), by event."
-    );
-    describe_counter!(
-        LOG_DROPPED,
-        "Log lines dropped because stderr did not keep up."
-    );
+    describe_gauge!(BODY_MEMORY, Unit::Bytes, "Request bodies and decoded images held in memory.");
+    describe_gauge!(BODY_MEMORY_LIMIT, Unit::Bytes, "The limit on request bodies held in memory.");
+    describe_counter!(SECURITY_EVENTS, "Security events (also logged at WARN), by event.");
+    describe_counter!(LOG_DROPPED, "Log lines dropped because stderr did not keep up.");
     describe_counter!(
         MEMORY_RELEASES,
         "Quiet spells after a load in which page caches were emptied and memory returned."
@@ -177,16 +147,12 @@ static WRITE_WAIT: OnceLock<Histogram> = OnceLock::new();
 
 /// Records how long a read waited for its connection.
 pub fn db_read_wait(waited: Duration) {
-    READ_WAIT
-        .get_or_init(|| histogram!(DB_READ_WAIT))
-        .record(waited.as_secs_f64());
+    READ_WAIT.get_or_init(|| histogram!(DB_READ_WAIT)).record(waited.as_secs_f64());
 }
 
 /// Records how long a write waited for the writer.
 pub fn db_write_wait(waited: Duration) {
-    WRITE_WAIT
-        .get_or_init(|| histogram!(DB_WRITE_WAIT))
-        .record(waited.as_secs_f64());
+    WRITE_WAIT.get_or_init(|| histogram!(DB_WRITE_WAIT)).record(waited.as_secs_f64());
 }
 
 /// Records a password check's result.
@@ -298,10 +264,7 @@ mod tests {
 
     #[test]
     fn millis_have_three_decimals() {
-        assert_eq!(
-            millis(Duration::from_nanos(132_117_999)).to_string(),
-            "132.118"
-        );
+        assert_eq!(millis(Duration::from_nanos(132_117_999)).to_string(), "132.118");
         assert_eq!(millis(Duration::from_nanos(132_118)).to_string(), "0.132");
         assert_eq!(millis(Duration::from_nanos(499)).to_string(), "0");
         assert_eq!(

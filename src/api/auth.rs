@@ -25,11 +25,9 @@ pub fn resolve(
         Credentials::Invalid => Err(ApiError::AuthenticationFailed),
         Credentials::Jwt(claims) => {
             match db::jwt::live_unrevoked_staff_flag(conn, claims.user_id, &claims.jti)? {
-                Some(is_staff) => Ok(Some(Principal {
-                    user_id: claims.user_id,
-                    is_staff,
-                    can_write: true,
-                })),
+                Some(is_staff) => {
+                    Ok(Some(Principal { user_id: claims.user_id, is_staff, can_write: true }))
+                }
                 None => Err(ApiError::AuthenticationFailed),
             }
         }
@@ -63,10 +61,7 @@ pub async fn before_body(req: &mut Req) -> Result<(), ApiError> {
         }
         Credentials::Opaque(_) if declares_none(&req.headers) => {}
         Credentials::Opaque(_) => {
-            req.state
-                .db
-                .read(move |c| require_write(c, &creds, now))
-                .await?;
+            req.state.db.read(move |c| require_write(c, &creds, now)).await?;
         }
     }
     req.body.unlock();

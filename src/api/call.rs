@@ -77,11 +77,7 @@ impl Who for Principal {
             // scope first: a read-only staff token is `insufficient_scope`, like any
             Auth::Staff => {
                 let who = who.require_write()?;
-                if who.is_staff {
-                    Ok(who)
-                } else {
-                    Err(ApiError::PermissionDenied)
-                }
+                if who.is_staff { Ok(who) } else { Err(ApiError::PermissionDenied) }
             }
             _ => Ok(who),
         }
@@ -169,8 +165,7 @@ impl<W: Who> Call<W> {
         T: Send + 'static,
     {
         let id = self.id();
-        self.read(move |c, _who| get(c, id)?.ok_or(ApiError::NotFound))
-            .await
+        self.read(move |c, _who| get(c, id)?.ok_or(ApiError::NotFound)).await
     }
 
     /// A write: `f` runs in the writer's transaction after the caller was resolved in
@@ -181,11 +176,7 @@ impl<W: Who> Call<W> {
         T: Send + 'static,
     {
         let r = self.resolver();
-        self.req
-            .state
-            .db
-            .write(move |tx| f(tx, r.resolve(tx)?))
-            .await
+        self.req.state.db.write(move |tx| f(tx, r.resolve(tx)?)).await
     }
 
     /// Takes the body out to read it (once; an empty body is left behind).

@@ -22,39 +22,17 @@ use crate::model::category::{Category, CategoryJson};
 pub fn endpoints() -> Vec<Endpoint> {
     vec![
         ca(Method::GET, "/api/v2/category/", "listCategories", list),
-        ca(
-            Method::GET,
-            "/api/v2/category/popular/",
-            "listPopularCategories",
-            popular,
-        ),
+        ca(Method::GET, "/api/v2/category/popular/", "listPopularCategories", popular),
         ca(Method::GET, "/api/v2/category/{id}/", "getCategory", get),
-        write(
-            Method::POST,
-            "/api/v2/category/{id}/follow/",
-            "followCategory",
-            follow,
-        ),
-        user(
-            Method::GET,
-            "/api/v2/category/{id}/is_followed/",
-            "isCategoryFollowed",
-            is_followed,
-        ),
-        ca(
-            Method::GET,
-            "/api/v2/user/{id}/categories/",
-            "listUserCategories",
-            of_user,
-        ),
+        write(Method::POST, "/api/v2/category/{id}/follow/", "followCategory", follow),
+        user(Method::GET, "/api/v2/category/{id}/is_followed/", "isCategoryFollowed", is_followed),
+        ca(Method::GET, "/api/v2/user/{id}/categories/", "listUserCategories", of_user),
     ]
 }
 
 /// A live category, 404 otherwise.
 fn live(c: &Connection, id: i64) -> Result<Category, ApiError> {
-    categories::get(c, id)?
-        .filter(|k| !k.deleted)
-        .ok_or(ApiError::NotFound)
+    categories::get(c, id)?.filter(|k| !k.deleted).ok_or(ApiError::NotFound)
 }
 
 fn jsons(
@@ -63,10 +41,7 @@ fn jsons(
     viewer: Option<i64>,
     base: &PublicUrl,
 ) -> Result<Vec<CategoryJson>, ApiError> {
-    Ok(category_follows::mark(c, cats, viewer)?
-        .iter()
-        .map(|k| k.to_json(base))
-        .collect())
+    Ok(category_follows::mark(c, cats, viewer)?.iter().map(|k| k.to_json(base)).collect())
 }
 
 /// `GET /api/v2/category/` (CA): live categories by `order` then id; `search`
@@ -145,14 +120,8 @@ async fn of_user(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
     let paginated = q.get("limit").is_some() || q.get("offset").is_some();
     let json = call
         .read(move |c, who| {
-            let page = if paginated {
-                Page::from_query(&q)?
-            } else {
-                Page {
-                    limit: i64::MAX,
-                    offset: 0,
-                }
-            };
+            let page =
+                if paginated { Page::from_query(&q)? } else { Page { limit: i64::MAX, offset: 0 } };
             if !crate::db::users::is_live(c, id)? {
                 return Err(ApiError::NotFound);
             }

@@ -84,16 +84,10 @@ pub fn endpoints() -> Vec<Endpoint> {
         let n = names(kind);
         all.extend([
             ca(Method::GET, n.collection, n.list, move |c| list(kind, c)),
-            write(Method::POST, n.collection, n.create, move |c| {
-                create(kind, c)
-            }),
+            write(Method::POST, n.collection, n.create, move |c| create(kind, c)),
             ca(Method::GET, n.item, n.get, move |c| read(kind, c)),
-            write(Method::DELETE, n.item, n.delete, move |c| {
-                set_deleted(kind, c, true)
-            }),
-            write(Method::POST, n.restore, n.restore_op, move |c| {
-                set_deleted(kind, c, false)
-            }),
+            write(Method::DELETE, n.item, n.delete, move |c| set_deleted(kind, c, true)),
+            write(Method::POST, n.restore, n.restore_op, move |c| set_deleted(kind, c, false)),
         ]);
     }
     all.push(write(
@@ -102,12 +96,9 @@ pub fn endpoints() -> Vec<Endpoint> {
         "restoreDiscussionByDelete",
         |c| set_deleted(Kind::Discussion, c, false),
     ));
-    all.push(write(
-        Method::POST,
-        "/api/v2/comment/{id}/restore",
-        "restoreCommentNoSlash",
-        |c| set_deleted(Kind::Comment, c, false),
-    ));
+    all.push(write(Method::POST, "/api/v2/comment/{id}/restore", "restoreCommentNoSlash", |c| {
+        set_deleted(Kind::Comment, c, false)
+    }));
     all
 }
 
@@ -117,10 +108,8 @@ async fn create(kind: Kind, mut call: Call<Principal>) -> Result<Response, ApiEr
     let (now, base) = (call.now, call.base());
     // read and checked now (nothing here needs the database, so none of it holds the
     // write lock); reported only after the full authentication in the transaction
-    let checked = call
-        .json::<Map<String, Value>>()
-        .await
-        .map(|body| contribution::validate(kind, &body));
+    let checked =
+        call.json::<Map<String, Value>>().await.map(|body| contribution::validate(kind, &body));
     let json = call
         .write(move |tx, who| {
             let (draft, mut errors) = checked?;
@@ -240,14 +229,7 @@ async fn list(kind: Kind, call: Call<Option<Principal>>) -> Result<Response, Api
             let (count, items) = if nothing {
                 (0, Vec::new())
             } else {
-                store::list(
-                    c,
-                    kind,
-                    target,
-                    who.map(|w| w.user_id),
-                    page.limit,
-                    page.offset,
-                )?
+                store::list(c, kind, target, who.map(|w| w.user_id), page.limit, page.offset)?
             };
             let results = items.iter().map(|i| i.to_json(&base)).collect();
             Ok::<_, ApiError>(envelope(&url, &q, page, count, results))
@@ -271,11 +253,7 @@ async fn set_deleted(
         let m = store::meta(tx, kind, id)?.ok_or(ApiError::NotFound)?;
         if m.author_id != who.user_id {
             // another user's deleted item is invisible to the caller
-            return Err(if m.deleted {
-                ApiError::NotFound
-            } else {
-                ApiError::PermissionDenied
-            });
+            return Err(if m.deleted { ApiError::NotFound } else { ApiError::PermissionDenied });
         }
         store::set_deleted(tx, &m, deleted)?;
         Ok::<_, ApiError>(())

@@ -20,15 +20,13 @@ pub fn endpoints() -> Vec<Endpoint> {
         .into_iter()
         .map(|kind| {
             let (path, op) = match kind {
-                Kind::Discussion => (
-                    "/api/v2/discussion/{id}/contributors/",
-                    "listDiscussionContributors",
-                ),
+                Kind::Discussion => {
+                    ("/api/v2/discussion/{id}/contributors/", "listDiscussionContributors")
+                }
                 Kind::Post => ("/api/v2/post/{id}/contributors/", "listPostContributors"),
-                Kind::Status | Kind::Comment => (
-                    "/api/v2/status/{id}/contributors/",
-                    "listStatusContributors",
-                ),
+                Kind::Status | Kind::Comment => {
+                    ("/api/v2/status/{id}/contributors/", "listStatusContributors")
+                }
             };
             ca(Method::GET, path, op, move |c| list(kind, c))
         })

@@ -14,12 +14,7 @@ use crate::model::feature;
 
 /// The endpoints of this module.
 pub fn endpoints() -> Vec<Endpoint> {
-    vec![public(
-        Method::GET,
-        "/api/v2/feature/",
-        "listFeatures",
-        list,
-    )]
+    vec![public(Method::GET, "/api/v2/feature/", "listFeatures", list)]
 }
 
 /// `GET /api/v2/feature/`: `name` (exact), `search` (case-insensitive substring of the

@@ -31,18 +31,12 @@ pub fn endpoints() -> Vec<Endpoint> {
 async fn readyz(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
     match &call.state().role {
         crate::role::Role::Primary => {
-            check(call, |reads, writable, stopping| {
-                reads && writable && !stopping
-            })
-            .await
+            check(call, |reads, writable, stopping| reads && writable && !stopping).await
         }
         crate::role::Role::Replica(status) => {
             let state = call.state();
             let (reads, writable) = probe(state).await;
-            Ok(answer(
-                reads && status.ready() && !state.stopping(),
-                writable,
-            ))
+            Ok(answer(reads && status.ready() && !state.stopping(), writable))
         }
     }
 }
@@ -68,10 +62,7 @@ async fn check(
 /// Whether a read works, and whether the database takes writes (re-probed while it
 /// does not).
 async fn probe(state: &AppState) -> (bool, bool) {
-    let reads = state
-        .db
-        .read(|c| crate::db::ping(c).map_err(ApiError::from))
-        .await;
+    let reads = state.db.read(|c| crate::db::ping(c).map_err(ApiError::from)).await;
     if let Err(e) = &reads {
         tracing::error!(error = ?e, "health check: the database does not answer reads");
     }

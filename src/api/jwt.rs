@@ -13,15 +13,7 @@ use crate::token::jwt;
 
 /// The endpoints of this module.
 pub fn endpoints() -> Vec<Endpoint> {
-    vec![
-        anonymous(
-            Method::POST,
-            "/api/v2/jwt/verify_token/",
-            "jwtVerifyToken",
-            verify,
-        )
-        .read_only(),
-    ]
+    vec![anonymous(Method::POST, "/api/v2/jwt/verify_token/", "jwtVerifyToken", verify).read_only()]
 }
 
 /// `POST /api/v2/jwt/verify_token/`: 200 when the token is well formed, HS256, signed with the current or a grace-period

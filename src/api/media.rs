@@ -13,12 +13,7 @@ use crate::http::route::Endpoint;
 
 /// The endpoints of this module.
 pub fn endpoints() -> Vec<Endpoint> {
-    vec![anonymous(
-        Method::GET,
-        "/media/{*path}",
-        "getMedia",
-        get_media,
-    )]
+    vec![anonymous(Method::GET, "/media/{*path}", "getMedia", get_media)]
 }
 
 /// `GET /media/<path>`: images stored in the database. Media paths carry a version, so

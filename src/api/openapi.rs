@@ -28,10 +28,7 @@ const FRAGMENTS: &[(&str, &str)] = &[
     ("auth", include_str!("../../openapi/auth.json")),
     ("oauth", include_str!("../../openapi/oauth.json")),
     ("community", include_str!("../../openapi/community.json")),
-    (
-        "contributions",
-        include_str!("../../openapi/contributions.json"),
-    ),
+    ("contributions", include_str!("../../openapi/contributions.json")),
     ("courses", include_str!("../../openapi/courses.json")),
     ("kit", include_str!("../../openapi/kit.json")),
 ];
@@ -102,9 +99,7 @@ pub fn build(endpoints: &[Endpoint]) -> Value {
     for e in endpoints {
         let op = operation(e, prose.get(e.operation_id));
         let path = openapi_path(e.path);
-        let item = paths
-            .entry(path)
-            .or_insert_with(|| Value::Object(Map::new()));
+        let item = paths.entry(path).or_insert_with(|| Value::Object(Map::new()));
         item[e.method.as_str().to_ascii_lowercase()] = op;
     }
     doc["paths"] = Value::Object(paths);
@@ -147,11 +142,8 @@ fn operation(e: &Endpoint, prose: Option<&Value>) -> Value {
         p["name"] = json!(name);
         p["in"] = json!("path");
         p["required"] = json!(true);
-        p["schema"] = if is_tail {
-            json!({ "type": "string" })
-        } else {
-            json!({ "type": "integer" })
-        };
+        p["schema"] =
+            if is_tail { json!({ "type": "string" }) } else { json!({ "type": "integer" }) };
         params.insert(i, p);
     }
     if params.is_empty() {
@@ -201,15 +193,10 @@ mod tests {
         let endpoints = super::super::endpoints();
         let prose = prose();
         let declared: Vec<&str> = endpoints.iter().map(|e| e.operation_id).collect();
-        let missing: Vec<&&str> = declared
-            .iter()
-            .filter(|id| !prose.contains_key(**id))
-            .collect();
+        let missing: Vec<&&str> = declared.iter().filter(|id| !prose.contains_key(**id)).collect();
         assert!(missing.is_empty(), "endpoints without prose: {missing:?}");
-        let stale: Vec<&String> = prose
-            .keys()
-            .filter(|id| !declared.contains(&id.as_str()))
-            .collect();
+        let stale: Vec<&String> =
+            prose.keys().filter(|id| !declared.contains(&id.as_str())).collect();
         assert!(stale.is_empty(), "prose for no endpoint: {stale:?}");
         let mut unique = declared.clone();
         unique.sort_unstable();

@@ -23,40 +23,15 @@ pub const MAX_LIMIT: i64 = 1000;
 /// The endpoints of this module.
 pub fn endpoints() -> Vec<Endpoint> {
     vec![
-        public(
-            Method::GET,
-            "/api/v2/dynamic_preference/search/",
-            "searchPreferences",
-            list_prefs,
-        ),
-        public(
-            Method::GET,
-            "/api/v2/dynamic_preference/",
-            "listPreferences",
-            list_prefs,
-        ),
-        staff(
-            Method::PATCH,
-            "/api/v2/dynamic_preference/",
-            "updatePreferences",
-            patch_prefs,
-        ),
-        public(
-            Method::GET,
-            "/api/v2/dynamic_preference/{id}/",
-            "getPreference",
-            get_pref,
-        ),
+        public(Method::GET, "/api/v2/dynamic_preference/search/", "searchPreferences", list_prefs),
+        public(Method::GET, "/api/v2/dynamic_preference/", "listPreferences", list_prefs),
+        staff(Method::PATCH, "/api/v2/dynamic_preference/", "updatePreferences", patch_prefs),
+        public(Method::GET, "/api/v2/dynamic_preference/{id}/", "getPreference", get_pref),
     ]
 }
 
 fn to_json(p: Pref) -> PrefJson {
-    PrefJson {
-        id: p.id,
-        section: p.section,
-        name: p.name,
-        value: p.value,
-    }
+    PrefJson { id: p.id, section: p.section, name: p.name, value: p.value }
 }
 
 /// Splits `section.name` at its first dot; `None` without a dot or with an empty part.
@@ -145,11 +120,9 @@ async fn patch_prefs(mut call: Call<Principal>) -> Result<Response, ApiError> {
                     None => None,
                 };
                 match found {
-                    None => errors.push(FieldError::new(
-                        key.as_str(),
-                        "invalid",
-                        "No such preference.",
-                    )),
+                    None => {
+                        errors.push(FieldError::new(key.as_str(), "invalid", "No such preference."))
+                    }
                     Some(p) => match p.kind.check_json(value) {
                         Ok(v) => changes.push((p.id, v)),
                         Err(why) => errors.push(FieldError::new(key.as_str(), "invalid", why)),

@@ -17,36 +17,14 @@ use crate::model::reaction::{Reaction, ReactionJson};
 /// The endpoints of this module.
 pub fn endpoints() -> Vec<Endpoint> {
     vec![
-        public(
-            Method::GET,
-            "/api/v2/reaction/search/",
-            "searchReactions",
-            list_reactions,
-        ),
-        public(
-            Method::GET,
-            "/api/v2/reaction/",
-            "listReactions",
-            list_reactions,
-        ),
-        public(
-            Method::GET,
-            "/api/v2/reaction/{id}/",
-            "getReaction",
-            get_reaction,
-        ),
+        public(Method::GET, "/api/v2/reaction/search/", "searchReactions", list_reactions),
+        public(Method::GET, "/api/v2/reaction/", "listReactions", list_reactions),
+        public(Method::GET, "/api/v2/reaction/{id}/", "getReaction", get_reaction),
     ]
 }
 
 fn to_json(base: &PublicUrl, r: Reaction) -> ReactionJson {
-    ReactionJson::new(
-        base,
-        r.id,
-        r.label,
-        r.sentiment,
-        r.image.as_deref(),
-        r.active,
-    )
+    ReactionJson::new(base, r.id, r.label, r.sentiment, r.image.as_deref(), r.active)
 }
 
 /// `GET /api/v2/reaction/` and `GET /api/v2/reaction/search/`
@@ -61,11 +39,7 @@ async fn list_reactions(call: Call<Option<Principal>>) -> Result<Response, ApiEr
             active: q.bool("active")?,
         };
         let (count, rows) = crate::db::reactions::search(c, &filter, page.limit, page.offset)?;
-        Ok((
-            page,
-            count,
-            rows.into_iter().map(|r| to_json(&base, r)).collect(),
-        ))
+        Ok((page, count, rows.into_iter().map(|r| to_json(&base, r)).collect()))
     })
     .await
 }

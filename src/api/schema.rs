@@ -12,12 +12,7 @@ use crate::http::route::Endpoint;
 
 /// The endpoints of this module.
 pub fn endpoints() -> Vec<Endpoint> {
-    vec![anonymous(
-        Method::GET,
-        "/api/v2/schema/",
-        "getSchema",
-        get_schema,
-    )]
+    vec![anonymous(Method::GET, "/api/v2/schema/", "getSchema", get_schema)]
 }
 
 /// `GET /api/v2/schema/`: the document (no caller is resolved: a bearer token is

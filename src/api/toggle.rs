@@ -80,17 +80,10 @@ pub(crate) fn both_ways(
     from: (&'static str, &'static str),
     holds: fn(&Connection, i64, i64) -> rusqlite::Result<bool>,
 ) -> [Endpoint; 2] {
-    let key = |path: &'static str| {
-        path.trim_end_matches('/')
-            .rsplit('/')
-            .next()
-            .unwrap_or(path)
-    };
+    let key = |path: &'static str| path.trim_end_matches('/').rsplit('/').next().unwrap_or(path);
     let (to_key, from_key) = (key(towards.0), key(from.0));
     [
-        user(Method::GET, towards.0, towards.1, move |c| {
-            question(c, to_key, holds)
-        }),
+        user(Method::GET, towards.0, towards.1, move |c| question(c, to_key, holds)),
         user(Method::GET, from.0, from.1, move |c| {
             question(c, from_key, move |c, caller, id| holds(c, id, caller))
         }),

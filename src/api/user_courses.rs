@@ -15,12 +15,7 @@ use crate::http::route::Endpoint;
 
 /// The endpoints of this module.
 pub fn endpoints() -> Vec<Endpoint> {
-    vec![ca(
-        Method::GET,
-        "/api/v2/user/{id}/courses/",
-        "listUserCourses",
-        list,
-    )]
+    vec![ca(Method::GET, "/api/v2/user/{id}/courses/", "listUserCourses", list)]
 }
 
 /// `GET /api/v2/user/{id}/courses/` (CA): the courses visible to the caller in which

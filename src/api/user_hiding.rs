@@ -19,12 +19,7 @@ use crate::http::route::Endpoint;
 
 /// The endpoints of this module.
 pub fn endpoints() -> Vec<Endpoint> {
-    let mut all = vec![write(
-        Method::POST,
-        "/api/v2/user/{id}/hide/",
-        "hideUser",
-        hide,
-    )];
+    let mut all = vec![write(Method::POST, "/api/v2/user/{id}/hide/", "hideUser", hide)];
     // does the caller hide `{id}`; does `{id}` hide the caller
     all.extend(both_ways(
         ("/api/v2/user/{id}/is_hidden/", "isUserHidden"),
@@ -32,18 +27,8 @@ pub fn endpoints() -> Vec<Endpoint> {
         hides::is_hiding,
     ));
     all.extend([
-        user(
-            Method::GET,
-            "/api/v2/user/hidden_users_id/",
-            "listHiddenUserIds",
-            hidden_ids,
-        ),
-        user(
-            Method::GET,
-            "/api/v2/user/hidden_users/",
-            "listHiddenUsers",
-            hidden_users,
-        ),
+        user(Method::GET, "/api/v2/user/hidden_users_id/", "listHiddenUserIds", hidden_ids),
+        user(Method::GET, "/api/v2/user/hidden_users/", "listHiddenUsers", hidden_users),
     ]);
     all
 }
@@ -62,9 +47,7 @@ async fn hide(call: Call<Principal>) -> Result<Response, ApiError> {
 /// `GET /api/v2/user/hidden_users_id/` (auth): the ids the caller hides, a plain JSON
 /// array, most recently hidden first.
 async fn hidden_ids(call: Call<Principal>) -> Result<Response, ApiError> {
-    let ids = call
-        .read(|c, who| Ok::<_, ApiError>(hides::hidden_ids(c, who.user_id)?))
-        .await?;
+    let ids = call.read(|c, who| Ok::<_, ApiError>(hides::hidden_ids(c, who.user_id)?)).await?;
     Ok(ok(&ids))
 }
 

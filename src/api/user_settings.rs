@@ -15,28 +15,14 @@ use crate::model::settings;
 /// The endpoints of this module.
 pub fn endpoints() -> Vec<Endpoint> {
     vec![
-        user(
-            Method::GET,
-            "/api/v2/user/{id}/settings/",
-            "getUserSettings",
-            get,
-        ),
-        write(
-            Method::PATCH,
-            "/api/v2/user/{id}/settings/",
-            "updateUserSettings",
-            update,
-        ),
+        user(Method::GET, "/api/v2/user/{id}/settings/", "getUserSettings", get),
+        write(Method::PATCH, "/api/v2/user/{id}/settings/", "updateUserSettings", update),
     ]
 }
 
 /// Only the caller's own settings: 403 for any other id (whether or not it exists).
 fn own(id: i64, who: Principal) -> Result<Principal, ApiError> {
-    if id == who.user_id {
-        Ok(who)
-    } else {
-        Err(ApiError::PermissionDenied)
-    }
+    if id == who.user_id { Ok(who) } else { Err(ApiError::PermissionDenied) }
 }
 
 /// `GET /api/v2/user/{id}/settings/` (auth, own id).

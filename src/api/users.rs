@@ -19,24 +19,13 @@ pub fn endpoints() -> Vec<Endpoint> {
     let mut all = vec![
         user(Method::GET, "/api/v2/user/me/", "getMe", get_me),
         ca(Method::GET, "/api/v2/user/{id}/", "getUser", get_user),
-        ca(
-            Method::GET,
-            "/api/v2/user/{id}/followings/",
-            "getUserFollowings",
-            |c| list_connections(c, Direction::Followings),
-        ),
-        ca(
-            Method::GET,
-            "/api/v2/user/{id}/followers/",
-            "getUserFollowers",
-            |c| list_connections(c, Direction::Followers),
-        ),
-        write(
-            Method::POST,
-            "/api/v2/user/{id}/follow/",
-            "followUser",
-            toggle_follow,
-        ),
+        ca(Method::GET, "/api/v2/user/{id}/followings/", "getUserFollowings", |c| {
+            list_connections(c, Direction::Followings)
+        }),
+        ca(Method::GET, "/api/v2/user/{id}/followers/", "getUserFollowers", |c| {
+            list_connections(c, Direction::Followers)
+        }),
+        write(Method::POST, "/api/v2/user/{id}/follow/", "followUser", toggle_follow),
     ];
     // does the caller follow `{id}`; does `{id}` follow the caller
     all.extend(both_ways(
@@ -67,9 +56,8 @@ async fn get_user(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
     let (id, base) = (call.id(), call.base());
     let json = call
         .read(move |c, who| {
-            let user = crate::db::users::get(c, id)?
-                .filter(|u| !u.deleted)
-                .ok_or(ApiError::NotFound)?;
+            let user =
+                crate::db::users::get(c, id)?.filter(|u| !u.deleted).ok_or(ApiError::NotFound)?;
             let followed = match who {
                 Some(p) => follows::is_following(c, p.user_id, id)?,
                 None => false,
@@ -86,11 +74,7 @@ fn mutual_param(q: &Query) -> Result<Option<bool>, ApiError> {
         None => Ok(None),
         Some("1") => Ok(Some(true)),
         Some("0") => Ok(Some(false)),
-        Some(_) => Err(ApiError::field(
-            "mutual",
-            "invalid_choice",
-            "Must be 0 or 1.",
-        )),
+        Some(_) => Err(ApiError::field("mutual", "invalid_choice", "Must be 0 or 1.")),
     }
 }
 
@@ -106,15 +90,8 @@ async fn list_connections(
         let mutual = mutual_param(q)?;
         let counters = follows::live_counters(c, id)?.ok_or(ApiError::NotFound)?;
         let count = follows::count(counters, dir, mutual);
-        let rows = follows::page(
-            c,
-            id,
-            dir,
-            mutual,
-            who.map(|p| p.user_id),
-            page.limit,
-            page.offset,
-        )?;
+        let rows =
+            follows::page(c, id, dir, mutual, who.map(|p| p.user_id), page.limit, page.offset)?;
         let ids: Vec<i64> = rows.iter().map(|(u, _)| u.id).collect();
         let mut tags = follows::tags_of(c, &ids)?;
         let results: Vec<_> = rows

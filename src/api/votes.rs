@@ -28,18 +28,12 @@ pub fn endpoints() -> Vec<Endpoint> {
     let mut out = Vec::new();
     for kind in Kind::ALL {
         let (path, vote_op, list_op) = match kind {
-            Kind::Discussion => (
-                "/api/v2/discussion/{id}/vote/",
-                "voteDiscussion",
-                "listDiscussionVotes",
-            ),
+            Kind::Discussion => {
+                ("/api/v2/discussion/{id}/vote/", "voteDiscussion", "listDiscussionVotes")
+            }
             Kind::Post => ("/api/v2/post/{id}/vote/", "votePost", "listPostVotes"),
             Kind::Status => ("/api/v2/status/{id}/vote/", "voteStatus", "listStatusVotes"),
-            Kind::Comment => (
-                "/api/v2/comment/{id}/vote/",
-                "voteComment",
-                "listCommentVotes",
-            ),
+            Kind::Comment => ("/api/v2/comment/{id}/vote/", "voteComment", "listCommentVotes"),
         };
         out.push(ca(Method::GET, path, list_op, move |c| list(kind, c)));
         out.push(write(Method::POST, path, vote_op, move |c| vote(kind, c)));
@@ -68,9 +62,7 @@ fn not_an_id() -> ApiError {
 
 /// The `reaction` query parameter, if given: an integer id, else 400.
 fn reaction_query(q: &Query) -> Result<Option<i64>, ApiError> {
-    q.get("reaction")
-        .map(|v| v.trim().parse::<i64>().map_err(|_| not_an_id()))
-        .transpose()
+    q.get("reaction").map(|v| v.trim().parse::<i64>().map_err(|_| not_an_id())).transpose()
 }
 
 /// The reaction of a vote: `?reaction=N` or `{"reaction": N}` (a number or a numeric
@@ -122,9 +114,7 @@ async fn vote(kind: Kind, mut call: Call<Principal>) -> Result<Response, ApiErro
     let body = optional_object(&mut call).await;
     call.write(move |tx, who| {
         let reaction = chosen_reaction(&q, body?.as_ref())?;
-        let item = store::meta(tx, kind, id)?
-            .filter(|m| !m.deleted)
-            .ok_or(ApiError::NotFound)?;
+        let item = store::meta(tx, kind, id)?.filter(|m| !m.deleted).ok_or(ApiError::NotFound)?;
         let usable = crate::db::reactions::get(tx, reaction)?.is_some_and(|r| r.active);
         if !usable {
             return Err(ApiError::field(
@@ -186,10 +176,7 @@ mod tests {
         assert_eq!(pick("reaction=3", Value::Null), Ok(3));
         assert_eq!(pick("", serde_json::json!({"reaction": "4"})), Ok(4));
         assert_eq!(pick("", serde_json::json!({"reaction": null})), Ok(1));
-        assert_eq!(
-            pick("reaction=2", serde_json::json!({"reaction": 2})),
-            Ok(2)
-        );
+        assert_eq!(pick("reaction=2", serde_json::json!({"reaction": 2})), Ok(2));
         assert!(pick("reaction=2", serde_json::json!({"reaction": 3})).is_err());
         assert!(pick("reaction=x", Value::Null).is_err());
         assert!(pick("reaction=", Value::Null).is_err());

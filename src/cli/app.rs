@@ -124,9 +124,7 @@ fn validate_image(image: &str) -> CliResult {
     if ok {
         Ok(())
     } else {
-        Err(CliError(format!(
-            "image {image:?} is not an absolute http or https URL"
-        )))
+        Err(CliError(format!("image {image:?} is not an absolute http or https URL")))
     }
 }
 
@@ -200,14 +198,7 @@ fn print_app(a: &App, secret: Option<&str>, as_json: bool) {
     }
     println!("name:          {}", a.name);
     println!("grant:         {}", a.grant.as_str());
-    println!(
-        "client type:   {}",
-        if a.confidential {
-            "confidential"
-        } else {
-            "public"
-        }
-    );
+    println!("client type:   {}", if a.confidential { "confidential" } else { "public" });
     println!("skip consent:  {}", a.skip_consent);
     println!("redirect URIs: {}", a.redirect_uris.join(" "));
     if !a.description.is_empty() {
@@ -217,10 +208,8 @@ fn print_app(a: &App, secret: Option<&str>, as_json: bool) {
 
 fn find(db: &Db, client_id: &str) -> CliResult<App> {
     let id = client_id.to_owned();
-    read(db, move |c| {
-        apps::by_client_id(c, &id).map_err(CliError::from)
-    })?
-    .ok_or_else(|| CliError(format!("no application with client_id {client_id:?}")))
+    read(db, move |c| apps::by_client_id(c, &id).map_err(CliError::from))?
+        .ok_or_else(|| CliError(format!("no application with client_id {client_id:?}")))
 }
 
 /// Runs an `app` subcommand.
@@ -229,13 +218,7 @@ pub fn run(db: &Db, cmd: AppCommand, clock: &Clock) -> CliResult {
         AppCommand::Create(args) => {
             let grant =
                 AppGrant::parse(&args.grant).ok_or_else(|| CliError("unknown grant".into()))?;
-            validate(
-                &args.name,
-                &args.description,
-                &args.image,
-                &args.redirect_uris,
-                grant,
-            )?;
+            validate(&args.name, &args.description, &args.image, &args.redirect_uris, grant)?;
             let confidential = if args.public {
                 false
             } else {
@@ -270,11 +253,7 @@ pub fn run(db: &Db, cmd: AppCommand, clock: &Clock) -> CliResult {
                         "{}  {:<18}  {}  {}",
                         a.client_id,
                         a.grant.as_str(),
-                        if a.confidential {
-                            "confidential"
-                        } else {
-                            "public      "
-                        },
+                        if a.confidential { "confidential" } else { "public      " },
                         a.name
                     );
                 },
@@ -283,9 +262,7 @@ pub fn run(db: &Db, cmd: AppCommand, clock: &Clock) -> CliResult {
         AppCommand::Show { client_id, json } => print_app(&find(db, &client_id)?, None, json),
         AppCommand::Delete { client_id } => {
             let app = find(db, &client_id)?;
-            write(db, move |tx| {
-                apps::delete(tx, app.id).map_err(CliError::from)
-            })?;
+            write(db, move |tx| apps::delete(tx, app.id).map_err(CliError::from))?;
             println!("deleted application {client_id}; its tokens no longer work");
         }
         AppCommand::Update(args) => {
@@ -306,13 +283,7 @@ pub fn run(db: &Db, cmd: AppCommand, clock: &Clock) -> CliResult {
             let uris = (!args.redirect_uris.is_empty()).then_some(args.redirect_uris);
             update(&mut app.redirect_uris, uris);
             update(&mut app.skip_consent, args.skip_consent);
-            validate(
-                &app.name,
-                &app.description,
-                &app.image,
-                &app.redirect_uris,
-                app.grant,
-            )?;
+            validate(&app.name, &app.description, &app.image, &app.redirect_uris, app.grant)?;
             let a = app.clone();
             write(db, move |tx| apps::update(tx, &a).map_err(CliError::from))?;
             print_app(&app, None, args.json);
@@ -322,9 +293,7 @@ pub fn run(db: &Db, cmd: AppCommand, clock: &Clock) -> CliResult {
             let secret = token::random_string(48);
             let hash = token::storage_hash(&secret);
             let id = app.id;
-            write(db, move |tx| {
-                apps::set_secret(tx, id, &hash).map_err(CliError::from)
-            })?;
+            write(db, move |tx| apps::set_secret(tx, id, &hash).map_err(CliError::from))?;
             if json {
                 print_json(&json!({ "client_id": client_id, "secret_key": secret }));
             } else {

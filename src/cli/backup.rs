@@ -26,10 +26,7 @@ pub fn run(db: &Db, dest: &Path, keep: Option<usize>, clock: &Clock) -> CliResul
         )));
     }
     if fs::symlink_metadata(dest).is_ok() {
-        return Err(CliError(format!(
-            "{} already exists; choose a new file",
-            dest.display()
-        )));
+        return Err(CliError(format!("{} already exists; choose a new file", dest.display())));
     }
     copy(db, dest)?;
     println!("backed up {} to {}", db.path().display(), dest.display());
@@ -174,10 +171,7 @@ mod tests {
             to_remove(&dated, "h-20260104T000000Z.db", 2),
             names(&["h-20260101T000000Z.db", "h-20260102T000000Z.db"])
         );
-        assert_eq!(
-            to_remove(&dated, "h-20260104T000000Z.db", 4),
-            Vec::<String>::new()
-        );
+        assert_eq!(to_remove(&dated, "h-20260104T000000Z.db", 4), Vec::<String>::new());
         assert_eq!(to_remove(&dated, "h-20260104T000000Z.db", 1).len(), 3);
         // the clock went back: the new copy sorts first but is kept
         let mut back = dated.clone();

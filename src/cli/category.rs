@@ -84,11 +84,7 @@ fn category_json(c: &Category) -> serde_json::Value {
 /// Runs a `category` subcommand.
 pub fn run(db: &Db, cmd: CategoryCommand, clock: &Clock) -> CliResult {
     match cmd {
-        CategoryCommand::Create {
-            name,
-            slug: wanted,
-            json,
-        } => {
+        CategoryCommand::Create { name, slug: wanted, json } => {
             check_length("category name", &name, NAME_MAX)?;
             if let Some(s) = &wanted {
                 check_slug(s)?;
@@ -126,14 +122,7 @@ pub fn run(db: &Db, cmd: CategoryCommand, clock: &Clock) -> CliResult {
                 println!("{:>4}  {:<24} {}", c.id, c.slug, c.name);
             });
         }
-        CategoryCommand::Update {
-            id,
-            name,
-            slug: new_slug,
-            active,
-            order,
-            json,
-        } => {
+        CategoryCommand::Update { id, name, slug: new_slug, active, order, json } => {
             if name.is_none() && new_slug.is_none() && active.is_none() && order.is_none() {
                 return Err(CliError(
                     "nothing to change: give --name, --slug, --active or --order".into(),

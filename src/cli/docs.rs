@@ -90,10 +90,8 @@ mod tests {
     fn every_command_gets_its_page() {
         let dir = tempfile::tempdir().unwrap();
         let pages = man_pages_to(dir.path()).unwrap();
-        let names: Vec<String> = pages
-            .iter()
-            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
-            .collect();
+        let names: Vec<String> =
+            pages.iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
         for page in [
             "hearth.1",
             "hearth-serve.1",

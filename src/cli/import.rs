@@ -43,10 +43,7 @@ impl From<(u64, String)> for Failure {
 
 impl From<crate::db::DbError> for Failure {
     fn from(e: crate::db::DbError) -> Self {
-        Failure {
-            line: 0,
-            reason: e.to_string(),
-        }
+        Failure { line: 0, reason: e.to_string() }
     }
 }
 
@@ -99,11 +96,7 @@ pub fn run(db: &Db, file: &Path, batch_lines: u64, clock: &Clock) -> CliResult {
             } else {
                 "; nothing was imported".to_owned()
             };
-            let at = if f.line == 0 {
-                String::new()
-            } else {
-                format!("line {}: ", f.line)
-            };
+            let at = if f.line == 0 { String::new() } else { format!("line {}: ", f.line) };
             return Err(CliError(format!("{at}{}{kept}", f.reason)));
         }
     };
@@ -138,16 +131,10 @@ fn load(
                     importer.flush(tx)?;
                     return Ok(true);
                 };
-                let parsed = parsed.map_err(|reason| Failure {
-                    line: line_no,
-                    reason,
-                })?;
+                let parsed = parsed.map_err(|reason| Failure { line: line_no, reason })?;
                 importer
                     .apply(tx, line_no, parsed, now)
-                    .map_err(|reason| Failure {
-                        line: line_no,
-                        reason,
-                    })?;
+                    .map_err(|reason| Failure { line: line_no, reason })?;
                 last = line_no;
                 n += 1;
             }
@@ -202,12 +189,7 @@ fn read_and_parse(
             break;
         }
         if chunk.len() == CHUNK_LINES
-            && out
-                .send(std::mem::replace(
-                    &mut chunk,
-                    Vec::with_capacity(CHUNK_LINES),
-                ))
-                .is_err()
+            && out.send(std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK_LINES))).is_err()
         {
             return;
         }

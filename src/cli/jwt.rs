@@ -43,11 +43,7 @@ pub enum JwtCommand {
 /// Runs a `jwt` subcommand.
 pub fn run(db: &Db, cmd: JwtCommand, clock: &Clock) -> CliResult {
     match cmd {
-        JwtCommand::Secret {
-            rotate,
-            grace,
-            json,
-        } => {
+        JwtCommand::Secret { rotate, grace, json } => {
             let now = clock.now();
             let grace_until = now + i64::from(grace) * SECOND;
             if rotate {
@@ -74,12 +70,7 @@ pub fn run(db: &Db, cmd: JwtCommand, clock: &Clock) -> CliResult {
                 }
             }
         }
-        JwtCommand::Mint {
-            user_id,
-            ttl,
-            ext_id,
-            json,
-        } => {
+        JwtCommand::Mint { user_id, ttl, ext_id, json } => {
             let (secret, live) = read(db, move |c| {
                 Ok((db::jwt::current_secret(c)?, db::users::is_live(c, user_id)?))
             })?;

@@ -186,10 +186,9 @@ pub fn run(cli: Cli) -> CliResult {
             backup::run(&open_existing(&cli.db)?, &dest, keep, &clock)
         }
         // never `open_existing`: that would hold the database open (and locked)
-        Command::Restore {
-            src,
-            discard_current,
-        } => restore::run(&cli.db, &src, discard_current, &clock),
+        Command::Restore { src, discard_current } => {
+            restore::run(&cli.db, &src, discard_current, &clock)
+        }
         Command::Check { json } => maint::check(&open_existing(&cli.db)?, json),
         Command::Probe(args) => probe::run(&args),
         Command::Completions { shell, dir } => docs::completions(shell, dir.as_deref()),
@@ -219,9 +218,7 @@ pub fn print_list<T>(
     line: impl Fn(&T),
 ) {
     if json {
-        print_json(&serde_json::Value::Array(
-            list.iter().map(to_json).collect(),
-        ));
+        print_json(&serde_json::Value::Array(list.iter().map(to_json).collect()));
     } else {
         list.iter().for_each(line);
     }

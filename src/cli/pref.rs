@@ -58,38 +58,22 @@ fn find(db: &Db, key: &str) -> CliResult<Pref> {
 pub fn run(db: &Db, cmd: PrefCommand) -> CliResult {
     match cmd {
         PrefCommand::List { section, json } => {
-            let list = read(db, move |c| {
-                prefs::list(c, section.as_deref()).map_err(CliError::from)
-            })?;
+            let list =
+                read(db, move |c| prefs::list(c, section.as_deref()).map_err(CliError::from))?;
             print_list(&list, json, pref_json, |p| {
-                println!(
-                    "{}.{} = {} ({})",
-                    p.section,
-                    p.name,
-                    p.value,
-                    p.kind.as_str()
-                );
+                println!("{}.{} = {} ({})", p.section, p.name, p.value, p.kind.as_str());
             });
         }
         PrefCommand::Get { key, json } => {
             let p = find(db, &key)?;
-            if json {
-                print_json(&pref_json(&p))
-            } else {
-                println!("{}", p.value)
-            }
+            if json { print_json(&pref_json(&p)) } else { println!("{}", p.value) }
         }
         PrefCommand::Set { key, value } => {
             let p = find(db, &key)?;
-            let v = p
-                .kind
-                .parse_text(&value)
-                .map_err(|e| CliError(format!("{key}: {e}")))?;
+            let v = p.kind.parse_text(&value).map_err(|e| CliError(format!("{key}: {e}")))?;
             let id = p.id;
             let stored = v.clone();
-            write(db, move |tx| {
-                prefs::set(tx, id, &stored).map_err(CliError::from)
-            })?;
+            write(db, move |tx| prefs::set(tx, id, &stored).map_err(CliError::from))?;
             println!("{key} = {v}");
         }
     }

@@ -40,16 +40,11 @@ pub struct ProbeArgs {
 pub fn run(args: &ProbeArgs) -> CliResult {
     let url = target(args)?;
     let limit = Duration::from_millis(args.timeout_ms);
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let status = runtime.block_on(async {
         match tokio::time::timeout(limit, get_status(&url)).await {
             Ok(r) => r,
-            Err(_) => Err(CliError(format!(
-                "{url}: no answer within {}",
-                show_duration(limit)
-            ))),
+            Err(_) => Err(CliError(format!("{url}: no answer within {}", show_duration(limit)))),
         }
     });
     // the connection task of a server that never answers is dropped here, not awaited
@@ -125,16 +120,11 @@ async fn get_status(url: &Url) -> CliResult<hyper::StatusCode> {
     };
     let request = hyper::Request::get(path_and_query)
         .header(hyper::header::HOST, authority)
-        .header(
-            hyper::header::USER_AGENT,
-            concat!("hearth-probe/", env!("CARGO_PKG_VERSION")),
-        )
+        .header(hyper::header::USER_AGENT, concat!("hearth-probe/", env!("CARGO_PKG_VERSION")))
         .body(Empty::<Bytes>::new())
         .map_err(|e| CliError(format!("{url}: {e}")))?;
-    let response = sender
-        .send_request(request)
-        .await
-        .map_err(|e| CliError(format!("{url}: {e}")))?;
+    let response =
+        sender.send_request(request).await.map_err(|e| CliError(format!("{url}: {e}")))?;
     Ok(response.status())
 }
 
@@ -198,9 +188,7 @@ mod tests {
     }
 
     fn url_of(args: &[&str]) -> String {
-        target(&parsed(args))
-            .map(String::from)
-            .unwrap_or_else(|e| e.0)
+        target(&parsed(args)).map(String::from).unwrap_or_else(|e| e.0)
     }
 
     #[test]
@@ -213,32 +201,14 @@ mod tests {
     #[test]
     fn the_target_is_readyz_on_the_listen_address_or_the_url() {
         let cases: &[(&[&str], &str)] = &[
-            (
-                &["--listen", "127.0.0.1:8080"],
-                "http://127.0.0.1:8080/readyz",
-            ),
-            (
-                &["--listen", "0.0.0.0:9000"],
-                "http://127.0.0.1:9000/readyz",
-            ),
+            (&["--listen", "127.0.0.1:8080"], "http://127.0.0.1:8080/readyz"),
+            (&["--listen", "0.0.0.0:9000"], "http://127.0.0.1:9000/readyz"),
             (&["--listen", "[::]:9000"], "http://[::1]:9000/readyz"),
-            (
-                &["--url", "http://10.0.0.5:8080"],
-                "http://10.0.0.5:8080/readyz",
-            ),
-            (
-                &["--url", "http://h.example/hearth/"],
-                "http://h.example/hearth/readyz",
-            ),
-            (
-                &["--url", "http://h.example:81/readyz"],
-                "http://h.example:81/readyz",
-            ),
+            (&["--url", "http://10.0.0.5:8080"], "http://10.0.0.5:8080/readyz"),
+            (&["--url", "http://h.example/hearth/"], "http://h.example/hearth/readyz"),
+            (&["--url", "http://h.example:81/readyz"], "http://h.example:81/readyz"),
             // --url wins over the listen address
-            (
-                &["--listen", "0.0.0.0:1", "--url", "http://[::1]:2/"],
-                "http://[::1]:2/readyz",
-            ),
+            (&["--listen", "0.0.0.0:1", "--url", "http://[::1]:2/"], "http://[::1]:2/readyz"),
         ];
         for (args, want) in cases {
             assert_eq!(url_of(args), *want, "{args:?}");

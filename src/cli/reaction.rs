@@ -102,38 +102,19 @@ pub fn run(db: &Db, cmd: ReactionCommand) -> CliResult {
             let list = read(db, |c| reactions::list(c).map_err(CliError::from))?;
             print_list(&list, json, reaction_json, |r| print(r, false));
         }
-        ReactionCommand::Add {
-            label,
-            sentiment,
-            image,
-            inactive,
-            json,
-        } => {
+        ReactionCommand::Add { label, sentiment, image, inactive, json } => {
             check_length("label", &label, LABEL_MAX)?;
             if let Some(i) = &image {
                 check_image(i)?;
             }
-            let mut r = Reaction {
-                id: 0,
-                label,
-                sentiment,
-                image,
-                active: !inactive,
-            };
+            let mut r = Reaction { id: 0, label, sentiment, image, active: !inactive };
             let new = r.clone();
             r.id = write(db, move |tx| {
                 reactions::insert(tx, &new).map_err(|e| label_error(e, &new.label))
             })?;
             print(&r, json);
         }
-        ReactionCommand::Set {
-            id,
-            label,
-            sentiment,
-            image,
-            active,
-            json,
-        } => {
+        ReactionCommand::Set { id, label, sentiment, image, active, json } => {
             let mut r = read(db, move |c| reactions::get(c, id).map_err(CliError::from))?
                 .ok_or_else(|| CliError(format!("no reaction with id {id}")))?;
             if let Some(l) = label {

@@ -59,10 +59,7 @@ impl TempCopy {
     /// Renames the copy to `db`, which it now is (no longer removed on drop).
     fn put_in_place(&mut self, db: &Path) -> CliResult {
         fs::rename(&self.path, db).map_err(|e| {
-            CliError(format!(
-                "cannot put the backup in place at {}: {e}",
-                db.display()
-            ))
+            CliError(format!("cannot put the backup in place at {}: {e}", db.display()))
         })?;
         self.keep = true;
         Ok(())
@@ -132,14 +129,9 @@ fn keep_current(db: &Path, kept: &Path) -> CliResult {
     if fs::hard_link(db, kept).is_ok() {
         return Ok(());
     }
-    fs::copy(db, kept)
-        .and_then(|_| File::open(kept)?.sync_all())
-        .map_err(|e| {
-            CliError(format!(
-                "cannot keep the current database as {}: {e}",
-                kept.display()
-            ))
-        })
+    fs::copy(db, kept).and_then(|_| File::open(kept)?.sync_all()).map_err(|e| {
+        CliError(format!("cannot keep the current database as {}: {e}", kept.display()))
+    })
 }
 
 /// fsyncs a directory, so that renames and links in it are durable.
@@ -177,16 +169,12 @@ pub fn run(db: &Path, src: &Path, discard_current: bool, clock: &Clock) -> CliRe
         Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
         _ => PathBuf::from("."),
     };
-    let name = db
-        .file_name()
-        .ok_or_else(|| CliError(format!("{} is not a file name", db.display())))?;
+    let name =
+        db.file_name().ok_or_else(|| CliError(format!("{} is not a file name", db.display())))?;
     let mut temp_name = std::ffi::OsString::from(".");
     temp_name.push(name);
     temp_name.push(format!(".restore-{}", std::process::id()));
-    let mut temp = TempCopy {
-        path: dir.join(temp_name),
-        keep: false,
-    };
+    let mut temp = TempCopy { path: dir.join(temp_name), keep: false };
     for suffix in ["", "-wal", "-shm", "-journal"] {
         // left by a restore of a process with the same id that was killed
         remove_if_present(&with_suffix(&temp.path, suffix))?;
@@ -194,10 +182,9 @@ pub fn run(db: &Path, src: &Path, discard_current: bool, clock: &Clock) -> CliRe
     copy_source(src, &temp.path)?;
     let from_version = migrate::prepare_restore(&temp.path).map_err(|e| match e {
         DbError::NotHearth(why) => CliError(format!("cannot restore {}: {why}", src.display())),
-        DbError::Sqlite(e) => CliError(format!(
-            "cannot restore {}: not a hearth database ({e})",
-            src.display()
-        )),
+        DbError::Sqlite(e) => {
+            CliError(format!("cannot restore {}: not a hearth database ({e})", src.display()))
+        }
         e => e.into(),
     })?;
     if fs::symlink_metadata(with_suffix(&temp.path, "-wal")).is_ok() {
@@ -212,10 +199,7 @@ pub fn run(db: &Path, src: &Path, discard_current: bool, clock: &Clock) -> CliRe
     let mut kept = None;
     if current.is_some() {
         let detached = migrate::detach_wal(db).map_err(|e| {
-            CliError(format!(
-                "cannot read the current database {}: {e}",
-                db.display()
-            ))
+            CliError(format!("cannot read the current database {}: {e}", db.display()))
         })?;
         let keep_wal = match detached {
             Detached::Alone => false,
@@ -258,10 +242,7 @@ pub fn run(db: &Path, src: &Path, discard_current: bool, clock: &Clock) -> CliRe
     drop(current);
 
     let migrated = if from_version < migrate::VERSION {
-        format!(
-            " (migrated from schema version {from_version} to {})",
-            migrate::VERSION
-        )
+        format!(" (migrated from schema version {from_version} to {})", migrate::VERSION)
     } else {
         String::new()
     };

@@ -125,8 +125,7 @@ impl ServeArgs {
             c.trusted_proxies.extend(config::loopback_proxies());
         }
         for p in &self.trusted_proxies {
-            c.trusted_proxies
-                .push(config::parse_trusted_proxy(p.trim()).map_err(CliError)?);
+            c.trusted_proxies.push(config::parse_trusted_proxy(p.trim()).map_err(CliError)?);
         }
         c.cors_origins = config::CorsOrigins::parse(self.cors_origins.iter().map(String::as_str))
             .map_err(CliError)?;
@@ -140,9 +139,7 @@ pub fn resolve_listen(listen: &str) -> CliResult<SocketAddr> {
         return Ok(a);
     }
     let (host, port) = listen.rsplit_once(':').ok_or_else(|| {
-        CliError(format!(
-            "listen address {listen:?} must be host:port, [v6]:port or name:port"
-        ))
+        CliError(format!("listen address {listen:?} must be host:port, [v6]:port or name:port"))
     })?;
     if host.is_empty() || port.parse::<u16>().is_err() {
         return Err(CliError(format!(
@@ -160,11 +157,8 @@ pub fn run(path: &Path, args: ServeArgs, clock: Clock) -> CliResult {
     let listen = resolve_listen(&args.listen)?;
     let mut config = args.config(listen)?;
     let explicit_url = args.public_url.is_some();
-    let metrics_listen = args
-        .metrics_listen
-        .as_deref()
-        .map(|m| metrics_addr(m, listen))
-        .transpose()?;
+    let metrics_listen =
+        args.metrics_listen.as_deref().map(|m| metrics_addr(m, listen)).transpose()?;
     // the recorder goes in before anything records (see telemetry::http_request)
     let exporter = match metrics_listen {
         Some(_) => Some(crate::server::metrics::Exporter::install().map_err(CliError)?),
@@ -251,11 +245,7 @@ async fn start_metrics(
     let listener = crate::server::bind(addr).await?;
     let bound = listener.local_addr()?;
     tracing::info!(addr = %bound, "metrics listening on http://{bound}/metrics");
-    Ok(tokio::spawn(crate::server::metrics::serve(
-        listener,
-        exporter,
-        state.clone(),
-    )))
+    Ok(tokio::spawn(crate::server::metrics::serve(listener, exporter, state.clone())))
 }
 
 /// `serve --read-replica`: waits for the follower's copy, then serves it.

@@ -118,9 +118,7 @@ fn read_password(from_stdin: bool, none: bool) -> CliResult<Option<String>> {
     }
     let pw = rpassword::prompt_password("Password: ")?;
     if pw.is_empty() {
-        return Err(CliError(
-            "empty password; use --no-password for a user without one".into(),
-        ));
+        return Err(CliError("empty password; use --no-password for a user without one".into()));
     }
     let again = rpassword::prompt_password("Password again: ")?;
     if again != pw {
@@ -139,19 +137,13 @@ fn validate_email(e: &str) -> CliResult {
                 && !d.ends_with('.')
                 && !d.contains('@')
         });
-    if ok {
-        Ok(())
-    } else {
-        Err(CliError(format!("{e:?} is not a valid email address")))
-    }
+    if ok { Ok(()) } else { Err(CliError(format!("{e:?} is not a valid email address"))) }
 }
 
 fn find(db: &Db, username: &str) -> CliResult<(User, Option<String>)> {
     let u = username.to_owned();
-    read(db, move |c| {
-        users::by_username(c, &u).map_err(CliError::from)
-    })?
-    .ok_or_else(|| CliError(format!("no user named {username:?}")))
+    read(db, move |c| users::by_username(c, &u).map_err(CliError::from))?
+        .ok_or_else(|| CliError(format!("no user named {username:?}")))
 }
 
 fn find_id(db: &Db, username: &str) -> CliResult<i64> {
@@ -195,11 +187,8 @@ pub fn run(db: &Db, cmd: UserCommand, clock: &Clock) -> CliResult {
             let id = write(db, move |tx| {
                 users::insert(tx, &new).map_err(|e| {
                     if db::is_unique_violation(&e) {
-                        let what = if e.to_string().contains("email") {
-                            "email"
-                        } else {
-                            "username"
-                        };
+                        let what =
+                            if e.to_string().contains("email") { "email" } else { "username" };
                         CliError(format!("that {what} is already taken"))
                     } else {
                         e.into()
@@ -213,11 +202,7 @@ pub fn run(db: &Db, cmd: UserCommand, clock: &Clock) -> CliResult {
             } else {
                 println!(
                     "created user {username} (id {id}){}",
-                    if hash.is_some() {
-                        ""
-                    } else {
-                        " without a password"
-                    }
+                    if hash.is_some() { "" } else { " without a password" }
                 );
             }
         }
@@ -245,18 +230,11 @@ pub fn run(db: &Db, cmd: UserCommand, clock: &Clock) -> CliResult {
                 println!("real name:   {}", u.real_name);
                 println!("staff:       {}", u.is_staff);
                 println!("ext_id:      {}", u.ext_id.as_deref().unwrap_or(""));
-                println!(
-                    "password:    {}",
-                    if hash.is_some() { "set" } else { "none" }
-                );
+                println!("password:    {}", if hash.is_some() { "set" } else { "none" });
                 println!("date joined: {}", rfc3339(u.date_joined));
             }
         }
-        UserCommand::SetPassword {
-            username,
-            password_stdin,
-            no_password,
-        } => {
+        UserCommand::SetPassword { username, password_stdin, no_password } => {
             let id = find_id(db, &username)?;
             let hash = read_password(password_stdin, no_password)?
                 .map(|pw| password::hash(&pw, password::DEFAULT_ITERATIONS));
@@ -272,23 +250,12 @@ pub fn run(db: &Db, cmd: UserCommand, clock: &Clock) -> CliResult {
         }
         UserCommand::SetStaff { username, staff } => {
             let id = find_id(db, &username)?;
-            write(db, move |tx| {
-                users::set_staff(tx, id, staff).map_err(CliError::from)
-            })?;
-            println!(
-                "{username} is {}",
-                if staff {
-                    "now staff"
-                } else {
-                    "no longer staff"
-                }
-            );
+            write(db, move |tx| users::set_staff(tx, id, staff).map_err(CliError::from))?;
+            println!("{username} is {}", if staff { "now staff" } else { "no longer staff" });
         }
         UserCommand::Delete { username } => {
             let id = find_id(db, &username)?;
-            write(db, move |tx| {
-                users::soft_delete(tx, id).map_err(CliError::from)
-            })?;
+            write(db, move |tx| users::soft_delete(tx, id).map_err(CliError::from))?;
             println!("deleted user {username}; its tokens no longer work");
         }
     }

@@ -42,11 +42,9 @@ pub fn insert(conn: &Connection, a: &App) -> rusqlite::Result<i64> {
 
 /// An application by client id.
 pub fn by_client_id(conn: &Connection, client_id: &str) -> rusqlite::Result<Option<App>> {
-    conn.prepare_cached(&format!(
-        "SELECT {COLUMNS} FROM oauth_app WHERE client_id = ?1"
-    ))?
-    .query_row([client_id], from_row)
-    .optional()
+    conn.prepare_cached(&format!("SELECT {COLUMNS} FROM oauth_app WHERE client_id = ?1"))?
+        .query_row([client_id], from_row)
+        .optional()
 }
 
 /// All applications by id.
@@ -82,9 +80,6 @@ pub fn update(conn: &Connection, a: &App) -> rusqlite::Result<()> {
 
 /// Replaces the secret hash.
 pub fn set_secret(conn: &Connection, id: i64, hash: &[u8]) -> rusqlite::Result<()> {
-    conn.execute(
-        "UPDATE oauth_app SET secret_hash = ?2 WHERE id = ?1",
-        params![id, hash],
-    )?;
+    conn.execute("UPDATE oauth_app SET secret_hash = ?2 WHERE id = ?1", params![id, hash])?;
     Ok(())
 }

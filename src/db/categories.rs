@@ -95,9 +95,7 @@ pub fn page(
     let mut stmt = conn.prepare_cached(&format!(
         r#"SELECT {COLUMNS} FROM category WHERE deleted = 0 ORDER BY "order", id"#
     ))?;
-    let all = stmt
-        .query_map([], from_row)?
-        .collect::<Result<Vec<_>, _>>()?;
+    let all = stmt.query_map([], from_row)?.collect::<Result<Vec<_>, _>>()?;
     let all = f.apply(all, |c| (c.name.as_str(), c.active));
     Ok(crate::model::listing::page(all, limit, offset))
 }
@@ -123,8 +121,7 @@ pub fn many(conn: &Connection, ids: &[i64]) -> rusqlite::Result<Vec<Category>> {
 
 /// Whether a live (not deleted) category exists.
 pub fn exists(conn: &Connection, id: i64) -> rusqlite::Result<bool> {
-    conn.prepare_cached("SELECT 1 FROM category WHERE id = ?1 AND deleted = 0")?
-        .exists([id])
+    conn.prepare_cached("SELECT 1 FROM category WHERE id = ?1 AND deleted = 0")?.exists([id])
 }
 
 /// The first of `ids` (in their order) that is not a live category, in one query
@@ -168,8 +165,7 @@ pub fn taken(e: &rusqlite::Error) -> Option<Taken> {
 /// Whether a slug is taken, in any case (slugs are ASCII, so `NOCASE` is exact; the
 /// comparison uses the `category_slug_nocase` index).
 pub fn slug_taken(conn: &Connection, slug: &str) -> rusqlite::Result<bool> {
-    conn.prepare_cached("SELECT 1 FROM category WHERE slug = ?1 COLLATE NOCASE")?
-        .exists([slug])
+    conn.prepare_cached("SELECT 1 FROM category WHERE slug = ?1 COLLATE NOCASE")?.exists([slug])
 }
 
 /// Whether another category than `except` has the name, in any case.
@@ -213,9 +209,8 @@ mod tests {
     fn linked_categories_come_in_key_order_without_a_sort() {
         let conn = crate::db::migrate::test_db();
         for link in [Link::Contribution, Link::Course] {
-            let mut stmt = conn
-                .prepare(&format!("EXPLAIN QUERY PLAN {}", linked_sql(link)))
-                .unwrap();
+            let mut stmt =
+                conn.prepare(&format!("EXPLAIN QUERY PLAN {}", linked_sql(link))).unwrap();
             let plan: Vec<String> = stmt
                 .query_map(params![1, 2], |r| r.get(3))
                 .unwrap()

@@ -104,18 +104,13 @@ mod tests {
         let (n, cats) = popular(&c, 10, 0).unwrap();
         assert_eq!(n, 2);
         assert_eq!(
-            cats.iter()
-                .map(|k| (k.id, k.followers_counter))
-                .collect::<Vec<_>>(),
+            cats.iter().map(|k| (k.id, k.followers_counter)).collect::<Vec<_>>(),
             [(2, 2), (1, 0)]
         );
         let (n, mine) = followed_by(&c, 1, 10, 0).unwrap();
         assert_eq!((n, mine.len(), mine[0].id), (1, 1, 2));
         let marked = mark(&c, cats, Some(2)).unwrap();
-        assert_eq!(
-            marked.iter().map(|k| k.followed).collect::<Vec<_>>(),
-            [true, false]
-        );
+        assert_eq!(marked.iter().map(|k| k.followed).collect::<Vec<_>>(), [true, false]);
         // a course's categories come marked from the one statement that reads them
         c.execute_batch(
             "INSERT INTO course (id, name, name_key, slug, type, privacy, created_at, created_by)
@@ -139,9 +134,6 @@ mod tests {
         assert_eq!(linked(None), [(1, false), (2, false)]);
         // the only complaint a bare test database may have: no JWT secret
         let problems = crate::db::check::problems(&c).unwrap();
-        assert!(
-            problems.iter().all(|p| p.check == "jwt_secret"),
-            "{problems:?}"
-        );
+        assert!(problems.iter().all(|p| p.check == "jwt_secret"), "{problems:?}");
     }
 }

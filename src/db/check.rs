@@ -160,16 +160,11 @@ pub fn run(conn: &Connection) -> rusqlite::Result<Vec<String>> {
 pub fn problems(conn: &Connection) -> rusqlite::Result<Vec<Problem>> {
     let mut problems: Vec<Problem> = integrity(conn)?
         .into_iter()
-        .map(|row| Problem {
-            check: "integrity",
-            problem: format!("integrity: {row}"),
-            count: 1,
-        })
+        .map(|row| Problem { check: "integrity", problem: format!("integrity: {row}"), count: 1 })
         .collect();
     let mut stmt = conn.prepare("PRAGMA foreign_key_check")?;
-    let fk: Vec<String> = stmt
-        .query_map([], |r| r.get::<_, String>(0))?
-        .collect::<Result<_, _>>()?;
+    let fk: Vec<String> =
+        stmt.query_map([], |r| r.get::<_, String>(0))?.collect::<Result<_, _>>()?;
     let mut tables: Vec<(String, u64)> = Vec::new();
     for table in fk {
         match tables.iter_mut().find(|(t, _)| *t == table) {
@@ -186,18 +181,13 @@ pub fn problems(conn: &Connection) -> rusqlite::Result<Vec<Problem>> {
     }
     for (name, what, sql) in INVARIANTS {
         let mut stmt = conn.prepare(sql)?;
-        let bad: Vec<i64> = stmt
-            .query_map([], |r| r.get::<_, i64>(0))?
-            .collect::<Result<_, _>>()?;
+        let bad: Vec<i64> =
+            stmt.query_map([], |r| r.get::<_, i64>(0))?.collect::<Result<_, _>>()?;
         if !bad.is_empty() {
             let sample: Vec<String> = bad.iter().take(5).map(i64::to_string).collect();
             problems.push(Problem {
                 check: name,
-                problem: format!(
-                    "{what}: {} violation(s), e.g. {}",
-                    bad.len(),
-                    sample.join(", ")
-                ),
+                problem: format!("{what}: {} violation(s), e.g. {}", bad.len(), sample.join(", ")),
                 count: u64::try_from(bad.len()).unwrap_or(u64::MAX),
             });
         }

@@ -25,11 +25,7 @@ pub enum Outcome {
 pub fn truncate_now(conn: &Connection, what: &str) -> rusqlite::Result<Outcome> {
     conn.busy_timeout(Duration::ZERO)?;
     let r = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| {
-        Ok((
-            r.get::<_, i64>(0)?,
-            r.get::<_, i64>(1)?,
-            r.get::<_, i64>(2)?,
-        ))
+        Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?))
     });
     conn.busy_timeout(super::BUSY_TIMEOUT)?;
     let (busy, log, done) = r?;
@@ -62,8 +58,7 @@ mod tests {
         // a reader holding a snapshot, as Litestream does
         let r = Connection::open(&path).unwrap();
         r.execute_batch("BEGIN").unwrap();
-        r.query_row("SELECT count(*) FROM t", [], |r| r.get::<_, i64>(0))
-            .unwrap();
+        r.query_row("SELECT count(*) FROM t", [], |r| r.get::<_, i64>(0)).unwrap();
         w.execute("INSERT INTO t VALUES (3)", []).unwrap();
         let start = std::time::Instant::now();
         assert_eq!(truncate_now(&w, "test").unwrap(), Outcome::Busy);

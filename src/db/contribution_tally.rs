@@ -68,17 +68,10 @@ mod tests {
         check(&c);
         assert_eq!(live(&c, Kind::Post).unwrap(), 5);
         // soft delete, restore, a no-op update, a hard delete of a live and a deleted row
-        c.execute("UPDATE contribution SET deleted = 1 WHERE pk IN (1, 2)", [])
-            .unwrap();
-        c.execute("UPDATE contribution SET deleted = 0 WHERE pk IN (2, 6)", [])
-            .unwrap();
-        c.execute(
-            "UPDATE contribution SET deleted = 0, text = 'x' WHERE pk = 3",
-            [],
-        )
-        .unwrap();
-        c.execute("DELETE FROM contribution WHERE pk IN (4, 1)", [])
-            .unwrap();
+        c.execute("UPDATE contribution SET deleted = 1 WHERE pk IN (1, 2)", []).unwrap();
+        c.execute("UPDATE contribution SET deleted = 0 WHERE pk IN (2, 6)", []).unwrap();
+        c.execute("UPDATE contribution SET deleted = 0, text = 'x' WHERE pk = 3", []).unwrap();
+        c.execute("DELETE FROM contribution WHERE pk IN (4, 1)", []).unwrap();
         check(&c);
         assert_eq!(live(&c, Kind::Post).unwrap(), 4);
         // what the migration fills is what the triggers kept

@@ -233,20 +233,14 @@ pub fn list(
              WHERE {target} AND c.deleted = 0 {hidden}"
         ))?
         // ?3 and ?4 (the page) are not used by the count
-        .query_row(
-            params![kind.as_str(), target_pk, None::<i64>, None::<i64>, who],
-            |r| r.get(0),
-        )?
+        .query_row(params![kind.as_str(), target_pk, None::<i64>, None::<i64>, who], |r| r.get(0))?
     };
     let mut stmt = conn.prepare_cached(&format!(
         "{} WHERE {target} AND c.deleted = 0 {hidden}
          ORDER BY c.added_at DESC, c.id DESC LIMIT ?3 OFFSET ?4",
         select()
     ))?;
-    let rows = stmt.query_map(
-        params![kind.as_str(), target_pk, limit, offset, who],
-        from_row,
-    )?;
+    let rows = stmt.query_map(params![kind.as_str(), target_pk, limit, offset, who], from_row)?;
     let mut items: Vec<Contribution> = rows.collect::<Result<_, _>>()?;
     for c in &mut items {
         complete(conn, c, viewer)?;

@@ -30,10 +30,7 @@ pub fn page(
         crate::db::users::columns_as("u")
     ))?;
     let users = stmt
-        .query_map(
-            params![pk, viewer, limit, offset],
-            crate::db::users::from_row,
-        )?
+        .query_map(params![pk, viewer, limit, offset], crate::db::users::from_row)?
         .collect::<Result<Vec<_>, _>>()?;
     Ok((count, users))
 }

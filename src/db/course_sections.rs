@@ -14,20 +14,17 @@ fn section_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Section> {
 
 /// The sections of a course, by id.
 pub fn sections(conn: &Connection, course: i64) -> rusqlite::Result<Vec<Section>> {
-    let mut stmt = conn.prepare_cached(&format!(
-        "{SECTION_SELECT} WHERE s.course_id = ?1 ORDER BY s.id"
-    ))?;
+    let mut stmt =
+        conn.prepare_cached(&format!("{SECTION_SELECT} WHERE s.course_id = ?1 ORDER BY s.id"))?;
     let rows = stmt.query_map([course], section_row)?;
     rows.collect()
 }
 
 /// One section of a course.
 pub fn section(conn: &Connection, course: i64, id: i64) -> rusqlite::Result<Option<Section>> {
-    conn.prepare_cached(&format!(
-        "{SECTION_SELECT} WHERE s.course_id = ?1 AND s.id = ?2"
-    ))?
-    .query_row([course, id], section_row)
-    .optional()
+    conn.prepare_cached(&format!("{SECTION_SELECT} WHERE s.course_id = ?1 AND s.id = ?2"))?
+        .query_row([course, id], section_row)
+        .optional()
 }
 
 /// Adds a section; returns its id.
@@ -53,7 +50,6 @@ pub fn rename_section(conn: &Connection, id: i64, name: &str) -> rusqlite::Resul
 
 /// Deletes a section and its lessons.
 pub fn delete_section(conn: &Connection, id: i64) -> rusqlite::Result<()> {
-    conn.prepare_cached("DELETE FROM course_section WHERE id = ?1")?
-        .execute([id])?;
+    conn.prepare_cached("DELETE FROM course_section WHERE id = ?1")?.execute([id])?;
     Ok(())
 }

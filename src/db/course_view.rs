@@ -82,12 +82,7 @@ pub fn view(conn: &Connection, id: i64, user: Option<i64>) -> rusqlite::Result<O
     conn.prepare_cached(sql)?
         .query_row(params![id, user], |r| {
             let (creator, counts) = extras_at(r, STATUS + 1)?;
-            Ok(View {
-                course: courses::from_row(r)?,
-                status: r.get(STATUS)?,
-                creator,
-                counts,
-            })
+            Ok(View { course: courses::from_row(r)?, status: r.get(STATUS)?, creator, counts })
         })
         .optional()
 }
@@ -99,14 +94,10 @@ pub fn extras(
     course: &Course,
     user: Option<i64>,
 ) -> rusqlite::Result<(Option<User>, Counts)> {
-    let sql = sql!(
-        "SELECT {} FROM (SELECT ?3 AS id) x LEFT JOIN user u ON u.id = x.id",
-        extra_columns()
-    );
+    let sql =
+        sql!("SELECT {} FROM (SELECT ?3 AS id) x LEFT JOIN user u ON u.id = x.id", extra_columns());
     conn.prepare_cached(sql)?
-        .query_row(params![course.id, user, course.created_by], |r| {
-            extras_at(r, 0)
-        })
+        .query_row(params![course.id, user, course.created_by], |r| extras_at(r, 0))
 }
 
 #[cfg(test)]
@@ -142,12 +133,7 @@ mod tests {
     }
 
     fn counts(members: i64, sections: i64, lessons: i64, completed: i64) -> Counts {
-        Counts {
-            members,
-            sections,
-            lessons,
-            completed,
-        }
+        Counts { members, sections, lessons, completed }
     }
 
     #[test]
@@ -164,13 +150,7 @@ mod tests {
             (7, Some(1), Some(JoinStatus::Creator), 1, counts(3, 2, 3, 0)),
             (7, Some(2), Some(JoinStatus::Manager), 1, counts(3, 2, 3, 1)),
             (7, Some(3), Some(JoinStatus::Joined), 1, counts(3, 2, 3, 2)),
-            (
-                7,
-                Some(4),
-                Some(JoinStatus::Requested),
-                1,
-                counts(3, 2, 3, 0),
-            ),
+            (7, Some(4), Some(JoinStatus::Requested), 1, counts(3, 2, 3, 0)),
             (8, Some(3), None, 2, counts(1, 0, 0, 0)),
             (8, Some(2), Some(JoinStatus::Creator), 2, counts(1, 0, 0, 0)),
         ];
@@ -179,11 +159,7 @@ mod tests {
             let at = format!("course {id} as {caller:?}");
             assert_eq!(v.course.id, id, "{at}");
             assert_eq!(v.course.created_by, creator, "{at}");
-            assert_eq!(
-                v.course.name,
-                if id == 7 { "Seven" } else { "Eight" },
-                "{at}"
-            );
+            assert_eq!(v.course.name, if id == 7 { "Seven" } else { "Eight" }, "{at}");
             assert_eq!(v.status, status, "{at}");
             assert_eq!(v.creator.as_ref().unwrap().id, creator, "{at}");
             assert_eq!(v.counts, want, "{at}");
@@ -205,8 +181,7 @@ mod tests {
     fn no_course_is_none_and_a_gone_creator_is_none_not_an_error() {
         let conn = fixture();
         assert!(view(&conn, 9, Some(1)).unwrap().is_none());
-        conn.execute_batch("PRAGMA foreign_keys = OFF; DELETE FROM user WHERE id = 2;")
-            .unwrap();
+        conn.execute_batch("PRAGMA foreign_keys = OFF; DELETE FROM user WHERE id = 2;").unwrap();
         let v = view(&conn, 8, Some(3)).unwrap().unwrap();
         assert!(v.creator.is_none());
         assert_eq!(v.counts, counts(1, 0, 0, 0));

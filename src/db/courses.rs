@@ -144,16 +144,13 @@ pub fn update(conn: &Connection, c: &Course) -> rusqlite::Result<()> {
             deleted = ?18
          WHERE id = ?1",
     )?
-    .execute(params_from_iter(
-        [&c.id as &dyn ToSql].into_iter().chain(stored(c, &derived)),
-    ))?;
+    .execute(params_from_iter([&c.id as &dyn ToSql].into_iter().chain(stored(c, &derived))))?;
     Ok(())
 }
 
 /// Replaces the categories of a course.
 pub fn set_categories(conn: &Connection, course: i64, ids: &[i64]) -> rusqlite::Result<()> {
-    conn.prepare_cached("DELETE FROM course_category WHERE course_id = ?1")?
-        .execute([course])?;
+    conn.prepare_cached("DELETE FROM course_category WHERE course_id = ?1")?.execute([course])?;
     add_categories(conn, course, ids)
 }
 
@@ -235,10 +232,8 @@ pub fn search(
     offset: i64,
 ) -> rusqlite::Result<(i64, Vec<i64>)> {
     let text = s.text.as_deref().map(like_pattern);
-    let cats = s
-        .categories
-        .as_ref()
-        .map(|c| serde_json::to_string(c).unwrap_or_else(|_| "[]".into()));
+    let cats =
+        s.categories.as_ref().map(|c| serde_json::to_string(c).unwrap_or_else(|_| "[]".into()));
     let count: i64 = conn
         .prepare_cached(sql!("SELECT count(*) FROM course c WHERE {VISIBLE}"))?
         .query_row(params![s.user, text, cats], |r| r.get(0))?;
@@ -325,11 +320,8 @@ pub fn search_newest(
         below_top && above_bottom
     }));
     merged.sort_unstable_by(|a, b| b.cmp(a));
-    let first_pos = if start_rank == 0 {
-        0
-    } else {
-        start_rank + i64::try_from(before).unwrap_or(0)
-    };
+    let first_pos =
+        if start_rank == 0 { 0 } else { start_rank + i64::try_from(before).unwrap_or(0) };
     let skip = usize::try_from(offset - first_pos).unwrap_or(0);
     let take = usize::try_from(limit).unwrap_or(usize::MAX);
     Ok((count, merged.into_iter().skip(skip).take(take).collect()))
@@ -353,10 +345,7 @@ fn listed_at(conn: &Connection, rank: i64) -> rusqlite::Result<Option<i64>> {
                      WHERE deleted = 0 AND privacy IN ('open', 'private') AND id >= ?1 AND id < ?2
                      ORDER BY id DESC LIMIT 1 OFFSET ?3",
                 )?
-                .query_row(
-                    params![block << 10, (block + 1) << 10, rank - before],
-                    |r| r.get(0),
-                )
+                .query_row(params![block << 10, (block + 1) << 10, rank - before], |r| r.get(0))
                 .optional();
         }
         before += n;
@@ -369,10 +358,9 @@ pub fn explain_search(conn: &Connection, order_by: &str) -> rusqlite::Result<Vec
     let mut stmt = conn.prepare(&format!(
         "EXPLAIN QUERY PLAN SELECT c.id FROM course c WHERE {VISIBLE} ORDER BY {order_by} LIMIT ?4 OFFSET ?5"
     ))?;
-    let rows = stmt.query_map(
-        params![Some(1i64), None::<String>, None::<String>, 20, 0],
-        |r| r.get::<_, String>(3),
-    )?;
+    let rows = stmt.query_map(params![Some(1i64), None::<String>, None::<String>, 20, 0], |r| {
+        r.get::<_, String>(3)
+    })?;
     rows.collect()
 }
 
@@ -451,25 +439,13 @@ mod tests {
             .unwrap();
         }
         // a privacy change and a delete go through the triggers
-        conn.execute(
-            "UPDATE course SET privacy = 'open' WHERE privacy = '' AND id % 2 = 0",
-            [],
-        )
-        .unwrap();
-        conn.execute("UPDATE course SET deleted = 1 WHERE id % 11 = 0", [])
+        conn.execute("UPDATE course SET privacy = 'open' WHERE privacy = '' AND id % 2 = 0", [])
             .unwrap();
+        conn.execute("UPDATE course SET deleted = 1 WHERE id % 11 = 0", []).unwrap();
         let problems = crate::db::check::run(&conn).unwrap();
-        assert!(
-            !problems.iter().any(|p| p.contains("course_listed_block")),
-            "{problems:?}"
-        );
+        assert!(!problems.iter().any(|p| p.contains("course_listed_block")), "{problems:?}");
         for user in [None, Some(1), Some(2), Some(3)] {
-            let general = Search {
-                user,
-                text: None,
-                categories: None,
-                order_by: "c.id DESC",
-            };
+            let general = Search { user, text: None, categories: None, order_by: "c.id DESC" };
             let (total, _) = search(&conn, &general, 1, 0).unwrap();
             for offset in (0..total + 3).step_by(13) {
                 for limit in [1, 7, 20] {
@@ -517,23 +493,16 @@ mod tests {
         }
         conn.execute_batch("COMMIT; ANALYZE").unwrap();
         let mut stmt = conn
-            .prepare(&format!(
-                "EXPLAIN QUERY PLAN SELECT count(*) FROM course c WHERE {VISIBLE}"
-            ))
+            .prepare(&format!("EXPLAIN QUERY PLAN SELECT count(*) FROM course c WHERE {VISIBLE}"))
             .unwrap();
         let plan: Vec<String> = stmt
-            .query_map(params![Some(1i64), None::<String>, None::<String>], |r| {
-                r.get(3)
-            })
+            .query_map(params![Some(1i64), None::<String>, None::<String>], |r| r.get(3))
             .unwrap()
             .collect::<Result<_, _>>()
             .unwrap();
         println!("count:\n  {}", plan.join("\n  "));
         for order in ["c.id DESC", "c.name_key, c.id"] {
-            println!(
-                "ORDER BY {order}:\n  {}",
-                explain_search(&conn, order).unwrap().join("\n  ")
-            );
+            println!("ORDER BY {order}:\n  {}", explain_search(&conn, order).unwrap().join("\n  "));
         }
         for (user, text, order) in [
             (None, None, "c.id DESC"),
@@ -541,12 +510,7 @@ mod tests {
             (Some(5), Some("course 99".to_owned()), "c.id DESC"),
             (Some(5), None, "c.name_key, c.id"),
         ] {
-            let s = Search {
-                user,
-                text: text.clone(),
-                categories: None,
-                order_by: order,
-            };
+            let s = Search { user, text: text.clone(), categories: None, order_by: order };
             let t = std::time::Instant::now();
             let (count, ids) = search(&conn, &s, 20, 0).unwrap();
             println!(

@@ -141,10 +141,7 @@ fn page_text(dir: Direction, mutual: Option<bool>) -> &'static str {
         Direction::Followings => 0,
         Direction::Followers => FILTERS.len(),
     };
-    let column = FILTERS
-        .iter()
-        .position(|m| *m == mutual)
-        .unwrap_or_default();
+    let column = FILTERS.iter().position(|m| *m == mutual).unwrap_or_default();
     all.get(row + column).map_or("", String::as_str)
 }
 
@@ -179,15 +176,8 @@ pub fn tags_of(conn: &Connection, ids: &[i64]) -> rusqlite::Result<HashMap<i64, 
         "SELECT ut.user_id, t.id, t.name FROM user_tag ut JOIN tag t ON t.id = ut.tag_id
          WHERE ut.user_id IN (SELECT value FROM json_each(?1)) ORDER BY ut.user_id, t.id",
     )?;
-    let rows = stmt.query_map([list], |r| {
-        Ok((
-            r.get::<_, i64>(0)?,
-            Tag {
-                id: r.get(1)?,
-                name: r.get(2)?,
-            },
-        ))
-    })?;
+    let rows = stmt
+        .query_map([list], |r| Ok((r.get::<_, i64>(0)?, Tag { id: r.get(1)?, name: r.get(2)? })))?;
     for row in rows {
         let (user, tag) = row?;
         out.entry(user).or_default().push(tag);
@@ -239,9 +229,7 @@ mod tests {
 
     fn plan(c: &Connection, sql: &str) -> String {
         let mut stmt = c.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
-        let rows = stmt
-            .query_map(params![1, 2, 20, 0], |r| r.get::<_, String>(3))
-            .unwrap();
+        let rows = stmt.query_map(params![1, 2, 20, 0], |r| r.get::<_, String>(3)).unwrap();
         rows.map(|r| r.unwrap()).collect::<Vec<_>>().join("\n")
     }
 
@@ -261,20 +249,15 @@ mod tests {
         for (caller, limit, offset) in [(None, 20, 0), (Some(2), 5, 1), (Some(3), 20, 40)] {
             page(&c, 1, Direction::Followings, None, caller, limit, offset).unwrap();
         }
-        let stmt = c
-            .prepare_cached(&page_sql(Direction::Followings, None))
-            .unwrap();
+        let stmt = c.prepare_cached(&page_sql(Direction::Followings, None)).unwrap();
         // without the policy SQLite recompiles it on every run (LIMIT ?, OFFSET ?)
         assert_eq!(stmt.get_status(rusqlite::StatementStatus::RePrepare), 0);
         let bare = Connection::open_in_memory().unwrap();
-        bare.execute_batch(include_str!("../../schema.sql"))
-            .unwrap();
+        bare.execute_batch(include_str!("../../schema.sql")).unwrap();
         for (limit, offset) in [(20, 0), (5, 1)] {
             page(&bare, 1, Direction::Followings, None, None, limit, offset).unwrap();
         }
-        let stmt = bare
-            .prepare_cached(&page_sql(Direction::Followings, None))
-            .unwrap();
+        let stmt = bare.prepare_cached(&page_sql(Direction::Followings, None)).unwrap();
         assert!(
             stmt.get_status(rusqlite::StatementStatus::RePrepare) > 0,
             "SQLite no longer recompiles for LIMIT ?: the policy may be unneeded"

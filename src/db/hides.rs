@@ -16,8 +16,7 @@ pub fn is_hiding(conn: &Connection, user: i64, hidden: i64) -> rusqlite::Result<
 
 /// Whether `user` hides anyone: when not, a list needs no filter at all.
 pub fn hides_anyone(conn: &Connection, user: i64) -> rusqlite::Result<bool> {
-    conn.prepare_cached("SELECT 1 FROM user_hide WHERE user_id = ?1 LIMIT 1")?
-        .exists([user])
+    conn.prepare_cached("SELECT 1 FROM user_hide WHERE user_id = ?1 LIMIT 1")?.exists([user])
 }
 
 /// `user` hides `hidden` (another live user), or shows it again when it already hides

@@ -13,15 +13,10 @@ pub fn drop_secondary(conn: &Connection, table: &str) -> rusqlite::Result<()> {
         "SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = ?1 AND sql IS NOT NULL",
     )?;
     let indexes = stmt
-        .query_map([table], |r| {
-            Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
-        })?
+        .query_map([table], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?
         .collect::<Result<Vec<_>, _>>()?;
     for (name, sql) in indexes {
-        conn.execute(
-            "INSERT INTO dropped_index (name, sql) VALUES (?1, ?2)",
-            [&name, &sql],
-        )?;
+        conn.execute("INSERT INTO dropped_index (name, sql) VALUES (?1, ?2)", [&name, &sql])?;
         conn.execute_batch(&format!("DROP INDEX \"{}\"", name.replace('"', "\"\"")))?;
     }
     Ok(())
@@ -30,9 +25,8 @@ pub fn drop_secondary(conn: &Connection, table: &str) -> rusqlite::Result<()> {
 /// Builds every index an import dropped and has not rebuilt; returns how many. Cheap
 /// when there are none, so every open of the database calls it.
 pub fn restore(conn: &mut Connection) -> rusqlite::Result<usize> {
-    let any: bool = conn.query_row("SELECT EXISTS (SELECT 1 FROM dropped_index)", [], |r| {
-        r.get(0)
-    })?;
+    let any: bool =
+        conn.query_row("SELECT EXISTS (SELECT 1 FROM dropped_index)", [], |r| r.get(0))?;
     if !any {
         return Ok(0);
     }
@@ -77,19 +71,14 @@ mod tests {
         let tx = conn.transaction().unwrap();
         drop_secondary(&tx, "follow").unwrap();
         tx.rollback().unwrap();
-        assert_eq!(
-            count(&conn),
-            before,
-            "a rolled-back batch keeps its indexes"
-        );
+        assert_eq!(count(&conn), before, "a rolled-back batch keeps its indexes");
         assert_eq!(restore(&mut conn).unwrap(), 0);
         let tx = conn.transaction().unwrap();
         drop_secondary(&tx, "follow").unwrap();
         tx.commit().unwrap();
         assert_eq!(count(&conn), 0);
-        let recorded: i64 = conn
-            .query_row("SELECT count(*) FROM dropped_index", [], |r| r.get(0))
-            .unwrap();
+        let recorded: i64 =
+            conn.query_row("SELECT count(*) FROM dropped_index", [], |r| r.get(0)).unwrap();
         assert_eq!(recorded, 2);
         assert_eq!(restore(&mut conn).unwrap(), 2);
         assert_eq!(count(&conn), before);

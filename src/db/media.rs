@@ -29,9 +29,6 @@ pub fn put(
 
 /// Deletes every file under a prefix.
 pub fn delete_prefix(conn: &Connection, prefix: &str) -> rusqlite::Result<()> {
-    conn.execute(
-        "DELETE FROM media WHERE substr(path, 1, length(?1)) = ?1",
-        [prefix],
-    )?;
+    conn.execute("DELETE FROM media WHERE substr(path, 1, length(?1)) = ?1", [prefix])?;
     Ok(())
 }

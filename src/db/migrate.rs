@@ -42,9 +42,9 @@ fn v2_unique_names(conn: &Connection) -> Result<(), DbError> {
     for u in &UNIQUE_TEXTS {
         let (open, close) = u.suffix;
         let texts = rows(conn, u.select)?;
-        for (id, text, renamed) in dedupe(texts, u.key, |s, id, n| {
-            suffixed(s, &format!("{open}{id}"), n, close)
-        }) {
+        for (id, text, renamed) in
+            dedupe(texts, u.key, |s, id, n| suffixed(s, &format!("{open}{id}"), n, close))
+        {
             if let Some(old) = &renamed {
                 tracing::warn!(table = u.table, id, from = %old, to = %text, "{}", u.warning);
             }
@@ -161,19 +161,11 @@ fn tally_statements() -> Option<&'static str> {
 /// The `CREATE TABLE` / `CREATE INDEX` statements of [`SCHEMA`] for the tables that
 /// version 3 added, so the migration cannot drift from the fresh schema.
 fn kit_statements() -> Vec<String> {
-    const TABLES: [&str; 5] = [
-        "vote",
-        "vote_tally",
-        "category_follow",
-        "user_hide",
-        "user_setting",
-    ];
+    const TABLES: [&str; 5] =
+        ["vote", "vote_tally", "category_follow", "user_hide", "user_setting"];
     // comments out first (they may hold `;`); the schema has no `--` inside a string
-    let code: String = SCHEMA
-        .lines()
-        .map(|l| l.split("--").next().unwrap_or(""))
-        .collect::<Vec<_>>()
-        .join("\n");
+    let code: String =
+        SCHEMA.lines().map(|l| l.split("--").next().unwrap_or("")).collect::<Vec<_>>().join("\n");
     let mut out = Vec::new();
     for stmt in code.split(';') {
         let code = stmt.trim();
@@ -200,11 +192,7 @@ fn rows(conn: &Connection, sql: &str) -> rusqlite::Result<Vec<(i64, String)>> {
 /// `text` + `open` + (for the n-th try after the first, `.n`) + `close`:
 /// `Like (7)`, `Like (7.2)`, ...
 fn suffixed(text: &str, open: &str, n: u32, close: &str) -> String {
-    if n <= 1 {
-        format!("{text}{open}{close}")
-    } else {
-        format!("{text}{open}.{n}{close}")
-    }
+    if n <= 1 { format!("{text}{open}{close}") } else { format!("{text}{open}.{n}{close}") }
 }
 
 /// Makes the texts of `rows` (in id order) unique under `key`: the first row of each
@@ -280,10 +268,8 @@ pub fn identify(conn: &Connection) -> Result<i64, DbError> {
 pub fn check_and_migrate(conn: &Connection) -> Result<(), DbError> {
     let mut version = identify(conn)?;
     while version < VERSION {
-        let step = usize::try_from(version - 1)
-            .ok()
-            .and_then(|i| MIGRATIONS.get(i))
-            .ok_or_else(|| {
+        let step =
+            usize::try_from(version - 1).ok().and_then(|i| MIGRATIONS.get(i)).ok_or_else(|| {
                 DbError::NotHearth(format!("no migration from schema version {version}"))
             })?;
         conn.execute_batch("BEGIN IMMEDIATE")?;
@@ -359,9 +345,7 @@ pub fn detach_wal(path: &Path) -> Result<Detached, DbError> {
         OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )?;
     conn.busy_timeout(Duration::from_secs(1))?;
-    let mode = conn.query_row("PRAGMA journal_mode = DELETE", [], |r| {
-        r.get::<_, String>(0)
-    });
+    let mode = conn.query_row("PRAGMA journal_mode = DELETE", [], |r| r.get::<_, String>(0));
     let out = match mode {
         Ok(m) if m.eq_ignore_ascii_case("delete") => Detached::Alone,
         Ok(_) => Detached::InUse,
@@ -411,19 +395,8 @@ mod tests {
         let stmts = kit_statements();
         // five tables and four indexes
         assert_eq!(stmts.len(), 9, "{stmts:#?}");
-        for t in [
-            "vote",
-            "vote_tally",
-            "category_follow",
-            "user_hide",
-            "user_setting",
-        ] {
-            assert!(
-                stmts
-                    .iter()
-                    .any(|s| s.starts_with(&format!("CREATE TABLE {t} ("))),
-                "{t}"
-            );
+        for t in ["vote", "vote_tally", "category_follow", "user_hide", "user_setting"] {
+            assert!(stmts.iter().any(|s| s.starts_with(&format!("CREATE TABLE {t} ("))), "{t}");
         }
     }
 

@@ -131,11 +131,7 @@ pub fn init_connection(conn: &Connection) -> rusqlite::Result<()> {
 /// (10% of the CPU of `followings_hub`, issue 17). Our plans are chosen for unknown
 /// values anyway (the `EXPLAIN QUERY PLAN` tests in `db::follows` and `db::courses`).
 pub fn stable_plans(conn: &Connection) -> rusqlite::Result<()> {
-    conn.set_db_config(
-        rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
-        true,
-    )
-    .map(|_| ())
+    conn.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true).map(|_| ())
 }
 
 /// How long a read may run on the runtime's own thread by default (see [`Db::read`]).
@@ -195,9 +191,7 @@ pub struct Db {
 
 impl std::fmt::Debug for Db {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Db")
-            .field("path", &self.path)
-            .finish_non_exhaustive()
+        f.debug_struct("Db").field("path", &self.path).finish_non_exhaustive()
     }
 }
 
@@ -375,10 +369,7 @@ impl Db {
         F: FnOnce(&Transaction<'_>) -> Result<T, E>,
         E: From<DbError> + Fault,
     {
-        let mut conn = self
-            .writer
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut conn = self.writer.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some(t) = asked {
             crate::telemetry::db_write_wait(t.elapsed());
         }
@@ -389,8 +380,7 @@ impl Db {
             let out = f(&tx)?;
             let at = position::bump(&tx).map_err(DbError::from)?;
             tx.commit().map_err(DbError::from)?;
-            self.position
-                .fetch_max(at, std::sync::atomic::Ordering::AcqRel);
+            self.position.fetch_max(at, std::sync::atomic::Ordering::AcqRel);
             Ok(out)
         })();
         match &out {
@@ -418,10 +408,7 @@ impl Db {
 
     /// Runs `f` with the writer connection outside any transaction (backup, checkpoints).
     pub fn with_writer<T>(&self, f: impl FnOnce(&mut Connection) -> T) -> T {
-        let mut conn = self
-            .writer
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut conn = self.writer.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         f(&mut conn)
     }
 
@@ -505,10 +492,9 @@ fn lock_shared(path: &Path) -> Result<std::fs::File, DbError> {
             "{} is being replaced by `hearth restore`; try again when it is done",
             path.display()
         ))),
-        Err(std::fs::TryLockError::Error(e)) => Err(DbError::NotHearth(format!(
-            "cannot lock {}: {e}",
-            path.display()
-        ))),
+        Err(std::fs::TryLockError::Error(e)) => {
+            Err(DbError::NotHearth(format!("cannot lock {}: {e}", path.display())))
+        }
     }
 }
 
@@ -554,8 +540,7 @@ mod tests {
     use super::*;
 
     fn users(c: &Connection) -> i64 {
-        c.query_row("SELECT count(*) FROM user", [], |r| r.get(0))
-            .unwrap()
+        c.query_row("SELECT count(*) FROM user", [], |r| r.get(0)).unwrap()
     }
 
     #[tokio::test]
@@ -583,14 +568,9 @@ mod tests {
         assert_eq!(before, after, "the second query sees the same snapshot");
         let now = db.read(|c| Ok::<_, DbError>(users(c))).await.unwrap();
         assert_eq!(now, before + 1, "the next read sees the write");
-        let open = db
-            .read(|c| Ok::<_, DbError>(!c.is_autocommit()))
-            .await
-            .unwrap();
+        let open = db.read(|c| Ok::<_, DbError>(!c.is_autocommit())).await.unwrap();
         assert!(open, "inside a read, a transaction is open");
-        let err = db
-            .read(|_| Err::<(), _>(DbError::Task("fails".into())))
-            .await;
+        let err = db.read(|_| Err::<(), _>(DbError::Task("fails".into()))).await;
         assert!(err.is_err());
         for _ in 0..READERS {
             // every pooled connection went back without a transaction left open

@@ -13,14 +13,10 @@ pub(super) fn toggle_pair(
     now: crate::clock::Timestamp,
 ) -> rusqlite::Result<bool> {
     use rusqlite::OptionalExtension as _;
-    let removed = conn
-        .prepare_cached(delete)?
-        .query_row([pair.0, pair.1], |_| Ok(()))
-        .optional()?
-        .is_some();
+    let removed =
+        conn.prepare_cached(delete)?.query_row([pair.0, pair.1], |_| Ok(())).optional()?.is_some();
     if !removed {
-        conn.prepare_cached(insert)?
-            .execute(rusqlite::params![pair.0, pair.1, now])?;
+        conn.prepare_cached(insert)?.execute(rusqlite::params![pair.0, pair.1, now])?;
     }
     Ok(!removed)
 }

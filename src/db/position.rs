@@ -51,12 +51,6 @@ mod tests {
             "schema.sql and the migration create the same table"
         );
         // one row only
-        assert!(
-            c.execute(
-                "INSERT INTO hearth_position (id, position) VALUES (2, 0)",
-                []
-            )
-            .is_err()
-        );
+        assert!(c.execute("INSERT INTO hearth_position (id, position) VALUES (2, 0)", []).is_err());
     }
 }

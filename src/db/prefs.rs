@@ -42,9 +42,7 @@ pub fn get_bool(
     name: &str,
     default: bool,
 ) -> rusqlite::Result<bool> {
-    Ok(get(conn, section, name)?
-        .and_then(|p| p.value.as_bool())
-        .unwrap_or(default))
+    Ok(get(conn, section, name)?.and_then(|p| p.value.as_bool()).unwrap_or(default))
 }
 
 /// Stores a value (already checked against the preference's type).
@@ -131,9 +129,7 @@ pub fn search(
             })
         })
         .filter(|p| {
-            f.keys
-                .as_ref()
-                .is_none_or(|ks| ks.iter().any(|(s, n)| *s == p.section && *n == p.name))
+            f.keys.as_ref().is_none_or(|ks| ks.iter().any(|(s, n)| *s == p.section && *n == p.name))
         })
         .collect();
     rows.sort_by(|a, b| {

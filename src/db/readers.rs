@@ -76,18 +76,14 @@ fn clock() -> u64 {
 
 impl Watch {
     fn new() -> Arc<Watch> {
-        Arc::new(Watch {
-            deadline: AtomicU64::new(0),
-            fired: AtomicBool::new(false),
-        })
+        Arc::new(Watch { deadline: AtomicU64::new(0), fired: AtomicBool::new(false) })
     }
 
     /// Interrupts the connection's statements once `budget` has passed.
     pub(super) fn arm(&self, budget: Duration) {
         let budget = u64::try_from(budget.as_nanos()).unwrap_or(u64::MAX);
         self.fired.store(false, Ordering::Relaxed);
-        self.deadline
-            .store(clock().saturating_add(budget).max(1), Ordering::Relaxed);
+        self.deadline.store(clock().saturating_add(budget).max(1), Ordering::Relaxed);
     }
 
     /// Removes the deadline; whether it interrupted anything since [`Watch::arm`].
@@ -155,30 +151,20 @@ impl Readers {
             path: path.to_owned(),
             following,
             max: max.max(1),
-            state: Mutex::new(State {
-                idle: Vec::new(),
-                open: 0,
-                waiting: 0,
-            }),
+            state: Mutex::new(State { idle: Vec::new(), open: 0, waiting: 0 }),
             returned: Condvar::new(),
         })
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
-        self.state
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// A connection: an idle one, a new one while fewer than `max` exist, or the next
     /// one returned.
     pub(super) fn get(self: &Arc<Self>) -> Result<Reader, DbError> {
         let reader = self.get_any()?;
-        if self.following {
-            self.current(reader)
-        } else {
-            Ok(reader)
-        }
+        if self.following { self.current(reader) } else { Ok(reader) }
     }
 
     /// A replica's reader, inside a read transaction, whose cache is the file's
@@ -300,10 +286,7 @@ impl Readers {
     }
 
     fn guard(self: &Arc<Self>, conn: Pooled) -> Reader {
-        Reader {
-            readers: Arc::clone(self),
-            conn: Some(conn),
-        }
+        Reader { readers: Arc::clone(self), conn: Some(conn) }
     }
 }
 
@@ -352,12 +335,7 @@ fn open(path: &Path) -> rusqlite::Result<Pooled> {
     let watch = Watch::new();
     let w = Arc::clone(&watch);
     c.progress_handler(PROGRESS_STEPS, Some(move || w.overrun()))?;
-    Ok(Pooled {
-        conn: c,
-        watch,
-        checked: None,
-        opened: Instant::now(),
-    })
+    Ok(Pooled { conn: c, watch, checked: None, opened: Instant::now() })
 }
 
 impl Reader {
@@ -379,10 +357,7 @@ impl std::ops::Deref for Reader {
     }
 }
 
-#[expect(
-    clippy::panic,
-    reason = "a Reader holds its connection until it is dropped"
-)]
+#[expect(clippy::panic, reason = "a Reader holds its connection until it is dropped")]
 fn unreachable_conn() -> &'static Pooled {
     panic!("a read connection was used after it was returned")
 }
@@ -480,8 +455,7 @@ mod tests {
         let r = Arc::clone(&readers);
         let waiter = std::thread::spawn(move || {
             let c = r.get().unwrap();
-            c.query_row("SELECT count(*) FROM t", [], |r| r.get::<_, i64>(0))
-                .unwrap()
+            c.query_row("SELECT count(*) FROM t", [], |r| r.get::<_, i64>(0)).unwrap()
         });
         std::thread::sleep(Duration::from_millis(50));
         drop(a);
@@ -503,16 +477,10 @@ mod tests {
         )
         .unwrap();
         let readers = Readers::new(&path, 3);
-        let (a, b, busy) = (
-            readers.get().unwrap(),
-            readers.get().unwrap(),
-            readers.get().unwrap(),
-        );
+        let (a, b, busy) = (readers.get().unwrap(), readers.get().unwrap(), readers.get().unwrap());
         let used = |c: &Connection| {
-            c.query_row("SELECT count(*) FROM t WHERE length(x) = 200", [], |r| {
-                r.get::<_, i64>(0)
-            })
-            .unwrap()
+            c.query_row("SELECT count(*) FROM t WHERE length(x) = 200", [], |r| r.get::<_, i64>(0))
+                .unwrap()
         };
         assert_eq!((used(&a), used(&b), used(&busy)), (20000, 20000, 20000));
         drop((a, b));
@@ -525,20 +493,12 @@ mod tests {
         drop(busy);
         assert_eq!(readers.state().idle.len(), 2);
         // new connections open on demand again, up to the cap
-        let (c, d, e) = (
-            readers.get().unwrap(),
-            readers.get().unwrap(),
-            readers.get().unwrap(),
-        );
+        let (c, d, e) = (readers.get().unwrap(), readers.get().unwrap(), readers.get().unwrap());
         assert_eq!((used(&c), used(&d), used(&e)), (20000, 20000, 20000));
         assert_eq!(readers.state().open, 3);
         drop((c, d, e));
         // nothing idle: nothing to do
-        let (_c, _d, _e) = (
-            readers.get().unwrap(),
-            readers.get().unwrap(),
-            readers.get().unwrap(),
-        );
+        let (_c, _d, _e) = (readers.get().unwrap(), readers.get().unwrap(), readers.get().unwrap());
         assert_eq!(readers.release_memory(), 0);
     }
 }

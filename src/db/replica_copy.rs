@@ -64,12 +64,9 @@ impl Db {
     /// Reads the position of the file now (a replica's copy, or writes by other
     /// processes on a primary) and keeps the larger in [`Db::last_position`].
     pub async fn current_position(&self) -> Result<i64, DbError> {
-        let at = self
-            .read(|c| position::get(c).map_err(DbError::from))
-            .await?;
+        let at = self.read(|c| position::get(c).map_err(DbError::from)).await?;
         if !self.read_only {
-            self.position
-                .fetch_max(at, std::sync::atomic::Ordering::AcqRel);
+            self.position.fetch_max(at, std::sync::atomic::Ordering::AcqRel);
         }
         Ok(at)
     }

@@ -11,14 +11,8 @@ use crate::model::pref::PrefKind;
 pub const PREFERENCES_TSV: &str = include_str!("preferences.tsv");
 
 /// The default reactions, ids 1 to 6 in this order (SPEC §5).
-pub const REACTIONS: [(&str, i64); 6] = [
-    ("like", 1),
-    ("love", 1),
-    ("haha", 1),
-    ("wow", 0),
-    ("sad", -1),
-    ("angry", -1),
-];
+pub const REACTIONS: [(&str, i64); 6] =
+    [("like", 1), ("love", 1), ("haha", 1), ("wow", 0), ("sad", -1), ("angry", -1)];
 
 /// Bytes of randomness in a JWT shared secret.
 pub const JWT_SECRET_BYTES: usize = 48;
@@ -41,12 +35,7 @@ pub fn default_preferences() -> Vec<(&'static str, &'static str, PrefKind, serde
 
 /// Seeds a freshly created database.
 pub fn seed(conn: &Connection, now: Timestamp) -> Result<(), DbError> {
-    super::jwt::insert_secret(
-        conn,
-        &crate::token::random_string(JWT_SECRET_BYTES),
-        now,
-        None,
-    )?;
+    super::jwt::insert_secret(conn, &crate::token::random_string(JWT_SECRET_BYTES), now, None)?;
     for (id, (label, sentiment)) in (1i64..).zip(REACTIONS.iter()) {
         super::reactions::insert(
             conn,
@@ -73,11 +62,7 @@ mod tests {
 
     #[test]
     fn every_tsv_row_parses() {
-        let rows = PREFERENCES_TSV
-            .lines()
-            .skip(1)
-            .filter(|l| !l.is_empty())
-            .count();
+        let rows = PREFERENCES_TSV.lines().skip(1).filter(|l| !l.is_empty()).count();
         assert_eq!(default_preferences().len(), rows);
         assert!(rows >= 100);
         let ca = default_preferences()

@@ -24,8 +24,7 @@ pub fn insert(
     now: Timestamp,
     expires_at: Timestamp,
 ) -> rusqlite::Result<()> {
-    conn.prepare_cached("DELETE FROM login_session WHERE expires_at <= ?1")?
-        .execute([now])?;
+    conn.prepare_cached("DELETE FROM login_session WHERE expires_at <= ?1")?.execute([now])?;
     conn.prepare_cached(
         "INSERT INTO login_session (hash, user_id, csrf, created_at, expires_at) VALUES (?1, ?2, ?3, ?4, ?5)",
     )?
@@ -51,7 +50,6 @@ pub fn get(
 
 /// Ends a session.
 pub fn delete(conn: &Connection, hash: &[u8; 32]) -> rusqlite::Result<()> {
-    conn.prepare_cached("DELETE FROM login_session WHERE hash = ?1")?
-        .execute([&hash[..]])?;
+    conn.prepare_cached("DELETE FROM login_session WHERE hash = ?1")?.execute([&hash[..]])?;
     Ok(())
 }

@@ -115,14 +115,8 @@ pub fn code(conn: &Connection, hash: &[u8; 32]) -> rusqlite::Result<Option<CodeR
                 expires_at, grant_id, used_at FROM oauth_code WHERE hash = ?1",
     )?
     .query_row([&hash[..]], |r| {
-        let (app_id, user_id, redirect_uri, scope, code_challenge, code_challenge_method) = (
-            r.get(0)?,
-            r.get(1)?,
-            r.get(2)?,
-            r.get(3)?,
-            r.get(4)?,
-            r.get(5)?,
-        );
+        let (app_id, user_id, redirect_uri, scope, code_challenge, code_challenge_method) =
+            (r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?);
         Ok(CodeRow {
             app_id,
             user_id,
@@ -154,15 +148,13 @@ pub fn use_code(
 
 /// Drops codes that expired before `now` (kept a while after use to detect reuse).
 pub fn purge_codes(conn: &Connection, before: Timestamp) -> rusqlite::Result<()> {
-    conn.prepare_cached("DELETE FROM oauth_code WHERE expires_at < ?1")?
-        .execute([before])?;
+    conn.prepare_cached("DELETE FROM oauth_code WHERE expires_at < ?1")?.execute([before])?;
     Ok(())
 }
 
 /// Revokes a grant: every access and refresh token issued under it stops working.
 pub fn revoke_grant(conn: &Connection, grant_id: i64) -> rusqlite::Result<()> {
-    conn.prepare_cached("UPDATE oauth_grant SET revoked = 1 WHERE id = ?1")?
-        .execute([grant_id])?;
+    conn.prepare_cached("UPDATE oauth_grant SET revoked = 1 WHERE id = ?1")?.execute([grant_id])?;
     conn.prepare_cached("UPDATE oauth_access_token SET revoked = 1 WHERE grant_id = ?1")?
         .execute([grant_id])?;
     conn.prepare_cached("UPDATE oauth_refresh_token SET revoked = 1 WHERE grant_id = ?1")?

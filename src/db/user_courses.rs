@@ -29,10 +29,7 @@ pub fn page(
         "SELECT c.id {from} ORDER BY c.created_at DESC, c.id DESC LIMIT ?6 OFFSET ?7"
     ))?;
     let ids = stmt
-        .query_map(
-            params![caller, none, none, member, statuses, limit, offset],
-            |r| r.get(0),
-        )?
+        .query_map(params![caller, none, none, member, statuses, limit, offset], |r| r.get(0))?
         .collect::<Result<Vec<i64>, _>>()?;
     Ok((count, ids))
 }

@@ -33,11 +33,7 @@ pub fn columns_as(alias: &str) -> String {
 /// table's `columns_as` (kept here, beside the table most joined, as `db` has no
 /// module of shared helpers yet).
 pub fn qualified(columns: &str, alias: &str) -> String {
-    columns
-        .split(", ")
-        .map(|c| format!("{alias}.{c}"))
-        .collect::<Vec<_>>()
-        .join(", ")
+    columns.split(", ").map(|c| format!("{alias}.{c}")).collect::<Vec<_>>().join(", ")
 }
 
 /// A paginated query: `columns` of the rows `from` selects (a `FROM … WHERE …` whose
@@ -59,11 +55,7 @@ impl Paged<'_> {
         (limit, offset): (i64, i64),
         map: fn(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
     ) -> rusqlite::Result<(i64, Vec<T>)> {
-        let Paged {
-            columns,
-            from,
-            order,
-        } = *self;
+        let Paged { columns, from, order } = *self;
         let count = conn
             .prepare_cached(&format!("SELECT count(*) {from}"))?
             .query_row(args, |r| r.get(0))?;
@@ -73,10 +65,7 @@ impl Paged<'_> {
             n + 1,
             n + 2
         ))?;
-        let all = args
-            .iter()
-            .copied()
-            .chain([&limit as &dyn rusqlite::ToSql, &offset]);
+        let all = args.iter().copied().chain([&limit as &dyn rusqlite::ToSql, &offset]);
         let rows = stmt.query_map(rusqlite::params_from_iter(all), map)?;
         Ok((count, rows.collect::<Result<_, _>>()?))
     }
@@ -154,9 +143,8 @@ pub fn first_not_live(
     if ids.len() <= SHORT_LIST {
         // a lookup each through a cached statement: cheaper than building JSON for
         // json_each when the list is short (a post's or a course's few categories)
-        let mut live = conn.prepare_cached(&format!(
-            "SELECT 1 FROM {table} WHERE id = ?1 AND deleted = 0"
-        ))?;
+        let mut live =
+            conn.prepare_cached(&format!("SELECT 1 FROM {table} WHERE id = ?1 AND deleted = 0"))?;
         for &id in ids {
             if !live.exists([id])? {
                 return Ok(Some(id));
@@ -246,8 +234,7 @@ pub fn by_username(
 
 /// Whether a live user exists.
 pub fn is_live(conn: &Connection, id: i64) -> rusqlite::Result<bool> {
-    conn.prepare_cached("SELECT 1 FROM user WHERE id = ?1 AND deleted = 0")?
-        .exists([id])
+    conn.prepare_cached("SELECT 1 FROM user WHERE id = ?1 AND deleted = 0")?.exists([id])
 }
 
 /// What `user create` and the importer need to make a user.
@@ -285,28 +272,21 @@ pub fn insert(conn: &Connection, u: &NewUser) -> rusqlite::Result<i64> {
 
 /// Live users by id.
 pub fn list(conn: &Connection) -> rusqlite::Result<Vec<User>> {
-    let mut stmt = conn.prepare(&format!(
-        "SELECT {COLUMNS} FROM user WHERE deleted = 0 ORDER BY id"
-    ))?;
+    let mut stmt =
+        conn.prepare(&format!("SELECT {COLUMNS} FROM user WHERE deleted = 0 ORDER BY id"))?;
     let rows = stmt.query_map([], from_row)?;
     rows.collect()
 }
 
 /// Replaces a user's password hash (None: no password).
 pub fn set_password(conn: &Connection, id: i64, hash: Option<&str>) -> rusqlite::Result<()> {
-    conn.execute(
-        "UPDATE user SET password = ?2 WHERE id = ?1",
-        params![id, hash],
-    )?;
+    conn.execute("UPDATE user SET password = ?2 WHERE id = ?1", params![id, hash])?;
     Ok(())
 }
 
 /// Sets a user's staff flag.
 pub fn set_staff(conn: &Connection, id: i64, staff: bool) -> rusqlite::Result<()> {
-    conn.execute(
-        "UPDATE user SET is_staff = ?2 WHERE id = ?1",
-        params![id, staff],
-    )?;
+    conn.execute("UPDATE user SET is_staff = ?2 WHERE id = ?1", params![id, staff])?;
     Ok(())
 }
 
@@ -315,11 +295,7 @@ pub fn set_staff(conn: &Connection, id: i64, staff: bool) -> rusqlite::Result<()
 /// vote tallies of what it voted stop counting it (SPEC §4: counters leave out deleted
 /// users).
 pub fn soft_delete(conn: &Connection, id: i64) -> rusqlite::Result<()> {
-    if conn.execute(
-        "UPDATE user SET deleted = 1 WHERE id = ?1 AND deleted = 0",
-        [id],
-    )? == 0
-    {
+    if conn.execute("UPDATE user SET deleted = 1 WHERE id = ?1 AND deleted = 0", [id])? == 0 {
         return Ok(());
     }
     for statement in LEAVING {

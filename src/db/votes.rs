@@ -121,15 +121,9 @@ pub fn page(
     limit: i64,
     offset: i64,
 ) -> rusqlite::Result<Vec<(User, Reaction, Timestamp)>> {
-    let (rcols, ucols) = (
-        crate::db::users::qualified(reactions::COLUMNS, "r"),
-        crate::db::users::columns_as("u"),
-    );
-    let filter = if reaction.is_some() {
-        "AND v.reaction_id = ?4"
-    } else {
-        "AND ?4 IS NULL"
-    };
+    let (rcols, ucols) =
+        (crate::db::users::qualified(reactions::COLUMNS, "r"), crate::db::users::columns_as("u"));
+    let filter = if reaction.is_some() { "AND v.reaction_id = ?4" } else { "AND ?4 IS NULL" };
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {rcols}, {ucols}, v.voted_at FROM vote v
          JOIN user u ON u.id = v.user_id JOIN reaction r ON r.id = v.reaction_id
@@ -138,11 +132,7 @@ pub fn page(
     ))?;
     let n = crate::db::users::COLUMNS.split(", ").count();
     let rows = stmt.query_map(params![pk, limit, offset, reaction], |r| {
-        Ok((
-            crate::db::users::from_row_at(r, 5)?,
-            reactions::from_row(r)?,
-            r.get(5 + n)?,
-        ))
+        Ok((crate::db::users::from_row_at(r, 5)?, reactions::from_row(r)?, r.get(5 + n)?))
     })?;
     rows.collect()
 }
@@ -180,24 +170,10 @@ mod tests {
         assert_eq!(count(&c, 1, None).unwrap(), 1);
         assert_eq!(count(&c, 1, Some(2)).unwrap(), 0);
         assert_eq!(votes_of(&c, 1, Some(1)).unwrap().mine, None);
-        assert_eq!(
-            votes_of(&c, 1, None).unwrap().tally.len(),
-            1,
-            "empty tallies are not shown"
-        );
+        assert_eq!(votes_of(&c, 1, None).unwrap().tally.len(), 1, "empty tallies are not shown");
         let p = page(&c, 1, None, 10, 0).unwrap();
-        assert_eq!(
-            p.iter()
-                .map(|(u, r, at)| (u.id, r.id, *at))
-                .collect::<Vec<_>>(),
-            [(2, 1, 11)]
-        );
+        assert_eq!(p.iter().map(|(u, r, at)| (u.id, r.id, *at)).collect::<Vec<_>>(), [(2, 1, 11)]);
         assert!(page(&c, 1, Some(2), 10, 0).unwrap().is_empty());
-        assert!(
-            crate::db::check::problems(&c)
-                .unwrap()
-                .iter()
-                .all(|p| p.check != "vote_tally")
-        );
+        assert!(crate::db::check::problems(&c).unwrap().iter().all(|p| p.check != "vote_tally"));
     }
 }

@@ -27,19 +27,15 @@ impl Db {
             return true;
         }
         {
-            let mut last = self
-                .last_probe
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let mut last =
+                self.last_probe.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             if last.is_some_and(|t| t.elapsed() < PROBE_EVERY) {
                 return false;
             }
             *last = Some(std::time::Instant::now());
         }
         let this = self.clone();
-        tokio::task::spawn_blocking(move || this.probe_writable())
-            .await
-            .unwrap_or(false)
+        tokio::task::spawn_blocking(move || this.probe_writable()).await.unwrap_or(false)
     }
 
     /// Tries a write that allocates a page and commits (a table created and dropped in

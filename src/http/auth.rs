@@ -79,10 +79,6 @@ pub struct Principal {
 impl Principal {
     /// 403 `insufficient_scope` unless the token may write.
     pub fn require_write(self) -> Result<Principal, ApiError> {
-        if self.can_write {
-            Ok(self)
-        } else {
-            Err(ApiError::InsufficientScope)
-        }
+        if self.can_write { Ok(self) } else { Err(ApiError::InsufficientScope) }
     }
 }

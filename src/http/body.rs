@@ -78,12 +78,7 @@ pub fn stream(
     timeout: std::time::Duration,
 ) -> impl Filter<Extract = (Body,), Error = std::convert::Infallible> + Clone {
     warp::ext::optional::<HeadersDone>()
-        .and(
-            warp::body::stream()
-                .map(|s| Some(boxed(s)))
-                .or(warp::any().map(|| None))
-                .unify(),
-        )
+        .and(warp::body::stream().map(|s| Some(boxed(s))).or(warp::any().map(|| None)).unify())
         .map(move |done: Option<HeadersDone>, chunks: Option<Chunks>| {
             let start = done.map_or_else(tokio::time::Instant::now, |d| d.0);
             Body {
@@ -119,15 +114,10 @@ impl Body {
         }
         if declares_none(headers) {
             // nothing to wait for and nothing to hold (restore, follow, join...)
-            return Ok(Held {
-                bytes: Bytes::new(),
-                permit: None,
-            });
+            return Ok(Held { bytes: Bytes::new(), permit: None });
         }
-        let mut chunks = self
-            .chunks
-            .into_inner()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut chunks =
+            self.chunks.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
         let declared = headers
             .get(CONTENT_LENGTH)
             .and_then(|v| v.to_str().ok())
@@ -166,23 +156,14 @@ impl Body {
             }
             buf.extend_from_slice(&chunk);
         }
-        Ok(Held {
-            bytes: buf.freeze(),
-            permit,
-        })
+        Ok(Held { bytes: buf.freeze(), permit })
     }
 }
 
 /// The media type of a request (lowercased, parameters dropped), if any.
 pub fn media_type(headers: &HeaderMap) -> Option<String> {
     let ct = headers.get(CONTENT_TYPE)?.to_str().ok()?;
-    Some(
-        ct.split(';')
-            .next()
-            .unwrap_or("")
-            .trim()
-            .to_ascii_lowercase(),
-    )
+    Some(ct.split(';').next().unwrap_or("").trim().to_ascii_lowercase())
 }
 
 /// Reads a JSON body: 415 unless `application/json` (or `+json`), 413 over 1 MiB, 400

@@ -88,9 +88,8 @@ impl Cors {
         }
         let vary = self.origins.is_configured();
         let origin = single(headers, header::ORIGIN);
-        let allow_origin = origin
-            .filter(|o| self.origins.allows(o.as_bytes()))
-            .map(|o| match self.origins {
+        let allow_origin =
+            origin.filter(|o| self.origins.allows(o.as_bytes())).map(|o| match self.origins {
                 CorsOrigins::Any => HeaderValue::from_static("*"),
                 _ => o.clone(),
             });
@@ -112,10 +111,7 @@ impl Cors {
 impl Finish {
     /// A response left as the routes made it.
     fn untouched() -> Self {
-        Finish {
-            vary: false,
-            allow_origin: None,
-        }
+        Finish { vary: false, allow_origin: None }
     }
 
     /// Adds the CORS headers to the routes' response.
@@ -126,10 +122,8 @@ impl Finish {
         }
         if let Some(origin) = self.allow_origin {
             headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin);
-            headers.insert(
-                header::ACCESS_CONTROL_EXPOSE_HEADERS,
-                HeaderValue::from_static(EXPOSED),
-            );
+            headers
+                .insert(header::ACCESS_CONTROL_EXPOSE_HEADERS, HeaderValue::from_static(EXPOSED));
         }
         resp
     }
@@ -180,10 +174,7 @@ fn preflight(
         headers.insert(header::ACCESS_CONTROL_ALLOW_METHODS, m);
     }
     headers.insert(header::ACCESS_CONTROL_ALLOW_HEADERS, allow_headers.clone());
-    headers.insert(
-        header::ACCESS_CONTROL_MAX_AGE,
-        HeaderValue::from_static(MAX_AGE),
-    );
+    headers.insert(header::ACCESS_CONTROL_MAX_AGE, HeaderValue::from_static(MAX_AGE));
     resp
 }
 
@@ -218,9 +209,7 @@ fn allow_headers(headers: &HeaderMap) -> HeaderValue {
 fn is_safe_name(name: &str) -> bool {
     let token = !name.is_empty()
         && name.len() <= MAX_HEADER_NAME
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
     token
         && !NEVER_ALLOWED.contains(&name)
         && !name.starts_with("proxy-")
@@ -256,17 +245,10 @@ mod tests {
             "x bad",
             "x\"y",
         ] {
-            assert_eq!(
-                requested(bad),
-                "Authorization, Content-Type, X-Request-Id",
-                "{bad}"
-            );
+            assert_eq!(requested(bad), "Authorization, Content-Type, X-Request-Id", "{bad}");
         }
         let long = "a".repeat(MAX_HEADER_NAME + 1);
-        assert_eq!(
-            requested(&long),
-            "Authorization, Content-Type, X-Request-Id"
-        );
+        assert_eq!(requested(&long), "Authorization, Content-Type, X-Request-Id");
         // 10 KB of names: sixteen are echoed, and never the cookie hidden among them
         let many: Vec<String> = (0..1500).map(|i| format!("x-h{i}")).collect();
         let list = format!("cookie,{}", many.join(","));

@@ -60,14 +60,9 @@ impl Req {
 
     /// The client's address: the TCP peer, or what trusted proxies say it is (SPEC §4).
     pub fn client_addr(&self) -> std::net::IpAddr {
-        let peer = self
-            .peer
-            .map_or(std::net::IpAddr::from([0, 0, 0, 0]), |p| p.ip());
-        let forwarded = self
-            .headers
-            .get_all("x-forwarded-for")
-            .into_iter()
-            .filter_map(|v| v.to_str().ok());
+        let peer = self.peer.map_or(std::net::IpAddr::from([0, 0, 0, 0]), |p| p.ip());
+        let forwarded =
+            self.headers.get_all("x-forwarded-for").into_iter().filter_map(|v| v.to_str().ok());
         self.state.config.client_addr(peer, forwarded)
     }
 

@@ -35,11 +35,7 @@ impl Page {
             Some(v) => match parse_count(v) {
                 Some(n) if n > 0 => n.min(max),
                 _ => {
-                    return Err(ApiError::field(
-                        "limit",
-                        "invalid",
-                        "Must be a positive integer.",
-                    ));
+                    return Err(ApiError::field("limit", "invalid", "Must be a positive integer."));
                 }
             },
         };
@@ -96,11 +92,7 @@ pub fn envelope<T>(base: &str, q: &Query, page: Page, count: i64, results: Vec<T
             pairs.push(("offset".into(), o.to_string()));
         }
         let qs = serde_urlencoded::to_string(&pairs).unwrap_or_default();
-        if qs.is_empty() {
-            base.to_owned()
-        } else {
-            format!("{base}?{qs}")
-        }
+        if qs.is_empty() { base.to_owned() } else { format!("{base}?{qs}") }
     };
     let next = (page.limit != i64::MAX && page.offset.saturating_add(page.limit) < count)
         .then(|| link(Some(page.offset + page.limit)));
@@ -112,12 +104,7 @@ pub fn envelope<T>(base: &str, q: &Query, page: Page, count: i64, results: Vec<T
     } else {
         Some(link(Some(page.offset - page.limit)))
     };
-    Paginated {
-        count,
-        next,
-        previous,
-        results,
-    }
+    Paginated { count, next, previous, results }
 }
 
 #[cfg(test)]
@@ -130,20 +117,8 @@ mod tests {
 
     #[test]
     fn defaults_and_clamping() {
-        assert_eq!(
-            page("").ok(),
-            Some(Page {
-                limit: 20,
-                offset: 0
-            })
-        );
-        assert_eq!(
-            page("limit=500&offset=3").ok(),
-            Some(Page {
-                limit: 100,
-                offset: 3
-            })
-        );
+        assert_eq!(page("").ok(), Some(Page { limit: 20, offset: 0 }));
+        assert_eq!(page("limit=500&offset=3").ok(), Some(Page { limit: 100, offset: 3 }));
     }
 
     #[test]
@@ -168,16 +143,10 @@ mod tests {
     fn huge_integers_saturate() {
         assert_eq!(
             page("limit=99999999999999999999&offset=99999999999999999999").ok(),
-            Some(Page {
-                limit: 100,
-                offset: i64::MAX
-            })
+            Some(Page { limit: 100, offset: i64::MAX })
         );
         let q = Query::parse("offset=99999999999999999999");
-        let p = Page::from_query(&q).unwrap_or(Page {
-            limit: 0,
-            offset: 0,
-        });
+        let p = Page::from_query(&q).unwrap_or(Page { limit: 0, offset: 0 });
         let e = envelope("http://h/x/", &q, p, 5, Vec::<i64>::new());
         assert_eq!(e.next, None);
         assert!(e.previous.is_some());
@@ -186,33 +155,12 @@ mod tests {
     #[test]
     fn links_keep_other_parameters() {
         let q = Query::parse("search=a b&limit=2&offset=2");
-        let p = Page::from_query(&q).unwrap_or(Page {
-            limit: 0,
-            offset: 0,
-        });
+        let p = Page::from_query(&q).unwrap_or(Page { limit: 0, offset: 0 });
         let e = envelope("http://h/api/v2/x/", &q, p, 5, vec![1, 2]);
-        assert_eq!(
-            e.next.as_deref(),
-            Some("http://h/api/v2/x/?search=a+b&limit=2&offset=4")
-        );
-        assert_eq!(
-            e.previous.as_deref(),
-            Some("http://h/api/v2/x/?search=a+b&limit=2")
-        );
-        let e = envelope(
-            "http://h/x/",
-            &q,
-            Page {
-                limit: 2,
-                offset: 4,
-            },
-            5,
-            vec![5],
-        );
+        assert_eq!(e.next.as_deref(), Some("http://h/api/v2/x/?search=a+b&limit=2&offset=4"));
+        assert_eq!(e.previous.as_deref(), Some("http://h/api/v2/x/?search=a+b&limit=2"));
+        let e = envelope("http://h/x/", &q, Page { limit: 2, offset: 4 }, 5, vec![5]);
         assert_eq!(e.next, None);
-        assert_eq!(
-            e.previous.as_deref(),
-            Some("http://h/x/?search=a+b&limit=2&offset=2")
-        );
+        assert_eq!(e.previous.as_deref(), Some("http://h/x/?search=a+b&limit=2&offset=2"));
     }
 }

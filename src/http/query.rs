@@ -19,11 +19,7 @@ impl Query {
 
     /// The last value of a parameter.
     pub fn get(&self, name: &str) -> Option<&str> {
-        self.0
-            .iter()
-            .rev()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
+        self.0.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
     }
 
     /// A non-empty text parameter.
@@ -37,11 +33,7 @@ impl Query {
         match self.get(name) {
             None => Ok(None),
             Some(v) => crate::model::boolean::parse(v).map(Some).ok_or_else(|| {
-                ApiError::field(
-                    name,
-                    "invalid",
-                    "Must be a valid boolean (true, false, 1 or 0).",
-                )
+                ApiError::field(name, "invalid", "Must be a valid boolean (true, false, 1 or 0).")
             }),
         }
     }
@@ -69,11 +61,7 @@ impl Query {
 
     /// The query string without `names` (for pagination links), re-encoded.
     pub fn without(&self, names: &[&str]) -> Vec<(String, String)> {
-        self.0
-            .iter()
-            .filter(|(k, _)| !names.contains(&k.as_str()))
-            .cloned()
-            .collect()
+        self.0.iter().filter(|(k, _)| !names.contains(&k.as_str())).cloned().collect()
     }
 }
 

@@ -167,13 +167,11 @@ fn parse_template(path: &'static str) -> Vec<Segment> {
     path.strip_prefix('/')
         .unwrap_or(path)
         .split('/')
-        .map(
-            |s| match s.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
-                Some(name) if name.starts_with('*') => Segment::Tail,
-                Some(_) => Segment::Id,
-                None => Segment::Lit(s),
-            },
-        )
+        .map(|s| match s.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
+            Some(name) if name.starts_with('*') => Segment::Tail,
+            Some(_) => Segment::Id,
+            None => Segment::Lit(s),
+        })
         .collect()
 }
 
@@ -214,14 +212,8 @@ pub struct Matched {
 pub struct Caller(pub i64);
 
 /// The order methods are listed in an `Allow` header.
-const METHOD_ORDER: [Method; 6] = [
-    Method::GET,
-    Method::HEAD,
-    Method::POST,
-    Method::PUT,
-    Method::PATCH,
-    Method::DELETE,
-];
+const METHOD_ORDER: [Method; 6] =
+    [Method::GET, Method::HEAD, Method::POST, Method::PUT, Method::PATCH, Method::DELETE];
 
 /// What the router found for a request.
 pub enum Found<'a> {
@@ -242,9 +234,7 @@ pub struct Router {
 impl Router {
     /// A router over `endpoints`.
     pub fn new(endpoints: Vec<Endpoint>) -> Self {
-        Router {
-            endpoints: Arc::new(endpoints.into_iter().map(Arc::new).collect()),
-        }
+        Router { endpoints: Arc::new(endpoints.into_iter().map(Arc::new).collect()) }
     }
 
     /// The endpoints, in declaration order.
@@ -255,11 +245,7 @@ impl Router {
     /// The endpoint for `method` on `path`.
     pub fn find(&self, method: &Method, path: &str) -> Found<'_> {
         let segments: Vec<&str> = path.strip_prefix('/').unwrap_or(path).split('/').collect();
-        let wanted = if method == Method::HEAD {
-            &Method::GET
-        } else {
-            method
-        };
+        let wanted = if method == Method::HEAD { &Method::GET } else { method };
         let mut allowed: Vec<&Method> = Vec::new();
         for e in self.endpoints.iter() {
             let Some(params) = e.matches(&segments) else {
@@ -303,10 +289,7 @@ impl Router {
             .then(|dispatch: Dispatch, req: Req| async move {
                 match dispatch {
                     Dispatch::To(e, params) => {
-                        let matched = Matched {
-                            path: e.path,
-                            operation_id: e.operation_id,
-                        };
+                        let matched = Matched { path: e.path, operation_id: e.operation_id };
                         let mut resp = (e.handler)(req, params).await;
                         resp.extensions_mut().insert(matched);
                         resp
@@ -373,10 +356,7 @@ mod tests {
             found(Method::GET, "/api/v2/course/search/").map(|f| f.0),
             Some("/api/v2/course/search/")
         );
-        assert_eq!(
-            found(Method::HEAD, "/api/v2/course/").map(|f| f.0),
-            Some("/api/v2/course/")
-        );
+        assert_eq!(found(Method::HEAD, "/api/v2/course/").map(|f| f.0), Some("/api/v2/course/"));
         assert_eq!(
             found(Method::GET, "/media/course/1/a.png").map(|f| f.1.tail().to_owned()),
             Some("course/1/a.png".into())
@@ -392,17 +372,12 @@ mod tests {
             "/api/v2/course//",
         ] {
             assert!(
-                matches!(
-                    r.find(&Method::GET, p),
-                    Found::NotFound | Found::MethodNotAllowed(_)
-                ) && found(Method::GET, p).is_none(),
+                matches!(r.find(&Method::GET, p), Found::NotFound | Found::MethodNotAllowed(_))
+                    && found(Method::GET, p).is_none(),
                 "{p}"
             );
         }
-        assert!(matches!(
-            r.find(&Method::GET, "/api/v2/course/1/section/2"),
-            Found::NotFound
-        ));
+        assert!(matches!(r.find(&Method::GET, "/api/v2/course/1/section/2"), Found::NotFound));
     }
 
     #[test]
@@ -418,10 +393,7 @@ mod tests {
 
     #[test]
     fn params_name_the_template_parameters() {
-        assert_eq!(
-            ep(Method::GET, "/a/{id}/b/{section_id}/").params(),
-            ["id", "section_id"]
-        );
+        assert_eq!(ep(Method::GET, "/a/{id}/b/{section_id}/").params(), ["id", "section_id"]);
         assert_eq!(ep(Method::GET, "/media/{*path}").params(), ["path"]);
     }
 }

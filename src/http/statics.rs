@@ -11,66 +11,22 @@ use crate::error::ApiError;
 
 /// (path under /static/, content type, bytes)
 const FILES: &[(&str, &str, &[u8])] = &[
-    (
-        "reactions/like.svg",
-        "image/svg+xml",
-        include_bytes!("../../static/reactions/like.svg"),
-    ),
-    (
-        "reactions/love.svg",
-        "image/svg+xml",
-        include_bytes!("../../static/reactions/love.svg"),
-    ),
-    (
-        "reactions/haha.svg",
-        "image/svg+xml",
-        include_bytes!("../../static/reactions/haha.svg"),
-    ),
-    (
-        "reactions/wow.svg",
-        "image/svg+xml",
-        include_bytes!("../../static/reactions/wow.svg"),
-    ),
-    (
-        "reactions/sad.svg",
-        "image/svg+xml",
-        include_bytes!("../../static/reactions/sad.svg"),
-    ),
-    (
-        "reactions/angry.svg",
-        "image/svg+xml",
-        include_bytes!("../../static/reactions/angry.svg"),
-    ),
+    ("reactions/like.svg", "image/svg+xml", include_bytes!("../../static/reactions/like.svg")),
+    ("reactions/love.svg", "image/svg+xml", include_bytes!("../../static/reactions/love.svg")),
+    ("reactions/haha.svg", "image/svg+xml", include_bytes!("../../static/reactions/haha.svg")),
+    ("reactions/wow.svg", "image/svg+xml", include_bytes!("../../static/reactions/wow.svg")),
+    ("reactions/sad.svg", "image/svg+xml", include_bytes!("../../static/reactions/sad.svg")),
+    ("reactions/angry.svg", "image/svg+xml", include_bytes!("../../static/reactions/angry.svg")),
     (
         "reactions/default.svg",
         "image/svg+xml",
         include_bytes!("../../static/reactions/default.svg"),
     ),
-    (
-        "default/avatar.svg",
-        "image/svg+xml",
-        include_bytes!("../../static/default/avatar.svg"),
-    ),
-    (
-        "default/cover.svg",
-        "image/svg+xml",
-        include_bytes!("../../static/default/cover.svg"),
-    ),
-    (
-        "default/course.svg",
-        "image/svg+xml",
-        include_bytes!("../../static/default/course.svg"),
-    ),
-    (
-        "default/category.svg",
-        "image/svg+xml",
-        include_bytes!("../../static/default/category.svg"),
-    ),
-    (
-        "default/app.svg",
-        "image/svg+xml",
-        include_bytes!("../../static/default/app.svg"),
-    ),
+    ("default/avatar.svg", "image/svg+xml", include_bytes!("../../static/default/avatar.svg")),
+    ("default/cover.svg", "image/svg+xml", include_bytes!("../../static/default/cover.svg")),
+    ("default/course.svg", "image/svg+xml", include_bytes!("../../static/default/course.svg")),
+    ("default/category.svg", "image/svg+xml", include_bytes!("../../static/default/category.svg")),
+    ("default/app.svg", "image/svg+xml", include_bytes!("../../static/default/app.svg")),
 ];
 
 /// The endpoints of this module (declared here, below the API layer: nothing of it is
@@ -90,10 +46,8 @@ fn file(path: &str) -> Response {
     match FILES.iter().find(|(p, ..)| *p == path) {
         Some((_, ct, body)) => {
             let mut r = bytes_response(StatusCode::OK, ct, *body);
-            r.headers_mut().insert(
-                header::CACHE_CONTROL,
-                HeaderValue::from_static("public, max-age=86400"),
-            );
+            r.headers_mut()
+                .insert(header::CACHE_CONTROL, HeaderValue::from_static("public, max-age=86400"));
             r
         }
         None => ApiError::NotFound.to_response(),

@@ -45,12 +45,8 @@ pub const MAX_BYTES: usize = 10 * 1024 * 1024;
 /// Largest width and height accepted.
 pub const MAX_SIDE: u32 = 8000;
 /// The squares, largest first: (JSON field, side in pixels).
-pub const SIZES: [(&str, u32); 4] = [
-    ("image_bigger", 600),
-    ("image_big", 400),
-    ("image_medium", 200),
-    ("image_small", 100),
-];
+pub const SIZES: [(&str, u32); 4] =
+    [("image_bigger", 600), ("image_big", 400), ("image_medium", 200), ("image_small", 100)];
 /// The side the centered square is reduced to by the box filter before the quality
 /// resize: twice the largest square, so the box filter's coarseness never shows.
 pub const WORK_SIDE: u32 = 2 * SIZES[0].1;
@@ -68,19 +64,10 @@ pub enum ImageError {
     TooManyPixels { width: u32, height: u32 },
     /// Decoding it would need more memory (`needed` bytes) than the server lets any
     /// request hold (`limit` bytes): waiting would not help.
-    TooMuchMemory {
-        width: u32,
-        height: u32,
-        needed: usize,
-        limit: usize,
-    },
+    TooMuchMemory { width: u32, height: u32, needed: usize, limit: usize },
     /// The decoder needed more memory than its header made it plan for (`planned`
     /// bytes): an unusual or malformed file.
-    OverPlan {
-        width: u32,
-        height: u32,
-        planned: usize,
-    },
+    OverPlan { width: u32, height: u32, planned: usize },
     /// Not a JPEG, PNG, WebP or GIF that decodes.
     NotAnImage(String),
     /// Encoding a square failed (never expected).
@@ -99,22 +86,13 @@ impl std::fmt::Display for ImageError {
                 f,
                 "The image is {width}×{height} pixels; at most {MAX_SIDE}×{MAX_SIDE} is accepted."
             ),
-            ImageError::TooMuchMemory {
-                width,
-                height,
-                needed,
-                limit,
-            } => write!(
+            ImageError::TooMuchMemory { width, height, needed, limit } => write!(
                 f,
                 "Decoding this {width}×{height} image needs about {} MiB of memory, more than this server allows a request ({} MiB). Upload it with fewer pixels, or as a PNG.",
                 mib(*needed),
                 mib(*limit)
             ),
-            ImageError::OverPlan {
-                width,
-                height,
-                planned,
-            } => write!(
+            ImageError::OverPlan { width, height, planned } => write!(
                 f,
                 "Decoding this {width}×{height} image needs more than the {} MiB of memory an image of its size and format should; it may be animated or malformed. Upload it as a still PNG or JPEG.",
                 mib(*planned)
@@ -170,9 +148,7 @@ fn not_an_image(e: impl std::fmt::Display) -> ImageError {
 }
 
 fn reader(bytes: &[u8]) -> Result<ImageReader<Cursor<&[u8]>>, ImageError> {
-    let r = ImageReader::new(Cursor::new(bytes))
-        .with_guessed_format()
-        .map_err(not_an_image)?;
+    let r = ImageReader::new(Cursor::new(bytes)).with_guessed_format().map_err(not_an_image)?;
     match r.format() {
         Some(ImageFormat::Jpeg | ImageFormat::Png | ImageFormat::WebP | ImageFormat::Gif) => Ok(r),
         Some(other) => Err(ImageError::NotAnImage(format!("{other:?} is not accepted"))),
@@ -200,20 +176,14 @@ pub fn plan(bytes: &[u8]) -> Result<Plan, ImageError> {
     let (width, height, alpha, frame) = if format == ImageFormat::Png {
         let mut d = png_decoder(bytes);
         let info = d.read_header_info().map_err(not_an_image)?;
-        let alpha = matches!(
-            info.color_type,
-            png::ColorType::Rgba | png::ColorType::GrayscaleAlpha
-        ) || info.trns.is_some();
+        let alpha =
+            matches!(info.color_type, png::ColorType::Rgba | png::ColorType::GrayscaleAlpha)
+                || info.trns.is_some();
         (info.width, info.height, alpha, 0)
     } else {
         let d = r.into_decoder().map_err(not_an_image)?;
         let (w, h) = d.dimensions();
-        (
-            w,
-            h,
-            d.color_type().has_alpha(),
-            frame_bytes(w, h, d.color_type()),
-        )
+        (w, h, d.color_type().has_alpha(), frame_bytes(w, h, d.color_type()))
     };
     if width > MAX_SIDE || height > MAX_SIDE {
         return Err(ImageError::TooManyPixels { width, height });
@@ -290,10 +260,8 @@ fn progressive_coefficients(sof: Option<&[u8]>) -> usize {
     let Some(&[_, h1, h0, w1, w0, n, ref comps @ ..]) = sof else {
         return 0;
     };
-    let (h, w) = (
-        usize::from(u16::from_be_bytes([h1, h0])),
-        usize::from(u16::from_be_bytes([w1, w0])),
-    );
+    let (h, w) =
+        (usize::from(u16::from_be_bytes([h1, h0])), usize::from(u16::from_be_bytes([w1, w0])));
     let factors: Vec<(usize, usize)> = comps
         .chunks_exact(3)
         .take(usize::from(n))
@@ -302,10 +270,7 @@ fn progressive_coefficients(sof: Option<&[u8]>) -> usize {
     let hmax = factors.iter().map(|f| f.0).max().unwrap_or(1);
     let vmax = factors.iter().map(|f| f.1).max().unwrap_or(1);
     let (mcus_x, mcus_y) = (w.div_ceil(8 * hmax), h.div_ceil(8 * vmax));
-    factors
-        .iter()
-        .map(|(hs, vs)| mcus_x * hs * 8 * mcus_y * vs * 8 * 2)
-        .sum()
+    factors.iter().map(|(hs, vs)| mcus_x * hs * 8 * mcus_y * vs * 8 * 2).sum()
 }
 
 /// Makes the four squares of a planned upload: PNG when the image has an alpha channel
@@ -328,20 +293,11 @@ pub fn squares_of(bytes: &[u8], plan: &Plan) -> Result<Squares, ImageError> {
     for (_, side) in SIZES {
         let resized = source.resize_exact(side, side, FilterType::CatmullRom);
         let mut buf = Cursor::new(Vec::new());
-        resized
-            .write_to(&mut buf, format)
-            .map_err(|e| ImageError::Encode(e.to_string()))?;
-        out.push(Square {
-            side,
-            bytes: buf.into_inner(),
-        });
+        resized.write_to(&mut buf, format).map_err(|e| ImageError::Encode(e.to_string()))?;
+        out.push(Square { side, bytes: buf.into_inner() });
         source = resized;
     }
-    Ok(Squares {
-        extension,
-        content_type,
-        squares: out,
-    })
+    Ok(Squares { extension, content_type, squares: out })
 }
 
 /// [`plan`] then [`squares_of`], with no memory budget.
@@ -409,11 +365,7 @@ mod tests {
         // red in the middle third of a wide image, blue elsewhere: the square is red
         let wide = |w: u32, h: u32| {
             ImageBuffer::from_fn(w, h, move |x, _| {
-                if (w / 3..2 * w / 3).contains(&x) {
-                    Rgb([255u8, 0, 0])
-                } else {
-                    Rgb([0, 0, 255])
-                }
+                if (w / 3..2 * w / 3).contains(&x) { Rgb([255u8, 0, 0]) } else { Rgb([0, 0, 255]) }
             })
         };
         // small (no box step), large (box step), JPEG (a whole frame)
@@ -440,10 +392,7 @@ mod tests {
         let s = squares_of(&bytes, &p).unwrap();
         assert_eq!(s.extension, "png");
         let [r, g, b, a] = middle(&s);
-        assert!(
-            r == 255 && (126..=130).contains(&g) && b == 0,
-            "{r} {g} {b}"
-        );
+        assert!(r == 255 && (126..=130).contains(&g) && b == 0, "{r} {g} {b}");
         assert!((126..=130).contains(&a), "{a}");
         // an Adam7-interlaced PNG: every pass lands where it belongs
         let (w, h) = (1251, 1213);
@@ -484,10 +433,8 @@ mod tests {
         info.interlaced = true;
         let mut out = Vec::new();
         {
-            let mut writer = png::Encoder::with_info(&mut out, info)
-                .unwrap()
-                .write_header()
-                .unwrap();
+            let mut writer =
+                png::Encoder::with_info(&mut out, info).unwrap().write_header().unwrap();
             writer.write_chunk(png::chunk::IDAT, &zlib).unwrap();
             writer.write_chunk(png::chunk::IEND, &[]).unwrap();
             std::mem::forget(writer);
@@ -497,22 +444,13 @@ mod tests {
 
     #[test]
     fn refuses_non_images_and_oversized_ones() {
-        assert!(matches!(
-            squares(b"this is just text"),
-            Err(ImageError::NotAnImage(_))
-        ));
-        assert!(matches!(
-            squares(&vec![0u8; MAX_BYTES + 1]),
-            Err(ImageError::TooLarge)
-        ));
+        assert!(matches!(squares(b"this is just text"), Err(ImageError::NotAnImage(_))));
+        assert!(matches!(squares(&vec![0u8; MAX_BYTES + 1]), Err(ImageError::TooLarge)));
         // a truncated PNG and JPEG: the header parses, the pixels do not
         for f in [ImageFormat::Png, ImageFormat::Jpeg] {
             let bytes = encode(rgb(64, 64), f);
             assert!(
-                matches!(
-                    squares(&bytes[..bytes.len() / 2]),
-                    Err(ImageError::NotAnImage(_))
-                ),
+                matches!(squares(&bytes[..bytes.len() / 2]), Err(ImageError::NotAnImage(_))),
                 "{f:?}"
             );
         }
@@ -526,17 +464,11 @@ mod tests {
         let idat = png.windows(4).position(|w| w == b"IDAT").unwrap();
         assert_eq!(
             plan(&png[..idat + 8]).err(),
-            Some(ImageError::TooManyPixels {
-                width: 9000,
-                height: 10
-            })
+            Some(ImageError::TooManyPixels { width: 9000, height: 10 })
         );
         // a real 8001×1 PNG
         let png = encode(rgb(8001, 1), ImageFormat::Png);
-        assert!(matches!(
-            plan(&png),
-            Err(ImageError::TooManyPixels { width: 8001, .. })
-        ));
+        assert!(matches!(plan(&png), Err(ImageError::TooManyPixels { width: 8001, .. })));
     }
 
     #[test]

@@ -146,11 +146,9 @@ pub(super) fn png_rows(width: u32, height: u32, interlaced: bool) -> Vec<(u32, u
 /// Streams a PNG's rows through the box filter.
 pub(super) fn shrink_png(bytes: &[u8], plan: &Plan) -> Result<DynamicImage, ImageError> {
     let over = |e: png::DecodingError| match e {
-        png::DecodingError::LimitsExceeded => ImageError::OverPlan {
-            width: plan.width,
-            height: plan.height,
-            planned: plan.peak,
-        },
+        png::DecodingError::LimitsExceeded => {
+            ImageError::OverPlan { width: plan.width, height: plan.height, planned: plan.peak }
+        }
         other => not_an_image(other),
     };
     let mut reader = png_decoder(bytes).read_info().map_err(over)?;

@@ -28,18 +28,12 @@ impl Budget {
     /// A budget of `bytes`.
     pub fn new(bytes: usize) -> Budget {
         let total = bytes.min(Semaphore::MAX_PERMITS);
-        Budget {
-            sem: Arc::new(Semaphore::new(total)),
-            total,
-        }
+        Budget { sem: Arc::new(Semaphore::new(total)), total }
     }
 
     /// An empty permit, to grow as a body arrives.
     pub fn none(&self) -> Permit {
-        Permit {
-            budget: self.clone(),
-            held: None,
-        }
+        Permit { budget: self.clone(), held: None }
     }
 
     /// Takes `bytes` now, or answers 503 `service_unavailable`.
@@ -106,10 +100,7 @@ mod tests {
         let b = Budget::new(100);
         let a = b.take(60);
         assert!(a.is_ok());
-        assert!(matches!(
-            b.take(41),
-            Err(ApiError::Unavailable(Unavailable::Memory))
-        ));
+        assert!(matches!(b.take(41), Err(ApiError::Unavailable(Unavailable::Memory))));
         let mut c = b.take(40).unwrap_or_else(|_| b.none());
         assert_eq!(c.bytes(), 40);
         assert!(c.grow(1).is_err());

@@ -42,9 +42,7 @@ impl Limiter {
     }
 
     fn map(&self) -> std::sync::MutexGuard<'_, HashMap<LimitKey, VecDeque<Timestamp>>> {
-        self.failures
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.failures.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Reserves one password check against every key at `now`, or answers how many
@@ -83,11 +81,7 @@ impl Limiter {
         for k in keys {
             map.entry(k.clone()).or_default().push_back(now);
         }
-        Ok(Reservation {
-            limiter: Arc::clone(self),
-            keys: keys.to_vec(),
-            at: now,
-        })
+        Ok(Reservation { limiter: Arc::clone(self), keys: keys.to_vec(), at: now })
     }
 
     /// Forgets a key's failures (a successful login resets its username).

@@ -50,10 +50,7 @@ fn filter() -> EnvFilter {
 /// Installs the global subscriber. `queued`: write through the bounded queue (for
 /// `serve`) instead of directly.
 pub fn init(format: LogFormat, queued: bool) -> Guard {
-    let options = queue::Options {
-        limit: QUEUE_BYTES,
-        ..queue::Options::default()
-    };
+    let options = queue::Options { limit: QUEUE_BYTES, ..queue::Options::default() };
     let started = if queued {
         // without a thread (out of threads at start) lines go to stderr directly
         queue::start(std::io::stderr(), options).ok()
@@ -62,27 +59,16 @@ pub fn init(format: LogFormat, queued: bool) -> Guard {
     };
     let (writer, guard) = if let Some((q, flusher)) = started {
         let _ = QUEUE.set(q.clone());
-        (
-            tracing_subscriber::fmt::writer::BoxMakeWriter::new(q),
-            Some(flusher),
-        )
+        (tracing_subscriber::fmt::writer::BoxMakeWriter::new(q), Some(flusher))
     } else {
-        (
-            tracing_subscriber::fmt::writer::BoxMakeWriter::new(std::io::stderr),
-            None,
-        )
+        (tracing_subscriber::fmt::writer::BoxMakeWriter::new(std::io::stderr), None)
     };
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter())
-        .with_writer(writer);
+    let builder = tracing_subscriber::fmt().with_env_filter(filter()).with_writer(writer);
     match format {
         LogFormat::Text => builder.with_ansi(std::io::stderr().is_terminal()).init(),
-        LogFormat::Json => builder
-            .json()
-            .flatten_event(true)
-            .with_current_span(true)
-            .with_span_list(false)
-            .init(),
+        LogFormat::Json => {
+            builder.json().flatten_event(true).with_current_span(true).with_span_list(false).init()
+        }
     }
     Guard { _writer: guard }
 }

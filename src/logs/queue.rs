@@ -32,11 +32,7 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options {
-            limit: 4 * 1024 * 1024,
-            wake_at: 256 * 1024,
-            every: Duration::from_millis(50),
-        }
+        Options { limit: 4 * 1024 * 1024, wake_at: 256 * 1024, every: Duration::from_millis(50) }
     }
 }
 
@@ -82,27 +78,15 @@ pub fn start<W: Write + Send + 'static>(
     options: Options,
 ) -> std::io::Result<(Queue, Flusher)> {
     let shared = Arc::new(Shared {
-        pending: Mutex::new(Pending {
-            buf: Vec::new(),
-            closing: false,
-        }),
+        pending: Mutex::new(Pending { buf: Vec::new(), closing: false }),
         more: Condvar::new(),
         options,
         dropped: AtomicU64::new(0),
     });
     let s = Arc::clone(&shared);
-    let thread = std::thread::Builder::new()
-        .name("hearth-log".into())
-        .spawn(move || run(&s, out))?;
-    Ok((
-        Queue {
-            shared: Arc::clone(&shared),
-        },
-        Flusher {
-            shared,
-            thread: Some(thread),
-        },
-    ))
+    let thread =
+        std::thread::Builder::new().name("hearth-log".into()).spawn(move || run(&s, out))?;
+    Ok((Queue { shared: Arc::clone(&shared) }, Flusher { shared, thread: Some(thread) }))
 }
 
 fn run<W: Write>(shared: &Shared, mut out: W) {
@@ -219,18 +203,13 @@ mod tests {
     }
 
     fn line(q: &Queue, s: &str) {
-        tracing_subscriber::fmt::MakeWriter::make_writer(q)
-            .write_all(s.as_bytes())
-            .unwrap();
+        tracing_subscriber::fmt::MakeWriter::make_writer(q).write_all(s.as_bytes()).unwrap();
     }
 
     #[test]
     fn lines_gather_into_one_write_and_a_dropped_flusher_writes_the_rest() {
         let out = Out::default();
-        let options = Options {
-            every: Duration::from_secs(3600),
-            ..Options::default()
-        };
+        let options = Options { every: Duration::from_secs(3600), ..Options::default() };
         let (q, flusher) = start(out.clone(), options).unwrap();
         for i in 0..1000 {
             line(&q, &format!("line {i}\n"));
@@ -251,11 +230,7 @@ mod tests {
         let out = Out::default();
         let (q, flusher) = start(
             out.clone(),
-            Options {
-                limit: 1 << 20,
-                wake_at: 64,
-                every: Duration::from_millis(20),
-            },
+            Options { limit: 1 << 20, wake_at: 64, every: Duration::from_millis(20) },
         )
         .unwrap();
         line(&q, "first\n");
@@ -274,11 +249,7 @@ mod tests {
         let gate = out.gate.lock().unwrap();
         let (q, flusher) = start(
             out.clone(),
-            Options {
-                limit: 1000,
-                wake_at: 10,
-                every: Duration::from_millis(1),
-            },
+            Options { limit: 1000, wake_at: 10, every: Duration::from_millis(1) },
         )
         .unwrap();
         // the first line is taken by the writer, which then blocks on the gate
@@ -306,10 +277,8 @@ mod tests {
         assert_eq!(text.lines().count(), 1 + 100);
         // each thread's kept lines are in its own order
         for t in 0..8 {
-            let mine: Vec<&str> = text
-                .lines()
-                .filter(|l| l.starts_with(&format!("t{t}-")))
-                .collect();
+            let mine: Vec<&str> =
+                text.lines().filter(|l| l.starts_with(&format!("t{t}-"))).collect();
             let mut sorted = mine.clone();
             sorted.sort_unstable();
             assert_eq!(mine, sorted);

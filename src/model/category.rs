@@ -103,10 +103,7 @@ mod tests {
         let j = c.to_json(&base);
         assert_eq!(j.image_medium, "http://h:1/static/default/category.svg");
         assert_eq!(j.image_original, j.image_medium);
-        assert_eq!(
-            j.emotional_image_original,
-            "http://h:1/static/default/cover.svg"
-        );
+        assert_eq!(j.emotional_image_original, "http://h:1/static/default/cover.svg");
         assert_eq!((j.followers_counter, j.followed), (3, true));
         c.image_medium = "https://cdn.example/n.png".into();
         let j = c.to_json(&base);

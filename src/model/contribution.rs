@@ -289,11 +289,7 @@ fn required_text(
     match text_field(body, name, errors) {
         Some(s) if !s.trim().is_empty() => Some(s),
         Some(_) => {
-            errors.push(FieldError::new(
-                name,
-                "required",
-                "This field may not be blank.",
-            ));
+            errors.push(FieldError::new(name, "required", "This field may not be blank."));
             None
         }
         None => {
@@ -423,13 +419,8 @@ fn categories(body: &Map<String, Value>, errors: &mut Vec<FieldError>) -> Vec<i6
 pub fn missing_categories(kind: Kind, draft: &Draft, errors: &[FieldError]) -> Option<FieldError> {
     let takes = kind != Kind::Comment;
     let flagged = errors.iter().any(|e| e.field == "categories");
-    (takes && draft.categories.is_empty() && !flagged).then(|| {
-        FieldError::new(
-            "categories",
-            "required",
-            "At least one category is required.",
-        )
-    })
+    (takes && draft.categories.is_empty() && !flagged)
+        .then(|| FieldError::new("categories", "required", "At least one category is required."))
 }
 
 #[cfg(test)]
@@ -440,12 +431,7 @@ mod tests {
     fn check(kind: Kind, body: Value) -> (Draft, Vec<String>) {
         let map = body.as_object().cloned().unwrap_or_default();
         let (d, errs) = validate(kind, &map);
-        (
-            d,
-            errs.into_iter()
-                .map(|e| format!("{}:{}", e.field, e.messages[0].code))
-                .collect(),
-        )
+        (d, errs.into_iter().map(|e| format!("{}:{}", e.field, e.messages[0].code)).collect())
     }
 
     #[test]
@@ -492,10 +478,7 @@ mod tests {
         assert_eq!(j["in_reply_to"], Value::Null);
         assert_eq!(j["latest_comments"], serde_json::json!([]));
         assert_eq!(j["medias"], serde_json::json!([]));
-        assert_eq!(
-            (j["voted"].clone(), j["reaction"].clone()),
-            (Value::Bool(false), Value::Null)
-        );
+        assert_eq!((j["voted"].clone(), j["reaction"].clone()), (Value::Bool(false), Value::Null));
     }
 
     #[test]
@@ -508,10 +491,7 @@ mod tests {
     #[test]
     fn discussion_title_rules() {
         assert_eq!(check(Kind::Discussion, json!({})).1, vec!["title:required"]);
-        assert_eq!(
-            check(Kind::Discussion, json!({"title": "  "})).1,
-            vec!["title:required"]
-        );
+        assert_eq!(check(Kind::Discussion, json!({"title": "  "})).1, vec!["title:required"]);
         assert_eq!(
             check(Kind::Discussion, json!({"title": "x".repeat(251)})).1,
             vec!["title:max_length"]
@@ -524,22 +504,13 @@ mod tests {
 
     #[test]
     fn all_errors_at_once() {
-        let (_, e) = check(
-            Kind::Status,
-            json!({"text": 3, "action": 4, "categories": "x"}),
-        );
-        assert_eq!(
-            e,
-            vec!["text:invalid", "action:invalid", "categories:invalid"]
-        );
+        let (_, e) = check(Kind::Status, json!({"text": 3, "action": 4, "categories": "x"}));
+        assert_eq!(e, vec!["text:invalid", "action:invalid", "categories:invalid"]);
     }
 
     #[test]
     fn categories_accept_numeric_strings_and_dedupe() {
-        let (d, e) = check(
-            Kind::Post,
-            json!({"text": "t", "categories": [2, "3", "2"]}),
-        );
+        let (d, e) = check(Kind::Post, json!({"text": "t", "categories": [2, "3", "2"]}));
         assert!(e.is_empty());
         assert_eq!(d.categories, vec![2, 3]);
         let map = json!({"text": "t", "categories": []});
@@ -556,22 +527,14 @@ mod tests {
 
     #[test]
     fn comment_needs_exactly_one_target() {
-        assert_eq!(
-            check(Kind::Comment, json!({"text": "c"})).1,
-            vec!["non_field_errors:required"]
-        );
+        assert_eq!(check(Kind::Comment, json!({"text": "c"})).1, vec!["non_field_errors:required"]);
         assert_eq!(
             check(Kind::Comment, json!({"text": "c", "post": 1, "status": 2})).1,
             vec!["non_field_errors:invalid"]
         );
-        assert_eq!(
-            check(Kind::Comment, json!({"text": "c", "post": "x"})).1,
-            vec!["post:invalid"]
-        );
-        let (d, e) = check(
-            Kind::Comment,
-            json!({"text": "c", "post": "4", "status": null, "parent": 9}),
-        );
+        assert_eq!(check(Kind::Comment, json!({"text": "c", "post": "x"})).1, vec!["post:invalid"]);
+        let (d, e) =
+            check(Kind::Comment, json!({"text": "c", "post": "4", "status": null, "parent": 9}));
         assert!(e.is_empty());
         assert_eq!(d.target, Some((Kind::Post, 4)));
         assert_eq!(d.parent, Some(9));

@@ -278,18 +278,13 @@ mod tests {
     }
 
     fn codes(e: &[FieldError]) -> Vec<(String, &'static str)> {
-        e.iter()
-            .map(|f| (f.field.clone(), f.messages[0].code))
-            .collect()
+        e.iter().map(|f| (f.field.clone(), f.messages[0].code)).collect()
     }
 
     #[test]
     fn create_needs_name_and_type() {
         let (_, e) = parse(json!({}), true);
-        assert_eq!(
-            codes(&e),
-            vec![("name".into(), "required"), ("type".into(), "required")]
-        );
+        assert_eq!(codes(&e), vec![("name".into(), "required"), ("type".into(), "required")]);
         let (_, e) = parse(json!({}), false);
         assert!(e.is_empty());
     }
@@ -314,33 +309,19 @@ mod tests {
 
     #[test]
     fn choices_are_typed_and_their_errors_keep_their_words_and_order() {
-        let (i, e) = parse(
-            json!({"name": "A", "type": "scheduled", "privacy": ""}),
-            true,
-        );
+        let (i, e) = parse(json!({"name": "A", "type": "scheduled", "privacy": ""}), true);
         assert!(e.is_empty(), "{e:?}");
-        assert_eq!(
-            (i.kind, i.privacy),
-            (Some(CourseType::Scheduled), Some(Privacy::Draft))
-        );
+        assert_eq!((i.kind, i.privacy), (Some(CourseType::Scheduled), Some(Privacy::Draft)));
         let mut c = new_course(1, 0);
         c.privacy = Privacy::Open;
         i.apply(&mut c);
         assert_eq!((c.kind, c.privacy), (CourseType::Scheduled, Privacy::Draft));
-        let (i, e) = parse(
-            json!({"privacy": "public", "name": "", "og_image": 3, "type": "weekly"}),
-            true,
-        );
+        let (i, e) =
+            parse(json!({"privacy": "public", "name": "", "og_image": 3, "type": "weekly"}), true);
         assert_eq!((i.kind, i.privacy), (None, None));
         let got: Vec<(&str, &str, &str)> = e
             .iter()
-            .map(|f| {
-                (
-                    f.field.as_str(),
-                    f.messages[0].code,
-                    f.messages[0].message.as_str(),
-                )
-            })
+            .map(|f| (f.field.as_str(), f.messages[0].code, f.messages[0].message.as_str()))
             .collect();
         assert_eq!(
             got,

@@ -192,17 +192,9 @@ mod tests {
                 assert_eq!(&serde_json::from_value::<T>((*s).into()).unwrap(), v);
             }
         }
-        check(
-            &conn,
-            CourseType::ALL,
-            &["self-paced", "structured", "scheduled"],
-        );
+        check(&conn, CourseType::ALL, &["self-paced", "structured", "scheduled"]);
         check(&conn, Privacy::ALL, &["", "open", "private", "secret"]);
-        check(
-            &conn,
-            JoinStatus::ALL,
-            &["creator", "manager", "joined", "invited", "requested"],
-        );
+        check(&conn, JoinStatus::ALL, &["creator", "manager", "joined", "invited", "requested"]);
         assert_eq!(Privacy::default(), Privacy::Draft);
         assert_eq!(JoinStatus::Invited.to_string(), "invited");
     }

@@ -44,11 +44,7 @@ impl Fields<'_> {
         read: impl FnOnce(&Value) -> Result<T, FieldError>,
     ) -> Option<T> {
         let got = match self.map.get(field)? {
-            Value::Null => Err(FieldError::new(
-                field,
-                "null",
-                "This field may not be null.",
-            )),
+            Value::Null => Err(FieldError::new(field, "null", "This field may not be null.")),
             v => read(v),
         };
         got.map_err(|err| self.errors.push(err)).ok()
@@ -106,10 +102,7 @@ impl CourseInput {
     /// `name`/`type` when `full` (create and PUT). Read-only and unknown fields are
     /// ignored. Returns the input and every problem found.
     pub fn parse(map: &Map<String, Value>, full: bool) -> (CourseInput, Vec<FieldError>) {
-        let mut f = Fields {
-            map,
-            errors: Vec::new(),
-        };
+        let mut f = Fields { map, errors: Vec::new() };
         // read in field order (their type errors come in that order); checked as
         // choices below, where the choice errors have always come
         let (name, slug, description) = (f.text("name"), f.text("slug"), f.text("description"));
@@ -146,11 +139,9 @@ impl CourseInput {
             )),
         }
         match &input.name {
-            Some(n) if n.is_empty() => e.push(FieldError::new(
-                "name",
-                "required",
-                "This field may not be blank.",
-            )),
+            Some(n) if n.is_empty() => {
+                e.push(FieldError::new("name", "required", "This field may not be blank."))
+            }
             Some(n) if n.chars().count() > NAME_MAX => e.push(FieldError::new(
                 "name",
                 "max_length",
@@ -213,10 +204,7 @@ impl CourseInput {
         update(&mut c.kind, self.kind);
         update(&mut c.privacy, self.privacy);
         update(&mut c.enforce_lessons_order, self.enforce_lessons_order);
-        update(
-            &mut c.new_comment_notification_enabled,
-            self.new_comment_notification_enabled,
-        );
+        update(&mut c.new_comment_notification_enabled, self.new_comment_notification_enabled);
         update(&mut c.hide_member_count, self.hide_member_count);
         update(&mut c.sections_order, self.sections_order.clone());
     }

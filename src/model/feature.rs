@@ -20,23 +20,11 @@ pub struct Feature {
 /// Every feature hearth implements, by id.
 pub const FEATURES: [Feature; 3] = [
     // the REST API of SPEC §5 and §8
-    Feature {
-        id: 1,
-        name: "api_v2",
-        enabled: true,
-    },
+    Feature { id: 1, name: "api_v2", enabled: true },
     // reactions applied to contributions (votes)
-    Feature {
-        id: 2,
-        name: "reaction",
-        enabled: true,
-    },
+    Feature { id: 2, name: "reaction", enabled: true },
     // courses, their members and sections
-    Feature {
-        id: 3,
-        name: "course",
-        enabled: true,
-    },
+    Feature { id: 3, name: "course", enabled: true },
 ];
 
 /// The features whose name is `name` (exactly, when given) and contains `search`
@@ -58,17 +46,11 @@ mod tests {
     #[test]
     fn filters_by_name_and_search() {
         let names = |v: Vec<Feature>| v.iter().map(|f| f.name).collect::<Vec<_>>();
-        assert_eq!(
-            names(matching(None, None)),
-            ["api_v2", "reaction", "course"]
-        );
+        assert_eq!(names(matching(None, None)), ["api_v2", "reaction", "course"]);
         assert_eq!(names(matching(Some("course"), None)), ["course"]);
         assert_eq!(names(matching(Some("cours"), None)), Vec::<&str>::new());
         assert_eq!(names(matching(None, Some("RE"))), ["reaction"]);
-        assert_eq!(
-            names(matching(Some("course"), Some("api"))),
-            Vec::<&str>::new()
-        );
+        assert_eq!(names(matching(Some("course"), Some("api"))), Vec::<&str>::new());
         let mut ids: Vec<i64> = FEATURES.iter().map(|f| f.id).collect();
         ids.dedup();
         assert_eq!(ids.len(), FEATURES.len(), "ids are unique");

@@ -31,10 +31,7 @@ impl FieldError {
     pub fn new(field: impl Into<String>, code: &'static str, message: impl Into<String>) -> Self {
         FieldError {
             field: field.into(),
-            messages: vec![FieldMessage {
-                code,
-                message: message.into(),
-            }],
+            messages: vec![FieldMessage { code, message: message.into() }],
         }
     }
 }

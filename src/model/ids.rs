@@ -46,10 +46,7 @@ pub fn from_values(items: &[Value]) -> Result<Vec<i64>, ListError> {
     if items.len() > MAX_ITEMS {
         return Err(ListError::TooMany);
     }
-    items
-        .iter()
-        .map(|v| id_value(v).ok_or(ListError::NotAnId))
-        .collect()
+    items.iter().map(|v| id_value(v).ok_or(ListError::NotAnId)).collect()
 }
 
 /// The ids of comma-separated text (`"1, 2,3"`); the number of parts is checked first.
@@ -57,9 +54,7 @@ pub fn from_text(s: &str) -> Result<Vec<i64>, ListError> {
     if s.split(',').count() > MAX_ITEMS {
         return Err(ListError::TooMany);
     }
-    s.split(',')
-        .map(|p| p.trim().parse().map_err(|_| ListError::NotAnId))
-        .collect()
+    s.split(',').map(|p| p.trim().parse().map_err(|_| ListError::NotAnId)).collect()
 }
 
 /// The ids without repeats, each where it first appeared.

@@ -172,16 +172,10 @@ impl CourseLine {
     /// them that is not one of its choices.
     pub fn choices(&self) -> Result<(CourseType, Privacy), String> {
         let kind = CourseType::parse(&self.kind).map_err(|_| {
-            format!(
-                "type {:?} is not self-paced, structured or scheduled",
-                self.kind
-            )
+            format!("type {:?} is not self-paced, structured or scheduled", self.kind)
         })?;
         let privacy = Privacy::parse(&self.privacy).map_err(|_| {
-            format!(
-                "privacy {:?} is not \"\", open, private or secret",
-                self.privacy
-            )
+            format!("privacy {:?} is not \"\", open, private or secret", self.privacy)
         })?;
         Ok((kind, privacy))
     }
@@ -266,11 +260,7 @@ impl CommentLine {
     pub fn target(&self) -> Result<(&'static str, i64), String> {
         exactly_one(
             "a comment",
-            [
-                ("discussion", self.discussion),
-                ("post", self.post),
-                ("status", self.status),
-            ],
+            [("discussion", self.discussion), ("post", self.post), ("status", self.status)],
         )
     }
 }
@@ -295,10 +285,8 @@ fn exactly_one<const N: usize>(
     what: &str,
     fields: [(&'static str, Option<i64>); N],
 ) -> Result<(&'static str, i64), String> {
-    let set: Vec<(&'static str, i64)> = fields
-        .iter()
-        .filter_map(|&(k, id)| id.map(|id| (k, id)))
-        .collect();
+    let set: Vec<(&'static str, i64)> =
+        fields.iter().filter_map(|&(k, id)| id.map(|id| (k, id))).collect();
     match set[..] {
         [one] => Ok(one),
         _ => {
@@ -384,41 +372,22 @@ mod tests {
             parse(
                 r#"{"record":"vote","user":1,"reaction":2,"comment":3,"voted_at":"2026-01-02T03:04:05Z"}"#
             ),
-            Ok(Line::Vote(VoteLine {
-                comment: Some(3),
-                voted_at: Some(_),
-                ..
-            }))
+            Ok(Line::Vote(VoteLine { comment: Some(3), voted_at: Some(_), .. }))
         ));
         assert!(matches!(
             parse(r#"{"record":"category_follow","user":1,"category":2}"#),
-            Ok(Line::CategoryFollow(CategoryFollowLine {
-                created_at: None,
-                ..
-            }))
+            Ok(Line::CategoryFollow(CategoryFollowLine { created_at: None, .. }))
         ));
-        assert!(
-            parse(r#"{"record":"vote","user":1,"post":3}"#)
-                .unwrap_err()
-                .contains("reaction")
-        );
+        assert!(parse(r#"{"record":"vote","user":1,"post":3}"#).unwrap_err().contains("reaction"));
         assert!(parse(r#"{"record":"category_follow","user":1,"category":2,"x":1}"#).is_err());
     }
 
     #[test]
     fn explains_bad_lines() {
         assert!(parse("{").is_err());
-        assert!(
-            parse(r#"{"record":"spaceship"}"#)
-                .unwrap_err()
-                .contains("unknown record")
-        );
+        assert!(parse(r#"{"record":"spaceship"}"#).unwrap_err().contains("unknown record"));
         assert!(parse(r#"{"type":"user"}"#).unwrap_err().contains("record"));
-        assert!(
-            parse(r#"{"record":"follow","follower":1}"#)
-                .unwrap_err()
-                .contains("followed")
-        );
+        assert!(parse(r#"{"record":"follow","follower":1}"#).unwrap_err().contains("followed"));
         assert!(parse(r#"{"record":"follow","follower":"x","followed":2}"#).is_err());
     }
 
@@ -430,10 +399,7 @@ mod tests {
             Ok(Line::Course(c)) => c.choices(),
             other => Err(format!("not a course line: {other:?}")),
         };
-        assert_eq!(
-            course(r#","type":"scheduled""#),
-            Ok((CourseType::Scheduled, Privacy::Draft))
-        );
+        assert_eq!(course(r#","type":"scheduled""#), Ok((CourseType::Scheduled, Privacy::Draft)));
         assert_eq!(
             course(r#","type":"structured","privacy":"secret""#),
             Ok((CourseType::Structured, Privacy::Secret))

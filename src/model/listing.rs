@@ -23,9 +23,7 @@ impl NameFilter {
             .filter(|row| {
                 let (name, active) = name_of(row);
                 self.active.is_none_or(|a| active == a)
-                    && needle
-                        .as_deref()
-                        .is_none_or(|n| name.to_lowercase().contains(n))
+                    && needle.as_deref().is_none_or(|n| name.to_lowercase().contains(n))
             })
             .collect()
     }
@@ -49,15 +47,9 @@ mod tests {
     #[test]
     fn filters_fold_case_and_pages_clamp() {
         let rows = [("Ärger", true), ("apples", false), ("Zebras", true)];
-        let f = NameFilter {
-            search: Some("ÄR".into()),
-            active: None,
-        };
+        let f = NameFilter { search: Some("ÄR".into()), active: None };
         assert_eq!(f.apply(rows, |r| (r.0, r.1)), [("Ärger", true)]);
-        let f = NameFilter {
-            search: None,
-            active: Some(true),
-        };
+        let f = NameFilter { search: None, active: Some(true) };
         assert_eq!(f.apply(rows, |r| (r.0, r.1)).len(), 2);
         assert_eq!(page(vec![1, 2, 3], 2, 1), (3, vec![2, 3]));
         assert_eq!(page(vec![1, 2, 3], 2, 10), (3, vec![]));

@@ -48,10 +48,9 @@ impl PrefKind {
     pub fn parse_text(self, s: &str) -> Result<Value, String> {
         match self {
             PrefKind::Boolean => super::boolean::parse_arg(s).map(Value::Bool),
-            PrefKind::Integer => s
-                .parse::<i64>()
-                .map(Value::from)
-                .map_err(|_| format!("{s:?} is not an integer")),
+            PrefKind::Integer => {
+                s.parse::<i64>().map(Value::from).map_err(|_| format!("{s:?} is not an integer"))
+            }
             PrefKind::String => Ok(Value::String(s.to_owned())),
         }
     }

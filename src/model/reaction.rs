@@ -64,14 +64,8 @@ mod tests {
     #[test]
     fn images_are_absolute() {
         let base = PublicUrl("http://h:1".into());
-        let r = ReactionJson::new(
-            &base,
-            1,
-            "like".into(),
-            1,
-            Some("/static/reactions/like.svg"),
-            true,
-        );
+        let r =
+            ReactionJson::new(&base, 1, "like".into(), 1, Some("/static/reactions/like.svg"), true);
         assert_eq!(r.image, "http://h:1/static/reactions/like.svg");
         let r = ReactionJson::new(&base, 7, "x".into(), 0, None, false);
         assert_eq!(r.image, "http://h:1/static/reactions/default.svg");

@@ -28,29 +28,13 @@ pub const SETTINGS: [Setting; 5] = [
         choices: &[(-1, "immediately"), (0, "never"), (1, "daily")],
     },
     // private messages also by email
-    Setting {
-        name: "email_notification_not_qa",
-        default: 1,
-        choices: ON_OFF,
-    },
+    Setting { name: "email_notification_not_qa", default: 1, choices: ON_OFF },
     // mobile app / PWA notifications
-    Setting {
-        name: "mobile_notifications_scmty",
-        default: 1,
-        choices: ON_OFF,
-    },
+    Setting { name: "mobile_notifications_scmty", default: 1, choices: ON_OFF },
     // a toast when a notification arrives
-    Setting {
-        name: "show_toast_notifications",
-        default: 1,
-        choices: ON_OFF,
-    },
+    Setting { name: "show_toast_notifications", default: 1, choices: ON_OFF },
     // a sound with the toast
-    Setting {
-        name: "toast_notifications_emit_sound",
-        default: 1,
-        choices: ON_OFF,
-    },
+    Setting { name: "toast_notifications_emit_sound", default: 1, choices: ON_OFF },
 ];
 
 /// The JSON object of a user's settings: every setting, its stored value or default.
@@ -58,10 +42,7 @@ pub fn to_json(stored: &[(String, i64)]) -> Map<String, Value> {
     SETTINGS
         .iter()
         .map(|s| {
-            let v = stored
-                .iter()
-                .find(|(n, _)| n == s.name)
-                .map_or(s.default, |(_, v)| *v);
+            let v = stored.iter().find(|(n, _)| n == s.name).map_or(s.default, |(_, v)| *v);
             (s.name.to_owned(), Value::from(v))
         })
         .collect()
@@ -85,11 +66,7 @@ pub fn validate(body: &Map<String, Value>) -> Result<Vec<(&'static str, i64)>, V
             continue;
         };
         let Some(v) = value.as_i64() else {
-            errors.push(FieldError::new(
-                key.clone(),
-                "invalid",
-                "A valid integer is required.",
-            ));
+            errors.push(FieldError::new(key.clone(), "invalid", "A valid integer is required."));
             continue;
         };
         if !s.choices.iter().any(|(c, _)| *c == v) {
@@ -103,11 +80,7 @@ pub fn validate(body: &Map<String, Value>) -> Result<Vec<(&'static str, i64)>, V
         }
         out.push((s.name, v));
     }
-    if errors.is_empty() {
-        Ok(out)
-    } else {
-        Err(errors)
-    }
+    if errors.is_empty() { Ok(out) } else { Err(errors) }
 }
 
 #[cfg(test)]
@@ -119,10 +92,9 @@ mod tests {
         let map = body.as_object().cloned().unwrap_or_default();
         match validate(&map) {
             Ok(_) => Vec::new(),
-            Err(e) => e
-                .into_iter()
-                .map(|e| format!("{}:{}", e.field, e.messages[0].code))
-                .collect(),
+            Err(e) => {
+                e.into_iter().map(|e| format!("{}:{}", e.field, e.messages[0].code)).collect()
+            }
         }
     }
 
@@ -145,26 +117,11 @@ mod tests {
         assert!(codes(json!({})).is_empty());
         assert!(codes(json!({"qa_frequency": -1, "show_toast_notifications": 0})).is_empty());
         assert_eq!(codes(json!({"nope": 1})), ["nope:invalid"]);
-        assert_eq!(
-            codes(json!({"qa_frequency": "1"})),
-            ["qa_frequency:invalid"]
-        );
-        assert_eq!(
-            codes(json!({"qa_frequency": 1.5})),
-            ["qa_frequency:invalid"]
-        );
-        assert_eq!(
-            codes(json!({"qa_frequency": true})),
-            ["qa_frequency:invalid"]
-        );
-        assert_eq!(
-            codes(json!({"qa_frequency": null})),
-            ["qa_frequency:invalid"]
-        );
-        assert_eq!(
-            codes(json!({"qa_frequency": 7})),
-            ["qa_frequency:invalid_choice"]
-        );
+        assert_eq!(codes(json!({"qa_frequency": "1"})), ["qa_frequency:invalid"]);
+        assert_eq!(codes(json!({"qa_frequency": 1.5})), ["qa_frequency:invalid"]);
+        assert_eq!(codes(json!({"qa_frequency": true})), ["qa_frequency:invalid"]);
+        assert_eq!(codes(json!({"qa_frequency": null})), ["qa_frequency:invalid"]);
+        assert_eq!(codes(json!({"qa_frequency": 7})), ["qa_frequency:invalid_choice"]);
         assert_eq!(
             codes(json!({"show_toast_notifications": -1, "x": 0})),
             ["show_toast_notifications:invalid_choice", "x:invalid"]

@@ -12,10 +12,7 @@ pub fn is_valid(s: &str) -> bool {
     !s.is_empty()
         && s.len() <= MAX_LEN
         && s.split('-').all(|part| {
-            !part.is_empty()
-                && part
-                    .bytes()
-                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+            !part.is_empty() && part.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
         })
 }
 
@@ -60,11 +57,7 @@ pub fn slugify(name: &str, fallback: &str) -> String {
     }
     out.truncate(MAX_LEN);
     let out = out.trim_end_matches('-').to_owned();
-    if out.is_empty() {
-        fallback.to_owned()
-    } else {
-        out
-    }
+    if out.is_empty() { fallback.to_owned() } else { out }
 }
 
 /// `base`, or `base-2`, `base-3`... : the first for which `taken` says no, kept within

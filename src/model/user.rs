@@ -18,13 +18,8 @@ pub fn validate_username(u: &str) -> Result<(), String> {
     if n == 0 || n > USERNAME_MAX {
         return Err(format!("username must be 1 to {USERNAME_MAX} characters"));
     }
-    if let Some(c) = u
-        .chars()
-        .find(|c| !(c.is_alphanumeric() || "@.+-_".contains(*c)))
-    {
-        return Err(format!(
-            "username may only contain letters, digits and @.+-_ (found {c:?})"
-        ));
+    if let Some(c) = u.chars().find(|c| !(c.is_alphanumeric() || "@.+-_".contains(*c))) {
+        return Err(format!("username may only contain letters, digits and @.+-_ (found {c:?})"));
     }
     Ok(())
 }
@@ -208,21 +203,11 @@ mod tests {
     #[test]
     fn json_field_order_follows_the_seed_table() {
         let base = PublicUrl("http://h".into());
-        let u = User {
-            id: 1,
-            username: "a".into(),
-            gender: "Unspecified".into(),
-            ..User::default()
-        };
+        let u =
+            User { id: 1, username: "a".into(), gender: "Unspecified".into(), ..User::default() };
         let s = serde_json::to_string(&u.to_json(&base, false, vec![])).unwrap_or_default();
-        let keys: Vec<&str> = s
-            .split("\":")
-            .filter_map(|p| p.rsplit('"').next())
-            .collect();
-        assert_eq!(
-            &keys[..5],
-            ["id", "username", "real_name", "avatar", "ext_id"]
-        );
+        let keys: Vec<&str> = s.split("\":").filter_map(|p| p.rsplit('"').next()).collect();
+        assert_eq!(&keys[..5], ["id", "username", "real_name", "avatar", "ext_id"]);
         assert!(s.contains(r#""avatar":"http://h/static/default/avatar.svg""#));
         assert!(s.contains(r#""connection_status":null"#));
         assert!(s.contains(r#""date_of_birth":null"#));

@@ -29,10 +29,7 @@ impl Votes {
     pub fn reactions_count(&self, base: &PublicUrl) -> Vec<ReactionCount> {
         self.tally
             .iter()
-            .map(|(r, n)| ReactionCount {
-                reaction: reaction_json(base, r),
-                count: *n,
-            })
+            .map(|(r, n)| ReactionCount { reaction: reaction_json(base, r), count: *n })
             .collect()
     }
 }
@@ -56,14 +53,7 @@ pub struct VoteJson {
 
 /// The JSON of a stored reaction.
 pub fn reaction_json(base: &PublicUrl, r: &Reaction) -> ReactionJson {
-    ReactionJson::new(
-        base,
-        r.id,
-        r.label.clone(),
-        r.sentiment,
-        r.image.as_deref(),
-        r.active,
-    )
+    ReactionJson::new(base, r.id, r.label.clone(), r.sentiment, r.image.as_deref(), r.active)
 }
 
 #[cfg(test)]
@@ -71,28 +61,18 @@ mod tests {
     use super::*;
 
     fn reaction(id: i64, label: &str) -> Reaction {
-        Reaction {
-            id,
-            label: label.into(),
-            sentiment: 1,
-            image: None,
-            active: true,
-        }
+        Reaction { id, label: label.into(), sentiment: 1, image: None, active: true }
     }
 
     #[test]
     fn counts_add_up() {
         let base = PublicUrl("http://h".into());
-        let v = Votes {
-            tally: vec![(reaction(2, "love"), 3), (reaction(1, "like"), 3)],
-            mine: None,
-        };
+        let v =
+            Votes { tally: vec![(reaction(2, "love"), 3), (reaction(1, "like"), 3)], mine: None };
         assert_eq!(v.count(), 6);
         let rc = v.reactions_count(&base);
         assert_eq!(
-            rc.iter()
-                .map(|c| (c.reaction.id, c.count))
-                .collect::<Vec<_>>(),
+            rc.iter().map(|c| (c.reaction.id, c.count)).collect::<Vec<_>>(),
             [(2, 3), (1, 3)]
         );
         assert_eq!(Votes::default().count(), 0);

@@ -110,22 +110,13 @@ fn page(code: ErrorCode, description: &str) -> Response {
 
 /// Validates the request parameters; `Err` is the response to send (an error page or an
 /// error redirect).
-#[expect(
-    clippy::result_large_err,
-    reason = "the error is the response itself, sent at once"
-)]
+#[expect(clippy::result_large_err, reason = "the error is the response itself, sent at once")]
 async fn validate(state: &AppState, q: &Query) -> Result<AuthRequest, Response> {
     if let Some(p) = super::repeated(q, &["client_id", "redirect_uri"]) {
-        return Err(page(
-            ErrorCode::InvalidRequest,
-            &format!("The parameter {p} is repeated."),
-        ));
+        return Err(page(ErrorCode::InvalidRequest, &format!("The parameter {p} is repeated.")));
     }
     let Some(client_id) = q.text("client_id").map(str::to_owned) else {
-        return Err(page(
-            ErrorCode::InvalidClient,
-            "The request has no client_id.",
-        ));
+        return Err(page(ErrorCode::InvalidClient, "The request has no client_id."));
     };
     let app = state
         .db
@@ -135,10 +126,7 @@ async fn validate(state: &AppState, q: &Query) -> Result<AuthRequest, Response> 
         .await
         .map_err(internal_page)?;
     let Some(app) = app else {
-        return Err(page(
-            ErrorCode::InvalidClient,
-            "No application has this client_id.",
-        ));
+        return Err(page(ErrorCode::InvalidClient, "No application has this client_id."));
     };
     let redirect_uri = match q.get("redirect_uri") {
         Some(r) if app.redirect_uris.iter().any(|u| u == r) => r.to_owned(),
@@ -167,27 +155,13 @@ async fn validate(state: &AppState, q: &Query) -> Result<AuthRequest, Response> 
     };
     if let Some(p) = super::repeated(
         q,
-        &[
-            "response_type",
-            "scope",
-            "state",
-            "code_challenge",
-            "code_challenge_method",
-        ],
+        &["response_type", "scope", "state", "code_challenge", "code_challenge_method"],
     ) {
-        return fail(
-            &ar,
-            ErrorCode::InvalidRequest,
-            &format!("The parameter {p} is repeated."),
-        );
+        return fail(&ar, ErrorCode::InvalidRequest, &format!("The parameter {p} is repeated."));
     }
     match (q.get("response_type"), response_type) {
         (None | Some(""), _) => {
-            return fail(
-                &ar,
-                ErrorCode::InvalidRequest,
-                "The request has no response_type.",
-            );
+            return fail(&ar, ErrorCode::InvalidRequest, "The request has no response_type.");
         }
         (Some(_), None) => {
             return fail(
@@ -263,9 +237,8 @@ fn to_login(req: &Req) -> Response {
     } else {
         format!("/oauth/authorize/?{}", req.query)
     };
-    let q = url::form_urlencoded::Serializer::new(String::new())
-        .append_pair("next", &back)
-        .finish();
+    let q =
+        url::form_urlencoded::Serializer::new(String::new()).append_pair("next", &back).finish();
     redirect_to(StatusCode::FOUND, &format!("/accounts/login/?{q}"), &[])
 }
 

@@ -25,32 +25,23 @@ pub struct ClientCreds {
 }
 
 fn form_decode(s: &str) -> Option<String> {
-    url::form_urlencoded::parse(format!("v={s}").as_bytes())
-        .next()
-        .map(|(_, v)| v.into_owned())
+    url::form_urlencoded::parse(format!("v={s}").as_bytes()).next().map(|(_, v)| v.into_owned())
 }
 
 /// Reads the client credentials from the `Authorization: Basic` header or the form.
 pub fn from_request(headers: &HeaderMap, form: &Query) -> Result<ClientCreds, OAuthError> {
-    let basic = headers
-        .get(AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| {
-            let (scheme, rest) = v.trim().split_once(' ')?;
-            scheme
-                .eq_ignore_ascii_case("basic")
-                .then(|| rest.trim().to_owned())
-        });
+    let basic = headers.get(AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(|v| {
+        let (scheme, rest) = v.trim().split_once(' ')?;
+        scheme.eq_ignore_ascii_case("basic").then(|| rest.trim().to_owned())
+    });
     if let Some(b64) = basic {
         let mut bad = OAuthError::invalid_client();
         bad.basic = true;
         let raw = STANDARD.decode(b64).map_err(|_| bad.clone())?;
         let raw = String::from_utf8(raw).map_err(|_| bad.clone())?;
         let (id, secret) = raw.split_once(':').ok_or_else(|| bad.clone())?;
-        let (id, secret) = (
-            form_decode(id).ok_or_else(|| bad.clone())?,
-            form_decode(secret).ok_or(bad)?,
-        );
+        let (id, secret) =
+            (form_decode(id).ok_or_else(|| bad.clone())?, form_decode(secret).ok_or(bad)?);
         if form.get("client_secret").is_some() || form.get("client_id").is_some_and(|f| f != id) {
             return Err(OAuthError::invalid_request(
                 "Use one client authentication method, not both.",
@@ -101,15 +92,9 @@ mod tests {
     fn basic_is_form_decoded() {
         let mut h = HeaderMap::new();
         let v = format!("Basic {}", STANDARD.encode("my%20app:s%3Acret"));
-        h.insert(
-            AUTHORIZATION,
-            HeaderValue::from_str(&v).unwrap_or(HeaderValue::from_static("")),
-        );
+        h.insert(AUTHORIZATION, HeaderValue::from_str(&v).unwrap_or(HeaderValue::from_static("")));
         let c = from_request(&h, &Query::parse("")).ok();
-        assert_eq!(
-            c.as_ref().and_then(|c| c.client_id.as_deref()),
-            Some("my app")
-        );
+        assert_eq!(c.as_ref().and_then(|c| c.client_id.as_deref()), Some("my app"));
         assert_eq!(c.as_ref().and_then(|c| c.secret.as_deref()), Some("s:cret"));
         // both methods at once
         assert!(from_request(&h, &Query::parse("client_secret=x")).is_err());

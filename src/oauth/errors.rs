@@ -135,10 +135,7 @@ impl OAuthError {
         let h = resp.headers_mut();
         super::no_store(h);
         if self.code == ErrorCode::InvalidClient && self.basic {
-            h.insert(
-                header::WWW_AUTHENTICATE,
-                HeaderValue::from_static(r#"Basic realm="oauth""#),
-            );
+            h.insert(header::WWW_AUTHENTICATE, HeaderValue::from_static(r#"Basic realm="oauth""#));
         }
         if let Some(secs) = self.retry_after {
             h.insert(header::RETRY_AFTER, HeaderValue::from(secs));
@@ -222,10 +219,7 @@ mod tests {
             (ErrorCode::UnsupportedGrantType, "unsupported_grant_type"),
             (ErrorCode::InvalidScope, "invalid_scope"),
             (ErrorCode::AccessDenied, "access_denied"),
-            (
-                ErrorCode::UnsupportedResponseType,
-                "unsupported_response_type",
-            ),
+            (ErrorCode::UnsupportedResponseType, "unsupported_response_type"),
             (ErrorCode::ServerError, "server_error"),
             (ErrorCode::TemporarilyUnavailable, "temporarily_unavailable"),
             (ErrorCode::RedirectUriMismatch, "redirect_uri_mismatch"),
@@ -237,21 +231,12 @@ mod tests {
 
     #[test]
     fn statuses() {
-        assert_eq!(
-            OAuthError::invalid_client().status(),
-            StatusCode::UNAUTHORIZED
-        );
-        assert_eq!(
-            OAuthError::invalid_grant("x").status(),
-            StatusCode::BAD_REQUEST
-        );
+        assert_eq!(OAuthError::invalid_client().status(), StatusCode::UNAUTHORIZED);
+        assert_eq!(OAuthError::invalid_grant("x").status(), StatusCode::BAD_REQUEST);
         let mut e = OAuthError::invalid_client();
         e.basic = true;
         let r = e.to_response();
-        assert_eq!(
-            r.headers()[header::WWW_AUTHENTICATE],
-            r#"Basic realm="oauth""#
-        );
+        assert_eq!(r.headers()[header::WWW_AUTHENTICATE], r#"Basic realm="oauth""#);
         assert_eq!(r.headers()[header::CACHE_CONTROL], "no-store");
         let mut e = OAuthError::new(ErrorCode::TemporarilyUnavailable, "slow down");
         e.retry_after = Some(30);

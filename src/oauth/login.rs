@@ -31,20 +31,12 @@ pub fn endpoints() -> Vec<Endpoint> {
             "accountsLoginForm",
             |req, _| get(req),
         ),
-        Endpoint::new(
-            Method::POST,
-            "/accounts/login/",
-            Auth::None,
-            "accountsLogin",
-            |req, _| post(req),
-        ),
-        Endpoint::new(
-            Method::POST,
-            "/accounts/logout/",
-            Auth::None,
-            "accountsLogout",
-            |req, _| post_logout(req),
-        ),
+        Endpoint::new(Method::POST, "/accounts/login/", Auth::None, "accountsLogin", |req, _| {
+            post(req)
+        }),
+        Endpoint::new(Method::POST, "/accounts/logout/", Auth::None, "accountsLogout", |req, _| {
+            post_logout(req)
+        }),
     ]
 }
 
@@ -70,10 +62,7 @@ async fn form_page(
 /// post ends in a redirect to the client: browsers check that redirect against the
 /// login page's `form-action`, so its origin must be allowed there.
 async fn skip_consent_origin(state: &AppState, next: Option<&str>) -> Option<String> {
-    let q = next?
-        .strip_prefix("/oauth/authorize")?
-        .trim_start_matches('/')
-        .strip_prefix('?')?;
+    let q = next?.strip_prefix("/oauth/authorize")?.trim_start_matches('/').strip_prefix('?')?;
     let q = Query::parse(q);
     let client_id = q.text("client_id")?.to_owned();
     let uri = q.text("redirect_uri")?.to_owned();
@@ -98,9 +87,7 @@ async fn get(req: Req) -> Response {
             Some(n) => redirect_to(StatusCode::FOUND, n, &[]),
             None => pages::signed_in(&s.username, &s.csrf).into_response(),
         },
-        Ok(None) => form_page(&req, StatusCode::OK, next, "", None)
-            .await
-            .into_response(),
+        Ok(None) => form_page(&req, StatusCode::OK, next, "", None).await.into_response(),
         Err(e) => internal_page(e),
     }
 }
@@ -124,34 +111,24 @@ async fn post(mut req: Req) -> Response {
     }
     let password = form.get("password").unwrap_or("");
     if username.is_empty() || password.is_empty() {
-        return form_page(&req, StatusCode::OK, next, username, Some(WRONG))
-            .await
-            .into_response();
+        return form_page(&req, StatusCode::OK, next, username, Some(WRONG)).await.into_response();
     }
     let addr = super::client_addr(&req);
     match super::password::check(&req.state, addr, username, password).await {
         Ok(Outcome::Ok(user_id)) => match session::open(&req, user_id).await {
-            Ok(cookie) => redirect_to(
-                StatusCode::SEE_OTHER,
-                next.unwrap_or("/accounts/login/"),
-                &[cookie],
-            ),
+            Ok(cookie) => {
+                redirect_to(StatusCode::SEE_OTHER, next.unwrap_or("/accounts/login/"), &[cookie])
+            }
             Err(e) => internal_page(e),
         },
-        Ok(Outcome::Wrong) => form_page(&req, StatusCode::OK, next, username, Some(WRONG))
-            .await
-            .into_response(),
+        Ok(Outcome::Wrong) => {
+            form_page(&req, StatusCode::OK, next, username, Some(WRONG)).await.into_response()
+        }
         Ok(Outcome::Throttled(secs)) => {
             let msg =
                 format!("Too many failed sign-in attempts. Please try again in {secs} seconds.");
-            let mut page = form_page(
-                &req,
-                StatusCode::TOO_MANY_REQUESTS,
-                next,
-                username,
-                Some(&msg),
-            )
-            .await;
+            let mut page =
+                form_page(&req, StatusCode::TOO_MANY_REQUESTS, next, username, Some(&msg)).await;
             page.retry_after = Some(secs);
             page.into_response()
         }

@@ -83,14 +83,8 @@ style-src 'unsafe-inline'; form-action {form_action}; base-uri 'none'"
             h.insert(header::CONTENT_SECURITY_POLICY, v);
         }
         h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
-        h.insert(
-            header::X_CONTENT_TYPE_OPTIONS,
-            HeaderValue::from_static("nosniff"),
-        );
-        h.insert(
-            header::REFERRER_POLICY,
-            HeaderValue::from_static("no-referrer"),
-        );
+        h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+        h.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
         super::no_store(h);
         for c in &self.cookies {
             if let Ok(v) = HeaderValue::from_str(c) {
@@ -106,11 +100,7 @@ style-src 'unsafe-inline'; form-action {form_action}; base-uri 'none'"
 
 /// A hidden form field.
 fn hidden(name: &str, value: &str) -> String {
-    format!(
-        "<input type=\"hidden\" name=\"{}\" value=\"{}\">",
-        escape(name),
-        escape(value)
-    )
+    format!("<input type=\"hidden\" name=\"{}\" value=\"{}\">", escape(name), escape(value))
 }
 
 /// The login form; `message` is shown above it.
@@ -237,10 +227,9 @@ pub fn form_failure(e: &ApiError) -> Response {
             "The form must be posted as application/x-www-form-urlencoded.".to_owned(),
         ),
         ApiError::PayloadTooLarge => ("invalid_request", "The form is too large.".to_owned()),
-        ApiError::RequestTimeout => (
-            "invalid_request",
-            "The form did not arrive in time. Please try again.".to_owned(),
-        ),
+        ApiError::RequestTimeout => {
+            ("invalid_request", "The form did not arrive in time. Please try again.".to_owned())
+        }
         ApiError::Unavailable(why) => (
             "temporarily_unavailable",
             format!(
@@ -257,8 +246,7 @@ pub fn form_failure(e: &ApiError) -> Response {
     let mut resp = page.into_response();
     if matches!(e, ApiError::RequestTimeout) {
         // the rest of the body may still be on its way: the connection cannot be reused
-        resp.headers_mut()
-            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+        resp.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
     }
     resp
 }

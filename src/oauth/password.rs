@@ -78,17 +78,11 @@ async fn verify(state: &AppState, name: String, pw: String) -> Result<Outcome, c
                 .hash_blocking(move || crate::token::password::verify(&pw, &hash))
                 .await
                 .unwrap_or(false);
-            if ok {
-                Outcome::Ok(user.id)
-            } else {
-                Outcome::Wrong
-            }
+            if ok { Outcome::Ok(user.id) } else { Outcome::Wrong }
         }
         // unknown user, or one without a password (JWT-only): same work, always wrong
         _ => {
-            let _ = state
-                .hash_blocking(move || crate::token::password::dummy_verify(&pw))
-                .await;
+            let _ = state.hash_blocking(move || crate::token::password::dummy_verify(&pw)).await;
             Outcome::Wrong
         }
     })

@@ -34,8 +34,7 @@ impl Method {
 /// A verifier or challenge: 43 to 128 characters of `[A-Za-z0-9-._~]` (RFC 7636 §4.1).
 pub fn well_formed(s: &str) -> bool {
     (43..=128).contains(&s.len())
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~'))
+        && s.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~'))
 }
 
 /// Whether `verifier` matches the stored challenge (RFC 7636 §4.6), compared in
@@ -45,10 +44,9 @@ pub fn verify(method: Method, challenge: &str, verifier: &str) -> bool {
         return false;
     }
     let computed = match method {
-        Method::S256 => URL_SAFE_NO_PAD.encode(ring::digest::digest(
-            &ring::digest::SHA256,
-            verifier.as_bytes(),
-        )),
+        Method::S256 => {
+            URL_SAFE_NO_PAD.encode(ring::digest::digest(&ring::digest::SHA256, verifier.as_bytes()))
+        }
         Method::Plain => verifier.to_owned(),
     };
     crate::token::constant_time_eq(computed.as_bytes(), challenge.as_bytes())
@@ -64,11 +62,7 @@ mod tests {
         let challenge = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
         assert!(verify(Method::S256, challenge, verifier));
         assert!(!verify(Method::Plain, challenge, verifier));
-        assert!(!verify(
-            Method::S256,
-            challenge,
-            &verifier.replace('d', "e")
-        ));
+        assert!(!verify(Method::S256, challenge, &verifier.replace('d', "e")));
     }
 
     #[test]

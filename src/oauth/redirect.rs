@@ -25,9 +25,8 @@ pub fn build(redirect_uri: &str, mode: Mode, params: &[(&str, &str)]) -> Option<
             }
         }
         Mode::Fragment => {
-            let frag = url::form_urlencoded::Serializer::new(String::new())
-                .extend_pairs(params)
-                .finish();
+            let frag =
+                url::form_urlencoded::Serializer::new(String::new()).extend_pairs(params).finish();
             url.set_fragment(Some(&frag));
         }
     }
@@ -151,10 +150,7 @@ mod tests {
             csp_source("https://app.example:8443/cb?x=1").as_deref(),
             Some("https://app.example:8443")
         );
-        assert_eq!(
-            csp_source("com.example.app:/cb").as_deref(),
-            Some("com.example.app:")
-        );
+        assert_eq!(csp_source("com.example.app:/cb").as_deref(), Some("com.example.app:"));
     }
 
     #[test]
@@ -199,11 +195,7 @@ mod tests {
 
     #[test]
     fn next_must_be_local() {
-        for ok in [
-            "/oauth/authorize/?client_id=a&x=%2F%2F",
-            "/",
-            "/accounts/login/",
-        ] {
+        for ok in ["/oauth/authorize/?client_id=a&x=%2F%2F", "/", "/accounts/login/"] {
             assert!(is_local_path(ok), "{ok}");
         }
         for bad in [

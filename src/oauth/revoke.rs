@@ -14,11 +14,7 @@ use crate::token::{self, jwt};
 
 /// `POST /oauth/revoke_token/`
 pub fn endpoints() -> Vec<Endpoint> {
-    vec![super::json_endpoint(
-        "/oauth/revoke_token/",
-        "oauthRevokeToken",
-        revoke,
-    )]
+    vec![super::json_endpoint("/oauth/revoke_token/", "oauthRevokeToken", revoke)]
 }
 
 async fn revoke(mut req: Req) -> Result<Response, OAuthError> {

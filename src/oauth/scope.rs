@@ -14,10 +14,7 @@ pub struct Scope {
 
 impl Scope {
     /// `read write`.
-    pub const ALL: Scope = Scope {
-        read: true,
-        write: true,
-    };
+    pub const ALL: Scope = Scope { read: true, write: true };
 
     /// Parses a `scope` parameter (space-separated, RFC 6749 §3.3); absent or empty
     /// means `default`. `None` for an unknown scope name.
@@ -25,10 +22,7 @@ impl Scope {
         let Some(s) = s.filter(|s| !s.trim().is_empty()) else {
             return Some(default);
         };
-        let mut out = Scope {
-            read: false,
-            write: false,
-        };
+        let mut out = Scope { read: false, write: false };
         for name in s.split(' ').filter(|n| !n.is_empty()) {
             match name {
                 "read" => out.read = true,
@@ -67,15 +61,9 @@ mod tests {
             Scope::parse(Some("write read"), Scope::ALL).map(Scope::as_str),
             Some("read write")
         );
-        assert_eq!(
-            Scope::parse(Some("read"), Scope::ALL).map(Scope::as_str),
-            Some("read")
-        );
+        assert_eq!(Scope::parse(Some("read"), Scope::ALL).map(Scope::as_str), Some("read"));
         assert_eq!(Scope::parse(Some("read admin"), Scope::ALL), None);
-        let read = Scope {
-            read: true,
-            write: false,
-        };
+        let read = Scope { read: true, write: false };
         assert!(read.within(Scope::ALL));
         assert!(!Scope::ALL.within(read));
     }

@@ -106,10 +106,7 @@ mod tests {
     #[test]
     fn cookies_parse_and_build() {
         let mut h = HeaderMap::new();
-        h.insert(
-            COOKIE,
-            HeaderValue::from_static("a=1; hearth_session=xyz; b=2"),
-        );
+        h.insert(COOKIE, HeaderValue::from_static("a=1; hearth_session=xyz; b=2"));
         assert_eq!(cookie(&h, SESSION_COOKIE).as_deref(), Some("xyz"));
         assert_eq!(cookie(&h, "missing"), None);
         assert_eq!(

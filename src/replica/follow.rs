@@ -36,9 +36,7 @@ impl Lag {
         while self.0.front().is_some_and(|(p, _)| *p <= position) {
             self.0.pop_front();
         }
-        self.0.front().map_or(Duration::ZERO, |(_, since)| {
-            now.saturating_duration_since(*since)
-        })
+        self.0.front().map_or(Duration::ZERO, |(_, since)| now.saturating_duration_since(*since))
     }
 }
 
@@ -114,10 +112,6 @@ mod tests {
         assert_eq!(l.local_at(5, t0 + ms(300)), ms(100), "5 is held, 9 is not");
         assert_eq!(l.local_at(9, t0 + ms(400)), Duration::ZERO);
         l.primary_at(3, t0 + ms(500));
-        assert_eq!(
-            l.local_at(9, t0 + ms(600)),
-            Duration::ZERO,
-            "old positions are ignored"
-        );
+        assert_eq!(l.local_at(9, t0 + ms(600)), Duration::ZERO, "old positions are ignored");
     }
 }

@@ -58,18 +58,14 @@ pub struct Client {
 /// front of the primary: the link between nodes is a private network or a tunnel).
 pub fn parse_primary_url(s: &str) -> Result<String, String> {
     let t = s.trim_end_matches('/');
-    let uri: Uri = t
-        .parse()
-        .map_err(|_| format!("primary URL {s:?} is not a URL"))?;
+    let uri: Uri = t.parse().map_err(|_| format!("primary URL {s:?} is not a URL"))?;
     if uri.scheme_str() != Some("http") {
         return Err(format!(
             "primary URL {s:?} must be http://host:port (the link between nodes is a private network; put TLS in a tunnel)"
         ));
     }
     if uri.authority().is_none() || !matches!(uri.path(), "" | "/") || uri.query().is_some() {
-        return Err(format!(
-            "primary URL {s:?} must be http://host:port with no path"
-        ));
+        return Err(format!("primary URL {s:?} must be http://host:port with no path"));
     }
     Ok(t.to_owned())
 }
@@ -109,9 +105,7 @@ impl Client {
         parts: warp::http::request::Parts,
         peer: Option<IpAddr>,
     ) -> Result<Response, ForwardError> {
-        let body = http_body_util::Empty::<Bytes>::new()
-            .map_err(|never| match never {})
-            .boxed();
+        let body = http_body_util::Empty::<Bytes>::new().map_err(|never| match never {}).boxed();
         self.send(primary, parts, body, peer).await
     }
 
@@ -122,10 +116,7 @@ impl Client {
         body: Body,
         peer: Option<IpAddr>,
     ) -> Result<Response, ForwardError> {
-        let pq = parts
-            .uri
-            .path_and_query()
-            .map_or("/", warp::http::uri::PathAndQuery::as_str);
+        let pq = parts.uri.path_and_query().map_or("/", warp::http::uri::PathAndQuery::as_str);
         parts.uri = format!("{primary}{pq}")
             .parse()
             .map_err(|e| ForwardError::Unreachable(format!("bad URL: {e}")))?;
@@ -159,9 +150,7 @@ impl Client {
             .parse()
             .map_err(|e| ForwardError::Unreachable(format!("bad URL: {e}")))?;
         let mut req = Request::new(
-            http_body_util::Empty::<Bytes>::new()
-                .map_err(|never| match never {})
-                .boxed(),
+            http_body_util::Empty::<Bytes>::new().map_err(|never| match never {}).boxed(),
         );
         *req.uri_mut() = uri;
         if let Some(a) = req.uri().authority().map(|a| a.as_str().to_owned())
@@ -241,11 +230,8 @@ fn append_forwarded_for(h: &mut HeaderMap, ip: IpAddr) {
         .map(str::to_owned)
         .collect();
     let ip = crate::config::canonical(ip);
-    let value = if before.is_empty() {
-        ip.to_string()
-    } else {
-        format!("{}, {ip}", before.join(", "))
-    };
+    let value =
+        if before.is_empty() { ip.to_string() } else { format!("{}, {ip}", before.join(", ")) };
     if let Ok(v) = HeaderValue::from_str(&value) {
         h.insert("x-forwarded-for", v);
     }
@@ -258,8 +244,7 @@ pub fn unavailable(why: &str) -> Response {
         StatusCode::SERVICE_UNAVAILABLE,
         &json!({ "detail": message, "errors": [{ "code": "service_unavailable", "message": message }] }),
     );
-    r.headers_mut()
-        .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+    r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
     tracing::warn!(why, "answered 503: the primary cannot be reached");
     r
 }
@@ -284,10 +269,7 @@ mod tests {
 
     #[test]
     fn primary_urls() {
-        assert_eq!(
-            parse_primary_url("http://10.0.0.1:8080/"),
-            Ok("http://10.0.0.1:8080".into())
-        );
+        assert_eq!(parse_primary_url("http://10.0.0.1:8080/"), Ok("http://10.0.0.1:8080".into()));
         assert!(parse_primary_url("https://x:1").is_err());
         assert!(parse_primary_url("http://x:1/api").is_err());
         assert!(parse_primary_url("x:1").is_err());
@@ -297,16 +279,10 @@ mod tests {
     #[test]
     fn forwarded_for_is_appended_and_hop_headers_dropped() {
         let mut h = HeaderMap::new();
-        append_forwarded_for(
-            &mut h,
-            "203.0.113.5".parse().unwrap_or(IpAddr::from([0; 4])),
-        );
+        append_forwarded_for(&mut h, "203.0.113.5".parse().unwrap_or(IpAddr::from([0; 4])));
         assert_eq!(h["x-forwarded-for"], "203.0.113.5");
         h.append("x-forwarded-for", HeaderValue::from_static("6.6.6.6"));
-        append_forwarded_for(
-            &mut h,
-            "::ffff:10.0.0.2".parse().unwrap_or(IpAddr::from([0; 4])),
-        );
+        append_forwarded_for(&mut h, "::ffff:10.0.0.2".parse().unwrap_or(IpAddr::from([0; 4])));
         assert_eq!(h["x-forwarded-for"], "203.0.113.5, 6.6.6.6, 10.0.0.2");
         h.insert("connection", HeaderValue::from_static("close, x-private"));
         h.insert("x-private", HeaderValue::from_static("1"));

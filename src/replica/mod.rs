@@ -71,11 +71,9 @@ impl Node {
     pub fn start(state: &AppState, me: &str) -> Node {
         let client = forward::Client::new(me);
         let task = match &state.role {
-            Role::Replica(status) => tokio::spawn(follow::run(
-                state.db.clone(),
-                Arc::clone(status),
-                client.clone(),
-            )),
+            Role::Replica(status) => {
+                tokio::spawn(follow::run(state.db.clone(), Arc::clone(status), client.clone()))
+            }
             Role::Primary => {
                 let db = state.db.clone();
                 tokio::spawn(async move {
@@ -108,10 +106,7 @@ impl Node {
 
     /// `inner` (the API's service for one connection) behind this layer.
     pub fn wrap<S>(&self, inner: S) -> Layered<S> {
-        Layered {
-            inner,
-            shared: Arc::clone(&self.shared),
-        }
+        Layered { inner, shared: Arc::clone(&self.shared) }
     }
 }
 
@@ -161,10 +156,7 @@ where
     };
     let h = resp.headers_mut();
     h.insert(ROLE, HeaderValue::from_static("primary"));
-    h.insert(
-        forward::POSITION,
-        HeaderValue::from(shared.state.db.last_position()),
-    );
+    h.insert(forward::POSITION, HeaderValue::from(shared.state.db.last_position()));
     resp
 }
 
@@ -182,18 +174,13 @@ fn always_forwarded(router: &Router, writing_gets: &Router, method: &Method, pat
     if path.starts_with("/oauth/") || path.starts_with("/accounts/") {
         return true;
     }
-    let router = if method == Method::GET || method == Method::HEAD {
-        writing_gets
-    } else {
-        router
-    };
+    let router =
+        if method == Method::GET || method == Method::HEAD { writing_gets } else { router };
     matches!(router.find(method, path), Found::Endpoint(e, _) if e.writes)
 }
 
 fn labelled(mut resp: Response, role: &'static str) -> Response {
-    resp.headers_mut()
-        .entry(ROLE)
-        .or_insert(HeaderValue::from_static(role));
+    resp.headers_mut().entry(ROLE).or_insert(HeaderValue::from_static(role));
     resp
 }
 
@@ -222,12 +209,7 @@ where
     let hop = req.headers().get(forward::HOP).cloned();
     let method = req.method().clone();
 
-    if always_forwarded(
-        &shared.router,
-        &shared.writing_gets,
-        &method,
-        req.uri().path(),
-    ) {
+    if always_forwarded(&shared.router, &shared.writing_gets, &method, req.uri().path()) {
         if hop.is_some() {
             return labelled(forward::loop_detected(hop.as_ref()), "replica");
         }
@@ -249,18 +231,12 @@ where
     if let (Some(t), None) = (&token, &hop)
         && let Some(want) = shared.pending.waiting(t, Instant::now())
     {
-        let have = shared
-            .state
-            .db
-            .current_position()
-            .await
-            .unwrap_or_else(|_| status.local_position());
+        let have =
+            shared.state.db.current_position().await.unwrap_or_else(|_| status.local_position());
         if have >= want {
             shared.pending.caught_up(t);
-        } else if let Ok(resp) = shared
-            .client
-            .forward_bodiless(primary_url, bodiless(&req), peer)
-            .await
+        } else if let Ok(resp) =
+            shared.client.forward_bodiless(primary_url, bodiless(&req), peer).await
         {
             return labelled(resp, "primary");
         }
@@ -278,11 +254,7 @@ where
         && let Some(parts) = retry
     {
         // a token (or user) the copy does not know yet: the primary may
-        match shared
-            .client
-            .forward_bodiless(primary_url, parts, peer)
-            .await
-        {
+        match shared.client.forward_bodiless(primary_url, parts, peer).await {
             Ok(from_primary) => return labelled(from_primary, "primary"),
             Err(e) => {
                 tracing::debug!(error = %e, "could not ask the primary about a token; answering from the copy")
@@ -295,12 +267,9 @@ where
 /// Parses a duration: `5s`, `500ms`, `2m`, or a number of seconds.
 pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
     let t = s.trim();
-    let (num, unit) = t
-        .find(|c: char| !c.is_ascii_digit() && c != '.')
-        .map_or((t, "s"), |i| t.split_at(i));
-    let n: f64 = num
-        .parse()
-        .map_err(|_| format!("{s:?} is not a duration (e.g. 5s, 500ms)"))?;
+    let (num, unit) =
+        t.find(|c: char| !c.is_ascii_digit() && c != '.').map_or((t, "s"), |i| t.split_at(i));
+    let n: f64 = num.parse().map_err(|_| format!("{s:?} is not a duration (e.g. 5s, 500ms)"))?;
     let secs = match unit {
         "ms" => n / 1000.0,
         "s" => n,
@@ -383,15 +352,9 @@ mod tests {
     fn bearer_tokens() {
         let mut h = HeaderMap::new();
         assert_eq!(bearer(&h), None);
-        h.insert(
-            header::AUTHORIZATION,
-            HeaderValue::from_static("Bearer abc"),
-        );
+        h.insert(header::AUTHORIZATION, HeaderValue::from_static("Bearer abc"));
         assert_eq!(bearer(&h).as_deref(), Some("abc"));
-        h.insert(
-            header::AUTHORIZATION,
-            HeaderValue::from_static("bearer  abc "),
-        );
+        h.insert(header::AUTHORIZATION, HeaderValue::from_static("bearer  abc "));
         assert_eq!(bearer(&h).as_deref(), Some("abc"));
         h.insert(header::AUTHORIZATION, HeaderValue::from_static("Basic abc"));
         assert_eq!(bearer(&h), None);

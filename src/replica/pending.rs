@@ -33,9 +33,7 @@ pub fn key(token: &str) -> Key {
 
 impl Pending {
     fn map(&self) -> std::sync::MutexGuard<'_, HashMap<Key, (i64, Instant)>> {
-        self.map
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.map.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Records that the primary answered a write for `token` at `position`.
@@ -108,10 +106,7 @@ mod tests {
         p.wrote("a", 7, t0);
         assert_eq!(p.waiting("a", t0), Some(10), "the highest position is kept");
         assert_eq!(p.waiting("b", t0), None, "other tokens are not held");
-        assert_eq!(
-            p.waiting("a", t0 + HOLD - Duration::from_millis(1)),
-            Some(10)
-        );
+        assert_eq!(p.waiting("a", t0 + HOLD - Duration::from_millis(1)), Some(10));
         assert_eq!(p.waiting("a", t0 + HOLD), None, "at most HOLD");
         assert!(p.is_empty(), "expired entries are dropped");
         p.wrote("a", 11, t0);

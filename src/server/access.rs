@@ -46,11 +46,8 @@ impl Access {
         peer: SocketAddr,
         config: &Config,
     ) -> Access {
-        let forwarded = req
-            .headers()
-            .get_all("x-forwarded-for")
-            .into_iter()
-            .filter_map(|v| v.to_str().ok());
+        let forwarded =
+            req.headers().get_all("x-forwarded-for").into_iter().filter_map(|v| v.to_str().ok());
         Access {
             id,
             method: req.method().clone(),
@@ -65,22 +62,12 @@ impl Access {
     pub(super) fn finish(self, resp: &Response) {
         ANSWERED.fetch_add(1, Ordering::Relaxed);
         let took = self.began.elapsed();
-        let route = resp
-            .extensions()
-            .get::<Matched>()
-            .map_or(telemetry::UNMATCHED, |m| m.path);
+        let route = resp.extensions().get::<Matched>().map_or(telemetry::UNMATCHED, |m| m.path);
         let status = resp.status().as_u16();
-        telemetry::http_request(
-            route,
-            telemetry::method_label(self.method.as_str()),
-            status,
-            took,
-        );
+        telemetry::http_request(route, telemetry::method_label(self.method.as_str()), status, took);
         let user_id = resp.extensions().get::<Caller>().map(|c| c.0);
         let bytes = resp.body().size_hint().exact().or_else(|| {
-            resp.headers()
-                .get(header::CONTENT_LENGTH)
-                .and_then(|v| v.to_str().ok()?.parse().ok())
+            resp.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse().ok())
         });
         tracing::info!(
             target: "hearth::access",

@@ -28,12 +28,7 @@ struct Quiet {
 
 impl Quiet {
     fn new(after: Duration, answered: u64, now: Instant) -> Quiet {
-        Quiet {
-            after,
-            seen: answered,
-            since: now,
-            pending: false,
-        }
+        Quiet { after, seen: answered, since: now, pending: false }
     }
 
     /// True exactly once per quiet spell of at least `after` that follows requests.
@@ -70,9 +65,8 @@ pub(super) fn spawn(state: &AppState) -> Option<tokio::task::JoinHandle<()>> {
                 continue;
             }
             let db = db.clone();
-            let emptied = tokio::task::spawn_blocking(move || db.release_memory())
-                .await
-                .unwrap_or(0);
+            let emptied =
+                tokio::task::spawn_blocking(move || db.release_memory()).await.unwrap_or(0);
             metrics::counter!(telemetry::MEMORY_RELEASES).increment(1);
             tracing::debug!(connections = emptied, "load over: page caches emptied");
         }

@@ -64,10 +64,7 @@ impl Exporter {
         telemetry::describe();
         let process = metrics_process::Collector::default();
         process.describe();
-        Ok(Exporter {
-            handle,
-            process: Arc::new(process),
-        })
+        Ok(Exporter { handle, process: Arc::new(process) })
     }
 
     /// The page: the gauges read now, then every series.
@@ -88,20 +85,14 @@ impl Exporter {
     }
 }
 
-#[expect(
-    clippy::cast_precision_loss,
-    reason = "byte counts far below 2^53 are exact"
-)]
+#[expect(clippy::cast_precision_loss, reason = "byte counts far below 2^53 are exact")]
 fn as_f64(n: usize) -> f64 {
     n as f64
 }
 
 /// A file's size (0 when it does not exist, as the WAL after a checkpoint on close).
 fn file_size(path: &std::path::Path) -> f64 {
-    #[expect(
-        clippy::cast_precision_loss,
-        reason = "file sizes far below 2^53 are exact"
-    )]
+    #[expect(clippy::cast_precision_loss, reason = "file sizes far below 2^53 are exact")]
     std::fs::metadata(path).map_or(0.0, |m| m.len() as f64)
 }
 
@@ -154,15 +145,11 @@ async fn answer(
         r
     };
     if req.uri().path() != "/metrics" {
-        return plain(
-            StatusCode::NOT_FOUND,
-            "not found: the metrics are at /metrics\n",
-        );
+        return plain(StatusCode::NOT_FOUND, "not found: the metrics are at /metrics\n");
     }
     if req.method() != Method::GET && req.method() != Method::HEAD {
         let mut r = plain(StatusCode::METHOD_NOT_ALLOWED, "method not allowed\n");
-        r.headers_mut()
-            .insert(header::ALLOW, header::HeaderValue::from_static("GET, HEAD"));
+        r.headers_mut().insert(header::ALLOW, header::HeaderValue::from_static("GET, HEAD"));
         return r;
     }
     // /proc and the database files are read: off the async workers
@@ -170,18 +157,13 @@ async fn answer(
     match page {
         Ok(text) => {
             let mut r = Response::new(Full::new(Bytes::from(text)));
-            r.headers_mut().insert(
-                header::CONTENT_TYPE,
-                header::HeaderValue::from_static(CONTENT_TYPE),
-            );
+            r.headers_mut()
+                .insert(header::CONTENT_TYPE, header::HeaderValue::from_static(CONTENT_TYPE));
             r
         }
         Err(e) => {
             tracing::error!(error = %e, "rendering the metrics failed");
-            plain(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "rendering the metrics failed\n",
-            )
+            plain(StatusCode::INTERNAL_SERVER_ERROR, "rendering the metrics failed\n")
         }
     }
 }

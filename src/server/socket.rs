@@ -53,12 +53,7 @@ pub(super) struct Tracked {
 
 impl Tracked {
     pub(super) fn new(inner: TcpStream, activity: Arc<Activity>, start: Instant) -> Tracked {
-        Tracked {
-            inner,
-            activity,
-            start,
-            fresh: false,
-        }
+        Tracked { inner, activity, start, fresh: false }
     }
 
     /// Whether this write yields first: the first after a read does, once (the task is
@@ -150,14 +145,10 @@ mod tests {
 
     async fn pair() -> (Tracked, TcpStream) {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let client = TcpStream::connect(listener.local_addr().unwrap())
-            .await
-            .unwrap();
+        let client = TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
         let (server, _) = listener.accept().await.unwrap();
-        let activity = Arc::new(Activity {
-            reading_since: AtomicI64::new(-1),
-            ..Activity::default()
-        });
+        let activity =
+            Arc::new(Activity { reading_since: AtomicI64::new(-1), ..Activity::default() });
         (Tracked::new(server, activity, Instant::now()), client)
     }
 
@@ -169,10 +160,7 @@ mod tests {
         let mut cx = Context::from_waker(&waker);
 
         // before any request: a write goes straight out
-        assert!(matches!(
-            Pin::new(&mut server).poll_write(&mut cx, b"a"),
-            Poll::Ready(Ok(1))
-        ));
+        assert!(matches!(Pin::new(&mut server).poll_write(&mut cx, b"a"), Poll::Ready(Ok(1))));
         assert_eq!(count.0.load(Ordering::SeqCst), 0);
 
         // a request arrives: the response's first write yields once and wakes the task
@@ -182,25 +170,14 @@ mod tests {
         assert_eq!(n, 18);
         assert_ne!(server.activity.reading_since.load(Ordering::SeqCst), -1);
         let bufs = [io::IoSlice::new(b"HTTP/1.1 "), io::IoSlice::new(b"200\r\n")];
-        assert!(
-            Pin::new(&mut server)
-                .poll_write_vectored(&mut cx, &bufs)
-                .is_pending()
-        );
-        assert_eq!(
-            count.0.load(Ordering::SeqCst),
-            1,
-            "the task is woken at once"
-        );
+        assert!(Pin::new(&mut server).poll_write_vectored(&mut cx, &bufs).is_pending());
+        assert_eq!(count.0.load(Ordering::SeqCst), 1, "the task is woken at once");
         // polled again, it writes; and the rest of the response is not held back
         assert!(matches!(
             Pin::new(&mut server).poll_write_vectored(&mut cx, &bufs),
             Poll::Ready(Ok(14))
         ));
-        assert!(matches!(
-            Pin::new(&mut server).poll_write(&mut cx, b"b"),
-            Poll::Ready(Ok(1))
-        ));
+        assert!(matches!(Pin::new(&mut server).poll_write(&mut cx, b"b"), Poll::Ready(Ok(1))));
         assert_eq!(count.0.load(Ordering::SeqCst), 1);
         let mut out = [0u8; 16];
         client.read_exact(&mut out).await.unwrap();

@@ -106,10 +106,7 @@ pub fn verify_signature(
     }
     let sig = URL_SAFE_NO_PAD.decode(s).map_err(|_| JwtError::Malformed)?;
     let signing_input = &token[..h.len() + 1 + p.len()];
-    if !keys
-        .iter()
-        .any(|k| hmac::verify(&k.0, signing_input.as_bytes(), &sig).is_ok())
-    {
+    if !keys.iter().any(|k| hmac::verify(&k.0, signing_input.as_bytes(), &sig).is_ok()) {
         return Err(JwtError::BadSignature);
     }
     match decode_json(p)? {
@@ -119,9 +116,7 @@ pub fn verify_signature(
 }
 
 fn decode_json(part: &str) -> Result<Value, JwtError> {
-    let bytes = URL_SAFE_NO_PAD
-        .decode(part)
-        .map_err(|_| JwtError::Malformed)?;
+    let bytes = URL_SAFE_NO_PAD.decode(part).map_err(|_| JwtError::Malformed)?;
     serde_json::from_slice(&bytes).map_err(|_| JwtError::Malformed)
 }
 
@@ -131,18 +126,9 @@ pub fn check_times(
     payload: &serde_json::Map<String, Value>,
     now_secs: i64,
 ) -> Result<(i64, i64), JwtError> {
-    let exp = payload
-        .get("exp")
-        .and_then(Value::as_f64)
-        .ok_or(JwtError::BadClaims)?;
-    let iat = payload
-        .get("iat")
-        .and_then(Value::as_f64)
-        .ok_or(JwtError::BadClaims)?;
-    #[expect(
-        clippy::cast_precision_loss,
-        reason = "seconds since the epoch fit an f64 exactly"
-    )]
+    let exp = payload.get("exp").and_then(Value::as_f64).ok_or(JwtError::BadClaims)?;
+    let iat = payload.get("iat").and_then(Value::as_f64).ok_or(JwtError::BadClaims)?;
+    #[expect(clippy::cast_precision_loss, reason = "seconds since the epoch fit an f64 exactly")]
     let now = now_secs as f64;
     if now >= exp {
         return Err(JwtError::Expired);
@@ -203,11 +189,8 @@ mod tests {
     }
 
     fn raw(header: &str, payload: &str, k: &Key) -> String {
-        let input = format!(
-            "{}.{}",
-            URL_SAFE_NO_PAD.encode(header),
-            URL_SAFE_NO_PAD.encode(payload)
-        );
+        let input =
+            format!("{}.{}", URL_SAFE_NO_PAD.encode(header), URL_SAFE_NO_PAD.encode(payload));
         let sig = hmac::sign(&k.0, input.as_bytes());
         format!("{input}.{}", URL_SAFE_NO_PAD.encode(sig.as_ref()))
     }
@@ -245,10 +228,7 @@ mod tests {
         c.iat = 1061;
         c.exp = 2000;
         let t = encode(&c, &key());
-        assert_eq!(
-            verify_access(&t, &[&key()], 1000),
-            Err(JwtError::IssuedInFuture)
-        );
+        assert_eq!(verify_access(&t, &[&key()], 1000), Err(JwtError::IssuedInFuture));
         c.iat = 1060;
         let t = encode(&c, &key());
         assert!(verify_access(&t, &[&key()], 1000).is_ok());
@@ -273,11 +253,7 @@ mod tests {
             r#"{"typ":"JWT"}"#,
             r#"{"alg":"HS256","typ":"JWS"}"#,
         ] {
-            assert_eq!(
-                verify_access(&raw(h, p, &k), &[&k], 0),
-                Err(JwtError::BadHeader),
-                "{h}"
-            );
+            assert_eq!(verify_access(&raw(h, p, &k), &[&k], 0), Err(JwtError::BadHeader), "{h}");
         }
         // alg none with an empty signature
         let unsigned = format!(
@@ -303,11 +279,7 @@ mod tests {
             r#"{"user_id":7,"token_type":"access","iat":0,"jti":"x"}"#,
             r#"{"user_id":7,"token_type":"access","exp":"100","iat":0,"jti":"x"}"#,
         ] {
-            assert_eq!(
-                verify_access(&raw(h, p, &k), &[&k], 0),
-                Err(JwtError::BadClaims),
-                "{p}"
-            );
+            assert_eq!(verify_access(&raw(h, p, &k), &[&k], 0), Err(JwtError::BadClaims), "{p}");
         }
     }
 

@@ -51,10 +51,7 @@ mod tests {
         let b = new_token();
         assert_ne!(a, b);
         assert_eq!(a.len(), 43);
-        assert!(
-            a.bytes()
-                .all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_')
-        );
+        assert!(a.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_'));
     }
 
     #[test]

@@ -18,11 +18,8 @@ const KEY_LEN: usize = 32;
 pub fn hash(password: &str, iterations: u32) -> String {
     // Django salts are 22 characters from [a-zA-Z0-9]; ours are URL-safe base64 minus
     // the two symbols, which Django accepts as well (it only splits on '$').
-    let salt: String = super::random_string(24)
-        .chars()
-        .filter(char::is_ascii_alphanumeric)
-        .take(22)
-        .collect();
+    let salt: String =
+        super::random_string(24).chars().filter(char::is_ascii_alphanumeric).take(22).collect();
     hash_with_salt(password, &salt, iterations)
 }
 

@@ -32,15 +32,8 @@ pub const BAD_PAGES: [(&str, &str); 9] = [
 pub const BAD_BOOLEANS: [&str; 6] = ["yes", "", "2", "t", "tru", "on"];
 
 /// The keys of Category JSON, wherever it appears.
-pub const CATEGORY_KEYS: [&str; 7] = [
-    "id",
-    "name",
-    "slug",
-    "active",
-    "deleted",
-    "order",
-    "image_medium",
-];
+pub const CATEGORY_KEYS: [&str; 7] =
+    ["id", "name", "slug", "active", "deleted", "order", "image_medium"];
 
 /// The ids of a list's results (or of a plain array).
 pub fn ids(v: &Value) -> Vec<i64> {
@@ -54,11 +47,7 @@ pub fn texts(v: &Value, key: &str) -> Vec<String> {
 
 fn map_list<T>(v: &Value, f: impl Fn(&Value) -> T) -> Vec<T> {
     let list = v.get("results").unwrap_or(v);
-    list.as_array()
-        .unwrap_or_else(|| panic!("not a list: {v}"))
-        .iter()
-        .map(f)
-        .collect()
+    list.as_array().unwrap_or_else(|| panic!("not a list: {v}")).iter().map(f).collect()
 }
 
 /// A running server on a temp database.
@@ -142,13 +131,9 @@ impl TestServer {
         tweak(&mut config);
         let state = AppState::new(db, clock.clone(), config).unwrap();
         let (stop, stopped) = oneshot::channel::<()>();
-        let task = tokio::spawn(hearth::server::serve_on(
-            listener,
-            state.clone(),
-            async move {
-                let _ = stopped.await;
-            },
-        ));
+        let task = tokio::spawn(hearth::server::serve_on(listener, state.clone(), async move {
+            let _ = stopped.await;
+        }));
         let client = reqwest::Client::builder()
             .cookie_store(true)
             .redirect(reqwest::redirect::Policy::none())
@@ -210,15 +195,9 @@ impl TestServer {
         let headers = r.headers().clone();
         let path = r.url().path().to_owned();
         let text = r.text().await.unwrap();
-        let content_type = headers
-            .get(reqwest::header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok());
+        let content_type = headers.get(reqwest::header::CONTENT_TYPE).and_then(|v| v.to_str().ok());
         crate::conformance::check(method, &path, status.as_u16(), content_type, &text);
-        Resp {
-            status,
-            headers,
-            text,
-        }
+        Resp { status, headers, text }
     }
 
     /// GET.
@@ -305,8 +284,7 @@ impl TestServer {
 
     /// POST with no body at all and a JSON content type: what the platform's SDKs send.
     pub async fn post_empty(&self, path: &str, token: Option<&str>) -> Resp {
-        self.raw(Method::POST, path, token, Some("application/json"), None)
-            .await
+        self.raw(Method::POST, path, token, Some("application/json"), None).await
     }
 
     /// Asserts that `hearth check` finds nothing wrong with the server's database.
@@ -334,18 +312,12 @@ impl TestServer {
         &self,
         f: impl FnOnce(&rusqlite::Transaction<'_>) -> rusqlite::Result<T>,
     ) -> T {
-        self.state
-            .db
-            .write_blocking(|tx| f(tx).map_err(hearth::db::DbError::from))
-            .unwrap()
+        self.state.db.write_blocking(|tx| f(tx).map_err(hearth::db::DbError::from)).unwrap()
     }
 
     /// Runs `f` on a reader connection, directly.
     pub fn db_read<T>(&self, f: impl FnOnce(&rusqlite::Connection) -> rusqlite::Result<T>) -> T {
-        self.state
-            .db
-            .read_blocking(|c| f(c).map_err(hearth::db::DbError::from))
-            .unwrap()
+        self.state.db.read_blocking(|c| f(c).map_err(hearth::db::DbError::from)).unwrap()
     }
 
     /// Users without passwords; their ids.
@@ -486,12 +458,7 @@ impl Drop for TestServer {
 /// token (user 1 must exist): what `every protected route rejects bad tokens` walks.
 pub async fn bad_tokens(s: &TestServer) -> Vec<(&'static str, Option<String>)> {
     let gone = s.user(
-        &format!(
-            "gone{}",
-            token::random_string(4)
-                .to_lowercase()
-                .replace(['-', '_'], "")
-        ),
+        &format!("gone{}", token::random_string(4).to_lowercase().replace(['-', '_'], "")),
         None,
         false,
     );
@@ -512,13 +479,10 @@ pub async fn bad_tokens(s: &TestServer) -> Vec<(&'static str, Option<String>)> {
     // a live user's tokens, revoked: an opaque one and a JWT (by its jti)
     let revoked_opaque = s.oauth_token(1, "read write");
     let revoked_jwt = s.jwt(1);
-    let jti = jwt::verify_access(
-        &revoked_jwt,
-        &[&jwt::Key::new(&s.jwt_secret())],
-        s.clock.now_secs(),
-    )
-    .unwrap()
-    .jti;
+    let jti =
+        jwt::verify_access(&revoked_jwt, &[&jwt::Key::new(&s.jwt_secret())], s.clock.now_secs())
+            .unwrap()
+            .jti;
     let (hash, now_ts) = (token::storage_hash(&revoked_opaque), s.clock.now());
     s.state
         .db

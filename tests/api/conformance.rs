@@ -5,12 +5,7 @@
 //! and missing from the document, or a response the document does not describe, fails
 //! the test that received it.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, reason = "tests fail loudly")]
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -69,11 +64,7 @@ fn close(v: &mut Value) {
 /// `allOf` is pointed at an open copy, `<name>.part`.
 fn open_parts(schemas: &mut Value) {
     let mut parts = Vec::new();
-    for schema in schemas
-        .as_object_mut()
-        .into_iter()
-        .flat_map(|o| o.values_mut())
-    {
+    for schema in schemas.as_object_mut().into_iter().flat_map(|o| o.values_mut()) {
         let parts_of = schema.get_mut("allOf").and_then(Value::as_array_mut);
         for part in parts_of.into_iter().flatten() {
             if let Some(r) = part["$ref"].as_str().map(str::to_owned) {
@@ -100,9 +91,7 @@ fn response_schema(doc: &Value, response: &Value) -> Option<Value> {
         Some(r) => doc.pointer(r.strip_prefix('#')?)?,
         None => response,
     };
-    response
-        .pointer("/content/application~1json/schema")
-        .cloned()
+    response.pointer("/content/application~1json/schema").cloned()
 }
 
 const METHODS: [&str; 5] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
@@ -127,11 +116,7 @@ pub fn check(
             continue;
         };
         if let Found::Endpoint(e, _) = d.router.find(&method, path) {
-            endpoints.push((
-                m.to_ascii_lowercase(),
-                e.path.replace("{*", "{"),
-                e.operation_id,
-            ));
+            endpoints.push((m.to_ascii_lowercase(), e.path.replace("{*", "{"), e.operation_id));
         }
     }
     if endpoints.is_empty() {

@@ -1,12 +1,7 @@
 //! CORS (SPEC §7): which pages on other origins may call hearth from a browser, and
 //! what they can read of its answers, errors included.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, reason = "tests fail loudly")]
 
 use hearth::config::CorsOrigins;
 use hearth::model::app::{App, AppGrant};
@@ -47,18 +42,8 @@ async fn send(
     let text = r.text().await.unwrap();
     // checked against the OpenAPI document as the method sent (an OPTIONS is no GET)
     let content_type = headers.get("content-type").and_then(|v| v.to_str().ok());
-    crate::conformance::check(
-        Some(method.as_str()),
-        &path,
-        status.as_u16(),
-        content_type,
-        &text,
-    );
-    Resp {
-        status,
-        headers,
-        text,
-    }
+    crate::conformance::check(Some(method.as_str()), &path, status.as_u16(), content_type, &text);
+    Resp { status, headers, text }
 }
 
 /// A request with an `Origin` header and nothing else.
@@ -67,10 +52,7 @@ async fn from(s: &TestServer, method: Method, path: &str, origin: &str) -> Resp 
 }
 
 async fn preflight(s: &TestServer, path: &str, origin: &str, requested: &str) -> Resp {
-    let mut headers = vec![
-        ("origin", origin),
-        ("access-control-request-method", "POST"),
-    ];
+    let mut headers = vec![("origin", origin), ("access-control-request-method", "POST")];
     if !requested.is_empty() {
         headers.push(("access-control-request-headers", requested));
     }
@@ -100,11 +82,7 @@ fn no_cors_headers(r: &Resp, what: &str) {
 }
 
 fn allowed(r: &Resp, origin: &str, what: &str) {
-    assert_eq!(
-        r.header("access-control-allow-origin"),
-        Some(origin),
-        "{what}"
-    );
+    assert_eq!(r.header("access-control-allow-origin"), Some(origin), "{what}");
     assert_eq!(
         r.header("access-control-expose-headers"),
         Some("X-Request-Id, Retry-After, WWW-Authenticate"),
@@ -160,12 +138,7 @@ async fn a_preflight_from_an_allowed_origin_names_the_paths_methods_without_auth
     for path in &paths {
         for origin in [APP, DEV] {
             let r = preflight(&s, path, origin, "authorization, content-type").await;
-            assert_eq!(
-                r.status,
-                StatusCode::NO_CONTENT,
-                "{path} {origin}: {}",
-                r.text
-            );
+            assert_eq!(r.status, StatusCode::NO_CONTENT, "{path} {origin}: {}", r.text);
             assert!(r.text.is_empty());
             assert_eq!(r.header("access-control-allow-origin"), Some(origin));
             assert_eq!(
@@ -185,15 +158,11 @@ async fn a_preflight_from_an_allowed_origin_names_the_paths_methods_without_auth
         }
     }
     assert_eq!(
-        preflight(&s, "/api/v2/course/", APP, "")
-            .await
-            .header("access-control-allow-methods"),
+        preflight(&s, "/api/v2/course/", APP, "").await.header("access-control-allow-methods"),
         Some("GET, HEAD, POST")
     );
     // nothing was changed by any of it
-    let r = s
-        .get(&format!("/api/v2/course/{course_id}/"), Some(&jwt))
-        .await;
+    let r = s.get(&format!("/api/v2/course/{course_id}/"), Some(&jwt)).await;
     assert_eq!(r.json()["name"], "Bread");
     s.stop().await;
 }
@@ -235,11 +204,7 @@ async fn origins_that_are_not_exactly_an_allowed_one_get_403_and_no_cors_headers
         &s,
         Method::OPTIONS,
         "/api/v2/course/",
-        &[
-            ("origin", APP),
-            ("origin", DEV),
-            ("access-control-request-method", "GET"),
-        ],
+        &[("origin", APP), ("origin", DEV), ("access-control-request-method", "GET")],
         None,
     )
     .await;
@@ -251,12 +216,7 @@ async fn origins_that_are_not_exactly_an_allowed_one_get_403_and_no_cors_headers
 #[tokio::test]
 async fn preflights_on_unknown_paths_are_404_and_page_navigations_get_no_cors() {
     let s = cors_server().await;
-    for path in [
-        "/api/v2/nowhere/",
-        "/api/v2/course/x/",
-        "/api/v2/course",
-        "/oauth/token",
-    ] {
+    for path in ["/api/v2/nowhere/", "/api/v2/course/x/", "/api/v2/course", "/oauth/token"] {
         let r = preflight(&s, path, APP, "authorization").await;
         assert_eq!(r.status, StatusCode::NOT_FOUND, "{path}");
         assert!(r.header("access-control-allow-methods").is_none(), "{path}");
@@ -294,19 +254,12 @@ async fn requested_headers_are_allowed_when_safe_never_cookie_and_bounded() {
             "Cookie, X-Ok, proxy-authorization, sec-fetch-site, x bad",
             "Authorization, Content-Type, X-Request-Id, x-ok",
         ),
-        (
-            "content-type,CONTENT-TYPE",
-            "Authorization, Content-Type, X-Request-Id",
-        ),
+        ("content-type,CONTENT-TYPE", "Authorization, Content-Type, X-Request-Id"),
     ];
     for (requested, answer) in cases {
         let r = preflight(&s, "/api/v2/user/me/", APP, requested).await;
         assert_eq!(r.status, StatusCode::NO_CONTENT, "{requested}");
-        assert_eq!(
-            r.header("access-control-allow-headers"),
-            Some(answer),
-            "{requested}"
-        );
+        assert_eq!(r.header("access-control-allow-headers"), Some(answer), "{requested}");
     }
     // a 10 KB list, a cookie hidden in it: a bounded answer without the cookie
     let many: Vec<String> = (0..1500).map(|i| format!("x-h{i}")).collect();
@@ -355,70 +308,16 @@ async fn an_allowed_origin_can_read_every_answer_errors_included() {
     // (method, path, bearer, JSON body, status)
     type Case<'a> = (Method, &'a str, bool, Option<Vec<u8>>, StatusCode);
     let cases: Vec<Case> = vec![
-        (
-            Method::GET,
-            "/api/v2/reaction/",
-            false,
-            None,
-            StatusCode::OK,
-        ),
+        (Method::GET, "/api/v2/reaction/", false, None, StatusCode::OK),
         (Method::GET, "/api/v2/user/me/", true, None, StatusCode::OK),
-        (
-            Method::GET,
-            "/api/v2/user/me/",
-            false,
-            None,
-            StatusCode::UNAUTHORIZED,
-        ),
-        (
-            Method::GET,
-            "/api/v2/nowhere/",
-            true,
-            None,
-            StatusCode::NOT_FOUND,
-        ),
-        (
-            Method::GET,
-            "/api/v2/course/999/",
-            true,
-            None,
-            StatusCode::NOT_FOUND,
-        ),
-        (
-            Method::PUT,
-            "/api/v2/course/",
-            true,
-            None,
-            StatusCode::METHOD_NOT_ALLOWED,
-        ),
-        (
-            Method::POST,
-            "/api/v2/course/",
-            true,
-            Some(big),
-            StatusCode::PAYLOAD_TOO_LARGE,
-        ),
-        (
-            Method::POST,
-            "/api/v2/course/",
-            true,
-            Some(b"{".to_vec()),
-            StatusCode::BAD_REQUEST,
-        ),
-        (
-            Method::GET,
-            "/static/default/avatar.svg",
-            false,
-            None,
-            StatusCode::OK,
-        ),
-        (
-            Method::GET,
-            "/media/course/1/none.png",
-            false,
-            None,
-            StatusCode::NOT_FOUND,
-        ),
+        (Method::GET, "/api/v2/user/me/", false, None, StatusCode::UNAUTHORIZED),
+        (Method::GET, "/api/v2/nowhere/", true, None, StatusCode::NOT_FOUND),
+        (Method::GET, "/api/v2/course/999/", true, None, StatusCode::NOT_FOUND),
+        (Method::PUT, "/api/v2/course/", true, None, StatusCode::METHOD_NOT_ALLOWED),
+        (Method::POST, "/api/v2/course/", true, Some(big), StatusCode::PAYLOAD_TOO_LARGE),
+        (Method::POST, "/api/v2/course/", true, Some(b"{".to_vec()), StatusCode::BAD_REQUEST),
+        (Method::GET, "/static/default/avatar.svg", false, None, StatusCode::OK),
+        (Method::GET, "/media/course/1/none.png", false, None, StatusCode::NOT_FOUND),
     ];
     for (method, path, bearer, body, status) in cases {
         let mut headers = vec![("origin", APP)];
@@ -457,8 +356,7 @@ async fn an_allowed_origin_can_read_every_answer_errors_included() {
     // 503: the disk is full
     s.state.db.with_writer(|c| {
         let pages: i64 = c.query_row("PRAGMA page_count", [], |r| r.get(0)).unwrap();
-        c.execute_batch(&format!("PRAGMA max_page_count = {pages}"))
-            .unwrap();
+        c.execute_batch(&format!("PRAGMA max_page_count = {pages}")).unwrap();
     });
     let post = format!(r#"{{"text": "{}"}}"#, "y".repeat(200_000)).into_bytes();
     let r = send(
@@ -526,11 +424,7 @@ async fn parallel_preflights_and_requests_from_many_origins_each_get_their_own_a
     .await;
     for (origin, r) in answers {
         let ok = origin == APP || origin == DEV;
-        assert_eq!(
-            r.header("access-control-allow-origin"),
-            ok.then_some(origin),
-            "{origin}"
-        );
+        assert_eq!(r.header("access-control-allow-origin"), ok.then_some(origin), "{origin}");
     }
     s.stop().await;
 }

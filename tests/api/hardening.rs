@@ -14,9 +14,7 @@ use tokio::time::{Instant, sleep, timeout};
 use crate::common::TestServer;
 
 async fn connect(s: &TestServer) -> TcpStream {
-    TcpStream::connect(s.url.trim_start_matches("http://"))
-        .await
-        .unwrap()
+    TcpStream::connect(s.url.trim_start_matches("http://")).await.unwrap()
 }
 
 /// Reads until the peer closes (or `limit` passes): what was received, and whether it
@@ -26,12 +24,7 @@ async fn read_until_closed(c: &mut TcpStream, limit: Duration) -> (String, bool)
     let mut buf = [0u8; 4096];
     let end = Instant::now() + limit;
     loop {
-        match timeout(
-            end.saturating_duration_since(Instant::now()),
-            c.read(&mut buf),
-        )
-        .await
-        {
+        match timeout(end.saturating_duration_since(Instant::now()), c.read(&mut buf)).await {
             Ok(Ok(0)) | Ok(Err(_)) => return (String::from_utf8_lossy(&got).into(), true),
             Ok(Ok(n)) => got.extend_from_slice(&buf[..n]),
             Err(_) => return (String::from_utf8_lossy(&got).into(), false),
@@ -44,10 +37,7 @@ async fn read_response(c: &mut TcpStream) -> String {
     let mut got = Vec::new();
     let mut buf = [0u8; 4096];
     loop {
-        let n = timeout(Duration::from_secs(5), c.read(&mut buf))
-            .await
-            .unwrap()
-            .unwrap();
+        let n = timeout(Duration::from_secs(5), c.read(&mut buf)).await.unwrap().unwrap();
         assert!(n > 0, "closed before a response");
         got.extend_from_slice(&buf[..n]);
         let text = String::from_utf8_lossy(&got).to_string();
@@ -152,10 +142,7 @@ async fn a_trickled_body_is_answered_408_and_the_connection_closed() {
     let _ = timeout(Duration::from_millis(600), trickle).await;
     let (got, closed) = read_until_closed(&mut c, Duration::from_secs(3)).await;
     assert!(got.starts_with("HTTP/1.1 408"), "{got}");
-    assert!(
-        got.to_ascii_lowercase().contains("connection: close"),
-        "{got}"
-    );
+    assert!(got.to_ascii_lowercase().contains("connection: close"), "{got}");
     assert!(closed);
     assert!(started.elapsed() < Duration::from_secs(3));
     // nothing was created
@@ -204,16 +191,12 @@ async fn held_bodies_share_one_memory_budget() {
     assert!(s.state.body_budget.available() <= 1000);
     // a third is refused at once, 503 with Retry-After, not queued
     let mut third = partial_post(&s, "/api/v2/post/", Some(&jwt), 1024 * 1024, b"{").await;
-    let got = timeout(Duration::from_secs(3), read_response(&mut third))
-        .await
-        .unwrap();
+    let got = timeout(Duration::from_secs(3), read_response(&mut third)).await.unwrap();
     assert!(got.starts_with("HTTP/1.1 503"), "{got}");
     assert!(got.to_ascii_lowercase().contains("retry-after:"), "{got}");
     assert!(got.contains("service_unavailable"), "{got}");
     // a small request still goes through: it fits in what is left
-    let r = s
-        .post("/api/v2/post/", Some(&jwt), json!({"text": "small"}))
-        .await;
+    let r = s.post("/api/v2/post/", Some(&jwt), json!({"text": "small"})).await;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
     // the holders leave: the whole budget comes back
     drop(held);
@@ -246,11 +229,7 @@ async fn connections_over_a_cap_are_closed_at_once() {
     assert!(closed && got.is_empty(), "{got}");
     // the open ones are unaffected
     open[0].write_all(HEALTHZ).await.unwrap();
-    assert!(
-        read_response(&mut open[0])
-            .await
-            .starts_with("HTTP/1.1 200")
-    );
+    assert!(read_response(&mut open[0]).await.starts_with("HTTP/1.1 200"));
     // one leaves: a new one is served
     drop(open.pop());
     sleep(Duration::from_millis(100)).await;
@@ -284,20 +263,14 @@ fn writer_pragma(s: &TestServer, pragma: &str) {
 async fn a_full_database_answers_503_keeps_reading_and_recovers() {
     let s = TestServer::start().await;
     let (_, jwt) = s.login("ann");
-    let r = s
-        .post("/api/v2/post/", Some(&jwt), json!({"text": "before"}))
-        .await;
+    let r = s.post("/api/v2/post/", Some(&jwt), json!({"text": "before"})).await;
     assert_eq!(r.status, StatusCode::CREATED);
     // "disk full": no page may be added to the file
-    let pages: i64 = s
-        .state
-        .db
-        .with_writer(|c| c.query_row("PRAGMA page_count", [], |r| r.get(0)).unwrap());
+    let pages: i64 =
+        s.state.db.with_writer(|c| c.query_row("PRAGMA page_count", [], |r| r.get(0)).unwrap());
     writer_pragma(&s, &format!("PRAGMA max_page_count = {pages}"));
     let big = "x".repeat(200_000);
-    let r = s
-        .post("/api/v2/post/", Some(&jwt), json!({"text": big}))
-        .await;
+    let r = s.post("/api/v2/post/", Some(&jwt), json!({"text": big})).await;
     assert_eq!(r.status, StatusCode::SERVICE_UNAVAILABLE, "{}", r.text);
     assert_eq!(r.error_code(), "service_unavailable");
     assert_eq!(r.header("retry-after"), Some("30"));
@@ -310,10 +283,7 @@ async fn a_full_database_answers_503_keeps_reading_and_recovers() {
     assert_eq!(h.json(), json!({"status": "ok", "writable": false}));
     let ready = s.get("/readyz", None).await;
     assert_eq!(ready.status, StatusCode::SERVICE_UNAVAILABLE);
-    assert_eq!(
-        ready.json(),
-        json!({"status": "unavailable", "writable": false})
-    );
+    assert_eq!(ready.json(), json!({"status": "unavailable", "writable": false}));
     // OAuth endpoints say it their way
     let r = TestServer::read(
         s.client
@@ -331,9 +301,7 @@ async fn a_full_database_answers_503_keeps_reading_and_recovers() {
     let ready = s.get("/readyz", None).await;
     assert_eq!(ready.status, StatusCode::OK, "{}", ready.text);
     assert_eq!(ready.json(), json!({"status": "ok", "writable": true}));
-    let r = s
-        .post("/api/v2/post/", Some(&jwt), json!({"text": big}))
-        .await;
+    let r = s.post("/api/v2/post/", Some(&jwt), json!({"text": big})).await;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
 }
 
@@ -344,20 +312,13 @@ async fn a_read_only_database_answers_503_not_500() {
     // the tests run as root, for whom file modes do not bind: query_only gives the
     // same SQLITE_READONLY a read-only file or directory gives
     writer_pragma(&s, "PRAGMA query_only = ON");
-    let r = s
-        .post("/api/v2/post/", Some(&jwt), json!({"text": "x"}))
-        .await;
+    let r = s.post("/api/v2/post/", Some(&jwt), json!({"text": "x"})).await;
     assert_eq!(r.status, StatusCode::SERVICE_UNAVAILABLE, "{}", r.text);
     assert_eq!(r.error_code(), "service_unavailable");
-    assert_eq!(
-        s.get("/api/v2/post/", Some(&jwt)).await.status,
-        StatusCode::OK
-    );
+    assert_eq!(s.get("/api/v2/post/", Some(&jwt)).await.status, StatusCode::OK);
     assert_eq!(s.get("/healthz", None).await.json()["writable"], false);
     writer_pragma(&s, "PRAGMA query_only = OFF");
-    let r = s
-        .post("/api/v2/post/", Some(&jwt), json!({"text": "x"}))
-        .await;
+    let r = s.post("/api/v2/post/", Some(&jwt), json!({"text": "x"})).await;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
     assert_eq!(s.get("/healthz", None).await.json()["writable"], true);
 }

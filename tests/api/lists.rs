@@ -78,9 +78,7 @@ async fn course_categories_and_sections_order() {
     // 1001 items: refused on the field, no course made (JSON and multipart alike)
     let mut over = cats.clone();
     over.push(cats[0]);
-    let r = s
-        .post("/api/v2/course/", Some(&tok), new(json!(over)))
-        .await;
+    let r = s.post("/api/v2/course/", Some(&tok), new(json!(over))).await;
     assert_too_long(&r, "categories");
     let mut form = Form::new().text("name", "Multi").text("type", "self-paced");
     for c in &over {
@@ -99,9 +97,7 @@ async fn course_categories_and_sections_order() {
     assert_eq!(r.json()["count"], 0, "{}", r.text);
 
     // 1000 real categories: every one kept
-    let r = s
-        .post("/api/v2/course/", Some(&tok), new(json!(cats)))
-        .await;
+    let r = s.post("/api/v2/course/", Some(&tok), new(json!(cats))).await;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
     let course = r.json()["id"].as_i64().unwrap();
     assert_eq!(ids(&r.json()["categories"]), cats);
@@ -123,23 +119,13 @@ async fn course_categories_and_sections_order() {
     let sections: Vec<i64> = {
         let mut v = Vec::new();
         for name in ["One", "Two"] {
-            let r = s
-                .post(
-                    &format!("{path}section/"),
-                    Some(&tok),
-                    json!({"name": name}),
-                )
-                .await;
+            let r = s.post(&format!("{path}section/"), Some(&tok), json!({"name": name})).await;
             v.push(r.json()["id"].as_i64().unwrap());
         }
         v
     };
     let many: Vec<i64> = (1..=1001).collect();
-    let as_text = many
-        .iter()
-        .map(i64::to_string)
-        .collect::<Vec<_>>()
-        .join(",");
+    let as_text = many.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
     for body in [
         json!({ "sections_order": many }),
         json!({ "sections_order": serde_json::to_string(&many).unwrap() }),
@@ -152,20 +138,12 @@ async fn course_categories_and_sections_order() {
     assert_eq!(r.json()["errors"][0]["messages"][0]["code"], "invalid");
     // an order names each section once: a repeat is refused, not collapsed
     let r = patch(json!({"sections_order": [sections[1], sections[0], sections[1]]})).await;
-    assert_eq!(
-        r.json()["errors"][0]["field"],
-        "sections_order",
-        "{}",
-        r.text
-    );
+    assert_eq!(r.json()["errors"][0]["field"], "sections_order", "{}", r.text);
     let r = s.get(&path, Some(&tok)).await;
     assert_eq!(r.json()["sections_order"], json!(sections));
     assert_eq!(ids(&r.json()["categories"]), vec![cats[1], cats[2]]);
     let r = patch(json!({"sections_order": [sections[1], sections[0]]})).await;
-    assert_eq!(
-        r.json()["sections_order"],
-        json!([sections[1], sections[0]])
-    );
+    assert_eq!(r.json()["sections_order"], json!([sections[1], sections[0]]));
 }
 
 #[tokio::test]
@@ -195,9 +173,7 @@ async fn contribution_categories() {
         assert_eq!(ids(&r.json()["categories"]).len(), MAX);
 
         let c = cats[5];
-        let r = s
-            .post(&path, Some(&tok), with(json!([c, c.to_string(), c])))
-            .await;
+        let r = s.post(&path, Some(&tok), with(json!([c, c.to_string(), c]))).await;
         assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
         assert_eq!(ids(&r.json()["categories"]), vec![c]);
         assert_eq!(s.get(&path, Some(&tok)).await.json()["count"], 2, "{kind}");
@@ -229,43 +205,24 @@ async fn membership_lists() {
     over.push(alice);
 
     // invite: 1001 refused, for inviting and for withdrawing; 1000 real users invited
-    assert_too_long(
-        &s.post(&invite, Some(&tok), json!({ "users": over })).await,
-        "users",
-    );
-    let r = s
-        .call(
-            Method::DELETE,
-            &invite,
-            Some(&tok),
-            Some(json!({ "users": over })),
-        )
-        .await;
+    assert_too_long(&s.post(&invite, Some(&tok), json!({ "users": over })).await, "users");
+    let r = s.call(Method::DELETE, &invite, Some(&tok), Some(json!({ "users": over }))).await;
     assert_too_long(&r, "users");
     assert_eq!(count("invited").await, 0);
-    let r = s
-        .post(&invite, Some(&tok), json!({ "users": people }))
-        .await;
+    let r = s.post(&invite, Some(&tok), json!({ "users": people })).await;
     assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
     assert_eq!(count("invited").await, MAX);
     // repeats collapse: withdrawing one invitation named three times
     let u = people[0];
     let r = s
-        .call(
-            Method::DELETE,
-            &invite,
-            Some(&tok),
-            Some(json!({"users": [u, u.to_string(), u]})),
-        )
+        .call(Method::DELETE, &invite, Some(&tok), Some(json!({"users": [u, u.to_string(), u]})))
         .await;
     assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
     assert_eq!(count("invited").await, MAX - 1);
     // an unknown user among many is named, nothing changes
     let mut unknown = people.clone();
     unknown[999] = 999_999;
-    let r = s
-        .post(&invite, Some(&tok), json!({ "users": unknown }))
-        .await;
+    let r = s.post(&invite, Some(&tok), json!({ "users": unknown })).await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
     assert!(r.text.contains("999999"), "{}", r.text);
     assert_eq!(count("invited").await, MAX - 1);
@@ -278,16 +235,12 @@ async fn membership_lists() {
     }
     assert_eq!(count("joined").await, MAX);
     // 1000 members promoted, then 1000 (with repeats) removed
-    let r = s
-        .post(&role, Some(&tok), json!({ "managers": people }))
-        .await;
+    let r = s.post(&role, Some(&tok), json!({ "managers": people })).await;
     assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
     assert_eq!(count("manager").await, MAX);
     let mut again = people[..MAX / 2].to_vec();
     again.extend_from_slice(&people[..MAX / 2]);
-    let r = s
-        .post(&role, Some(&tok), json!({ "unjoined": again }))
-        .await;
+    let r = s.post(&role, Some(&tok), json!({ "unjoined": again })).await;
     assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
     assert_eq!(count("manager").await, MAX / 2);
     // a non-member in a long list: 400 on the field, nothing changes

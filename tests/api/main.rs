@@ -1,12 +1,7 @@
 //! The one integration-test crate (STYLE rule 12): every test drives a real hearth
 //! server on 127.0.0.1:0 with a temp-file database and a manual clock.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, reason = "tests fail loudly")]
 
 mod common;
 mod conformance;

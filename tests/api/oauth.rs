@@ -20,10 +20,7 @@ const CB: &str = "https://app.example/cb?x=1";
 const VERIFIER: &str = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
 const CHALLENGE: &str = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
 /// The authorize parameters of an S256 challenge for [`VERIFIER`].
-const S256: [(&str, &str); 2] = [
-    ("code_challenge", CHALLENGE),
-    ("code_challenge_method", "S256"),
-];
+const S256: [(&str, &str); 2] = [("code_challenge", CHALLENGE), ("code_challenge_method", "S256")];
 
 /// A registered app.
 struct Client {
@@ -68,14 +65,7 @@ async fn get(b: &reqwest::Client, s: &TestServer, path: &str) -> Resp {
 }
 
 async fn post_form(b: &reqwest::Client, s: &TestServer, path: &str, form: &[(&str, &str)]) -> Resp {
-    TestServer::read(
-        b.post(format!("{}{}", s.url, path))
-            .form(form)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await
+    TestServer::read(b.post(format!("{}{}", s.url, path)).form(form).send().await.unwrap()).await
 }
 
 async fn token(s: &TestServer, form: &[(&str, &str)]) -> Resp {
@@ -117,21 +107,12 @@ fn ann_with_app(
 
 /// A password grant's form.
 fn password_grant<'a>(c: &'a Client, user: &'a str, pw: &'a str) -> Vec<(&'a str, &'a str)> {
-    vec![
-        ("grant_type", "password"),
-        ("client_id", &c.id),
-        ("username", user),
-        ("password", pw),
-    ]
+    vec![("grant_type", "password"), ("client_id", &c.id), ("username", user), ("password", pw)]
 }
 
 /// A refresh grant's form (no client secret).
 fn refresh_grant<'a>(c: &'a Client, refresh: &'a str) -> Vec<(&'a str, &'a str)> {
-    vec![
-        ("grant_type", "refresh_token"),
-        ("client_id", &c.id),
-        ("refresh_token", refresh),
-    ]
+    vec![("grant_type", "refresh_token"), ("client_id", &c.id), ("refresh_token", refresh)]
 }
 
 /// The access and refresh tokens of a token response.
@@ -154,20 +135,8 @@ fn hidden_fields(html: &str) -> Vec<(String, String)> {
     html.split("<input type=\"hidden\" ")
         .skip(1)
         .map(|chunk| {
-            let name = chunk
-                .split("name=\"")
-                .nth(1)
-                .unwrap()
-                .split('"')
-                .next()
-                .unwrap();
-            let value = chunk
-                .split("value=\"")
-                .nth(1)
-                .unwrap()
-                .split('"')
-                .next()
-                .unwrap();
+            let name = chunk.split("name=\"").nth(1).unwrap().split('"').next().unwrap();
+            let value = chunk.split("value=\"").nth(1).unwrap().split('"').next().unwrap();
             (unescape(name), unescape(value))
         })
         .collect()
@@ -185,9 +154,7 @@ fn params(url: &str, fragment: bool) -> HashMap<String, String> {
     } else {
         u.query().unwrap_or("").to_owned()
     };
-    url::form_urlencoded::parse(raw.as_bytes())
-        .into_owned()
-        .collect()
+    url::form_urlencoded::parse(raw.as_bytes()).into_owned().collect()
 }
 
 fn authorize_path(c: &Client, response_type: &str, extra: &[(&str, &str)]) -> String {
@@ -232,10 +199,7 @@ async fn to_consent(b: &reqwest::Client, s: &TestServer, path: &str) -> Resp {
     let back = location(&r);
     assert!(back.starts_with("/oauth/authorize/?"), "{back}");
     let cookie = r.header("set-cookie").unwrap();
-    assert!(
-        cookie.contains("HttpOnly") && cookie.contains("SameSite=Lax"),
-        "{cookie}"
-    );
+    assert!(cookie.contains("HttpOnly") && cookie.contains("SameSite=Lax"), "{cookie}");
     assert!(!cookie.contains("Secure"));
     get(b, s, &back).await
 }
@@ -304,11 +268,7 @@ async fn revoke(s: &TestServer, c: &Client, t: &str) -> Resp {
         &s.client,
         s,
         "/oauth/revoke_token/",
-        &[
-            ("client_id", &c.id),
-            ("client_secret", &c.secret),
-            ("token", t),
-        ],
+        &[("client_id", &c.id), ("client_secret", &c.secret), ("token", t)],
     )
     .await
 }

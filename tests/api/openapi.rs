@@ -14,25 +14,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Map, Value};
 
 const METHODS: &[&str] = &["get", "put", "post", "patch", "delete", "head", "options"];
-const TYPES: &[&str] = &[
-    "string", "integer", "number", "boolean", "null", "array", "object",
-];
+const TYPES: &[&str] = &["string", "integer", "number", "boolean", "null", "array", "object"];
 /// Lists in request bodies with at most 1000 items (SPEC §3, §6).
-const CAPPED_LISTS: &[&str] = &[
-    "categories",
-    "users",
-    "managers",
-    "joined",
-    "unjoined",
-    "sections_order",
-];
+const CAPPED_LISTS: &[&str] =
+    &["categories", "users", "managers", "joined", "unjoined", "sections_order"];
 
 /// Every problem found in `doc`, one line each; empty when the document is sound.
 pub fn problems(doc: &Value) -> Vec<String> {
-    let mut p = Problems {
-        doc,
-        out: Vec::new(),
-    };
+    let mut p = Problems { doc, out: Vec::new() };
     p.top();
     p.refs(doc, "#");
     p.paths();
@@ -83,9 +72,7 @@ impl<'a> Problems<'a> {
         for (kind, names) in self.doc["components"].as_object().into_iter().flatten() {
             for name in names.as_object().into_iter().flatten().map(|(n, _)| n) {
                 if name.is_empty()
-                    || !name
-                        .chars()
-                        .all(|c| c.is_ascii_alphanumeric() || ".-_".contains(c))
+                    || !name.chars().all(|c| c.is_ascii_alphanumeric() || ".-_".contains(c))
                 {
                     self.add(format!("components.{kind}.{name}: not a valid name"));
                 }
@@ -163,10 +150,7 @@ impl<'a> Problems<'a> {
     }
 
     fn parameters(&mut self, here: &str, names: &BTreeSet<&str>, shared: &[Value], op: &Value) {
-        let own = op["parameters"]
-            .as_array()
-            .map(Vec::as_slice)
-            .unwrap_or_default();
+        let own = op["parameters"].as_array().map(Vec::as_slice).unwrap_or_default();
         let mut seen: BTreeSet<(String, String)> = BTreeSet::new();
         let mut in_path: BTreeSet<String> = BTreeSet::new();
         // operation parameters override path-level ones with the same name and location
@@ -195,9 +179,7 @@ impl<'a> Problems<'a> {
         }
         for n in names {
             if !in_path.contains(*n) {
-                self.add(format!(
-                    "{here}: {{{n}}} is not declared as a path parameter"
-                ));
+                self.add(format!("{here}: {{{n}}} is not declared as a path parameter"));
             }
         }
         for n in &in_path {
@@ -251,9 +233,7 @@ impl<'a> Problems<'a> {
         let write = m != "get" && m != "head";
         let bearer_only = op["security"].as_array().is_some_and(|reqs| {
             !reqs.is_empty()
-                && reqs
-                    .iter()
-                    .all(|r| r.as_object().is_some_and(|o| o.contains_key("bearer")))
+                && reqs.iter().all(|r| r.as_object().is_some_and(|o| o.contains_key("bearer")))
         });
         let bearer_any = op["security"]
             .as_array()
@@ -318,9 +298,7 @@ impl<'a> Problems<'a> {
         for (name, p) in s["properties"].as_object().into_iter().flatten() {
             let p = self.resolve(p);
             let is_array = p["type"] == "array"
-                || p["type"]
-                    .as_array()
-                    .is_some_and(|t| t.iter().any(|t| t == "array"));
+                || p["type"].as_array().is_some_and(|t| t.iter().any(|t| t == "array"));
             if CAPPED_LISTS.contains(&name.as_str()) && is_array && p["maxItems"] != 1000 {
                 self.add(format!("{at}: list {name} has no maxItems 1000"));
             }
@@ -335,11 +313,7 @@ impl<'a> Problems<'a> {
 
     fn component_schemas(&mut self) {
         let doc = self.doc;
-        for (name, s) in doc["components"]["schemas"]
-            .as_object()
-            .into_iter()
-            .flatten()
-        {
+        for (name, s) in doc["components"]["schemas"].as_object().into_iter().flatten() {
             self.schema(&format!("components.schemas.{name}"), s, 0);
         }
     }
@@ -384,10 +358,7 @@ impl<'a> Problems<'a> {
             for k in ["enum", "examples"] {
                 for v in m.get(k).and_then(Value::as_array).into_iter().flatten() {
                     if !fits(v) {
-                        self.add(format!(
-                            "{at}: {k} value {v} is not of type {}",
-                            ts.join("|")
-                        ));
+                        self.add(format!("{at}: {k} value {v} is not of type {}", ts.join("|")));
                     }
                 }
             }
@@ -413,10 +384,9 @@ impl<'a> Problems<'a> {
             ("minItems", "maxItems"),
             ("minProperties", "maxProperties"),
         ] {
-            if let (Some(a), Some(b)) = (
-                m.get(lo).and_then(Value::as_f64),
-                m.get(hi).and_then(Value::as_f64),
-            ) && a > b
+            if let (Some(a), Some(b)) =
+                (m.get(lo).and_then(Value::as_f64), m.get(hi).and_then(Value::as_f64))
+                && a > b
             {
                 self.add(format!("{at}: {lo} {a} > {hi} {b}"));
             }
@@ -428,12 +398,7 @@ impl<'a> Problems<'a> {
     }
 
     fn sub_schemas(&mut self, at: &str, m: &Map<String, Value>, depth: usize) {
-        for (name, p) in m
-            .get("properties")
-            .and_then(Value::as_object)
-            .into_iter()
-            .flatten()
-        {
+        for (name, p) in m.get("properties").and_then(Value::as_object).into_iter().flatten() {
             self.schema(&format!("{at}.{name}"), p, depth + 1);
         }
         for k in ["items", "additionalProperties", "not"] {
@@ -442,13 +407,7 @@ impl<'a> Problems<'a> {
             }
         }
         for k in ["allOf", "oneOf", "anyOf"] {
-            for (i, sub) in m
-                .get(k)
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .enumerate()
-            {
+            for (i, sub) in m.get(k).and_then(Value::as_array).into_iter().flatten().enumerate() {
                 self.schema(&format!("{at}.{k}[{i}]"), sub, depth + 1);
             }
         }

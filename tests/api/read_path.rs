@@ -2,12 +2,7 @@
 //! budget; one that overruns is interrupted and run again on a blocking thread, with
 //! the same answer.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, reason = "tests fail loudly")]
 
 use std::time::Duration;
 

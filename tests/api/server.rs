@@ -9,14 +9,8 @@ async fn healthz_answers_ok() {
     let s = TestServer::start().await;
     let r = s.get("/healthz", None).await;
     assert_eq!(r.status, StatusCode::OK);
-    assert_eq!(
-        r.json(),
-        serde_json::json!({"status": "ok", "writable": true})
-    );
-    assert_eq!(
-        r.header("content-type"),
-        Some("application/json; charset=utf-8")
-    );
+    assert_eq!(r.json(), serde_json::json!({"status": "ok", "writable": true}));
+    assert_eq!(r.header("content-type"), Some("application/json; charset=utf-8"));
 }
 
 #[tokio::test]
@@ -62,12 +56,7 @@ async fn request_id_is_echoed_or_made() {
         .await
         .unwrap();
     assert_eq!(r.headers()["x-request-id"], "abc-123");
-    let r = s
-        .client
-        .get(format!("{}/nope", s.url))
-        .send()
-        .await
-        .unwrap();
+    let r = s.client.get(format!("{}/nope", s.url)).send().await.unwrap();
     assert!(r.headers()["x-request-id"].len() >= 8);
 }
 
@@ -85,14 +74,8 @@ async fn static_reaction_images_and_defaults_are_served() {
         assert_eq!(r.header("content-type"), Some("image/svg+xml"));
         assert!(r.text.starts_with("<svg"));
     }
-    assert_eq!(
-        s.get("/static/reactions/nope.svg", None).await.status,
-        StatusCode::NOT_FOUND
-    );
-    assert_eq!(
-        s.get("/media/course/1/x.png", None).await.status,
-        StatusCode::NOT_FOUND
-    );
+    assert_eq!(s.get("/static/reactions/nope.svg", None).await.status, StatusCode::NOT_FOUND);
+    assert_eq!(s.get("/media/course/1/x.png", None).await.status, StatusCode::NOT_FOUND);
 }
 
 /// The routes outside the API (health, schema, files, JWT verification) look at no
@@ -116,10 +99,7 @@ async fn routes_outside_the_api_ignore_bearer_tokens() {
     let media = s.get("/media/user/1/a.png", bad).await;
     assert_eq!(media.text, "png!");
     assert_eq!(media.header("content-type"), Some("image/png"));
-    assert_eq!(
-        media.header("cache-control"),
-        Some("public, max-age=31536000, immutable")
-    );
+    assert_eq!(media.header("cache-control"), Some("public, max-age=31536000, immutable"));
     let r = s
         .post(
             "/api/v2/jwt/verify_token/",
@@ -129,10 +109,7 @@ async fn routes_outside_the_api_ignore_bearer_tokens() {
         .await;
     assert_eq!(r.status, StatusCode::OK);
     // the same bad token on an API read is refused
-    assert_eq!(
-        s.get("/api/v2/reaction/", bad).await.status,
-        StatusCode::UNAUTHORIZED
-    );
+    assert_eq!(s.get("/api/v2/reaction/", bad).await.status, StatusCode::UNAUTHORIZED);
 }
 
 /// A file path is the rest of the URL: never empty and never ending in `/`; `HEAD` is
@@ -152,9 +129,7 @@ async fn file_paths_are_whole_and_head_is_served() {
         assert_eq!(r.status, StatusCode::NOT_FOUND, "{path}");
         assert_eq!(r.error_code(), "not_found", "{path}");
     }
-    let r = s
-        .call(Method::HEAD, "/static/reactions/like.svg", None, None)
-        .await;
+    let r = s.call(Method::HEAD, "/static/reactions/like.svg", None, None).await;
     assert_eq!(r.status, StatusCode::OK);
     assert_eq!(r.header("content-type"), Some("image/svg+xml"));
     assert!(r.text.is_empty());
@@ -178,16 +153,8 @@ async fn other_methods_are_405_with_the_allow_list() {
         (Method::POST, "/api/v2/user/1/is_follower/", "GET, HEAD"),
         (Method::POST, "/api/v2/reaction/", "GET, HEAD"),
         (Method::DELETE, "/api/v2/reaction/1/", "GET, HEAD"),
-        (
-            Method::PUT,
-            "/api/v2/dynamic_preference/",
-            "GET, HEAD, PATCH",
-        ),
-        (
-            Method::PATCH,
-            "/api/v2/dynamic_preference/search/",
-            "GET, HEAD",
-        ),
+        (Method::PUT, "/api/v2/dynamic_preference/", "GET, HEAD, PATCH"),
+        (Method::PATCH, "/api/v2/dynamic_preference/search/", "GET, HEAD"),
         (Method::GET, "/api/v2/jwt/verify_token/", "POST"),
         (Method::PUT, "/oauth/authorize/", "GET, HEAD, POST"),
         (Method::DELETE, "/oauth/authorize", "GET, HEAD, POST"),

@@ -17,9 +17,7 @@ fn app_create_list_show_rotate_delete() {
         )),
         1
     );
-    let p = e.json(&[
-        "app", "create", "--name", "SDK", "--grant", "password", "--json",
-    ]);
+    let p = e.json(&["app", "create", "--name", "SDK", "--grant", "password", "--json"]);
     assert_eq!(p["client_type"], "public");
     let i = e.json(&[
         "app",
@@ -35,10 +33,7 @@ fn app_create_list_show_rotate_delete() {
     assert_eq!(i["client_type"], "public");
     let list = e.json(&["app", "list", "--json"]);
     assert_eq!(list.as_array().unwrap().len(), 3);
-    assert!(
-        list[0].get("secret_key").is_none(),
-        "list never shows secrets"
-    );
+    assert!(list[0].get("secret_key").is_none(), "list never shows secrets");
     let shown = e.json(&["app", "show", &id, "--json"]);
     assert_eq!(shown["redirect_uris"][0], "https://a.example/cb");
     assert!(shown.get("secret_key").is_none());
@@ -61,14 +56,8 @@ fn app_create_validates_its_input() {
     };
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (vec!["--name", &long, "--grant", "password"], "at most 255"),
-        (
-            vec!["--name", "a", "--grant", "password", "--description", &long],
-            "at most 255",
-        ),
-        (
-            vec!["--name", "a", "--grant", "authorization-code"],
-            "redirect-uri",
-        ),
+        (vec!["--name", "a", "--grant", "password", "--description", &long], "at most 255"),
+        (vec!["--name", "a", "--grant", "authorization-code"], "redirect-uri"),
         (vec!["--name", "a", "--grant", "implicit"], "redirect-uri"),
         (code_to("https://a.example/cb#frag"), "fragment"),
         (code_to("/relative"), "absolute"),
@@ -81,11 +70,7 @@ fn app_create_validates_its_input() {
         let err = e.fails(&all);
         assert!(err.contains(why), "{args:?}: {err}");
     }
-    assert_eq!(
-        e.sql("SELECT count(*) FROM oauth_app"),
-        0,
-        "nothing was created"
-    );
+    assert_eq!(e.sql("SELECT count(*) FROM oauth_app"), 0, "nothing was created");
     // exactly 255 is fine
     let ok = "y".repeat(255);
     e.ok(&["app", "create", "--name", &ok, "--grant", "password"]);
@@ -136,11 +121,7 @@ fn redirect_uris_follow_the_registration_rule() {
             assert!(err.contains(uri), "{uri}: the error names the URI: {err}");
         }
     }
-    assert_eq!(
-        e.sql("SELECT count(*) FROM oauth_app"),
-        0,
-        "nothing created"
-    );
+    assert_eq!(e.sql("SELECT count(*) FROM oauth_app"), 0, "nothing created");
     let allowed = [
         "https://a.example/cb?x=1",
         "http://127.0.0.1:8000/cb",
@@ -148,14 +129,7 @@ fn redirect_uris_follow_the_registration_rule() {
         "http://localhost:3000/cb",
         "com.example.app:/oauth2redirect",
     ];
-    let mut args = vec![
-        "app",
-        "create",
-        "--name",
-        "a",
-        "--grant",
-        "authorization-code",
-    ];
+    let mut args = vec!["app", "create", "--name", "a", "--grant", "authorization-code"];
     for uri in allowed {
         args.extend(["--redirect-uri", uri]);
     }
@@ -218,15 +192,7 @@ fn app_update_changes_what_is_given_and_checks_it_as_create_does() {
         (vec!["--redirect-uri", "javascript:alert(1)"], "javascript"),
         (vec!["--redirect-uri", "http://example.org/cb"], "loopback"),
         (vec!["--redirect-uri", "https://a.example/#f"], "fragment"),
-        (
-            vec![
-                "--redirect-uri",
-                "https://ok.example/cb",
-                "--redirect-uri",
-                "data:,x",
-            ],
-            "data",
-        ),
+        (vec!["--redirect-uri", "https://ok.example/cb", "--redirect-uri", "data:,x"], "data"),
         (vec!["--image", "javascript:alert(1)"], "image"),
         (vec!["--skip-consent", "maybe"], ""),
         (vec![], "nothing to change"),
@@ -238,22 +204,11 @@ fn app_update_changes_what_is_given_and_checks_it_as_create_does() {
         assert!(err.contains(why), "{args:?}: {err}");
         assert_eq!(app_row(&e, &id), before, "{args:?}: nothing changed");
     }
-    assert!(
-        e.fails(&["app", "update", "nope", "--name", "x"])
-            .contains("no application")
-    );
+    assert!(e.fails(&["app", "update", "nope", "--name", "x"]).contains("no application"));
     // a password app may have no redirect URI, and gets its first one by update
-    let p = e.json(&[
-        "app", "create", "--name", "SDK", "--grant", "password", "--json",
-    ]);
+    let p = e.json(&["app", "create", "--name", "SDK", "--grant", "password", "--json"]);
     let pid = p["client_id"].as_str().unwrap();
-    e.ok(&[
-        "app",
-        "update",
-        pid,
-        "--redirect-uri",
-        "com.example.sdk:/cb",
-    ]);
+    e.ok(&["app", "update", pid, "--redirect-uri", "com.example.sdk:/cb"]);
     assert_eq!(app_row(&e, pid).3, "com.example.sdk:/cb");
 }
 
@@ -287,13 +242,7 @@ fn check_reports_stored_redirect_uris_that_break_the_rule() {
     assert_eq!(list[0]["count"], 1);
     assert!(list[1]["problem"].as_str().unwrap().contains("javascript"));
     // fixing it by update makes check pass again
-    e.ok(&[
-        "app",
-        "update",
-        &id,
-        "--redirect-uri",
-        "https://a.example/cb",
-    ]);
+    e.ok(&["app", "update", &id, "--redirect-uri", "https://a.example/cb"]);
     assert!(e.ok(&["check"]).contains("ok"));
 }
 
@@ -302,15 +251,10 @@ fn a_client_id_may_start_with_a_dash() {
     let e = Env::initialised();
     e.ok(&["app", "create", "--name", "SDK", "--grant", "password"]);
     // random client ids are URL-safe base64: one in 64 starts with '-'
-    e.conn()
-        .execute("UPDATE oauth_app SET client_id = '-Hx9'", [])
-        .unwrap();
+    e.conn().execute("UPDATE oauth_app SET client_id = '-Hx9'", []).unwrap();
     assert_eq!(e.json(&["app", "show", "-Hx9", "--json"])["name"], "SDK");
     e.ok(&["app", "update", "-Hx9", "--name", "SDK 2"]);
-    assert_eq!(
-        e.json(&["app", "rotate-secret", "-Hx9", "--json"])["client_id"],
-        "-Hx9"
-    );
+    assert_eq!(e.json(&["app", "rotate-secret", "-Hx9", "--json"])["client_id"], "-Hx9");
     e.ok(&["app", "delete", "-Hx9"]);
     assert_eq!(e.sql("SELECT count(*) FROM oauth_app"), 0);
 }

@@ -7,10 +7,7 @@ use crate::{Env, file_names};
 
 /// Whether `name` is `hearth-YYYYMMDDTHHMMSSZ.db`.
 fn is_dated(name: &str) -> bool {
-    let Some(stamp) = name
-        .strip_prefix("hearth-")
-        .and_then(|r| r.strip_suffix(".db"))
-    else {
+    let Some(stamp) = name.strip_prefix("hearth-").and_then(|r| r.strip_suffix(".db")) else {
         return false;
     };
     stamp.len() == 16
@@ -86,10 +83,8 @@ fn keep_removes_the_oldest_dated_copies_and_nothing_else() {
 
     let said = e.ok(&["backup", dir.to_str().unwrap(), "--keep", "3"]);
     let after = file_names(&dir);
-    let dated: Vec<&String> = after
-        .iter()
-        .filter(|n| is_dated(n) && dir.join(n).is_file())
-        .collect();
+    let dated: Vec<&String> =
+        after.iter().filter(|n| is_dated(n) && dir.join(n).is_file()).collect();
     assert_eq!(dated.len(), 3, "{after:?}");
     assert_eq!(dated[0], "hearth-20200104T000000Z.db");
     assert_eq!(dated[1], "hearth-20200105T000000Z.db");
@@ -115,10 +110,8 @@ fn a_failed_backup_removes_nothing_and_leaves_nothing() {
     let now = hearth::clock::Clock::system().now_secs();
     let mut blockers = Vec::new();
     for s in now..now + 5 {
-        let name = format!(
-            ".hearth-{}.db.partial",
-            hearth::clock::compact_utc(s * hearth::clock::SECOND)
-        );
+        let name =
+            format!(".hearth-{}.db.partial", hearth::clock::compact_utc(s * hearth::clock::SECOND));
         std::fs::create_dir(dir.join(&name)).unwrap();
         blockers.push(name);
     }
@@ -133,10 +126,7 @@ fn keep_needs_a_directory_and_a_positive_count() {
     let e = with_a_user();
     let file = e.dir.path().join("copy.db");
     let err = e.fails(&["backup", file.to_str().unwrap(), "--keep", "3"]);
-    assert!(
-        err.contains("--keep needs DEST to be an existing directory"),
-        "{err}"
-    );
+    assert!(err.contains("--keep needs DEST to be an existing directory"), "{err}");
     assert!(!file.exists());
     let dir = e.dir.path().join("backups");
     std::fs::create_dir(&dir).unwrap();

@@ -7,21 +7,9 @@ use crate::Env;
 #[test]
 fn reactions_add_and_set() {
     let e = Env::initialised();
-    let r = e.json(&[
-        "reaction",
-        "add",
-        "--label",
-        "clap",
-        "--sentiment",
-        "1",
-        "--json",
-    ]);
+    let r = e.json(&["reaction", "add", "--label", "clap", "--sentiment", "1", "--json"]);
     assert_eq!(r["id"], 7);
-    assert_eq!(
-        r["image"],
-        Value::Null,
-        "no image: the default is used by the API"
-    );
+    assert_eq!(r["image"], Value::Null, "no image: the default is used by the API");
     let r = e.json(&[
         "reaction",
         "add",
@@ -35,42 +23,12 @@ fn reactions_add_and_set() {
         "--json",
     ]);
     assert_eq!(r["active"], false);
-    let r = e.json(&[
-        "reaction",
-        "set",
-        "7",
-        "--active",
-        "false",
-        "--sentiment",
-        "0",
-        "--json",
-    ]);
-    assert_eq!(
-        (r["active"].clone(), r["sentiment"].clone()),
-        (Value::Bool(false), Value::from(0))
-    );
+    let r = e.json(&["reaction", "set", "7", "--active", "false", "--sentiment", "0", "--json"]);
+    assert_eq!((r["active"].clone(), r["sentiment"].clone()), (Value::Bool(false), Value::from(0)));
     e.assert_fails(&[
-        (
-            &["reaction", "set", "99", "--active", "true"],
-            "no reaction",
-        ),
-        (
-            &["reaction", "add", "--label", "", "--sentiment", "1"],
-            "label",
-        ),
-        (
-            &[
-                "reaction",
-                "add",
-                "--label",
-                "x",
-                "--sentiment",
-                "1",
-                "--image",
-                "not a url",
-            ],
-            "image",
-        ),
+        (&["reaction", "set", "99", "--active", "true"], "no reaction"),
+        (&["reaction", "add", "--label", "", "--sentiment", "1"], "label"),
+        (&["reaction", "add", "--label", "x", "--sentiment", "1", "--image", "not a url"], "image"),
     ]);
 }
 
@@ -86,36 +44,15 @@ fn categories_with_generated_and_chosen_slugs() {
         "grosse-co-2"
     );
     assert_eq!(
-        e.json(&[
-            "category", "create", "--name", "Tips", "--slug", "tips", "--json"
-        ])["slug"],
+        e.json(&["category", "create", "--name", "Tips", "--slug", "tips", "--json"])["slug"],
         "tips"
     );
     e.assert_fails(&[
-        (
-            &[
-                "category",
-                "create",
-                "--name",
-                "More tips",
-                "--slug",
-                "tips",
-            ],
-            "taken",
-        ),
-        (
-            &["category", "create", "--name", "Bad", "--slug", "Bad_Slug"],
-            "slug",
-        ),
+        (&["category", "create", "--name", "More tips", "--slug", "tips"], "taken"),
+        (&["category", "create", "--name", "Bad", "--slug", "Bad_Slug"], "slug"),
         (&["category", "create", "--name", ""], "name"),
     ]);
-    assert_eq!(
-        e.json(&["category", "list", "--json"])
-            .as_array()
-            .unwrap()
-            .len(),
-        3
-    );
+    assert_eq!(e.json(&["category", "list", "--json"]).as_array().unwrap().len(), 3);
 }
 
 #[test]
@@ -123,10 +60,7 @@ fn reaction_labels_are_unique_case_insensitively() {
     let e = Env::initialised();
     for label in ["like", "LIKE", "Like"] {
         let err = e.fails(&["reaction", "add", "--label", label, "--sentiment", "1"]);
-        assert_eq!(
-            err,
-            format!("error: a reaction labelled \"{label}\" already exists")
-        );
+        assert_eq!(err, format!("error: a reaction labelled \"{label}\" already exists"));
     }
     // Unicode lowercase (as usernames), not SQLite's ASCII-only NOCASE
     e.ok(&["reaction", "add", "--label", "Ärger", "--sentiment", "-1"]);
@@ -139,16 +73,10 @@ fn reaction_labels_are_unique_case_insensitively() {
         e.fails(&["reaction", "set", "2", "--label", "Like"]),
         "error: a reaction labelled \"Like\" already exists"
     );
-    assert_eq!(
-        e.sql("SELECT count(*) FROM reaction WHERE id = 2 AND label = 'love'"),
-        1
-    );
+    assert_eq!(e.sql("SELECT count(*) FROM reaction WHERE id = 2 AND label = 'love'"), 1);
     e.ok(&["reaction", "set", "1", "--label", "Like"]);
     e.assert_sql(&[
-        (
-            "SELECT count(*) FROM reaction WHERE id = 1 AND label = 'Like'",
-            1,
-        ),
+        ("SELECT count(*) FROM reaction WHERE id = 1 AND label = 'Like'", 1),
         ("SELECT count(*) FROM reaction", 7),
     ]);
 }
@@ -168,9 +96,7 @@ fn category_names_and_slugs_are_unique_case_insensitively() {
             .contains("already exists")
     );
     // a slug taken behind hearth's back in another case still counts
-    e.conn()
-        .execute("UPDATE category SET slug = 'TIPS' WHERE id = 2", [])
-        .unwrap();
+    e.conn().execute("UPDATE category SET slug = 'TIPS' WHERE id = 2", []).unwrap();
     assert!(
         e.fails(&["category", "create", "--name", "Tips", "--slug", "tips"])
             .contains("slug \"tips\" is already taken")
@@ -220,10 +146,7 @@ fn category_update_changes_what_is_given() {
     };
     assert_eq!(row(), "WORLD NEWS|world|0|-3");
     let cases: Vec<(Vec<&str>, &str)> = vec![
-        (
-            vec!["--name", "tips"],
-            "a category named \"tips\" already exists",
-        ),
+        (vec!["--name", "tips"], "a category named \"tips\" already exists"),
         (vec!["--slug", "tips"], "slug \"tips\" is already taken"),
         (vec!["--slug", "Bad_Slug"], "slug"),
         (vec!["--name", ""], "name"),
@@ -237,8 +160,5 @@ fn category_update_changes_what_is_given() {
         assert!(err.contains(why), "{args:?}: {err}");
         assert_eq!(row(), "WORLD NEWS|world|0|-3", "{args:?}: nothing changed");
     }
-    assert!(
-        e.fails(&["category", "update", "9", "--name", "x"])
-            .contains("no category")
-    );
+    assert!(e.fails(&["category", "update", "9", "--name", "x"]).contains("no category"));
 }

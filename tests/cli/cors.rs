@@ -13,12 +13,9 @@ fn get_from(addr: &str, path: &str, origin: &str) -> String {
 #[test]
 fn bad_origins_stop_serve_at_start_with_one_clear_line() {
     let e = Env::new();
-    for bad in [
-        "https://app.example.org/",
-        "app.example.org",
-        "null",
-        "https://app.example.org:99999",
-    ] {
+    for bad in
+        ["https://app.example.org/", "app.example.org", "null", "https://app.example.org:99999"]
+    {
         let line = e.fails(&["serve", "--listen", "127.0.0.1:0", "--cors-origin", bad]);
         assert!(line.contains(bad), "{bad}: {line}");
         assert!(line.contains("scheme://host[:port]"), "{bad}: {line}");
@@ -28,10 +25,7 @@ fn bad_origins_stop_serve_at_start_with_one_clear_line() {
         .arg("--db")
         .arg(e.db())
         .args(["serve", "--listen", "127.0.0.1:0"])
-        .env(
-            "HEARTH_CORS_ORIGINS",
-            "https://ok.example,https://bad.example/path",
-        )
+        .env("HEARTH_CORS_ORIGINS", "https://ok.example,https://bad.example/path")
         .stdout(Stdio::null())
         .output()
         .unwrap();
@@ -45,19 +39,11 @@ fn origins_from_flags_and_from_the_environment_are_allowed() {
     let (mut child, addr) = crate::spawn_serve(
         &e.db(),
         "127.0.0.1:0",
-        &[
-            "--cors-origin",
-            "https://App.Example.org:443",
-            "--cors-origin",
-            "http://localhost:5173",
-        ],
+        &["--cors-origin", "https://App.Example.org:443", "--cors-origin", "http://localhost:5173"],
     );
     let r = get_from(&addr, "/api/v2/reaction/", "https://app.example.org");
     assert!(r.starts_with("http/1.1 200"), "{r}");
-    assert!(
-        r.contains("access-control-allow-origin: https://app.example.org\r\n"),
-        "{r}"
-    );
+    assert!(r.contains("access-control-allow-origin: https://app.example.org\r\n"), "{r}");
     assert!(r.contains("vary: origin\r\n"), "{r}");
     let r = get_from(&addr, "/api/v2/reaction/", "http://localhost:5174");
     assert!(!r.contains("access-control-allow-origin"), "{r}");
@@ -68,17 +54,11 @@ fn origins_from_flags_and_from_the_environment_are_allowed() {
         &e.db(),
         "127.0.0.1:0",
         &[],
-        &[(
-            "HEARTH_CORS_ORIGINS",
-            OsStr::new("https://a.example, http://b.example:8080"),
-        )],
+        &[("HEARTH_CORS_ORIGINS", OsStr::new("https://a.example, http://b.example:8080"))],
     );
     for origin in ["https://a.example", "http://b.example:8080"] {
         let r = get_from(&addr, "/api/v2/reaction/", origin);
-        assert!(
-            r.contains(&format!("access-control-allow-origin: {origin}\r\n")),
-            "{origin}: {r}"
-        );
+        assert!(r.contains(&format!("access-control-allow-origin: {origin}\r\n")), "{origin}: {r}");
     }
     crate::sigterm(&child);
     assert!(child.wait().unwrap().success());
@@ -92,14 +72,8 @@ fn absolute_urls_name_the_bound_port() {
     let e = Env::new();
     let (mut child, addr) = crate::spawn_serve(&e.db(), "127.0.0.1:0", &[]);
     let r = crate::get(&addr, "/api/v2/reaction/?limit=1");
-    assert!(
-        r.contains(&format!("\"image\":\"http://{addr}/static/reactions/")),
-        "{r}"
-    );
-    assert!(
-        r.contains(&format!("\"next\":\"http://{addr}/api/v2/reaction/?")),
-        "{r}"
-    );
+    assert!(r.contains(&format!("\"image\":\"http://{addr}/static/reactions/")), "{r}");
+    assert!(r.contains(&format!("\"next\":\"http://{addr}/api/v2/reaction/?")), "{r}");
     assert!(!r.contains("127.0.0.1:0/"), "{r}");
     crate::sigterm(&child);
     assert!(child.wait().unwrap().success());

@@ -48,11 +48,8 @@ fn http(port: u16, method: &str, path: &str, token: &str, body: &str) -> std::io
     let mut s = TcpStream::connect(("127.0.0.1", port))?;
     s.set_read_timeout(Some(IO_TIMEOUT))?;
     s.set_write_timeout(Some(IO_TIMEOUT))?;
-    let auth = if token.is_empty() {
-        String::new()
-    } else {
-        format!("Authorization: Bearer {token}\r\n")
-    };
+    let auth =
+        if token.is_empty() { String::new() } else { format!("Authorization: Bearer {token}\r\n") };
     let req = format!(
         "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{auth}\
          Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
@@ -62,32 +59,21 @@ fn http(port: u16, method: &str, path: &str, token: &str, body: &str) -> std::io
     let mut raw = Vec::new();
     s.read_to_end(&mut raw)?;
     let raw = String::from_utf8_lossy(&raw);
-    let (head, body) = raw
-        .split_once("\r\n\r\n")
-        .ok_or_else(|| std::io::Error::other("no complete response"))?;
+    let (head, body) =
+        raw.split_once("\r\n\r\n").ok_or_else(|| std::io::Error::other("no complete response"))?;
     let status = head
         .split(' ')
         .nth(1)
         .and_then(|s| s.parse().ok())
         .ok_or_else(|| std::io::Error::other("no status line"))?;
-    if head
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked")
-    {
+    if head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
         return Err(std::io::Error::other("chunked responses are not expected"));
     }
-    Ok(Resp {
-        status,
-        body: body.to_owned(),
-    })
+    Ok(Resp { status, body: body.to_owned() })
 }
 
 fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
 /// `hearth serve` on a free port, answering `/healthz`.
@@ -127,10 +113,7 @@ impl Server {
             let _ = child.kill();
             let _ = child.wait();
         }
-        panic!(
-            "hearth serve did not start: {}",
-            std::fs::read_to_string(log).unwrap_or_default()
-        );
+        panic!("hearth serve did not start: {}", std::fs::read_to_string(log).unwrap_or_default());
     }
 
     /// SIGKILL: no shutdown, no checkpoint, the WAL left as it is.
@@ -166,12 +149,7 @@ fn writer(
         match http(port, "POST", "/api/v2/post/", &token, &body) {
             Ok(r) if r.status == 201 => {
                 let v: serde_json::Value = serde_json::from_str(&r.body).unwrap();
-                assert_eq!(
-                    v["text"],
-                    text.as_str(),
-                    "201 with another post: {}",
-                    r.body
-                );
+                assert_eq!(v["text"], text.as_str(), "201 with another post: {}", r.body);
                 acked.push((v["id"].as_i64().unwrap(), text));
             }
             // the server answered something else: a failed write it told us about is
@@ -206,18 +184,10 @@ fn assert_all_present(port: u16, token: &str, acked: &[(i64, String)]) {
 fn assert_all_in_file(db: &Path, acked: &[(i64, String)]) {
     let c = rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
         .unwrap();
-    let mut stmt = c
-        .prepare("SELECT id, text FROM contribution WHERE kind = 'post'")
-        .unwrap();
-    let stored: std::collections::HashMap<i64, String> = stmt
-        .query_map([], |r| r.try_into())
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
-    let lost: Vec<_> = acked
-        .iter()
-        .filter(|(id, text)| stored.get(id) != Some(text))
-        .collect();
+    let mut stmt = c.prepare("SELECT id, text FROM contribution WHERE kind = 'post'").unwrap();
+    let stored: std::collections::HashMap<i64, String> =
+        stmt.query_map([], |r| r.try_into()).unwrap().map(Result::unwrap).collect();
+    let lost: Vec<_> = acked.iter().filter(|(id, text)| stored.get(id) != Some(text)).collect();
     assert_none("not in the file", &lost, acked.len());
 }
 

@@ -43,10 +43,7 @@ fn import_loads_a_community_with_exact_counters() {
     let out = e.import(&community_lines());
     succeeded(&out);
     assert!(String::from_utf8_lossy(&out.stdout).contains("imported"));
-    assert!(
-        e.ok(&["check"]).contains("ok"),
-        "every counter and invariant holds after import"
-    );
+    assert!(e.ok(&["check"]).contains("ok"), "every counter and invariant holds after import");
     // Django hashes are kept as they are
     let hash: String = e.value("SELECT password FROM user WHERE id = 1");
     assert_eq!(hash, DJANGO_HASH);
@@ -55,14 +52,8 @@ fn import_loads_a_community_with_exact_counters() {
         ("SELECT followers_counter FROM user WHERE id = 1", 1),
         ("SELECT followings_counter FROM user WHERE id = 1", 2),
         ("SELECT mutuals_counter FROM user WHERE id = 1", 1),
-        (
-            "SELECT mutual FROM follow WHERE follower = 2 AND followed = 1",
-            1,
-        ),
-        (
-            "SELECT mutual FROM follow WHERE follower = 1 AND followed = 3",
-            0,
-        ),
+        ("SELECT mutual FROM follow WHERE follower = 2 AND followed = 1", 1),
+        ("SELECT mutual FROM follow WHERE follower = 1 AND followed = 3", 0),
     ]);
     assert_eq!(
         e.sql("SELECT posts_counter FROM user WHERE id = 1"),
@@ -75,23 +66,14 @@ fn import_loads_a_community_with_exact_counters() {
         ("SELECT count(*) FROM course_member WHERE course_id = 10 AND user_id = 1 AND join_status = 'creator'", 1),
         ("SELECT count(*) FROM reaction", 7),
     ]);
-    assert_eq!(
-        e.json(&["pref", "get", "text.application_name", "--json"])["value"],
-        "imported"
-    );
-    assert_eq!(
-        e.sql("SELECT date_joined FROM user WHERE id = 1"),
-        1_704_103_200_500_000
-    );
+    assert_eq!(e.json(&["pref", "get", "text.application_name", "--json"])["value"], "imported");
+    assert_eq!(e.sql("SELECT date_joined FROM user WHERE id = 1"), 1_704_103_200_500_000);
 }
 
 #[test]
 fn import_reads_stdin() {
     let e = Env::initialised();
-    let out = e.run_stdin(
-        &["import", "-"],
-        Some(r#"{"record":"user","id":1,"username":"solo"}"#),
-    );
+    let out = e.run_stdin(&["import", "-"], Some(r#"{"record":"user","id":1,"username":"solo"}"#));
     succeeded(&out);
     assert_eq!(e.sql("SELECT count(*) FROM user"), 1);
 }
@@ -136,11 +118,7 @@ fn a_bad_line_stops_the_import_with_its_number_and_writes_nothing_of_its_batch()
         let n = all.iter().position(|l| *l == bad).unwrap() + 1;
         assert!(err.contains(&format!("line {n}:")), "{bad}: {err}");
         assert!(err.contains(why), "{bad}: {err}");
-        assert_eq!(
-            e.sql("SELECT count(*) FROM user"),
-            0,
-            "{bad}: the batch was rolled back"
-        );
+        assert_eq!(e.sql("SELECT count(*) FROM user"), 0, "{bad}: the batch was rolled back");
         assert_eq!(e.sql("SELECT count(*) FROM follow"), 0);
     }
 }
@@ -155,39 +133,23 @@ fn follow_index_state(e: &Env) -> (i64, i64) {
 #[test]
 fn an_import_into_an_empty_follow_table_rebuilds_its_indexes_even_when_a_later_batch_fails() {
     let e = Env::initialised();
-    let mut lines: Vec<String> = (1..=4)
-        .map(|i| format!(r#"{{"record":"user","id":{i},"username":"u{i}"}}"#))
-        .collect();
+    let mut lines: Vec<String> =
+        (1..=4).map(|i| format!(r#"{{"record":"user","id":{i},"username":"u{i}"}}"#)).collect();
     for (a, b) in [(1, 2), (2, 3), (3, 1), (2, 1), (4, 1), (1, 4)] {
-        lines.push(format!(
-            r#"{{"record":"follow","follower":{a},"followed":{b}}}"#
-        ));
+        lines.push(format!(r#"{{"record":"follow","follower":{a},"followed":{b}}}"#));
     }
     // batches of 4 lines: users | 1>2 2>3 3>1 2>1 | 4>1 1>4 bad
     lines.push(r#"{"record":"follow","follower":4,"followed":9}"#.to_owned());
     let path = e.dir.path().join("in.ndjson");
     std::fs::write(&path, lines.join("\n") + "\n").unwrap();
-    let err = fails(
-        e.run(&["import", path.to_str().unwrap(), "--batch-lines", "4"]),
-        &["import"],
-    );
+    let err = fails(e.run(&["import", path.to_str().unwrap(), "--batch-lines", "4"]), &["import"]);
     assert!(err.contains("line 11: followed 9 does not exist"), "{err}");
     assert!(err.contains("lines 1-8 were imported"), "{err}");
     assert_eq!(follow_index_state(&e), (2, 0), "both indexes are back");
-    assert_eq!(
-        e.sql("SELECT count(*) FROM follow"),
-        4,
-        "the failed batch is not there"
-    );
+    assert_eq!(e.sql("SELECT count(*) FROM follow"), 4, "the failed batch is not there");
     e.assert_sql(&[
-        (
-            "SELECT mutual FROM follow WHERE follower = 1 AND followed = 2",
-            1,
-        ),
-        (
-            "SELECT mutual FROM follow WHERE follower = 2 AND followed = 3",
-            0,
-        ),
+        ("SELECT mutual FROM follow WHERE follower = 1 AND followed = 2", 1),
+        ("SELECT mutual FROM follow WHERE follower = 2 AND followed = 3", 0),
         ("SELECT mutuals_counter FROM user WHERE id = 2", 1),
     ]);
     assert!(e.ok(&["check"]).contains("ok"));
@@ -225,9 +187,8 @@ fn an_interrupted_import_has_its_indexes_rebuilt_by_the_next_open() {
 #[test]
 fn a_second_import_sees_the_edges_of_the_first() {
     let e = Env::initialised();
-    let users: Vec<String> = (1..=3)
-        .map(|i| format!(r#"{{"record":"user","id":{i},"username":"u{i}"}}"#))
-        .collect();
+    let users: Vec<String> =
+        (1..=3).map(|i| format!(r#"{{"record":"user","id":{i},"username":"u{i}"}}"#)).collect();
     let mut first = users.clone();
     first.push(r#"{"record":"follow","follower":1,"followed":2}"#.to_owned());
     assert!(e.import(&first).status.success());
@@ -250,10 +211,7 @@ fn a_second_import_sees_the_edges_of_the_first() {
         e.import(&[r#"{"record":"follow","follower":1,"followed":2}"#.to_owned()]),
         &["import"],
     );
-    assert!(
-        err.contains("line 1: follow 1 -> 2 already exists"),
-        "{err}"
-    );
+    assert!(err.contains("line 1: follow 1 -> 2 already exists"), "{err}");
     assert_eq!(follow_index_state(&e), (2, 0));
 }
 
@@ -293,17 +251,10 @@ fn a_duplicate_reaction_label_or_category_name_is_a_bad_line() {
             all[2] = bad.to_owned();
         }
         let err = fails(e.import(&all), &["import"]);
-        let want = if bad.contains("Clap") {
-            why.replace("line 2", "line 3")
-        } else {
-            why.to_owned()
-        };
+        let want =
+            if bad.contains("Clap") { why.replace("line 2", "line 3") } else { why.to_owned() };
         assert!(err.contains(&want), "{bad}: {err}");
-        assert_eq!(
-            e.sql("SELECT count(*) FROM category"),
-            0,
-            "{bad}: rolled back"
-        );
+        assert_eq!(e.sql("SELECT count(*) FROM category"), 0, "{bad}: rolled back");
         assert_eq!(e.sql("SELECT count(*) FROM reaction"), 6);
     }
     // the same id with its label in another case updates that reaction
@@ -311,8 +262,5 @@ fn a_duplicate_reaction_label_or_category_name_is_a_bad_line() {
     let out =
         e.import(&[r#"{"record":"reaction","id":1,"label":"Like","sentiment":1}"#.to_owned()]);
     succeeded(&out);
-    assert_eq!(
-        e.sql("SELECT count(*) FROM reaction WHERE id = 1 AND label = 'Like'"),
-        1
-    );
+    assert_eq!(e.sql("SELECT count(*) FROM reaction WHERE id = 1 AND label = 'Like'"), 1);
 }

@@ -21,10 +21,7 @@ fn init_refuses_a_file_that_is_not_hearth() {
     std::fs::write(e.db(), b"just some text, not a database at all..........").unwrap();
     assert!(e.fails(&["init"]).contains("not a hearth database"));
     let other = Env::new();
-    rusqlite::Connection::open(other.db())
-        .unwrap()
-        .execute_batch("CREATE TABLE t (x)")
-        .unwrap();
+    rusqlite::Connection::open(other.db()).unwrap().execute_batch("CREATE TABLE t (x)").unwrap();
     other.assert_fails(&[
         (&["init"], "not a hearth database"),
         (&["user", "list"], "not a hearth database"),
@@ -47,17 +44,9 @@ fn reactions_and_preferences_are_seeded_as_spec_says() {
     assert!(labels.eq(want.iter()), "{r}");
     assert_eq!(r[4]["sentiment"], -1);
     assert_eq!(r[3]["id"], 4);
-    let ca = e.json(&[
-        "pref",
-        "get",
-        "configurations.content_availability",
-        "--json",
-    ]);
+    let ca = e.json(&["pref", "get", "configurations.content_availability", "--json"]);
     assert_eq!(ca["value"], true);
     assert_eq!(ca["type"], "boolean");
     let secret = e.ok(&["jwt", "secret"]);
-    assert!(
-        secret.trim().len() >= 43,
-        "a secret of at least 32 random bytes"
-    );
+    assert!(secret.trim().len() >= 43, "a secret of at least 32 random bytes");
 }

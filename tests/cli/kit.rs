@@ -48,11 +48,7 @@ fn votes_and_category_follows_import_with_exact_counters() {
              WHERE c.kind = 'post' AND c.id = 1 AND t.reaction_id = {reaction}"
         ))
     };
-    assert_eq!(
-        (tally(1), tally(2), tally(7)),
-        (2, 1, 1),
-        "user 5 is deleted"
-    );
+    assert_eq!((tally(1), tally(2), tally(7)), (2, 1, 1), "user 5 is deleted");
     assert_eq!(e.sql("SELECT count(*) FROM vote"), 7, "every vote is kept");
     e.assert_sql(&[
         ("SELECT voted_at FROM vote WHERE user_id = 1 AND reaction_id = 1 ORDER BY voted_at LIMIT 1", 1_738_368_000_000_000),
@@ -68,10 +64,7 @@ fn votes_and_category_follows_import_with_exact_counters() {
     ];
     let out = e.import(&more);
     succeeded(&out);
-    assert_eq!(
-        e.sql("SELECT followers_counter FROM category WHERE id = 2"),
-        2
-    );
+    assert_eq!(e.sql("SELECT followers_counter FROM category WHERE id = 2"), 2);
     assert!(e.ok(&["check"]).contains("ok"));
 }
 
@@ -79,39 +72,15 @@ fn votes_and_category_follows_import_with_exact_counters() {
 fn a_bad_vote_or_category_follow_line_is_named_and_nothing_of_its_batch_is_written() {
     let cases: Vec<(&str, &str)> = vec![
         (r#"{"record":"vote","user":1,"reaction":1}"#, "exactly one"),
-        (
-            r#"{"record":"vote","user":1,"reaction":1,"post":1,"comment":1}"#,
-            "exactly one",
-        ),
-        (
-            r#"{"record":"vote","user":1,"reaction":99,"post":1}"#,
-            "reaction 99 does not exist",
-        ),
-        (
-            r#"{"record":"vote","user":1,"reaction":1,"post":77}"#,
-            "post 77 does not exist",
-        ),
-        (
-            r#"{"record":"vote","user":99,"reaction":1,"post":1}"#,
-            "user 99 does not exist",
-        ),
+        (r#"{"record":"vote","user":1,"reaction":1,"post":1,"comment":1}"#, "exactly one"),
+        (r#"{"record":"vote","user":1,"reaction":99,"post":1}"#, "reaction 99 does not exist"),
+        (r#"{"record":"vote","user":1,"reaction":1,"post":77}"#, "post 77 does not exist"),
+        (r#"{"record":"vote","user":99,"reaction":1,"post":1}"#, "user 99 does not exist"),
         (r#"{"record":"vote","user":1,"post":1}"#, "reaction"),
-        (
-            r#"{"record":"vote","user":1,"reaction":1,"post":1,"voted_at":"soon"}"#,
-            "RFC 3339",
-        ),
-        (
-            r#"{"record":"vote","user":1,"reaction":1,"post":1,"weight":2}"#,
-            "weight",
-        ),
-        (
-            r#"{"record":"category_follow","user":1,"category":42}"#,
-            "category 42 does not exist",
-        ),
-        (
-            r#"{"record":"category_follow","user":42,"category":1}"#,
-            "user 42 does not exist",
-        ),
+        (r#"{"record":"vote","user":1,"reaction":1,"post":1,"voted_at":"soon"}"#, "RFC 3339"),
+        (r#"{"record":"vote","user":1,"reaction":1,"post":1,"weight":2}"#, "weight"),
+        (r#"{"record":"category_follow","user":1,"category":42}"#, "category 42 does not exist"),
+        (r#"{"record":"category_follow","user":42,"category":1}"#, "user 42 does not exist"),
         (r#"{"record":"category_follow","user":1}"#, "category"),
     ];
     for (bad, why) in cases {
@@ -124,23 +93,14 @@ fn a_bad_vote_or_category_follow_line_is_named_and_nothing_of_its_batch_is_writt
     }
     // the same vote or follow twice
     for (dup, why) in [
-        (
-            r#"{"record":"vote","user":2,"reaction":1,"post":1}"#,
-            "already voted post 1",
-        ),
-        (
-            r#"{"record":"category_follow","user":2,"category":1}"#,
-            "already follows category 1",
-        ),
+        (r#"{"record":"vote","user":2,"reaction":1,"post":1}"#, "already voted post 1"),
+        (r#"{"record":"category_follow","user":2,"category":1}"#, "already follows category 1"),
     ] {
         let e = Env::initialised();
         let mut all = lines();
         all.push(dup.to_owned());
         let err = fails(e.import(&all), &["import"]);
-        assert!(
-            err.contains(&format!("line {}:", all.len())),
-            "{dup}: {err}"
-        );
+        assert!(err.contains(&format!("line {}:", all.len())), "{dup}: {err}");
         assert!(err.contains(why), "{dup}: {err}");
         assert_eq!(e.sql("SELECT count(*) FROM vote"), 0, "{dup}: rolled back");
     }
@@ -159,10 +119,6 @@ fn check_finds_each_broken_kit_counter() {
         .unwrap();
     broken_check(
         &e,
-        &[
-            ("vote_tally", 2),
-            ("categories_counter", 1),
-            ("category_followers_counter", 1),
-        ],
+        &[("vote_tally", 2), ("categories_counter", 1), ("category_followers_counter", 1)],
     );
 }

@@ -28,10 +28,8 @@ pub struct Logged {
 /// The address a "… listening on http://ADDR" line names, in either format.
 fn listening(line: &str, what: &str) -> Option<String> {
     let rest = &line[line.find(what)? + what.len()..];
-    let addr: String = rest
-        .chars()
-        .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == ':')
-        .collect();
+    let addr: String =
+        rest.chars().take_while(|c| c.is_ascii_digit() || *c == '.' || *c == ':').collect();
     Some(addr)
 }
 
@@ -60,13 +58,8 @@ impl Logged {
             }
         });
         let wants_metrics = extra.iter().any(|a| a.starts_with("--metrics-listen"));
-        let mut s = Logged {
-            child,
-            addr: String::new(),
-            metrics: None,
-            lines,
-            reader: Some(reader),
-        };
+        let mut s =
+            Logged { child, addr: String::new(), metrics: None, lines, reader: Some(reader) };
         let deadline = Instant::now() + Duration::from_secs(20);
         loop {
             {
@@ -162,18 +155,14 @@ fn parse(lines: &[String]) -> Vec<Value> {
 
 /// The access line of the request with this id.
 fn access<'a>(all: &'a [Value], id: &str) -> &'a Value {
-    let found: Vec<&Value> = all
-        .iter()
-        .filter(|v| v["target"] == "hearth::access" && v["request_id"] == id)
-        .collect();
+    let found: Vec<&Value> =
+        all.iter().filter(|v| v["target"] == "hearth::access" && v["request_id"] == id).collect();
     assert_eq!(found.len(), 1, "one access line for {id}: {found:?}");
     found[0]
 }
 
 fn events<'a>(all: &'a [Value], event: &str) -> Vec<&'a Value> {
-    all.iter()
-        .filter(|v| v["target"] == "hearth::security" && v["event"] == event)
-        .collect()
+    all.iter().filter(|v| v["target"] == "hearth::security" && v["event"] == event).collect()
 }
 
 /// A GET with a request id (and optional bearer token and forwarded-for header).
@@ -184,10 +173,7 @@ async fn get(
     token: Option<&str>,
     xff: Option<&str>,
 ) -> reqwest::Response {
-    let mut rb = c
-        .get(url)
-        .header("x-request-id", id)
-        .header("user-agent", "obs-test/1.0");
+    let mut rb = c.get(url).header("x-request-id", id).header("user-agent", "obs-test/1.0");
     if let Some(t) = token {
         rb = rb.bearer_auth(t);
     }
@@ -248,12 +234,7 @@ fn keep_tokens(body: &str, secrets: &mut Vec<String>) -> String {
 
 /// The password grant's form.
 fn password<'a>(client: &'a str, username: &'a str, pw: &'a str) -> [(&'a str, &'a str); 4] {
-    [
-        ("grant_type", "password"),
-        ("client_id", client),
-        ("username", username),
-        ("password", pw),
-    ]
+    [("grant_type", "password"), ("client_id", client), ("username", username), ("password", pw)]
 }
 
 /// The value of a `Set-Cookie` header.
@@ -285,10 +266,7 @@ async fn json_access_lines_carry_every_field_with_route_templates_and_the_real_c
     e.init();
     import_users(&e, &[(1, "alice", "alice-pw-1")]);
     let jwt = e.ok(&["jwt", "mint", "--user-id", "1"]).trim().to_owned();
-    let s = Logged::start(
-        &e,
-        &["--log-format", "json", "--trusted-proxy", "127.0.0.1"],
-    );
+    let s = Logged::start(&e, &["--log-format", "json", "--trusted-proxy", "127.0.0.1"]);
     let c = browser();
     let base = s.url();
     // an authenticated read, a query string that must not be logged, a spoofed
@@ -305,34 +283,13 @@ async fn json_access_lines_carry_every_field_with_route_templates_and_the_real_c
     assert_eq!(r.headers()["x-request-id"], "obs-course");
     let not_found_len = r.bytes().await.unwrap().len();
     // a bad token: 401, no user
-    let r = get(
-        &c,
-        &format!("{base}/api/v2/course/"),
-        "obs-bad-token",
-        Some("nope"),
-        None,
-    )
-    .await;
+    let r = get(&c, &format!("{base}/api/v2/course/"), "obs-bad-token", Some("nope"), None).await;
     assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
     // a path no endpoint matches
-    let r = get(
-        &c,
-        &format!("{base}/no/such/7/"),
-        "obs-unmatched",
-        None,
-        None,
-    )
-    .await;
+    let r = get(&c, &format!("{base}/no/such/7/"), "obs-unmatched", None, None).await;
     assert_eq!(r.status(), StatusCode::NOT_FOUND);
     // a request id that is not well formed is replaced, and the new one logged
-    let r = get(
-        &c,
-        &format!("{base}/api/v2/course/search/"),
-        "has space",
-        None,
-        None,
-    )
-    .await;
+    let r = get(&c, &format!("{base}/api/v2/course/search/"), "has space", None, None).await;
     let fresh = r.headers()["x-request-id"].to_str().unwrap().to_owned();
     assert_ne!(fresh, "has space");
     assert!(!fresh.is_empty() && fresh.bytes().all(|b| b.is_ascii_graphic()));
@@ -345,10 +302,7 @@ async fn json_access_lines_carry_every_field_with_route_templates_and_the_real_c
     assert_eq!(a["route"], "/api/v2/course/{id}/");
     assert_eq!(a["path"], "/api/v2/course/77/");
     assert_eq!(a["status"], 404);
-    assert_eq!(
-        a["client"], "198.51.100.7",
-        "the spoofed entry is never believed"
-    );
+    assert_eq!(a["client"], "198.51.100.7", "the spoofed entry is never believed");
     assert_eq!(a["user_id"], 1);
     assert_eq!(a["bytes"], not_found_len);
     assert_eq!(a["user_agent"], "obs-test/1.0");
@@ -361,14 +315,8 @@ async fn json_access_lines_carry_every_field_with_route_templates_and_the_real_c
     assert!(a["timestamp"].as_str().unwrap().ends_with('Z'));
 
     let a = access(&all, "obs-bad-token");
-    assert_eq!(
-        (a["status"].as_u64(), a["route"].as_str()),
-        (Some(401), Some("/api/v2/course/"))
-    );
-    assert!(
-        a.get("user_id").is_none(),
-        "no user for a rejected token: {a}"
-    );
+    assert_eq!((a["status"].as_u64(), a["route"].as_str()), (Some(401), Some("/api/v2/course/")));
+    assert!(a.get("user_id").is_none(), "no user for a rejected token: {a}");
     // without a trusted proxy in front (the peer is the proxy here, with no header)
     assert_eq!(a["client"], "127.0.0.1");
 
@@ -378,32 +326,16 @@ async fn json_access_lines_carry_every_field_with_route_templates_and_the_real_c
 
     assert_eq!(access(&all, &fresh)["route"], "/api/v2/course/search/");
     assert!(!lines.iter().any(|l| l.contains("has space")));
-    assert!(
-        !lines
-            .iter()
-            .any(|l| l.contains("QUERY-SECRET") || l.contains("limit=5"))
-    );
+    assert!(!lines.iter().any(|l| l.contains("QUERY-SECRET") || l.contains("limit=5")));
     // every access line has the same fields, and one line per request
     for a in all.iter().filter(|v| v["target"] == "hearth::access") {
-        for f in [
-            "request_id",
-            "method",
-            "route",
-            "path",
-            "status",
-            "duration_ms",
-            "client",
-            "bytes",
-        ] {
+        for f in
+            ["request_id", "method", "route", "path", "status", "duration_ms", "client", "bytes"]
+        {
             assert!(a.get(f).is_some(), "{f} missing: {a}");
         }
     }
-    assert_eq!(
-        all.iter()
-            .filter(|v| v["target"] == "hearth::access")
-            .count(),
-        4
-    );
+    assert_eq!(all.iter().filter(|v| v["target"] == "hearth::access").count(), 4);
 }
 
 /// Runs every flow with known secrets: each security event is logged exactly once
@@ -420,9 +352,7 @@ async fn security_events_are_logged_once_each_and_no_secret_is_ever_logged() {
             (3, "victim", "victim-SECRET-pw"),
         ],
     );
-    let pw_app = e.json(&[
-        "app", "create", "--name", "pw", "--grant", "password", "--json",
-    ]);
+    let pw_app = e.json(&["app", "create", "--name", "pw", "--grant", "password", "--json"]);
     let pw_client = pw_app["client_id"].as_str().unwrap().to_owned();
     let cb = "http://127.0.0.1/cb";
     let code_app = e.json(&[
@@ -440,10 +370,7 @@ async fn security_events_are_logged_once_each_and_no_secret_is_ever_logged() {
     let code_client = code_app["client_id"].as_str().unwrap().to_owned();
     let code_secret = code_app["secret_key"].as_str().unwrap().to_owned();
     let jwt = e.ok(&["jwt", "mint", "--user-id", "1"]).trim().to_owned();
-    let s = Logged::start(
-        &e,
-        &["--log-format", "json", "--trusted-proxy", "127.0.0.1"],
-    );
+    let s = Logged::start(&e, &["--log-format", "json", "--trusted-proxy", "127.0.0.1"]);
     let base = s.url();
     let token_url = format!("{base}/oauth/token/");
     let c = browser();
@@ -490,22 +417,11 @@ async fn security_events_are_logged_once_each_and_no_secret_is_ever_logged() {
         ("redirect_uri", cb),
     ];
     let client_bad = ("client-bad", None);
-    expect(
-        &c,
-        &token_url,
-        client_bad,
-        &bad_secret,
-        StatusCode::UNAUTHORIZED,
-    )
-    .await;
+    expect(&c, &token_url, client_bad, &bad_secret, StatusCode::UNAUTHORIZED).await;
 
     // the browser: a forged login post (csrf_rejected), then a real sign-in, a code,
     // its exchange, and the code again (code_reused)
-    let page = c
-        .get(format!("{base}/accounts/login/"))
-        .send()
-        .await
-        .unwrap();
+    let page = c.get(format!("{base}/accounts/login/")).send().await.unwrap();
     let set_cookies: Vec<String> = page
         .headers()
         .get_all("set-cookie")
@@ -527,23 +443,9 @@ async fn security_events_are_logged_once_each_and_no_secret_is_ever_logged() {
         ]
     };
     let forged = ("csrf-forged", Some("198.51.100.44"));
-    expect(
-        &c,
-        &login_url,
-        forged,
-        &login("forged"),
-        StatusCode::FORBIDDEN,
-    )
-    .await;
+    expect(&c, &login_url, forged, &login("forged"), StatusCode::FORBIDDEN).await;
     let login_ok = ("login-ok", None);
-    let (headers, _) = expect(
-        &c,
-        &login_url,
-        login_ok,
-        &login(&csrf),
-        StatusCode::SEE_OTHER,
-    )
-    .await;
+    let (headers, _) = expect(&c, &login_url, login_ok, &login(&csrf), StatusCode::SEE_OTHER).await;
     secrets.push(cookie_value(&headers["set-cookie"]));
     let authorize = format!(
         "{base}/oauth/authorize/?response_type=code&client_id={code_client}&redirect_uri={}&state=st",
@@ -575,24 +477,10 @@ async fn security_events_are_logged_once_each_and_no_secret_is_ever_logged() {
     ];
     let consent_forged = ("consent-forged", Some("198.51.100.45"));
     let forbidden = StatusCode::FORBIDDEN;
-    expect(
-        &c,
-        &format!("{base}/oauth/authorize/"),
-        consent_forged,
-        &consent,
-        forbidden,
-    )
-    .await;
+    expect(&c, &format!("{base}/oauth/authorize/"), consent_forged, &consent, forbidden).await;
     let logout = [("csrfmiddlewaretoken", "forged")];
     let logout_forged = ("logout-forged", Some("198.51.100.46"));
-    expect(
-        &c,
-        &format!("{base}/accounts/logout/"),
-        logout_forged,
-        &logout,
-        forbidden,
-    )
-    .await;
+    expect(&c, &format!("{base}/accounts/logout/"), logout_forged, &logout, forbidden).await;
 
     // ten wrong passwords for one user from one address, then the limit (throttled)
     let attacker = "203.0.113.50";
@@ -612,30 +500,20 @@ async fn security_events_are_logged_once_each_and_no_secret_is_ever_logged() {
     // the client address after the trusted proxy
     let once = |event: &str, request: &str, client: &str| {
         let found = events(&all, event);
-        let mine: Vec<_> = found
-            .iter()
-            .filter(|v| v["span"]["request_id"] == request)
-            .collect();
+        let mine: Vec<_> = found.iter().filter(|v| v["span"]["request_id"] == request).collect();
         assert_eq!(mine.len(), 1, "{event} once for {request}: {found:?}");
         assert_eq!(mine[0]["level"], "WARN");
         assert_eq!(mine[0]["client"], client, "{event}");
         found.len()
     };
-    assert_eq!(
-        once("login_failed", "pw-wrong", "127.0.0.1"),
-        11,
-        "alice once, victim ten times"
-    );
+    assert_eq!(once("login_failed", "pw-wrong", "127.0.0.1"), 11, "alice once, victim ten times");
     assert_eq!(events(&all, "login_failed")[0]["username"], "alice");
     assert_eq!(once("login_failed", "victim-9", attacker), 11);
     assert_eq!(once("throttled", "victim-throttled", attacker), 1);
     assert_eq!(events(&all, "throttled")[0]["username"], "victim");
     assert_eq!(once("refresh_reused", "refresh-again", "203.0.113.21"), 1);
     assert_eq!(once("client_auth_failed", "client-bad", "127.0.0.1"), 1);
-    assert_eq!(
-        events(&all, "client_auth_failed")[0]["client_id"],
-        code_client.as_str()
-    );
+    assert_eq!(events(&all, "client_auth_failed")[0]["client_id"], code_client.as_str());
     assert_eq!(once("csrf_rejected", "csrf-forged", "198.51.100.44"), 3);
     assert_eq!(once("csrf_rejected", "consent-forged", "198.51.100.45"), 3);
     assert_eq!(once("csrf_rejected", "logout-forged", "198.51.100.46"), 3);
@@ -643,16 +521,12 @@ async fn security_events_are_logged_once_each_and_no_secret_is_ever_logged() {
     // the successful flows raised none
     for ok in ["pw-ok", "refresh-ok", "login-ok", "authorize", "code-ok"] {
         assert!(
-            !all.iter()
-                .any(|v| v["target"] == "hearth::security" && v["span"]["request_id"] == ok),
+            !all.iter().any(|v| v["target"] == "hearth::security" && v["span"]["request_id"] == ok),
             "{ok} raised a security event"
         );
         assert!(access(&all, ok)["route"].is_string());
     }
-    let warn_lines = all
-        .iter()
-        .filter(|v| v["target"] == "hearth::security")
-        .count();
+    let warn_lines = all.iter().filter(|v| v["target"] == "hearth::security").count();
     assert_eq!(warn_lines, 11 + 1 + 1 + 1 + 3 + 1);
 
     // the fail2ban filter finds exactly the events it bans, by address
@@ -667,10 +541,7 @@ async fn security_events_are_logged_once_each_and_no_secret_is_ever_logged() {
     let log = lines.join("\n");
     for secret in &secrets {
         assert!(secret.len() >= 8, "{secret}");
-        assert!(
-            !log.contains(secret.as_str()),
-            "{secret} appears in the log"
-        );
+        assert!(!log.contains(secret.as_str()), "{secret} appears in the log");
     }
 }
 
@@ -682,9 +553,7 @@ async fn text_lines_are_key_value_with_client_strings_quoted() {
     let e = Env::new();
     e.init();
     import_users(&e, &[(1, "alice", "alice-pw-1")]);
-    let app = e.json(&[
-        "app", "create", "--name", "pw", "--grant", "password", "--json",
-    ]);
+    let app = e.json(&["app", "create", "--name", "pw", "--grant", "password", "--json"]);
     let client = app["client_id"].as_str().unwrap().to_owned();
     let s = Logged::start(&e, &["--trusted-proxy", "127.0.0.1"]);
     let c = browser();
@@ -695,27 +564,14 @@ async fn text_lines_are_key_value_with_client_strings_quoted() {
     let form = password(&client, forged, "whatever-1");
     expect(&c, &url, at, &form, StatusCode::BAD_REQUEST).await;
     let lines = s.stop();
-    let event: Vec<&String> = lines
-        .iter()
-        .filter(|l| l.contains("hearth::security"))
-        .collect();
+    let event: Vec<&String> = lines.iter().filter(|l| l.contains("hearth::security")).collect();
     assert_eq!(event.len(), 1, "{lines:?}");
     let l = event[0];
     assert!(l.contains(" WARN "), "{l}");
-    assert!(
-        l.contains(" event=login_failed client=198.51.100.9 username=\"x event="),
-        "{l}"
-    );
-    assert_eq!(
-        l.matches("client=").count(),
-        3,
-        "the forged ones stay inside the quotes: {l}"
-    );
+    assert!(l.contains(" event=login_failed client=198.51.100.9 username=\"x event="), "{l}");
+    assert_eq!(l.matches("client=").count(), 3, "the forged ones stay inside the quotes: {l}");
     assert!(!l.contains('\n'));
-    let access: Vec<&String> = lines
-        .iter()
-        .filter(|l| l.contains("hearth::access"))
-        .collect();
+    let access: Vec<&String> = lines.iter().filter(|l| l.contains("hearth::access")).collect();
     assert_eq!(access.len(), 1);
     let a = access[0];
     for f in [
@@ -728,17 +584,8 @@ async fn text_lines_are_key_value_with_client_strings_quoted() {
     ] {
         assert!(a.contains(f), "{f} in {a}");
     }
-    let ms = a
-        .split("duration_ms=")
-        .nth(1)
-        .unwrap()
-        .split(' ')
-        .next()
-        .unwrap();
-    assert!(
-        ms.parse::<f64>().is_ok() && ms.split('.').nth(1).map_or(0, str::len) <= 3,
-        "{ms}"
-    );
+    let ms = a.split("duration_ms=").nth(1).unwrap().split(' ').next().unwrap();
+    assert!(ms.parse::<f64>().is_ok() && ms.split('.').nth(1).map_or(0, str::len) <= 3, "{ms}");
     // the fail2ban filter of docs/operations.md finds the address, and only it
     if let Some(found) = crate::fail2ban::hosts(&lines) {
         assert_eq!(found, vec!["198.51.100.9".to_owned()]);

@@ -4,12 +4,7 @@
 //!
 //! One test binary, one module per command group (kanidm's testkit: one binary links
 //! once); the shared helpers are here.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, reason = "tests fail loudly")]
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -25,9 +20,7 @@ struct Env {
 
 impl Env {
     fn new() -> Env {
-        Env {
-            dir: tempfile::tempdir().unwrap(),
-        }
+        Env { dir: tempfile::tempdir().unwrap() }
     }
 
     fn db(&self) -> PathBuf {
@@ -62,11 +55,7 @@ impl Env {
     /// Runs a command that must succeed; returns stdout.
     fn ok(&self, args: &[&str]) -> String {
         let out = self.run(args);
-        assert!(
-            out.status.success(),
-            "{args:?} failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert!(out.status.success(), "{args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
         String::from_utf8(out.stdout).unwrap()
     }
 
@@ -195,10 +184,7 @@ fn wait_for_listen_line(stderr: &mut impl std::io::BufRead) -> String {
     let mut line = String::new();
     loop {
         line.clear();
-        assert!(
-            stderr.read_line(&mut line).unwrap() > 0,
-            "server exited before listening"
-        );
+        assert!(stderr.read_line(&mut line).unwrap() > 0, "server exited before listening");
         if let Some(i) = line.find("listening on http://") {
             let rest = &line[i + "listening on http://".len()..];
             return rest.split_whitespace().next().unwrap().to_owned();
@@ -219,10 +205,7 @@ fn http(addr: &str, request: &str) -> String {
 
 /// A GET of `path` with `headers` (each line ending in `\r\n`), read whole.
 fn get_with(addr: &str, path: &str, headers: &str) -> String {
-    http(
-        addr,
-        &format!("GET {path} HTTP/1.1\r\nHost: x\r\n{headers}Connection: close\r\n\r\n"),
-    )
+    http(addr, &format!("GET {path} HTTP/1.1\r\nHost: x\r\n{headers}Connection: close\r\n\r\n"))
 }
 
 fn get(addr: &str, path: &str) -> String {
@@ -275,10 +258,7 @@ fn spawn_serve_env(
 
 /// Sends SIGTERM.
 fn sigterm(child: &std::process::Child) {
-    Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
+    Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
 }
 
 mod app;

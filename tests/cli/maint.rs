@@ -12,19 +12,12 @@ fn backup_is_a_consistent_copy_and_check_finds_problems() {
     let dest = e.dir.path().join("copy.db");
     e.ok(&["backup", dest.to_str().unwrap()]);
     let copy = rusqlite::Connection::open(&dest).unwrap();
-    let n: i64 = copy
-        .query_row("SELECT count(*) FROM user", [], |r| r.get(0))
-        .unwrap();
+    let n: i64 = copy.query_row("SELECT count(*) FROM user", [], |r| r.get(0)).unwrap();
     assert_eq!(n, 1);
-    assert!(
-        e.fails(&["backup", dest.to_str().unwrap()])
-            .contains("exists")
-    );
+    assert!(e.fails(&["backup", dest.to_str().unwrap()]).contains("exists"));
     assert!(e.ok(&["check"]).contains("ok"));
     // break an invariant behind hearth's back
-    e.conn()
-        .execute("UPDATE user SET followers_counter = 5", [])
-        .unwrap();
+    e.conn().execute("UPDATE user SET followers_counter = 5", []).unwrap();
     let out = e.run(&["check"]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains("followers_counter"));
@@ -42,14 +35,8 @@ fn check_json_lists_each_problem_with_its_check_and_count() {
              DELETE FROM jwt_secret;",
         )
         .unwrap();
-    let out = broken_check(
-        &e,
-        &[
-            ("followers_counter", 2),
-            ("posts_counter", 2),
-            ("jwt_secret", 1),
-        ],
-    );
+    let out =
+        broken_check(&e, &[("followers_counter", 2), ("posts_counter", 2), ("jwt_secret", 1)]);
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("error: 3 problem(s) found"), "{err}");
     let text = e.run(&["check"]);
@@ -70,11 +57,7 @@ fn contents(db: &Path) -> Vec<String> {
         "SELECT 'version ' || user_version FROM pragma_user_version",
     ] {
         let mut stmt = c.prepare(q).unwrap();
-        out.extend(
-            stmt.query_map([], |r| r.get::<_, String>(0))
-                .unwrap()
-                .map(Result::unwrap),
-        );
+        out.extend(stmt.query_map([], |r| r.get::<_, String>(0)).unwrap().map(Result::unwrap));
     }
     out
 }
@@ -119,23 +102,14 @@ fn restore_puts_the_backup_in_place_and_keeps_the_replaced_file() {
     let said = String::from_utf8(out.stdout).unwrap();
     assert!(said.contains("kept as"), "{said}");
     assert_eq!(contents(&e.db()), at_backup, "exactly the backup's data");
-    assert_eq!(
-        std::fs::read(&src).unwrap(),
-        src_bytes,
-        "the backup is never changed"
-    );
+    assert_eq!(std::fs::read(&src).unwrap(), src_bytes, "the backup is never changed");
     let names = file_names(e.dir.path());
-    let kept: Vec<&String> = names
-        .iter()
-        .filter(|n| n.starts_with("hearth.db.replaced-"))
-        .collect();
+    let kept: Vec<&String> =
+        names.iter().filter(|n| n.starts_with("hearth.db.replaced-")).collect();
     assert_eq!(kept.len(), 1, "{names:?}");
     let stamp = kept[0].trim_start_matches("hearth.db.replaced-");
     assert_eq!(stamp.len(), 16, "{stamp}");
-    assert!(
-        stamp.ends_with('Z') && stamp.as_bytes()[8] == b'T',
-        "{stamp}"
-    );
+    assert!(stamp.ends_with('Z') && stamp.as_bytes()[8] == b'T', "{stamp}");
     assert_eq!(
         names,
         ["hearth.db".to_owned(), kept[0].clone()],
@@ -151,10 +125,7 @@ fn restore_puts_the_backup_in_place_and_keeps_the_replaced_file() {
     let out = restore(&e, &src, &[]);
     succeeded(&out);
     assert_eq!(
-        file_names(e.dir.path())
-            .iter()
-            .filter(|n| n.starts_with("hearth.db.replaced-"))
-            .count(),
+        file_names(e.dir.path()).iter().filter(|n| n.starts_with("hearth.db.replaced-")).count(),
         2
     );
 }
@@ -179,11 +150,7 @@ fn restore_without_a_database_puts_the_backup_there() {
     std::fs::write(&wal, b"stale").unwrap();
     let out = restore(&empty, &src, &[]);
     succeeded(&out);
-    assert!(
-        String::from_utf8(out.stdout)
-            .unwrap()
-            .contains("there was no database")
-    );
+    assert!(String::from_utf8(out.stdout).unwrap().contains("there was no database"));
     assert_eq!(contents(&empty.db()), at_backup);
     assert_eq!(file_names(empty.dir.path()), ["hearth.db"]);
     assert!(empty.ok(&["check"]).contains("ok"));
@@ -226,11 +193,7 @@ fn restore_folds_a_stale_wal_into_the_kept_file() {
         rusqlite::Connection::open_with_flags(&kept, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
             .unwrap();
     let n: i64 = c
-        .query_row(
-            "SELECT count(*) FROM user WHERE username = 'only-in-wal'",
-            [],
-            |r| r.get(0),
-        )
+        .query_row("SELECT count(*) FROM user WHERE username = 'only-in-wal'", [], |r| r.get(0))
         .unwrap();
     assert_eq!(n, 1, "the kept file holds what was only in the -wal");
 }
@@ -247,16 +210,8 @@ fn restore_migrates_an_older_backup_on_a_copy() {
     let src_bytes = std::fs::read(&src).unwrap();
     let out = restore(&e, &src, &["--discard-current"]);
     succeeded(&out);
-    assert!(
-        String::from_utf8(out.stdout)
-            .unwrap()
-            .contains("migrated from schema version 1 to 5")
-    );
-    assert_eq!(
-        std::fs::read(&src).unwrap(),
-        src_bytes,
-        "the backup is never changed"
-    );
+    assert!(String::from_utf8(out.stdout).unwrap().contains("migrated from schema version 1 to 5"));
+    assert_eq!(std::fs::read(&src).unwrap(), src_bytes, "the backup is never changed");
     e.assert_sql(&[
         ("PRAGMA user_version", 5),
         ("SELECT count(*) FROM reaction WHERE label = 'LIKE (7)'", 1),
@@ -281,10 +236,7 @@ fn restore_refuses_what_is_not_a_sound_hearth_backup_and_changes_nothing() {
         .unwrap();
     let newer = dir.path().join("newer.db");
     std::fs::copy(&good, &newer).unwrap();
-    rusqlite::Connection::open(&newer)
-        .unwrap()
-        .pragma_update(None, "user_version", 99)
-        .unwrap();
+    rusqlite::Connection::open(&newer).unwrap().pragma_update(None, "user_version", 99).unwrap();
     // a backup whose pages were damaged after it was written
     let corrupt = dir.path().join("corrupt.db");
     std::fs::copy(&good, &corrupt).unwrap();
@@ -320,23 +272,10 @@ fn restore_refuses_what_is_not_a_sound_hearth_backup_and_changes_nothing() {
         (&itself, "the database itself"),
     ];
     for (src, why) in cases {
-        let err = crate::fails(
-            restore(&e, src, &[]),
-            &["restore", &src.display().to_string()],
-        );
+        let err = crate::fails(restore(&e, src, &[]), &["restore", &src.display().to_string()]);
         assert!(err.contains(why), "{}: {err}", src.display());
-        assert_eq!(
-            bytes(&e.db()),
-            before,
-            "{}: the database is unchanged",
-            src.display()
-        );
-        assert_eq!(
-            file_names(e.dir.path()),
-            names,
-            "{}: no file left behind",
-            src.display()
-        );
+        assert_eq!(bytes(&e.db()), before, "{}: the database is unchanged", src.display());
+        assert_eq!(file_names(e.dir.path()), names, "{}: no file left behind", src.display());
     }
 }
 
@@ -371,16 +310,11 @@ fn restore_refuses_while_a_server_runs() {
     let err = crate::fails(out, &["restore"]);
     assert!(err.contains("in use"), "{err}");
     assert_eq!(
-        crate::get(&addr, "/api/v2/user/search/?search=alice")
-            .lines()
-            .last(),
+        crate::get(&addr, "/api/v2/user/search/?search=alice").lines().last(),
         users_before.lines().last(),
         "the server still serves the same database"
     );
-    Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
+    Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
     assert!(child.wait().unwrap().success());
     // stopped: now it may
     let out = restore(&e, &src, &[]);
@@ -399,10 +333,7 @@ fn check_backup_and_restore_tolerate_litestreams_tables() {
     let e = Env::new();
     e.init();
     e.ok(&["user", "create", "--username", "alice", "--no-password"]);
-    rusqlite::Connection::open(e.db())
-        .unwrap()
-        .execute_batch(LITESTREAM_TABLES)
-        .unwrap();
+    rusqlite::Connection::open(e.db()).unwrap().execute_batch(LITESTREAM_TABLES).unwrap();
     assert!(e.ok(&["check"]).contains("ok"));
     let json = e.json(&["check", "--json"]);
     assert_eq!(json, serde_json::json!([]), "no problem reported");
@@ -411,16 +342,8 @@ fn check_backup_and_restore_tolerate_litestreams_tables() {
     e.ok(&["backup", src.to_str().unwrap()]);
     e.ok(&["user", "create", "--username", "bob", "--no-password"]);
     let out = restore(&e, &src, &["--discard-current"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(
-        e.sql("SELECT count(*) FROM user"),
-        1,
-        "the backup is in place"
-    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(e.sql("SELECT count(*) FROM user"), 1, "the backup is in place");
     assert_eq!(e.sql("SELECT seq FROM _litestream_seq"), 7);
     assert!(e.ok(&["check"]).contains("ok"));
 }

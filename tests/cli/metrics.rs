@@ -36,42 +36,26 @@ fn number(n: &MetricNumber) -> f64 {
 /// Scrapes `/metrics` and parses it as the Prometheus text format (the whole page
 /// must parse).
 async fn scrape(addr: &str) -> Vec<Sample> {
-    let r = reqwest::get(format!("http://{addr}/metrics"))
-        .await
-        .unwrap();
+    let r = reqwest::get(format!("http://{addr}/metrics")).await.unwrap();
     assert_eq!(r.status(), StatusCode::OK);
-    assert_eq!(
-        r.headers()["content-type"],
-        "text/plain; version=0.0.4; charset=utf-8"
-    );
+    assert_eq!(r.headers()["content-type"], "text/plain; version=0.0.4; charset=utf-8");
     let text = r.text().await.unwrap();
     let page = openmetrics_parser::prometheus::parse_prometheus(&text)
         .unwrap_or_else(|e| panic!("not the Prometheus text format: {e:?}\n{text}"));
     let mut out = Vec::new();
     for family in page.families.values() {
         for s in family.iter_samples() {
-            let labels = s
-                .get_labelset()
-                .unwrap()
-                .iter()
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect();
+            let labels =
+                s.get_labelset().unwrap().iter().map(|(k, v)| (k.clone(), v.clone())).collect();
             let value = match &s.value {
                 PrometheusValue::Counter(c) => Value::Number(number(&c.value)),
                 PrometheusValue::Gauge(n) | PrometheusValue::Unknown(n) => Value::Number(number(n)),
                 PrometheusValue::Histogram(h) => Value::Histogram(
-                    h.buckets
-                        .iter()
-                        .map(|b| (b.upper_bound, number(&b.count)))
-                        .collect(),
+                    h.buckets.iter().map(|b| (b.upper_bound, number(&b.count))).collect(),
                 ),
                 PrometheusValue::Summary(_) => panic!("{} is a summary", family.family_name),
             };
-            out.push(Sample {
-                metric: family.family_name.clone(),
-                labels,
-                value,
-            });
+            out.push(Sample { metric: family.family_name.clone(), labels, value });
         }
     }
     out
@@ -86,11 +70,7 @@ fn series<'a>(all: &'a [Sample], name: &str) -> Vec<&'a Sample> {
 fn value(all: &[Sample], name: &str, labels: &[(&str, &str)]) -> f64 {
     let found: Vec<&Sample> = series(all, name)
         .into_iter()
-        .filter(|s| {
-            labels
-                .iter()
-                .all(|(k, v)| s.labels.get(*k).map(String::as_str) == Some(*v))
-        })
+        .filter(|s| labels.iter().all(|(k, v)| s.labels.get(*k).map(String::as_str) == Some(*v)))
         .collect();
     assert_eq!(found.len(), 1, "{name} {labels:?}: {found:?}");
     match &found[0].value {
@@ -104,19 +84,9 @@ async fn every_metric_of_the_spec_with_route_templates_as_labels() {
     let e = Env::new();
     e.init();
     import_users(&e, &[(1, "alice", "alice-pw-1"), (2, "bob", "bob-pw-1")]);
-    let app = e.json(&[
-        "app", "create", "--name", "pw", "--grant", "password", "--json",
-    ]);
+    let app = e.json(&["app", "create", "--name", "pw", "--grant", "password", "--json"]);
     let client = app["client_id"].as_str().unwrap().to_owned();
-    let s = Logged::start(
-        &e,
-        &[
-            "--metrics-listen",
-            "127.0.0.1:0",
-            "--trusted-proxy",
-            "127.0.0.1",
-        ],
-    );
+    let s = Logged::start(&e, &["--metrics-listen", "127.0.0.1:0", "--trusted-proxy", "127.0.0.1"]);
     let metrics = s.metrics.clone().unwrap();
     assert_ne!(metrics, s.addr);
     let c = browser();
@@ -124,21 +94,14 @@ async fn every_metric_of_the_spec_with_route_templates_as_labels() {
 
     // 200 different ids, with query strings: one route series
     for id in 1..=200 {
-        let r = c
-            .get(format!("{base}/api/v2/course/{id}/?q={id}"))
-            .send()
-            .await
-            .unwrap();
+        let r = c.get(format!("{base}/api/v2/course/{id}/?q={id}")).send().await.unwrap();
         assert_eq!(r.status(), StatusCode::NOT_FOUND);
     }
     // paths no endpoint matches and made-up methods: one label each, whatever was sent
     for id in 1..=20 {
         c.get(format!("{base}/nothing/{id}/")).send().await.unwrap();
         let m = reqwest::Method::from_bytes(format!("X{id}").as_bytes()).unwrap();
-        c.request(m, format!("{base}/api/v2/course/"))
-            .send()
-            .await
-            .unwrap();
+        c.request(m, format!("{base}/api/v2/course/")).send().await.unwrap();
     }
     // the password grant: a token, wrong passwords up to the limit, one refused
     let token = format!("{base}/oauth/token/");
@@ -174,15 +137,9 @@ async fn every_metric_of_the_spec_with_route_templates_as_labels() {
         .unwrap();
     assert_eq!(r.status(), StatusCode::OK);
     for _ in 0..10 {
-        assert_eq!(
-            grant("bob", "wrong").await.status(),
-            StatusCode::BAD_REQUEST
-        );
+        assert_eq!(grant("bob", "wrong").await.status(), StatusCode::BAD_REQUEST);
     }
-    assert_eq!(
-        grant("bob", "bob-pw-1").await.status(),
-        StatusCode::TOO_MANY_REQUESTS
-    );
+    assert_eq!(grant("bob", "bob-pw-1").await.status(), StatusCode::TOO_MANY_REQUESTS);
     // a keep-alive connection held open while scraping
     let mut held = TcpStream::connect(&s.addr).unwrap();
     write!(held, "GET /livez HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
@@ -200,11 +157,7 @@ async fn every_metric_of_the_spec_with_route_templates_as_labels() {
         value(
             &all,
             "hearth_http_requests_total",
-            &[
-                ("route", "/api/v2/course/{id}/"),
-                ("method", "GET"),
-                ("status", "404")
-            ]
+            &[("route", "/api/v2/course/{id}/"), ("method", "GET"), ("status", "404")]
         ),
         200.0
     );
@@ -225,11 +178,7 @@ async fn every_metric_of_the_spec_with_route_templates_as_labels() {
         20.0
     );
     assert_eq!(
-        value(
-            &all,
-            "hearth_http_requests_total",
-            &[("route", "unmatched"), ("method", "other")]
-        ),
+        value(&all, "hearth_http_requests_total", &[("route", "unmatched"), ("method", "other")]),
         20.0,
         "twenty made-up methods, one label"
     );
@@ -245,70 +194,26 @@ async fn every_metric_of_the_spec_with_route_templates_as_labels() {
             }
         }
     }
-    let routes: std::collections::BTreeSet<&String> = requests
-        .iter()
-        .filter_map(|s| s.labels.get("route"))
-        .collect();
+    let routes: std::collections::BTreeSet<&String> =
+        requests.iter().filter_map(|s| s.labels.get("route")).collect();
     // one series per template the test called, however many ids and paths it sent
-    let expected = [
-        "/api/v2/course/{id}/",
-        "/livez",
-        "/oauth/token/",
-        "unmatched",
-    ];
-    assert_eq!(
-        routes.iter().map(|r| r.as_str()).collect::<Vec<_>>(),
-        expected,
-        "{routes:?}"
-    );
+    let expected = ["/api/v2/course/{id}/", "/livez", "/oauth/token/", "unmatched"];
+    assert_eq!(routes.iter().map(|r| r.as_str()).collect::<Vec<_>>(), expected, "{routes:?}");
 
-    assert_eq!(
-        value(&all, "hearth_password_checks_total", &[("result", "ok")]),
-        1.0
-    );
-    assert_eq!(
-        value(&all, "hearth_password_checks_total", &[("result", "wrong")]),
-        10.0
-    );
+    assert_eq!(value(&all, "hearth_password_checks_total", &[("result", "ok")]), 1.0);
+    assert_eq!(value(&all, "hearth_password_checks_total", &[("result", "wrong")]), 10.0);
     assert_eq!(value(&all, "hearth_throttled_total", &[]), 1.0);
-    assert_eq!(
-        value(&all, "hearth_tokens_issued_total", &[("grant", "password")]),
-        1.0
-    );
-    assert_eq!(
-        value(
-            &all,
-            "hearth_tokens_issued_total",
-            &[("grant", "refresh_token")]
-        ),
-        1.0
-    );
-    assert_eq!(
-        value(
-            &all,
-            "hearth_security_events_total",
-            &[("event", "login_failed")]
-        ),
-        10.0
-    );
+    assert_eq!(value(&all, "hearth_tokens_issued_total", &[("grant", "password")]), 1.0);
+    assert_eq!(value(&all, "hearth_tokens_issued_total", &[("grant", "refresh_token")]), 1.0);
+    assert_eq!(value(&all, "hearth_security_events_total", &[("event", "login_failed")]), 10.0);
     assert!(value(&all, "hearth_db_read_wait_seconds", &[]) >= 200.0);
     assert!(value(&all, "hearth_db_write_wait_seconds", &[]) >= 2.0);
     let size = std::fs::metadata(e.db()).unwrap().len();
     assert!(value(&all, "hearth_db_size_bytes", &[]) >= 4096.0);
     assert!(value(&all, "hearth_db_size_bytes", &[]) <= size as f64 * 2.0);
-    assert!(
-        value(&all, "hearth_db_wal_bytes", &[]) > 0.0,
-        "writes went to the WAL"
-    );
-    assert_eq!(
-        value(&all, "hearth_body_memory_bytes", &[]),
-        0.0,
-        "no request holds a body"
-    );
-    assert_eq!(
-        value(&all, "hearth_body_memory_limit_bytes", &[]),
-        256.0 * 1024.0 * 1024.0
-    );
+    assert!(value(&all, "hearth_db_wal_bytes", &[]) > 0.0, "writes went to the WAL");
+    assert_eq!(value(&all, "hearth_body_memory_bytes", &[]), 0.0, "no request holds a body");
+    assert_eq!(value(&all, "hearth_body_memory_limit_bytes", &[]), 256.0 * 1024.0 * 1024.0);
     assert!(value(&all, "hearth_http_connections_open", &[]) >= 1.0);
     assert_eq!(value(&all, "hearth_log_lines_dropped_total", &[]), 0.0);
     assert!(value(&all, "process_resident_memory_bytes", &[]) > 1e6);
@@ -323,24 +228,15 @@ async fn every_metric_of_the_spec_with_route_templates_as_labels() {
     ] {
         assert!(!series(&all, name).is_empty(), "{name}");
         for s in series(&all, name) {
-            let Value::Histogram(b) = &s.value else {
-                panic!("{name} is not a histogram")
-            };
+            let Value::Histogram(b) = &s.value else { panic!("{name} is not a histogram") };
             assert!(b.len() >= 10 && b.last().unwrap().0.is_infinite(), "{b:?}");
-            assert!(
-                b.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 <= w[1].1),
-                "{b:?}"
-            );
+            assert!(b.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 <= w[1].1), "{b:?}");
         }
     }
 
     // Prometheus's own linter, where it is installed (Debian's `prometheus` package)
-    let text = reqwest::get(format!("http://{metrics}/metrics"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let text =
+        reqwest::get(format!("http://{metrics}/metrics")).await.unwrap().text().await.unwrap();
     if let Some(problems) = promtool_check(&text) {
         assert_eq!(problems, "", "promtool check metrics");
     }
@@ -361,15 +257,9 @@ async fn every_metric_of_the_spec_with_route_templates_as_labels() {
     // /metrics is not on the public listener, and the metrics listener serves nothing else
     let r = c.get(format!("{base}/metrics")).send().await.unwrap();
     assert_eq!(r.status(), StatusCode::NOT_FOUND);
-    let r = reqwest::get(format!("http://{metrics}/api/v2/course/"))
-        .await
-        .unwrap();
+    let r = reqwest::get(format!("http://{metrics}/api/v2/course/")).await.unwrap();
     assert_eq!(r.status(), StatusCode::NOT_FOUND);
-    let r = c
-        .post(format!("http://{metrics}/metrics"))
-        .send()
-        .await
-        .unwrap();
+    let r = c.post(format!("http://{metrics}/metrics")).send().await.unwrap();
     assert_eq!(r.status(), StatusCode::METHOD_NOT_ALLOWED);
     s.stop();
 }
@@ -378,32 +268,13 @@ async fn every_metric_of_the_spec_with_route_templates_as_labels() {
 fn metrics_listen_refuses_the_public_address_and_bad_values() {
     let e = Env::new();
     e.init();
-    let line = e.fails(&[
-        "serve",
-        "--listen",
-        "127.0.0.1:18931",
-        "--metrics-listen",
-        "127.0.0.1:18931",
-    ]);
-    assert!(
-        line.contains("--metrics-listen") && line.contains("public"),
-        "{line}"
-    );
-    let line = e.fails(&[
-        "serve",
-        "--listen",
-        "0.0.0.0:18932",
-        "--metrics-listen",
-        "127.0.0.1:18932",
-    ]);
+    let line =
+        e.fails(&["serve", "--listen", "127.0.0.1:18931", "--metrics-listen", "127.0.0.1:18931"]);
+    assert!(line.contains("--metrics-listen") && line.contains("public"), "{line}");
+    let line =
+        e.fails(&["serve", "--listen", "0.0.0.0:18932", "--metrics-listen", "127.0.0.1:18932"]);
     assert!(line.contains("public"), "{line}");
-    let line = e.fails(&[
-        "serve",
-        "--listen",
-        "127.0.0.1:0",
-        "--metrics-listen",
-        "nowhere",
-    ]);
+    let line = e.fails(&["serve", "--listen", "127.0.0.1:0", "--metrics-listen", "nowhere"]);
     assert!(line.contains("--metrics-listen"), "{line}");
     let line = e.fails(&["serve", "--listen", "127.0.0.1:0", "--log-format", "xml"]);
     assert!(line.contains("xml"), "{line}");
@@ -431,15 +302,8 @@ async fn wait_for_releases(metrics: &str, want: f64) {
 async fn memory_is_given_back_once_per_quiet_spell_after_a_load() {
     let e = Env::new();
     e.init();
-    let s = Logged::start(
-        &e,
-        &[
-            "--metrics-listen",
-            "127.0.0.1:0",
-            "--release-memory-after",
-            "300ms",
-        ],
-    );
+    let s =
+        Logged::start(&e, &["--metrics-listen", "127.0.0.1:0", "--release-memory-after", "300ms"]);
     let metrics = s.metrics.clone().unwrap();
     // idle from the start (scrapes of the metrics listener are not requests)
     tokio::time::sleep(Duration::from_millis(900)).await;
@@ -478,12 +342,7 @@ fn promtool_check(page: &str) -> Option<String> {
         .stderr(Stdio::piped())
         .spawn()
         .ok()?;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(page.as_bytes())
-        .unwrap();
+    child.stdin.take().unwrap().write_all(page.as_bytes()).unwrap();
     let out = child.wait_with_output().unwrap();
     let said =
         String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);

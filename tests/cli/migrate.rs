@@ -70,11 +70,7 @@ fn released_env(version: i32, rows: &str) -> Env {
         "INSERT INTO jwt_secret (secret, created_at) VALUES ('{}', 0);",
         format!("v{version}-secret-").repeat(5)
     );
-    write_old(
-        &old.db(),
-        version,
-        &[&released_schema(version), &secret, rows],
-    );
+    write_old(&old.db(), version, &[&released_schema(version), &secret, rows]);
     old
 }
 
@@ -82,8 +78,7 @@ fn released_env(version: i32, rows: &str) -> Env {
 /// released schema first), with hearth's `application_id`.
 fn write_old(path: &Path, version: i32, batches: &[&str]) {
     let c = rusqlite::Connection::open(path).unwrap();
-    c.pragma_update(None, "application_id", APPLICATION_ID)
-        .unwrap();
+    c.pragma_update(None, "application_id", APPLICATION_ID).unwrap();
     c.pragma_update(None, "user_version", version).unwrap();
     for sql in batches {
         c.execute_batch(sql).unwrap();
@@ -131,11 +126,7 @@ fn schema_shape(path: &Path) -> Vec<String> {
                 .unwrap();
             for col in cols
                 .query_map([], |r| {
-                    Ok(format!(
-                        "  {:?} {}",
-                        r.get::<_, Option<String>>(0)?,
-                        r.get::<_, String>(1)?
-                    ))
+                    Ok(format!("  {:?} {}", r.get::<_, Option<String>>(0)?, r.get::<_, String>(1)?))
                 })
                 .unwrap()
             {
@@ -188,11 +179,7 @@ fn migrating_renames_case_insensitive_duplicates_and_loses_nothing() {
     let out = e.run(&["reaction", "list", "--json"]);
     succeeded(&out);
     let log = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(
-        log.matches("WARN").count(),
-        5,
-        "each rename is logged: {log}"
-    );
+    assert_eq!(log.matches("WARN").count(), 5, "each rename is logged: {log}");
     let reactions: Value = serde_json::from_slice(&out.stdout).unwrap();
     let labels: Vec<(i64, &str, i64, bool)> = reactions
         .as_array()
@@ -209,11 +196,7 @@ fn migrating_renames_case_insensitive_duplicates_and_loses_nothing() {
         .collect();
     assert_eq!(
         labels[6..],
-        [
-            (7, "Like (7)", 1, true),
-            (8, "LIKE (8.2)", 0, false),
-            (9, "like (8)", 1, true)
-        ],
+        [(7, "Like (7)", 1, true), (8, "LIKE (8.2)", 0, false), (9, "like (8)", 1, true)],
         "the oldest keeps its label; later ones get their id, avoiding every other label"
     );
     assert_eq!(labels[0].1, "like");
@@ -226,18 +209,9 @@ fn migrating_renames_case_insensitive_duplicates_and_loses_nothing() {
         .collect();
     assert_eq!(
         cats,
-        [
-            ("News", "news"),
-            ("news (2)", "news-2"),
-            ("Café", "cafe"),
-            ("CAFÉ (4)", "CAFE-4")
-        ]
+        [("News", "news"), ("news (2)", "news-2"), ("Café", "cafe"), ("CAFÉ (4)", "CAFE-4")]
     );
-    assert_eq!(
-        e.sql("SELECT count(*) FROM contribution_category"),
-        2,
-        "references unchanged"
-    );
+    assert_eq!(e.sql("SELECT count(*) FROM contribution_category"), 2, "references unchanged");
     assert!(e.ok(&["check"]).contains("ok"));
     assert_eq!(e.sql("PRAGMA user_version"), 5);
 }
@@ -312,14 +286,8 @@ fn a_version_4_file_gains_the_contribution_tally_counted_from_its_rows() {
                  (3, 'post', 3, 1, 'c', 0, 1), (4, 'discussion', 1, 1, 'd', 0, 0);",
     );
     assert_migrated_like_fresh(&old);
-    assert_eq!(
-        old.sql("SELECT live FROM contribution_tally WHERE kind = 'post'"),
-        2
-    );
-    assert_eq!(
-        old.sql("SELECT live FROM contribution_tally WHERE kind = 'discussion'"),
-        1
-    );
+    assert_eq!(old.sql("SELECT live FROM contribution_tally WHERE kind = 'post'"), 2);
+    assert_eq!(old.sql("SELECT live FROM contribution_tally WHERE kind = 'discussion'"), 1);
     // from then on the triggers keep it: `check` compares it with a count
     let c = rusqlite::Connection::open(old.db()).unwrap();
     c.execute_batch(
@@ -327,16 +295,9 @@ fn a_version_4_file_gains_the_contribution_tally_counted_from_its_rows() {
          UPDATE user SET posts_counter = 3 WHERE id = 1;",
     )
     .unwrap();
-    assert_eq!(
-        old.sql("SELECT live FROM contribution_tally WHERE kind = 'post'"),
-        3
-    );
+    assert_eq!(old.sql("SELECT live FROM contribution_tally WHERE kind = 'post'"), 3);
     assert!(old.ok(&["check"]).contains("ok"));
-    c.execute(
-        "UPDATE contribution_tally SET live = 7 WHERE kind = 'post'",
-        [],
-    )
-    .unwrap();
+    c.execute("UPDATE contribution_tally SET live = 7 WHERE kind = 'post'", []).unwrap();
     drop(c);
     crate::broken_check(&old, &[("contribution_tally", 1)]);
 }

@@ -13,9 +13,7 @@ use crate::Env;
 /// Receives one notification datagram.
 fn recv(sock: &UnixDatagram) -> String {
     let mut buf = [0u8; 4096];
-    let n = sock
-        .recv(&mut buf)
-        .expect("no notification within the timeout");
+    let n = sock.recv(&mut buf).expect("no notification within the timeout");
     String::from_utf8(buf[..n].to_vec()).unwrap()
 }
 
@@ -26,22 +24,13 @@ fn serve_notifies_ready_then_stopping() {
     let e = Env::new();
     let path = e.dir.path().join("notify.sock");
     let sock = UnixDatagram::bind(&path).unwrap();
-    sock.set_read_timeout(Some(Duration::from_secs(20)))
-        .unwrap();
+    sock.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
     // no `init`: serve creates the database before it says it is ready
-    let (mut child, addr) = crate::spawn_serve_env(
-        &e.db(),
-        "127.0.0.1:0",
-        &[],
-        &[("NOTIFY_SOCKET", path.as_os_str())],
-    );
+    let (mut child, addr) =
+        crate::spawn_serve_env(&e.db(), "127.0.0.1:0", &[], &[("NOTIFY_SOCKET", path.as_os_str())]);
     let ready = recv(&sock);
     let lines: Vec<&str> = ready.lines().collect();
-    assert_eq!(
-        lines,
-        ["READY=1", &format!("STATUS=listening on http://{addr}")],
-        "{ready:?}"
-    );
+    assert_eq!(lines, ["READY=1", &format!("STATUS=listening on http://{addr}")], "{ready:?}");
     // ready means ready: the first request after it is answered 200
     let answer = crate::get(&addr, "/readyz");
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
@@ -61,12 +50,8 @@ fn serve_notifies_ready_then_stopping() {
 fn serve_runs_when_the_notify_socket_is_gone() {
     let e = Env::new();
     let gone = e.dir.path().join("nobody.sock");
-    let (mut child, addr) = crate::spawn_serve_env(
-        &e.db(),
-        "127.0.0.1:0",
-        &[],
-        &[("NOTIFY_SOCKET", gone.as_os_str())],
-    );
+    let (mut child, addr) =
+        crate::spawn_serve_env(&e.db(), "127.0.0.1:0", &[], &[("NOTIFY_SOCKET", gone.as_os_str())]);
     assert!(crate::get(&addr, "/readyz").starts_with("HTTP/1.1 200"));
     crate::sigterm(&child);
     assert!(child.wait().unwrap().success());
@@ -134,10 +119,7 @@ fn probe_exits_0_when_a_real_server_is_ready() {
     let (out, _) = probe(&["--url", &url], &[]);
     assert!(out.status.success(), "{out:?}");
     let said = String::from_utf8(out.stdout).unwrap();
-    assert!(
-        said.contains(&format!("{url}/readyz")) && said.contains("200"),
-        "{said}"
-    );
+    assert!(said.contains(&format!("{url}/readyz")) && said.contains("200"), "{said}");
     // by default the address `serve` would listen on: --listen, then HEARTH_LISTEN
     assert!(probe(&["--listen", &addr], &[]).0.status.success());
     assert!(probe(&[], &[("HEARTH_LISTEN", &addr)]).0.status.success());
@@ -160,34 +142,18 @@ fn probe_sends_one_get_of_readyz_and_needs_a_200() {
     let (err, _) = probe_fails(&["--url", &format!("http://{addr}/hearth/")]);
     assert!(err.contains("503"), "{err}");
     let head = heads.recv_timeout(Duration::from_secs(5)).unwrap();
-    assert!(
-        head.starts_with("GET /hearth/readyz HTTP/1.1\r\n"),
-        "{head}"
-    );
-    assert!(
-        head.to_ascii_lowercase()
-            .contains(&format!("host: {addr}\r\n")),
-        "{head}"
-    );
+    assert!(head.starts_with("GET /hearth/readyz HTTP/1.1\r\n"), "{head}");
+    assert!(head.to_ascii_lowercase().contains(&format!("host: {addr}\r\n")), "{head}");
 
     // a redirect is not ready either (it is not followed)
     let (addr, _) = fake_server(
         "HTTP/1.1 302 Found\r\nLocation: http://example.invalid/\r\nContent-Length: 0\r\n\r\n",
     );
-    assert!(
-        probe_fails(&["--url", &format!("http://{addr}")])
-            .0
-            .contains("302")
-    );
+    assert!(probe_fails(&["--url", &format!("http://{addr}")]).0.contains("302"));
 
     // the status is all that counts: any 200 is ready
     let (addr, _) = fake_server("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
-    assert!(
-        probe(&["--url", &format!("http://{addr}")], &[])
-            .0
-            .status
-            .success()
-    );
+    assert!(probe(&["--url", &format!("http://{addr}")], &[]).0.status.success());
 
     // not HTTP at all
     let (addr, _) = fake_server("SSH-2.0-OpenSSH_9.6\r\n\r\n");
@@ -214,10 +180,7 @@ fn probe_gives_up_on_a_server_that_never_answers() {
     // half a status line, then silence
     let (addr, _) = fake_server("HTTP/1.1 20");
     let (err, took) = probe_fails(&["--url", &format!("http://{addr}"), "--timeout-ms", "400"]);
-    assert!(
-        err.contains("no answer within") || err.contains("connection closed"),
-        "{err}"
-    );
+    assert!(err.contains("no answer within") || err.contains("connection closed"), "{err}");
     assert!(took < Duration::from_secs(3), "took {took:?}");
 }
 
@@ -227,25 +190,14 @@ fn probe_refuses_what_it_cannot_probe() {
     let addr = free.local_addr().unwrap().to_string();
     drop(free);
     let (err, took) = probe_fails(&["--url", &format!("http://{addr}")]);
-    assert!(
-        err.contains("cannot connect") && err.contains("refused"),
-        "{err}"
-    );
+    assert!(err.contains("cannot connect") && err.contains("refused"), "{err}");
     assert!(took < Duration::from_secs(3), "took {took:?}");
     let (err, _) = probe_fails(&["--listen", &addr]);
     assert!(err.contains("cannot connect"), "{err}");
 
-    assert!(
-        probe_fails(&["--url", "https://127.0.0.1:1"])
-            .0
-            .contains("plain http")
-    );
+    assert!(probe_fails(&["--url", "https://127.0.0.1:1"]).0.contains("plain http"));
     assert!(probe_fails(&["--url", "::"]).0.contains("not a URL"));
-    assert!(
-        probe_fails(&["--listen", "no-port"])
-            .0
-            .contains("host:port")
-    );
+    assert!(probe_fails(&["--listen", "no-port"]).0.contains("host:port"));
     // clap's own usage errors keep their exit code 2
     let (out, _) = probe(&["--timeout-ms", "0"], &[]);
     assert_eq!(out.status.code(), Some(2));
@@ -261,16 +213,7 @@ fn completions_cover_every_command_for_each_shell() {
     ] {
         let script = e.ok(&["completions", shell]);
         assert!(script.contains(marker), "{shell}: {script}");
-        for sub in [
-            "serve",
-            "probe",
-            "backup",
-            "restore",
-            "check",
-            "completions",
-            "man",
-            "app",
-        ] {
+        for sub in ["serve", "probe", "backup", "restore", "check", "completions", "man", "app"] {
             assert!(script.contains(sub), "{shell} lacks {sub}");
         }
         assert!(script.contains("--trusted-proxy"), "{shell}");
@@ -279,10 +222,7 @@ fn completions_cover_every_command_for_each_shell() {
     for shell in ["bash", "zsh", "fish"] {
         e.ok(&["completions", shell, "--dir", dir.to_str().unwrap()]);
     }
-    assert_eq!(
-        crate::file_names(&dir),
-        ["_hearth", "hearth.bash", "hearth.fish"]
-    );
+    assert_eq!(crate::file_names(&dir), ["_hearth", "hearth.bash", "hearth.fish"]);
     assert!(e.fails(&["completions", "tcsh"]).contains("invalid value"));
 }
 
@@ -296,10 +236,7 @@ fn bash_completion_completes_subcommands() {
         "source {}; COMP_WORDS=(hearth pro); COMP_CWORD=1; _hearth hearth pro hearth; echo \"${{COMPREPLY[@]}}\"",
         file.display()
     );
-    let out = Command::new("bash")
-        .args(["--norc", "-c", &script])
-        .output()
-        .unwrap();
+    let out = Command::new("bash").args(["--norc", "-c", &script]).output().unwrap();
     assert!(out.status.success(), "{out:?}");
     assert_eq!(String::from_utf8(out.stdout).unwrap().trim(), "probe");
 }
@@ -324,10 +261,7 @@ fn man_prints_hearth_1_or_writes_every_page() {
     let file = e.dir.path().join("a-file");
     std::fs::write(&file, "x").unwrap();
     let bad = file.join("man");
-    assert!(
-        e.fails(&["man", "--dir", bad.to_str().unwrap()])
-            .contains("cannot write into")
-    );
+    assert!(e.fails(&["man", "--dir", bad.to_str().unwrap()]).contains("cannot write into"));
 }
 
 /// man-db renders the pages without a warning from groff.

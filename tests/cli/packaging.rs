@@ -66,10 +66,7 @@ fn every_setting_hearth_reads_is_in_the_default_file() {
     let mut in_source = BTreeSet::new();
     source_envs(&root().join("src"), &mut in_source);
     // the scan and clap agree, so neither can miss one
-    assert_eq!(
-        read_by_hearth, in_source,
-        "clap envs vs \"HEARTH_\" in src/"
-    );
+    assert_eq!(read_by_hearth, in_source, "clap envs vs \"HEARTH_\" in src/");
     assert!(read_by_hearth.contains("HEARTH_LISTEN"));
     assert!(read_by_hearth.len() >= 13, "{read_by_hearth:?}");
 
@@ -79,10 +76,8 @@ fn every_setting_hearth_reads_is_in_the_default_file() {
         missing.is_empty(),
         "packaging/hearth.default does not document {missing:?}: add a commented line for each"
     );
-    let unknown: Vec<&String> = file
-        .iter()
-        .filter(|n| *n != "RUST_LOG" && !read_by_hearth.contains(*n))
-        .collect();
+    let unknown: Vec<&String> =
+        file.iter().filter(|n| *n != "RUST_LOG" && !read_by_hearth.contains(*n)).collect();
     assert!(
         unknown.is_empty(),
         "packaging/hearth.default lists {unknown:?}, which hearth does not read"
@@ -125,10 +120,7 @@ fn the_units_run_commands_this_hearth_has() {
         "User=hearth",
         "ProtectSystem=strict",
     ] {
-        assert!(
-            service.lines().any(|l| l == needed),
-            "hearth.service: {needed}"
-        );
+        assert!(service.lines().any(|l| l == needed), "hearth.service: {needed}");
     }
     let backup = read("packaging/hearth-backup.service");
     assert!(backup.contains("ExecStart=/usr/bin/hearth backup /var/backups/hearth --keep 14"));
@@ -195,22 +187,13 @@ fn the_image_runs_serve_as_a_user_and_probes_its_health() {
     assert_eq!(last(&ins, "VOLUME"), "[\"/var/lib/hearth\"]");
     assert!(last(&ins, "ENV").contains("HEARTH_DB=/var/lib/hearth/hearth.db"));
     let user = last(&ins, "USER");
-    assert!(
-        !user.starts_with("0") && !user.starts_with("root"),
-        "runs as {user}"
-    );
+    assert!(!user.starts_with("0") && !user.starts_with("root"), "runs as {user}");
 }
 
 /// `[package.metadata.deb]` as cargo reads it.
 fn deb_metadata() -> serde_json::Value {
     let out = std::process::Command::new(env!("CARGO"))
-        .args([
-            "metadata",
-            "--no-deps",
-            "--format-version",
-            "1",
-            "--offline",
-        ])
+        .args(["metadata", "--no-deps", "--format-version", "1", "--offline"])
         .arg("--manifest-path")
         .arg(root().join("Cargo.toml"))
         .output()
@@ -256,18 +239,12 @@ fn the_package_metadata_names_files_that_exist() {
     assert_eq!(units["enable"], true);
     // cargo-deb's start would start hearth-backup.service too: postinst starts the rest
     assert_eq!(units["start"], false);
-    let postinst = read(&format!(
-        "{}/postinst",
-        deb["maintainer-scripts"].as_str().unwrap()
-    ));
+    let postinst = read(&format!("{}/postinst", deb["maintainer-scripts"].as_str().unwrap()));
     assert_eq!(postinst.matches("#DEBHELPER#").count(), 1, "{postinst}");
     assert!(postinst.contains("deb-systemd-invoke start hearth.service hearth-backup.timer"));
-    for file in [
-        "hearth.service",
-        "hearth-backup.service",
-        "hearth-backup.timer",
-        "hearth.sysusers",
-    ] {
+    for file in
+        ["hearth.service", "hearth-backup.service", "hearth-backup.timer", "hearth.sysusers"]
+    {
         assert!(root().join("packaging").join(file).is_file(), "{file}");
     }
 }

@@ -14,10 +14,7 @@ fn serve_creates_the_database_logs_its_address_and_stops_on_sigterm() {
     assert!(db.exists());
     let resp = get(&addr, "/healthz");
     assert!(resp.starts_with("HTTP/1.1 200"), "{resp}");
-    assert!(
-        resp.contains(r#"{"status":"ok","writable":true}"#),
-        "{resp}"
-    );
+    assert!(resp.contains(r#"{"status":"ok","writable":true}"#), "{resp}");
     // a second server on the same port: a clear error
     let out = Command::new(env!("CARGO_BIN_EXE_hearth"))
         .arg("--db")
@@ -27,10 +24,7 @@ fn serve_creates_the_database_logs_its_address_and_stops_on_sigterm() {
         .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("already in use"));
-    Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
+    Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
     let status = child.wait().unwrap();
     assert!(status.success(), "clean exit on SIGTERM: {status:?}");
 }
@@ -117,10 +111,7 @@ fn sigterm_with_a_slow_body_in_flight_exits_by_the_deadline() {
     let took = asked.elapsed();
     assert!(status.success(), "{status:?}");
     // deadline 1 s, then at most 1 s more (a generous margin for a loaded machine)
-    assert!(
-        took < std::time::Duration::from_millis(3500),
-        "exit took {took:?}"
-    );
+    assert!(took < std::time::Duration::from_millis(3500), "exit took {took:?}");
     assert!(
         took >= std::time::Duration::from_millis(900),
         "did not wait for the in-flight request: {took:?}"
@@ -133,10 +124,7 @@ fn sigterm_with_a_slow_body_in_flight_exits_by_the_deadline() {
 fn serve_listens_on_a_host_name() {
     let e = Env::new();
     let (mut child, addr) = crate::spawn_serve(&e.db(), "localhost:0", &[]);
-    assert!(
-        addr.starts_with("127.0.0.1:") || addr.starts_with("[::1]:"),
-        "{addr}"
-    );
+    assert!(addr.starts_with("127.0.0.1:") || addr.starts_with("[::1]:"), "{addr}");
     assert!(get(&addr, "/livez").starts_with("HTTP/1.1 200"));
     crate::sigterm(&child);
     assert!(child.wait().unwrap().success());

@@ -5,14 +5,7 @@ use serde_json::Value;
 use crate::{Env, assert_fields, fails, succeeded};
 
 /// `user create` of Alice with her email.
-const ALICE: [&str; 6] = [
-    "user",
-    "create",
-    "--username",
-    "Alice",
-    "--email",
-    "alice@example.org",
-];
+const ALICE: [&str; 6] = ["user", "create", "--username", "Alice", "--email", "alice@example.org"];
 
 #[test]
 fn users_with_and_without_passwords() {
@@ -24,19 +17,9 @@ fn users_with_and_without_passwords() {
     assert_eq!(u["has_password"], true);
     let hash: String = e.value("SELECT password FROM user WHERE username = 'Alice'");
     assert!(hash.starts_with("pbkdf2_sha256$600000$"), "{hash}");
-    assert!(
-        hearth::token::password::verify("pw-one", &hash),
-        "one trailing newline stripped"
-    );
+    assert!(hearth::token::password::verify("pw-one", &hash), "one trailing newline stripped");
     // --no-password: a user without password (JWT-only)
-    e.ok(&[
-        "user",
-        "create",
-        "--username",
-        "bot",
-        "--staff",
-        "--no-password",
-    ]);
+    e.ok(&["user", "create", "--username", "bot", "--staff", "--no-password"]);
     assert_eq!(
         e.sql(
             "SELECT count(*) FROM user WHERE username = 'bot' AND password IS NULL AND is_staff = 1"
@@ -45,10 +28,7 @@ fn users_with_and_without_passwords() {
     );
     // usernames are unique case-insensitively
     e.assert_fails(&[
-        (
-            &["user", "create", "--username", "alice", "--no-password"],
-            "taken",
-        ),
+        (&["user", "create", "--username", "alice", "--no-password"], "taken"),
         (
             &[
                 "user",
@@ -63,15 +43,10 @@ fn users_with_and_without_passwords() {
         ),
         (&["user", "create", "--username", "bad name"], "username"),
         (&["user", "create", "--username", &"u".repeat(151)], "150"),
-        (
-            &["user", "create", "--username", "dave", "--email", "nope"],
-            "email",
-        ),
+        (&["user", "create", "--username", "dave", "--email", "nope"], "email"),
     ]);
-    let out = e.run_stdin(
-        &["user", "create", "--username", "erin", "--password-stdin"],
-        Some("\n"),
-    );
+    let out =
+        e.run_stdin(&["user", "create", "--username", "erin", "--password-stdin"], Some("\n"));
     assert!(fails(out, &["empty pw"]).contains("empty"));
     // the password is never an argument
     let out = e.run(&["user", "create", "--username", "frank", "--password", "x"]);
@@ -79,25 +54,14 @@ fn users_with_and_without_passwords() {
     let list = e.json(&["user", "list", "--json"]);
     assert_eq!(list.as_array().unwrap().len(), 2);
     // set-password, case-insensitive name lookup
-    let out = e.run_stdin(
-        &["user", "set-password", "ALICE", "--password-stdin"],
-        Some("pw-two\r\n"),
-    );
+    let out =
+        e.run_stdin(&["user", "set-password", "ALICE", "--password-stdin"], Some("pw-two\r\n"));
     assert!(out.status.success());
     let hash: String = e.value("SELECT password FROM user WHERE username = 'Alice'");
     assert!(hearth::token::password::verify("pw-two", &hash));
-    assert!(
-        e.fails(&["user", "set-password", "nobody", "--password-stdin"])
-            .contains("no user")
-    );
+    assert!(e.fails(&["user", "set-password", "nobody", "--password-stdin"]).contains("no user"));
     e.ok(&["user", "delete", "bot"]);
-    assert_eq!(
-        e.json(&["user", "list", "--json"])
-            .as_array()
-            .unwrap()
-            .len(),
-        1
-    );
+    assert_eq!(e.json(&["user", "list", "--json"]).as_array().unwrap().len(), 1);
     assert!(e.fails(&["user", "delete", "bot"]).contains("no user"));
 }
 
@@ -114,65 +78,33 @@ fn without_a_terminal_a_password_needs_a_flag_and_is_never_dropped() {
     }
     // the two flags exclude each other
     let out = e.run_stdin(
-        &[
-            "user",
-            "create",
-            "--username",
-            "alice",
-            "--password-stdin",
-            "--no-password",
-        ],
+        &["user", "create", "--username", "alice", "--password-stdin", "--no-password"],
         Some("pw\n"),
     );
     assert!(!out.status.success());
     assert_eq!(e.sql("SELECT count(*) FROM user"), 0);
-    let u = e.json(&[
-        "user",
-        "create",
-        "--username",
-        "alice",
-        "--no-password",
-        "--json",
-    ]);
+    let u = e.json(&["user", "create", "--username", "alice", "--no-password", "--json"]);
     assert_eq!(u["has_password"], false);
     // set-password reads the same way: no flag, no terminal: refused, unchanged
     let out = e.run_stdin(&["user", "set-password", "alice"], Some("pw\n"));
     assert!(fails(out, &["set-password without a flag"]).contains("--password-stdin"));
     assert_eq!(e.sql("SELECT count(*) FROM user WHERE password IS NULL"), 1);
-    let out = e.run_stdin(
-        &["user", "set-password", "alice", "--password-stdin"],
-        Some("pw-one\n"),
-    );
+    let out = e.run_stdin(&["user", "set-password", "alice", "--password-stdin"], Some("pw-one\n"));
     assert!(out.status.success());
-    assert_eq!(
-        e.json(&["user", "show", "alice", "--json"])["has_password"],
-        true
-    );
+    assert_eq!(e.json(&["user", "show", "alice", "--json"])["has_password"], true);
     let out = e.run_stdin(&["user", "set-password", "alice"], Some("pw-two\n"));
     assert!(!out.status.success());
     let hash: String = e.value("SELECT password FROM user WHERE username = 'alice'");
-    assert!(
-        hearth::token::password::verify("pw-one", &hash),
-        "the refused call changed nothing"
-    );
+    assert!(hearth::token::password::verify("pw-one", &hash), "the refused call changed nothing");
     // --no-password removes it
     e.ok(&["user", "set-password", "alice", "--no-password"]);
-    assert_eq!(
-        e.json(&["user", "show", "alice", "--json"])["has_password"],
-        false
-    );
+    assert_eq!(e.json(&["user", "show", "alice", "--json"])["has_password"], false);
 }
 
 #[test]
 fn user_show_and_set_staff() {
     let e = Env::initialised();
-    let more = [
-        "--real-name",
-        "Alice A.",
-        "--ext-id",
-        "ext-1",
-        "--no-password",
-    ];
+    let more = ["--real-name", "Alice A.", "--ext-id", "ext-1", "--no-password"];
     e.ok(&[&ALICE[..], &more].concat());
     let u = e.json(&["user", "show", "alice", "--json"]);
     let want = serde_json::json!({"id": 1, "username": "Alice", "email": "alice@example.org",
@@ -180,23 +112,13 @@ fn user_show_and_set_staff() {
     assert_fields(&u, &want);
     assert!(u["date_joined"].as_str().unwrap().ends_with('Z'));
     let text = e.ok(&["user", "show", "ALICE"]);
-    assert!(
-        text.contains("Alice") && text.contains("alice@example.org"),
-        "{text}"
-    );
+    assert!(text.contains("Alice") && text.contains("alice@example.org"), "{text}");
     e.ok(&["user", "set-staff", "alice", "true"]);
-    assert_eq!(
-        e.json(&["user", "show", "alice", "--json"])["is_staff"],
-        true
-    );
+    assert_eq!(e.json(&["user", "show", "alice", "--json"])["is_staff"], true);
     assert_eq!(e.sql("SELECT is_staff FROM user WHERE id = 1"), 1);
     e.ok(&["user", "set-staff", "Alice", "false"]);
     assert_eq!(e.sql("SELECT is_staff FROM user WHERE id = 1"), 0);
-    assert!(
-        !e.run(&["user", "set-staff", "alice", "yes"])
-            .status
-            .success()
-    );
+    assert!(!e.run(&["user", "set-staff", "alice", "yes"]).status.success());
     assert!(!e.run(&["user", "set-staff", "alice"]).status.success());
     assert_eq!(e.sql("SELECT is_staff FROM user WHERE id = 1"), 0);
     e.assert_fails(&[
@@ -211,15 +133,9 @@ fn user_show_and_set_staff() {
 fn a_username_may_start_with_a_dash() {
     let e = Env::initialised();
     e.ok(&["user", "create", "--username", "-bob", "--no-password"]);
-    assert_eq!(
-        e.json(&["user", "show", "-bob", "--json"])["username"],
-        "-bob"
-    );
+    assert_eq!(e.json(&["user", "show", "-bob", "--json"])["username"], "-bob");
     e.ok(&["user", "set-staff", "-bob", "true"]);
     e.ok(&["user", "set-password", "-bob", "--no-password"]);
     e.ok(&["user", "delete", "-bob"]);
-    assert_eq!(
-        e.sql("SELECT count(*) FROM user WHERE deleted = 1 AND is_staff = 1"),
-        1
-    );
+    assert_eq!(e.sql("SELECT count(*) FROM user WHERE deleted = 1 AND is_staff = 1"), 1);
 }

@@ -42,13 +42,8 @@ async fn trial(n: usize, run: Duration) -> (usize, usize, usize, Duration) {
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let mut writers = Vec::new();
     for w in 0..4 {
-        let (client, url, token, acked, stop) = (
-            client.clone(),
-            url.clone(),
-            token.clone(),
-            Arc::clone(&acked),
-            Arc::clone(&stop),
-        );
+        let (client, url, token, acked, stop) =
+            (client.clone(), url.clone(), token.clone(), Arc::clone(&acked), Arc::clone(&stop));
         writers.push(tokio::spawn(async move {
             let mut i = 0;
             while !stop.load(std::sync::atomic::Ordering::Acquire) {
@@ -85,10 +80,7 @@ async fn trial(n: usize, run: Duration) -> (usize, usize, usize, Duration) {
         let _ = w.await;
     }
     let restored = restore(dir.path(), &format!("trial {n}{complaints}"));
-    assert!(
-        hearth_ok(&restored, &["check"], None).contains("ok"),
-        "trial {n}: hearth check"
-    );
+    assert!(hearth_ok(&restored, &["check"], None).contains("ok"), "trial {n}: hearth check");
     let conn = rusqlite::Connection::open(&restored).unwrap();
     let names: std::collections::HashSet<String> = conn
         .prepare("SELECT name FROM course")
@@ -102,11 +94,8 @@ async fn trial(n: usize, run: Duration) -> (usize, usize, usize, Duration) {
         .iter()
         .filter(|(_, at)| killed_at.duration_since(*at) > Duration::from_secs(1))
         .collect();
-    let missing: Vec<&String> = old
-        .iter()
-        .filter(|(n, _)| !names.contains(n))
-        .map(|(n, _)| n)
-        .collect();
+    let missing: Vec<&String> =
+        old.iter().filter(|(n, _)| !names.contains(n)).map(|(n, _)| n).collect();
     if !missing.is_empty() {
         let kept_dir = dir.keep();
         panic!(
@@ -117,11 +106,7 @@ async fn trial(n: usize, run: Duration) -> (usize, usize, usize, Duration) {
             kept_dir.display()
         );
     }
-    assert!(
-        old.len() > 10,
-        "trial {n}: too few writes to judge ({})",
-        old.len()
-    );
+    assert!(old.len() > 10, "trial {n}: too few writes to judge ({})", old.len());
     let kept = acked.iter().filter(|(n, _)| names.contains(n)).count();
     // the oldest acknowledged write that was lost: how much a crash costs
     let window = acked
@@ -136,10 +121,8 @@ async fn trial(n: usize, run: Duration) -> (usize, usize, usize, Duration) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn crash_trials() {
     let _serial = crate::replicas::SERIAL.lock().await;
-    let trials: usize = std::env::var("HEARTH_LITESTREAM_TRIALS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(10);
+    let trials: usize =
+        std::env::var("HEARTH_LITESTREAM_TRIALS").ok().and_then(|s| s.parse().ok()).unwrap_or(10);
     let (mut acked, mut old, mut kept) = (0, 0, 0);
     let mut windows = Vec::new();
     for n in 0..trials {
@@ -182,30 +165,18 @@ async fn shutdown_under_litestream_is_fast() {
     let start = Instant::now();
     signal("-TERM", &pid.to_string());
     while alive(pid) {
-        assert!(
-            start.elapsed() < Duration::from_secs(10),
-            "hearth did not stop within 10 s"
-        );
+        assert!(start.elapsed() < Duration::from_secs(10), "hearth did not stop within 10 s");
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     let took = start.elapsed();
-    eprintln!(
-        "shutdown under litestream: {:.1} ms",
-        took.as_secs_f64() * 1000.0
-    );
+    eprintln!("shutdown under litestream: {:.1} ms", took.as_secs_f64() * 1000.0);
     // the checkpoint on close used to wait its whole 5 s busy timeout here
-    assert!(
-        took < Duration::from_secs(1),
-        "shutdown took {took:?}:\n{}",
-        server.log()
-    );
+    assert!(took < Duration::from_secs(1), "shutdown took {took:?}:\n{}", server.log());
     let _ = server.child.wait();
     // what the primary wrote is all in the replica
     let restored = restore(dir.path(), "after the shutdown");
     let conn = rusqlite::Connection::open(&restored).unwrap();
-    let n: i64 = conn
-        .query_row("SELECT count(*) FROM course", [], |r| r.get(0))
-        .unwrap();
+    let n: i64 = conn.query_row("SELECT count(*) FROM course", [], |r| r.get(0)).unwrap();
     assert_eq!(n, 20);
     assert!(hearth_ok(&restored, &["check"], None).contains("ok"));
     // and hearth's own file works with Litestream's tables in it

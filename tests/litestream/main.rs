@@ -13,12 +13,7 @@
 //! The binary is `$HEARTH_LITESTREAM`, else `litestream` in
 //! `${HEARTH_CACHE:-~/.cache/hearth-test}/litestream/bin`, else on `PATH`. When it is
 //! missing these tests fail, saying how to install it: they are never skipped.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, reason = "tests fail loudly")]
 
 mod crash;
 mod replicas;
@@ -35,11 +30,7 @@ use std::time::{Duration, Instant};
 pub fn litestream() -> PathBuf {
     if let Some(p) = std::env::var_os("HEARTH_LITESTREAM") {
         let p = PathBuf::from(p);
-        assert!(
-            p.is_file(),
-            "HEARTH_LITESTREAM={} is not a file",
-            p.display()
-        );
+        assert!(p.is_file(), "HEARTH_LITESTREAM={} is not a file", p.display());
         return p;
     }
     let cache = std::env::var_os("HEARTH_CACHE").map_or_else(
@@ -84,23 +75,10 @@ pub fn fresh_db(db: &Path) -> String {
     hearth_ok(db, &["init"], None);
     hearth_ok(
         db,
-        &[
-            "user",
-            "create",
-            "--username",
-            "alice",
-            "--staff",
-            "--password-stdin",
-        ],
+        &["user", "create", "--username", "alice", "--staff", "--password-stdin"],
         Some("alice-password-1\n"),
     );
-    hearth_ok(
-        db,
-        &["jwt", "mint", "--user-id", "1", "--ttl", "3600"],
-        None,
-    )
-    .trim()
-    .to_owned()
+    hearth_ok(db, &["jwt", "mint", "--user-id", "1", "--ttl", "3600"], None).trim().to_owned()
 }
 
 /// `litestream restore` of the file replica in `dir/replica` to `dir/restored.db`;
@@ -156,10 +134,7 @@ impl Proc {
             .process_group(0)
             .spawn()
             .unwrap();
-        Proc {
-            child,
-            log: log.to_owned(),
-        }
+        Proc { child, log: log.to_owned() }
     }
 
     /// What it logged so far.
@@ -209,10 +184,7 @@ impl Proc {
                     return c.parse().unwrap();
                 }
             }
-            assert!(
-                start.elapsed() < Duration::from_secs(10),
-                "no child process"
-            );
+            assert!(start.elapsed() < Duration::from_secs(10), "no child process");
             std::thread::sleep(Duration::from_millis(10));
         }
     }
@@ -241,15 +213,11 @@ pub fn alive(pid: u32) -> bool {
 /// `litestream replicate -config CFG -exec "hearth --db DB serve --listen 127.0.0.1:0 ARGS"`.
 pub fn replicate(dir: &Path, db: &Path, cfg: &Path, args: &str, name: &str) -> Proc {
     let mut cmd = Command::new(litestream());
-    cmd.arg("replicate")
-        .arg("-config")
-        .arg(cfg)
-        .arg("-exec")
-        .arg(format!(
-            "{} --db {} serve --listen 127.0.0.1:0 {args}",
-            hearth(),
-            db.display()
-        ));
+    cmd.arg("replicate").arg("-config").arg(cfg).arg("-exec").arg(format!(
+        "{} --db {} serve --listen 127.0.0.1:0 {args}",
+        hearth(),
+        db.display()
+    ));
     Proc::start(cmd, &dir.join(format!("{name}.log")))
 }
 

@@ -35,11 +35,7 @@ fn replica(
 }
 
 fn role(r: &reqwest::Response) -> String {
-    r.headers()
-        .get("x-hearth-role")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
-        .to_owned()
+    r.headers().get("x-hearth-role").and_then(|v| v.to_str().ok()).unwrap_or("").to_owned()
 }
 
 async fn until(what: &str, limit: Duration, mut f: impl AsyncFnMut() -> bool) -> Duration {
@@ -54,12 +50,7 @@ async fn until(what: &str, limit: Duration, mut f: impl AsyncFnMut() -> bool) ->
 }
 
 async fn get(c: &Client, url: &str, token: &str, id: &str) -> reqwest::Response {
-    c.get(url)
-        .bearer_auth(token)
-        .header("x-request-id", id)
-        .send()
-        .await
-        .unwrap()
+    c.get(url).bearer_auth(token).header("x-request-id", id).send().await.unwrap()
 }
 
 async fn new_course(
@@ -111,15 +102,7 @@ async fn primary_follower_and_two_replicas() {
     let jwt = fresh_db(&db);
     let app: Value = serde_json::from_str(&hearth_ok(
         &db,
-        &[
-            "app",
-            "create",
-            "--name",
-            "Replicated",
-            "--grant",
-            "password",
-            "--json",
-        ],
+        &["app", "create", "--name", "Replicated", "--grant", "password", "--json"],
         None,
     ))
     .unwrap();
@@ -134,10 +117,7 @@ async fn primary_follower_and_two_replicas() {
     assert_eq!(r.status(), 201);
     assert_eq!(role(&r), "primary");
     assert!(r.headers().contains_key("x-hearth-position"));
-    until("first snapshot", Duration::from_secs(10), async || {
-        rep.join("ltx").exists()
-    })
-    .await;
+    until("first snapshot", Duration::from_secs(10), async || rep.join("ltx").exists()).await;
     let copy = d.join("copy.db");
     let mut follow = Command::new(litestream());
     follow
@@ -150,10 +130,7 @@ async fn primary_follower_and_two_replicas() {
     let (u1, u2) = (r1.url(), r2.url());
     for u in [&u1, &u2] {
         until("replica ready", Duration::from_secs(10), async || {
-            c.get(format!("{u}/readyz"))
-                .send()
-                .await
-                .is_ok_and(|r| r.status() == 200)
+            c.get(format!("{u}/readyz")).send().await.is_ok_and(|r| r.status() == 200)
         })
         .await;
     }
@@ -163,10 +140,7 @@ async fn primary_follower_and_two_replicas() {
     assert_eq!(me.status(), 200);
     assert_eq!(role(&me), "replica");
     let r = c.get(format!("{u2}/api/v2/nowhere/")).send().await.unwrap();
-    assert_eq!(
-        (r.status(), role(&r).as_str()),
-        (StatusCode::NOT_FOUND, "replica")
-    );
+    assert_eq!((r.status(), role(&r).as_str()), (StatusCode::NOT_FOUND, "replica"));
 
     // a write through a replica is the primary's, answered as it is, with its position;
     // the same token's next read on that replica sees it at once (read-your-writes)
@@ -178,26 +152,11 @@ async fn primary_follower_and_two_replicas() {
     let r = get(&c, &format!("{u1}/api/v2/course/{id}/"), &jwt, "ryw-read").await;
     assert_eq!(r.status(), 200, "read-your-writes");
     // the other replica has it within a second, from its copy
-    let seen = until(
-        "write visible on the other replica",
-        Duration::from_secs(1),
-        async || {
-            get(
-                &c,
-                &format!("{u2}/api/v2/course/{id}/"),
-                &jwt,
-                "local-read-poll",
-            )
-            .await
-            .status()
-                == 200
-        },
-    )
+    let seen = until("write visible on the other replica", Duration::from_secs(1), async || {
+        get(&c, &format!("{u2}/api/v2/course/{id}/"), &jwt, "local-read-poll").await.status() == 200
+    })
     .await;
-    eprintln!(
-        "a write through replica 1 was on replica 2 after {} ms",
-        seen.as_millis()
-    );
+    eprintln!("a write through replica 1 was on replica 2 after {} ms", seen.as_millis());
     // bad input is the primary's answer too, and nothing changes
     let bad = c
         .post(format!("{u2}/api/v2/course/"))
@@ -206,10 +165,7 @@ async fn primary_follower_and_two_replicas() {
         .send()
         .await
         .unwrap();
-    assert_eq!(
-        (bad.status(), role(&bad).as_str()),
-        (StatusCode::BAD_REQUEST, "primary")
-    );
+    assert_eq!((bad.status(), role(&bad).as_str()), (StatusCode::BAD_REQUEST, "primary"));
 
     // OAuth through a replica; the opaque token it issued works on the other replica
     // at once (unknown there yet: asked of the primary, never 401)
@@ -229,19 +185,9 @@ async fn primary_follower_and_two_replicas() {
     let tok: Value = t.json().await.unwrap();
     let opaque = tok["access_token"].as_str().unwrap().to_owned();
     let r = get(&c, &format!("{u1}/api/v2/user/me/"), &opaque, "fresh-token").await;
-    assert_eq!(
-        r.status(),
-        200,
-        "a token issued a moment ago on the primary"
-    );
+    assert_eq!(r.status(), 200, "a token issued a moment ago on the primary");
     // a token nobody knows is 401 wherever it is asked
-    let r = get(
-        &c,
-        &format!("{u1}/api/v2/user/me/"),
-        "no-such-token",
-        "bad-token",
-    )
-    .await;
+    let r = get(&c, &format!("{u1}/api/v2/user/me/"), "no-such-token", "bad-token").await;
     assert_eq!(r.status(), 401);
 
     // lag: writes on the primary, each polled on replica 1 until it is there
@@ -254,11 +200,9 @@ async fn primary_follower_and_two_replicas() {
         let at = Instant::now();
         let id = w.json::<Value>().await.unwrap()["id"].as_i64().unwrap();
         let url = format!("{u1}/api/v2/course/{id}/");
-        until(
-            "write visible on a replica",
-            Duration::from_secs(1),
-            async || get(&c, &url, &jwt, "local-read-lag").await.status() == 200,
-        )
+        until("write visible on a replica", Duration::from_secs(1), async || {
+            get(&c, &url, &jwt, "local-read-lag").await.status() == 200
+        })
         .await;
         lags.push(at.elapsed().as_secs_f64() * 1000.0);
     }
@@ -272,15 +216,8 @@ async fn primary_follower_and_two_replicas() {
     );
 
     // a JWT revoked on the primary is refused by a replica within the lag
-    let jwt2 = hearth_ok(&db, &["jwt", "mint", "--user-id", "1"], None)
-        .trim()
-        .to_owned();
-    assert_eq!(
-        get(&c, &format!("{u2}/api/v2/user/me/"), &jwt2, "jwt2")
-            .await
-            .status(),
-        200
-    );
+    let jwt2 = hearth_ok(&db, &["jwt", "mint", "--user-id", "1"], None).trim().to_owned();
+    assert_eq!(get(&c, &format!("{u2}/api/v2/user/me/"), &jwt2, "jwt2").await.status(), 200);
     let rv = c
         .post(format!("{purl}/oauth/revoke_token/"))
         .form(&[("token", jwt2.as_str()), ("client_id", &client_id)])
@@ -288,17 +225,11 @@ async fn primary_follower_and_two_replicas() {
         .await
         .unwrap();
     assert_eq!(rv.status(), 200);
-    let refused = until(
-        "revocation reaches the replica",
-        Duration::from_millis(1500),
-        async || {
-            get(&c, &format!("{u2}/api/v2/user/me/"), &jwt2, "revoked")
-                .await
-                .status()
-                == 401
-        },
-    )
-    .await;
+    let refused =
+        until("revocation reaches the replica", Duration::from_millis(1500), async || {
+            get(&c, &format!("{u2}/api/v2/user/me/"), &jwt2, "revoked").await.status() == 401
+        })
+        .await;
     eprintln!(
         "a JWT revoked on the primary was refused by a replica after {} ms",
         refused.as_millis()
@@ -307,24 +238,15 @@ async fn primary_follower_and_two_replicas() {
     // reads were served by the replicas: the primary's log has none of them
     let plog = primary.log();
     for local in ["local-read-", "revoked"] {
-        assert!(
-            !plog.contains(&format!("id=\"{local}")),
-            "the primary served {local}"
-        );
+        assert!(!plog.contains(&format!("id=\"{local}")), "the primary served {local}");
     }
     for fwd in ["fwd-write-1", "fwd-oauth", "fresh-token"] {
-        assert!(
-            plog.contains(&format!("id=\"{fwd}\"")),
-            "the primary did not serve {fwd}"
-        );
+        assert!(plog.contains(&format!("id=\"{fwd}\"")), "the primary did not serve {fwd}");
     }
 
     // throughput of reads: the replica serves them from its copy, like the primary
-    let (short, rounds) = if measure {
-        (Duration::from_secs(2), 3)
-    } else {
-        (Duration::from_millis(300), 1)
-    };
+    let (short, rounds) =
+        if measure { (Duration::from_secs(2), 3) } else { (Duration::from_millis(300), 1) };
     let (mut me_p, mut me_r, mut course_p, mut course_r) = (0.0, 0.0, 0.0, 0.0);
     for _ in 0..rounds {
         // alternating, so that neither side always runs on a warmer machine
@@ -339,16 +261,11 @@ async fn primary_follower_and_two_replicas() {
     let mut forwarded = Vec::new();
     for i in 0..if measure { 200 } else { 20 } {
         // alternating, as above; each a course created, timed in milliseconds
-        for (base, name, times) in [
-            (&purl, format!("d{i}"), &mut direct),
-            (&u2, format!("f{i}"), &mut forwarded),
-        ] {
+        for (base, name, times) in
+            [(&purl, format!("d{i}"), &mut direct), (&u2, format!("f{i}"), &mut forwarded)]
+        {
             let s = Instant::now();
-            assert_eq!(
-                new_course(&c, base, &jwt, &name, "w").await.status(),
-                201,
-                "{base}"
-            );
+            assert_eq!(new_course(&c, base, &jwt, &name, "w").await.status(), 201, "{base}");
             times.push(s.elapsed().as_secs_f64() * 1000.0);
         }
     }
@@ -361,12 +278,7 @@ async fn primary_follower_and_two_replicas() {
     );
 
     // two replicas that each take the other for the primary: an error at once
-    let free = || {
-        std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-    };
+    let free = || std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
     let (a, b) = (free(), free());
     let ra = replica(d, &copy, &a.to_string(), &format!("http://{b}"), "loop-a");
     let rb = replica(d, &copy, &b.to_string(), &format!("http://{a}"), "loop-b");
@@ -376,10 +288,7 @@ async fn primary_follower_and_two_replicas() {
     assert_eq!(r.status(), StatusCode::LOOP_DETECTED);
     let body: Value = r.json().await.unwrap();
     assert_eq!(body["errors"][0]["code"], "loop_detected");
-    assert!(
-        start.elapsed() < Duration::from_secs(2),
-        "a loop ends at once"
-    );
+    assert!(start.elapsed() < Duration::from_secs(2), "a loop ends at once");
     drop((ra, rb));
 
     // the primary stops: replicas keep serving reads, answer writes 503, /readyz 503
@@ -393,22 +302,13 @@ async fn primary_follower_and_two_replicas() {
     let body: Value = w.json().await.unwrap();
     assert_eq!(body["errors"][0]["code"], "service_unavailable");
     for u in [&u1, &u2] {
-        until(
-            "/readyz 503 without the primary",
-            Duration::from_secs(3),
-            async || {
-                c.get(format!("{u}/readyz"))
-                    .send()
-                    .await
-                    .is_ok_and(|r| r.status() == 503)
-            },
-        )
+        until("/readyz 503 without the primary", Duration::from_secs(3), async || {
+            c.get(format!("{u}/readyz")).send().await.is_ok_and(|r| r.status() == 503)
+        })
         .await;
     }
     assert_eq!(
-        get(&c, &format!("{u2}/api/v2/user/me/"), &jwt, "after-stop")
-            .await
-            .status(),
+        get(&c, &format!("{u2}/api/v2/user/me/"), &jwt, "after-stop").await.status(),
         200,
         "reads go on"
     );

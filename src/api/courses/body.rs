@@ -36,10 +36,8 @@ pub async fn read(
             _ => Err(ApiError::ParseError("expected a JSON object".into())),
         };
     }
-    let content_type = headers
-        .get(warp::http::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
+    let content_type =
+        headers.get(warp::http::header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
     let boundary = multer::parse_boundary(content_type)
         .map_err(|e| ApiError::ParseError(format!("multipart: {e}")))?;
     let (bytes, held) = body.read(headers, MULTIPART_LIMIT).await?.into_parts();
@@ -120,9 +118,7 @@ pub async fn process_image(
     };
     // the body this upload came in is held while it decodes: what is left is the most
     // a decode can ever have
-    let limit = budget
-        .total()
-        .saturating_sub(held.as_ref().map_or(0, Permit::bytes));
+    let limit = budget.total().saturating_sub(held.as_ref().map_or(0, Permit::bytes));
     if plan.peak > limit {
         invalid(
             errors,
@@ -135,10 +131,8 @@ pub async fn process_image(
         );
         return Ok(None);
     }
-    let _slot = IMAGE_SLOTS
-        .acquire()
-        .await
-        .map_err(|e| ApiError::internal(format!("image slots: {e}")))?;
+    let _slot =
+        IMAGE_SLOTS.acquire().await.map_err(|e| ApiError::internal(format!("image slots: {e}")))?;
     let decoding = budget.take(plan.peak)?;
     let span = tracing::Span::current();
     let result = tokio::task::spawn_blocking(move || {

@@ -27,33 +27,14 @@ pub fn endpoints() -> Vec<Endpoint> {
         user(Method::GET, JOIN, "listCourseMembers", |c| list(c, None)),
         write(Method::POST, JOIN, "joinCourse", join_course),
         write(Method::DELETE, JOIN, "leaveCourse", leave),
-        ca(
-            Method::GET,
-            "/api/v2/course/{id}/status/",
-            "getCourseJoinStatus",
-            get_status,
-        ),
-        user(Method::GET, INVITE, "listCourseInvitedUsers", |c| {
-            list(c, Some(JoinStatus::Invited))
+        ca(Method::GET, "/api/v2/course/{id}/status/", "getCourseJoinStatus", get_status),
+        user(Method::GET, INVITE, "listCourseInvitedUsers", |c| list(c, Some(JoinStatus::Invited))),
+        write(Method::POST, INVITE, "inviteCourseUsers", |c| invite_users(c, true)),
+        write(Method::DELETE, INVITE, "withdrawCourseInvitations", |c| invite_users(c, false)),
+        user(Method::GET, "/api/v2/course/{id}/request_join/", "listCourseJoinRequests", |c| {
+            list(c, Some(JoinStatus::Requested))
         }),
-        write(Method::POST, INVITE, "inviteCourseUsers", |c| {
-            invite_users(c, true)
-        }),
-        write(Method::DELETE, INVITE, "withdrawCourseInvitations", |c| {
-            invite_users(c, false)
-        }),
-        user(
-            Method::GET,
-            "/api/v2/course/{id}/request_join/",
-            "listCourseJoinRequests",
-            |c| list(c, Some(JoinStatus::Requested)),
-        ),
-        write(
-            Method::POST,
-            "/api/v2/course/{id}/role/",
-            "changeCourseRoles",
-            set_roles,
-        ),
+        write(Method::POST, "/api/v2/course/{id}/role/", "changeCourseRoles", set_roles),
     ]
 }
 
@@ -133,19 +114,12 @@ async fn list(call: Call<Principal>, fixed: Option<JoinStatus>) -> Result<Respon
     let (id, base) = (call.id(), call.base());
     list_page(&call, move |c, who, q| {
         managed_course(c, id, who)?;
-        let statuses = if let Some(f) = fixed {
-            vec![f]
-        } else {
-            member_statuses(q)?
-        };
+        let statuses = if let Some(f) = fixed { vec![f] } else { member_statuses(q)? };
         let page = Page::from_query(q)?;
         let (count, rows) = members::list(c, id, &statuses, page.limit, page.offset)?;
         let results: Vec<MemberJson> = rows
             .into_iter()
-            .map(|(u, s)| MemberJson {
-                user: u.minimal(&base),
-                join_status: s,
-            })
+            .map(|(u, s)| MemberJson { user: u.minimal(&base), join_status: s })
             .collect();
         Ok((page, count, results))
     })
@@ -162,23 +136,16 @@ fn user_list(
 ) -> Option<Vec<i64>> {
     let parsed = match body.get(field)? {
         Value::Array(items) => ids::from_values(items),
-        v @ (Value::Number(_) | Value::String(_)) => ids::id_value(v)
-            .map(|id| vec![id])
-            .ok_or(ListError::NotAnId),
+        v @ (Value::Number(_) | Value::String(_)) => {
+            ids::id_value(v).map(|id| vec![id]).ok_or(ListError::NotAnId)
+        }
         _ => {
-            errors.push(FieldError::new(
-                field,
-                "invalid",
-                "Expected a list of user ids.",
-            ));
+            errors.push(FieldError::new(field, "invalid", "Expected a list of user ids."));
             return None;
         }
     };
     let not_an_id = "Each user must be an integer id (a number or a numeric string).";
-    parsed
-        .map(ids::dedup)
-        .map_err(|e| errors.push(e.on(field, not_an_id)))
-        .ok()
+    parsed.map(ids::dedup).map_err(|e| errors.push(e.on(field, not_an_id))).ok()
 }
 
 /// The error on `field` when `users` names one that is not a live user (one query).
@@ -188,11 +155,7 @@ fn missing_user(
     field: &'static str,
 ) -> Result<Option<FieldError>, ApiError> {
     Ok(members::first_non_user(c, users)?.map(|bad| {
-        FieldError::new(
-            field,
-            "invalid",
-            format!("Invalid pk \"{bad}\" - object does not exist."),
-        )
+        FieldError::new(field, "invalid", format!("Invalid pk \"{bad}\" - object does not exist."))
     }))
 }
 
@@ -210,11 +173,7 @@ async fn invite_users(mut call: Call<Principal>, add: bool) -> Result<Response, 
         let users = match users {
             Some(u) if !u.is_empty() => u,
             Some(_) if errors.is_empty() => {
-                return Err(ApiError::field(
-                    "users",
-                    "required",
-                    "Give at least one user id.",
-                ));
+                return Err(ApiError::field("users", "required", "Give at least one user id."));
             }
             None if errors.is_empty() => {
                 return Err(ApiError::Invalid(vec![FieldError::required("users")]));

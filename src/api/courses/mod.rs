@@ -37,25 +37,11 @@ pub fn endpoints() -> Vec<Endpoint> {
     vec![
         user(Method::GET, "/api/v2/course/", "listMyCourses", list),
         write(Method::POST, "/api/v2/course/", "createCourse", create),
-        ca(
-            Method::GET,
-            "/api/v2/course/search/",
-            "searchCourses",
-            search_courses,
-        ),
+        ca(Method::GET, "/api/v2/course/search/", "searchCourses", search_courses),
         ca(Method::GET, "/api/v2/course/{id}/", "getCourse", get),
-        write(Method::PUT, "/api/v2/course/{id}/", "replaceCourse", |c| {
-            update(c, true)
-        }),
-        write(Method::PATCH, "/api/v2/course/{id}/", "updateCourse", |c| {
-            update(c, false)
-        }),
-        write(
-            Method::DELETE,
-            "/api/v2/course/{id}/",
-            "deleteCourse",
-            delete,
-        ),
+        write(Method::PUT, "/api/v2/course/{id}/", "replaceCourse", |c| update(c, true)),
+        write(Method::PATCH, "/api/v2/course/{id}/", "updateCourse", |c| update(c, false)),
+        write(Method::DELETE, "/api/v2/course/{id}/", "deleteCourse", delete),
     ]
     .into_iter()
     .chain(members::endpoints())
@@ -72,11 +58,7 @@ pub(crate) fn visible_course(
 ) -> Result<(Course, Option<JoinStatus>), ApiError> {
     let course = db::get(c, id)?.ok_or(ApiError::NotFound)?;
     let status = course_members::status_of(c, id, who.map(|w| w.user_id))?;
-    if visible(&course, status) {
-        Ok((course, status))
-    } else {
-        Err(ApiError::NotFound)
-    }
+    if visible(&course, status) { Ok((course, status)) } else { Err(ApiError::NotFound) }
 }
 
 /// [`visible_course`] for an operation only the creator and managers may do: 403 for
@@ -87,11 +69,7 @@ pub(crate) fn managed_course(
     who: Principal,
 ) -> Result<(Course, Option<JoinStatus>), ApiError> {
     let (course, status) = visible_course(c, id, Some(who))?;
-    if manages(status) {
-        Ok((course, status))
-    } else {
-        Err(ApiError::PermissionDenied)
-    }
+    if manages(status) { Ok((course, status)) } else { Err(ApiError::PermissionDenied) }
 }
 
 /// Course JSON for a caller who holds the record: its creator and counts in one
@@ -186,21 +164,13 @@ fn check_against_db(
         && !name.is_empty()
         && db::name_taken(c, &crate::model::course::name_key(name), course.id)?
     {
-        errors.push(FieldError::new(
-            "name",
-            "unique",
-            "A course with this name already exists.",
-        ));
+        errors.push(FieldError::new("name", "unique", "A course with this name already exists."));
     }
     if let Some(slug) = &input.slug
         && crate::model::slug::is_valid(slug)
         && db::slug_taken(c, slug, course.id)?
     {
-        errors.push(FieldError::new(
-            "slug",
-            "unique",
-            "A course with this slug already exists.",
-        ));
+        errors.push(FieldError::new("slug", "unique", "A course with this slug already exists."));
     }
     if let Some(ids) = &input.categories
         && let Some(id) = crate::db::categories::first_missing(c, ids)?
@@ -244,9 +214,7 @@ fn store_image(
     let key = format!(
         "course/{}/{}.{}",
         course.id,
-        crate::token::random_string(8)
-            .to_ascii_lowercase()
-            .replace(['-', '_'], "x"),
+        crate::token::random_string(8).to_ascii_lowercase().replace(['-', '_'], "x"),
         squares.extension
     );
     for sq in &squares.squares {
@@ -298,9 +266,7 @@ async fn course_body(
 async fn create(mut call: Call<Principal>) -> Result<Response, ApiError> {
     let (now, base) = (call.now, call.base());
     // who may create is answered before anything about the body
-    let who = call
-        .read(move |c, who| may_create(c, who).map(|()| who))
-        .await?;
+    let who = call.read(move |c, who| may_create(c, who).map(|()| who)).await?;
     let (input, mut errors, squares) = course_body(&mut call, &who, true).await?;
     let json = call
         .write(move |tx, who| {
@@ -322,13 +288,7 @@ async fn create(mut call: Call<Principal>) -> Result<Response, ApiError> {
                 store_image(tx, &mut course, sq, now)?;
                 db::update(tx, &course)?;
             }
-            course_json(
-                tx,
-                &course,
-                Some(who.user_id),
-                Some(JoinStatus::Creator),
-                &base,
-            )
+            course_json(tx, &course, Some(who.user_id), Some(JoinStatus::Creator), &base)
         })
         .await?;
     Ok(json_response(StatusCode::CREATED, &json))
@@ -337,9 +297,7 @@ async fn create(mut call: Call<Principal>) -> Result<Response, ApiError> {
 /// `PUT|PATCH /api/v2/course/{id}/` (`full`: PUT, where `name` and `type` are required).
 async fn update(mut call: Call<Principal>, full: bool) -> Result<Response, ApiError> {
     let (id, now, base) = (call.id(), call.now, call.base());
-    let who = call
-        .read(move |c, who| managed_course(c, id, who).map(|_| who))
-        .await?;
+    let who = call.read(move |c, who| managed_course(c, id, who).map(|_| who)).await?;
     let (input, mut errors, squares) = course_body(&mut call, &who, full).await?;
     let json = call
         .write(move |tx, who| {
@@ -406,17 +364,16 @@ async fn search_courses(call: Call<Option<Principal>>) -> Result<Response, ApiEr
     let base = call.base();
     list_page(&call, move |c, who, q| {
         let ordering = q.text("ordering").unwrap_or("-id");
-        let order_by = db::SEARCH_ORDERINGS
-            .iter()
-            .find(|(k, _)| *k == ordering)
-            .map(|(_, v)| *v)
-            .ok_or_else(|| {
-                ApiError::field(
-                    "ordering",
-                    "invalid_choice",
-                    "ordering must be one of id, name, created_at, optionally prefixed with -.",
-                )
-            })?;
+        let order_by =
+            db::SEARCH_ORDERINGS.iter().find(|(k, _)| *k == ordering).map(|(_, v)| *v).ok_or_else(
+                || {
+                    ApiError::field(
+                        "ordering",
+                        "invalid_choice",
+                        "ordering must be one of id, name, created_at, optionally prefixed with -.",
+                    )
+                },
+            )?;
         let categories = q.ids("categories")?;
         let page = Page::from_query(q)?;
         let s = db::Search {

@@ -24,39 +24,27 @@ pub fn endpoints() -> Vec<Endpoint> {
         ca(Method::GET, SECTIONS, "listCourseSections", list),
         write(Method::POST, SECTIONS, "createCourseSection", create),
         ca(Method::GET, SECTION, "getCourseSection", get),
-        write(Method::PUT, SECTION, "replaceCourseSection", |c| {
-            update(c, true)
-        }),
-        write(Method::PATCH, SECTION, "updateCourseSection", |c| {
-            update(c, false)
-        }),
+        write(Method::PUT, SECTION, "replaceCourseSection", |c| update(c, true)),
+        write(Method::PATCH, SECTION, "updateCourseSection", |c| update(c, false)),
         write(Method::DELETE, SECTION, "deleteCourseSection", delete),
     ]
 }
 
 fn json(s: Section) -> SectionJson {
-    SectionJson {
-        id: s.id,
-        name: s.name,
-        num_lessons: s.num_lessons,
-    }
+    SectionJson { id: s.id, name: s.name, num_lessons: s.num_lessons }
 }
 
 /// `name`: required when `required`, 1–255 characters.
 fn name_of(body: &Value, required: bool) -> Result<Option<String>, ApiError> {
     match body.get("name") {
-        None if required => Err(ApiError::Invalid(vec![
-            crate::model::field::FieldError::required("name"),
-        ])),
+        None if required => {
+            Err(ApiError::Invalid(vec![crate::model::field::FieldError::required("name")]))
+        }
         None => Ok(None),
         Some(Value::String(s)) => {
             let s = s.trim();
             if s.is_empty() {
-                Err(ApiError::field(
-                    "name",
-                    "required",
-                    "This field may not be blank.",
-                ))
+                Err(ApiError::field("name", "required", "This field may not be blank."))
             } else if s.chars().count() > SECTION_NAME_MAX {
                 Err(ApiError::field(
                     "name",
@@ -67,11 +55,7 @@ fn name_of(body: &Value, required: bool) -> Result<Option<String>, ApiError> {
                 Ok(Some(s.to_owned()))
             }
         }
-        Some(Value::Null) => Err(ApiError::field(
-            "name",
-            "null",
-            "This field may not be null.",
-        )),
+        Some(Value::Null) => Err(ApiError::field("name", "null", "This field may not be null.")),
         Some(_) => Err(ApiError::field("name", "invalid", "Not a valid string.")),
     }
 }
@@ -79,9 +63,7 @@ fn name_of(body: &Value, required: bool) -> Result<Option<String>, ApiError> {
 /// 401/403 (scope, not a manager) and 404 before anything about the body.
 async fn pre_manage(call: &mut Call<Principal>) -> Result<(), ApiError> {
     let id = call.id();
-    let who = call
-        .read(move |c, who| managed_course(c, id, who).map(|_| who))
-        .await?;
+    let who = call.read(move |c, who| managed_course(c, id, who).map(|_| who)).await?;
     call.req.body.authorised(&who);
     Ok(())
 }
@@ -95,12 +77,8 @@ async fn list(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
             let mut sections = db::sections(c, id)?;
             // sections_order lists every section; anything it misses goes last by id
             // (positions looked up in a map: one pass, however many sections)
-            let rank: HashMap<i64, usize> = course
-                .sections_order
-                .iter()
-                .enumerate()
-                .map(|(i, id)| (*id, i))
-                .collect();
+            let rank: HashMap<i64, usize> =
+                course.sections_order.iter().enumerate().map(|(i, id)| (*id, i)).collect();
             sections.sort_by_key(|s| rank.get(&s.id).copied().unwrap_or(usize::MAX));
             Ok::<_, ApiError>(sections.into_iter().map(json).collect::<Vec<_>>())
         })

@@ -16,10 +16,7 @@ pub(super) fn pk_of(conn: &Connection, kind: &str, id: i64) -> Result<Option<i64
         .map_err(|e| sql_err(kind, &e))
 }
 
-#[expect(
-    clippy::too_many_arguments,
-    reason = "one column each; a struct would only rename them"
-)]
+#[expect(clippy::too_many_arguments, reason = "one column each; a struct would only rename them")]
 pub(super) fn insert_contribution(
     conn: &Connection,
     kind: &str,
@@ -71,8 +68,7 @@ pub(super) fn course(
         Some(s) if slug::is_valid(&s) => s,
         Some(s) => return Err(format!("slug {s:?} is not a valid slug")),
         None => slug::unique(&slug::slugify(&c.name, "course"), |x| {
-            conn.prepare_cached("SELECT 1 FROM course WHERE slug = ?1")?
-                .exists([x])
+            conn.prepare_cached("SELECT 1 FROM course WHERE slug = ?1")?.exists([x])
         })
         .map_err(|e| sql_err("course", &e))?,
     };

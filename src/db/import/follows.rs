@@ -90,10 +90,7 @@ impl Follows {
             return Ok(None);
         }
         conn.prepare_cached("SELECT 1 FROM follow WHERE follower = ?1 AND followed = ?2")
-            .and_then(|mut s| {
-                s.query_row([key.0, key.1], |_| Ok(Seen::Written))
-                    .optional()
-            })
+            .and_then(|mut s| s.query_row([key.0, key.1], |_| Ok(Seen::Written)).optional())
             .map_err(|e| format!("follow: {e}"))
     }
 
@@ -126,18 +123,9 @@ impl Follows {
         };
         let index = u32::try_from(self.pending.len())
             .map_err(|_| "too many follows in one batch".to_owned())?;
-        let slot = Slot {
-            batch: self.batch,
-            index,
-        };
+        let slot = Slot { batch: self.batch, index };
         self.seen.insert((follower, followed), slot);
-        self.pending.push(Edge {
-            line,
-            follower,
-            followed,
-            at,
-            mutual,
-        });
+        self.pending.push(Edge { line, follower, followed, at, mutual });
         Ok(mutual)
     }
 
@@ -165,9 +153,7 @@ impl Follows {
             .prepare_cached("UPDATE follow SET mutual = 1 WHERE follower = ?1 AND followed = ?2")
             .map_err(|e| (0, format!("follow: {e}")))?;
         for (follower, followed) in self.now_mutual.drain(..) {
-            update
-                .execute([follower, followed])
-                .map_err(|e| (0, format!("follow: {e}")))?;
+            update.execute([follower, followed]).map_err(|e| (0, format!("follow: {e}")))?;
         }
         pending.clear();
         self.pending = pending;

@@ -21,9 +21,8 @@ pub(super) fn vote(
     known.user(v.user, "user")?;
     let pk =
         content::pk_of(conn, kind, id)?.ok_or_else(|| format!("{kind} {id} does not exist"))?;
-    let reaction_exists = crate::db::reactions::get(conn, v.reaction)
-        .map_err(|e| sql_err("vote", &e))?
-        .is_some();
+    let reaction_exists =
+        crate::db::reactions::get(conn, v.reaction).map_err(|e| sql_err("vote", &e))?.is_some();
     if !reaction_exists {
         return Err(format!("reaction {} does not exist", v.reaction));
     }
@@ -85,9 +84,8 @@ pub(super) fn apply(conn: &Connection, d: &mut Deltas) -> rusqlite::Result<()> {
     for ((pk, reaction), n) in tallies {
         stmt.execute([pk, reaction, n])?;
     }
-    let mut followers: Vec<(i64, i64)> = std::mem::take(&mut d.category_followers)
-        .into_iter()
-        .collect();
+    let mut followers: Vec<(i64, i64)> =
+        std::mem::take(&mut d.category_followers).into_iter().collect();
     followers.sort_unstable();
     for (id, n) in followers {
         crate::db::users::add_to(conn, crate::db::users::Counter::CategoryFollowers, id, n)?;

@@ -75,28 +75,20 @@ impl Known {
             }
         }
         let mut stmt = conn.prepare("SELECT id FROM category")?;
-        known.categories = stmt
-            .query_map([], |r| r.get(0))?
-            .collect::<Result<_, _>>()?;
+        known.categories = stmt.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?;
         Ok(known)
     }
 
     /// Checks that user `id`, named `role` in the line, exists.
     fn user(&self, id: i64, role: &str) -> Result<(), LineError> {
-        if self.users.contains(&id) {
-            Ok(())
-        } else {
-            Err(format!("{role} {id} does not exist"))
-        }
+        if self.users.contains(&id) { Ok(()) } else { Err(format!("{role} {id} does not exist")) }
     }
 
     /// Checks that every category of a `what` line exists.
     fn categories(&self, ids: &[i64], what: &str) -> Result<(), LineError> {
         match ids.iter().find(|c| !self.categories.contains(c)) {
             None => Ok(()),
-            Some(c) => Err(format!(
-                "{what} refers to category {c}, which does not exist"
-            )),
+            Some(c) => Err(format!("{what} refers to category {c}, which does not exist")),
         }
     }
 }
@@ -166,9 +158,7 @@ impl Importer {
                 let at = f.created_at.unwrap_or(now);
                 self.known.user(f.follower, "follower")?;
                 self.known.user(f.followed, "followed")?;
-                let mutual = self
-                    .follows
-                    .add(conn, line_no, f.follower, f.followed, at)?;
+                let mutual = self.follows.add(conn, line_no, f.follower, f.followed, at)?;
                 self.count_follow(f.follower, f.followed, mutual);
                 Ok(())
             }
@@ -244,14 +234,12 @@ impl Importer {
             && !crate::token::password::is_valid_hash(p)
         {
             return Err(
-                "password must be a Django pbkdf2_sha256$<iterations>$<salt>$<hash> hash".into(),
+                "password must be a Django pbkdf2_sha256$<iterations>$<salt>$<hash> hash".into()
             );
         }
         let gender = u.gender.unwrap_or_else(|| "Unspecified".into());
         if !matches!(gender.as_str(), "Male" | "Female" | "Unspecified") {
-            return Err(format!(
-                "gender {gender:?} is not Male, Female or Unspecified"
-            ));
+            return Err(format!("gender {gender:?} is not Male, Female or Unspecified"));
         }
         if let Some(d) = &u.date_of_birth {
             time::Date::parse(d, time::macros::format_description!("[year]-[month]-[day]"))
@@ -317,20 +305,14 @@ impl Importer {
     ) -> Result<(), LineError> {
         let at = d.added_at.unwrap_or(now);
         if kind == "discussion"
-            && d.title
-                .as_deref()
-                .is_none_or(|t| t.is_empty() || t.chars().count() > 250)
+            && d.title.as_deref().is_none_or(|t| t.is_empty() || t.chars().count() > 250)
         {
             return Err("a discussion needs a title of 1 to 250 characters".into());
         }
         self.known.user(d.author, "author")?;
         self.known.categories(&d.categories, kind)?;
         let title = if kind == "discussion" { d.title } else { None };
-        let action = if kind == "status" {
-            Some(d.action.unwrap_or_default())
-        } else {
-            None
-        };
+        let action = if kind == "status" { Some(d.action.unwrap_or_default()) } else { None };
         let pk = content::insert_contribution(
             conn, kind, d.id, d.author, title, action, &d.text, at, d.deleted, None, None,
         )?;
@@ -402,8 +384,7 @@ impl Importer {
     /// committing the batch. On failure, names the line at fault (0 when none is).
     pub fn flush(&mut self, conn: &Connection) -> Result<(), (u64, LineError)> {
         self.follows.flush(conn)?;
-        self.apply_deltas(conn)
-            .map_err(|e| (0, format!("updating counters: {e}")))
+        self.apply_deltas(conn).map_err(|e| (0, format!("updating counters: {e}")))
     }
 
     fn apply_deltas(&mut self, conn: &Connection) -> rusqlite::Result<()> {
@@ -517,11 +498,6 @@ mod tests {
         let tx = ours.transaction().unwrap();
         importer.begin_batch(&tx).unwrap();
         let again = parse(r#"{"record":"follow","follower":2,"followed":1}"#).unwrap();
-        assert!(
-            importer
-                .apply(&tx, 2, again, 0)
-                .unwrap_err()
-                .contains("already exists")
-        );
+        assert!(importer.apply(&tx, 2, again, 0).unwrap_err().contains("already exists"));
     }
 }

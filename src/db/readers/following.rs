@@ -30,10 +30,8 @@ fn apply_like_the_follower(from: &Path, to: &Path) -> usize {
 
 fn names(db: &Db) -> String {
     db.read_blocking(|c| {
-        c.query_row("SELECT group_concat(username) FROM user", [], |r| {
-            r.get::<_, String>(0)
-        })
-        .map_err(DbError::from)
+        c.query_row("SELECT group_concat(username) FROM user", [], |r| r.get::<_, String>(0))
+            .map_err(DbError::from)
     })
     .unwrap()
 }
@@ -56,8 +54,7 @@ async fn a_replica_sees_pages_the_follower_writes_under_a_kept_cache() {
     };
     add("a");
     // a copy as restore leaves it: the primary's file, WAL-mode header and all
-    p.with_writer(|c| crate::db::checkpoint::truncate_now(c, "test"))
-        .unwrap();
+    p.with_writer(|c| crate::db::checkpoint::truncate_now(c, "test")).unwrap();
     std::fs::copy(&primary, &copy).unwrap();
     let replica = Db::open_replica(&copy).unwrap();
     let header = std::fs::read(&copy).unwrap();
@@ -66,18 +63,15 @@ async fn a_replica_sees_pages_the_follower_writes_under_a_kept_cache() {
     assert_eq!(names(&replica), "a");
     let long_lived = Connection::open_with_flags(&copy, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
     let read = |c: &Connection| {
-        c.query_row("SELECT group_concat(username) FROM user", [], |r| {
-            r.get::<_, String>(0)
-        })
-        .unwrap()
+        c.query_row("SELECT group_concat(username) FROM user", [], |r| r.get::<_, String>(0))
+            .unwrap()
     };
     assert_eq!(read(&long_lived), "a");
 
     // the primary writes; its file (rollback mode for the test) is copied over
     // page by page, leaving page 1 alone
     add("b");
-    p.with_writer(|c| crate::db::checkpoint::truncate_now(c, "test"))
-        .unwrap();
+    p.with_writer(|c| crate::db::checkpoint::truncate_now(c, "test")).unwrap();
     let mut snapshot = std::fs::read(&primary).unwrap();
     snapshot[18] = 1;
     snapshot[19] = 1;
@@ -86,11 +80,7 @@ async fn a_replica_sees_pages_the_follower_writes_under_a_kept_cache() {
     assert!(apply_like_the_follower(&staged, &copy) > 0);
 
     // the trap: a connection that kept its cache still reads the old page
-    assert_eq!(
-        read(&long_lived),
-        "a",
-        "SQLite keeps a cache while page 1 is unchanged"
-    );
+    assert_eq!(read(&long_lived), "a", "SQLite keeps a cache while page 1 is unchanged");
     // the replica's readers do not: every pooled connection sees the write at once
     for _ in 0..crate::db::READERS {
         assert_eq!(names(&replica), "a,b");
@@ -106,8 +96,7 @@ async fn a_replica_sees_pages_the_follower_writes_under_a_kept_cache() {
 
     // a follower that restarts restores a new file in place: read too
     add("c");
-    p.with_writer(|c| crate::db::checkpoint::truncate_now(c, "test"))
-        .unwrap();
+    p.with_writer(|c| crate::db::checkpoint::truncate_now(c, "test")).unwrap();
     let fresh = dir.path().join("fresh.db");
     std::fs::copy(&primary, &fresh).unwrap();
     std::fs::rename(&fresh, &copy).unwrap();

@@ -151,9 +151,7 @@ pub async fn read_form(req: &mut Req) -> Result<Query, OAuthError> {
         .map(|(k, _)| k.as_str())
         .find(|k| form.pairs().iter().filter(|(k2, _)| k2 == k).count() > 1)
     {
-        return Err(OAuthError::invalid_request(format!(
-            "The parameter {p} is repeated."
-        )));
+        return Err(OAuthError::invalid_request(format!("The parameter {p} is repeated.")));
     }
     Ok(form)
 }
@@ -179,10 +177,7 @@ where
 }
 
 /// A refused exchange (`invalid_grant`), as a grant's transaction reports it.
-#[expect(
-    clippy::unnecessary_wraps,
-    reason = "the shape a transaction passed to decide returns"
-)]
+#[expect(clippy::unnecessary_wraps, reason = "the shape a transaction passed to decide returns")]
 fn refused(description: &'static str) -> Result<Decision, OAuthError> {
     Ok(Err(OAuthError::invalid_grant(description)))
 }
@@ -215,12 +210,7 @@ async fn token(mut req: Req) -> Result<Response, OAuthError> {
             "grant_type must be authorization_code, password or refresh_token.",
         )
     })?;
-    let ctx = Ctx {
-        state: &req.state,
-        app,
-        form,
-        addr: super::client_addr(&req),
-    };
+    let ctx = Ctx { state: &req.state, app, form, addr: super::client_addr(&req) };
     let (body, issued) = match grant {
         GrantType::AuthorizationCode => (code::exchange(ctx).await?, Grant::AuthorizationCode),
         GrantType::Password => (password::exchange(ctx).await?, Grant::Password),
@@ -233,10 +223,7 @@ async fn token(mut req: Req) -> Result<Response, OAuthError> {
 }
 
 fn unauthorized_client() -> OAuthError {
-    OAuthError::new(
-        ErrorCode::UnauthorizedClient,
-        "This application may not use this grant type.",
-    )
+    OAuthError::new(ErrorCode::UnauthorizedClient, "This application may not use this grant type.")
 }
 
 #[cfg(test)]
@@ -245,15 +232,9 @@ mod tests {
 
     #[test]
     fn grant_types() {
-        assert_eq!(
-            GrantType::parse("authorization_code"),
-            Some(GrantType::AuthorizationCode)
-        );
+        assert_eq!(GrantType::parse("authorization_code"), Some(GrantType::AuthorizationCode));
         assert_eq!(GrantType::parse("password"), Some(GrantType::Password));
-        assert_eq!(
-            GrantType::parse("refresh_token"),
-            Some(GrantType::RefreshToken)
-        );
+        assert_eq!(GrantType::parse("refresh_token"), Some(GrantType::RefreshToken));
         assert_eq!(GrantType::parse("client_credentials"), None);
         assert_eq!(GrantType::parse("implicit"), None);
     }

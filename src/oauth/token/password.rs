@@ -15,9 +15,7 @@ pub async fn exchange(ctx: Ctx<'_>) -> Result<TokenResponse, OAuthError> {
     }
     let (Some(username), Some(password)) = (ctx.form.text("username"), ctx.form.get("password"))
     else {
-        return Err(OAuthError::invalid_request(
-            "username and password are required.",
-        ));
+        return Err(OAuthError::invalid_request("username and password are required."));
     };
     let scope = Scope::parse(ctx.form.get("scope"), Scope::ALL)
         .ok_or_else(|| OAuthError::invalid_scope(scope::NOT_A_SUBSET))?;
@@ -34,9 +32,7 @@ pub async fn exchange(ctx: Ctx<'_>) -> Result<TokenResponse, OAuthError> {
                 return Err(e);
             }
         };
-    let Exchange {
-        app_id, now, ttl, ..
-    } = ctx.exchange();
+    let Exchange { app_id, now, ttl, .. } = ctx.exchange();
     ctx.state
         .db
         .write(move |tx| -> Result<TokenResponse, OAuthError> {

@@ -42,9 +42,7 @@ pub async fn exchange(ctx: Ctx<'_>) -> Result<TokenResponse, OAuthError> {
             return Ok(Err(OAuthError::invalid_scope(scope::NOT_A_SUBSET)));
         };
         if !scope.within(granted) {
-            return Ok(Err(OAuthError::invalid_scope(
-                "scope may only narrow the granted scope.",
-            )));
+            return Ok(Err(OAuthError::invalid_scope("scope may only narrow the granted scope.")));
         }
         crate::db::tokens::rotate_refresh(tx, &hash, &row.access_hash, ex.now)?;
         Ok(Ok(issue(tx, row.grant_id, scope, ex.ttl, ex.now)?))

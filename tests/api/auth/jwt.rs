@@ -10,11 +10,7 @@ use serde_json::json;
 use crate::common::TestServer;
 
 fn sign(header: &str, payload: &str, secret: &str) -> String {
-    let input = format!(
-        "{}.{}",
-        URL_SAFE_NO_PAD.encode(header),
-        URL_SAFE_NO_PAD.encode(payload)
-    );
+    let input = format!("{}.{}", URL_SAFE_NO_PAD.encode(header), URL_SAFE_NO_PAD.encode(payload));
     let key = ring::hmac::Key::new(ring::hmac::HMAC_SHA256, secret.as_bytes());
     let sig = ring::hmac::sign(&key, input.as_bytes());
     format!("{input}.{}", URL_SAFE_NO_PAD.encode(sig.as_ref()))
@@ -36,20 +32,10 @@ async fn jwt_rules_over_http() {
         )
     };
     let good = sign(HS256, &payload(""), &secret);
-    assert_eq!(
-        s.get("/api/v2/user/me/", Some(&good)).await.status,
-        StatusCode::OK
-    );
+    assert_eq!(s.get("/api/v2/user/me/", Some(&good)).await.status, StatusCode::OK);
     // missing typ is accepted; ext_id rides along
-    let ok2 = sign(
-        r#"{"alg":"HS256"}"#,
-        &payload(r#","ext_id":"x-1""#),
-        &secret,
-    );
-    assert_eq!(
-        s.get("/api/v2/user/me/", Some(&ok2)).await.status,
-        StatusCode::OK
-    );
+    let ok2 = sign(r#"{"alg":"HS256"}"#, &payload(r#","ext_id":"x-1""#), &secret);
+    assert_eq!(s.get("/api/v2/user/me/", Some(&ok2)).await.status, StatusCode::OK);
     let hs512 = {
         let input = format!(
             "{}.{}",
@@ -72,10 +58,7 @@ async fn jwt_rules_over_http() {
             ),
         ),
         ("HS512", hs512),
-        (
-            "wrong secret",
-            sign(HS256, &payload(""), "another-secret-of-some-length-000000"),
-        ),
+        ("wrong secret", sign(HS256, &payload(""), "another-secret-of-some-length-000000")),
         (
             "string user_id",
             sign(
@@ -154,14 +137,7 @@ async fn jwt_rules_over_http() {
                 &secret,
             ),
         ),
-        (
-            "too long",
-            sign(
-                HS256,
-                &payload(&format!(r#","pad":"{}""#, "x".repeat(8200))),
-                &secret,
-            ),
-        ),
+        ("too long", sign(HS256, &payload(&format!(r#","pad":"{}""#, "x".repeat(8200))), &secret)),
         ("tampered", format!("{}x", &good[..good.len() - 1])),
     ];
     for (what, t) in &bad {
@@ -170,18 +146,8 @@ async fn jwt_rules_over_http() {
         assert_eq!(r.error_code(), "authentication_failed", "{what}");
     }
     // a bad token is refused on public routes too
-    let r = s
-        .post(
-            "/api/v2/jwt/verify_token/",
-            Some("garbage"),
-            json!({"token": good}),
-        )
-        .await;
-    assert_eq!(
-        r.status,
-        StatusCode::OK,
-        "verify_token takes no authentication"
-    );
+    let r = s.post("/api/v2/jwt/verify_token/", Some("garbage"), json!({"token": good})).await;
+    assert_eq!(r.status, StatusCode::OK, "verify_token takes no authentication");
     // iat up to 60 s ahead is fine; exp is exclusive
     let edge = sign(
         HS256,
@@ -192,21 +158,12 @@ async fn jwt_rules_over_http() {
         ),
         &secret,
     );
-    assert_eq!(
-        s.get("/api/v2/user/me/", Some(&edge)).await.status,
-        StatusCode::OK
-    );
+    assert_eq!(s.get("/api/v2/user/me/", Some(&edge)).await.status, StatusCode::OK);
     s.clock.advance(SECOND);
-    assert_eq!(
-        s.get("/api/v2/user/me/", Some(&edge)).await.status,
-        StatusCode::UNAUTHORIZED
-    );
+    assert_eq!(s.get("/api/v2/user/me/", Some(&edge)).await.status, StatusCode::UNAUTHORIZED);
     // deleted user
     s.db_write(|tx| hearth::db::users::soft_delete(tx, ann));
-    assert_eq!(
-        s.get("/api/v2/user/me/", Some(&good)).await.status,
-        StatusCode::UNAUTHORIZED
-    );
+    assert_eq!(s.get("/api/v2/user/me/", Some(&good)).await.status, StatusCode::UNAUTHORIZED);
 }
 
 #[tokio::test]
@@ -215,43 +172,25 @@ async fn grace_period_secret_after_rotation() {
     let (ann, old) = s.login("ann");
     let now = s.clock.now();
     s.db_write(|tx| {
-        hearth::db::jwt::rotate(
-            tx,
-            &hearth::token::random_string(32),
-            now,
-            now + 100 * SECOND,
-        )
+        hearth::db::jwt::rotate(tx, &hearth::token::random_string(32), now, now + 100 * SECOND)
     });
     s.state.reload_keys().unwrap();
     let new = s.jwt(ann);
     for t in [&old, &new] {
+        assert_eq!(s.get("/api/v2/user/me/", Some(t)).await.status, StatusCode::OK);
         assert_eq!(
-            s.get("/api/v2/user/me/", Some(t)).await.status,
-            StatusCode::OK
-        );
-        assert_eq!(
-            s.post("/api/v2/jwt/verify_token/", None, json!({"token": t}))
-                .await
-                .status,
+            s.post("/api/v2/jwt/verify_token/", None, json!({"token": t})).await.status,
             StatusCode::OK
         );
     }
     s.clock.advance(100 * SECOND);
     s.state.reload_keys().unwrap();
+    assert_eq!(s.get("/api/v2/user/me/", Some(&old)).await.status, StatusCode::UNAUTHORIZED);
     assert_eq!(
-        s.get("/api/v2/user/me/", Some(&old)).await.status,
+        s.post("/api/v2/jwt/verify_token/", None, json!({"token": old})).await.status,
         StatusCode::UNAUTHORIZED
     );
-    assert_eq!(
-        s.post("/api/v2/jwt/verify_token/", None, json!({"token": old}))
-            .await
-            .status,
-        StatusCode::UNAUTHORIZED
-    );
-    assert_eq!(
-        s.get("/api/v2/user/me/", Some(&new)).await.status,
-        StatusCode::OK
-    );
+    assert_eq!(s.get("/api/v2/user/me/", Some(&new)).await.status, StatusCode::OK);
 }
 
 #[tokio::test]
@@ -277,11 +216,7 @@ async fn verify_token_checks_signature_and_time_only() {
     assert!(r.text.is_empty());
     for t in [
         sign(HS256, &format!(r#"{{"exp":{now},"iat":{now}}}"#), &secret),
-        sign(
-            r#"{"alg":"HS512"}"#,
-            &format!(r#"{{"exp":{},"iat":{now}}}"#, now + 60),
-            &secret,
-        ),
+        sign(r#"{"alg":"HS512"}"#, &format!(r#"{{"exp":{},"iat":{now}}}"#, now + 60), &secret),
         sign(
             HS256,
             &format!(r#"{{"exp":{},"iat":{now}}}"#, now + 60),
@@ -295,22 +230,10 @@ async fn verify_token_checks_signature_and_time_only() {
         assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{t}");
         assert!(r.text.is_empty());
     }
-    for body in [
-        json!([]),
-        json!({}),
-        json!({"token": 5}),
-        json!({"token": null}),
-        json!("x"),
-    ] {
-        assert_eq!(
-            verify(body.clone()).await.status,
-            StatusCode::BAD_REQUEST,
-            "{body}"
-        );
+    for body in [json!([]), json!({}), json!({"token": 5}), json!({"token": null}), json!("x")] {
+        assert_eq!(verify(body.clone()).await.status, StatusCode::BAD_REQUEST, "{body}");
     }
-    let r = s
-        .call(Method::GET, "/api/v2/jwt/verify_token/", None, None)
-        .await;
+    let r = s.call(Method::GET, "/api/v2/jwt/verify_token/", None, None).await;
     assert_eq!(r.status, StatusCode::METHOD_NOT_ALLOWED);
 }
 
@@ -320,11 +243,7 @@ async fn verify_token_sees_a_revocation_written_by_another_process_after_a_reloa
     let (_, t) = s.login("rev");
     let verify = |t: String| {
         let s = &s;
-        async move {
-            s.post("/api/v2/jwt/verify_token/", None, json!({"token": t}))
-                .await
-                .status
-        }
+        async move { s.post("/api/v2/jwt/verify_token/", None, json!({"token": t})).await.status }
     };
     assert_eq!(verify(t.clone()).await, StatusCode::OK);
     let jti = hearth::token::jwt::verify_access(
@@ -341,8 +260,5 @@ async fn verify_token_sees_a_revocation_written_by_another_process_after_a_reloa
     // the server re-reads revocations with its keys (every 500 ms); force it here
     s.state.reload_keys().unwrap();
     assert_eq!(verify(t.clone()).await, StatusCode::UNAUTHORIZED);
-    assert_eq!(
-        s.get("/api/v2/user/me/", Some(&t)).await.status,
-        StatusCode::UNAUTHORIZED
-    );
+    assert_eq!(s.get("/api/v2/user/me/", Some(&t)).await.status, StatusCode::UNAUTHORIZED);
 }

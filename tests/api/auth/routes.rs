@@ -1,12 +1,7 @@
 //! The route tables: every protected route rejects bad tokens and read-only writes, every
 //! public read rejects bad tokens, and the tables, the router and the OpenAPI document agree.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests fail loudly"
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, reason = "tests fail loudly")]
 
 use reqwest::{Method, StatusCode};
 use serde_json::json;
@@ -48,19 +43,13 @@ fn every_api_write_needs_the_write_scope_and_every_open_route_only_reads() {
     for (m, path, auth) in declared() {
         let api = path.starts_with("/api/v2/") && path != "/api/v2/jwt/verify_token/";
         if api && m != "GET" {
-            assert!(
-                matches!(auth, Auth::Write | Auth::Staff),
-                "{m} {path} is {auth:?}"
-            );
+            assert!(matches!(auth, Auth::Write | Auth::Staff), "{m} {path} is {auth:?}");
         }
         if matches!(auth, Auth::Public | Auth::Ca) {
             assert_eq!(m, "GET", "{path} is open to anonymous callers and writes");
         }
         if auth == Auth::None {
-            assert!(
-                !api || path == "/api/v2/schema/",
-                "{m} {path} ignores bearer tokens"
-            );
+            assert!(!api || path == "/api/v2/schema/", "{m} {path} ignores bearer tokens");
         }
     }
 }
@@ -94,37 +83,20 @@ impl Fixtures {
         let discussion = create("/api/v2/discussion/", json!({"title": "d", "text": "d"})).await;
         let post = create("/api/v2/post/", json!({"text": "p"})).await;
         let status = create("/api/v2/status/", json!({"text": "s"})).await;
-        let comment = create(
-            "/api/v2/comment/",
-            json!({"text": "c", "discussion": discussion}),
-        )
-        .await;
+        let comment =
+            create("/api/v2/comment/", json!({"text": "c", "discussion": discussion})).await;
         let course = create(
             "/api/v2/course/",
             json!({"name": "Fixture", "type": "self-paced", "privacy": "open"}),
         )
         .await;
         let r = s
-            .post(
-                &format!("/api/v2/course/{course}/section/"),
-                Some(&t),
-                json!({"name": "one"}),
-            )
+            .post(&format!("/api/v2/course/{course}/section/"), Some(&t), json!({"name": "one"}))
             .await;
         assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
         let section = r.json()["id"].as_i64().unwrap();
         let category = s.category("Fixture category");
-        Fixtures {
-            owner,
-            other,
-            discussion,
-            post,
-            status,
-            comment,
-            course,
-            section,
-            category,
-        }
+        Fixtures { owner, other, discussion, post, status, comment, course, section, category }
     }
 
     /// The path with its `{id}` (chosen by the segment before it; a user's settings are
@@ -190,22 +162,16 @@ async fn every_protected_route_rejects_bad_tokens() {
         // auth is checked before existence: unknown ids are 401 too
         for unknown in [false, true] {
             let path = fx.fill(template, unknown);
-            for ((what, token), body) in cases
-                .iter()
-                .flat_map(|c| bodies.iter().map(move |b| (c, b)))
+            for ((what, token), body) in
+                cases.iter().flat_map(|c| bodies.iter().map(move |b| (c, b)))
             {
-                let r = s
-                    .call(method(m), &path, token.as_deref(), body.clone())
-                    .await;
+                let r = s.call(method(m), &path, token.as_deref(), body.clone()).await;
                 let at = format!("{m} {path}: {what}, body {body:?}");
                 assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{at}");
                 let (code, header) = if token.is_none() {
                     ("not_authenticated", r#"Bearer realm="api""#)
                 } else {
-                    (
-                        "authentication_failed",
-                        r#"Bearer realm="api", error="invalid_token""#,
-                    )
+                    ("authentication_failed", r#"Bearer realm="api", error="invalid_token""#)
                 };
                 assert_eq!(r.error_code(), code, "{at}");
                 assert_eq!(r.header("www-authenticate"), Some(header), "{at}");
@@ -223,9 +189,7 @@ async fn a_read_only_token_may_not_write_anywhere() {
     for (m, template) in protected.iter().filter(|(m, _)| m != "GET") {
         for unknown in [false, true] {
             let path = fx.fill(template, unknown);
-            let r = s
-                .call(method(m), &path, Some(&read), body_for(&method(m)))
-                .await;
+            let r = s.call(method(m), &path, Some(&read), body_for(&method(m))).await;
             assert_eq!(r.status, StatusCode::FORBIDDEN, "{m} {path}: {}", r.text);
             assert_eq!(r.error_code(), "insufficient_scope", "{m} {path}");
             assert!(
@@ -237,11 +201,7 @@ async fn a_read_only_token_may_not_write_anywhere() {
         }
     }
     // and the reads still work with it, protected and public
-    for (m, template) in protected
-        .iter()
-        .filter(|(m, _)| m == "GET")
-        .chain(&public_routes())
-    {
+    for (m, template) in protected.iter().filter(|(m, _)| m == "GET").chain(&public_routes()) {
         let path = fx.fill(template, false);
         let r = s.call(method(m), &path, Some(&read), None).await;
         assert_eq!(r.status, StatusCode::OK, "{m} {path}: {}", r.text);
@@ -270,14 +230,8 @@ async fn a_bad_token_on_a_public_route_is_401() {
             );
         }
         // a bad token is 401 before a bad parameter is 400
-        let r = s
-            .call(
-                method(m),
-                &format!("{path}?limit=0"),
-                Some("not-a-token.at.all"),
-                None,
-            )
-            .await;
+        let r =
+            s.call(method(m), &format!("{path}?limit=0"), Some("not-a-token.at.all"), None).await;
         assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{m} {path}?limit=0");
     }
 }
@@ -344,11 +298,7 @@ async fn the_openapi_document_and_the_router_agree() {
             let r = s
                 .client
                 .request(method(&m.to_ascii_uppercase()), format!("{}{path}", s.url))
-                .bearer_auth(if template.contains("dynamic_preference") {
-                    &staff
-                } else {
-                    &token
-                })
+                .bearer_auth(if template.contains("dynamic_preference") { &staff } else { &token })
                 .header("content-type", "text/plain")
                 .body("x")
                 .send()
@@ -356,19 +306,13 @@ async fn the_openapi_document_and_the_router_agree() {
                 .unwrap();
             let r = TestServer::read(r).await;
             assert_eq!(r.status, StatusCode::UNSUPPORTED_MEDIA_TYPE, "{m} {path}");
-            assert!(
-                op["responses"].get("415").is_some(),
-                "{m} {template}: 415 undocumented"
-            );
+            assert!(op["responses"].get("415").is_some(), "{m} {template}: 415 undocumented");
         }
     }
     // and every documented path is declared (nothing described that is not served)
     let known: std::collections::BTreeSet<String> =
         declared().into_iter().map(|(_, p, _)| p).collect();
     for template in paths.keys() {
-        assert!(
-            known.contains(template),
-            "{template} is documented, not declared"
-        );
+        assert!(known.contains(template), "{template} is documented, not declared");
     }
 }

@@ -11,10 +11,7 @@ async fn preferences_are_typed_and_all_in_one_page() {
     let s = TestServer::start().await;
     let total = s.db_read(|c| hearth::db::prefs::list(c, None)).len();
     assert!(total > 20);
-    for path in [
-        "/api/v2/dynamic_preference/",
-        "/api/v2/dynamic_preference/search/",
-    ] {
+    for path in ["/api/v2/dynamic_preference/", "/api/v2/dynamic_preference/search/"] {
         let r = s.get(path, None).await;
         assert_eq!(r.status, StatusCode::OK);
         let j = r.json();
@@ -39,24 +36,16 @@ async fn preferences_are_typed_and_all_in_one_page() {
         .map(|p| (p["name"].as_str().unwrap(), &p["value"]))
         .collect();
     assert!(by_name.contains(&("content_availability", &json!(true))));
-    assert!(
-        by_name
-            .iter()
-            .any(|(n, v)| *n == "covers_visibility" && v.is_i64())
-    );
+    assert!(by_name.iter().any(|(n, v)| *n == "covers_visibility" && v.is_i64()));
     let one = &j["results"][0];
     let keys: Vec<&String> = one.as_object().unwrap().keys().collect();
     assert_eq!(keys.len(), 4);
     // detail
     let id = one["id"].as_i64().unwrap();
-    let r = s
-        .get(&format!("/api/v2/dynamic_preference/{id}/"), None)
-        .await;
+    let r = s.get(&format!("/api/v2/dynamic_preference/{id}/"), None).await;
     assert_eq!(r.json(), *one);
     assert_eq!(
-        s.get("/api/v2/dynamic_preference/99999/", None)
-            .await
-            .status,
+        s.get("/api/v2/dynamic_preference/99999/", None).await.status,
         StatusCode::NOT_FOUND
     );
 }
@@ -71,16 +60,10 @@ async fn preference_filters_orderings_and_limits() {
     let n = all.iter().filter(|p| p.section == "colors").count();
     assert_eq!(r.json()["count"], n);
     assert!(n > 0);
-    assert_eq!(
-        s.get(&list("section=COLORS"), None).await.json()["count"],
-        0
-    );
+    assert_eq!(s.get(&list("section=COLORS"), None).await.json()["count"], 0);
     // search: section or name, any case
     let r = s.get(&list("search=COLOR"), None).await;
-    let n = all
-        .iter()
-        .filter(|p| p.section.contains("color") || p.name.contains("color"))
-        .count();
+    let n = all.iter().filter(|p| p.section.contains("color") || p.name.contains("color")).count();
     assert_eq!(r.json()["count"], n);
     // orderings
     let r = s.get(&list("ordering=-id"), None).await;
@@ -92,10 +75,7 @@ async fn preference_filters_orderings_and_limits() {
         .unwrap()
         .iter()
         .map(|p| {
-            (
-                p["section"].as_str().unwrap().to_owned(),
-                p["name"].as_str().unwrap().to_owned(),
-            )
+            (p["section"].as_str().unwrap().to_owned(), p["name"].as_str().unwrap().to_owned())
         })
         .collect();
     let mut want = rows.clone();
@@ -106,17 +86,11 @@ async fn preference_filters_orderings_and_limits() {
     assert_eq!(r.ids().len(), 2);
     assert_eq!(
         r.json()["next"],
-        format!(
-            "{}/api/v2/dynamic_preference/search/?section=colors&limit=2&offset=3",
-            s.url
-        )
+        format!("{}/api/v2/dynamic_preference/search/?section=colors&limit=2&offset=3", s.url)
     );
     assert_eq!(
         r.json()["previous"],
-        format!(
-            "{}/api/v2/dynamic_preference/search/?section=colors&limit=2",
-            s.url
-        )
+        format!("{}/api/v2/dynamic_preference/search/?section=colors&limit=2", s.url)
     );
     let r = s.get(&list("limit=5000"), None).await;
     assert_eq!(r.ids().len(), all.len());
@@ -159,13 +133,7 @@ async fn patching_preferences_is_staff_only_and_all_or_nothing() {
     assert_eq!(r.status, StatusCode::FORBIDDEN);
     assert_eq!(r.error_code(), "insufficient_scope");
     // an anonymous call with a bad body is still 401
-    let r = s
-        .client
-        .patch(format!("{}{path}", s.url))
-        .body("nonsense")
-        .send()
-        .await
-        .unwrap();
+    let r = s.client.patch(format!("{}{path}", s.url)).body("nonsense").send().await.unwrap();
     assert_eq!(TestServer::read(r).await.status, StatusCode::UNAUTHORIZED);
     // staff
     let r = patch(Some(s.jwt(staff)), body).await;
@@ -198,14 +166,8 @@ async fn patching_preferences_is_staff_only_and_all_or_nothing() {
             json!({"configurations.content_availability": true, "covers.covers_visibility": "5"}),
             "covers.covers_visibility",
         ),
-        (
-            json!({"configurations.content_availability": true, "no.such_pref": 1}),
-            "no.such_pref",
-        ),
-        (
-            json!({"configurations.content_availability": true, "nodot": 1}),
-            "nodot",
-        ),
+        (json!({"configurations.content_availability": true, "no.such_pref": 1}), "no.such_pref"),
+        (json!({"configurations.content_availability": true, "nodot": 1}), "nodot"),
     ];
     for (body, key) in cases {
         let r = patch(Some(s.jwt(staff)), body.clone()).await;
@@ -217,12 +179,8 @@ async fn patching_preferences_is_staff_only_and_all_or_nothing() {
                 Some(&s.jwt(staff)),
             )
             .await;
-        let values: Vec<Value> = now.json()["results"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|p| p["value"].clone())
-            .collect();
+        let values: Vec<Value> =
+            now.json()["results"].as_array().unwrap().iter().map(|p| p["value"].clone()).collect();
         assert!(values.contains(&json!(false)), "{body}: {values:?}");
         assert!(values.contains(&json!(3)), "{body}: {values:?}");
     }
@@ -242,10 +200,7 @@ async fn patching_preferences_is_staff_only_and_all_or_nothing() {
         .send()
         .await
         .unwrap();
-    assert_eq!(
-        TestServer::read(r).await.status,
-        StatusCode::UNSUPPORTED_MEDIA_TYPE
-    );
+    assert_eq!(TestServer::read(r).await.status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
     let r = s.delete(path, Some(&s.jwt(staff))).await;
     assert_eq!(r.status, StatusCode::METHOD_NOT_ALLOWED);
     assert_eq!(r.header("allow"), Some("GET, HEAD, PATCH"));

@@ -31,12 +31,7 @@ async fn no_body_routes_accept_empty_bodies_and_empty_objects() {
                     Some(body.to_vec()),
                 )
                 .await;
-            assert_eq!(
-                r.status,
-                StatusCode::NO_CONTENT,
-                "follow {what}: {}",
-                r.text
-            );
+            assert_eq!(r.status, StatusCode::NO_CONTENT, "follow {what}: {}", r.text);
         }
         // contributions: delete and restore, every kind and form
         let (d, p, st, c) = contributions(&s, t).await;
@@ -54,27 +49,15 @@ async fn no_body_routes_accept_empty_bodies_and_empty_objects() {
             (Method::DELETE, format!("/api/v2/status/{st}/")),
             (Method::POST, format!("/api/v2/status/{st}/restore/")),
         ] {
-            let r = s
-                .raw(m.clone(), &path, Some(t), ct, Some(body.to_vec()))
-                .await;
-            assert_eq!(
-                r.status,
-                StatusCode::NO_CONTENT,
-                "{m} {path} {what}: {}",
-                r.text
-            );
+            let r = s.raw(m.clone(), &path, Some(t), ct, Some(body.to_vec())).await;
+            assert_eq!(r.status, StatusCode::NO_CONTENT, "{m} {path} {what}: {}", r.text);
         }
         // courses: join, leave, delete a section, delete the course
         let name = format!("C {}", s.clock.now());
         let (course, sec) = course_with_section(&s, t, &name).await;
         s.clock.advance(hearth::clock::SECOND);
         for (m, path, tok, want) in [
-            (
-                Method::POST,
-                format!("/api/v2/course/{course}/join/"),
-                &w.bob_t,
-                StatusCode::OK,
-            ),
+            (Method::POST, format!("/api/v2/course/{course}/join/"), &w.bob_t, StatusCode::OK),
             (
                 Method::DELETE,
                 format!("/api/v2/course/{course}/join/"),
@@ -87,16 +70,9 @@ async fn no_body_routes_accept_empty_bodies_and_empty_objects() {
                 t,
                 StatusCode::NO_CONTENT,
             ),
-            (
-                Method::DELETE,
-                format!("/api/v2/course/{course}/"),
-                t,
-                StatusCode::NO_CONTENT,
-            ),
+            (Method::DELETE, format!("/api/v2/course/{course}/"), t, StatusCode::NO_CONTENT),
         ] {
-            let r = s
-                .raw(m.clone(), &path, Some(tok), ct, Some(body.to_vec()))
-                .await;
+            let r = s.raw(m.clone(), &path, Some(tok), ct, Some(body.to_vec())).await;
             assert_eq!(r.status, want, "{m} {path} {what}: {}", r.text);
         }
     }
@@ -115,11 +91,7 @@ async fn no_body_routes_refuse_real_bodies_alike() {
         (Method::POST, format!("/api/v2/user/{}/follow/", w.bob), t),
         (Method::DELETE, format!("/api/v2/discussion/{d}/"), t),
         (Method::POST, format!("/api/v2/discussion/{d}/restore/"), t),
-        (
-            Method::DELETE,
-            format!("/api/v2/discussion/{d}/restore/"),
-            t,
-        ),
+        (Method::DELETE, format!("/api/v2/discussion/{d}/restore/"), t),
         (Method::DELETE, format!("/api/v2/post/{p}/"), t),
         (Method::POST, format!("/api/v2/post/{p}/restore/"), t),
         (Method::DELETE, format!("/api/v2/status/{st}/"), t),
@@ -127,21 +99,9 @@ async fn no_body_routes_refuse_real_bodies_alike() {
         (Method::DELETE, format!("/api/v2/comment/{c}/"), t),
         (Method::POST, format!("/api/v2/comment/{c}/restore/"), t),
         (Method::POST, format!("/api/v2/comment/{c}/restore"), t),
-        (
-            Method::POST,
-            format!("/api/v2/course/{course}/join/"),
-            &w.bob_t,
-        ),
-        (
-            Method::DELETE,
-            format!("/api/v2/course/{course}/join/"),
-            &w.bob_t,
-        ),
-        (
-            Method::DELETE,
-            format!("/api/v2/course/{course}/section/{sec}/"),
-            t,
-        ),
+        (Method::POST, format!("/api/v2/course/{course}/join/"), &w.bob_t),
+        (Method::DELETE, format!("/api/v2/course/{course}/join/"), &w.bob_t),
+        (Method::DELETE, format!("/api/v2/course/{course}/section/{sec}/"), t),
         (Method::DELETE, format!("/api/v2/course/{course}/"), t),
     ];
     let big = vec![b' '; 1024 * 1024 + 1];
@@ -156,9 +116,7 @@ async fn no_body_routes_refuse_real_bodies_alike() {
     for (m, path, tok) in &routes {
         for (body, (status, code)) in bodies {
             let json = Some("application/json");
-            let r = s
-                .raw(m.clone(), path, Some(tok), json, Some(body.to_vec()))
-                .await;
+            let r = s.raw(m.clone(), path, Some(tok), json, Some(body.to_vec())).await;
             assert_eq!(r.status, status, "{m} {path}: {}", r.text);
             assert_eq!(r.error_code(), code, "{m} {path}");
         }
@@ -166,13 +124,7 @@ async fn no_body_routes_refuse_real_bodies_alike() {
 }
 
 /// What a bad-body case sends and expects: name, content type, body, status, code.
-type BodyCase = (
-    &'static str,
-    Option<&'static str>,
-    Vec<u8>,
-    StatusCode,
-    &'static str,
-);
+type BodyCase = (&'static str, Option<&'static str>, Vec<u8>, StatusCode, &'static str);
 
 /// The same bad body gets the same status and code on every route that reads one.
 #[tokio::test]
@@ -193,14 +145,8 @@ async fn body_errors_are_the_same_everywhere() {
         (Method::DELETE, format!("/api/v2/course/{course}/invite/")),
         (Method::POST, format!("/api/v2/course/{course}/role/")),
         (Method::POST, format!("/api/v2/course/{course}/section/")),
-        (
-            Method::PUT,
-            format!("/api/v2/course/{course}/section/{sec}/"),
-        ),
-        (
-            Method::PATCH,
-            format!("/api/v2/course/{course}/section/{sec}/"),
-        ),
+        (Method::PUT, format!("/api/v2/course/{course}/section/{sec}/")),
+        (Method::PATCH, format!("/api/v2/course/{course}/section/{sec}/")),
     ];
     let big = format!("{{\"text\": \"{}\"}}", "x".repeat(1024 * 1024 + 10)).into_bytes();
     let cases: [BodyCase; 7] = [
@@ -257,9 +203,7 @@ async fn body_errors_are_the_same_everywhere() {
     let mut failures = Vec::new();
     for (m, path) in &routes {
         for (what, ct, body, status, code) in &cases {
-            let r = s
-                .raw(m.clone(), path, Some(t), *ct, Some(body.clone()))
-                .await;
+            let r = s.raw(m.clone(), path, Some(t), *ct, Some(body.clone())).await;
             if r.status != *status || r.error_code() != *code {
                 failures.push(format!(
                     "{m} {path} {what}: {} {}",

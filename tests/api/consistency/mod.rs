@@ -30,13 +30,7 @@ fn world(s: &TestServer) -> World {
     let ann = s.user("ann", None, true);
     let bob = s.user("bob", None, false);
     let cat = s.category("General");
-    World {
-        ann,
-        bob,
-        ann_t: s.jwt(ann),
-        bob_t: s.jwt(bob),
-        cat,
-    }
+    World { ann, bob, ann_t: s.jwt(ann), bob_t: s.jwt(bob), cat }
 }
 
 async fn created(r: Resp) -> i64 {
@@ -48,31 +42,15 @@ async fn created(r: Resp) -> i64 {
 /// `(discussion, post, status, comment)`.
 async fn contributions(s: &TestServer, t: &str) -> (i64, i64, i64, i64) {
     let d = created(
-        s.post(
-            "/api/v2/discussion/",
-            Some(t),
-            serde_json::json!({"title": "d", "text": "d"}),
-        )
-        .await,
-    )
-    .await;
-    let p = created(
-        s.post("/api/v2/post/", Some(t), serde_json::json!({"text": "p"}))
+        s.post("/api/v2/discussion/", Some(t), serde_json::json!({"title": "d", "text": "d"}))
             .await,
     )
     .await;
-    let st = created(
-        s.post("/api/v2/status/", Some(t), serde_json::json!({"text": "s"}))
-            .await,
-    )
-    .await;
+    let p = created(s.post("/api/v2/post/", Some(t), serde_json::json!({"text": "p"})).await).await;
+    let st =
+        created(s.post("/api/v2/status/", Some(t), serde_json::json!({"text": "s"})).await).await;
     let c = created(
-        s.post(
-            "/api/v2/comment/",
-            Some(t),
-            serde_json::json!({"text": "c", "post": p}),
-        )
-        .await,
+        s.post("/api/v2/comment/", Some(t), serde_json::json!({"text": "c", "post": p})).await,
     )
     .await;
     (d, p, st, c)

@@ -42,9 +42,7 @@ async fn pagination_errors_are_the_same_everywhere() {
                 failures.push(format!("{list}?{q}: {} {}", r.status, r.text));
             }
         }
-        let r = s
-            .get(&format!("{list}?limit=1000000&offset=0"), Some(t))
-            .await;
+        let r = s.get(&format!("{list}?limit=1000000&offset=0"), Some(t)).await;
         if r.status != StatusCode::OK {
             failures.push(format!("{list} big limit: {} {}", r.status, r.text));
         }
@@ -57,15 +55,11 @@ async fn pagination_errors_are_the_same_everywhere() {
 async fn boolean_query_parameters() {
     let s = TestServer::start().await;
     for v in ["true", "FALSE", "1", "0", "True"] {
-        let r = s
-            .get(&format!("/api/v2/reaction/search/?active={v}"), None)
-            .await;
+        let r = s.get(&format!("/api/v2/reaction/search/?active={v}"), None).await;
         assert_eq!(r.status, StatusCode::OK, "{v}");
     }
     for v in BAD_BOOLEANS {
-        let r = s
-            .get(&format!("/api/v2/reaction/search/?active={v}"), None)
-            .await;
+        let r = s.get(&format!("/api/v2/reaction/search/?active={v}"), None).await;
         r.assert_field_error("active", "invalid");
     }
 }
@@ -79,51 +73,15 @@ async fn bad_list_parameters_name_their_field() {
     let t = &w.ann_t;
     let course = open_course(&s, t, "C").await;
     for (path, field, code) in [
-        (
-            "/api/v2/reaction/search/?active=maybe".to_owned(),
-            "active",
-            "invalid",
-        ),
-        (
-            "/api/v2/dynamic_preference/?ordering=value".into(),
-            "ordering",
-            "invalid_choice",
-        ),
-        (
-            "/api/v2/dynamic_preference/?keys=nodot".into(),
-            "keys",
-            "invalid",
-        ),
-        (
-            format!("/api/v2/user/{}/followers/?mutual=true", w.bob),
-            "mutual",
-            "invalid_choice",
-        ),
-        (
-            "/api/v2/comment/?discussion=abc".into(),
-            "discussion",
-            "invalid",
-        ),
-        (
-            "/api/v2/course/?statuses=nope".into(),
-            "statuses",
-            "invalid_choice",
-        ),
-        (
-            "/api/v2/course/search/?ordering=value".into(),
-            "ordering",
-            "invalid_choice",
-        ),
-        (
-            "/api/v2/course/search/?categories=abc".into(),
-            "categories",
-            "invalid",
-        ),
-        (
-            format!("/api/v2/course/{course}/join/?statuses=nope"),
-            "statuses",
-            "invalid_choice",
-        ),
+        ("/api/v2/reaction/search/?active=maybe".to_owned(), "active", "invalid"),
+        ("/api/v2/dynamic_preference/?ordering=value".into(), "ordering", "invalid_choice"),
+        ("/api/v2/dynamic_preference/?keys=nodot".into(), "keys", "invalid"),
+        (format!("/api/v2/user/{}/followers/?mutual=true", w.bob), "mutual", "invalid_choice"),
+        ("/api/v2/comment/?discussion=abc".into(), "discussion", "invalid"),
+        ("/api/v2/course/?statuses=nope".into(), "statuses", "invalid_choice"),
+        ("/api/v2/course/search/?ordering=value".into(), "ordering", "invalid_choice"),
+        ("/api/v2/course/search/?categories=abc".into(), "categories", "invalid"),
+        (format!("/api/v2/course/{course}/join/?statuses=nope"), "statuses", "invalid_choice"),
     ] {
         let r = s.get(&path, Some(t)).await;
         assert_eq!(r.status, StatusCode::BAD_REQUEST, "{path}: {}", r.text);

@@ -60,11 +60,7 @@ async fn content_availability_applies_to_every_ca_read() {
         assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{path}");
         assert_eq!(r.error_code(), "not_authenticated", "{path}");
         assert_eq!(r.header("www-authenticate"), Some(r#"Bearer realm="api""#));
-        assert_eq!(
-            s.get(path, Some(&w.bob_t)).await.status,
-            StatusCode::OK,
-            "{path}"
-        );
+        assert_eq!(s.get(path, Some(&w.bob_t)).await.status, StatusCode::OK, "{path}");
     }
     // authentication comes before existence: an unknown id is 401 too
     for path in &ca {
@@ -94,11 +90,8 @@ async fn trailing_slash_rules() {
     let (s, w) = start().await;
     let t = &w.ann_t;
     let p = created(s.post("/api/v2/post/", Some(t), json!({"text": "p"})).await).await;
-    let c = created(
-        s.post("/api/v2/comment/", Some(t), json!({"text": "c", "post": p}))
-            .await,
-    )
-    .await;
+    let c =
+        created(s.post("/api/v2/comment/", Some(t), json!({"text": "c", "post": p})).await).await;
     let (course, sec) = course_with_section(&s, t, "C").await;
     let b = w.bob;
     for path in [
@@ -166,14 +159,7 @@ async fn trailing_slash_rules() {
         assert_eq!(r.status, StatusCode::NOT_FOUND, "{path}");
     }
     // the two slashless forms
-    let r = s
-        .call(
-            Method::POST,
-            &format!("/api/v2/comment/{c}/restore"),
-            Some(t),
-            None,
-        )
-        .await;
+    let r = s.call(Method::POST, &format!("/api/v2/comment/{c}/restore"), Some(t), None).await;
     assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
     let r = s.get("/oauth/authorize", None).await;
     assert_ne!(r.status, StatusCode::NOT_FOUND);

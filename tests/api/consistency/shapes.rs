@@ -12,14 +12,8 @@ use crate::common::CATEGORY_KEYS;
 async fn user_minimal_and_category_json_are_the_same_everywhere() {
     let (s, w) = start().await;
     let t = &w.ann_t;
-    let post = s
-        .post(
-            "/api/v2/post/",
-            Some(t),
-            json!({"text": "p", "categories": [w.cat]}),
-        )
-        .await
-        .json();
+    let post =
+        s.post("/api/v2/post/", Some(t), json!({"text": "p", "categories": [w.cat]})).await.json();
     let course = s
         .post(
             "/api/v2/course/",
@@ -28,10 +22,7 @@ async fn user_minimal_and_category_json_are_the_same_everywhere() {
         )
         .await
         .json();
-    let members = s
-        .get(&format!("/api/v2/course/{}/join/", course["id"]), Some(t))
-        .await
-        .json();
+    let members = s.get(&format!("/api/v2/course/{}/join/", course["id"]), Some(t)).await.json();
     let mut member = members["results"][0].clone();
     let status = member.as_object_mut().unwrap().remove("join_status");
     assert_eq!(status, Some(json!("creator")));
@@ -41,14 +32,7 @@ async fn user_minimal_and_category_json_are_the_same_everywhere() {
     assert_eq!(keys.len(), 6, "{keys:?}");
     assert_eq!(post["author"]["id"], w.ann);
     let me = s.get("/api/v2/user/me/", Some(t)).await.json();
-    for k in [
-        "id",
-        "username",
-        "real_name",
-        "avatar",
-        "community_badge",
-        "deleted",
-    ] {
+    for k in ["id", "username", "real_name", "avatar", "community_badge", "deleted"] {
         assert_eq!(post["author"][k], me[k], "{k}");
     }
     assert_eq!(post["categories"], course["categories"]);
@@ -63,13 +47,7 @@ async fn user_minimal_and_category_json_are_the_same_everywhere() {
 async fn unknown_category_is_the_same_error_everywhere() {
     let (s, w) = start().await;
     let t = &w.ann_t;
-    let a = s
-        .post(
-            "/api/v2/post/",
-            Some(t),
-            json!({"text": "p", "categories": [999]}),
-        )
-        .await;
+    let a = s.post("/api/v2/post/", Some(t), json!({"text": "p", "categories": [999]})).await;
     let b = s
         .post(
             "/api/v2/course/",

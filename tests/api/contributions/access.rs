@@ -31,21 +31,14 @@ async fn protected_routes_reject_missing_bad_and_wrong_users() {
             routes.push((Method::DELETE, restore(kind, live), None));
         }
         if kind == Kind::Comment {
-            routes.push((
-                Method::POST,
-                format!("/api/v2/comment/{live}/restore"),
-                None,
-            ));
+            routes.push((Method::POST, format!("/api/v2/comment/{live}/restore"), None));
         }
         for (m, p, bdy) in &routes {
             for (what, token) in &bad {
                 let r = s.call(m.clone(), p, token.as_deref(), bdy.clone()).await;
                 assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{m} {p} with {what}");
-                let code = if token.is_some() {
-                    "authentication_failed"
-                } else {
-                    "not_authenticated"
-                };
+                let code =
+                    if token.is_some() { "authentication_failed" } else { "not_authenticated" };
                 assert_eq!(r.error_code(), code, "{m} {p} with {what}");
                 assert!(r.header("www-authenticate").is_some());
             }
@@ -58,47 +51,28 @@ async fn protected_routes_reject_missing_bad_and_wrong_users() {
         for (what, token) in &bad {
             for p in [path(kind), item(kind, live)] {
                 let r = s.get(&p, token.as_deref()).await;
-                let want = if token.is_some() {
-                    StatusCode::UNAUTHORIZED
-                } else {
-                    StatusCode::OK
-                };
+                let want = if token.is_some() { StatusCode::UNAUTHORIZED } else { StatusCode::OK };
                 assert_eq!(r.status, want, "GET {p} with {what}");
             }
         }
         // another user: 403 on what they can see, 404 on another's deleted item
-        for (m, p) in [
-            (Method::DELETE, item(kind, live)),
-            (Method::POST, restore(kind, live)),
-        ] {
+        for (m, p) in [(Method::DELETE, item(kind, live)), (Method::POST, restore(kind, live))] {
             let r = s.call(m.clone(), &p, Some(&b), None).await;
             assert_eq!(r.status, StatusCode::FORBIDDEN, "{m} {p} by bob");
             assert_eq!(r.error_code(), "permission_denied");
         }
-        for (m, p) in [
-            (Method::DELETE, item(kind, dead)),
-            (Method::POST, restore(kind, dead)),
-        ] {
+        for (m, p) in [(Method::DELETE, item(kind, dead)), (Method::POST, restore(kind, dead))] {
             let r = s.call(m.clone(), &p, Some(&b), None).await;
             assert_eq!(r.status, StatusCode::NOT_FOUND, "{m} {p} by bob");
         }
-        assert_eq!(
-            s.get(&item(kind, dead), Some(&b)).await.status,
-            StatusCode::NOT_FOUND
-        );
+        assert_eq!(s.get(&item(kind, dead), Some(&b)).await.status, StatusCode::NOT_FOUND);
         // unknown ids are 404 for an authenticated writer
-        for (m, p) in [
-            (Method::DELETE, item(kind, 999)),
-            (Method::POST, restore(kind, 999)),
-        ] {
+        for (m, p) in [(Method::DELETE, item(kind, 999)), (Method::POST, restore(kind, 999))] {
             let r = s.call(m.clone(), &p, Some(&a), None).await;
             assert_eq!(r.status, StatusCode::NOT_FOUND, "{m} {p}");
             assert_eq!(r.error_code(), "not_found");
         }
-        assert_eq!(
-            s.get(&item(kind, 999), None).await.status,
-            StatusCode::NOT_FOUND
-        );
+        assert_eq!(s.get(&item(kind, 999), None).await.status, StatusCode::NOT_FOUND);
         // staff are not creators either
         let staff = s.jwt(s.user(&format!("staff{}", kind.as_str()), None, true));
         let r = s.delete(&item(kind, live), Some(&staff)).await;
@@ -106,15 +80,10 @@ async fn protected_routes_reject_missing_bad_and_wrong_users() {
         // the creator's write-scoped OAuth token works
         let r = s.delete(&item(kind, live), Some(&a_write)).await;
         assert_eq!(r.status, StatusCode::NO_CONTENT);
-        let r = s
-            .call(Method::POST, &restore(kind, live), Some(&a_write), None)
-            .await;
+        let r = s.call(Method::POST, &restore(kind, live), Some(&a_write), None).await;
         assert_eq!(r.status, StatusCode::NO_CONTENT);
         // and the read-only token can read
-        assert_eq!(
-            s.get(&item(kind, dead), Some(&a_read)).await.json()["deleted"],
-            true
-        );
+        assert_eq!(s.get(&item(kind, dead), Some(&a_read)).await.json()["deleted"], true);
     }
     s.assert_consistent();
 }

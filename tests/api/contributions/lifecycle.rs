@@ -57,26 +57,18 @@ async fn create_delete_vanish_restore_for_every_kind() {
             StatusCode::NOT_FOUND,
             "{kind:?} deleted is 404 for others"
         );
-        assert_eq!(
-            s.get(&item(kind, id), None).await.status,
-            StatusCode::NOT_FOUND
-        );
+        assert_eq!(s.get(&item(kind, id), None).await.status, StatusCode::NOT_FOUND);
         let own = s.get(&item(kind, id), Some(&a)).await;
         assert_eq!(own.status, StatusCode::OK);
         assert_eq!(own.json()["deleted"], true);
         for who in [Some(a.as_str()), Some(b.as_str()), None] {
-            assert!(
-                !s.get(&path(kind), who).await.ids().contains(&id),
-                "{kind:?}"
-            );
+            assert!(!s.get(&path(kind), who).await.ids().contains(&id), "{kind:?}");
         }
         // deleting again is 204
         let r = s.delete(&item(kind, id), Some(&a)).await;
         assert_eq!(r.status, StatusCode::NO_CONTENT);
 
-        let r = s
-            .call(Method::POST, &restore(kind, id), Some(&a), None)
-            .await;
+        let r = s.call(Method::POST, &restore(kind, id), Some(&a), None).await;
         assert_eq!(r.status, StatusCode::NO_CONTENT, "{kind:?}: {}", r.text);
         assert!(r.text.is_empty());
         let back = s.get(&item(kind, id), Some(&b)).await;
@@ -84,9 +76,7 @@ async fn create_delete_vanish_restore_for_every_kind() {
         assert_eq!(back.json(), j);
         assert!(s.get(&path(kind), Some(&b)).await.ids().contains(&id));
         // restoring a live item is 204 too
-        let r = s
-            .call(Method::POST, &restore(kind, id), Some(&a), None)
-            .await;
+        let r = s.call(Method::POST, &restore(kind, id), Some(&a), None).await;
         assert_eq!(r.status, StatusCode::NO_CONTENT);
     }
     s.assert_consistent();
@@ -106,13 +96,7 @@ async fn counters_are_exact_across_delete_and_restore() {
 
     // comments by both users, on a post and on the discussion
     let c1 = create_id(&s, &b, Kind::Comment, json!({"text": "x", "post": p1})).await;
-    create(
-        &s,
-        &a,
-        Kind::Comment,
-        json!({"text": "y", "post": p1, "parent": c1}),
-    )
-    .await;
+    create(&s, &a, Kind::Comment, json!({"text": "y", "post": p1, "parent": c1})).await;
     create(&s, &b, Kind::Comment, json!({"text": "z", "discussion": d})).await;
     let count = |kind: Kind, id: i64| {
         let s = &s;
@@ -127,16 +111,10 @@ async fn counters_are_exact_across_delete_and_restore() {
     s.delete(&item(Kind::Comment, c1), Some(&b)).await;
     assert_eq!(count(Kind::Post, p1).await, 1);
     s.delete(&item(Kind::Comment, c1), Some(&b)).await;
-    assert_eq!(
-        count(Kind::Post, p1).await,
-        1,
-        "second delete changes nothing"
-    );
+    assert_eq!(count(Kind::Post, p1).await, 1, "second delete changes nothing");
     s.assert_consistent();
-    s.call(Method::POST, &restore(Kind::Comment, c1), Some(&b), None)
-        .await;
-    s.call(Method::POST, &restore(Kind::Comment, c1), Some(&b), None)
-        .await;
+    s.call(Method::POST, &restore(Kind::Comment, c1), Some(&b), None).await;
+    s.call(Method::POST, &restore(Kind::Comment, c1), Some(&b), None).await;
     assert_eq!(count(Kind::Post, p1).await, 2);
 
     for _ in 0..2 {
@@ -149,8 +127,7 @@ async fn counters_are_exact_across_delete_and_restore() {
     assert_eq!(u["posts_counter"], 0, "comments have no user counter");
     s.assert_consistent();
     for _ in 0..2 {
-        s.call(Method::POST, &restore(Kind::Post, p1), Some(&a), None)
-            .await;
+        s.call(Method::POST, &restore(Kind::Post, p1), Some(&a), None).await;
         s.delete(&restore(Kind::Discussion, d), Some(&a)).await;
     }
     let m = me(&s, &a).await;
@@ -161,10 +138,7 @@ async fn counters_are_exact_across_delete_and_restore() {
 
 /// `(posts_counter, discussions_counter)` of a User JSON.
 fn counters(u: &Value) -> (i64, i64) {
-    (
-        u["posts_counter"].as_i64().unwrap(),
-        u["discussions_counter"].as_i64().unwrap(),
-    )
+    (u["posts_counter"].as_i64().unwrap(), u["discussions_counter"].as_i64().unwrap())
 }
 
 #[tokio::test]
@@ -178,10 +152,7 @@ async fn each_kind_numbers_its_own_ids() {
     }
     // the comment's host post is post 1; the post of the loop is post 1 too
     assert_eq!(got, vec![1, 1, 1, 1]);
-    assert_eq!(
-        create(&s, &a, Kind::Post, body(Kind::Post, 1)).await["id"],
-        2
-    );
+    assert_eq!(create(&s, &a, Kind::Post, body(Kind::Post, 1)).await["id"], 2);
     s.assert_consistent();
 }
 
@@ -196,24 +167,16 @@ async fn restore_routes_methods_and_slashless_comment_form() {
     // discussions restore with DELETE (SEED-API) and POST (its example)
     for m in [Method::DELETE, Method::POST] {
         s.delete(&item(Kind::Discussion, d), Some(&a)).await;
-        let r = s
-            .call(m.clone(), &restore(Kind::Discussion, d), Some(&a), None)
-            .await;
+        let r = s.call(m.clone(), &restore(Kind::Discussion, d), Some(&a), None).await;
         assert_eq!(r.status, StatusCode::NO_CONTENT, "{m}");
-        assert_eq!(
-            s.get(&item(Kind::Discussion, d), None).await.json()["deleted"],
-            false
-        );
+        assert_eq!(s.get(&item(Kind::Discussion, d), None).await.json()["deleted"], false);
     }
     // the comment's slashless form
     s.delete(&item(Kind::Comment, c), Some(&a)).await;
     let slashless = format!("/api/v2/comment/{c}/restore");
     let r = s.call(Method::POST, &slashless, Some(&a), None).await;
     assert_eq!(r.status, StatusCode::NO_CONTENT);
-    assert_eq!(
-        s.get(&item(Kind::Comment, c), None).await.status,
-        StatusCode::OK
-    );
+    assert_eq!(s.get(&item(Kind::Comment, c), None).await.status, StatusCode::OK);
     for kind in [Kind::Post, Kind::Status, Kind::Discussion] {
         let p = format!("/api/v2/{}/1/restore", kind.as_str());
         assert_eq!(
@@ -238,17 +201,9 @@ async fn restore_routes_methods_and_slashless_comment_form() {
         assert_eq!(r.header("allow"), Some(allow), "{m} {p}");
     }
     // ids that are not integers match no route, before authentication
-    for p in [
-        "/api/v2/post/abc/",
-        "/api/v2/comment/1x/restore/",
-        "/api/v2/status/x/restore/",
-    ] {
+    for p in ["/api/v2/post/abc/", "/api/v2/comment/1x/restore/", "/api/v2/status/x/restore/"] {
         assert_eq!(s.get(p, None).await.status, StatusCode::NOT_FOUND, "{p}");
-        assert_eq!(
-            s.call(Method::POST, p, None, None).await.status,
-            StatusCode::NOT_FOUND,
-            "{p}"
-        );
+        assert_eq!(s.call(Method::POST, p, None, None).await.status, StatusCode::NOT_FOUND, "{p}");
     }
     s.assert_consistent();
 }

@@ -22,10 +22,7 @@ async fn lists_are_paginated_newest_first_and_filter_comments() {
     let j = r.json();
     assert_eq!(j["count"], 5);
     assert_eq!(r.ids(), vec![posts[3], posts[2]]);
-    assert_eq!(
-        j["next"],
-        format!("{}/api/v2/post/?x=y&limit=2&offset=3", s.url)
-    );
+    assert_eq!(j["next"], format!("{}/api/v2/post/?x=y&limit=2&offset=3", s.url));
     assert_eq!(j["previous"], format!("{}/api/v2/post/?x=y&limit=2", s.url));
     for q in ["limit=0", "limit=x", "offset=-1", "limit="] {
         let r = s.get(&format!("/api/v2/post/?{q}"), None).await;
@@ -45,10 +42,7 @@ async fn lists_are_paginated_newest_first_and_filter_comments() {
     assert_eq!(list(format!("?post={}", posts[0])).await.ids(), vec![on_p0]);
     assert_eq!(list(format!("?status={st}")).await.ids(), vec![on_st]);
     assert_eq!(list("?discussion=1".into()).await.ids(), Vec::<i64>::new());
-    assert_eq!(
-        list(format!("?post={}&status={st}", posts[0])).await.ids(),
-        Vec::<i64>::new()
-    );
+    assert_eq!(list(format!("?post={}&status={st}", posts[0])).await.ids(), Vec::<i64>::new());
     let r = list("?post=abc".into()).await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
     assert_eq!(r.json()["errors"][0]["field"], "post");

@@ -19,11 +19,7 @@ async fn send_raw(
     content_type: Option<&str>,
     raw: &'static str,
 ) -> Resp {
-    let mut rb = s
-        .client
-        .request(method, format!("{}{path}", s.url))
-        .bearer_auth(token)
-        .body(raw);
+    let mut rb = s.client.request(method, format!("{}{path}", s.url)).bearer_auth(token).body(raw);
     if let Some(ct) = content_type {
         rb = rb.header("content-type", ct);
     }
@@ -38,115 +34,37 @@ async fn validation_errors_name_every_field() {
     let gone = a_post(&s, &a).await;
     s.delete(&item(Kind::Post, gone), Some(&a)).await;
     let status = create_id(&s, &a, Kind::Status, json!({"text": "s"})).await;
-    let on_status = create_id(
-        &s,
-        &a,
-        Kind::Comment,
-        json!({"text": "c", "status": status}),
-    )
-    .await;
+    let on_status = create_id(&s, &a, Kind::Comment, json!({"text": "c", "status": status})).await;
     let long = "x".repeat(251);
     let cases: Vec<Case> = vec![
         (Kind::Discussion, json!({}), vec![("title", "required")]),
-        (
-            Kind::Discussion,
-            json!({"title": ""}),
-            vec![("title", "required")],
-        ),
-        (
-            Kind::Discussion,
-            json!({"title": null}),
-            vec![("title", "null")],
-        ),
-        (
-            Kind::Discussion,
-            json!({"title": 5}),
-            vec![("title", "invalid")],
-        ),
-        (
-            Kind::Discussion,
-            json!({"title": long}),
-            vec![("title", "max_length")],
-        ),
+        (Kind::Discussion, json!({"title": ""}), vec![("title", "required")]),
+        (Kind::Discussion, json!({"title": null}), vec![("title", "null")]),
+        (Kind::Discussion, json!({"title": 5}), vec![("title", "invalid")]),
+        (Kind::Discussion, json!({"title": long}), vec![("title", "max_length")]),
         (
             Kind::Discussion,
             json!({"title": "", "text": 1, "categories": [999]}),
-            vec![
-                ("title", "required"),
-                ("text", "invalid"),
-                ("categories", "invalid"),
-            ],
+            vec![("title", "required"), ("text", "invalid"), ("categories", "invalid")],
         ),
-        (
-            Kind::Post,
-            json!({"title": "only"}),
-            vec![("text", "required")],
-        ),
-        (
-            Kind::Post,
-            json!({"text": "   "}),
-            vec![("text", "required")],
-        ),
-        (
-            Kind::Post,
-            json!({"text": "t", "categories": "1"}),
-            vec![("categories", "invalid")],
-        ),
-        (
-            Kind::Post,
-            json!({"text": "t", "categories": ["a"]}),
-            vec![("categories", "invalid")],
-        ),
-        (
-            Kind::Post,
-            json!({"text": "t", "categories": [12345]}),
-            vec![("categories", "invalid")],
-        ),
-        (
-            Kind::Status,
-            json!({"action": "a"}),
-            vec![("text", "required")],
-        ),
-        (
-            Kind::Status,
-            json!({"text": "t", "action": []}),
-            vec![("action", "invalid")],
-        ),
-        (
-            Kind::Comment,
-            json!({"post": host}),
-            vec![("text", "required")],
-        ),
-        (
-            Kind::Comment,
-            json!({"text": "c"}),
-            vec![("non_field_errors", "required")],
-        ),
+        (Kind::Post, json!({"title": "only"}), vec![("text", "required")]),
+        (Kind::Post, json!({"text": "   "}), vec![("text", "required")]),
+        (Kind::Post, json!({"text": "t", "categories": "1"}), vec![("categories", "invalid")]),
+        (Kind::Post, json!({"text": "t", "categories": ["a"]}), vec![("categories", "invalid")]),
+        (Kind::Post, json!({"text": "t", "categories": [12345]}), vec![("categories", "invalid")]),
+        (Kind::Status, json!({"action": "a"}), vec![("text", "required")]),
+        (Kind::Status, json!({"text": "t", "action": []}), vec![("action", "invalid")]),
+        (Kind::Comment, json!({"post": host}), vec![("text", "required")]),
+        (Kind::Comment, json!({"text": "c"}), vec![("non_field_errors", "required")]),
         (
             Kind::Comment,
             json!({"text": "c", "post": host, "status": status}),
             vec![("non_field_errors", "invalid")],
         ),
-        (
-            Kind::Comment,
-            json!({"text": "c", "post": 999}),
-            vec![("post", "invalid")],
-        ),
-        (
-            Kind::Comment,
-            json!({"text": "c", "post": gone}),
-            vec![("post", "invalid")],
-        ),
-        (
-            Kind::Comment,
-            json!({"text": "c", "discussion": 1}),
-            vec![("discussion", "invalid")],
-        ),
-        (
-            Kind::Comment,
-            json!({"text": "c", "status": "x"}),
-            vec![("status", "invalid")],
-        ),
+        (Kind::Comment, json!({"text": "c", "post": 999}), vec![("post", "invalid")]),
+        (Kind::Comment, json!({"text": "c", "post": gone}), vec![("post", "invalid")]),
+        (Kind::Comment, json!({"text": "c", "discussion": 1}), vec![("discussion", "invalid")]),
+        (Kind::Comment, json!({"text": "c", "status": "x"}), vec![("status", "invalid")]),
         (
             Kind::Comment,
             json!({"text": "c", "post": host, "parent": on_status}),
@@ -160,12 +78,7 @@ async fn validation_errors_name_every_field() {
     ];
     for (kind, b, want) in cases {
         let r = s.post(&path(kind), Some(&a), b.clone()).await;
-        assert_eq!(
-            r.status,
-            StatusCode::BAD_REQUEST,
-            "{kind:?} {b}: {}",
-            r.text
-        );
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{kind:?} {b}: {}", r.text);
         let j = r.json();
         assert_eq!(j["detail"], "Invalid input.");
         let got: Vec<(String, String)> = j["errors"]
@@ -179,10 +92,8 @@ async fn validation_errors_name_every_field() {
                 )
             })
             .collect();
-        let want: Vec<(String, String)> = want
-            .into_iter()
-            .map(|(f, c)| (f.to_owned(), c.to_owned()))
-            .collect();
+        let want: Vec<(String, String)> =
+            want.into_iter().map(|(f, c)| (f.to_owned(), c.to_owned())).collect();
         assert_eq!(got, want, "{kind:?} {b}");
     }
     // nothing was created by the failures
@@ -236,13 +147,9 @@ async fn categories_by_id_and_required_by_preference() {
     let s = TestServer::start().await;
     let (_, a) = s.login("alice");
     let [c1, c2] = s.categories(["Science", "Art"]);
-    let j = create(
-        &s,
-        &a,
-        Kind::Post,
-        json!({"text": "t", "categories": [c2.to_string(), c1, c2]}),
-    )
-    .await;
+    let j =
+        create(&s, &a, Kind::Post, json!({"text": "t", "categories": [c2.to_string(), c1, c2]}))
+            .await;
     let cats = j["categories"].as_array().unwrap();
     assert_eq!(cats.len(), 2);
     assert_eq!(cats[0]["id"], c1);
@@ -251,11 +158,7 @@ async fn categories_by_id_and_required_by_preference() {
         assert!(cats[0].get(field).is_some(), "Category JSON has {field}");
     }
 
-    s.set_pref(
-        "configurations",
-        "post_category_required_enabled",
-        json!(true),
-    );
+    s.set_pref("configurations", "post_category_required_enabled", json!(true));
     for kind in [Kind::Discussion, Kind::Post, Kind::Status] {
         for missing in [json!(null), json!([])] {
             let mut b = body(kind, 0);
@@ -280,13 +183,7 @@ async fn summary_is_200_characters_and_title_250() {
     let s = TestServer::start().await;
     let (_, a) = s.login("alice");
     let text = "ä".repeat(300);
-    let j = create(
-        &s,
-        &a,
-        Kind::Discussion,
-        json!({"title": "t".repeat(250), "text": text}),
-    )
-    .await;
+    let j = create(&s, &a, Kind::Discussion, json!({"title": "t".repeat(250), "text": text})).await;
     assert_eq!(j["summary"].as_str().unwrap().chars().count(), 200);
     assert_eq!(j["text"], text);
     assert_eq!(j["title"].as_str().unwrap().len(), 250);

@@ -69,30 +69,18 @@ async fn create_returns_every_field_with_defaults() {
     assert_eq!(c["join_status"], "creator");
     assert_eq!(c["user_completion_rate"], 0);
     assert_eq!(c["member_count"], 1);
-    assert_eq!(
-        (c["num_sections"].clone(), c["num_lessons"].clone()),
-        (json!(0), json!(0))
-    );
+    assert_eq!((c["num_sections"].clone(), c["num_lessons"].clone()), (json!(0), json!(0)));
     assert_eq!(c["created_by"]["id"], alice);
     assert_eq!(c["created_by"]["username"], "alice");
-    assert_eq!(
-        c["created_by"].as_object().unwrap().len(),
-        6,
-        "User Minimal: {}",
-        c["created_by"]
-    );
+    assert_eq!(c["created_by"].as_object().unwrap().len(), 6, "User Minimal: {}", c["created_by"]);
     let default = format!("{}/static/default/course.svg", s.url);
     for f in ["image_bigger", "image_big", "image_medium", "image_small"] {
         assert_eq!(c[f], default.as_str());
     }
     let created = c["created_at"].as_str().unwrap();
     assert!(created.ends_with('Z') && created.len() == 27, "{created}");
-    let cats: Vec<i64> = c["categories"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x["id"].as_i64().unwrap())
-        .collect();
+    let cats: Vec<i64> =
+        c["categories"].as_array().unwrap().iter().map(|x| x["id"].as_i64().unwrap()).collect();
     assert_eq!(cats, vec![cat1, cat2]);
     assert_eq!(c["categories"][0]["name"], "Science");
     // the same JSON on read
@@ -112,11 +100,7 @@ async fn validation_errors_come_all_at_once() {
     create(&s, &tok, body("Rust for Beginners")).await;
     let r = s.post("/api/v2/course/", Some(&tok), json!({})).await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
-    assert!(
-        has(&r, "name", "required") && has(&r, "type", "required"),
-        "{}",
-        r.text
-    );
+    assert!(has(&r, "name", "required") && has(&r, "type", "required"), "{}", r.text);
     let r = s
         .post(
             "/api/v2/course/",
@@ -140,36 +124,15 @@ async fn validation_errors_come_all_at_once() {
     }
     assert_eq!(r.json()["detail"], "Invalid input.");
     let r = s
-        .post(
-            "/api/v2/course/",
-            Some(&tok),
-            json!({"name": "x".repeat(256), "type": "scheduled"}),
-        )
+        .post("/api/v2/course/", Some(&tok), json!({"name": "x".repeat(256), "type": "scheduled"}))
         .await;
     assert!(has(&r, "name", "max_length"), "{}", r.text);
-    let r = s
-        .post(
-            "/api/v2/course/",
-            Some(&tok),
-            json!({"name": "  ", "type": "scheduled"}),
-        )
-        .await;
+    let r = s.post("/api/v2/course/", Some(&tok), json!({"name": "  ", "type": "scheduled"})).await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
-    let r = s
-        .post(
-            "/api/v2/course/",
-            Some(&tok),
-            json!({"name": null, "type": "scheduled"}),
-        )
-        .await;
+    let r = s.post("/api/v2/course/", Some(&tok), json!({"name": null, "type": "scheduled"})).await;
     assert!(has(&r, "name", "null"), "{}", r.text);
     // 255 characters is fine; bodies that are not objects are 400; wrong type 415
-    create(
-        &s,
-        &tok,
-        json!({"name": "é".repeat(255), "type": "scheduled"}),
-    )
-    .await;
+    create(&s, &tok, json!({"name": "é".repeat(255), "type": "scheduled"})).await;
     let r = s.post("/api/v2/course/", Some(&tok), json!([1])).await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
     let r = s
@@ -215,12 +178,8 @@ async fn slugs_are_generated_unique_and_changeable() {
         )
         .await;
     assert!(has(&r, "slug", "unique"), "{}", r.text);
-    let f = create(
-        &s,
-        &tok,
-        json!({"name": "X", "type": "self-paced", "slug": "my-own-slug"}),
-    )
-    .await;
+    let f =
+        create(&s, &tok, json!({"name": "X", "type": "self-paced", "slug": "my-own-slug"})).await;
     assert_eq!(f["slug"], "my-own-slug");
     let id = a["id"].as_i64().unwrap();
     let r = patch(&s, &tok, id, json!({"slug": "rust-101"})).await;
@@ -295,11 +254,7 @@ async fn put_patch_and_who_may_change() {
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
     let j = r.json();
     assert_eq!(
-        (
-            j["name"].clone(),
-            j["type"].clone(),
-            j["description"].clone()
-        ),
+        (j["name"].clone(), j["type"].clone(), j["description"].clone()),
         (json!("C2"), json!("scheduled"), json!("d"))
     );
     assert_eq!(j["meta_title"], "m");
@@ -308,11 +263,7 @@ async fn put_patch_and_who_may_change() {
     assert_eq!(j["hide_member_count"], true);
     assert_eq!(j["new_comment_notification_enabled"], false);
     assert_eq!(
-        (
-            j["og_title"].clone(),
-            j["meta_description"].clone(),
-            j["og_description"].clone()
-        ),
+        (j["og_title"].clone(), j["meta_description"].clone(), j["og_description"].clone()),
         (json!("o"), json!("md"), json!("od"))
     );
     // read-only fields are ignored
@@ -325,43 +276,24 @@ async fn put_patch_and_who_may_change() {
     let r = patch(&s, &tb, id, json!({"name": "B"})).await;
     assert_eq!(r.status, StatusCode::NOT_FOUND);
     set_status(&s, id, bob, "manager");
-    let r = patch(
-        &s,
-        &tb,
-        id,
-        json!({"description": "by bob", "privacy": "open"}),
-    )
-    .await;
+    let r = patch(&s, &tb, id, json!({"description": "by bob", "privacy": "open"})).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
     assert_eq!(r.json()["join_status"], "manager");
     // open: carol sees it but may not change it (403), whatever the body
     let r = patch(&s, &tc, id, json!({"name": ""})).await;
     assert_eq!(r.status, StatusCode::FORBIDDEN);
-    let r = s
-        .put(&path, Some(&tc), json!({"name": "x", "type": "self-paced"}))
-        .await;
+    let r = s.put(&path, Some(&tc), json!({"name": "x", "type": "self-paced"})).await;
     assert_eq!(r.status, StatusCode::FORBIDDEN);
     // hide_member_count: managers see the count, others null
-    assert_eq!(
-        s.get(&path, Some(&tc)).await.json()["member_count"],
-        Value::Null
-    );
+    assert_eq!(s.get(&path, Some(&tc)).await.json()["member_count"], Value::Null);
     assert_eq!(s.get(&path, None).await.json()["member_count"], Value::Null);
     assert_eq!(s.get(&path, Some(&tb)).await.json()["member_count"], 2);
     patch(&s, &ta, id, json!({"hide_member_count": false})).await;
     assert_eq!(s.get(&path, Some(&tc)).await.json()["member_count"], 2);
     // unknown ids are 404; non-integer ids match no route
-    assert_eq!(
-        patch(&s, &ta, 999, json!({})).await.status,
-        StatusCode::NOT_FOUND
-    );
-    assert_eq!(
-        s.get("/api/v2/course/abc/", None).await.status,
-        StatusCode::NOT_FOUND
-    );
-    let r = s
-        .call(Method::POST, &path, Some(&ta), Some(json!({})))
-        .await;
+    assert_eq!(patch(&s, &ta, 999, json!({})).await.status, StatusCode::NOT_FOUND);
+    assert_eq!(s.get("/api/v2/course/abc/", None).await.status, StatusCode::NOT_FOUND);
+    let r = s.call(Method::POST, &path, Some(&ta), Some(json!({}))).await;
     assert_eq!(r.status, StatusCode::METHOD_NOT_ALLOWED);
     assert_eq!(r.header("allow"), Some("GET, HEAD, PUT, PATCH, DELETE"));
     s.assert_consistent();
@@ -398,10 +330,7 @@ async fn schema_describes_every_course_route() {
         ("/api/v2/course/{id}/request_join/", &["get"]),
         ("/api/v2/course/{id}/role/", &["post"]),
         ("/api/v2/course/{id}/section/", &["get", "post"]),
-        (
-            "/api/v2/course/{id}/section/{section_id}/",
-            &["get", "put", "patch", "delete"],
-        ),
+        ("/api/v2/course/{id}/section/{section_id}/", &["get", "put", "patch", "delete"]),
     ] {
         for m in methods {
             assert!(doc["paths"][path][m].is_object(), "{m} {path}");

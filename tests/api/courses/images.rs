@@ -35,10 +35,7 @@ async fn multipart(
 }
 
 fn image_part(bytes: Vec<u8>, name: &str, mime: &str) -> reqwest::multipart::Part {
-    reqwest::multipart::Part::bytes(bytes)
-        .file_name(name.to_owned())
-        .mime_str(mime)
-        .unwrap()
+    reqwest::multipart::Part::bytes(bytes).file_name(name.to_owned()).mime_str(mime).unwrap()
 }
 
 #[tokio::test]
@@ -55,10 +52,7 @@ async fn multipart_create_with_an_image() {
         .text("categories[0]", sci.to_string())
         .text("categories[1]", art.to_string())
         .text("join_status", "joined")
-        .part(
-            "image_original",
-            image_part(png(300, 200), "photo.png", "image/png"),
-        );
+        .part("image_original", image_part(png(300, 200), "photo.png", "image/png"));
     let r = multipart(&s, Method::POST, "/api/v2/course/", &ta, form).await;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
     let c = r.json();
@@ -68,25 +62,14 @@ async fn multipart_create_with_an_image() {
     assert_eq!(c["categories"].as_array().unwrap().len(), 2);
     let id = c["id"].as_i64().unwrap();
     let mut first_urls = Vec::new();
-    for (field, side) in [
-        ("image_bigger", 600),
-        ("image_big", 400),
-        ("image_medium", 200),
-        ("image_small", 100),
-    ] {
+    for (field, side) in
+        [("image_bigger", 600), ("image_big", 400), ("image_medium", 200), ("image_small", 100)]
+    {
         let url = c[field].as_str().unwrap().to_owned();
-        assert!(
-            url.starts_with(&format!("{}/media/course/{id}/", s.url)),
-            "{url}"
-        );
+        assert!(url.starts_with(&format!("{}/media/course/{id}/", s.url)), "{url}");
         let r = s.client.get(&url).send().await.unwrap();
         assert_eq!(r.status(), StatusCode::OK);
-        assert!(
-            r.headers()["cache-control"]
-                .to_str()
-                .unwrap()
-                .contains("immutable")
-        );
+        assert!(r.headers()["cache-control"].to_str().unwrap().contains("immutable"));
         assert_eq!(r.headers()["content-type"], "image/jpeg");
         let bytes = r.bytes().await.unwrap();
         let img = image::load_from_memory(&bytes).unwrap();
@@ -94,40 +77,20 @@ async fn multipart_create_with_an_image() {
         first_urls.push(url);
     }
     // repeated `categories` and a new image by PATCH: new versioned URLs, old ones gone
-    let form = Form::new().text("categories", sci.to_string()).part(
-        "image_original",
-        image_part(png(50, 120), "p.png", "image/png"),
-    );
-    let r = multipart(
-        &s,
-        Method::PATCH,
-        &format!("/api/v2/course/{id}/"),
-        &ta,
-        form,
-    )
-    .await;
+    let form = Form::new()
+        .text("categories", sci.to_string())
+        .part("image_original", image_part(png(50, 120), "p.png", "image/png"));
+    let r = multipart(&s, Method::PATCH, &format!("/api/v2/course/{id}/"), &ta, form).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
     assert_eq!(r.json()["categories"].as_array().unwrap().len(), 1);
     let new_url = r.json()["image_small"].as_str().unwrap().to_owned();
     assert_ne!(new_url, first_urls[3]);
-    assert_eq!(
-        s.client.get(&first_urls[3]).send().await.unwrap().status(),
-        StatusCode::NOT_FOUND
-    );
-    assert_eq!(
-        s.client.get(&new_url).send().await.unwrap().status(),
-        StatusCode::OK
-    );
+    assert_eq!(s.client.get(&first_urls[3]).send().await.unwrap().status(), StatusCode::NOT_FOUND);
+    assert_eq!(s.client.get(&new_url).send().await.unwrap().status(), StatusCode::OK);
     // image_original: null in JSON goes back to the default image
     let r = patch(&s, &ta, id, json!({"image_original": null})).await;
-    assert_eq!(
-        r.json()["image_small"],
-        format!("{}/static/default/course.svg", s.url).as_str()
-    );
-    assert_eq!(
-        s.client.get(&new_url).send().await.unwrap().status(),
-        StatusCode::NOT_FOUND
-    );
+    assert_eq!(r.json()["image_small"], format!("{}/static/default/course.svg", s.url).as_str());
+    assert_eq!(s.client.get(&new_url).send().await.unwrap().status(), StatusCode::NOT_FOUND);
     // a string is not a file
     let r = patch(&s, &ta, id, json!({"image_original": "http://x/y.png"})).await;
     assert!(has(&r, "image_original", "invalid"), "{}", r.text);
@@ -136,20 +99,12 @@ async fn multipart_create_with_an_image() {
     let gif = b"GIF89a but not really".to_vec();
     let r = post(scheduled("Painting 101", gif, "x.gif", "image/gif")).await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
-    assert!(
-        has(&r, "image_original", "invalid") && has(&r, "name", "unique"),
-        "{}",
-        r.text
-    );
+    assert!(has(&r, "image_original", "invalid") && has(&r, "name", "unique"), "{}", r.text);
     // over 10 MiB: 400; over 12 MiB: 413
-    let (big, huge) = (
-        vec![0u8; 10 * 1024 * 1024 + 10],
-        vec![0u8; 13 * 1024 * 1024],
-    );
-    for (name, bytes, file, mime) in [
-        ("Text", b"hello".to_vec(), "x.txt", "text/plain"),
-        ("Big", big, "big.png", "image/png"),
-    ] {
+    let (big, huge) = (vec![0u8; 10 * 1024 * 1024 + 10], vec![0u8; 13 * 1024 * 1024]);
+    for (name, bytes, file, mime) in
+        [("Text", b"hello".to_vec(), "x.txt", "text/plain"), ("Big", big, "big.png", "image/png")]
+    {
         let r = post(scheduled(name, bytes, file, mime)).await;
         assert!(has(&r, "image_original", "invalid"), "{name}: {}", r.text);
     }

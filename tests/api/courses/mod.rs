@@ -21,8 +21,7 @@ async fn create(s: &TestServer, tok: &str, b: Value) -> Value {
 }
 
 async fn patch(s: &TestServer, tok: &str, id: i64, b: Value) -> Resp {
-    s.patch(&format!("/api/v2/course/{id}/"), Some(tok), b)
-        .await
+    s.patch(&format!("/api/v2/course/{id}/"), Some(tok), b).await
 }
 
 fn set_status(s: &TestServer, course: i64, user: i64, status: &str) {

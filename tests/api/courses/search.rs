@@ -14,79 +14,45 @@ async fn lists_search_and_delete() {
     let [sci, art] = s.categories(["Science", "Art"]);
     let mk = |name: &str, privacy: &str, cats: Vec<i64>, desc: &str| json!({"name": name, "type": "self-paced", "privacy": privacy, "categories": cats, "description": desc});
     let new = "/api/v2/course/";
-    let a = s
-        .create_id(new, &ta, mk("Alpha Physics", "open", vec![sci], ""))
-        .await;
+    let a = s.create_id(new, &ta, mk("Alpha Physics", "open", vec![sci], "")).await;
     s.clock.advance(1_000_000);
     let about = "About ÉTUDES and physics";
-    let b = s
-        .create_id(new, &ta, mk("beta", "private", vec![art], about))
-        .await;
+    let b = s.create_id(new, &ta, mk("beta", "private", vec![art], about)).await;
     s.clock.advance(1_000_000);
-    let c = s
-        .create_id(new, &tb, mk("Gamma", "open", vec![sci, art], ""))
-        .await;
-    let d = s
-        .create_id(new, &tb, mk("Delta", "", vec![], "physics"))
-        .await;
+    let c = s.create_id(new, &tb, mk("Gamma", "open", vec![sci, art], "")).await;
+    let d = s.create_id(new, &tb, mk("Delta", "", vec![], "physics")).await;
     let ids = |r: &Resp| -> Vec<i64> {
-        r.json()["results"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|x| x["id"].as_i64().unwrap())
-            .collect()
+        r.json()["results"].as_array().unwrap().iter().map(|x| x["id"].as_i64().unwrap()).collect()
     };
     // my courses: creator, manager, joined by default, newest first
     let r = s.get("/api/v2/course/", Some(&ta)).await;
     assert_eq!(ids(&r), vec![b, a]);
-    s.post(&format!("/api/v2/course/{c}/join/"), Some(&ta), json!({}))
-        .await;
+    s.post(&format!("/api/v2/course/{c}/join/"), Some(&ta), json!({})).await;
     let r = s.get("/api/v2/course/", Some(&ta)).await;
     assert_eq!(ids(&r), vec![c, b, a]);
     let r = s.get("/api/v2/course/?statuses=joined", Some(&ta)).await;
     assert_eq!(ids(&r), vec![c]);
     let r = s.get("/api/v2/course/?statuses=nope", Some(&ta)).await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
-    assert_eq!(
-        s.get("/api/v2/course/", None).await.status,
-        StatusCode::UNAUTHORIZED
-    );
+    assert_eq!(s.get("/api/v2/course/", None).await.status, StatusCode::UNAUTHORIZED);
     let r = s.get("/api/v2/course/?limit=1", Some(&ta)).await;
     assert_eq!(r.json()["count"], 3);
-    assert_eq!(
-        r.json()["next"],
-        format!("{}/api/v2/course/?limit=1&offset=1", s.url).as_str()
-    );
+    assert_eq!(r.json()["next"], format!("{}/api/v2/course/?limit=1&offset=1", s.url).as_str());
     // search: visible only, default -id
     let r = s.get("/api/v2/course/search/", None).await;
     assert_eq!(ids(&r), vec![c, b, a]);
     let r = s.get("/api/v2/course/search/", Some(&tb)).await;
     assert_eq!(ids(&r), vec![d, c, b, a]);
-    let r = s
-        .get("/api/v2/course/search/?search=PHYSICS", Some(&tb))
-        .await;
+    let r = s.get("/api/v2/course/search/?search=PHYSICS", Some(&tb)).await;
     assert_eq!(ids(&r), vec![d, b, a]);
-    let r = s
-        .get("/api/v2/course/search/?search=%C3%A9tudes", None)
-        .await;
-    assert_eq!(
-        ids(&r),
-        Vec::<i64>::new(),
-        "description match is ASCII case-insensitive only"
-    );
+    let r = s.get("/api/v2/course/search/?search=%C3%A9tudes", None).await;
+    assert_eq!(ids(&r), Vec::<i64>::new(), "description match is ASCII case-insensitive only");
     let r = s.get("/api/v2/course/search/?search=ALPHA", None).await;
     assert_eq!(ids(&r), vec![a]);
-    let r = s
-        .get(&format!("/api/v2/course/search/?categories={art}"), None)
-        .await;
+    let r = s.get(&format!("/api/v2/course/search/?categories={art}"), None).await;
     assert_eq!(ids(&r), vec![c, b]);
-    let r = s
-        .get(
-            &format!("/api/v2/course/search/?categories={sci},{art}&ordering=id"),
-            None,
-        )
-        .await;
+    let r =
+        s.get(&format!("/api/v2/course/search/?categories={sci},{art}&ordering=id"), None).await;
     assert_eq!(ids(&r), vec![a, b, c]);
     // the SDK (axios) sends lists as categories[]=1&categories[]=2
     let r = s
@@ -102,9 +68,7 @@ async fn lists_search_and_delete() {
     assert_eq!(ids(&r), vec![a, b, c]);
     let r = s.get("/api/v2/course/search/?ordering=-name", None).await;
     assert_eq!(ids(&r), vec![c, b, a]);
-    let r = s
-        .get("/api/v2/course/search/?ordering=created_at", None)
-        .await;
+    let r = s.get("/api/v2/course/search/?ordering=created_at", None).await;
     assert_eq!(ids(&r)[0], a);
     for bad in ["ordering=slug", "ordering=--id", "categories=x", "limit=0"] {
         let r = s.get(&format!("/api/v2/course/search/?{bad}"), None).await;
@@ -124,10 +88,7 @@ async fn lists_search_and_delete() {
     assert_eq!(r.json()["deleted"], true);
     assert_eq!(s.get(&path, Some(&ta)).await.status, StatusCode::NOT_FOUND);
     assert_eq!(s.get(&path, None).await.status, StatusCode::NOT_FOUND);
-    assert_eq!(
-        ids(&s.get("/api/v2/course/search/", Some(&tb)).await),
-        vec![d, b, a]
-    );
+    assert_eq!(ids(&s.get("/api/v2/course/search/", Some(&tb)).await), vec![d, b, a]);
     assert_eq!(ids(&s.get("/api/v2/course/", Some(&tb)).await), vec![d]);
     assert_eq!(ids(&s.get("/api/v2/course/", Some(&ta)).await), vec![b, a]);
     s.assert_consistent();

@@ -11,12 +11,7 @@ async fn sections_and_their_order() {
     let s = TestServer::start().await;
     let [alice, bob] = s.users(["alice", "bob"]);
     let (ta, tb) = (s.jwt(alice), s.jwt(bob));
-    let c = create(
-        &s,
-        &ta,
-        json!({"name": "C", "type": "self-paced", "privacy": "open"}),
-    )
-    .await;
+    let c = create(&s, &ta, json!({"name": "C", "type": "self-paced", "privacy": "open"})).await;
     let id = c["id"].as_i64().unwrap();
     let base = format!("/api/v2/course/{id}/section/");
     let mut sids = Vec::new();
@@ -43,13 +38,8 @@ async fn sections_and_their_order() {
     let r = patch(&s, &ta, id, json!({"sections_order": order})).await;
     assert_eq!(r.json()["sections_order"], order);
     let r = s.get(&base, None).await;
-    let listed: Vec<i64> = r
-        .json()
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x["id"].as_i64().unwrap())
-        .collect();
+    let listed: Vec<i64> =
+        r.json().as_array().unwrap().iter().map(|x| x["id"].as_i64().unwrap()).collect();
     assert_eq!(json!(listed), order);
     // one section: read, rename (PUT needs the name), delete
     let one = format!("{base}{}/", sids[0]);
@@ -60,9 +50,7 @@ async fn sections_and_their_order() {
     assert!(has(&r, "name", "required"));
     let r = s.post(&base, Some(&ta), json!({"name": ""})).await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
-    let r = s
-        .post(&base, Some(&ta), json!({"name": "x".repeat(256)}))
-        .await;
+    let r = s.post(&base, Some(&ta), json!({"name": "x".repeat(256)})).await;
     assert!(has(&r, "name", "max_length"));
     // members and others may read but not write
     let r = s.post(&base, Some(&tb), json!({"name": "Mine"})).await;
@@ -75,18 +63,9 @@ async fn sections_and_their_order() {
     let r = s.get(&format!("/api/v2/course/{id}/"), None).await;
     assert_eq!(r.json()["sections_order"], json!([sids[2], sids[1]]));
     // a section of another course is 404 here
-    let other = create(
-        &s,
-        &ta,
-        json!({"name": "D", "type": "self-paced", "privacy": "open"}),
-    )
-    .await;
-    let r = s
-        .get(
-            &format!("/api/v2/course/{}/section/{}/", other["id"], sids[1]),
-            None,
-        )
-        .await;
+    let other =
+        create(&s, &ta, json!({"name": "D", "type": "self-paced", "privacy": "open"})).await;
+    let r = s.get(&format!("/api/v2/course/{}/section/{}/", other["id"], sids[1]), None).await;
     assert_eq!(r.status, StatusCode::NOT_FOUND);
     // lessons count; completion rate of the caller
     let now = s.clock.now();
@@ -110,14 +89,9 @@ async fn sections_and_their_order() {
     assert_eq!(r.json()["num_lessons"], 4);
     assert_eq!(r.json()["user_completion_rate"], 25);
     assert_eq!(
-        s.get(&format!("/api/v2/course/{id}/"), Some(&ta))
-            .await
-            .json()["user_completion_rate"],
+        s.get(&format!("/api/v2/course/{id}/"), Some(&ta)).await.json()["user_completion_rate"],
         0
     );
-    assert_eq!(
-        s.get(&format!("{base}{s1}/"), None).await.json()["num_lessons"],
-        3
-    );
+    assert_eq!(s.get(&format!("{base}{s1}/"), None).await.json()["num_lessons"], 3);
     s.assert_consistent();
 }

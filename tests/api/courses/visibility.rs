@@ -44,38 +44,19 @@ async fn visibility_by_privacy_and_role() {
     ];
     for ((privacy, row), id) in table.iter().zip(&ids) {
         for ((who, tok), visible) in tokens.iter().zip(row) {
-            let want = if *visible {
-                StatusCode::OK
-            } else {
-                StatusCode::NOT_FOUND
-            };
-            let r = s
-                .get(&format!("/api/v2/course/{id}/"), tok.as_deref())
-                .await;
+            let want = if *visible { StatusCode::OK } else { StatusCode::NOT_FOUND };
+            let r = s.get(&format!("/api/v2/course/{id}/"), tok.as_deref()).await;
             assert_eq!(r.status, want, "{privacy:?} seen by {who}");
-            let r = s
-                .get(&format!("/api/v2/course/{id}/section/"), tok.as_deref())
-                .await;
+            let r = s.get(&format!("/api/v2/course/{id}/section/"), tok.as_deref()).await;
             assert_eq!(r.status, want, "sections of {privacy:?} for {who}");
             // the search agrees with the detail
-            let r = s
-                .get("/api/v2/course/search/?limit=100", tok.as_deref())
-                .await;
-            let found = r.json()["results"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .any(|c| c["id"] == *id);
+            let r = s.get("/api/v2/course/search/?limit=100", tok.as_deref()).await;
+            let found = r.json()["results"].as_array().unwrap().iter().any(|c| c["id"] == *id);
             assert_eq!(found, *visible, "search: {privacy:?} for {who}");
         }
     }
     // join_status is the caller's, null for anonymous
-    let r = s
-        .get(
-            &format!("/api/v2/course/{}/", ids[1]),
-            tokens[2].1.as_deref(),
-        )
-        .await;
+    let r = s.get(&format!("/api/v2/course/{}/", ids[1]), tokens[2].1.as_deref()).await;
     assert_eq!(r.json()["join_status"], "joined");
     let r = s.get(&format!("/api/v2/course/{}/", ids[1]), None).await;
     assert_eq!(r.json()["join_status"], Value::Null);
@@ -87,11 +68,7 @@ async fn visibility_by_privacy_and_role() {
         format!("/api/v2/course/{}/section/", ids[1]),
         format!("/api/v2/course/{}/status/", ids[1]),
     ] {
-        assert_eq!(
-            s.get(&path, None).await.status,
-            StatusCode::UNAUTHORIZED,
-            "{path}"
-        );
+        assert_eq!(s.get(&path, None).await.status, StatusCode::UNAUTHORIZED, "{path}");
     }
     s.assert_consistent();
 }

@@ -41,19 +41,10 @@ async fn category_json_has_what_the_kit_reads() {
         assert_eq!(v[k], want, "{k}: {v}");
     }
     let default = format!("{}/static/default/category.svg", s.url);
-    for k in [
-        "image_original",
-        "image_bigger",
-        "image_big",
-        "image_medium",
-        "image_small",
-    ] {
+    for k in ["image_original", "image_bigger", "image_big", "image_medium", "image_small"] {
         assert_eq!(v[k], default.as_str(), "{k}");
     }
-    assert_eq!(
-        v["emotional_image_original"],
-        format!("{}/static/default/cover.svg", s.url)
-    );
+    assert_eq!(v["emotional_image_original"], format!("{}/static/default/cover.svg", s.url));
     // the default images are served
     for img in [&default, v["emotional_image_original"].as_str().unwrap()] {
         let r = s.client.get(img).send().await.unwrap();
@@ -61,20 +52,13 @@ async fn category_json_has_what_the_kit_reads() {
         assert_eq!(r.headers()["content-type"], "image/svg+xml");
     }
     // an image of its own, local or absolute, is absolute
-    set(
-        &s,
-        &format!("UPDATE category SET image_medium = '/media/c.png' WHERE id = {c}"),
-    );
+    set(&s, &format!("UPDATE category SET image_medium = '/media/c.png' WHERE id = {c}"));
     let v = s.get(&format!("/api/v2/category/{c}/"), None).await.json();
     assert_eq!(v["image_small"], format!("{}/media/c.png", s.url));
     // followed for the caller, on the category and wherever it is embedded
     no_content(&follow(&s, c, &w.bob_t).await);
     let post = s
-        .post(
-            "/api/v2/post/",
-            Some(&w.bob_t),
-            json!({"text": "p", "categories": [c]}),
-        )
+        .post("/api/v2/post/", Some(&w.bob_t), json!({"text": "p", "categories": [c]}))
         .await
         .json();
     assert_eq!(post["categories"][0]["followed"], true);
@@ -88,26 +72,13 @@ async fn category_json_has_what_the_kit_reads() {
         .await
         .json();
     assert_eq!(course["categories"], post["categories"]);
-    for (t, followed) in [
-        (Some(&w.bob_t), true),
-        (Some(&w.cy_t), false),
-        (None, false),
-    ] {
+    for (t, followed) in [(Some(&w.bob_t), true), (Some(&w.cy_t), false), (None, false)] {
         let t = t.map(String::as_str);
-        let p = s
-            .get(&format!("/api/v2/post/{}/", post["id"]), t)
-            .await
-            .json();
+        let p = s.get(&format!("/api/v2/post/{}/", post["id"]), t).await.json();
         assert_eq!(p["categories"][0]["followed"], followed);
-        let k = s
-            .get(&format!("/api/v2/course/{}/", course["id"]), t)
-            .await
-            .json();
+        let k = s.get(&format!("/api/v2/course/{}/", course["id"]), t).await.json();
         assert_eq!(k["categories"][0]["followed"], followed);
-        assert_eq!(
-            s.get(&format!("/api/v2/category/{c}/"), t).await.json()["followed"],
-            followed
-        );
+        assert_eq!(s.get(&format!("/api/v2/category/{c}/"), t).await.json()["followed"], followed);
     }
 }
 
@@ -122,59 +93,26 @@ async fn the_category_list_filters_orders_and_pages() {
         ),
     );
     let v = s.get("/api/v2/category/", None).await.json();
+    assert_eq!((ids(&v), v["count"].as_i64()), (vec![c, b, a], Some(3)), "by order, then id");
+    assert_eq!(ids(&s.get("/api/v2/category/?active=true", None).await.json()), [b, a]);
+    assert_eq!(ids(&s.get("/api/v2/category/?active=0", None).await.json()), [c]);
+    assert_eq!(ids(&s.get("/api/v2/category/?search=ÄR", None).await.json()), [b]);
+    assert_eq!(ids(&s.get("/api/v2/category/?search=e", None).await.json()), [c, b, a]);
     assert_eq!(
-        (ids(&v), v["count"].as_i64()),
-        (vec![c, b, a], Some(3)),
-        "by order, then id"
-    );
-    assert_eq!(
-        ids(&s.get("/api/v2/category/?active=true", None).await.json()),
-        [b, a]
-    );
-    assert_eq!(
-        ids(&s.get("/api/v2/category/?active=0", None).await.json()),
-        [c]
-    );
-    assert_eq!(
-        ids(&s.get("/api/v2/category/?search=ÄR", None).await.json()),
-        [b]
-    );
-    assert_eq!(
-        ids(&s.get("/api/v2/category/?search=e", None).await.json()),
-        [c, b, a]
-    );
-    assert_eq!(
-        ids(&s
-            .get(
-                "/api/v2/category/?search=e&active=true&limit=1&offset=1",
-                None
-            )
-            .await
-            .json()),
+        ids(&s.get("/api/v2/category/?search=e&active=true&limit=1&offset=1", None).await.json()),
         [a]
     );
-    s.get("/api/v2/category/?active=maybe", None)
-        .await
-        .assert_field_error("active", "invalid");
-    s.get("/api/v2/category/?limit=0", None)
-        .await
-        .assert_field_error("limit", "invalid");
+    s.get("/api/v2/category/?active=maybe", None).await.assert_field_error("active", "invalid");
+    s.get("/api/v2/category/?limit=0", None).await.assert_field_error("limit", "invalid");
     // a deleted category is in no list and 404
-    set(
-        &s,
-        &format!("UPDATE category SET deleted = 1 WHERE id = {a}"),
-    );
+    set(&s, &format!("UPDATE category SET deleted = 1 WHERE id = {a}"));
     assert_eq!(ids(&s.get("/api/v2/category/", None).await.json()), [c, b]);
     for path in [
         format!("/api/v2/category/{a}/"),
         "/api/v2/category/999/".into(),
         "/api/v2/category/x/".into(),
     ] {
-        assert_eq!(
-            s.get(&path, None).await.status,
-            StatusCode::NOT_FOUND,
-            "{path}"
-        );
+        assert_eq!(s.get(&path, None).await.status, StatusCode::NOT_FOUND, "{path}");
     }
     let r = follow(&s, a, &w.bob_t).await;
     r.assert_error(StatusCode::NOT_FOUND, "not_found");
@@ -186,14 +124,8 @@ async fn the_category_list_filters_orders_and_pages() {
         &format!("/api/v2/category/{b}/"),
         &format!("/api/v2/user/{}/categories/", w.bob),
     ] {
-        s.get(path, None)
-            .await
-            .assert_error(StatusCode::UNAUTHORIZED, "not_authenticated");
-        assert_eq!(
-            s.get(path, Some(&w.cy_t)).await.status,
-            StatusCode::OK,
-            "{path}"
-        );
+        s.get(path, None).await.assert_error(StatusCode::UNAUTHORIZED, "not_authenticated");
+        assert_eq!(s.get(path, Some(&w.cy_t)).await.status, StatusCode::OK, "{path}");
     }
 }
 
@@ -208,14 +140,7 @@ async fn following_toggles_and_every_counter_follows() {
     };
     assert_eq!(is_followed(a, &w.bob_t).await, false);
     no_content(&follow(&s, a, &w.bob_t).await);
-    no_content(
-        &s.post(
-            &format!("/api/v2/category/{b}/follow/"),
-            Some(&w.bob_t),
-            json!({}),
-        )
-        .await,
-    );
+    no_content(&s.post(&format!("/api/v2/category/{b}/follow/"), Some(&w.bob_t), json!({})).await);
     no_content(&follow(&s, a, &w.cy_t).await);
     assert_eq!(is_followed(a, &w.bob_t).await, true);
     let me = s.get("/api/v2/user/me/", Some(&w.bob_t)).await.json();
@@ -224,65 +149,31 @@ async fn following_toggles_and_every_counter_follows() {
         s.get(&format!("/api/v2/user/{}/", w.cy), None).await.json()["categories_counter"],
         1
     );
-    assert_eq!(
-        s.get(&format!("/api/v2/category/{a}/"), None).await.json()["followers_counter"],
-        2
-    );
+    assert_eq!(s.get(&format!("/api/v2/category/{a}/"), None).await.json()["followers_counter"], 2);
     // popular: most followed first, then id
-    assert_eq!(
-        ids(&s.get("/api/v2/category/popular/", None).await.json()),
-        [a, b]
-    );
+    assert_eq!(ids(&s.get("/api/v2/category/popular/", None).await.json()), [a, b]);
     // unfollow
     no_content(&follow(&s, a, &w.bob_t).await);
     assert_eq!(is_followed(a, &w.bob_t).await, false);
-    assert_eq!(
-        s.get("/api/v2/user/me/", Some(&w.bob_t)).await.json()["categories_counter"],
-        1
-    );
-    assert_eq!(
-        s.get(&format!("/api/v2/category/{a}/"), None).await.json()["followers_counter"],
-        1
-    );
+    assert_eq!(s.get("/api/v2/user/me/", Some(&w.bob_t)).await.json()["categories_counter"], 1);
+    assert_eq!(s.get(&format!("/api/v2/category/{a}/"), None).await.json()["followers_counter"], 1);
     // popular leaves out inactive categories; ties by id
     let c = s.category("C");
     no_content(&follow(&s, c, &w.ann_t).await);
-    assert_eq!(
-        ids(&s.get("/api/v2/category/popular/", None).await.json()),
-        [a, b, c]
-    );
-    set(
-        &s,
-        &format!("UPDATE category SET active = 0 WHERE id = {b}"),
-    );
-    let v = s
-        .get("/api/v2/category/popular/?limit=1", None)
-        .await
-        .json();
+    assert_eq!(ids(&s.get("/api/v2/category/popular/", None).await.json()), [a, b, c]);
+    set(&s, &format!("UPDATE category SET active = 0 WHERE id = {b}"));
+    let v = s.get("/api/v2/category/popular/?limit=1", None).await.json();
     assert_eq!((ids(&v), v["count"].as_i64()), (vec![a], Some(2)));
     // a deleted user's follows stop counting for the category
     s.soft_delete_user(w.cy);
-    assert_eq!(
-        s.get(&format!("/api/v2/category/{a}/"), None).await.json()["followers_counter"],
-        0
-    );
+    assert_eq!(s.get(&format!("/api/v2/category/{a}/"), None).await.json()["followers_counter"], 0);
     s.assert_consistent();
     // errors: a body, unknown and non-integer ids, anonymous, read-only, wrong method
-    let r = s
-        .post(
-            &format!("/api/v2/category/{a}/follow/"),
-            Some(&w.bob_t),
-            json!({"x": 1}),
-        )
-        .await;
+    let r = s.post(&format!("/api/v2/category/{a}/follow/"), Some(&w.bob_t), json!({"x": 1})).await;
     r.assert_error(StatusCode::BAD_REQUEST, "parse_error");
-    follow(&s, 999, &w.bob_t)
-        .await
-        .assert_error(StatusCode::NOT_FOUND, "not_found");
+    follow(&s, 999, &w.bob_t).await.assert_error(StatusCode::NOT_FOUND, "not_found");
     assert_eq!(
-        s.get("/api/v2/category/999/is_followed/", Some(&w.bob_t))
-            .await
-            .status,
+        s.get("/api/v2/category/999/is_followed/", Some(&w.bob_t)).await.status,
         StatusCode::NOT_FOUND
     );
     s.post_empty("/api/v2/category/999/follow/", None)
@@ -292,22 +183,13 @@ async fn following_toggles_and_every_counter_follows() {
         .await
         .assert_error(StatusCode::UNAUTHORIZED, "not_authenticated");
     let read = s.oauth_token(w.bob, "read");
-    follow(&s, a, &read)
-        .await
-        .assert_error(StatusCode::FORBIDDEN, "insufficient_scope");
+    follow(&s, a, &read).await.assert_error(StatusCode::FORBIDDEN, "insufficient_scope");
     assert_eq!(
-        s.get(&format!("/api/v2/category/{a}/is_followed/"), Some(&read))
-            .await
-            .status,
+        s.get(&format!("/api/v2/category/{a}/is_followed/"), Some(&read)).await.status,
         StatusCode::OK
     );
-    let r = s
-        .delete(&format!("/api/v2/category/{a}/follow/"), Some(&w.bob_t))
-        .await;
-    assert_eq!(
-        (r.status, r.header("allow")),
-        (StatusCode::METHOD_NOT_ALLOWED, Some("POST"))
-    );
+    let r = s.delete(&format!("/api/v2/category/{a}/follow/"), Some(&w.bob_t)).await;
+    assert_eq!((r.status, r.header("allow")), (StatusCode::METHOD_NOT_ALLOWED, Some("POST")));
     assert_eq!(
         s.get("/api/v2/user/me/", Some(&w.bob_t)).await.json()["categories_counter"],
         1,
@@ -331,9 +213,7 @@ async fn parallel_follows_keep_the_counters_exact() {
     );
     s.assert_consistent();
     // each fan twice at once: a toggle applied twice ends where it began
-    let calls = fans
-        .iter()
-        .flat_map(|(_, t)| [follow(&s, a, t), follow(&s, a, t)]);
+    let calls = fans.iter().flat_map(|(_, t)| [follow(&s, a, t), follow(&s, a, t)]);
     for r in futures_util::future::join_all(calls).await {
         no_content(&r);
     }
@@ -362,10 +242,7 @@ async fn parallel_follows_keep_the_counters_exact() {
 async fn a_users_categories_are_an_array_for_the_sdk_and_a_page_on_request() {
     let (s, w) = start().await;
     let [a, _not_followed, c] = s.categories(["A", "B", "C"]);
-    set(
-        &s,
-        &format!(r#"UPDATE category SET "order" = -1 WHERE id = {c}"#),
-    );
+    set(&s, &format!(r#"UPDATE category SET "order" = -1 WHERE id = {c}"#));
     for id in [a, c] {
         no_content(&follow(&s, id, &w.bob_t).await);
     }
@@ -375,49 +252,22 @@ async fn a_users_categories_are_an_array_for_the_sdk_and_a_page_on_request() {
     assert!(v.is_array(), "{v}");
     assert_eq!(ids(&v), [c, a]);
     assert_eq!(v[0]["followed"], false, "anonymous");
-    assert_eq!(
-        s.get(&path, Some(&w.bob_t)).await.json()[0]["followed"],
-        true
-    );
+    assert_eq!(s.get(&path, Some(&w.bob_t)).await.json()[0]["followed"], true);
     let unknown_query = s.get(&format!("{path}?mutual=1"), None).await.json();
-    assert!(
-        unknown_query.is_array(),
-        "unknown parameters change nothing"
-    );
+    assert!(unknown_query.is_array(), "unknown parameters change nothing");
     // a page when limit or offset is given
     let v = s.get(&format!("{path}?limit=1"), None).await.json();
     assert_eq!((ids(&v), v["count"].as_i64()), (vec![c], Some(2)));
-    assert!(
-        v["next"]
-            .as_str()
-            .unwrap()
-            .ends_with("categories/?limit=1&offset=1")
-    );
-    assert_eq!(
-        ids(&s.get(&format!("{path}?offset=1"), None).await.json()),
-        [a]
-    );
-    s.get(&format!("{path}?limit=x"), None)
-        .await
-        .assert_field_error("limit", "invalid");
+    assert!(v["next"].as_str().unwrap().ends_with("categories/?limit=1&offset=1"));
+    assert_eq!(ids(&s.get(&format!("{path}?offset=1"), None).await.json()), [a]);
+    s.get(&format!("{path}?limit=x"), None).await.assert_field_error("limit", "invalid");
     // nobody followed, unknown or deleted users
+    assert_eq!(s.get(&format!("/api/v2/user/{}/categories/", w.cy), None).await.json(), json!([]));
     assert_eq!(
-        s.get(&format!("/api/v2/user/{}/categories/", w.cy), None)
-            .await
-            .json(),
-        json!([])
-    );
-    assert_eq!(
-        ids(&s
-            .get(&format!("/api/v2/user/{}/categories/", w.cy), None)
-            .await
-            .json()),
+        ids(&s.get(&format!("/api/v2/user/{}/categories/", w.cy), None).await.json()),
         Vec::<i64>::new()
     );
-    assert_eq!(
-        s.get("/api/v2/user/999/categories/", None).await.status,
-        StatusCode::NOT_FOUND
-    );
+    assert_eq!(s.get("/api/v2/user/999/categories/", None).await.status, StatusCode::NOT_FOUND);
     s.soft_delete_user(w.bob);
     assert_eq!(s.get(&path, None).await.status, StatusCode::NOT_FOUND);
 }

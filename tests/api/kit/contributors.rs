@@ -14,11 +14,7 @@ async fn contributors_are_the_commenters_most_recent_first_each_once() {
     let (dan, dan_t) = s.login("dan");
     let p = post(&s, &w.ann_t, "p").await;
     let path = format!("/api/v2/post/{p}/contributors/");
-    assert_eq!(
-        s.get(&path, None).await.json()["count"],
-        0,
-        "the author is no contributor"
-    );
+    assert_eq!(s.get(&path, None).await.json()["count"], 0, "the author is no contributor");
     // bob, cy, bob again, dan: by each one's newest comment, dan, bob, cy
     for t in [&w.bob_t, &w.cy_t, &w.bob_t, &dan_t] {
         s.clock.advance(SECOND);
@@ -28,37 +24,22 @@ async fn contributors_are_the_commenters_most_recent_first_each_once() {
     assert_eq!(v["count"], 3);
     assert_eq!(ids(&v), [dan, w.bob, w.cy]);
     assert_eq!(v["results"][0]["username"], "dan");
-    assert!(
-        v["results"][0].get("followers_counter").is_some(),
-        "User JSON"
-    );
+    assert!(v["results"][0].get("followers_counter").is_some(), "User JSON");
     // paginated
-    let v = s
-        .get(&format!("{path}?limit=2&offset=1"), None)
-        .await
-        .json();
+    let v = s.get(&format!("{path}?limit=2&offset=1"), None).await.json();
     assert_eq!(ids(&v), [w.bob, w.cy]);
     assert!(v["previous"].is_string());
     // a deleted comment no longer makes its author a contributor (when it was its only
     // one), a deleted user never is
     s.clock.advance(SECOND);
     let last = comment(&s, &w.ann_t, "post", p, "the author comments too").await;
-    assert_eq!(
-        ids(&s.get(&path, None).await.json()),
-        [w.ann, dan, w.bob, w.cy]
-    );
-    no_content(
-        &s.delete(&format!("/api/v2/comment/{last}/"), Some(&w.ann_t))
-            .await,
-    );
+    assert_eq!(ids(&s.get(&path, None).await.json()), [w.ann, dan, w.bob, w.cy]);
+    no_content(&s.delete(&format!("/api/v2/comment/{last}/"), Some(&w.ann_t)).await);
     s.soft_delete_user(dan);
     let v = s.get(&path, None).await.json();
     assert_eq!((ids(&v), v["count"].as_i64()), (vec![w.bob, w.cy], Some(2)));
     // the caller's follow status shows
-    no_content(
-        &s.post_empty(&format!("/api/v2/user/{}/follow/", w.cy), Some(&w.bob_t))
-            .await,
-    );
+    no_content(&s.post_empty(&format!("/api/v2/user/{}/follow/", w.cy), Some(&w.bob_t)).await);
     let v = s.get(&path, Some(&w.bob_t)).await.json();
     assert_eq!(v["results"][1]["connection_status"], "followed");
 }
@@ -77,30 +58,16 @@ async fn contributors_of_each_kind_and_their_errors() {
     // a comment has no contributors route (its replies are comments on its item)
     let c = comment(&s, &w.bob_t, "discussion", d, "c2").await;
     assert_eq!(
-        s.get(&format!("/api/v2/comment/{c}/contributors/"), None)
-            .await
-            .status,
+        s.get(&format!("/api/v2/comment/{c}/contributors/"), None).await.status,
         StatusCode::NOT_FOUND
     );
     // unknown, not an id, deleted (404 except for its creator)
-    for path in [
-        "/api/v2/discussion/999/contributors/",
-        "/api/v2/discussion/x/contributors/",
-    ] {
-        assert_eq!(
-            s.get(path, Some(&w.bob_t)).await.status,
-            StatusCode::NOT_FOUND,
-            "{path}"
-        );
+    for path in ["/api/v2/discussion/999/contributors/", "/api/v2/discussion/x/contributors/"] {
+        assert_eq!(s.get(path, Some(&w.bob_t)).await.status, StatusCode::NOT_FOUND, "{path}");
     }
-    no_content(
-        &s.delete(&format!("/api/v2/discussion/{d}/"), Some(&w.ann_t))
-            .await,
-    );
+    no_content(&s.delete(&format!("/api/v2/discussion/{d}/"), Some(&w.ann_t)).await);
     let path = format!("/api/v2/discussion/{d}/contributors/");
-    s.get(&path, Some(&w.bob_t))
-        .await
-        .assert_error(StatusCode::NOT_FOUND, "not_found");
+    s.get(&path, Some(&w.bob_t)).await.assert_error(StatusCode::NOT_FOUND, "not_found");
     assert_eq!(s.get(&path, Some(&w.ann_t)).await.json()["count"], 1);
     // CA
     s.set_pref("configurations", "content_availability", json!(false));
@@ -108,9 +75,7 @@ async fn contributors_of_each_kind_and_their_errors() {
     s.assert_needs_caller(&path, "bad").await;
     assert_eq!(s.get(&path, Some(&w.bob_t)).await.status, StatusCode::OK);
     assert_eq!(
-        s.get(&format!("{path}?offset=-1"), Some(&w.bob_t))
-            .await
-            .status,
+        s.get(&format!("{path}?offset=-1"), Some(&w.bob_t)).await.status,
         StatusCode::BAD_REQUEST
     );
 }

@@ -32,21 +32,9 @@ fn fixed() -> Vec<(&'static str, Value)> {
 async fn every_kind_has_every_field_the_kit_reads() {
     let (s, w) = start().await;
     let ann = w.ann_t.as_str();
-    let d = create(
-        &s,
-        ann,
-        "discussion",
-        json!({"title": "Ça va, Zoë?", "text": "t"}),
-    )
-    .await;
+    let d = create(&s, ann, "discussion", json!({"title": "Ça va, Zoë?", "text": "t"})).await;
     let p = post(&s, ann, "Hello   World!! 2026").await;
-    let st = create(
-        &s,
-        ann,
-        "status",
-        json!({"text": "🙂🙂", "action": "reading"}),
-    )
-    .await;
+    let st = create(&s, ann, "status", json!({"text": "🙂🙂", "action": "reading"})).await;
     let c = comment(&s, &w.bob_t, "discussion", d, "Nice one").await;
     for (kind, id, slug) in [
         ("discussion", d, "ca-va-zoe"),
@@ -64,13 +52,7 @@ async fn every_kind_has_every_field_the_kit_reads() {
             for (k, want) in fixed() {
                 assert_eq!(v[k], want, "{kind}.{k}");
             }
-            for k in [
-                "vote_count",
-                "reactions_count",
-                "voted",
-                "reaction",
-                "last_activity_at",
-            ] {
+            for k in ["vote_count", "reactions_count", "voted", "reaction", "last_activity_at"] {
                 assert!(v.get(k).is_some(), "{kind} lacks {k}");
             }
             let comment_only = ["in_reply_to", "latest_comments"];
@@ -80,22 +62,13 @@ async fn every_kind_has_every_field_the_kit_reads() {
         }
     }
     let v = s.get(&format!("/api/v2/comment/{c}/"), None).await.json();
-    assert_eq!(
-        (v["in_reply_to"].clone(), v["latest_comments"].clone()),
-        (Value::Null, json!([]))
-    );
+    assert_eq!((v["in_reply_to"].clone(), v["latest_comments"].clone()), (Value::Null, json!([])));
     // the create answers with them too
-    let r = s
-        .post("/api/v2/post/", Some(&w.bob_t), json!({"text": "fresh"}))
-        .await;
+    let r = s.post("/api/v2/post/", Some(&w.bob_t), json!({"text": "fresh"})).await;
     assert_eq!(r.status, StatusCode::CREATED);
     let v = r.json();
     assert_eq!(
-        (
-            v["slug"].as_str(),
-            v["vote_count"].as_i64(),
-            v["voted"].as_bool()
-        ),
+        (v["slug"].as_str(), v["vote_count"].as_i64(), v["voted"].as_bool()),
         (Some("fresh"), Some(0), Some(false))
     );
     assert_eq!(v["last_activity_at"], v["added_at"]);
@@ -122,11 +95,7 @@ async fn last_activity_is_the_newest_live_comment() {
     // a reply is a comment on the item too, and the newest activity of its parent
     s.clock.advance(10 * SECOND);
     let r = s
-        .post(
-            "/api/v2/comment/",
-            Some(&w.ann_t),
-            json!({"text": "re", "post": p, "parent": c1}),
-        )
+        .post("/api/v2/comment/", Some(&w.ann_t), json!({"text": "re", "post": p, "parent": c1}))
         .await;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
     let reply = r.json()["id"].as_i64().unwrap();
@@ -134,25 +103,13 @@ async fn last_activity_is_the_newest_live_comment() {
     let parent = s.get(&format!("/api/v2/comment/{c1}/"), None).await.json();
     assert_eq!(at(&parent), rfc3339(start + 30 * SECOND));
     let other = s.get(&format!("/api/v2/comment/{c2}/"), None).await.json();
-    assert_eq!(
-        at(&other),
-        rfc3339(start + 20 * SECOND),
-        "no reply: its own creation"
-    );
+    assert_eq!(at(&other), rfc3339(start + 20 * SECOND), "no reply: its own creation");
     // deleted comments do not count; restored ones do again
-    no_content(
-        &s.delete(&format!("/api/v2/comment/{reply}/"), Some(&w.ann_t))
-            .await,
-    );
+    no_content(&s.delete(&format!("/api/v2/comment/{reply}/"), Some(&w.ann_t)).await);
     assert_eq!(at(&item(&s, p).await), rfc3339(start + 20 * SECOND));
     no_content(
-        &s.call(
-            Method::POST,
-            &format!("/api/v2/comment/{reply}/restore/"),
-            Some(&w.ann_t),
-            None,
-        )
-        .await,
+        &s.call(Method::POST, &format!("/api/v2/comment/{reply}/restore/"), Some(&w.ann_t), None)
+            .await,
     );
     assert_eq!(at(&item(&s, p).await), rfc3339(start + 30 * SECOND));
 }

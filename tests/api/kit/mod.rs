@@ -35,14 +35,7 @@ async fn start() -> (TestServer, World) {
 
 fn world(s: &TestServer) -> World {
     let [ann, bob, cy] = s.users(["ann", "bob", "cy"]);
-    World {
-        ann,
-        bob,
-        cy,
-        ann_t: s.jwt(ann),
-        bob_t: s.jwt(bob),
-        cy_t: s.jwt(cy),
-    }
+    World { ann, bob, cy, ann_t: s.jwt(ann), bob_t: s.jwt(bob), cy_t: s.jwt(cy) }
 }
 
 /// Creates an item of `kind` (`discussion`, `post`, `status`; a comment needs a

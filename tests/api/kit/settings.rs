@@ -13,8 +13,7 @@ fn defaults() -> serde_json::Value {
 }
 
 async fn patch(s: &TestServer, id: i64, t: &str, body: serde_json::Value) -> crate::common::Resp {
-    s.patch(&format!("/api/v2/user/{id}/settings/"), Some(t), body)
-        .await
+    s.patch(&format!("/api/v2/user/{id}/settings/"), Some(t), body).await
 }
 
 #[tokio::test]
@@ -24,13 +23,8 @@ async fn settings_start_at_their_defaults_and_keep_what_is_patched() {
     let r = s.get(&path, Some(&w.bob_t)).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
     assert_eq!(r.json(), defaults());
-    let r = patch(
-        &s,
-        w.bob,
-        &w.bob_t,
-        json!({"qa_frequency": -1, "show_toast_notifications": 0}),
-    )
-    .await;
+    let r = patch(&s, w.bob, &w.bob_t, json!({"qa_frequency": -1, "show_toast_notifications": 0}))
+        .await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
     let mut want = defaults();
     want["qa_frequency"] = json!(-1);
@@ -44,9 +38,7 @@ async fn settings_start_at_their_defaults_and_keep_what_is_patched() {
     assert_eq!(patch(&s, w.bob, &w.bob_t, json!({})).await.json(), want);
     // per user
     assert_eq!(
-        s.get(&format!("/api/v2/user/{}/settings/", w.cy), Some(&w.cy_t))
-            .await
-            .json(),
+        s.get(&format!("/api/v2/user/{}/settings/", w.cy), Some(&w.cy_t)).await.json(),
         defaults()
     );
 }
@@ -60,11 +52,7 @@ async fn bad_settings_are_400_on_their_field_and_nothing_is_stored() {
         (json!({"qa_frequency": true}), "qa_frequency", "invalid"),
         (json!({"qa_frequency": null}), "qa_frequency", "invalid"),
         (json!({"qa_frequency": 2}), "qa_frequency", "invalid_choice"),
-        (
-            json!({"show_toast_notifications": -1}),
-            "show_toast_notifications",
-            "invalid_choice",
-        ),
+        (json!({"show_toast_notifications": -1}), "show_toast_notifications", "invalid_choice"),
         (json!({"theme": 1}), "theme", "invalid"),
     ] {
         let r = patch(&s, w.bob, &w.bob_t, body.clone()).await;
@@ -81,12 +69,8 @@ async fn bad_settings_are_400_on_their_field_and_nothing_is_stored() {
     )
     .await;
     let errors = r.json()["errors"].clone();
-    let fields: Vec<&str> = errors
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["field"].as_str().unwrap())
-        .collect();
+    let fields: Vec<&str> =
+        errors.as_array().unwrap().iter().map(|e| e["field"].as_str().unwrap()).collect();
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
     assert_eq!(fields, ["mobile_notifications_scmty", "x"], "{}", r.text);
     let path = format!("/api/v2/user/{}/settings/", w.bob);
@@ -95,21 +79,9 @@ async fn bad_settings_are_400_on_their_field_and_nothing_is_stored() {
     for (ct, body, status) in [
         ("application/json", "[1]", StatusCode::BAD_REQUEST),
         ("application/json", "{", StatusCode::BAD_REQUEST),
-        (
-            "text/plain",
-            "qa_frequency=1",
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-        ),
+        ("text/plain", "qa_frequency=1", StatusCode::UNSUPPORTED_MEDIA_TYPE),
     ] {
-        let r = s
-            .raw(
-                Method::PATCH,
-                &path,
-                Some(&w.bob_t),
-                Some(ct),
-                Some(body.into()),
-            )
-            .await;
+        let r = s.raw(Method::PATCH, &path, Some(&w.bob_t), Some(ct), Some(body.into())).await;
         assert_eq!(r.status, status, "{ct} {body}: {}", r.text);
     }
     assert_eq!(s.get(&path, Some(&w.bob_t)).await.json(), defaults());
@@ -121,28 +93,15 @@ async fn only_the_caller_reads_and_changes_its_settings() {
     let bobs = format!("/api/v2/user/{}/settings/", w.bob);
     // another user's id (or one that does not exist) is 403, before the body is read
     for path in [bobs.as_str(), "/api/v2/user/999/settings/"] {
-        s.get(path, Some(&w.cy_t))
-            .await
-            .assert_error(StatusCode::FORBIDDEN, "permission_denied");
-        let r = s
-            .patch(path, Some(&w.cy_t), json!({"qa_frequency": 0}))
-            .await;
+        s.get(path, Some(&w.cy_t)).await.assert_error(StatusCode::FORBIDDEN, "permission_denied");
+        let r = s.patch(path, Some(&w.cy_t), json!({"qa_frequency": 0})).await;
         r.assert_error(StatusCode::FORBIDDEN, "permission_denied");
-        let r = s
-            .raw(
-                Method::PATCH,
-                path,
-                Some(&w.cy_t),
-                Some("text/plain"),
-                Some("x".into()),
-            )
-            .await;
+        let r =
+            s.raw(Method::PATCH, path, Some(&w.cy_t), Some("text/plain"), Some("x".into())).await;
         r.assert_error(StatusCode::FORBIDDEN, "permission_denied");
     }
     // anonymous 401, a bad token 401, a read-only token reads but does not write
-    s.get(&bobs, None)
-        .await
-        .assert_error(StatusCode::UNAUTHORIZED, "not_authenticated");
+    s.get(&bobs, None).await.assert_error(StatusCode::UNAUTHORIZED, "not_authenticated");
     let r = s.patch(&bobs, None, json!({"qa_frequency": 0})).await;
     r.assert_error(StatusCode::UNAUTHORIZED, "not_authenticated");
     s.get(&bobs, Some("nope"))
@@ -150,15 +109,9 @@ async fn only_the_caller_reads_and_changes_its_settings() {
         .assert_error(StatusCode::UNAUTHORIZED, "authentication_failed");
     let read = s.oauth_token(w.bob, "read");
     assert_eq!(s.get(&bobs, Some(&read)).await.json(), defaults());
-    let r = s
-        .patch(&bobs, Some(&read), json!({"qa_frequency": 0}))
-        .await;
+    let r = s.patch(&bobs, Some(&read), json!({"qa_frequency": 0})).await;
     r.assert_error(StatusCode::FORBIDDEN, "insufficient_scope");
-    assert_eq!(
-        s.get(&bobs, Some(&w.bob_t)).await.json(),
-        defaults(),
-        "nothing changed"
-    );
+    assert_eq!(s.get(&bobs, Some(&w.bob_t)).await.json(), defaults(), "nothing changed");
     let r = s.put(&bobs, Some(&w.bob_t), defaults()).await;
     assert_eq!(
         (r.status, r.header("allow")),

@@ -42,10 +42,7 @@ async fn a_users_courses_are_what_the_search_lets_the_caller_see() {
     let secret = course(&s, &w.ann_t, "Secret", "secret").await;
     let draft = course(&s, &w.ann_t, "Draft", "").await;
     let gone = course(&s, &w.ann_t, "Gone", "open").await;
-    no_content(
-        &s.delete(&format!("/api/v2/course/{gone}/"), Some(&w.ann_t))
-            .await,
-    );
+    no_content(&s.delete(&format!("/api/v2/course/{gone}/"), Some(&w.ann_t)).await);
     let invited = course(&s, &w.ann_t, "Invited", "secret").await;
     let invite = |id: i64, user: i64| {
         let path = format!("/api/v2/course/{id}/invite/");
@@ -56,13 +53,7 @@ async fn a_users_courses_are_what_the_search_lets_the_caller_see() {
         invite(id, w.bob).await;
     }
     for id in [secret, open] {
-        let r = s
-            .post(
-                &format!("/api/v2/course/{id}/join/"),
-                Some(&w.bob_t),
-                json!({}),
-            )
-            .await;
+        let r = s.post(&format!("/api/v2/course/{id}/join/"), Some(&w.bob_t), json!({})).await;
         assert_eq!(r.status, StatusCode::OK, "{}", r.text);
     }
     // cy manages the draft
@@ -85,10 +76,8 @@ async fn a_users_courses_are_what_the_search_lets_the_caller_see() {
         ("cy read-only", Some(&read)),
     ] {
         let t = t.map(String::as_str);
-        let visible: BTreeSet<i64> = all_ids(&s, "/api/v2/course/search/", t)
-            .await
-            .into_iter()
-            .collect();
+        let visible: BTreeSet<i64> =
+            all_ids(&s, "/api/v2/course/search/", t).await.into_iter().collect();
         for (member, statuses, has) in [
             (w.ann, "", vec![open, private, secret, draft, invited]),
             (w.bob, "", vec![open, secret]),
@@ -97,11 +86,8 @@ async fn a_users_courses_are_what_the_search_lets_the_caller_see() {
             (w.cy, "manager", vec![draft]),
             (dan, "", vec![]),
         ] {
-            let q = if statuses.is_empty() {
-                String::new()
-            } else {
-                format!("?statuses={statuses}")
-            };
+            let q =
+                if statuses.is_empty() { String::new() } else { format!("?statuses={statuses}") };
             let got = all_ids(&s, &format!("/api/v2/user/{member}/courses/{q}"), t).await;
             // newest first, of those the search shows this caller
             let mut want: Vec<i64> = has.into_iter().filter(|c| visible.contains(c)).collect();
@@ -110,28 +96,13 @@ async fn a_users_courses_are_what_the_search_lets_the_caller_see() {
         }
     }
     // what the caller sees of each course is its own status
-    let v = s
-        .get(&format!("/api/v2/user/{}/courses/", w.ann), Some(&w.bob_t))
-        .await
-        .json();
-    let by_id = |id: i64| {
-        v["results"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["id"] == id)
-            .cloned()
-            .unwrap()
-    };
+    let v = s.get(&format!("/api/v2/user/{}/courses/", w.ann), Some(&w.bob_t)).await.json();
+    let by_id =
+        |id: i64| v["results"].as_array().unwrap().iter().find(|c| c["id"] == id).cloned().unwrap();
     assert_eq!(by_id(open)["join_status"], "joined");
     assert_eq!(by_id(private)["join_status"], Value::Null);
     assert_eq!(by_id(open)["created_by"]["id"], w.ann);
-    assert!(
-        by_id(open)["image_medium"]
-            .as_str()
-            .unwrap()
-            .starts_with("http")
-    );
+    assert!(by_id(open)["image_medium"].as_str().unwrap().starts_with("http"));
 }
 
 #[tokio::test]
@@ -144,26 +115,18 @@ async fn a_users_courses_errors_and_pages() {
     assert_eq!((ids(&v), v["count"].as_i64()), (vec![second], Some(2)));
     let next = s.list_ids(&format!("{path}?limit=1&offset=1"), None).await;
     assert_eq!(next, [first]);
-    for (q, field, code) in [
-        ("statuses=owner", "statuses", "invalid_choice"),
-        ("offset=x", "offset", "invalid"),
-    ] {
+    for (q, field, code) in
+        [("statuses=owner", "statuses", "invalid_choice"), ("offset=x", "offset", "invalid")]
+    {
         let r = s.get(&format!("{path}?{q}"), None).await;
         r.assert_field_error(field, code);
     }
     for unknown in ["/api/v2/user/999/courses/", "/api/v2/user/me/courses/"] {
-        assert_eq!(
-            s.status(unknown, None).await,
-            StatusCode::NOT_FOUND,
-            "{unknown}"
-        );
+        assert_eq!(s.status(unknown, None).await, StatusCode::NOT_FOUND, "{unknown}");
     }
     s.set_pref("configurations", "content_availability", json!(false));
     s.assert_needs_caller(&path, "nope").await;
     assert_eq!(s.get(&path, Some(&w.bob_t)).await.json()["count"], 2);
     s.soft_delete_user(w.ann);
-    assert_eq!(
-        s.get(&path, Some(&w.bob_t)).await.status,
-        StatusCode::NOT_FOUND
-    );
+    assert_eq!(s.get(&path, Some(&w.bob_t)).await.status, StatusCode::NOT_FOUND);
 }

@@ -21,12 +21,7 @@ async fn seen(
         .as_array()
         .unwrap()
         .iter()
-        .map(|c| {
-            (
-                c["reaction"]["id"].as_i64().unwrap(),
-                c["count"].as_i64().unwrap(),
-            )
-        })
+        .map(|c| (c["reaction"]["id"].as_i64().unwrap(), c["count"].as_i64().unwrap()))
         .collect();
     (
         v["vote_count"].as_i64().unwrap(),
@@ -43,59 +38,33 @@ async fn a_vote_is_added_replaced_and_removed_on_every_kind() {
     let p = post(&s, &w.ann_t, "p").await;
     let st = create(&s, &w.ann_t, "status", json!({"text": "s"})).await;
     let c = comment(&s, &w.ann_t, "post", p, "c").await;
-    for (kind, id) in [
-        ("discussion", d),
-        ("post", p),
-        ("status", st),
-        ("comment", c),
-    ] {
+    for (kind, id) in [("discussion", d), ("post", p), ("status", st), ("comment", c)] {
         let path = format!("/api/v2/{kind}/{id}/vote/");
         // no reaction given: like (1); the SDK posts no body
         no_content(&s.post_empty(&path, Some(&w.bob_t)).await);
-        assert_eq!(
-            seen(&s, kind, id, Some(&w.bob_t)).await,
-            (1, vec![(1, 1)], true, Some(1))
-        );
+        assert_eq!(seen(&s, kind, id, Some(&w.bob_t)).await, (1, vec![(1, 1)], true, Some(1)));
         // another reaction replaces it
-        no_content(
-            &s.post_empty(&format!("{path}?reaction=2"), Some(&w.bob_t))
-                .await,
-        );
-        assert_eq!(
-            seen(&s, kind, id, Some(&w.bob_t)).await,
-            (1, vec![(2, 1)], true, Some(2))
-        );
+        no_content(&s.post_empty(&format!("{path}?reaction=2"), Some(&w.bob_t)).await);
+        assert_eq!(seen(&s, kind, id, Some(&w.bob_t)).await, (1, vec![(2, 1)], true, Some(2)));
         // the same again removes it
         no_content(&s.post(&path, Some(&w.bob_t), json!({"reaction": 2})).await);
-        assert_eq!(
-            seen(&s, kind, id, Some(&w.bob_t)).await,
-            (0, vec![], false, None)
-        );
+        assert_eq!(seen(&s, kind, id, Some(&w.bob_t)).await, (0, vec![], false, None));
         // reactions_count: by count descending, then reaction id
         for (t, r) in [(&w.bob_t, 3), (&w.cy_t, 2), (&w.ann_t, 2)] {
-            no_content(
-                &s.post(&path, Some(t), json!({"reaction": r.to_string()}))
-                    .await,
-            );
+            no_content(&s.post(&path, Some(t), json!({"reaction": r.to_string()})).await);
         }
         assert_eq!(
             seen(&s, kind, id, Some(&w.cy_t)).await,
             (3, vec![(2, 2), (3, 1)], true, Some(2))
         );
         // anonymous callers: the counts, never a vote of their own
-        assert_eq!(
-            seen(&s, kind, id, None).await,
-            (3, vec![(2, 2), (3, 1)], false, None)
-        );
+        assert_eq!(seen(&s, kind, id, None).await, (3, vec![(2, 2), (3, 1)], false, None));
     }
     // the lists show the same as the item
     let list = s.get("/api/v2/post/", Some(&w.cy_t)).await.json();
     assert_eq!(list["results"][0]["vote_count"], 3);
     assert_eq!(list["results"][0]["reaction"]["label"], "love");
-    let comments = s
-        .get(&format!("/api/v2/comment/?post={p}"), Some(&w.bob_t))
-        .await
-        .json();
+    let comments = s.get(&format!("/api/v2/comment/?post={p}"), Some(&w.bob_t)).await.json();
     assert_eq!(comments["results"][0]["reaction"]["label"], "haha");
     s.assert_consistent();
 }
@@ -111,46 +80,24 @@ async fn the_vote_list_is_newest_first_with_users_and_reactions() {
     }
     // ann changes her reaction: her vote is now the newest
     s.clock.advance(hearth::clock::SECOND);
-    no_content(
-        &s.post_empty(&format!("{path}?reaction=3"), Some(&w.ann_t))
-            .await,
-    );
+    no_content(&s.post_empty(&format!("{path}?reaction=3"), Some(&w.ann_t)).await);
     let v = s.get(&path, None).await.json();
     assert_eq!(v["count"], 3);
     let got: Vec<(i64, &str)> = v["results"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|x| {
-            (
-                x["user"]["id"].as_i64().unwrap(),
-                x["reaction"]["label"].as_str().unwrap(),
-            )
-        })
+        .map(|x| (x["user"]["id"].as_i64().unwrap(), x["reaction"]["label"].as_str().unwrap()))
         .collect();
     assert_eq!(got, [(w.ann, "haha"), (w.cy, "like"), (w.bob, "love")]);
     let first = &v["results"][0];
     assert!(first["voted_at"].as_str().unwrap().ends_with('Z'));
     assert_eq!(first["user"]["username"], "ann");
-    assert!(
-        first["user"].get("followers_counter").is_some(),
-        "User JSON: {first}"
-    );
-    assert!(
-        first["reaction"]["image"]
-            .as_str()
-            .unwrap()
-            .starts_with("http")
-    );
+    assert!(first["user"].get("followers_counter").is_some(), "User JSON: {first}");
+    assert!(first["reaction"]["image"].as_str().unwrap().starts_with("http"));
     // the caller's follow status shows on the voters
-    no_content(
-        &s.post_empty(&format!("/api/v2/user/{}/follow/", w.cy), Some(&w.bob_t))
-            .await,
-    );
-    let v = s
-        .get(&format!("{path}?limit=1&offset=1"), Some(&w.bob_t))
-        .await
-        .json();
+    no_content(&s.post_empty(&format!("/api/v2/user/{}/follow/", w.cy), Some(&w.bob_t)).await);
+    let v = s.get(&format!("{path}?limit=1&offset=1"), Some(&w.bob_t)).await.json();
     assert_eq!(v["results"][0]["user"]["connection_status"], "followed");
     assert!(v["next"].as_str().unwrap().contains("offset=2"));
     // one reaction
@@ -158,21 +105,12 @@ async fn the_vote_list_is_newest_first_with_users_and_reactions() {
     assert_eq!(v["count"], 1);
     assert_eq!(v["results"][0]["user"]["id"], w.cy);
     let v = s.get(&format!("{path}?reaction=99"), None).await.json();
-    assert_eq!(
-        (v["count"].as_i64(), v["results"].as_array().map(Vec::len)),
-        (Some(0), Some(0))
-    );
-    s.get(&format!("{path}?reaction=x"), None)
-        .await
-        .assert_field_error("reaction", "invalid");
-    s.get(&format!("{path}?limit=0"), None)
-        .await
-        .assert_field_error("limit", "invalid");
+    assert_eq!((v["count"].as_i64(), v["results"].as_array().map(Vec::len)), (Some(0), Some(0)));
+    s.get(&format!("{path}?reaction=x"), None).await.assert_field_error("reaction", "invalid");
+    s.get(&format!("{path}?limit=0"), None).await.assert_field_error("limit", "invalid");
     // content_availability off: callers only
     s.set_pref("configurations", "content_availability", json!(false));
-    s.get(&path, None)
-        .await
-        .assert_error(StatusCode::UNAUTHORIZED, "not_authenticated");
+    s.get(&path, None).await.assert_error(StatusCode::UNAUTHORIZED, "not_authenticated");
     assert_eq!(s.get(&path, Some(&w.bob_t)).await.status, StatusCode::OK);
 }
 
@@ -185,14 +123,9 @@ async fn bad_votes_are_refused_and_change_nothing() {
     let before = seen(&s, "post", p, Some(&w.bob_t)).await;
     // an inactive reaction, an unknown one, and ones that are not ids
     s.db_write(|tx| tx.execute("UPDATE reaction SET active = 0 WHERE id = 6", []));
-    for q in [
-        "?reaction=6",
-        "?reaction=99",
-        "?reaction=0",
-        "?reaction=-1",
-        "?reaction=x",
-        "?reaction=",
-    ] {
+    for q in
+        ["?reaction=6", "?reaction=99", "?reaction=0", "?reaction=-1", "?reaction=x", "?reaction="]
+    {
         let r = s.post_empty(&format!("{path}{q}"), Some(&w.bob_t)).await;
         r.assert_field_error("reaction", "invalid");
     }
@@ -202,18 +135,12 @@ async fn bad_votes_are_refused_and_change_nothing() {
         json!({"reaction": 1.5}),
         json!({"reaction": [1]}),
     ] {
-        s.post(&path, Some(&w.bob_t), body)
-            .await
-            .assert_field_error("reaction", "invalid");
+        s.post(&path, Some(&w.bob_t), body).await.assert_field_error("reaction", "invalid");
     }
     // the query and the body disagree
-    s.post(
-        &format!("{path}?reaction=1"),
-        Some(&w.bob_t),
-        json!({"reaction": 2}),
-    )
-    .await
-    .assert_field_error("reaction", "invalid");
+    s.post(&format!("{path}?reaction=1"), Some(&w.bob_t), json!({"reaction": 2}))
+        .await
+        .assert_field_error("reaction", "invalid");
     // a body that is not an object, not JSON, or of another type; an empty one
     let (json_ct, text) = ("application/json", "text/plain");
     let unsupported = StatusCode::UNSUPPORTED_MEDIA_TYPE;
@@ -224,47 +151,28 @@ async fn bad_votes_are_refused_and_change_nothing() {
         (text, "", StatusCode::NO_CONTENT, ""),
     ] {
         let bob = Some(w.bob_t.as_str());
-        let r = s
-            .raw(Method::POST, &path, bob, Some(ct), Some(body.into()))
-            .await;
-        assert_eq!(
-            (r.status, r.error_code().as_str()),
-            (status, code),
-            "{body}: {}",
-            r.text
-        );
+        let r = s.raw(Method::POST, &path, bob, Some(ct), Some(body.into())).await;
+        assert_eq!((r.status, r.error_code().as_str()), (status, code), "{body}: {}", r.text);
     }
     no_content(&s.post_empty(&path, Some(&w.bob_t)).await);
     assert_eq!(seen(&s, "post", p, Some(&w.bob_t)).await, before);
     // unknown items, ids that are not integers, a deleted item (for everyone, its
     // creator too)
-    for unknown in [
-        "/api/v2/post/999/vote/",
-        "/api/v2/post/x/vote/",
-        "/api/v2/post/1/vote",
-    ] {
+    for unknown in ["/api/v2/post/999/vote/", "/api/v2/post/x/vote/", "/api/v2/post/1/vote"] {
         let r = s.post_empty(unknown, Some(&w.bob_t)).await;
         assert_eq!(r.status, StatusCode::NOT_FOUND, "{unknown}");
     }
-    no_content(
-        &s.delete(&format!("/api/v2/post/{p}/"), Some(&w.ann_t))
-            .await,
-    );
+    no_content(&s.delete(&format!("/api/v2/post/{p}/"), Some(&w.ann_t)).await);
     for t in [&w.bob_t, &w.ann_t] {
         let r = s.post_empty(&path, Some(t)).await;
         r.assert_error(StatusCode::NOT_FOUND, "not_found");
     }
     // its vote list: 404, except for its creator
-    assert_eq!(
-        s.get(&path, Some(&w.bob_t)).await.status,
-        StatusCode::NOT_FOUND
-    );
+    assert_eq!(s.get(&path, Some(&w.bob_t)).await.status, StatusCode::NOT_FOUND);
     assert_eq!(s.get(&path, Some(&w.ann_t)).await.json()["count"], 1);
     // anonymous 401 whatever the id; a read-only token 403
     for p in [path.as_str(), "/api/v2/post/999/vote/"] {
-        s.post_empty(p, None)
-            .await
-            .assert_error(StatusCode::UNAUTHORIZED, "not_authenticated");
+        s.post_empty(p, None).await.assert_error(StatusCode::UNAUTHORIZED, "not_authenticated");
     }
     let read = s.oauth_token(w.bob, "read");
     let c = comment(
@@ -275,18 +183,9 @@ async fn bad_votes_are_refused_and_change_nothing() {
         "c",
     )
     .await;
-    let r = s
-        .post_empty(&format!("/api/v2/comment/{c}/vote/"), Some(&read))
-        .await;
+    let r = s.post_empty(&format!("/api/v2/comment/{c}/vote/"), Some(&read)).await;
     r.assert_error(StatusCode::FORBIDDEN, "insufficient_scope");
-    let r = s
-        .call(
-            Method::PUT,
-            &format!("/api/v2/comment/{c}/vote/"),
-            Some(&w.bob_t),
-            None,
-        )
-        .await;
+    let r = s.call(Method::PUT, &format!("/api/v2/comment/{c}/vote/"), Some(&w.bob_t), None).await;
     assert_eq!(r.status, StatusCode::METHOD_NOT_ALLOWED);
     assert_eq!(r.header("allow"), Some("GET, HEAD, POST"));
     assert_eq!(seen(&s, "comment", c, None).await.0, 0);
@@ -302,10 +201,7 @@ async fn counts_stay_exact_under_parallel_votes() {
     // 20 different users at once, reactions 1..=4
     let calls = voters.iter().enumerate().map(|(i, (_, t))| {
         let (s, path) = (&s, &path);
-        async move {
-            s.post_empty(&format!("{path}?reaction={}", i % 4 + 1), Some(t))
-                .await
-        }
+        async move { s.post_empty(&format!("{path}?reaction={}", i % 4 + 1), Some(t)).await }
     });
     for r in futures_util::future::join_all(calls).await {
         no_content(&r);
@@ -327,10 +223,7 @@ async fn counts_stay_exact_under_parallel_votes() {
     for r in futures_util::future::join_all(calls).await {
         no_content(&r);
     }
-    assert_eq!(
-        seen(&s, "post", p, None).await,
-        (5, vec![(1, 5)], false, None)
-    );
+    assert_eq!(seen(&s, "post", p, None).await, (5, vec![(1, 5)], false, None));
     let listed = s.get(&format!("{path}?limit=100"), None).await.json();
     assert_eq!(listed["count"], 5);
     assert_eq!(listed["results"].as_array().unwrap().len(), 5);
@@ -338,19 +231,10 @@ async fn counts_stay_exact_under_parallel_votes() {
     // a deleted user's vote stops counting, and leaves the list
     let (gone, _) = &voters[0];
     s.soft_delete_user(*gone);
-    assert_eq!(
-        seen(&s, "post", p, None).await,
-        (4, vec![(1, 4)], false, None)
-    );
+    assert_eq!(seen(&s, "post", p, None).await, (4, vec![(1, 4)], false, None));
     let listed = s.get(&format!("{path}?limit=100"), None).await.json();
     assert_eq!(listed["count"], 4);
-    assert!(
-        listed["results"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .all(|v| v["user"]["id"] != *gone)
-    );
+    assert!(listed["results"].as_array().unwrap().iter().all(|v| v["user"]["id"] != *gone));
     s.assert_consistent();
 }
 
@@ -360,26 +244,11 @@ async fn votes_survive_deleting_and_restoring_the_item() {
     let p = post(&s, &w.ann_t, "p").await;
     let path = format!("/api/v2/post/{p}/vote/");
     no_content(&s.post_empty(&path, Some(&w.bob_t)).await);
-    no_content(
-        &s.delete(&format!("/api/v2/post/{p}/"), Some(&w.ann_t))
-            .await,
-    );
+    no_content(&s.delete(&format!("/api/v2/post/{p}/"), Some(&w.ann_t)).await);
     // the creator sees its deleted item with its votes
-    let v: Value = s
-        .get(&format!("/api/v2/post/{p}/"), Some(&w.ann_t))
-        .await
-        .json();
-    assert_eq!(
-        (v["deleted"].as_bool(), v["vote_count"].as_i64()),
-        (Some(true), Some(1))
-    );
-    no_content(
-        &s.post_empty(&format!("/api/v2/post/{p}/restore/"), Some(&w.ann_t))
-            .await,
-    );
-    assert_eq!(
-        seen(&s, "post", p, Some(&w.bob_t)).await,
-        (1, vec![(1, 1)], true, Some(1))
-    );
+    let v: Value = s.get(&format!("/api/v2/post/{p}/"), Some(&w.ann_t)).await.json();
+    assert_eq!((v["deleted"].as_bool(), v["vote_count"].as_i64()), (Some(true), Some(1)));
+    no_content(&s.post_empty(&format!("/api/v2/post/{p}/restore/"), Some(&w.ann_t)).await);
+    assert_eq!(seen(&s, "post", p, Some(&w.bob_t)).await, (1, vec![(1, 1)], true, Some(1)));
     s.assert_consistent();
 }

@@ -13,14 +13,8 @@ async fn code_flow_with_pkce_through_login_and_consent() {
     assert_eq!(consent.header("x-frame-options"), Some("DENY"));
     assert_eq!(consent.header("cache-control"), Some("no-store"));
     let csp = consent.header("content-security-policy").unwrap();
-    assert!(
-        csp.contains("default-src 'none'") && csp.contains("frame-ancestors 'none'"),
-        "{csp}"
-    );
-    assert!(
-        csp.contains("form-action 'self' https://app.example"),
-        "{csp}"
-    );
+    assert!(csp.contains("default-src 'none'") && csp.contains("frame-ancestors 'none'"), "{csp}");
+    assert!(csp.contains("form-action 'self' https://app.example"), "{csp}");
     assert!(consent.text.contains("Test &lt;App&gt;"), "name escaped");
     assert!(consent.text.contains("Reads your things &amp; more"));
     assert!(consent.text.contains("https://app.example/logo.png"));
@@ -49,11 +43,7 @@ async fn code_flow_with_http_basic_and_narrow_scope_and_plain_pkce() {
         &s,
         &c,
         &b,
-        &[
-            ("scope", "read"),
-            ("code_challenge", &verifier),
-            ("code_challenge_method", "plain"),
-        ],
+        &[("scope", "read"), ("code_challenge", &verifier), ("code_challenge_method", "plain")],
     )
     .await;
     let form = [
@@ -84,10 +74,7 @@ async fn public_code_app_requires_pkce_and_skip_consent_skips() {
     // the login form's post ends at the client: its origin is an allowed form-action
     let page = get(&b, &s, &location(&r)).await;
     let csp = page.header("content-security-policy").unwrap();
-    assert!(
-        csp.contains("form-action 'self' https://app.example"),
-        "{csp}"
-    );
+    assert!(csp.contains("form-action 'self' https://app.example"), "{csp}");
     let r = sign_in(&b, &s, &location(&r), "ann", "pw-ann").await;
     let r = get(&b, &s, &location(&r)).await;
     assert_eq!(r.status, StatusCode::FOUND);
@@ -131,10 +118,7 @@ async fn implicit_flow_puts_the_token_in_the_fragment() {
     let consent = to_consent(&b, &s, &path).await;
     assert_eq!(consent.status, StatusCode::OK, "{}", consent.text);
     let loc = allow(&b, &s, &consent, "allow").await;
-    assert!(
-        loc.starts_with("https://app.example/cb?x=1#access_token="),
-        "{loc}"
-    );
+    assert!(loc.starts_with("https://app.example/cb?x=1#access_token="), "{loc}");
     assert!(
         loc.contains("&expires_in=36000&token_type=Bearer&scope=read+write&state=xyz+1"),
         "{loc}"
@@ -161,23 +145,12 @@ async fn request_errors_redirect_before_login() {
         ("code", vec![("scope", "read delete")], "invalid_scope"),
         (
             "code",
-            vec![
-                ("code_challenge", CHALLENGE),
-                ("code_challenge_method", "S512"),
-            ],
+            vec![("code_challenge", CHALLENGE), ("code_challenge_method", "S512")],
             "invalid_request",
         ),
-        (
-            "code",
-            vec![("code_challenge_method", "S256")],
-            "invalid_request",
-        ),
+        ("code", vec![("code_challenge_method", "S256")], "invalid_request"),
         ("code", vec![("code_challenge", "short")], "invalid_request"),
-        (
-            "code",
-            vec![("scope", "read"), ("scope", "write")],
-            "invalid_request",
-        ),
+        ("code", vec![("scope", "read"), ("scope", "write")], "invalid_request"),
     ] {
         let r = get(&b, &s, &authorize_path(&code_app, rt, &extra)).await;
         assert_eq!(r.status, StatusCode::FOUND, "{rt} {extra:?}");
@@ -211,8 +184,7 @@ async fn unknown_client_and_redirect_mismatch_are_pages_not_redirects() {
         Some("https://app.example/cb?x=1#f"),
     ] {
         let mut q = url::form_urlencoded::Serializer::new(String::new());
-        q.append_pair("response_type", "code")
-            .append_pair("client_id", &c.id);
+        q.append_pair("response_type", "code").append_pair("client_id", &c.id);
         if let Some(u) = uri {
             q.append_pair("redirect_uri", u);
         }
@@ -235,9 +207,8 @@ async fn next_cannot_redirect_off_site() {
         "javascript:alert(1)",
     ] {
         let b = browser();
-        let q = url::form_urlencoded::Serializer::new(String::new())
-            .append_pair("next", evil)
-            .finish();
+        let q =
+            url::form_urlencoded::Serializer::new(String::new()).append_pair("next", evil).finish();
         let page = get(&b, &s, &format!("/accounts/login/?{q}")).await;
         assert!(!page.text.contains("evil.example"), "{evil}");
         let mut form = hidden_fields(&page.text);
@@ -261,28 +232,16 @@ async fn form_posts_without_csrf_are_refused() {
     let (_, c) = ann_with_app(&s, AppGrant::AuthorizationCode, true, false);
     let b = browser();
     // login without (or with a wrong) token
-    let r = post_form(
-        &b,
-        &s,
-        "/accounts/login/",
-        &[("username", "ann"), ("password", "pw-ann")],
-    )
-    .await;
+    let r =
+        post_form(&b, &s, "/accounts/login/", &[("username", "ann"), ("password", "pw-ann")]).await;
     assert_eq!(r.status, StatusCode::FORBIDDEN);
-    assert!(
-        r.header("set-cookie")
-            .is_none_or(|c| !c.contains("hearth_session"))
-    );
+    assert!(r.header("set-cookie").is_none_or(|c| !c.contains("hearth_session")));
     let _ = get(&b, &s, "/accounts/login/").await;
     let r = post_form(
         &b,
         &s,
         "/accounts/login/",
-        &[
-            ("csrfmiddlewaretoken", &"a".repeat(43)),
-            ("username", "ann"),
-            ("password", "pw-ann"),
-        ],
+        &[("csrfmiddlewaretoken", &"a".repeat(43)), ("username", "ann"), ("password", "pw-ann")],
     )
     .await;
     assert_eq!(r.status, StatusCode::FORBIDDEN);

@@ -11,12 +11,8 @@ use tokio::time::{Instant, timeout};
 use super::*;
 
 /// The HTML endpoints that read a form.
-const PAGES: [&str; 4] = [
-    "/accounts/login/",
-    "/accounts/logout/",
-    "/oauth/authorize/",
-    "/oauth/authorize",
-];
+const PAGES: [&str; 4] =
+    ["/accounts/login/", "/accounts/logout/", "/oauth/authorize/", "/oauth/authorize"];
 
 /// An HTML error page, not an API error body.
 fn assert_page(r: &Resp, status: StatusCode, what: &str) {
@@ -46,20 +42,12 @@ async fn an_oversized_form_is_a_413_page() {
 async fn a_body_that_is_not_a_form_is_a_415_page() {
     let s = TestServer::start().await;
     for path in ["/accounts/login/", "/oauth/authorize/", "/oauth/authorize"] {
-        let r = s
-            .post(path, None, serde_json::json!({"username": "ann"}))
-            .await;
+        let r = s.post(path, None, serde_json::json!({"username": "ann"})).await;
         assert_page(&r, StatusCode::UNSUPPORTED_MEDIA_TYPE, path);
-        assert!(
-            r.text.contains("application/x-www-form-urlencoded"),
-            "{path}: {}",
-            r.text
-        );
+        assert!(r.text.contains("application/x-www-form-urlencoded"), "{path}: {}", r.text);
     }
     // signing out without a session needs no form: it clears the cookie, as before
-    let r = s
-        .post("/accounts/logout/", None, serde_json::json!({}))
-        .await;
+    let r = s.post("/accounts/logout/", None, serde_json::json!({})).await;
     assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.text);
     assert_eq!(location(&r), "/accounts/login/");
 }
@@ -104,9 +92,7 @@ async fn read_until_closed(c: &mut TcpStream, limit: Duration) -> (String, bool)
 async fn a_form_that_does_not_arrive_in_time_is_a_408_page_and_the_connection_closes() {
     let s = TestServer::start_with(|c| c.body_timeout = Duration::from_millis(300)).await;
     for path in PAGES {
-        let mut c = TcpStream::connect(s.url.trim_start_matches("http://"))
-            .await
-            .unwrap();
+        let mut c = TcpStream::connect(s.url.trim_start_matches("http://")).await.unwrap();
         let head = format!(
             "POST {path} HTTP/1.1\r\nHost: x\r\n\
 Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\nusername=a"

@@ -111,29 +111,17 @@ async fn token_endpoint_errors() {
             "unauthorized_client",
         ),
         (
-            [
-                vec![("grant_type", "password"), ("client_id", "nobody")],
-                login.to_vec(),
-            ]
-            .concat(),
+            [vec![("grant_type", "password"), ("client_id", "nobody")], login.to_vec()].concat(),
             StatusCode::UNAUTHORIZED,
             "invalid_client",
         ),
         (
-            [
-                password_grant(&pw_app, "ann", "pw-ann"),
-                vec![("scope", "admin")],
-            ]
-            .concat(),
+            [password_grant(&pw_app, "ann", "pw-ann"), vec![("scope", "admin")]].concat(),
             StatusCode::BAD_REQUEST,
             "invalid_scope",
         ),
         (
-            vec![
-                ("grant_type", "password"),
-                ("grant_type", "password"),
-                ("client_id", pw),
-            ],
+            vec![("grant_type", "password"), ("grant_type", "password"), ("client_id", pw)],
             StatusCode::BAD_REQUEST,
             "invalid_request",
         ),
@@ -146,29 +134,15 @@ async fn token_endpoint_errors() {
     ];
     for (form, status, error) in cases {
         let r = token(&s, &form).await;
-        assert_eq!(
-            (r.status, r.json()["error"].clone()),
-            (status, error.into()),
-            "{form:?}"
-        );
+        assert_eq!((r.status, r.json()["error"].clone()), (status, error.into()), "{form:?}");
     }
     // HTTP Basic with a bad secret: 401 with a Basic challenge
-    let form = [
-        ("grant_type", "authorization_code"),
-        ("code", "x"),
-        ("redirect_uri", CB),
-    ];
+    let form = [("grant_type", "authorization_code"), ("code", "x"), ("redirect_uri", CB)];
     let r = token_with(&s, &form, |rb| rb.basic_auth(code, Some("wrong"))).await;
     assert_eq!(r.status, StatusCode::UNAUTHORIZED);
     assert!(r.header("www-authenticate").unwrap().starts_with("Basic"));
     // JSON is not a form
-    let r = s
-        .post(
-            "/oauth/token/",
-            None,
-            serde_json::json!({"grant_type": "password"}),
-        )
-        .await;
+    let r = s.post("/oauth/token/", None, serde_json::json!({"grant_type": "password"})).await;
     assert_eq!(r.json()["error"], "invalid_request");
     let r = s.get("/oauth/token/", None).await;
     assert_eq!(r.status, StatusCode::METHOD_NOT_ALLOWED);
@@ -188,11 +162,7 @@ async fn password_grant_refresh_rotation_and_reuse() {
     assert_eq!(r.json()["error"], "invalid_grant");
 
     // rotation: a new pair; the old refresh and access tokens stop working
-    let r = token(
-        &s,
-        &[refresh_grant(&c, &r1), vec![("scope", "read")]].concat(),
-    )
-    .await;
+    let r = token(&s, &[refresh_grant(&c, &r1), vec![("scope", "read")]].concat()).await;
     assert_token_response(&r, true);
     assert_eq!(r.json()["scope"], "read");
     let (a2, r2) = issued(&r);
@@ -207,11 +177,7 @@ async fn password_grant_refresh_rotation_and_reuse() {
     assert_eq!(r.json()["error"], "invalid_grant");
     let r = token(&s, &refresh_grant(&c, &r2)).await;
     assert_token_response(&r, true);
-    assert_eq!(
-        r.json()["scope"],
-        "read write",
-        "no scope: the one originally granted"
-    );
+    assert_eq!(r.json()["scope"], "read write", "no scope: the one originally granted");
     let (a3, r3) = issued(&r);
     // reuse of a rotated token revokes the whole family
     let r = token(&s, &refresh_grant(&c, &r1)).await;
@@ -232,11 +198,7 @@ async fn revocation_of_each_token_kind() {
     // access token: only it
     let (a, r) = issued(&token(&s, &password_grant(&c, "ann", "pw-ann")).await);
     let resp = revoke(&s, &other, &a).await;
-    assert_eq!(
-        resp.status,
-        StatusCode::OK,
-        "another client's token: no change"
-    );
+    assert_eq!(resp.status, StatusCode::OK, "another client's token: no change");
     assert_eq!(me(&s, &a).await, StatusCode::OK);
     let resp = revoke(&s, &c, &a).await;
     assert_eq!(resp.status, StatusCode::OK);
@@ -252,33 +214,18 @@ async fn revocation_of_each_token_kind() {
     assert_eq!(resp.json()["error"], "invalid_grant");
     // JWT: by any app, refused everywhere afterwards
     let jwt = s.jwt(ann);
-    let verify = || {
-        s.post(
-            "/api/v2/jwt/verify_token/",
-            None,
-            serde_json::json!({"token": jwt}),
-        )
-    };
+    let verify = || s.post("/api/v2/jwt/verify_token/", None, serde_json::json!({"token": jwt}));
     assert_eq!(verify().await.status, StatusCode::OK);
     assert_eq!(revoke(&s, &other, &jwt).await.status, StatusCode::OK);
     assert_eq!(me(&s, &jwt).await, StatusCode::UNAUTHORIZED);
     assert_eq!(verify().await.status, StatusCode::UNAUTHORIZED);
     // unknown tokens are fine; bad client credentials are not; no token is invalid_request
     assert_eq!(revoke(&s, &c, "no-such-token").await.status, StatusCode::OK);
-    let bad = Client {
-        id: c.id.clone(),
-        secret: "wrong".into(),
-    };
+    let bad = Client { id: c.id.clone(), secret: "wrong".into() };
     let resp = revoke(&s, &bad, "x").await;
     assert_eq!(resp.status, StatusCode::UNAUTHORIZED);
     assert_eq!(resp.json()["error"], "invalid_client");
-    let resp = post_form(
-        &s.client,
-        &s,
-        "/oauth/revoke_token/",
-        &[("client_id", &c.id)],
-    )
-    .await;
+    let resp = post_form(&s.client, &s, "/oauth/revoke_token/", &[("client_id", &c.id)]).await;
     assert_eq!(resp.json()["error"], "invalid_request");
 }
 

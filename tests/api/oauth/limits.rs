@@ -8,8 +8,7 @@ async fn brute_force_limit_on_the_password_grant() {
         c.login_max_failures = 3;
         // the test client on loopback is a proxy, and so is 10.0.0.1, the hop it names
         c.trusted_proxies = hearth::config::loopback_proxies();
-        c.trusted_proxies
-            .push(hearth::config::parse_trusted_proxy("10.0.0.0/8").unwrap());
+        c.trusted_proxies.push(hearth::config::parse_trusted_proxy("10.0.0.0/8").unwrap());
     })
     .await;
     let (_, c) = ann_with_app(&s, AppGrant::Password, false, false);
@@ -23,26 +22,15 @@ async fn brute_force_limit_on_the_password_grant() {
     };
     // per username, whatever the address
     for ip in ["192.0.2.1", "192.0.2.2", "192.0.2.3"] {
-        assert_eq!(
-            attempt("ann", "wrong", ip).await.json()["error"],
-            "invalid_grant"
-        );
+        assert_eq!(attempt("ann", "wrong", ip).await.json()["error"], "invalid_grant");
     }
     let r = attempt("ANN", "pw-ann", "192.0.2.4").await;
-    assert_eq!(
-        r.status,
-        StatusCode::TOO_MANY_REQUESTS,
-        "even the right password"
-    );
+    assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS, "even the right password");
     let secs: u64 = r.header("retry-after").unwrap().parse().unwrap();
     assert!((1..=300).contains(&secs));
     assert!(r.json()["error"].is_string());
     s.clock.advance(300 * SECOND);
-    let (bad, ok, many) = (
-        StatusCode::BAD_REQUEST,
-        StatusCode::OK,
-        StatusCode::TOO_MANY_REQUESTS,
-    );
+    let (bad, ok, many) = (StatusCode::BAD_REQUEST, StatusCode::OK, StatusCode::TOO_MANY_REQUESTS);
     for (user, pw, ip, want) in [
         // a success resets the username's count
         ("ann", "wrong", "192.0.2.5", bad),
@@ -70,10 +58,7 @@ async fn brute_force_limit_on_the_login_form() {
     for _ in 0..2 {
         let r = sign_in(&b, &s, "/accounts/login/", "ann", "wrong").await;
         assert_eq!(r.status, StatusCode::OK);
-        assert!(
-            r.text
-                .contains("Please enter a correct username and password")
-        );
+        assert!(r.text.contains("Please enter a correct username and password"));
     }
     let r = sign_in(&b, &s, "/accounts/login/", "ann", "pw-ann").await;
     assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS);
@@ -92,15 +77,9 @@ async fn forwarded_for_is_ignored_without_trust_proxy() {
     for (i, user) in ["u1", "u2", "ann"].iter().enumerate() {
         let form = password_grant(&c, user, if *user == "ann" { "pw-ann" } else { "x" });
         let forwarded = format!("203.0.113.{i}");
-        last = token_with(&s, &form, |rb| rb.header("x-forwarded-for", forwarded))
-            .await
-            .status;
+        last = token_with(&s, &form, |rb| rb.header("x-forwarded-for", forwarded)).await.status;
     }
-    assert_eq!(
-        last,
-        StatusCode::TOO_MANY_REQUESTS,
-        "the TCP peer is the address"
-    );
+    assert_eq!(last, StatusCode::TOO_MANY_REQUESTS, "the TCP peer is the address");
 }
 
 /// 40 wrong passwords for one username, all at once: each request reserves its check
@@ -179,10 +158,8 @@ async fn hung_up_checks_count_for_what_they_found() {
         .with_writer(|c| c.execute("UPDATE user SET password = ?1 WHERE id = ?2", (slow, ann)))
         .unwrap();
     let c = app(&s, AppGrant::Password, false, false);
-    let impatient = reqwest::Client::builder()
-        .timeout(std::time::Duration::from_millis(30))
-        .build()
-        .unwrap();
+    let impatient =
+        reqwest::Client::builder().timeout(std::time::Duration::from_millis(30)).build().unwrap();
     let form = password_grant(&c, "ann", "pw-ann");
     let url = format!("{}/oauth/token/", s.url);
     // as many as the limit: while they run they count (SPEC §4), so a fourth would be
