@@ -77,6 +77,14 @@ pub struct ServeArgs {
     /// and run again on a blocking thread; 0 sends every read to a blocking thread.
     #[arg(long, env = "HEARTH_INLINE_READ_BUDGET", default_value_t = 2000, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
     pub inline_read_budget: u64,
+    /// MiB of the database file each read connection maps into memory (SQLite's
+    /// `mmap_size`; 0, the default: none). Reads of mapped pages skip a system call and
+    /// a copy, which counts most on a database larger than SQLite's page caches. The
+    /// pages a read touched count in hearth's RSS (they are the kernel's file cache,
+    /// shared, dropped under memory pressure); a read replica never maps. See
+    /// docs/architecture.md, "The read path".
+    #[arg(long, env = "HEARTH_MMAP_SIZE", value_name = "MIB", default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=1_048_576))]
+    pub mmap_size: u64,
     /// Log lines on stderr as text or as one JSON object a line (the level is set
     /// with RUST_LOG, default info).
     #[arg(long, env = "HEARTH_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
@@ -186,6 +194,7 @@ pub fn run(path: &Path, args: ServeArgs, clock: Clock) -> CliResult {
     let result = runtime.block_on(async move {
         let (db, created) = Db::open_or_create(path, clock.now())?;
         db.set_inline_budget(Duration::from_micros(args.inline_read_budget));
+        db.set_mmap_size(i64::try_from(args.mmap_size << 20).unwrap_or(i64::MAX));
         if created {
             tracing::info!(db = %path.display(), "created a new database");
         }

@@ -305,6 +305,13 @@ impl Db {
         self.inline_budget_us.store(us, Ordering::Relaxed);
     }
 
+    /// Maps up to `bytes` of the file in each read connection (`serve --mmap-size`; 0,
+    /// the default: none). Set before serving: idle readers are closed so that the next
+    /// reads open mapped ones. A read replica's readers never map.
+    pub fn set_mmap_size(&self, bytes: i64) {
+        self.readers.set_mmap(bytes);
+    }
+
     /// Gives back the memory SQLite holds in page caches: the idle readers', and the
     /// writer's when no write holds it (never waits for one). Run by `serve` once a
     /// load is over (`server::memory`); returns how many connections it emptied.

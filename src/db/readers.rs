@@ -21,7 +21,7 @@
 //! system's timestamp granularity keeps the time), it is closed and a new one opened.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -117,6 +117,9 @@ pub(super) struct Readers {
     max: usize,
     /// A read replica's copy, written by a follower (see the module's notes).
     following: bool,
+    /// Bytes of the file each connection maps (`PRAGMA mmap_size`; 0: none, reads go
+    /// through `pread` into the page cache). Never on a replica's copy.
+    mmap: AtomicI64,
     state: Mutex<State>,
     returned: Condvar,
 }
@@ -151,9 +154,34 @@ impl Readers {
             path: path.to_owned(),
             following,
             max: max.max(1),
+            mmap: AtomicI64::new(0),
             state: Mutex::new(State { idle: Vec::new(), open: 0, waiting: 0 }),
             returned: Condvar::new(),
         })
+    }
+
+    /// Maps up to `bytes` of the file in each connection from now on (0: none), and
+    /// closes the idle ones so that the next reads open connections that do. A memory
+    /// map serves a page without a system call or a copy into SQLite's page cache; the
+    /// mapped pages a read touched count in the process's RSS (as the page cache's, not
+    /// as its own memory). A replica's readers never map: the follower rewrites their
+    /// file from another process, and a file that shrinks under a mapping is a SIGBUS.
+    pub(super) fn set_mmap(&self, bytes: i64) {
+        if self.following {
+            return;
+        }
+        self.mmap.store(bytes.max(0), Ordering::Relaxed);
+        let closing: Vec<Pooled> = {
+            let mut state = self.state();
+            let idle: Vec<Pooled> = state.idle.drain(..).collect();
+            state.open -= idle.len();
+            idle
+        };
+        drop(closing);
+    }
+
+    fn mmap(&self) -> i64 {
+        self.mmap.load(Ordering::Relaxed)
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
@@ -205,7 +233,7 @@ impl Readers {
             // stale: a new connection (a new, empty cache) in its place
             let _ = p.conn.execute_batch("ROLLBACK");
             ensure_rollback_journal(&self.path)?;
-            *p = open(&self.path)?;
+            *p = open(&self.path, 0)?;
         }
         Err(DbError::Pool(format!(
             "the replica's copy {} kept changing while a reader was opened",
@@ -223,9 +251,9 @@ impl Readers {
                 st.open += 1;
                 drop(st);
                 let opened = if self.following {
-                    ensure_rollback_journal(&self.path).and_then(|()| Ok(open(&self.path)?))
+                    ensure_rollback_journal(&self.path).and_then(|()| Ok(open(&self.path, 0)?))
                 } else {
-                    open(&self.path).map_err(DbError::from)
+                    open(&self.path, self.mmap()).map_err(DbError::from)
                 };
                 return match opened {
                     Ok(conn) => Ok(self.guard(conn)),
@@ -273,9 +301,9 @@ impl Readers {
             let closing: Vec<Pooled> = state.idle.drain(keep..).collect();
             state.open -= closing.len();
             if let Some(p) = state.idle.first()
-                && let Err(e) = p.conn.execute_batch("PRAGMA shrink_memory")
+                && let Err(e) = empty(&p.conn, self.mmap())
             {
-                tracing::debug!(error = %e, "shrink_memory on a reader failed");
+                tracing::debug!(error = %e, "emptying a reader failed");
             }
             (closing, keep)
         };
@@ -321,15 +349,29 @@ pub(super) fn ensure_rollback_journal(path: &Path) -> Result<(), DbError> {
     Ok(())
 }
 
-/// Opens one read connection with the read policy (SPEC §1, STYLE rule 7), and its
-/// watch.
-fn open(path: &Path) -> rusqlite::Result<Pooled> {
+/// Gives back what an idle connection holds: its page cache, and its mapping (unmapped
+/// and mapped again on its next read, so the pages the last load touched leave the RSS).
+fn empty(conn: &Connection, mmap: i64) -> rusqlite::Result<()> {
+    conn.execute_batch("PRAGMA shrink_memory")?;
+    if mmap > 0 {
+        conn.pragma_update(None, "mmap_size", 0)?;
+        conn.pragma_update(None, "mmap_size", mmap)?;
+    }
+    Ok(())
+}
+
+/// Opens one read connection with the read policy (SPEC §1, STYLE rule 7), mapping up
+/// to `mmap` bytes of the file, and its watch.
+fn open(path: &Path, mmap: i64) -> rusqlite::Result<Pooled> {
     let c = Connection::open_with_flags(
         path,
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )?;
     c.busy_timeout(super::BUSY_TIMEOUT)?;
     c.execute_batch("PRAGMA temp_store = MEMORY; PRAGMA cache_size = -16000;")?;
+    if mmap > 0 {
+        c.pragma_update(None, "mmap_size", mmap)?;
+    }
     c.set_prepared_statement_cache_capacity(super::STATEMENT_CACHE);
     super::stable_plans(&c)?;
     let watch = Watch::new();
@@ -500,6 +542,41 @@ mod tests {
         // nothing idle: nothing to do
         let (_c, _d, _e) = (readers.get().unwrap(), readers.get().unwrap(), readers.get().unwrap());
         assert_eq!(readers.release_memory(), 0);
+    }
+
+    #[test]
+    fn a_mapping_size_reaches_every_new_reader_survives_a_release_and_never_a_replicas() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.db");
+        Connection::open(&path)
+            .unwrap()
+            .execute_batch(
+                "PRAGMA journal_mode = WAL; CREATE TABLE t (x); INSERT INTO t VALUES (1)",
+            )
+            .unwrap();
+        let mapped =
+            |c: &Connection| c.query_row("PRAGMA mmap_size", [], |r| r.get::<_, i64>(0)).unwrap();
+        let readers = Readers::new(&path, 2);
+        let before = readers.get().unwrap();
+        assert_eq!(mapped(&before), 0, "none by default");
+        drop(before);
+        readers.set_mmap(1 << 20);
+        // the idle reader opened before was closed: both now map
+        assert_eq!(readers.state().open, 0);
+        let (a, b) = (readers.get().unwrap(), readers.get().unwrap());
+        assert_eq!((mapped(&a), mapped(&b)), (1 << 20, 1 << 20));
+        assert_eq!(a.query_row("SELECT x FROM t", [], |r| r.get::<_, i64>(0)).unwrap(), 1);
+        drop((a, b));
+        // a release unmaps the kept reader's pages and maps again on its next read
+        assert_eq!(readers.release_memory(), 2);
+        let kept = readers.get().unwrap();
+        assert_eq!(mapped(&kept), 1 << 20);
+        assert_eq!(kept.query_row("SELECT x FROM t", [], |r| r.get::<_, i64>(0)).unwrap(), 1);
+        drop(kept);
+        // a replica's readers never map
+        let replica = Readers::following(&path, 1);
+        replica.set_mmap(1 << 20);
+        assert_eq!(replica.mmap(), 0);
     }
 }
 

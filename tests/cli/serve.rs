@@ -135,3 +135,28 @@ fn serve_listens_on_a_host_name() {
     let line = e.fails(&["serve", "--trusted-proxy", "10.0.0.0/33"]);
     assert!(line.contains("10.0.0.0/33"), "{line}");
 }
+
+/// `--mmap-size`: reads through mapped readers see every committed write (a mapping is
+/// no cache of its own), and a size out of range is a clear error.
+#[test]
+fn mapped_readers_serve_the_latest_writes() {
+    let e = Env::new();
+    e.init();
+    e.ok(&["user", "create", "--username", "ann", "--no-password"]);
+    e.ok(&["reaction", "add", "--label", "cheer", "--sentiment", "1"]);
+    let token = e.ok(&["jwt", "mint", "--user-id", "1"]).trim().to_owned();
+    let (mut child, addr) = crate::spawn_serve(&e.db(), "127.0.0.1:0", &["--mmap-size", "64"]);
+    let before = get(&addr, "/api/v2/reaction/");
+    assert!(before.contains(r#""label":"cheer""#), "{before}");
+    // a write through the server, then the read that follows it
+    let body = r#"{"name":"Mapped","type":"self-paced"}"#;
+    let created = post(&addr, "/api/v2/course/", &token, body);
+    assert!(created.starts_with("HTTP/1.1 201"), "{created}");
+    let auth = format!("Authorization: Bearer {token}\r\n");
+    let listed = crate::get_with(&addr, "/api/v2/course/search/?search=Mapped", &auth);
+    assert!(listed.contains(r#""name":"Mapped""#), "{listed}");
+    crate::sigterm(&child);
+    assert!(child.wait().unwrap().success());
+    let line = e.fails(&["serve", "--mmap-size", "2000000"]);
+    assert!(line.contains("mmap-size") && line.contains("2000000"), "{line}");
+}
