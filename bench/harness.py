@@ -9,6 +9,10 @@ binary on a free port, runs every scenario with wrk and prints one line per scen
 plus, for the mixed blend, a table per kind of request and the writes' waits, and the
 server's memory: idle, peak, and some seconds after the load. bench/run.sh installs wrk
 and builds the binary first; see bench/README.md.
+
+This file holds the arguments, the dataset and import caches, the wrk runs and the
+report; the server and the HTTP client are in bench/server.py, the mixed scenario's
+records in bench/mixed.py, the /metrics histograms in bench/metrics.py.
 """
 
 import argparse
@@ -22,11 +26,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
-import urllib.error
-import urllib.parse
-import urllib.request
 
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(BENCH_DIR)
@@ -34,7 +34,12 @@ LUA_DIR = os.path.join(BENCH_DIR, "lua")
 GENERATOR = os.path.join(BENCH_DIR, "gen_dataset.py")
 sys.path.insert(0, BENCH_DIR)
 import gen_dataset  # noqa: E402  (for its argument parsing: the cache key is the resolved args)
-import procs  # noqa: E402
+from metrics import WAIT_HISTOGRAMS, waits_over  # noqa: E402
+from mixed import (WRITE_WAIT_LIMIT_S, check_mixed_data, mixed_report, mixed_users,  # noqa: E402
+                   print_mixed, summarize_mixed)
+from procs import log  # noqa: E402
+from server import (Server, cpu_seconds, http, password_grant, proc_status,  # noqa: E402
+                    refresh_tokens, serve_flags)
 
 # In run order. token_password comes before token_refresh: its refresh tokens seed the pool,
 # and what token_refresh leaves seeds mixed's. mixed (every kind of write) comes last.
@@ -59,11 +64,6 @@ PRESETS = {
     "10x": {"users": 200_000, "courses": 1_000_000, "discussions": 40_000, "posts": 40_000,
             "statuses": 20_000, "comments": 100_000},
 }
-WRITE_WAIT_LIMIT_S = 0.01  # mixed: a write "waited for the writer" when it took > 10 ms
-
-
-def log(msg):
-    print(f"bench: {msg}", file=sys.stderr, flush=True)
 
 
 def parse_args():
@@ -205,186 +205,6 @@ def load(binary, data, lines, db, fresh):
         log(f"import: not cached ({e})")
         shutil.rmtree(tmp, ignore_errors=True)
     return dict(info, cached=False, cache_dir=cache)
-
-
-# --- the server ----------------------------------------------------------------------
-
-def proc_status(pid):
-    """VmRSS / VmHWM / RssAnon of a process in MB."""
-    out = {}
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            key, _, rest = line.partition(":")
-            if key in ("VmRSS", "VmHWM", "RssAnon"):
-                out[key] = int(rest.split()[0]) / 1024
-    return out
-
-
-def cpu_seconds(pid):
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def serve_flags(binary):
-    """The long options `hearth serve --help` lists (to detect optional features)."""
-    try:
-        out = subprocess.run([binary, "serve", "--help"], capture_output=True, text=True, timeout=30).stdout
-    except (OSError, subprocess.SubprocessError):
-        return set()
-    return {w.rstrip(",") for w in out.split() if w.startswith("--")}
-
-
-class Server:
-    def __init__(self, binary, db, logfile, pin, metrics=False):
-        self.port = procs.free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        cmd = [binary, "--db", db, "serve", "--listen", f"127.0.0.1:{self.port}", "--public-url", self.base]
-        # the server's own histogram of waits for the writer, when this build has metrics
-        self.metrics_url = None
-        if metrics:
-            mport = procs.free_port()
-            cmd += ["--metrics-listen", f"127.0.0.1:{mport}"]
-            self.metrics_url = f"http://127.0.0.1:{mport}/metrics"
-        if pin:
-            cmd = ["taskset", "-c", "0"] + cmd  # taskset execs: the pid is hearth's
-        self.log = open(logfile, "w")
-        # wrk and this harness are one client address: lift the per-address cap (64)
-        # above the load's connections so that no probe races wrk's closing sockets
-        env = dict(os.environ)
-        env.setdefault("HEARTH_MAX_CONNECTIONS_PER_ADDRESS", "1024")
-        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT, env=env)
-        self.pid = self.proc.pid
-
-    def wait_ready(self, timeout=120):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise SystemExit(f"bench: hearth exited with {self.proc.returncode}; see {self.log.name}")
-            try:
-                if http(self.base + "/healthz", timeout=2)[0] == 200:
-                    return
-            except OSError:
-                pass
-            time.sleep(0.1)
-        raise SystemExit(f"bench: hearth not ready after {timeout} s; see {self.log.name}")
-
-    def drain(self, timeout=120):
-        """Wait until the server has worked off what wrk left queued: /healthz < 100 ms twice."""
-        fast, deadline = 0, time.monotonic() + timeout
-        while fast < 2 and time.monotonic() < deadline:
-            t0 = time.monotonic()
-            try:
-                ok = http(self.base + "/healthz", timeout=30)[0] == 200
-            except OSError:
-                ok = False
-            fast = fast + 1 if ok and time.monotonic() - t0 < 0.1 else 0
-
-    def histograms(self, names):
-        """{name: {"buckets": {le: cumulative count}, "count": n, "sum": s}} from /metrics,
-        summed over label sets other than `le`; None without metrics or on failure."""
-        if not self.metrics_url:
-            return None
-        try:
-            status, body = http(self.metrics_url, timeout=10)
-        except OSError:
-            return None
-        if status != 200:
-            return None
-        return parse_histograms(body.decode("utf-8", "replace"), names)
-
-    def stop(self):
-        procs.stop(self.proc, timeout=30)
-        self.log.close()
-
-
-def parse_histograms(text, names):
-    """The named histograms of a Prometheus text exposition (see Server.histograms)."""
-    out = {n: {"buckets": {}, "count": 0.0, "sum": 0.0} for n in names}
-    for line in text.splitlines():
-        if not line or line.startswith("#"):
-            continue
-        head, _, value = line.rpartition(" ")
-        name, _, labels = head.partition("{")
-        try:
-            v = float(value)
-        except ValueError:
-            continue
-        for n in names:
-            if name == n + "_bucket":
-                le = next((lab.split("=", 1)[1].strip('"') for lab in labels.rstrip("}").split(",")
-                           if lab.startswith("le=")), None)
-                if le is not None:
-                    key = float("inf") if le == "+Inf" else float(le)
-                    out[n]["buckets"][key] = out[n]["buckets"].get(key, 0.0) + v
-            elif name == n + "_count":
-                out[n]["count"] += v
-            elif name == n + "_sum":
-                out[n]["sum"] += v
-    return out
-
-
-def waits_over(before, after, name, limit):
-    """From two scrapes: how many waits `name` saw in between, and how many took longer
-    than `limit` seconds (counted from the largest bucket bound <= limit)."""
-    if not before or not after or name not in after:
-        return None
-    b, a = before.get(name, {"buckets": {}, "count": 0.0}), after[name]
-    count = a["count"] - b["count"]
-    bounds = [le for le in a["buckets"] if le <= limit]
-    if not bounds:
-        return {"waits": int(count), "over": None, "bound_s": None}
-    le = max(bounds)
-    within = a["buckets"][le] - b["buckets"].get(le, 0.0)
-    return {"waits": int(count), "over": int(count - within), "bound_s": le,
-            "share_over": (count - within) / count if count else 0.0,
-            "sum_s": round(a["sum"] - b.get("sum", 0.0), 6)}
-
-
-def http(url, data=None, headers=None, timeout=60):
-    """(status, body bytes) of one request; HTTP errors are returned, not raised."""
-    req = urllib.request.Request(url, data=data, headers=headers or {})
-    try:
-        with urllib.request.urlopen(req, timeout=timeout) as r:
-            return r.status, r.read()
-    except urllib.error.HTTPError as e:
-        return e.code, e.read()
-
-
-def password_grant(base, client_id, username):
-    """One password grant (retrying a 429/503 'later'); returns the JSON answer."""
-    form = urllib.parse.urlencode({"grant_type": "password", "client_id": client_id,
-                                   "username": username, "password": "benchpass"}).encode()
-    hdrs = {"Content-Type": "application/x-www-form-urlencoded"}
-    for attempt in range(8):
-        status, body = http(base + "/oauth/token/", form, hdrs)
-        if status == 200:
-            return json.loads(body)
-        if status not in (429, 503):
-            raise SystemExit(f"bench: password grant for {username}: HTTP {status} {body[:300]!r}")
-        time.sleep(0.5 * 2 ** attempt)
-    raise SystemExit(f"bench: password grant for {username} kept answering {status}")
-
-
-def refresh_tokens(base, client_id, n, users, workers=4):
-    """n refresh tokens from password grants of distinct-ish users, 4 at a time."""
-    out, lock = [], threading.Lock()
-    names = [f"user{(i % max(1, users - 1)) + 2:06d}" for i in range(n)]
-
-    def work(chunk):
-        for name in chunk:
-            rt = password_grant(base, client_id, name)["refresh_token"]
-            with lock:
-                out.append(rt)
-
-    threads = [threading.Thread(target=work, args=(names[i::workers],)) for i in range(workers)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    if len(out) != n:
-        raise SystemExit("bench: seeding refresh tokens failed")
-    return out
 
 
 # --- wrk -----------------------------------------------------------------------------
@@ -545,28 +365,6 @@ def mint_jwt(binary, db, user_id):
     return jwt
 
 
-def check_mixed_data(meta):
-    """mixed draws discussions, live posts and statuses at random: each kind must exist."""
-    counts = meta["counts"]
-    live_posts = counts.get("post", 0) - meta["hub_deleted_posts"][1]
-    if counts.get("discussion", 0) < 1 or live_posts < 1 or counts.get("status", 0) < 1 \
-            or counts.get("category", 0) < 1 or counts.get("user", 0) < 3:
-        raise SystemExit("bench: mixed needs at least 3 users, 1 category, 1 discussion, 1 status "
-                         "and 1 post past the hub's deleted ones in the dataset")
-
-
-def mixed_users(users, conns):
-    """One distinct user per mixed connection, spread over the ids and never the hub (1,
-    which other scenarios act as) or the staff user (2)."""
-    first = 3
-    span = users - first + 1
-    if span < 1:
-        raise SystemExit("bench: mixed needs at least 3 users")
-    if span < conns:
-        log(f"mixed: only {span} users for {conns} connections: some connections share a user")
-    return [first + (k * span) // conns if span >= conns else first + k % span for k in range(conns)]
-
-
 def mixed_credentials(binary, db, users, conns, path):
     """`user_id jwt` per connection, each JWT from `hearth jwt mint` (a day's lifetime)."""
     t0 = time.monotonic()
@@ -592,9 +390,6 @@ def after_load(pid, settle, idle):
             "after_load": after, "after_load_rss_mb": after["VmRSS"],
             "after_load_vs_idle": round(after["VmRSS"] / idle["VmRSS"], 2) if idle["VmRSS"] else None,
             "after_load_series_mb": [round(v, 1) for v in series]}
-
-
-WAIT_HISTOGRAMS = ["hearth_db_write_wait_seconds", "hearth_db_read_wait_seconds"]
 
 
 def run_scenario(scenario, server, seconds, conns, env, pin, tag, last=False):
@@ -644,58 +439,6 @@ def run_scenario(scenario, server, seconds, conns, env, pin, tag, last=False):
         if bad and tag != "warmup":
             log(f"  {tag}: mixed answers other than 2xx: {bad}")
     return r
-
-
-def mixed_report(logdir):
-    """Reads the per-thread records of a mixed run (see bench/lua/mixed.lua): per kind and
-    per group (reads, writes) the requests, statuses, p50/p99/max and how many took longer
-    than 10 ms; and the refresh tokens the connections still hold unused."""
-    kinds = {}
-    with open(os.path.join(logdir, "kinds")) as f:
-        for line in f:
-            name, weight, rw = line.split()
-            kinds[name] = {"weight": int(weight), "write": rw == "write", "lat": [], "status": {}}
-    held, used, skipped = [], set(), 0
-    for fname in sorted(os.listdir(logdir)):
-        if not fname.startswith("thread-"):
-            continue
-        with open(os.path.join(logdir, fname)) as f:
-            for line in f:
-                parts = line.split()
-                if len(parts) == 2 and parts[0] == "token":
-                    held.append(parts[1])
-                elif len(parts) == 2 and parts[0] == "used":
-                    used.add(parts[1])
-                elif parts == ["skipped", "refresh"]:
-                    skipped += 1
-                elif len(parts) == 3 and parts[0] in kinds:
-                    k = kinds[parts[0]]
-                    k["lat"].append(int(parts[2]))
-                    k["status"][parts[1]] = k["status"].get(parts[1], 0) + 1
-
-    def entry(lat, status):
-        lat = sorted(lat)
-
-        def pct(p):  # nearest rank, as wrk's own percentiles
-            return lat[max(0, min(len(lat) - 1, -(-len(lat) * p // 100) - 1))] if lat else 0
-        return {"n": len(lat), "p50_us": pct(50), "p99_us": pct(99), "max_us": lat[-1] if lat else 0,
-                "over_10ms": sum(1 for v in lat if v > WRITE_WAIT_LIMIT_S * 1e6),
-                "non2xx": sum(n for code, n in status.items() if not code.startswith("2")),
-                "status": status}
-
-    out = {"kinds": {}, "groups": {}, "refresh_skipped": skipped}
-    for group, is_write in (("reads", False), ("writes", True)):
-        lat, status = [], {}
-        for k in kinds.values():
-            if k["write"] == is_write:
-                lat += k["lat"]
-                for code, n in k["status"].items():
-                    status[code] = status.get(code, 0) + n
-        out["groups"][group] = entry(lat, status)
-    for name, k in kinds.items():
-        out["kinds"][name] = dict(entry(k["lat"], k["status"]), weight=k["weight"], write=k["write"])
-    left = [t for t in held if t not in used]
-    return out, left
 
 
 def seed_pool(base, client_id, users, sources, workdir, need, name):
@@ -771,40 +514,6 @@ def summarize(scenario, runs, conns):
     return out
 
 
-def summarize_mixed(runs):
-    """Per kind and per group (reads, writes): requests and non-2xx summed over the runs,
-    p50/p99 the median of the runs'; the share of writes slower than 10 ms pooled over the
-    runs (client side), and, with metrics, the share of the writer waits over 10 ms."""
-    def group(entries):
-        return {
-            "n": sum(e["n"] for e in entries),
-            "non2xx": sum(e["non2xx"] for e in entries),
-            "over_10ms": sum(e["over_10ms"] for e in entries),
-            "p50_ms": statistics.median(e["p50_us"] for e in entries) / 1000,
-            "p99_ms": statistics.median(e["p99_us"] for e in entries) / 1000,
-            "max_ms": max(e["max_us"] for e in entries) / 1000,
-        }
-    ms = [r["mixed"] for r in runs]
-    kinds = {}
-    for name, first in ms[0]["kinds"].items():
-        kinds[name] = dict(group([m["kinds"][name] for m in ms]), write=first["write"], weight=first["weight"])
-    out = {"kinds": kinds,
-           "reads": group([m["groups"]["reads"] for m in ms]),
-           "writes": group([m["groups"]["writes"] for m in ms]),
-           "refresh_skipped": sum(m["refresh_skipped"] for m in ms)}
-    w = out["writes"]
-    out["write_share_over_10ms"] = w["over_10ms"] / w["n"] if w["n"] else None
-    waits = [(r.get("db_waits") or {}).get("hearth_db_write_wait_seconds") for r in runs]
-    if all(waits) and all(x["over"] is not None for x in waits):
-        total = sum(x["waits"] for x in waits)
-        over = sum(x["over"] for x in waits)
-        out["writer_waits"] = {"waits": total, "over_10ms": over,
-                               "share_over_10ms": over / total if total else None,
-                               "bucket_bound_s": waits[0]["bound_s"],
-                               "source": "hearth_db_write_wait_seconds"}
-    return out
-
-
 def print_table(result, a):
     load = result["load"]
     cached = f", cached from {load['imported_at']}" if load.get("cached") else ""
@@ -833,30 +542,6 @@ def print_table(result, a):
           f"peak {m['peak_rss_mb']:.1f} MB (VmHWM over the whole benchmark); "
           f"after the load {m['after_load_rss_mb']:.1f} MB (VmRSS {a.settle} s after the last scenario, "
           f"{m['after_load_vs_idle']}x idle)")
-
-
-def print_mixed(m, a):
-    total_n = sum(k["n"] for k in m["kinds"].values()) or 1
-    print(f"\nmixed, per kind ({a.runs} run(s) pooled; p50/p99 from the client's own timing, median of the runs):")
-    print(f"  {'kind':<20} {'share':>6} {'requests':>9} {'p50_ms':>8} {'p99_ms':>8} {'>10ms':>7} {'non2xx':>7}")
-    rows = list(m["kinds"].items()) + [("reads (all)", m["reads"]), ("writes (all)", m["writes"])]
-    for name, k in rows:
-        label = name + (" (w)" if k.get("write") else "")
-        print(f"  {label:<20} {100 * k['n'] / total_n:>5.1f}% {k['n']:>9} {k['p50_ms']:>8.2f} "
-              f"{k['p99_ms']:>8.2f} {100 * k['over_10ms'] / max(1, k['n']):>6.1f}% {k['non2xx']:>7}")
-    share = m["write_share_over_10ms"]
-    line = ("  writes slower than 10 ms (client side, whole request): "
-            + (f"{100 * share:.1f}%" if share is not None else "no writes"))
-    ww = m.get("writer_waits")
-    if ww:
-        bound = ww["bucket_bound_s"]
-        line += (f"; waited for the writer > {bound * 1000:g} ms (server, hearth_db_write_wait_seconds): "
-                 + (f"{100 * ww['share_over_10ms']:.2f}% of {ww['waits']} waits" if ww["waits"] else "no waits"))
-    else:
-        line += "; the server's writer-wait histogram is not available in this build"
-    print(line)
-    if m["refresh_skipped"]:
-        print(f"  {m['refresh_skipped']} refreshes were sent as `me` instead: their connection had no refresh token left")
 
 
 def cpu_model():

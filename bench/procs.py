@@ -1,9 +1,15 @@
-"""The hearth server process, as the bench scripts (harness.py, attacks.py) run it: a
-free loopback port to serve on, and a stop that waits, then kills."""
+"""The hearth server process, as the bench scripts run it (server.py for harness.py,
+target.py for attacks.py): a free loopback port to serve on, and a stop that waits, then
+kills. And the harness's progress line on stderr, which its modules share."""
 
 import signal
 import socket
 import subprocess
+import sys
+
+
+def log(msg):
+    print(f"bench: {msg}", file=sys.stderr, flush=True)
 
 
 def free_port(host="127.0.0.1"):

@@ -10,6 +10,8 @@ from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
+import metrics  # noqa: E402
+import mixed  # noqa: E402
 
 
 def args(*argv):
@@ -52,23 +54,23 @@ class Presets(unittest.TestCase):
 class MixedUsers(unittest.TestCase):
     def test_distinct_and_never_the_hub_or_staff(self):
         for users, conns in ((20_000, 64), (67, 64), (200_000, 8)):
-            got = harness.mixed_users(users, conns)
+            got = mixed.mixed_users(users, conns)
             self.assertEqual(len(got), conns)
             self.assertEqual(len(set(got)), conns)
             self.assertTrue(all(3 <= u <= users for u in got))
 
     def test_fewer_users_than_connections_share(self):
-        with mock.patch.object(harness, "log"):
-            got = harness.mixed_users(5, 8)
+        with mock.patch.object(mixed, "log"):
+            got = mixed.mixed_users(5, 8)
         self.assertEqual(sorted(set(got)), [3, 4, 5])
 
     def test_the_data_must_have_every_kind(self):
         meta = {"counts": {"user": 10, "category": 2, "discussion": 1, "post": 5, "status": 1},
                 "hub_deleted_posts": [1, 5]}
         with self.assertRaises(SystemExit):  # every post is the hub's deleted one
-            harness.check_mixed_data(meta)
+            mixed.check_mixed_data(meta)
         meta["counts"]["post"] = 6
-        harness.check_mixed_data(meta)
+        mixed.check_mixed_data(meta)
 
 
 class MixedReport(unittest.TestCase):
@@ -86,7 +88,7 @@ class MixedReport(unittest.TestCase):
                        "used B\n")  # B in flight when wrk stopped: lost
             self.write(d, "thread-2.log",
                        "token D\nme 200 500\nfollow 400 700\nskipped refresh\nme 200 800\n")
-            report, left = harness.mixed_report(d)
+            report, left = mixed.mixed_report(d)
         self.assertEqual(sorted(left), ["C", "D"])
         k = report["kinds"]
         self.assertEqual(k["me"]["n"], 4)
@@ -105,7 +107,7 @@ class MixedReport(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             self.write(d, "kinds", "me 100 read\npost 0 write\n")
             self.write(d, "thread-1.log", "me 200 5\n")
-            report, left = harness.mixed_report(d)
+            report, left = mixed.mixed_report(d)
         self.assertEqual(report["groups"]["writes"]["n"], 0)
         self.assertEqual(report["kinds"]["post"]["p99_us"], 0)
         self.assertEqual(left, [])
@@ -119,7 +121,7 @@ class MixedReport(unittest.TestCase):
                               "refresh_skipped": 0},
                     "db_waits": {"hearth_db_write_wait_seconds":
                                  {"waits": n_w, "over": over_w, "bound_s": 0.01}}}
-        m = harness.summarize_mixed([run(100, 10, 2000), run(300, 10, 4000)])
+        m = mixed.summarize_mixed([run(100, 10, 2000), run(300, 10, 4000)])
         self.assertAlmostEqual(m["write_share_over_10ms"], 20 / 400)
         self.assertEqual(m["writes"]["p99_ms"], 3.0)  # median of the runs' p99s
         self.assertAlmostEqual(m["writer_waits"]["share_over_10ms"], 20 / 400)
@@ -140,8 +142,8 @@ hearth_http_request_duration_seconds_bucket{route="/x",method="GET",le="0.01"} 7
 class Histograms(unittest.TestCase):
     def test_parse_and_difference(self):
         names = ["hearth_db_write_wait_seconds", "hearth_db_read_wait_seconds"]
-        before = harness.parse_histograms(EXPOSITION, names)
-        after = harness.parse_histograms(
+        before = metrics.parse_histograms(EXPOSITION, names)
+        after = metrics.parse_histograms(
             EXPOSITION.replace('le="0.01"} 90', 'le="0.01"} 130')
                       .replace('le="0.1"} 99', 'le="0.1"} 149')
                       .replace('le="+Inf"} 100', 'le="+Inf"} 160')
@@ -149,7 +151,7 @@ class Histograms(unittest.TestCase):
                       .replace("_sum 1.5", "_sum 2.5"), names)
         self.assertEqual(before["hearth_db_write_wait_seconds"]["buckets"][0.01], 90)
         self.assertEqual(before["hearth_db_read_wait_seconds"]["count"], 0)  # absent: zero
-        w = harness.waits_over(before, after, "hearth_db_write_wait_seconds", 0.01)
+        w = metrics.waits_over(before, after, "hearth_db_write_wait_seconds", 0.01)
         # 60 new waits, 40 of them within 10 ms
         self.assertEqual((w["waits"], w["over"], w["bound_s"]), (60, 20, 0.01))
         self.assertAlmostEqual(w["share_over"], 20 / 60)
@@ -158,12 +160,12 @@ class Histograms(unittest.TestCase):
     def test_labels_are_summed_and_the_bound_never_exceeds_the_limit(self):
         text = ('h_bucket{route="a",le="0.005"} 3\nh_bucket{route="b",le="0.005"} 4\n'
                 'h_bucket{route="a",le="0.05"} 5\nh_bucket{route="b",le="0.05"} 6\nh_count 11\n')
-        after = harness.parse_histograms(text, ["h"])
-        w = harness.waits_over({"h": {"buckets": {}, "count": 0.0, "sum": 0.0}}, after, "h", 0.01)
+        after = metrics.parse_histograms(text, ["h"])
+        w = metrics.waits_over({"h": {"buckets": {}, "count": 0.0, "sum": 0.0}}, after, "h", 0.01)
         self.assertEqual((w["waits"], w["over"], w["bound_s"]), (11, 4, 0.005))
 
     def test_no_metrics_no_numbers(self):
-        self.assertIsNone(harness.waits_over(None, None, "h", 0.01))
+        self.assertIsNone(metrics.waits_over(None, None, "h", 0.01))
 
 
 if __name__ == "__main__":
