@@ -305,9 +305,10 @@ impl Db {
         self.inline_budget_us.store(us, Ordering::Relaxed);
     }
 
-    /// Maps up to `bytes` of the file in each read connection (`serve --mmap-size`; 0,
-    /// the default: none). Set before serving: idle readers are closed so that the next
-    /// reads open mapped ones. A read replica's readers never map.
+    /// Maps up to `bytes` of the file in each read connection (`serve --mmap-size`;
+    /// none until this is called: the CLI's other commands and the library's users read
+    /// with `pread`). Set before serving: idle readers are closed so that the next reads
+    /// open mapped ones. A read replica's readers never map.
     pub fn set_mmap_size(&self, bytes: i64) {
         self.readers.set_mmap(bytes);
     }

@@ -573,6 +573,9 @@ mod tests {
         assert_eq!(mapped(&kept), 1 << 20);
         assert_eq!(kept.query_row("SELECT x FROM t", [], |r| r.get::<_, i64>(0)).unwrap(), 1);
         drop(kept);
+        // serve's largest size is within SQLite's own limit (a larger one would be cut)
+        readers.set_mmap(2047 << 20);
+        assert_eq!(mapped(&readers.get().unwrap()), 2047 << 20);
         // a replica's readers never map
         let replica = Readers::following(&path, 1);
         replica.set_mmap(1 << 20);
