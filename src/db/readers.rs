@@ -482,14 +482,20 @@ mod tests {
     #![expect(clippy::unwrap_used, reason = "tests fail loudly")]
     use super::*;
 
-    #[test]
-    fn at_most_max_connections_and_waiters_get_the_returned_one() {
+    /// A WAL-mode file in a temporary directory, made with `sql`.
+    fn wal_file(sql: &str) -> (tempfile::TempDir, PathBuf) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("r.db");
         Connection::open(&path)
             .unwrap()
-            .execute_batch("PRAGMA journal_mode = WAL; CREATE TABLE t (x)")
+            .execute_batch(&format!("PRAGMA journal_mode = WAL; {sql}"))
             .unwrap();
+        (dir, path)
+    }
+
+    #[test]
+    fn at_most_max_connections_and_waiters_get_the_returned_one() {
+        let (_dir, path) = wal_file("CREATE TABLE t (x)");
         let readers = Readers::new(&path, 2);
         let a = readers.get().unwrap();
         let b = readers.get().unwrap();
@@ -509,15 +515,11 @@ mod tests {
 
     #[test]
     fn releasing_memory_keeps_one_emptied_connection_and_never_touches_one_in_use() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("r.db");
-        let w = Connection::open(&path).unwrap();
-        w.execute_batch(
-            "PRAGMA journal_mode = WAL; CREATE TABLE t (x);
+        let (_dir, path) = wal_file(
+            "CREATE TABLE t (x);
              WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000)
              INSERT INTO t SELECT randomblob(200) FROM n;",
-        )
-        .unwrap();
+        );
         let readers = Readers::new(&path, 3);
         let (a, b, busy) = (readers.get().unwrap(), readers.get().unwrap(), readers.get().unwrap());
         let used = |c: &Connection| {
@@ -546,14 +548,7 @@ mod tests {
 
     #[test]
     fn a_mapping_size_reaches_every_new_reader_survives_a_release_and_never_a_replicas() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("r.db");
-        Connection::open(&path)
-            .unwrap()
-            .execute_batch(
-                "PRAGMA journal_mode = WAL; CREATE TABLE t (x); INSERT INTO t VALUES (1)",
-            )
-            .unwrap();
+        let (_dir, path) = wal_file("CREATE TABLE t (x); INSERT INTO t VALUES (1)");
         let mapped =
             |c: &Connection| c.query_row("PRAGMA mmap_size", [], |r| r.get::<_, i64>(0)).unwrap();
         let readers = Readers::new(&path, 2);
