@@ -78,12 +78,12 @@ pub struct ServeArgs {
     #[arg(long, env = "HEARTH_INLINE_READ_BUDGET", default_value_t = 2000, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
     pub inline_read_budget: u64,
     /// MiB of the database file each read connection maps into memory (SQLite's
-    /// `mmap_size`; at most 2047, SQLite's own limit; 0 reads every page with `pread`).
-    /// A mapped page is read without a system call or a copy into SQLite's page cache.
-    /// The pages reads touched count in hearth's RSS as the kernel's file cache (shared,
-    /// dropped under memory pressure, unmapped when a load is over); a read replica never
-    /// maps. See docs/architecture.md, "The read path".
-    #[arg(long, env = "HEARTH_MMAP_SIZE", value_name = "MIB", default_value_t = 2047, value_parser = clap::value_parser!(u64).range(0..=2047))]
+    /// `mmap_size`, at most 2047, SQLite's own limit; 0, the default, reads every page
+    /// with `pread`). Pays off for reads spread over a database much larger than SQLite's
+    /// page caches; costs CPU on small hot reads, and SQLite unmaps a connection's whole
+    /// file after each write. The pages reads touched count in hearth's RSS as the
+    /// kernel's file cache; a read replica never maps. See docs/architecture.md.
+    #[arg(long, env = "HEARTH_MMAP_SIZE", value_name = "MIB", default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=2047))]
     pub mmap_size: u64,
     /// Log lines on stderr as text or as one JSON object a line (the level is set
     /// with RUST_LOG, default info).

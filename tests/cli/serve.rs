@@ -136,7 +136,7 @@ fn serve_listens_on_a_host_name() {
     assert!(line.contains("10.0.0.0/33"), "{line}");
 }
 
-/// `--mmap-size` (on by default; 64 MiB here): reads through mapped readers see every
+/// `--mmap-size` (off by default; 64 MiB here): reads through mapped readers see every
 /// committed write (a mapping is no cache of its own), and a size past SQLite's limit is
 /// a clear error.
 #[test]
