@@ -133,6 +133,16 @@ struct State {
     waiting: usize,
 }
 
+impl State {
+    /// Takes the idle connections past the first `keep` out of the pool, for the caller
+    /// to close once it has let go of the lock (a read waiting for one need not wait).
+    fn take_idle(&mut self, keep: usize) -> Vec<Pooled> {
+        let taken: Vec<Pooled> = self.idle.drain(keep..).collect();
+        self.open -= taken.len();
+        taken
+    }
+}
+
 /// A read connection, back to the idle list on drop.
 pub(super) struct Reader {
     readers: Arc<Readers>,
@@ -171,12 +181,7 @@ impl Readers {
             return;
         }
         self.mmap.store(bytes.max(0), Ordering::Relaxed);
-        let closing: Vec<Pooled> = {
-            let mut state = self.state();
-            let idle: Vec<Pooled> = state.idle.drain(..).collect();
-            state.open -= idle.len();
-            idle
-        };
+        let closing = self.state().take_idle(0);
         drop(closing);
     }
 
@@ -298,8 +303,7 @@ impl Readers {
         let (closing, emptied) = {
             let mut state = self.state();
             let keep = state.idle.len().min(1);
-            let closing: Vec<Pooled> = state.idle.drain(keep..).collect();
-            state.open -= closing.len();
+            let closing = state.take_idle(keep);
             if let Some(p) = state.idle.first()
                 && let Err(e) = empty(&p.conn, self.mmap())
             {
