@@ -580,6 +580,54 @@ mod tests {
         replica.set_mmap(1 << 20);
         assert_eq!(replica.mmap(), 0);
     }
+
+    /// A mapping is no cache: four mapped readers in parallel with a writer committing
+    /// batches see only whole commits, never fewer rows than before, and every row once
+    /// the writer is done (SQLite remaps after each change; a stale page would show).
+    #[test]
+    fn mapped_readers_in_parallel_with_a_writer_see_whole_commits_only() {
+        let (_dir, path) = wal_file("CREATE TABLE t (batch INTEGER)");
+        let readers = Readers::new(&path, 4);
+        readers.set_mmap(8 << 20);
+        let done = Arc::new(AtomicBool::new(false));
+        let threads: Vec<_> = (0..4)
+            .map(|_| {
+                let (r, done) = (Arc::clone(&readers), Arc::clone(&done));
+                std::thread::spawn(move || {
+                    let (mut last, mut reads) = (0, 0);
+                    while !done.load(Ordering::Relaxed) || reads == 0 {
+                        let c = r.get().unwrap();
+                        let (rows, batches): (i64, i64) = c
+                            .query_row("SELECT count(*), count(DISTINCT batch) FROM t", [], |r| {
+                                Ok((r.get(0)?, r.get(1)?))
+                            })
+                            .unwrap();
+                        assert_eq!(rows, batches * 10, "a commit seen in part");
+                        assert!(rows >= last, "{rows} rows after {last}");
+                        (last, reads) = (rows, reads + 1);
+                    }
+                    reads
+                })
+            })
+            .collect();
+        let w = Connection::open(&path).unwrap();
+        for batch in 0..200 {
+            let tx = w.unchecked_transaction().unwrap();
+            for _ in 0..10 {
+                tx.execute("INSERT INTO t VALUES (?1)", [batch]).unwrap();
+            }
+            tx.commit().unwrap();
+        }
+        done.store(true, Ordering::Relaxed);
+        for t in threads {
+            assert!(t.join().unwrap() > 0);
+        }
+        let c = readers.get().unwrap();
+        assert_eq!(
+            c.query_row("SELECT count(*) FROM t", [], |r| r.get::<_, i64>(0)).unwrap(),
+            2000
+        );
+    }
 }
 
 #[cfg(test)]
