@@ -31,11 +31,13 @@ pub struct View {
 /// (user alias `u`, NULL when the creator is gone), then the four counts. `?1` is the course,
 /// `?2` the caller (NULL: anonymous, who completed nothing). Each count is a scalar
 /// subquery over an index (a derived table of the two lesson counts cost an ephemeral
-/// table per run).
+/// table per run). The members are counted as the statuses that are not members: an
+/// `IN` list of three constants is built into an ephemeral table on every run (SQLite
+/// compares in place only up to two), and `join_status` can hold nothing else (its CHECK).
 fn extra_columns() -> String {
     format!(
         "{}, (SELECT count(*) FROM course_member
-              WHERE course_id = ?1 AND join_status IN ('creator', 'manager', 'joined')),
+              WHERE course_id = ?1 AND join_status NOT IN ('invited', 'requested')),
            (SELECT count(*) FROM course_section WHERE course_id = ?1),
            (SELECT count(*) FROM course_section s JOIN course_lesson l ON l.section_id = s.id
             WHERE s.course_id = ?1),
@@ -70,7 +72,16 @@ fn extras_at(r: &rusqlite::Row<'_>, o: usize) -> rusqlite::Result<(Option<User>,
 pub fn view(conn: &Connection, id: i64, user: Option<i64>) -> rusqlite::Result<Option<View>> {
     /// Where the status sits: right after the course's columns.
     const STATUS: usize = 19;
-    let sql = sql!(
+    conn.prepare_cached(view_sql())?
+        .query_row(params![id, user], |r| {
+            let (creator, counts) = extras_at(r, STATUS + 1)?;
+            Ok(View { course: courses::from_row(r)?, status: r.get(STATUS)?, creator, counts })
+        })
+        .optional()
+}
+
+fn view_sql() -> &'static str {
+    sql!(
         "SELECT {}, (SELECT join_status FROM course_member m
                      WHERE m.course_id = c.id AND m.user_id = ?2),
                 {}
@@ -78,13 +89,7 @@ pub fn view(conn: &Connection, id: i64, user: Option<i64>) -> rusqlite::Result<O
          WHERE c.id = ?1",
         columns_as("c"),
         extra_columns()
-    );
-    conn.prepare_cached(sql)?
-        .query_row(params![id, user], |r| {
-            let (creator, counts) = extras_at(r, STATUS + 1)?;
-            Ok(View { course: courses::from_row(r)?, status: r.get(STATUS)?, creator, counts })
-        })
-        .optional()
+    )
 }
 
 /// What a course's JSON needs besides the record the caller holds: its creator (brief,
@@ -94,10 +99,12 @@ pub fn extras(
     course: &Course,
     user: Option<i64>,
 ) -> rusqlite::Result<(Option<User>, Counts)> {
-    let sql =
-        sql!("SELECT {} FROM (SELECT ?3 AS id) x LEFT JOIN user u ON u.id = x.id", extra_columns());
-    conn.prepare_cached(sql)?
+    conn.prepare_cached(extras_sql())?
         .query_row(params![course.id, user, course.created_by], |r| extras_at(r, 0))
+}
+
+fn extras_sql() -> &'static str {
+    sql!("SELECT {} FROM (SELECT ?3 AS id) x LEFT JOIN user u ON u.id = x.id", extra_columns())
 }
 
 #[cfg(test)]
@@ -107,20 +114,22 @@ mod tests {
     use super::*;
     use crate::db::users::BRIEF;
 
-    /// Users 1–4; course 7 by user 1 with members 2 (manager), 3 (joined), 4
-    /// (requested); two sections with 2 and 1 lessons, of which user 3 completed 2 and
+    /// Users 1–5; course 7 by user 1 with members 2 (manager), 3 (joined), 4
+    /// (requested), 5 (invited); two sections with 2 and 1 lessons, of which user 3 completed 2 and
     /// user 2 one; course 8 by user 2, no members besides, nothing in it.
     fn fixture() -> Connection {
         let conn = crate::db::migrate::test_db();
         conn.execute_batch(
             "INSERT INTO user (id, username, username_key, date_joined)
-               VALUES (1, 'u1', 'u1', 0), (2, 'u2', 'u2', 0), (3, 'u3', 'u3', 0), (4, 'u4', 'u4', 0);
+               VALUES (1, 'u1', 'u1', 0), (2, 'u2', 'u2', 0), (3, 'u3', 'u3', 0), (4, 'u4', 'u4', 0),
+                      (5, 'u5', 'u5', 0);
              INSERT INTO course (id, name, name_key, slug, type, privacy, created_at, created_by)
                VALUES (7, 'Seven', 'seven', 'seven', 'self-paced', 'open', 5, 1),
                       (8, 'Eight', 'eight', 'eight', 'scheduled', 'private', 6, 2);
              INSERT INTO course_member (course_id, user_id, join_status, created_at)
                VALUES (7, 1, 'creator', 0), (7, 2, 'manager', 0), (7, 3, 'joined', 0),
-                      (7, 4, 'requested', 0), (8, 2, 'creator', 0);
+                      (7, 4, 'requested', 0), (7, 5, 'invited', 0),
+                      (8, 2, 'creator', 0);
              INSERT INTO course_section (id, course_id, name, created_at)
                VALUES (1, 7, 'a', 0), (2, 7, 'b', 0);
              INSERT INTO course_lesson (id, section_id, name, created_at)
@@ -186,6 +195,14 @@ mod tests {
         assert!(v.creator.is_none());
         assert_eq!(v.counts, counts(1, 0, 0, 0));
         assert!(extras(&conn, &v.course, None).unwrap().0.is_none());
+    }
+
+    #[test]
+    fn a_view_builds_no_ephemeral_table() {
+        // each one is a B-tree opened, filled and closed on every course read (issue 17)
+        let conn = fixture();
+        assert_eq!(crate::db::migrate::ephemeral_tables(&conn, view_sql()), 0);
+        assert_eq!(crate::db::migrate::ephemeral_tables(&conn, extras_sql()), 0);
     }
 
     #[test]

@@ -236,6 +236,22 @@ pub fn test_db() -> Connection {
     c
 }
 
+/// How many ephemeral tables (`OpenEphemeral`: a temporary B-tree SQLite builds and
+/// fills on each run, for an `IN` list or a sort) the program of `sql` opens. For tests
+/// that keep them out of the hot statements.
+#[cfg(test)]
+#[expect(clippy::unwrap_used, reason = "tests fail loudly")]
+pub fn ephemeral_tables(conn: &Connection, sql: &str) -> usize {
+    let mut stmt = conn.prepare(&format!("EXPLAIN {sql}")).unwrap();
+    // the parameters stay unbound (NULL): the program is the same for every value
+    let mut rows = stmt.raw_query();
+    let mut n = 0;
+    while let Some(r) = rows.next().unwrap() {
+        n += usize::from(r.get::<_, String>(1).unwrap() == "OpenEphemeral");
+    }
+    n
+}
+
 /// Creates the current schema in an empty database.
 pub fn create(conn: &Connection) -> Result<(), DbError> {
     conn.execute_batch(SCHEMA)?;
