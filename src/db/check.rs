@@ -86,6 +86,13 @@ const INVARIANTS: &[(&str, &str, &str)] = &[
            AND NOT EXISTS (SELECT 1 FROM course_listed_block b WHERE b.block = c.id >> 10)",
     ),
     (
+        "course_listed_count",
+        "course_listed_count counts the listed courses",
+        "SELECT n FROM course_listed_count WHERE n <>
+           (SELECT count(*) FROM course c WHERE c.deleted = 0 AND c.privacy IN ('open', 'private'))
+         UNION ALL SELECT 0 WHERE (SELECT count(*) FROM course_listed_count) <> 1",
+    ),
+    (
         "contribution_tally",
         "contribution_tally counts the live items of each kind",
         "SELECT t.live FROM contribution_tally t WHERE t.live <>

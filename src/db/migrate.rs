@@ -13,7 +13,7 @@ use super::{APPLICATION_ID, DbError};
 pub const SCHEMA: &str = include_str!("../../schema.sql");
 
 /// The schema version this binary writes.
-pub const VERSION: i64 = 5;
+pub const VERSION: i64 = 6;
 
 /// One step from version N to N+1, run inside the migration's transaction.
 type Step = fn(&Connection) -> Result<(), DbError>;
@@ -21,7 +21,8 @@ type Step = fn(&Connection) -> Result<(), DbError>;
 /// Steps from version N to N+1, applied in order to older files. `MIGRATIONS[0]`
 /// takes version 1 to 2, and so on. Each runs in one transaction with the
 /// `user_version` bump, so a file is either wholly migrated by a step or untouched.
-const MIGRATIONS: &[Step] = &[v2_unique_names, v3_kit, v4_position, v5_contribution_tally];
+const MIGRATIONS: &[Step] =
+    &[v2_unique_names, v3_kit, v4_position, v5_contribution_tally, v6_course_listed_count];
 
 /// Version 2: reaction labels, category names and category slugs unique
 /// case-insensitively, enforced by unique indexes on lowercased key columns
@@ -146,6 +147,35 @@ fn v5_contribution_tally(conn: &Connection) -> Result<(), DbError> {
     conn.execute_batch(create)?;
     conn.execute_batch(super::contribution_tally::FILL)?;
     Ok(())
+}
+
+/// Version 6: the count of listed courses in one row (`course_listed_count`), summed
+/// once here from the blocks and kept by the listing triggers from then on: the three
+/// triggers are replaced by [`SCHEMA`]'s, which also keep the count.
+fn v6_course_listed_count(conn: &Connection) -> Result<(), DbError> {
+    let create = listed_count_statements().ok_or_else(|| {
+        DbError::NotHearth("schema.sql lacks course_listed_count (a build error)".into())
+    })?;
+    conn.execute_batch(
+        "DROP TRIGGER course_listed_insert;
+         DROP TRIGGER course_listed_delete;
+         DROP TRIGGER course_listed_update;",
+    )?;
+    conn.execute_batch(create)?;
+    conn.execute_batch(
+        "UPDATE course_listed_count SET n = (SELECT coalesce(sum(n), 0) FROM course_listed_block)",
+    )?;
+    Ok(())
+}
+
+/// `course_listed_count`, its row and the three listing triggers as [`SCHEMA`] has
+/// them (from the table's `CREATE TABLE` to the end of `course_listed_update`).
+fn listed_count_statements() -> Option<&'static str> {
+    let start = SCHEMA.find("CREATE TABLE course_listed_count")?;
+    let last = start + SCHEMA[start..].find("CREATE TRIGGER course_listed_update")?;
+    // the trigger's own END, at the start of its line (a CASE inside ends in `END;` too)
+    let end = last + SCHEMA[last..].find("\nEND;")? + "\nEND;".len();
+    Some(&SCHEMA[start..end])
 }
 
 /// The table `contribution_tally` and its triggers as [`SCHEMA`] has them (from its
@@ -402,6 +432,19 @@ mod tests {
         assert!(create.starts_with("CREATE TABLE contribution_tally ("));
         for name in ["insert", "delete", "update"] {
             assert!(create.contains(&format!("CREATE TRIGGER contribution_tally_{name} ")));
+        }
+        assert!(create.ends_with("END;"));
+    }
+
+    #[test]
+    fn version_6_creates_the_count_and_replaces_the_three_listing_triggers() {
+        let create = listed_count_statements().unwrap_or_default();
+        assert!(create.starts_with("CREATE TABLE course_listed_count ("));
+        assert!(create.contains("INSERT INTO course_listed_count (one, n) VALUES (1, 0);"));
+        for name in ["insert", "delete", "update"] {
+            let at = create.find(&format!("CREATE TRIGGER course_listed_{name} ")).unwrap();
+            let body = &create[at..at + create[at..].find("\nEND;").unwrap()];
+            assert!(body.contains("course_listed_block") && body.contains("course_listed_count"));
         }
         assert!(create.ends_with("END;"));
     }

@@ -14,7 +14,7 @@ const APPLICATION_ID: i32 = 0x6872_7468;
 /// ff570f9 (before 0142309 made version 2), version 2 at 3f25b4c (before 37dc92e made
 /// version 3), version 3 at 0b5b07b (before e9b2a64 made version 4), version 4 at
 /// a4c0f0e-era main (schema.sql unchanged since e9b2a64, before the commit that made
-/// version 5).
+/// version 5), version 5 at dae9b35 (before the commit that made version 6).
 ///
 /// A blob id is the SHA-1 of the file's bytes, so these are the released schemas to the
 /// byte, frozen: no later commit, rebase or merge can change what they name, and
@@ -24,11 +24,12 @@ const APPLICATION_ID: i32 = 0x6872_7468;
 /// the Docker build context leaves `.git` out, but it builds and never tests), so the
 /// blobs are there; where they are not (a shallow clone, a source tarball), the test
 /// fails and says why, it never skips.
-const RELEASED_SCHEMAS: [(i32, &str); 4] = [
+const RELEASED_SCHEMAS: [(i32, &str); 5] = [
     (1, "2ecf91e3864d954b05c4d7002832d67a70910a2a"),
     (2, "a593b0b989beee52c167923a844ffaa60b4b0783"),
     (3, "aae257d3b7a4b7e726ced07b40450f1ad6d22b80"),
     (4, "8589ba88f0a6c774f52c3c77d377487196d1fc17"),
+    (5, "ccf785dd722dd6afef48dd39e9d41ad2a881bf8f"),
 ];
 
 /// `schema.sql` exactly as schema `version` was released, from git history.
@@ -137,12 +138,26 @@ fn schema_shape(path: &Path) -> Vec<String> {
     out
 }
 
+/// Every trigger's name and SQL.
+fn triggers(path: &Path) -> Vec<(String, String)> {
+    let c = rusqlite::Connection::open(path).unwrap();
+    let mut stmt = c
+        .prepare("SELECT name, sql FROM sqlite_schema WHERE type = 'trigger' ORDER BY name")
+        .unwrap();
+    stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap().map(Result::unwrap).collect()
+}
+
 /// Opens `old` with `hearth check`, which migrates it, and asserts that it is then at
 /// the current version with exactly the tables, columns and indexes of a fresh file.
 fn assert_migrated_like_fresh(old: &Env) {
     let fresh = Env::initialised();
     assert!(old.ok(&["check"]).contains("ok"));
-    assert_eq!(old.sql("PRAGMA user_version"), 5);
+    assert_eq!(
+        triggers(&old.db()),
+        triggers(&fresh.db()),
+        "a migrated file's triggers are a fresh file's, to the letter"
+    );
+    assert_eq!(old.sql("PRAGMA user_version"), 6);
     assert_eq!(
         schema_shape(&old.db()),
         schema_shape(&fresh.db()),
@@ -213,7 +228,7 @@ fn migrating_renames_case_insensitive_duplicates_and_loses_nothing() {
     );
     assert_eq!(e.sql("SELECT count(*) FROM contribution_category"), 2, "references unchanged");
     assert!(e.ok(&["check"]).contains("ok"));
-    assert_eq!(e.sql("PRAGMA user_version"), 5);
+    assert_eq!(e.sql("PRAGMA user_version"), 6);
 }
 
 /// A version-2 file (the last before the UI kit's tables) with a community in it.
@@ -300,4 +315,36 @@ fn a_version_4_file_gains_the_contribution_tally_counted_from_its_rows() {
     c.execute("UPDATE contribution_tally SET live = 7 WHERE kind = 'post'", []).unwrap();
     drop(c);
     crate::broken_check(&old, &[("contribution_tally", 1)]);
+}
+
+#[test]
+fn a_version_5_file_gains_the_listed_course_count_summed_from_its_blocks() {
+    // courses 1..=6: 1, 2, 5 and 6 listed (open or private), 3 secret, 4 deleted; 2000 in
+    // another block of 1024 ids
+    let old = released_env(
+        5,
+        "INSERT INTO user (id, username, username_key, date_joined) VALUES (1, 'alice', 'alice', 0);
+             INSERT INTO course (id, name, name_key, slug, type, privacy, created_at, created_by, deleted) VALUES
+                 (1, 'A', 'a', 'a', 'self-paced', 'open', 0, 1, 0), (2, 'B', 'b', 'b', 'self-paced', 'private', 0, 1, 0),
+                 (3, 'C', 'c', 'c', 'self-paced', 'secret', 0, 1, 0), (4, 'D', 'd', 'd', 'self-paced', 'open', 0, 1, 1),
+                 (5, 'E', 'e', 'e', 'self-paced', 'open', 0, 1, 0), (6, 'F', 'f', 'f', 'self-paced', 'open', 0, 1, 0),
+                 (2000, 'G', 'g', 'g', 'self-paced', 'open', 0, 1, 0);
+             INSERT INTO course_member (course_id, user_id, join_status, created_at)
+                 SELECT id, 1, 'creator', 0 FROM course;",
+    );
+    assert_migrated_like_fresh(&old);
+    assert_eq!(old.sql("SELECT n FROM course_listed_count"), 5);
+    // from then on the triggers keep it: a course listed, one hidden, one deleted
+    let c = rusqlite::Connection::open(old.db()).unwrap();
+    c.execute_batch(
+        "UPDATE course SET privacy = 'open' WHERE id = 3;
+         UPDATE course SET privacy = 'secret' WHERE id = 1;
+         DELETE FROM course WHERE id = 2000;",
+    )
+    .unwrap();
+    assert_eq!(old.sql("SELECT n FROM course_listed_count"), 4);
+    assert!(old.ok(&["check"]).contains("ok"));
+    c.execute("UPDATE course_listed_count SET n = 9", []).unwrap();
+    drop(c);
+    crate::broken_check(&old, &[("course_listed_count", 1)]);
 }
