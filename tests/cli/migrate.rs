@@ -304,17 +304,26 @@ fn a_version_4_file_gains_the_contribution_tally_counted_from_its_rows() {
     assert_eq!(old.sql("SELECT live FROM contribution_tally WHERE kind = 'post'"), 2);
     assert_eq!(old.sql("SELECT live FROM contribution_tally WHERE kind = 'discussion'"), 1);
     // from then on the triggers keep it: `check` compares it with a count
-    let c = rusqlite::Connection::open(old.db()).unwrap();
-    c.execute_batch(
+    kept_by_the_triggers(
+        &old,
         "UPDATE contribution SET deleted = 0 WHERE pk = 3;
          UPDATE user SET posts_counter = 3 WHERE id = 1;",
-    )
-    .unwrap();
-    assert_eq!(old.sql("SELECT live FROM contribution_tally WHERE kind = 'post'"), 3);
+        ("SELECT live FROM contribution_tally WHERE kind = 'post'", 3),
+        ("UPDATE contribution_tally SET live = 7 WHERE kind = 'post'", "contribution_tally"),
+    );
+}
+
+/// After a migration added a count kept by triggers: `writes` (SQL) leave `count` at
+/// the value it names and `check` clean; then `corrupt` (SQL) is reported by the check
+/// it names.
+fn kept_by_the_triggers(old: &Env, writes: &str, count: (&str, i64), corrupt: (&str, &str)) {
+    let c = rusqlite::Connection::open(old.db()).unwrap();
+    c.execute_batch(writes).unwrap();
+    assert_eq!(old.sql(count.0), count.1, "{writes}");
     assert!(old.ok(&["check"]).contains("ok"));
-    c.execute("UPDATE contribution_tally SET live = 7 WHERE kind = 'post'", []).unwrap();
+    c.execute_batch(corrupt.0).unwrap();
     drop(c);
-    crate::broken_check(&old, &[("contribution_tally", 1)]);
+    crate::broken_check(old, &[(corrupt.1, 1)]);
 }
 
 #[test]
@@ -335,16 +344,12 @@ fn a_version_5_file_gains_the_listed_course_count_summed_from_its_blocks() {
     assert_migrated_like_fresh(&old);
     assert_eq!(old.sql("SELECT n FROM course_listed_count"), 5);
     // from then on the triggers keep it: a course listed, one hidden, one deleted
-    let c = rusqlite::Connection::open(old.db()).unwrap();
-    c.execute_batch(
+    kept_by_the_triggers(
+        &old,
         "UPDATE course SET privacy = 'open' WHERE id = 3;
          UPDATE course SET privacy = 'secret' WHERE id = 1;
          DELETE FROM course WHERE id = 2000;",
-    )
-    .unwrap();
-    assert_eq!(old.sql("SELECT n FROM course_listed_count"), 4);
-    assert!(old.ok(&["check"]).contains("ok"));
-    c.execute("UPDATE course_listed_count SET n = 9", []).unwrap();
-    drop(c);
-    crate::broken_check(&old, &[("course_listed_count", 1)]);
+        ("SELECT n FROM course_listed_count", 4),
+        ("UPDATE course_listed_count SET n = 9", "course_listed_count"),
+    );
 }
