@@ -93,3 +93,37 @@ async fn lists_search_and_delete() {
     assert_eq!(ids(&s.get("/api/v2/course/", Some(&ta)).await), vec![b, a]);
     s.assert_consistent();
 }
+
+/// The search's count is one row the triggers keep (schema 6): creations, privacy
+/// changes and deletions sent at once leave it equal to the courses listed.
+#[tokio::test]
+async fn the_count_stays_exact_under_parallel_creations_changes_and_deletions() {
+    let s = TestServer::start().await;
+    let [alice, bob] = s.users(["alice", "bob"]);
+    let tokens = [s.jwt(alice), s.jwt(bob)];
+    let privacies = ["open", "private", "secret", ""];
+    let made = futures_util::future::join_all((0..24).map(|i| {
+        let (s, t) = (&s, &tokens[i % 2]);
+        async move { s.course(t, &format!("Course {i}"), privacies[i % 4]).await }
+    }))
+    .await;
+    let count = |r: &Resp| r.json()["count"].as_i64().unwrap();
+    assert_eq!(count(&s.get("/api/v2/course/search/", None).await), 12, "open and private");
+    // at once: a third deleted, a third made secret, a third made open
+    let changes = made.iter().enumerate().map(|(i, id)| {
+        let (s, t, path) = (&s, &tokens[i % 2], format!("/api/v2/course/{id}/"));
+        async move {
+            match i % 3 {
+                0 => s.delete(&path, Some(t)).await,
+                1 => s.patch(&path, Some(t), json!({"privacy": "secret"})).await,
+                _ => s.patch(&path, Some(t), json!({"privacy": "open"})).await,
+            }
+        }
+    });
+    for r in futures_util::future::join_all(changes).await {
+        assert!(r.status.is_success(), "{:?}", r.status);
+    }
+    // listed now: the 8 made open (a draft may leave draft, never go back to it)
+    assert_eq!(count(&s.get("/api/v2/course/search/", None).await), 8);
+    s.assert_consistent();
+}
