@@ -301,18 +301,7 @@ def main():
         result["memory"] = {"idle": idle}
         oauth = password_grant(server.base, client_id, "user000001")["access_token"]
 
-        counts = meta["counts"]
-        env = {
-            "BENCH_LUA_DIR": LUA_DIR, "BENCH_JWT": jwt, "BENCH_OAUTH": oauth,
-            "BENCH_CLIENT_ID": client_id, "BENCH_USERS": str(users),
-            "BENCH_COURSES": str(meta["courses"]["max_id"]),
-            "BENCH_HUB_POSTS": str(meta["hub_deleted_posts"][1]),
-            "BENCH_DEEP_OFFSET": str(deep_offset(server.base, jwt)),
-            "BENCH_DISCUSSIONS": str(counts.get("discussion", 0)),
-            "BENCH_POSTS": str(counts.get("post", 0)),
-            "BENCH_STATUSES": str(counts.get("status", 0)),
-            "BENCH_CATEGORIES": str(counts.get("category", 0)),
-        }
+        env = scenario_env(server.base, meta, jwt, oauth, client_id)
         if creds_file:
             env["BENCH_CREDS"] = creds_file
         result["deep_offset"] = int(env["BENCH_DEEP_OFFSET"])
@@ -356,6 +345,23 @@ def main():
             json.dump(result, f, indent=1)
             f.write("\n")
         log(f"wrote {a.out}")
+
+
+def scenario_env(base, meta, jwt, oauth, client_id):
+    """What the Lua scenarios read from the environment, for a server at `base` over the
+    dataset `meta` describes."""
+    counts = meta["counts"]
+    return {
+        "BENCH_LUA_DIR": LUA_DIR, "BENCH_JWT": jwt, "BENCH_OAUTH": oauth,
+        "BENCH_CLIENT_ID": client_id, "BENCH_USERS": str(counts["user"]),
+        "BENCH_COURSES": str(meta["courses"]["max_id"]),
+        "BENCH_HUB_POSTS": str(meta["hub_deleted_posts"][1]),
+        "BENCH_DEEP_OFFSET": str(deep_offset(base, jwt)),
+        "BENCH_DISCUSSIONS": str(counts.get("discussion", 0)),
+        "BENCH_POSTS": str(counts.get("post", 0)),
+        "BENCH_STATUSES": str(counts.get("status", 0)),
+        "BENCH_CATEGORIES": str(counts.get("category", 0)),
+    }
 
 
 def mint_jwt(binary, db, user_id):

@@ -43,7 +43,7 @@ def serve_flags(binary):
 
 
 class Server:
-    def __init__(self, binary, db, logfile, pin, metrics=False):
+    def __init__(self, binary, db, logfile, pin, metrics=False, env=None):
         self.port = procs.free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         cmd = [binary, "--db", db, "serve", "--listen", f"127.0.0.1:{self.port}", "--public-url", self.base]
@@ -58,7 +58,7 @@ class Server:
         self.log = open(logfile, "w")
         # wrk and this harness are one client address: lift the per-address cap (64)
         # above the load's connections so that no probe races wrk's closing sockets
-        env = dict(os.environ)
+        env = {**os.environ, **(env or {})}
         env.setdefault("HEARTH_MAX_CONNECTIONS_PER_ADDRESS", "1024")
         self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT, env=env)
         self.pid = self.proc.pid

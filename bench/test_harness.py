@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Tests of the harness's own arithmetic (no server, no wrk): presets, the mixed
-records, the metrics histograms. Run: python3 -m unittest bench/test_harness.py"""
+records, the metrics histograms, pair.py's alternation and ratios. Run:
+python3 -m unittest bench/test_harness.py (scripts/test does)"""
 
 import os
 import sys
@@ -12,6 +13,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 import metrics  # noqa: E402
 import mixed  # noqa: E402
+import pair  # noqa: E402
 
 
 def args(*argv):
@@ -166,6 +168,51 @@ class Histograms(unittest.TestCase):
 
     def test_no_metrics_no_numbers(self):
         self.assertIsNone(metrics.waits_over(None, None, "h", 0.01))
+
+
+def slice_(side, rnd, requests, seconds, cpu_s, p99=1.0):
+    return {"side": side, "round": rnd, "requests": requests, "seconds": seconds,
+            "rps": requests / seconds, "cpu_s": cpu_s, "cpu_us_per_req": cpu_s * 1e6 / requests,
+            "p99_ms": p99}
+
+
+class Pair(unittest.TestCase):
+    def test_each_side_goes_first_as_often_as_the_other(self):
+        o = pair.order(4)
+        self.assertEqual(o, [("a", "b"), ("b", "a"), ("a", "b"), ("b", "a")])
+        self.assertEqual(sum(p[0] == "a" for p in o), sum(p[0] == "b" for p in o))
+
+    def test_ratios_are_per_round_so_a_drift_cancels(self):
+        # the machine halves its speed between round 0 and round 1; B is 10% slower in both
+        slices = [slice_("a", 0, 10000, 1, 0.5), slice_("b", 0, 9000, 1, 0.5),
+                  slice_("b", 1, 4500, 1, 0.5), slice_("a", 1, 5000, 1, 0.5)]
+        r = pair.summarize(slices)
+        self.assertAlmostEqual(r["ratio_rps"]["median"], 0.9)
+        self.assertAlmostEqual(r["ratio_rps"]["min"], 0.9)
+        self.assertAlmostEqual(r["ratio_cpu"]["median"], 0.9)
+        # the totals mix both speeds
+        self.assertEqual(r["a"]["requests"], 15000)
+        self.assertAlmostEqual(r["a"]["rps"], 7500)
+        self.assertAlmostEqual(r["a"]["cpu_us_per_req"], 1e6 / 15000)
+
+    def test_a_round_without_both_sides_or_requests_gives_no_ratio(self):
+        slices = [slice_("a", 0, 100, 1, 0.1), slice_("b", 1, 100, 1, 0.1)]
+        r = pair.summarize(slices)
+        self.assertIsNone(r["ratio_rps"])
+        self.assertIsNone(r["ratio_cpu"])
+
+    def test_arguments(self):
+        a = pair.parse_args(["--scenario", "course_get", "--b-preset", "10x",
+                             "--b-env", "HEARTH_MMAP_SIZE=2047", "--a-env", "HEARTH_RELEASE_MEMORY_AFTER=2s"])
+        self.assertEqual((a.a_preset, a.b_preset), ("1x", "10x"))
+        self.assertEqual(a.b_env, {"HEARTH_RELEASE_MEMORY_AFTER": "0", "HEARTH_MMAP_SIZE": "2047"})
+        self.assertEqual(a.a_env, {"HEARTH_RELEASE_MEMORY_AFTER": "2s"})
+        with mock.patch("sys.stderr"):
+            for bad in (["--scenario", "mixed"], ["--scenario", "token_refresh"],
+                        ["--scenario", "me_jwt", "--a-env", "NOEQUALS"],
+                        ["--scenario", "me_jwt", "--rounds", "0"]):
+                with self.assertRaises(SystemExit, msg=bad):
+                    pair.parse_args(bad)
 
 
 if __name__ == "__main__":
