@@ -1,4 +1,4 @@
--- hearth schema, version 5 (kept in PRAGMA user_version; see src/db/migrate.rs, which
+-- hearth schema, version 7 (kept in PRAGMA user_version; see src/db/migrate.rs, which
 -- brings older files up to this version in place).
 --
 -- Conventions:
@@ -347,7 +347,8 @@ CREATE TABLE course (
     image_key                        TEXT,                          -- media path prefix; NULL = default image
     deleted                          INTEGER NOT NULL DEFAULT 0,
     created_at                       INTEGER NOT NULL,
-    created_by                       INTEGER NOT NULL REFERENCES user (id)
+    created_by                       INTEGER NOT NULL REFERENCES user (id),
+    category_ids                     TEXT    NOT NULL DEFAULT '[]'  -- JSON array, kept from course_category (below)
 );
 CREATE INDEX course_visible ON course (deleted, privacy, id);
 
@@ -399,6 +400,29 @@ CREATE TABLE course_category (
     PRIMARY KEY (course_id, category_id)
 ) WITHOUT ROWID;
 CREATE INDEX course_category_category ON course_category (category_id, course_id);
+
+-- course.category_ids: the course's category ids ascending, as a JSON array, written by
+-- these triggers only. A course's JSON reads them with the course row instead of
+-- descending course_category, a page of its own in a file larger than the page cache
+-- (issue 17); the link table stays the index of a category's courses.
+CREATE TRIGGER course_category_ids_insert AFTER INSERT ON course_category
+BEGIN
+    UPDATE course SET category_ids = (SELECT json_group_array(l.category_id ORDER BY l.category_id)
+                                      FROM course_category l WHERE l.course_id = course.id)
+    WHERE id = NEW.course_id;
+END;
+CREATE TRIGGER course_category_ids_delete AFTER DELETE ON course_category
+BEGIN
+    UPDATE course SET category_ids = (SELECT json_group_array(l.category_id ORDER BY l.category_id)
+                                      FROM course_category l WHERE l.course_id = course.id)
+    WHERE id = OLD.course_id;
+END;
+CREATE TRIGGER course_category_ids_update AFTER UPDATE ON course_category
+BEGIN
+    UPDATE course SET category_ids = (SELECT json_group_array(l.category_id ORDER BY l.category_id)
+                                      FROM course_category l WHERE l.course_id = course.id)
+    WHERE id IN (OLD.course_id, NEW.course_id);
+END;
 
 CREATE TABLE course_member (
     course_id   INTEGER NOT NULL REFERENCES course (id) ON DELETE CASCADE,

@@ -207,6 +207,8 @@ class Pair(unittest.TestCase):
         self.assertEqual((a.a_preset, a.b_preset), ("1x", "10x"))
         self.assertEqual(a.b_env, {"HEARTH_RELEASE_MEMORY_AFTER": "0", "HEARTH_MMAP_SIZE": "2047"})
         self.assertEqual(a.a_env, {"HEARTH_RELEASE_MEMORY_AFTER": "2s"})
+        self.assertEqual(pair.connections(a), 64)
+        self.assertEqual(pair.connections(pair.parse_args(["--scenario", "token_password"])), 4)
         with mock.patch("sys.stderr"):
             for bad in (["--scenario", "mixed"], ["--scenario", "token_refresh"],
                         ["--scenario", "me_jwt", "--a-env", "NOEQUALS"],

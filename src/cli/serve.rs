@@ -80,9 +80,10 @@ pub struct ServeArgs {
     /// MiB of the database file each read connection maps into memory (SQLite's
     /// `mmap_size`, at most 2047, SQLite's own limit; 0, the default, reads every page
     /// with `pread`). Pays off for reads spread over a database much larger than SQLite's
-    /// page caches; costs CPU on small hot reads, and SQLite unmaps a connection's whole
-    /// file after each write. The pages reads touched count in hearth's RSS as the
-    /// kernel's file cache; a read replica never maps. See docs/architecture.md.
+    /// page caches; costs CPU after writes: SQLite unmaps a connection's whole file after
+    /// each, and the next read maps it again and faults its pages in. The pages reads
+    /// touched count in hearth's RSS as the kernel's file cache; a read replica never
+    /// maps. See docs/architecture.md.
     #[arg(long, env = "HEARTH_MMAP_SIZE", value_name = "MIB", default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=2047))]
     pub mmap_size: u64,
     /// Log lines on stderr as text or as one JSON object a line (the level is set

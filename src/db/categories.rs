@@ -25,52 +25,61 @@ pub fn columns_as(alias: &str) -> String {
     super::users::qualified(COLUMNS, alias)
 }
 
-/// Tables that link rows to categories.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Link {
-    /// `contribution_category`, by `contribution_pk`.
-    Contribution,
-    /// `course_category`, by `course_id`.
-    Course,
+/// Whether `?2`, the viewer, follows category `g` (false for anonymous callers: NULL).
+const FOLLOWED: &str =
+    "EXISTS (SELECT 1 FROM category_follow f WHERE f.user_id = ?2 AND f.category_id = g.id)";
+
+/// The statement of [`of_contribution`]: `?1` the contribution, `?2` the viewer.
+fn of_contribution_sql() -> &'static str {
+    sql!(
+        "SELECT {}, {FOLLOWED} FROM contribution_category l
+         JOIN category g ON g.id = l.category_id
+         WHERE l.contribution_pk = ?1 ORDER BY l.category_id",
+        columns_as("g")
+    )
 }
 
-/// The statement of [`linked`]: `?1` the row, `?2` the viewer.
-fn linked_sql(link: Link) -> &'static str {
-    const FOLLOWED: &str = "EXISTS (SELECT 1 FROM category_follow f
-                                    WHERE f.user_id = ?2 AND f.category_id = g.id)";
-    match link {
-        Link::Contribution => sql!(
-            "SELECT {}, {FOLLOWED} FROM contribution_category l
-             JOIN category g ON g.id = l.category_id
-             WHERE l.contribution_pk = ?1 ORDER BY l.category_id",
-            columns_as("g")
-        ),
-        Link::Course => sql!(
-            "SELECT {}, {FOLLOWED} FROM course_category l JOIN category g ON g.id = l.category_id
-             WHERE l.course_id = ?1 ORDER BY l.category_id",
-            columns_as("g")
-        ),
-    }
-}
-
-/// The categories linked to row `id` through `link`, by id, each marked `followed` when
-/// `viewer` follows it (never for anonymous callers): one statement, the follow looked up
-/// by its primary key beside each category (was a statement a category, issue 17).
-/// Ordered by the link's own key (`l.category_id`, equal to `g.id`), which the primary
-/// key already yields: `ORDER BY g.id` made SQLite sort in a temporary B-tree per call.
-pub fn linked(
+/// The categories of contribution `pk`, by id, each marked `followed` when `viewer`
+/// follows it (never for anonymous callers): one statement, the follow looked up by its
+/// primary key beside each category (was a statement a category, issue 17). Ordered by
+/// the link's own key (`l.category_id`, equal to `g.id`), which the primary key already
+/// yields: `ORDER BY g.id` made SQLite sort in a temporary B-tree per call.
+pub fn of_contribution(
     conn: &Connection,
-    link: Link,
-    id: i64,
+    pk: i64,
     viewer: Option<i64>,
 ) -> rusqlite::Result<Vec<Category>> {
-    let mut stmt = conn.prepare_cached(linked_sql(link))?;
-    let rows = stmt.query_map(params![id, viewer], |r| {
-        let mut category = from_row(r)?;
-        category.followed = r.get(COLUMN_COUNT)?;
-        Ok(category)
-    })?;
+    let mut stmt = conn.prepare_cached(of_contribution_sql())?;
+    let rows = stmt.query_map(params![pk, viewer], marked)?;
     rows.collect()
+}
+
+/// The categories `ids` (ascending, as `course.category_ids` keeps a course's), each
+/// marked `followed` when `viewer` follows it; an id with no category is skipped. A
+/// course's categories are read this way, by key in the short category table whose
+/// pages stay cached, rather than through `course_category`: at a million courses that
+/// table's page for a random course is a read from the file (issue 17).
+pub fn with_ids(
+    conn: &Connection,
+    ids: &[i64],
+    viewer: Option<i64>,
+) -> rusqlite::Result<Vec<Category>> {
+    let mut stmt =
+        conn.prepare_cached(sql!("SELECT {COLUMNS}, {FOLLOWED} FROM category g WHERE g.id = ?1"))?;
+    let mut out = Vec::with_capacity(ids.len());
+    for id in ids {
+        if let Some(c) = stmt.query_row(params![id, viewer], marked).optional()? {
+            out.push(c);
+        }
+    }
+    Ok(out)
+}
+
+/// Maps a row selected with [`COLUMNS`] then [`FOLLOWED`].
+fn marked(r: &rusqlite::Row<'_>) -> rusqlite::Result<Category> {
+    let mut category = from_row(r)?;
+    category.followed = r.get(COLUMN_COUNT)?;
+    Ok(category)
 }
 
 /// All categories by id.
@@ -206,19 +215,36 @@ mod tests {
     use super::*;
 
     #[test]
-    fn linked_categories_come_in_key_order_without_a_sort() {
+    fn a_contributions_categories_come_in_key_order_without_a_sort() {
         let conn = crate::db::migrate::test_db();
-        for link in [Link::Contribution, Link::Course] {
-            let mut stmt =
-                conn.prepare(&format!("EXPLAIN QUERY PLAN {}", linked_sql(link))).unwrap();
-            let plan: Vec<String> = stmt
-                .query_map(params![1, 2], |r| r.get(3))
+        let mut stmt =
+            conn.prepare(&format!("EXPLAIN QUERY PLAN {}", of_contribution_sql())).unwrap();
+        let plan: Vec<String> =
+            stmt.query_map(params![1, 2], |r| r.get(3)).unwrap().collect::<Result<_, _>>().unwrap();
+        let plan = plan.join("\n");
+        assert!(plan.contains("USING PRIMARY KEY"), "{plan}");
+        assert!(!plan.contains("TEMP B-TREE"), "{plan}");
+    }
+
+    #[test]
+    fn categories_by_id_come_in_the_order_given_marked_and_the_missing_skipped() {
+        let conn = crate::db::migrate::test_db();
+        conn.execute_batch(
+            "INSERT INTO user (id, username, username_key, date_joined) VALUES (1, 'u', 'u', 0);
+             INSERT INTO category (id, name, name_key, slug, created_at)
+               VALUES (1, 'One', 'one', 'one', 0), (2, 'Two', 'two', 'two', 0);
+             INSERT INTO category_follow (user_id, category_id, created_at) VALUES (1, 2, 0);",
+        )
+        .unwrap();
+        let got = |ids: &[i64], viewer| {
+            with_ids(&conn, ids, viewer)
                 .unwrap()
-                .collect::<Result<_, _>>()
-                .unwrap();
-            let plan = plan.join("\n");
-            assert!(plan.contains("USING PRIMARY KEY"), "{link:?}: {plan}");
-            assert!(!plan.contains("TEMP B-TREE"), "{link:?}: {plan}");
-        }
+                .into_iter()
+                .map(|c| (c.id, c.name, c.followed))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(got(&[1, 2], Some(1)), [(1, "One".into(), false), (2, "Two".into(), true)]);
+        assert_eq!(got(&[1, 2, 3], None), [(1, "One".into(), false), (2, "Two".into(), false)]);
+        assert!(got(&[], Some(1)).is_empty());
     }
 }

@@ -86,6 +86,13 @@ const INVARIANTS: &[(&str, &str, &str)] = &[
            AND NOT EXISTS (SELECT 1 FROM course_listed_block b WHERE b.block = c.id >> 10)",
     ),
     (
+        "course_category_ids",
+        "course.category_ids lists the course's categories",
+        "SELECT c.id FROM course c WHERE c.category_ids IS NOT
+           (SELECT json_group_array(l.category_id ORDER BY l.category_id)
+            FROM course_category l WHERE l.course_id = c.id)",
+    ),
+    (
         "course_listed_count",
         "course_listed_count counts the listed courses",
         "SELECT n FROM course_listed_count WHERE n <>

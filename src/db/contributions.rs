@@ -166,7 +166,7 @@ fn last_activity(conn: &Connection, c: &Contribution) -> rusqlite::Result<Timest
 /// Fills in what an item shows `viewer` besides its row: categories (marked followed),
 /// votes, last activity.
 fn complete(conn: &Connection, c: &mut Contribution, viewer: Option<i64>) -> rusqlite::Result<()> {
-    c.categories = categories::linked(conn, categories::Link::Contribution, c.pk, viewer)?;
+    c.categories = categories::of_contribution(conn, c.pk, viewer)?;
     c.votes = votes::votes_of(conn, c.pk, viewer)?;
     c.last_activity_at = last_activity(conn, c)?;
     Ok(())

@@ -1,6 +1,7 @@
-//! What a course's JSON reads besides its categories, in one statement: the record, the
-//! caller's status in it, its creator and its counts (members, sections, lessons, the
-//! caller's completed lessons).
+//! What a course's JSON reads, in one statement: the record, the caller's status in
+//! it, its creator, its counts (members, sections, lessons, the caller's completed
+//! lessons) and its categories' ids (the categories themselves are read by id from the
+//! short category table, [`super::categories::with_ids`]).
 //!
 //! `GET /api/v2/course/{id}/` read these with five statements (seven with two
 //! categories), each a cache lookup, a bind, a step and a reset on top of its B-tree
@@ -21,10 +22,19 @@ pub struct View {
     pub course: Course,
     /// The caller's status in it (None: not a member, or anonymous).
     pub status: Option<JoinStatus>,
+    pub extras: Extras,
+}
+
+/// What a course's JSON shows besides its record and the caller's status.
+#[derive(Debug)]
+pub struct Extras {
     /// The creator as their minimal JSON shows them ([`users::BRIEF`]: the other fields
     /// are left at their defaults); None when gone.
     pub creator: Option<User>,
     pub counts: Counts,
+    /// Its categories' ids, ascending (`course.category_ids`, kept by triggers from
+    /// `course_category`).
+    pub category_ids: Vec<i64>,
 }
 
 /// The select list after the course's columns (or alone): the creator's brief columns
@@ -59,8 +69,9 @@ const MEMBER_KEY: &str = "sqlite_autoindex_course_member_1";
 /// How many columns the creator's list names (the counts follow them).
 const USER_COLUMNS: usize = 6;
 
-/// Maps the creator and the counts of a row selected with [`extra_columns`] at `o`.
-fn extras_at(r: &rusqlite::Row<'_>, o: usize) -> rusqlite::Result<(Option<User>, Counts)> {
+/// Maps the creator, the counts and the category ids of a row selected with
+/// [`extra_columns`] then the category ids, at `o`.
+fn extras_at(r: &rusqlite::Row<'_>, o: usize) -> rusqlite::Result<Extras> {
     let creator = match r.get::<_, Option<i64>>(o)? {
         Some(_) => Some(users::brief_at(r, o)?),
         None => None,
@@ -72,7 +83,11 @@ fn extras_at(r: &rusqlite::Row<'_>, o: usize) -> rusqlite::Result<(Option<User>,
         lessons: r.get(c + 2)?,
         completed: r.get(c + 3)?,
     };
-    Ok((creator, counts))
+    let ids = c + 4;
+    let category_ids = serde_json::from_str(r.get_ref(ids)?.as_str()?).map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(ids, rusqlite::types::Type::Text, Box::new(e))
+    })?;
+    Ok(Extras { creator, counts, category_ids })
 }
 
 /// Course `id` (deleted or not) as `user` sees it, in one statement; None when there is
@@ -82,8 +97,8 @@ pub fn view(conn: &Connection, id: i64, user: Option<i64>) -> rusqlite::Result<O
     const STATUS: usize = 19;
     conn.prepare_cached(view_sql())?
         .query_row(params![id, user], |r| {
-            let (creator, counts) = extras_at(r, STATUS + 1)?;
-            Ok(View { course: courses::from_row(r)?, status: r.get(STATUS)?, creator, counts })
+            let extras = extras_at(r, STATUS + 1)?;
+            Ok(View { course: courses::from_row(r)?, status: r.get(STATUS)?, extras })
         })
         .optional()
 }
@@ -92,7 +107,7 @@ fn view_sql() -> &'static str {
     sql!(
         "SELECT {}, (SELECT join_status FROM course_member m
                      WHERE m.course_id = c.id AND m.user_id = ?2),
-                {}
+                {}, c.category_ids
          FROM course c LEFT JOIN user u ON u.id = c.created_by
          WHERE c.id = ?1",
         columns_as("c"),
@@ -101,18 +116,19 @@ fn view_sql() -> &'static str {
 }
 
 /// What a course's JSON needs besides the record the caller holds: its creator (brief,
-/// None when gone) and its counts for `user`, in one statement.
-pub fn extras(
-    conn: &Connection,
-    course: &Course,
-    user: Option<i64>,
-) -> rusqlite::Result<(Option<User>, Counts)> {
+/// None when gone), its counts for `user` and its category ids as the database has them
+/// now (after a write in the same transaction too), in one statement.
+pub fn extras(conn: &Connection, course: &Course, user: Option<i64>) -> rusqlite::Result<Extras> {
     conn.prepare_cached(extras_sql())?
         .query_row(params![course.id, user, course.created_by], |r| extras_at(r, 0))
 }
 
 fn extras_sql() -> &'static str {
-    sql!("SELECT {} FROM (SELECT ?3 AS id) x LEFT JOIN user u ON u.id = x.id", extra_columns())
+    sql!(
+        "SELECT {}, (SELECT category_ids FROM course WHERE id = ?1)
+         FROM (SELECT ?3 AS id) x LEFT JOIN user u ON u.id = x.id",
+        extra_columns()
+    )
 }
 
 #[cfg(test)]
@@ -122,9 +138,10 @@ mod tests {
     use super::*;
     use crate::db::users::BRIEF;
 
-    /// Users 1–5; course 7 by user 1 with members 2 (manager), 3 (joined), 4
-    /// (requested), 5 (invited); two sections with 2 and 1 lessons, of which user 3
-    /// completed 2 and user 2 one; course 8 by user 2, no members besides, nothing in it.
+    /// Users 1–5; course 7 by user 1 in categories 2 and 1, with members 2 (manager),
+    /// 3 (joined), 4 (requested), 5 (invited); two sections with 2 and 1 lessons, of which user 3
+    /// completed 2 and user 2 one; course 8 by user 2, no members besides, no category,
+    /// nothing in it.
     fn fixture() -> Connection {
         let conn = crate::db::migrate::test_db();
         conn.execute_batch(
@@ -138,6 +155,9 @@ mod tests {
                VALUES (7, 1, 'creator', 0), (7, 2, 'manager', 0), (7, 3, 'joined', 0),
                       (7, 4, 'requested', 0), (7, 5, 'invited', 0),
                       (8, 2, 'creator', 0);
+             INSERT INTO category (id, name, name_key, slug, created_at)
+               VALUES (1, 'c1', 'c1', 'c1', 0), (2, 'c2', 'c2', 'c2', 0);
+             INSERT INTO course_category (course_id, category_id) VALUES (7, 2), (7, 1);
              INSERT INTO course_section (id, course_id, name, created_at)
                VALUES (1, 7, 'a', 0), (2, 7, 'b', 0);
              INSERT INTO course_lesson (id, section_id, name, created_at)
@@ -178,14 +198,16 @@ mod tests {
             assert_eq!(v.course.created_by, creator, "{at}");
             assert_eq!(v.course.name, if id == 7 { "Seven" } else { "Eight" }, "{at}");
             assert_eq!(v.status, status, "{at}");
-            assert_eq!(v.creator.as_ref().unwrap().id, creator, "{at}");
-            assert_eq!(v.counts, want, "{at}");
+            assert_eq!(v.extras.creator.as_ref().unwrap().id, creator, "{at}");
+            assert_eq!(v.extras.counts, want, "{at}");
+            assert_eq!(v.extras.category_ids, if id == 7 { vec![1, 2] } else { vec![] }, "{at}");
             // extras agree with the view for a caller holding the record
-            let (by, counted) = extras(&conn, &v.course, caller).unwrap();
-            let by = by.unwrap();
+            let held = extras(&conn, &v.course, caller).unwrap();
+            assert_eq!(held.category_ids, v.extras.category_ids, "{at}");
+            let (by, counted) = (held.creator.unwrap(), held.counts);
             assert_eq!(by.username, format!("u{creator}"), "{at}");
             // what the minimal JSON shows, and nothing read for nothing
-            assert_eq!(v.creator.as_ref().unwrap().username, by.username, "{at}");
+            assert_eq!(v.extras.creator.as_ref().unwrap().username, by.username, "{at}");
             assert_eq!(by.real_name, format!("R{creator}"), "{at}");
             assert_eq!(by.avatar, format!("user/{creator}.png"), "{at}");
             assert!(by.community_badge && !by.deleted, "{at}");
@@ -200,9 +222,9 @@ mod tests {
         assert!(view(&conn, 9, Some(1)).unwrap().is_none());
         conn.execute_batch("PRAGMA foreign_keys = OFF; DELETE FROM user WHERE id = 2;").unwrap();
         let v = view(&conn, 8, Some(3)).unwrap().unwrap();
-        assert!(v.creator.is_none());
-        assert_eq!(v.counts, counts(1, 0, 0, 0));
-        assert!(extras(&conn, &v.course, None).unwrap().0.is_none());
+        assert!(v.extras.creator.is_none());
+        assert_eq!(v.extras.counts, counts(1, 0, 0, 0));
+        assert!(extras(&conn, &v.course, None).unwrap().creator.is_none());
     }
 
     #[test]

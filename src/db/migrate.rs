@@ -13,7 +13,7 @@ use super::{APPLICATION_ID, DbError};
 pub const SCHEMA: &str = include_str!("../../schema.sql");
 
 /// The schema version this binary writes.
-pub const VERSION: i64 = 6;
+pub const VERSION: i64 = 7;
 
 /// One step from version N to N+1, run inside the migration's transaction.
 type Step = fn(&Connection) -> Result<(), DbError>;
@@ -21,8 +21,14 @@ type Step = fn(&Connection) -> Result<(), DbError>;
 /// Steps from version N to N+1, applied in order to older files. `MIGRATIONS[0]`
 /// takes version 1 to 2, and so on. Each runs in one transaction with the
 /// `user_version` bump, so a file is either wholly migrated by a step or untouched.
-const MIGRATIONS: &[Step] =
-    &[v2_unique_names, v3_kit, v4_position, v5_contribution_tally, v6_course_listed_count];
+const MIGRATIONS: &[Step] = &[
+    v2_unique_names,
+    v3_kit,
+    v4_position,
+    v5_contribution_tally,
+    v6_course_listed_count,
+    v7_course_category_ids,
+];
 
 /// Version 2: reaction labels, category names and category slugs unique
 /// case-insensitively, enforced by unique indexes on lowercased key columns
@@ -166,6 +172,34 @@ fn v6_course_listed_count(conn: &Connection) -> Result<(), DbError> {
         "UPDATE course_listed_count SET n = (SELECT coalesce(sum(n), 0) FROM course_listed_block)",
     )?;
     Ok(())
+}
+
+/// Version 7: `course.category_ids`, a course's category ids as a JSON array, filled
+/// once here from `course_category` and kept by [`SCHEMA`]'s three triggers from then on
+/// (courses without categories keep the column's default, `[]`).
+fn v7_course_category_ids(conn: &Connection) -> Result<(), DbError> {
+    let create = category_ids_statements().ok_or_else(|| {
+        DbError::NotHearth(
+            "schema.sql lacks the course_category_ids triggers (a build error)".into(),
+        )
+    })?;
+    conn.execute_batch(
+        "ALTER TABLE course ADD COLUMN category_ids TEXT NOT NULL DEFAULT '[]';
+         UPDATE course
+         SET category_ids = (SELECT json_group_array(l.category_id ORDER BY l.category_id)
+                             FROM course_category l WHERE l.course_id = course.id)
+         WHERE id IN (SELECT course_id FROM course_category);",
+    )?;
+    conn.execute_batch(create)?;
+    Ok(())
+}
+
+/// The three triggers that keep `course.category_ids`, as [`SCHEMA`] has them.
+fn category_ids_statements() -> Option<&'static str> {
+    let start = SCHEMA.find("CREATE TRIGGER course_category_ids_insert")?;
+    let last = start + SCHEMA[start..].find("CREATE TRIGGER course_category_ids_update")?;
+    let end = last + SCHEMA[last..].find("\nEND;")? + "\nEND;".len();
+    Some(&SCHEMA[start..end])
 }
 
 /// `course_listed_count`, its row and the three listing triggers as [`SCHEMA`] has
@@ -434,6 +468,17 @@ mod tests {
             assert!(create.contains(&format!("CREATE TRIGGER contribution_tally_{name} ")));
         }
         assert!(create.ends_with("END;"));
+    }
+
+    #[test]
+    fn version_7_creates_the_three_category_id_triggers_and_nothing_else() {
+        let create = category_ids_statements().unwrap_or_default();
+        assert!(create.starts_with("CREATE TRIGGER course_category_ids_insert "));
+        for name in ["insert", "delete", "update"] {
+            assert!(create.contains(&format!("CREATE TRIGGER course_category_ids_{name} ")));
+        }
+        assert_eq!(create.matches("CREATE ").count(), 3);
+        assert!(create.ends_with("\nEND;"));
     }
 
     #[test]

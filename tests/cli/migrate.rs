@@ -14,7 +14,8 @@ const APPLICATION_ID: i32 = 0x6872_7468;
 /// ff570f9 (before 0142309 made version 2), version 2 at 3f25b4c (before 37dc92e made
 /// version 3), version 3 at 0b5b07b (before e9b2a64 made version 4), version 4 at
 /// a4c0f0e-era main (schema.sql unchanged since e9b2a64, before the commit that made
-/// version 5), version 5 at dae9b35 (before the commit that made version 6).
+/// version 5), version 5 at dae9b35 (before the commit that made version 6), version 6
+/// at f6e9eba (before the commit that made version 7).
 ///
 /// A blob id is the SHA-1 of the file's bytes, so these are the released schemas to the
 /// byte, frozen: no later commit, rebase or merge can change what they name, and
@@ -24,12 +25,13 @@ const APPLICATION_ID: i32 = 0x6872_7468;
 /// the Docker build context leaves `.git` out, but it builds and never tests), so the
 /// blobs are there; where they are not (a shallow clone, a source tarball), the test
 /// fails and says why, it never skips.
-const RELEASED_SCHEMAS: [(i32, &str); 5] = [
+const RELEASED_SCHEMAS: [(i32, &str); 6] = [
     (1, "2ecf91e3864d954b05c4d7002832d67a70910a2a"),
     (2, "a593b0b989beee52c167923a844ffaa60b4b0783"),
     (3, "aae257d3b7a4b7e726ced07b40450f1ad6d22b80"),
     (4, "8589ba88f0a6c774f52c3c77d377487196d1fc17"),
     (5, "ccf785dd722dd6afef48dd39e9d41ad2a881bf8f"),
+    (6, "57a0fc53d7f599ca6689c6dffcfdafd8290bab5b"),
 ];
 
 /// `schema.sql` exactly as schema `version` was released, from git history.
@@ -157,7 +159,7 @@ fn assert_migrated_like_fresh(old: &Env) {
         triggers(&fresh.db()),
         "a migrated file's triggers are a fresh file's, to the letter"
     );
-    assert_eq!(old.sql("PRAGMA user_version"), 6);
+    assert_eq!(old.sql("PRAGMA user_version"), 7);
     assert_eq!(
         schema_shape(&old.db()),
         schema_shape(&fresh.db()),
@@ -228,7 +230,7 @@ fn migrating_renames_case_insensitive_duplicates_and_loses_nothing() {
     );
     assert_eq!(e.sql("SELECT count(*) FROM contribution_category"), 2, "references unchanged");
     assert!(e.ok(&["check"]).contains("ok"));
-    assert_eq!(e.sql("PRAGMA user_version"), 6);
+    assert_eq!(e.sql("PRAGMA user_version"), 7);
 }
 
 /// A version-2 file (the last before the UI kit's tables) with a community in it.
@@ -352,4 +354,42 @@ fn a_version_5_file_gains_the_listed_course_count_summed_from_its_blocks() {
         ("SELECT n FROM course_listed_count", 4),
         ("UPDATE course_listed_count SET n = 9", "course_listed_count"),
     );
+}
+
+#[test]
+fn a_version_6_file_gains_each_courses_category_ids_from_its_links() {
+    // course 1 in categories 3 and 1 (linked in that order), course 2 in none, course 3 in 2
+    let old = released_env(
+        6,
+        "INSERT INTO user (id, username, username_key, date_joined) VALUES (1, 'alice', 'alice', 0);
+             INSERT INTO category (id, name, name_key, slug, created_at) VALUES
+                 (1, 'One', 'one', 'one', 0), (2, 'Two', 'two', 'two', 0), (3, 'Three', 'three', 'three', 0);
+             INSERT INTO course (id, name, name_key, slug, type, privacy, created_at, created_by) VALUES
+                 (1, 'A', 'a', 'a', 'self-paced', 'open', 0, 1), (2, 'B', 'b', 'b', 'self-paced', 'open', 0, 1),
+                 (3, 'C', 'c', 'c', 'self-paced', 'open', 0, 1);
+             INSERT INTO course_member (course_id, user_id, join_status, created_at)
+                 SELECT id, 1, 'creator', 0 FROM course;
+             INSERT INTO course_category (course_id, category_id) VALUES (1, 3), (1, 1), (3, 2);",
+    );
+    assert_migrated_like_fresh(&old);
+    let ids = |id: i64| -> String {
+        let c = rusqlite::Connection::open(old.db()).unwrap();
+        c.query_row("SELECT category_ids FROM course WHERE id = ?1", [id], |r| r.get(0)).unwrap()
+    };
+    assert_eq!((ids(1), ids(2), ids(3)), ("[1,3]".into(), "[]".into(), "[2]".into()));
+    // from then on the triggers keep them: a link added, one removed, one moved
+    kept_by_the_triggers(
+        &old,
+        "INSERT INTO course_category (course_id, category_id) VALUES (2, 2), (2, 1);
+         DELETE FROM course_category WHERE course_id = 1 AND category_id = 1;
+         UPDATE course_category SET course_id = 1 WHERE course_id = 3;",
+        (
+            "SELECT count(*) FROM course WHERE (id, category_ids) IN
+                 (VALUES (1, '[2,3]'), (2, '[1,2]'), (3, '[]'))",
+            3,
+        ),
+        ("UPDATE course SET category_ids = '[]' WHERE id = 2", "course_category_ids"),
+    );
+    // the corruption stays where it was made
+    assert_eq!((ids(1), ids(2), ids(3)), ("[2,3]".into(), "[]".into(), "[]".into()));
 }

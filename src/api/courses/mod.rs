@@ -13,9 +13,9 @@ use warp::reply::Response;
 use crate::api::call::{Call, ca, user, write};
 use crate::api::listing::list_page;
 use crate::clock::Timestamp;
-use crate::db::categories::{self, Link};
+use crate::db::categories;
 use crate::db::course_members;
-use crate::db::course_view::{self, View};
+use crate::db::course_view::{self, Extras, View};
 use crate::db::courses as db;
 use crate::error::ApiError;
 use crate::http::auth::Principal;
@@ -25,12 +25,10 @@ use crate::http::{empty, json_response, ok};
 use crate::images::Squares;
 use crate::model::PublicUrl;
 use crate::model::course::{
-    Counts, Course, CourseJson, JoinStatus, Privacy, manages, new_course, parse_statuses, same_ids,
-    visible,
+    Course, CourseJson, JoinStatus, Privacy, manages, new_course, parse_statuses, same_ids, visible,
 };
 use crate::model::course_input::CourseInput;
 use crate::model::field::FieldError;
-use crate::model::user::User;
 
 /// The endpoints of this module and its submodules.
 pub fn endpoints() -> Vec<Endpoint> {
@@ -72,8 +70,8 @@ pub(crate) fn managed_course(
     if manages(status) { Ok((course, status)) } else { Err(ApiError::PermissionDenied) }
 }
 
-/// Course JSON for a caller who holds the record: its creator and counts in one
-/// statement ([`course_view::extras`]), its categories in another.
+/// Course JSON for a caller who holds the record: its creator, counts and category ids
+/// in one statement ([`course_view::extras`]), its categories by id in another.
 pub(crate) fn course_json(
     c: &Connection,
     course: &Course,
@@ -85,35 +83,35 @@ pub(crate) fn course_json(
     shown(c, course, status, extras, user, base)
 }
 
-/// The JSON of a course read with its status, creator and counts ([`course_view::view`]).
+/// The JSON of a course read with its status and extras ([`course_view::view`]).
 fn view_json(
     c: &Connection,
     view: View,
     user: Option<i64>,
     base: &PublicUrl,
 ) -> Result<CourseJson, ApiError> {
-    let extras = (view.creator, view.counts);
-    shown(c, &view.course, view.status, extras, user, base)
+    shown(c, &view.course, view.status, view.extras, user, base)
 }
 
-/// A course's JSON from the record, the caller's status, and its creator and counts; its
-/// categories (marked for `user`) read here.
+/// A course's JSON from the record, the caller's status and its extras; its categories
+/// (marked for `user`) read here by the ids the course's row keeps.
 fn shown(
     c: &Connection,
     course: &Course,
     status: Option<JoinStatus>,
-    (creator, counts): (Option<User>, Counts),
+    extras: Extras,
     user: Option<i64>,
     base: &PublicUrl,
 ) -> Result<CourseJson, ApiError> {
-    let creator = creator
+    let creator = extras
+        .creator
         .ok_or_else(|| ApiError::internal(format!("course {} has no creator", course.id)))?;
     Ok(course.to_json(
         base,
         status,
         creator.minimal(base),
-        categories::linked(c, Link::Course, course.id, user)?,
-        counts,
+        categories::with_ids(c, &extras.category_ids, user)?,
+        extras.counts,
     ))
 }
 

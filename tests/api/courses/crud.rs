@@ -94,6 +94,46 @@ async fn create_returns_every_field_with_defaults() {
 }
 
 #[tokio::test]
+async fn a_change_of_categories_shows_in_the_answer_the_read_and_the_search() {
+    // the course's JSON reads its categories by the ids its row keeps (`category_ids`,
+    // kept by triggers from the link table): every change must show at once
+    let s = TestServer::start().await;
+    let (_, tok) = s.login("alice");
+    let [sci, art, music] = s.categories(["Science", "Art", "Music"]);
+    let mut b = body("Rust for Beginners");
+    b["categories"] = json!([music, sci]);
+    b["privacy"] = json!("open");
+    let id = create(&s, &tok, b).await["id"].as_i64().unwrap();
+    let ids = |v: &Value| -> Vec<i64> {
+        v["categories"].as_array().unwrap().iter().map(|c| c["id"].as_i64().unwrap()).collect()
+    };
+    for (change, want) in [
+        (json!([art]), vec![art]),
+        (json!([music, art, sci]), vec![sci, art, music]),
+        (json!([]), vec![]),
+        (json!([sci]), vec![sci]),
+    ] {
+        let r = patch(&s, &tok, id, json!({"categories": change})).await;
+        assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+        assert_eq!(ids(&r.json()), want, "the answer to {change}");
+        let read = s.get(&format!("/api/v2/course/{id}/"), Some(&tok)).await.json();
+        assert_eq!(ids(&read), want, "a read after {change}");
+        let found = s.get("/api/v2/course/search/", Some(&tok)).await.json();
+        assert_eq!(ids(&found["results"][0]), want, "the search after {change}");
+        let kept: String = s.db_read(|c| {
+            c.query_row("SELECT category_ids FROM course WHERE id = ?1", [id], |r| r.get(0))
+        });
+        assert_eq!(kept, serde_json::to_string(&want).unwrap());
+    }
+    // a change refused changes nothing
+    let r = patch(&s, &tok, id, json!({"categories": [sci, 999]})).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    let read = s.get(&format!("/api/v2/course/{id}/"), Some(&tok)).await.json();
+    assert_eq!(ids(&read), vec![sci]);
+    s.assert_consistent();
+}
+
+#[tokio::test]
 async fn validation_errors_come_all_at_once() {
     let s = TestServer::start().await;
     let (_, tok) = s.login("alice");
