@@ -26,6 +26,7 @@ every slice cold. Datasets and imports come from run.sh's caches (bench/harness.
 import argparse
 import json
 import os
+import random
 import shutil
 import statistics
 import sys
@@ -115,7 +116,7 @@ class Side:
 
     def __init__(self, name, binary, preset, env, workdir, pin):
         data, meta, _ = harness.dataset(_preset_args(preset))
-        self.name, self.preset, self.binary = name, preset, binary
+        self.name, self.preset, self.binary, self.runs = name, preset, binary, 0
         db = os.path.join(workdir, "hearth.db")
         harness.load(binary, data, meta["lines"], db, False)
         client_id = json.loads(harness.cli(binary, db, "app", "create", "--name", "bench", "--grant",
@@ -131,8 +132,12 @@ class Side:
         log(f"{name}: {binary} over the {preset} dataset on {self.server.base} ({env})")
 
     def run(self, scenario, seconds, conns, pin):
+        # as run.sh gives each run: a seed, and a prefix that keeps created names unique
+        self.runs += 1
+        env = dict(self.env, BENCH_SEED=str(random.randrange(1, 2**31)),
+                   BENCH_RUN_PREFIX=f"{int(time.time())}-{self.name}{self.runs}")
         cpu0 = cpu_seconds(self.server.pid)
-        r = harness.run_wrk(scenario, self.server.base, seconds, conns, self.env, pin)
+        r = harness.run_wrk(scenario, self.server.base, seconds, conns, env, pin)
         r["cpu_s"] = cpu_seconds(self.server.pid) - cpu0
         r["cpu_us_per_req"] = r["cpu_s"] * 1e6 / max(1, r["requests"])
         self.server.drain()
