@@ -401,26 +401,32 @@ CREATE TABLE course_category (
 ) WITHOUT ROWID;
 CREATE INDEX course_category_category ON course_category (category_id, course_id);
 
--- course.category_ids: the course's category ids ascending, as a JSON array, written by
--- these triggers only. A course's JSON reads them with the course row instead of
--- descending course_category, a page of its own in a file larger than the page cache
--- (issue 17); the link table stays the index of a category's courses.
+-- course.category_ids: the course's category ids ascending, as a JSON array, kept by
+-- these triggers (and filled once by migration 7). A course's JSON reads them with the
+-- course row instead of descending course_category, a page of its own in a file larger
+-- than the page cache (issue 17); the link table stays the index of a category's
+-- courses. The order comes from an ordered subquery, not `json_group_array(x ORDER BY
+-- x)`: SQLite parses the whole schema on open, and before 3.44 (Debian 12's sqlite3
+-- shell, Python's sqlite3 module) that syntax would make the file unreadable.
 CREATE TRIGGER course_category_ids_insert AFTER INSERT ON course_category
 BEGIN
-    UPDATE course SET category_ids = (SELECT json_group_array(l.category_id ORDER BY l.category_id)
-                                      FROM course_category l WHERE l.course_id = course.id)
+    UPDATE course SET category_ids = (SELECT json_group_array(category_id) FROM
+                                      (SELECT l.category_id FROM course_category l
+                                       WHERE l.course_id = course.id ORDER BY l.category_id))
     WHERE id = NEW.course_id;
 END;
 CREATE TRIGGER course_category_ids_delete AFTER DELETE ON course_category
 BEGIN
-    UPDATE course SET category_ids = (SELECT json_group_array(l.category_id ORDER BY l.category_id)
-                                      FROM course_category l WHERE l.course_id = course.id)
+    UPDATE course SET category_ids = (SELECT json_group_array(category_id) FROM
+                                      (SELECT l.category_id FROM course_category l
+                                       WHERE l.course_id = course.id ORDER BY l.category_id))
     WHERE id = OLD.course_id;
 END;
 CREATE TRIGGER course_category_ids_update AFTER UPDATE ON course_category
 BEGIN
-    UPDATE course SET category_ids = (SELECT json_group_array(l.category_id ORDER BY l.category_id)
-                                      FROM course_category l WHERE l.course_id = course.id)
+    UPDATE course SET category_ids = (SELECT json_group_array(category_id) FROM
+                                      (SELECT l.category_id FROM course_category l
+                                       WHERE l.course_id = course.id ORDER BY l.category_id))
     WHERE id IN (OLD.course_id, NEW.course_id);
 END;
 

@@ -20,7 +20,8 @@ A side is a binary (`--a-bin`, default target/release/hearth), a dataset preset
 Both sides run with `HEARTH_RELEASE_MEMORY_AFTER=0` unless a side's `--*-env` says
 otherwise: the side that waits would otherwise empty its caches after 2 s idle and start
 every slice cold. Datasets and imports come from run.sh's caches (bench/harness.py).
-`mixed` and `token_refresh` (which need token pools) are not offered.
+`mixed` and `token_refresh` (which need token pools) are not offered. A slice with a
+non-2xx answer or a socket error stops the run: its throughput is not the scenario's.
 """
 
 import argparse
@@ -102,7 +103,9 @@ def summarize(slices):
     for r in rounds.values():
         if "a" in r and "b" in r and r["a"]["requests"] and r["b"]["requests"]:
             rps.append(r["b"]["rps"] / r["a"]["rps"])
-            cpu.append(r["a"]["cpu_us_per_req"] / r["b"]["cpu_us_per_req"])
+            # CPU time comes in 10 ms ticks: a short slice of a slow route may read 0
+            if r["b"]["cpu_us_per_req"] > 0:
+                cpu.append(r["a"]["cpu_us_per_req"] / r["b"]["cpu_us_per_req"])
 
     def spread(v):
         return {"median": statistics.median(v), "min": min(v), "max": max(v)} if v else None
@@ -123,9 +126,13 @@ class Side:
                                            "password", "--json"))["client_id"]
         jwt = harness.mint_jwt(binary, db, 1)
         self.server = Server(binary, db, os.path.join(workdir, "server.log"), pin, env=env)
-        self.server.wait_ready()
-        oauth = password_grant(self.server.base, client_id, "user000001")["access_token"]
-        self.env = harness.scenario_env(self.server.base, meta, jwt, oauth, client_id)
+        try:
+            self.server.wait_ready()
+            oauth = password_grant(self.server.base, client_id, "user000001")["access_token"]
+            self.env = harness.scenario_env(self.server.base, meta, jwt, oauth, client_id)
+        except BaseException:
+            self.server.stop()  # main's cleanup only knows the sides that started
+            raise
         tokens = os.path.join(workdir, "password-grant-tokens")
         open(tokens, "w").close()
         self.env["BENCH_TOKENS_OUT"] = tokens
@@ -159,7 +166,9 @@ def main():
     if not shutil.which("wrk"):
         raise SystemExit("bench: wrk is not installed (bench/run.sh installs it)")
     pin = len(os.sched_getaffinity(0)) >= 2 and shutil.which("taskset") is not None
-    root = tempfile.mkdtemp(prefix="pair-", dir=os.environ.get("BENCH_DATA_DIR", "/tmp/hearth-bench"))
+    data_dir = os.environ.get("BENCH_DATA_DIR", "/tmp/hearth-bench")
+    os.makedirs(data_dir, exist_ok=True)
+    root = tempfile.mkdtemp(prefix="pair-", dir=data_dir)
     sides = {}
     try:
         for name in ("a", "b"):
@@ -177,6 +186,11 @@ def main():
                 r = sides[name].run(a.scenario, a.slice, conns, pin)
                 slices.append(dict(r, side=name, round=i))
                 log(f"  round {i + 1} {name.upper()}: {r['rps']:.0f} req/s, {r['cpu_us_per_req']:.1f} µs CPU/req")
+                errors = r["non2xx"] + sum(r["socket_errors"].values())
+                if errors:
+                    raise SystemExit(f"bench: {name.upper()} answered {r['non2xx']} non-2xx and had "
+                                     f"{r['socket_errors']} socket errors in round {i + 1}: its "
+                                     "throughput is not the scenario's (see its server.log)")
         result = summarize(slices)
     finally:
         for s in sides.values():

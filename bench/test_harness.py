@@ -195,6 +195,12 @@ class Pair(unittest.TestCase):
         self.assertAlmostEqual(r["a"]["rps"], 7500)
         self.assertAlmostEqual(r["a"]["cpu_us_per_req"], 1e6 / 15000)
 
+    def test_a_slice_that_read_no_cpu_tick_gives_no_cpu_ratio(self):
+        slices = [slice_("a", 0, 10, 1, 0.01), slice_("b", 0, 10, 1, 0.0)]
+        r = pair.summarize(slices)
+        self.assertAlmostEqual(r["ratio_rps"]["median"], 1.0)
+        self.assertIsNone(r["ratio_cpu"])
+
     def test_a_round_without_both_sides_or_requests_gives_no_ratio(self):
         slices = [slice_("a", 0, 100, 1, 0.1), slice_("b", 1, 100, 1, 0.1)]
         r = pair.summarize(slices)

@@ -186,8 +186,9 @@ fn v7_course_category_ids(conn: &Connection) -> Result<(), DbError> {
     conn.execute_batch(
         "ALTER TABLE course ADD COLUMN category_ids TEXT NOT NULL DEFAULT '[]';
          UPDATE course
-         SET category_ids = (SELECT json_group_array(l.category_id ORDER BY l.category_id)
-                             FROM course_category l WHERE l.course_id = course.id)
+         SET category_ids = (SELECT json_group_array(category_id) FROM
+                             (SELECT l.category_id FROM course_category l
+                              WHERE l.course_id = course.id ORDER BY l.category_id))
          WHERE id IN (SELECT course_id FROM course_category);",
     )?;
     conn.execute_batch(create)?;

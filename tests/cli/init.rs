@@ -50,3 +50,31 @@ fn reactions_and_preferences_are_seeded_as_spec_says() {
     let secret = e.ok(&["jwt", "secret"]);
     assert!(secret.trim().len() >= 43, "a secret of at least 32 random bytes");
 }
+
+/// An operator inspects the file with the system's `sqlite3`, which may be older than the
+/// SQLite hearth bundles (Debian 12 ships 3.40): SQLite parses the whole schema on open, so
+/// one newer syntax in a trigger or index (say `json_group_array(x ORDER BY x)`, 3.44)
+/// makes the file unreadable to it. Python's `sqlite3` module (3.40.1 on Debian 12) opens
+/// it here and reads a row of every table.
+#[test]
+fn the_file_opens_in_an_older_sqlite() {
+    let e = Env::initialised();
+    let script = r#"
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+print(sqlite3.sqlite_version)
+for (t,) in c.execute("SELECT name FROM sqlite_schema WHERE type = 'table'").fetchall():
+    c.execute(f'SELECT * FROM "{t}" LIMIT 1').fetchall()
+"#;
+    let out = std::process::Command::new("python3")
+        .args(["-c", script])
+        .arg(e.db())
+        .output()
+        .unwrap_or_else(|err| panic!("python3 is missing ({err}); fix: apt-get install python3"));
+    assert!(
+        out.status.success(),
+        "an older SQLite ({}) cannot read a hearth file: {}",
+        String::from_utf8_lossy(&out.stdout).trim(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -71,7 +71,7 @@ pub(crate) fn managed_course(
 }
 
 /// Course JSON for a caller who holds the record: its creator, counts and category ids
-/// in one statement ([`course_view::extras`]), its categories by id in another.
+/// in one statement ([`course_view::extras`]), then one statement a category (by id).
 pub(crate) fn course_json(
     c: &Connection,
     course: &Course,
@@ -115,8 +115,8 @@ fn shown(
     ))
 }
 
-/// The courses of `ids` that exist, in that order, as `user` sees them: a statement
-/// and the categories' one per course.
+/// The courses of `ids` that exist, in that order, as `user` sees them: per course, a
+/// statement ([`course_view::view`]) and one a category.
 fn course_jsons(
     c: &Connection,
     ids: &[i64],
