@@ -348,7 +348,7 @@ CREATE TABLE course (
     deleted                          INTEGER NOT NULL DEFAULT 0,
     created_at                       INTEGER NOT NULL,
     created_by                       INTEGER NOT NULL REFERENCES user (id),
-    category_ids                     TEXT    NOT NULL DEFAULT '[]'  -- JSON array, kept from course_category (below)
+    category_ids                     TEXT    NOT NULL DEFAULT '[]'  -- JSON array of course_category's ids (below)
 );
 CREATE INDEX course_visible ON course (deleted, privacy, id);
 
@@ -401,34 +401,13 @@ CREATE TABLE course_category (
 ) WITHOUT ROWID;
 CREATE INDEX course_category_category ON course_category (category_id, course_id);
 
--- course.category_ids: the course's category ids ascending, as a JSON array, kept by
--- these triggers (and filled once by migration 7). A course's JSON reads them with the
--- course row instead of descending course_category, a page of its own in a file larger
--- than the page cache (issue 17); the link table stays the index of a category's
--- courses. The order comes from an ordered subquery, not `json_group_array(x ORDER BY
--- x)`: SQLite parses the whole schema on open, and before 3.44 (Debian 12's sqlite3
--- shell, Python's sqlite3 module) that syntax would make the file unreadable.
-CREATE TRIGGER course_category_ids_insert AFTER INSERT ON course_category
-BEGIN
-    UPDATE course SET category_ids = (SELECT json_group_array(category_id) FROM
-                                      (SELECT l.category_id FROM course_category l
-                                       WHERE l.course_id = course.id ORDER BY l.category_id))
-    WHERE id = NEW.course_id;
-END;
-CREATE TRIGGER course_category_ids_delete AFTER DELETE ON course_category
-BEGIN
-    UPDATE course SET category_ids = (SELECT json_group_array(category_id) FROM
-                                      (SELECT l.category_id FROM course_category l
-                                       WHERE l.course_id = course.id ORDER BY l.category_id))
-    WHERE id = OLD.course_id;
-END;
-CREATE TRIGGER course_category_ids_update AFTER UPDATE ON course_category
-BEGIN
-    UPDATE course SET category_ids = (SELECT json_group_array(category_id) FROM
-                                      (SELECT l.category_id FROM course_category l
-                                       WHERE l.course_id = course.id ORDER BY l.category_id))
-    WHERE id IN (OLD.course_id, NEW.course_id);
-END;
+-- course.category_ids: the course's category ids ascending, as a JSON array, written by
+-- db::courses::add_categories in one UPDATE after the links change (not by a trigger a
+-- link: a course given 1000 categories would recompute the array 1000 times, SPEC §2's
+-- lists must stay linear); `hearth check` compares it with the links. A course's JSON
+-- reads the ids with the course row instead of descending course_category, a page of
+-- its own in a file larger than the page cache (issue 17); the link table stays the
+-- index of a category's courses.
 
 CREATE TABLE course_member (
     course_id   INTEGER NOT NULL REFERENCES course (id) ON DELETE CASCADE,

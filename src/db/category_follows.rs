@@ -116,10 +116,10 @@ mod tests {
             "INSERT INTO course (id, name, name_key, slug, type, privacy, created_at, created_by)
                VALUES (5, 'C', 'c', 'c', 'self-paced', 'open', 0, 1);
              INSERT INTO course_member (course_id, user_id, join_status, created_at)
-               VALUES (5, 1, 'creator', 0);
-             INSERT INTO course_category (course_id, category_id) VALUES (5, 1), (5, 2);",
+               VALUES (5, 1, 'creator', 0);",
         )
         .unwrap();
+        crate::db::courses::set_categories(&c, 5, &[2, 1]).unwrap();
         let ids: String =
             c.query_row("SELECT category_ids FROM course WHERE id = 5", [], |r| r.get(0)).unwrap();
         let ids: Vec<i64> = serde_json::from_str(&ids).unwrap();

@@ -88,9 +88,9 @@ const INVARIANTS: &[(&str, &str, &str)] = &[
     (
         "course_category_ids",
         "course.category_ids lists the course's categories",
-        "SELECT c.id FROM course c WHERE c.category_ids IS NOT
+        "SELECT course.id FROM course WHERE course.category_ids IS NOT
            (SELECT json_group_array(category_id) FROM
-             (SELECT l.category_id FROM course_category l WHERE l.course_id = c.id
+             (SELECT l.category_id FROM course_category l WHERE l.course_id = course.id
               ORDER BY l.category_id))",
     ),
     (

@@ -157,7 +157,6 @@ mod tests {
                       (8, 2, 'creator', 0);
              INSERT INTO category (id, name, name_key, slug, created_at)
                VALUES (1, 'c1', 'c1', 'c1', 0), (2, 'c2', 'c2', 'c2', 0);
-             INSERT INTO course_category (course_id, category_id) VALUES (7, 2), (7, 1);
              INSERT INTO course_section (id, course_id, name, created_at)
                VALUES (1, 7, 'a', 0), (2, 7, 'b', 0);
              INSERT INTO course_lesson (id, section_id, name, created_at)
@@ -166,6 +165,7 @@ mod tests {
                VALUES (1, 3, 0), (3, 3, 0), (2, 2, 0);",
         )
         .unwrap();
+        courses::set_categories(&conn, 7, &[2, 1]).unwrap();
         conn
     }
 

@@ -154,7 +154,10 @@ pub fn set_categories(conn: &Connection, course: i64, ids: &[i64]) -> rusqlite::
     add_categories(conn, course, ids)
 }
 
-/// Links a course to categories (a link it already has is kept).
+/// Links a course to categories (a link it already has is kept), then writes the
+/// course's `category_ids` from its links, once: the only writer of that column besides
+/// migration 7 (a trigger a link would rebuild the array once per link, quadratic in a
+/// list of up to 1000, SPEC §2).
 pub fn add_categories(conn: &Connection, course: i64, ids: &[i64]) -> rusqlite::Result<()> {
     let mut ins = conn.prepare_cached(
         "INSERT OR IGNORE INTO course_category (course_id, category_id) VALUES (?1, ?2)",
@@ -162,8 +165,19 @@ pub fn add_categories(conn: &Connection, course: i64, ids: &[i64]) -> rusqlite::
     for id in ids {
         ins.execute(params![course, id])?;
     }
+    conn.prepare_cached(sql!("UPDATE course SET category_ids = {CATEGORY_IDS} WHERE id = ?1"))?
+        .execute([course])?;
     Ok(())
 }
+
+/// The JSON array of the category ids, ascending, that `course_category` links to the
+/// course whose id is `course.id` (in an UPDATE of `course`, or with `course` aliased):
+/// what `course.category_ids` holds. Ordered by a subquery, not `json_group_array(x
+/// ORDER BY x)`: SQLite before 3.44 cannot parse that, and a file whose schema holds it
+/// cannot be opened by Debian 12's sqlite3.
+pub(super) const CATEGORY_IDS: &str = "(SELECT json_group_array(category_id) FROM
+    (SELECT l.category_id FROM course_category l WHERE l.course_id = course.id
+     ORDER BY l.category_id))";
 
 /// Ordering allow-list of the search: (parameter, ORDER BY clause).
 pub const SEARCH_ORDERINGS: [(&str, &str); 6] = [
@@ -404,6 +418,54 @@ mod tests {
     #[test]
     fn like_patterns_escape_wildcards() {
         assert_eq!(like_pattern("A_b%"), "%a\\_b\\%%");
+    }
+
+    #[test]
+    fn a_courses_category_ids_are_written_once_however_many_links_change() {
+        // SPEC §2: a list of up to 1000 items costs linear work; the array is rebuilt once
+        // per change, not once per link
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let conn = crate::db::migrate::test_db();
+        conn.execute_batch(
+            "INSERT INTO user (id, username, username_key, date_joined) VALUES (1, 'u', 'u', 0);
+             WITH RECURSIVE n(v) AS (SELECT 1 UNION ALL SELECT v + 1 FROM n WHERE v < 1000)
+             INSERT INTO category (id, name, name_key, slug, created_at)
+               SELECT v, 'c' || v, 'c' || v, 'c' || v, 0 FROM n;
+             INSERT INTO course (id, name, name_key, slug, type, privacy, created_at, created_by)
+               VALUES (7, 'C', 'c', 'c', 'self-paced', 'open', 0, 1);
+             INSERT INTO course_member (course_id, user_id, join_status, created_at)
+               VALUES (7, 1, 'creator', 0);",
+        )
+        .unwrap();
+        let course_writes = Arc::new(AtomicUsize::new(0));
+        let seen = Arc::clone(&course_writes);
+        conn.update_hook(Some(move |_: rusqlite::hooks::Action, _: &str, table: &str, _: i64| {
+            if table == "course" {
+                seen.fetch_add(1, Ordering::Relaxed);
+            }
+        }))
+        .unwrap();
+        let kept = |conn: &Connection| -> Vec<i64> {
+            let text: String = conn
+                .query_row("SELECT category_ids FROM course WHERE id = 7", [], |r| r.get(0))
+                .unwrap();
+            serde_json::from_str(&text).unwrap()
+        };
+        let all: Vec<i64> = (1..=1000).rev().collect();
+        set_categories(&conn, 7, &all).unwrap();
+        assert_eq!(course_writes.swap(0, Ordering::Relaxed), 1);
+        assert_eq!(kept(&conn), (1..=1000).collect::<Vec<_>>());
+        set_categories(&conn, 7, &[9, 3]).unwrap();
+        assert_eq!(course_writes.swap(0, Ordering::Relaxed), 1);
+        assert_eq!(kept(&conn), [3, 9]);
+        add_categories(&conn, 7, &[3, 5]).unwrap();
+        assert_eq!(kept(&conn), [3, 5, 9]);
+        set_categories(&conn, 7, &[]).unwrap();
+        assert!(kept(&conn).is_empty());
+        conn.update_hook(None::<fn(rusqlite::hooks::Action, &str, &str, i64)>).unwrap();
+        let problems = crate::db::check::problems(&conn).unwrap();
+        assert!(problems.iter().all(|p| p.check == "jwt_secret"), "{problems:?}");
     }
 
     #[test]

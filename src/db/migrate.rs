@@ -175,32 +175,16 @@ fn v6_course_listed_count(conn: &Connection) -> Result<(), DbError> {
 }
 
 /// Version 7: `course.category_ids`, a course's category ids as a JSON array, filled
-/// once here from `course_category` and kept by [`SCHEMA`]'s three triggers from then on
-/// (courses without categories keep the column's default, `[]`).
+/// once here from `course_category`; from then on [`super::courses::add_categories`]
+/// writes it (courses without categories keep the column's default, `[]`).
 fn v7_course_category_ids(conn: &Connection) -> Result<(), DbError> {
-    let create = category_ids_statements().ok_or_else(|| {
-        DbError::NotHearth(
-            "schema.sql lacks the course_category_ids triggers (a build error)".into(),
-        )
-    })?;
-    conn.execute_batch(
+    conn.execute_batch(sql!(
         "ALTER TABLE course ADD COLUMN category_ids TEXT NOT NULL DEFAULT '[]';
-         UPDATE course
-         SET category_ids = (SELECT json_group_array(category_id) FROM
-                             (SELECT l.category_id FROM course_category l
-                              WHERE l.course_id = course.id ORDER BY l.category_id))
+         UPDATE course SET category_ids = {}
          WHERE id IN (SELECT course_id FROM course_category);",
-    )?;
-    conn.execute_batch(create)?;
+        super::courses::CATEGORY_IDS
+    ))?;
     Ok(())
-}
-
-/// The three triggers that keep `course.category_ids`, as [`SCHEMA`] has them.
-fn category_ids_statements() -> Option<&'static str> {
-    let start = SCHEMA.find("CREATE TRIGGER course_category_ids_insert")?;
-    let last = start + SCHEMA[start..].find("CREATE TRIGGER course_category_ids_update")?;
-    let end = last + SCHEMA[last..].find("\nEND;")? + "\nEND;".len();
-    Some(&SCHEMA[start..end])
 }
 
 /// `course_listed_count`, its row and the three listing triggers as [`SCHEMA`] has
@@ -469,17 +453,6 @@ mod tests {
             assert!(create.contains(&format!("CREATE TRIGGER contribution_tally_{name} ")));
         }
         assert!(create.ends_with("END;"));
-    }
-
-    #[test]
-    fn version_7_creates_the_three_category_id_triggers_and_nothing_else() {
-        let create = category_ids_statements().unwrap_or_default();
-        assert!(create.starts_with("CREATE TRIGGER course_category_ids_insert "));
-        for name in ["insert", "delete", "update"] {
-            assert!(create.contains(&format!("CREATE TRIGGER course_category_ids_{name} ")));
-        }
-        assert_eq!(create.matches("CREATE ").count(), 3);
-        assert!(create.ends_with("\nEND;"));
     }
 
     #[test]
