@@ -7,7 +7,7 @@ use warp::http::{Method, StatusCode};
 use warp::reply::Response;
 
 use crate::api::call::{Call, ca, write};
-use crate::db::contributions::{self as store, NewContribution};
+use crate::db::contributions::{self as store, NewContribution, Order, Scope};
 use crate::error::ApiError;
 use crate::http::auth::Principal;
 use crate::http::pagination::{Page, envelope};
@@ -196,32 +196,57 @@ async fn read(kind: Kind, call: Call<Option<Principal>>) -> Result<Response, Api
     Ok(ok(&json))
 }
 
-/// `GET /api/v2/{kind}/`: live items, newest first; comments narrowed by `discussion`,
-/// `post` or `status`.
+/// `GET /api/v2/{kind}/`: live items, newest first (`ordering`: `-added_at`, the
+/// default, or `added_at`; the kit's `connection`/`-connection` order as `added_at` does,
+/// hearth having no connections yet). Comments: `discussion`, `post` or `status` narrow
+/// the list to that item's top-level comments, `parent` to one comment's replies
+/// (the threads the kit's comment list reads); neither lists every comment.
 async fn list(kind: Kind, call: Call<Option<Principal>>) -> Result<Response, ApiError> {
     let (base, q) = (call.base(), call.query());
     let url = base.at(&call.req.path);
     let json = call
         .read(move |c, who| {
             let page = Page::from_query(&q)?;
+            let order = match q.get("ordering").map(str::trim) {
+                None | Some("" | "-added_at" | "-connection") => Order::NewestFirst,
+                Some("added_at" | "connection") => Order::OldestFirst,
+                Some(_) => {
+                    return Err(ApiError::field(
+                        "ordering",
+                        "invalid",
+                        "One of added_at, -added_at, connection, -connection.",
+                    ));
+                }
+            };
             let mut filters = Vec::new();
             if kind == Kind::Comment {
-                for tk in Kind::TARGETS {
-                    if let Some(v) = q.get(tk.as_str()) {
+                for tk in Kind::TARGETS.into_iter().chain([Kind::Comment]) {
+                    let name = if tk == Kind::Comment { "parent" } else { tk.as_str() };
+                    if let Some(v) = q.get(name) {
                         let tid = v.trim().parse::<i64>().map_err(|_| {
-                            ApiError::field(tk.as_str(), "invalid", "Must be an integer id.")
+                            ApiError::field(name, "invalid", "Must be an integer id.")
                         })?;
                         filters.push((tk, tid));
                     }
                 }
             }
-            // every filter must name the same live item; otherwise nothing matches
+            // every filter must name a live item, the parent one on the item named;
+            // otherwise nothing matches
+            let mut scope = Scope::All;
             let mut target = None;
             let mut nothing = false;
             for (tk, tid) in filters {
                 match store::meta(c, tk, tid)? {
-                    Some(m) if !m.deleted && target.is_none_or(|t| t == m.pk) => {
+                    Some(m) if m.deleted => nothing = true,
+                    Some(m) if tk == Kind::Comment => {
+                        nothing |= target.is_some_and(|t| Some(t) != m.target_pk);
+                        scope = Scope::Replies(m.pk);
+                    }
+                    Some(m) if target.is_none_or(|t| t == m.pk) => {
                         target = Some(m.pk);
+                        if scope == Scope::All {
+                            scope = Scope::Thread(m.pk);
+                        }
                     }
                     _ => nothing = true,
                 }
@@ -229,7 +254,7 @@ async fn list(kind: Kind, call: Call<Option<Principal>>) -> Result<Response, Api
             let (count, items) = if nothing {
                 (0, Vec::new())
             } else {
-                store::list(c, kind, target, who.map(|w| w.user_id), page.limit, page.offset)?
+                store::list(c, kind, scope, who.map(|w| w.user_id), order, page.limit, page.offset)?
             };
             let results = items.iter().map(|i| i.to_json(&base)).collect();
             Ok::<_, ApiError>(envelope(&url, &q, page, count, results))

@@ -55,9 +55,10 @@ const INVARIANTS: &[(&str, &str, &str)] = &[
     ),
     (
         "comment_count",
-        "comment_count matches live comments",
+        "comment_count matches live comments (a comment's: its live replies)",
         "SELECT c.pk FROM contribution c WHERE c.comment_count <>
-           (SELECT count(*) FROM contribution k WHERE k.target_pk = c.pk AND k.deleted = 0)",
+           (SELECT count(*) FROM contribution k WHERE k.target_pk = c.pk AND k.deleted = 0)
+         + (SELECT count(*) FROM contribution k WHERE k.parent_pk = c.pk AND k.deleted = 0)",
     ),
     (
         "tokens",

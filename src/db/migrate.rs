@@ -13,7 +13,7 @@ use super::{APPLICATION_ID, DbError};
 pub const SCHEMA: &str = include_str!("../../schema.sql");
 
 /// The schema version this binary writes.
-pub const VERSION: i64 = 7;
+pub const VERSION: i64 = 8;
 
 /// One step from version N to N+1, run inside the migration's transaction.
 type Step = fn(&Connection) -> Result<(), DbError>;
@@ -28,6 +28,7 @@ const MIGRATIONS: &[Step] = &[
     v5_contribution_tally,
     v6_course_listed_count,
     v7_course_category_ids,
+    v8_rich_text,
 ];
 
 /// Version 2: reaction labels, category names and category slugs unique
@@ -184,6 +185,27 @@ fn v7_course_category_ids(conn: &Connection) -> Result<(), DbError> {
          WHERE id IN (SELECT course_id FROM course_category);",
         super::courses::CATEGORY_IDS
     ))?;
+    Ok(())
+}
+
+/// Version 8: rich text (SPEC §5). A contribution's sanitized `html`, plain `summary`,
+/// `summary_html` and `summary_truncated`, rendered here from every stored text through
+/// the one renderer the API and the importer use ([`super::contributions::render_all`]);
+/// a comment's `comment_count` becomes its live replies; the indexes of threads.
+fn v8_rich_text(conn: &Connection) -> Result<(), DbError> {
+    conn.execute_batch(
+        "ALTER TABLE contribution ADD COLUMN html TEXT NOT NULL DEFAULT '';
+         ALTER TABLE contribution ADD COLUMN summary TEXT NOT NULL DEFAULT '';
+         ALTER TABLE contribution ADD COLUMN summary_html TEXT NOT NULL DEFAULT '';
+         ALTER TABLE contribution ADD COLUMN summary_truncated INTEGER NOT NULL DEFAULT 0;
+         DROP INDEX contribution_parent;
+         CREATE INDEX contribution_replies ON contribution (parent_pk, deleted, added_at) WHERE parent_pk IS NOT NULL;
+         CREATE INDEX contribution_threads ON contribution (target_pk, parent_pk, deleted, added_at) WHERE target_pk IS NOT NULL;
+         UPDATE contribution SET comment_count =
+             (SELECT count(*) FROM contribution r WHERE r.parent_pk = contribution.pk AND r.deleted = 0)
+         WHERE kind = 'comment';",
+    )?;
+    super::contributions::render_all(conn)?;
     Ok(())
 }
 

@@ -15,6 +15,7 @@ pub mod import;
 pub mod listing;
 pub mod pref;
 pub mod reaction;
+pub mod rich_text;
 pub mod settings;
 pub mod slug;
 pub mod user;

@@ -338,12 +338,14 @@ impl Importer {
         self.known.user(c.author, "author")?;
         let target =
             content::pk_of(conn, kind, id)?.ok_or_else(|| format!("{kind} {id} does not exist"))?;
+        // a reply answers a comment on the same item, as the API requires
         let parent = match c.parent {
             None => None,
-            Some(p) => Some(
-                content::pk_of(conn, "comment", p)?
-                    .ok_or_else(|| format!("parent comment {p} does not exist"))?,
-            ),
+            Some(p) => match content::comment_target(conn, p)? {
+                None => return Err(format!("parent comment {p} does not exist")),
+                Some((pk, on)) if on == Some(target) => Some(pk),
+                Some(_) => return Err(format!("parent comment {p} is on another item")),
+            },
         };
         content::insert_contribution(
             conn,
@@ -359,7 +361,9 @@ impl Importer {
             parent,
         )?;
         if !c.deleted {
-            *self.deltas.comments.entry(target).or_default() += 1;
+            for counted in [Some(target), parent].into_iter().flatten() {
+                *self.deltas.comments.entry(counted).or_default() += 1;
+            }
         }
         Ok(())
     }
