@@ -192,6 +192,8 @@ fn v7_course_category_ids(conn: &Connection) -> Result<(), DbError> {
 /// `summary_html` and `summary_truncated`, rendered here from every stored text through
 /// the one renderer the API and the importer use ([`super::contributions::render_all`]);
 /// a comment's `comment_count` becomes its live replies; the indexes of threads.
+/// `addons.polls_enabled` is turned off: hearth keeps no polls, and the kit offers
+/// them (and then loses them) while it is on.
 fn v8_rich_text(conn: &Connection) -> Result<(), DbError> {
     conn.execute_batch(
         "ALTER TABLE contribution ADD COLUMN html TEXT NOT NULL DEFAULT '';
@@ -203,7 +205,8 @@ fn v8_rich_text(conn: &Connection) -> Result<(), DbError> {
          CREATE INDEX contribution_threads ON contribution (target_pk, parent_pk, deleted, added_at) WHERE target_pk IS NOT NULL;
          UPDATE contribution SET comment_count =
              (SELECT count(*) FROM contribution r WHERE r.parent_pk = contribution.pk AND r.deleted = 0)
-         WHERE kind = 'comment';",
+         WHERE kind = 'comment';
+         UPDATE preference SET value = 'false' WHERE section = 'addons' AND name = 'polls_enabled';",
     )?;
     super::contributions::render_all(conn)?;
     Ok(())

@@ -399,6 +399,15 @@ pub fn validate(kind: Kind, body: &Map<String, Value>) -> (Draft, Vec<FieldError
     } else {
         draft.categories = categories(body, &mut errors);
     }
+    // hearth keeps no polls (`addons.polls_enabled` is off): a poll is refused, never
+    // silently dropped
+    if body.get("poll").is_some_and(|p| !p.is_null()) {
+        errors.push(FieldError::new(
+            "poll",
+            "invalid",
+            "Polls are not enabled on this community (addons.polls_enabled).",
+        ));
+    }
     (draft, errors)
 }
 
@@ -539,6 +548,13 @@ mod tests {
         let (d, e) = validate(Kind::Post, map.as_object().unwrap_or(&Map::new()));
         assert_eq!(e[0].messages[0].code, "max_length");
         assert!(missing_categories(Kind::Post, &d, &e).is_none());
+    }
+
+    #[test]
+    fn a_poll_is_refused_not_dropped() {
+        let poll = json!({"title": "q", "choices": [{"choice": "a"}, {"choice": "b"}]});
+        assert_eq!(check(Kind::Post, json!({"text": "t", "poll": poll})).1, vec!["poll:invalid"]);
+        assert!(check(Kind::Post, json!({"text": "t", "poll": null})).1.is_empty());
     }
 
     #[test]
