@@ -459,3 +459,20 @@ CREATE TABLE hearth_position (
     position INTEGER NOT NULL
 );
 INSERT INTO hearth_position (id, position) VALUES (1, 0);
+
+-- Custom menus (SPEC §10, version 8): the links of the kit's footer, kept by staff with
+-- `hearth menu`; three menus (base, not_logged, user), empty until staff add items.
+CREATE TABLE custom_menu (
+    id         INTEGER PRIMARY KEY,
+    name       TEXT    NOT NULL UNIQUE,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+);
+CREATE TABLE custom_menu_item (
+    id          INTEGER PRIMARY KEY,
+    custom_menu INTEGER NOT NULL REFERENCES custom_menu (id) ON DELETE CASCADE,
+    label       TEXT    NOT NULL,
+    url         TEXT    NOT NULL,
+    position    INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX custom_menu_item_order ON custom_menu_item (custom_menu, position, id);

@@ -192,6 +192,7 @@ fn v7_course_category_ids(conn: &Connection) -> Result<(), DbError> {
 /// `summary_html` and `summary_truncated`, rendered here from every stored text through
 /// the one renderer the API and the importer use ([`super::contributions::render_all`]);
 /// a comment's `comment_count` becomes its live replies; the indexes of threads.
+/// The custom menus' tables, with the three empty menus.
 /// `addons.polls_enabled` is turned off: hearth keeps no polls, and the kit offers
 /// them (and then loses them) while it is on.
 fn v8_rich_text(conn: &Connection) -> Result<(), DbError> {
@@ -209,6 +210,10 @@ fn v8_rich_text(conn: &Connection) -> Result<(), DbError> {
          UPDATE preference SET value = 'false' WHERE section = 'addons' AND name = 'polls_enabled';",
     )?;
     super::contributions::render_all(conn)?;
+    for stmt in table_statements(&["custom_menu", "custom_menu_item"]) {
+        conn.execute_batch(&stmt)?;
+    }
+    super::custom_menus::seed(conn, crate::clock::Clock::system().now())?;
     Ok(())
 }
 
@@ -235,8 +240,12 @@ fn tally_statements() -> Option<&'static str> {
 /// The `CREATE TABLE` / `CREATE INDEX` statements of [`SCHEMA`] for the tables that
 /// version 3 added, so the migration cannot drift from the fresh schema.
 fn kit_statements() -> Vec<String> {
-    const TABLES: [&str; 5] =
-        ["vote", "vote_tally", "category_follow", "user_hide", "user_setting"];
+    table_statements(&["vote", "vote_tally", "category_follow", "user_hide", "user_setting"])
+}
+
+/// The `CREATE TABLE` / `CREATE INDEX` statements of [`SCHEMA`] for `tables`, so a
+/// migration that adds them cannot drift from the fresh schema.
+fn table_statements(tables: &[&str]) -> Vec<String> {
     // comments out first (they may hold `;`); the schema has no `--` inside a string
     let code: String =
         SCHEMA.lines().map(|l| l.split("--").next().unwrap_or("")).collect::<Vec<_>>().join("\n");
@@ -249,7 +258,7 @@ fn kit_statements() -> Vec<String> {
             ["CREATE", "INDEX", _, "ON", name, ..] => *name,
             _ => continue,
         };
-        if TABLES.contains(&table) {
+        if tables.contains(&table) {
             out.push(format!("{code};"));
         }
     }

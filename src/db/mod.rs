@@ -29,6 +29,7 @@ pub mod course_members;
 pub mod course_sections;
 pub mod course_view;
 pub mod courses;
+pub mod custom_menus;
 pub mod follows;
 pub mod hides;
 pub mod import;

@@ -7,6 +7,7 @@ pub mod contribution;
 pub mod course;
 pub mod course_enums;
 pub mod course_input;
+pub mod custom_menu;
 pub mod feature;
 pub mod field;
 pub mod html;

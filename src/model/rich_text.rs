@@ -46,7 +46,8 @@ pub fn render(text: &str) -> Rendered {
         let html = clean(text);
         let plain = plain_text(&html);
         let (summary, truncated) = excerpt(&plain);
-        let summary_html = if truncated { clean(cut_html(&html, SUMMARY_LEN)) } else { html.clone() };
+        let summary_html =
+            if truncated { clean(cut_html(&html, SUMMARY_LEN)) } else { html.clone() };
         Rendered { html, summary, summary_html, summary_truncated: truncated }
     } else {
         let (summary, truncated) = excerpt(&collapse(text));
@@ -90,9 +91,36 @@ pub fn clean(html: &str) -> String {
 
 static SANITIZER: LazyLock<Builder<'static>> = LazyLock::new(|| {
     let tags: HashSet<&str> = [
-        "p", "br", "b", "strong", "i", "em", "u", "s", "strike", "del", "sub", "sup", "code",
-        "pre", "span", "a", "ul", "ol", "li", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6",
-        "hr", "img", "mention", "hashtag",
+        "p",
+        "br",
+        "b",
+        "strong",
+        "i",
+        "em",
+        "u",
+        "s",
+        "strike",
+        "del",
+        "sub",
+        "sup",
+        "code",
+        "pre",
+        "span",
+        "a",
+        "ul",
+        "ol",
+        "li",
+        "blockquote",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "hr",
+        "img",
+        "mention",
+        "hashtag",
     ]
     .into();
     let tag_attributes: HashMap<&str, HashSet<&str>> = [
@@ -111,7 +139,7 @@ static SANITIZER: LazyLock<Builder<'static>> = LazyLock::new(|| {
         .url_relative(UrlRelative::Deny)
         .link_rel(Some("nofollow noopener noreferrer"))
         .strip_comments(true)
-        .attribute_filter(|element, attribute, value| keep_attribute(element, attribute, value));
+        .attribute_filter(keep_attribute);
     b
 });
 
@@ -130,7 +158,9 @@ fn keep_attribute<'v>(
                 .filter(|c| {
                     c.strip_prefix("SCEditor-").is_some_and(|rest| {
                         !rest.is_empty()
-                            && rest.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+                            && rest
+                                .bytes()
+                                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
                     })
                 })
                 .collect();
@@ -149,8 +179,19 @@ fn keep_attribute<'v>(
 fn is_block(name: &str) -> bool {
     matches!(
         name,
-        "p" | "br" | "li" | "ul" | "ol" | "blockquote" | "pre" | "hr" | "h1" | "h2" | "h3" | "h4"
-            | "h5" | "h6"
+        "p" | "br"
+            | "li"
+            | "ul"
+            | "ol"
+            | "blockquote"
+            | "pre"
+            | "hr"
+            | "h1"
+            | "h2"
+            | "h3"
+            | "h4"
+            | "h5"
+            | "h6"
     )
 }
 

@@ -12,6 +12,7 @@ mod contributors;
 mod features;
 mod fields;
 mod hiding;
+mod menus;
 mod settings;
 mod user_courses;
 mod votes;
