@@ -14,8 +14,8 @@ use crate::http::ok;
 use crate::http::pagination::Page;
 use crate::http::query::Query;
 use crate::http::route::Endpoint;
-use crate::model::field::FieldError;
 use crate::model::PublicUrl;
+use crate::model::field::FieldError;
 use crate::model::pref::{Pref, PrefJson};
 
 /// Largest page of preferences (SPEC §6); without `limit` every row is one page.

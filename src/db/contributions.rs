@@ -119,7 +119,9 @@ pub fn render_all(conn: &Connection) -> rusqlite::Result<()> {
     let mut after = 0i64;
     loop {
         let batch: Vec<(i64, String)> = conn
-            .prepare_cached("SELECT pk, text FROM contribution WHERE pk > ?1 ORDER BY pk LIMIT 1000")?
+            .prepare_cached(
+                "SELECT pk, text FROM contribution WHERE pk > ?1 ORDER BY pk LIMIT 1000",
+            )?
             .query_map([after], |r| Ok((r.get(0)?, r.get(1)?)))?
             .collect::<Result<_, _>>()?;
         let Some(&(last, _)) = batch.last() else { return Ok(()) };
@@ -220,7 +222,15 @@ fn complete(conn: &Connection, c: &mut Contribution, viewer: Option<i64>) -> rus
     c.votes = votes::votes_of(conn, c.pk, viewer)?;
     c.last_activity_at = last_activity(conn, c)?;
     if c.kind == Kind::Comment && c.parent.is_none() && c.comment_count > 0 {
-        let mut latest = page(conn, Kind::Comment, Scope::Replies(c.pk), viewer, Order::NewestFirst, LATEST_REPLIES, 0)?;
+        let mut latest = page(
+            conn,
+            Kind::Comment,
+            Scope::Replies(c.pk),
+            viewer,
+            Order::NewestFirst,
+            LATEST_REPLIES,
+            0,
+        )?;
         latest.reverse();
         c.latest_comments = latest;
     }
@@ -297,13 +307,19 @@ fn scope_sql(scope: Scope, order: Order) -> (&'static str, &'static str) {
 
 /// The viewer's hidden-authors clause (`?5`), and the viewer to bind: a viewer who
 /// hides nobody (most) gets the plain statement, which counts from the index alone.
-fn hidden_sql(conn: &Connection, viewer: Option<i64>) -> rusqlite::Result<(&'static str, Option<i64>)> {
+fn hidden_sql(
+    conn: &Connection,
+    viewer: Option<i64>,
+) -> rusqlite::Result<(&'static str, Option<i64>)> {
     let hiding = match viewer {
         Some(v) => hides::hides_anyone(conn, v)?,
         None => false,
     };
     Ok(if hiding {
-        ("AND c.author_id NOT IN (SELECT h.hidden_id FROM user_hide h WHERE h.user_id = ?5)", viewer)
+        (
+            "AND c.author_id NOT IN (SELECT h.hidden_id FROM user_hide h WHERE h.user_id = ?5)",
+            viewer,
+        )
     } else {
         ("AND ?5 IS NULL", None)
     })
@@ -326,7 +342,8 @@ fn page(
         "{} WHERE {narrow} AND c.deleted = 0 {hidden} ORDER BY {order_by} LIMIT ?3 OFFSET ?4",
         select()
     ))?;
-    let rows = stmt.query_map(params![kind.as_str(), scope_pk(scope), limit, offset, who], from_row)?;
+    let rows =
+        stmt.query_map(params![kind.as_str(), scope_pk(scope), limit, offset, who], from_row)?;
     let mut items: Vec<Contribution> = rows.collect::<Result<_, _>>()?;
     for c in &mut items {
         complete(conn, c, viewer)?;

@@ -17,7 +17,10 @@ pub(super) fn pk_of(conn: &Connection, kind: &str, id: i64) -> Result<Option<i64
 }
 
 /// A comment's pk and the pk of the item it is on.
-pub(super) fn comment_target(conn: &Connection, id: i64) -> Result<Option<(i64, Option<i64>)>, LineError> {
+pub(super) fn comment_target(
+    conn: &Connection,
+    id: i64,
+) -> Result<Option<(i64, Option<i64>)>, LineError> {
     conn.prepare_cached("SELECT pk, target_pk FROM contribution WHERE kind = 'comment' AND id = ?1")
         .and_then(|mut s| s.query_row([id], |r| Ok((r.get(0)?, r.get(1)?))).optional())
         .map_err(|e| sql_err("comment", &e))

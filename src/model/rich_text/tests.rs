@@ -42,7 +42,8 @@ pub const CORPUS: &[&str] = &[
     r#"<xmp><img src=x onerror=alert(37)></xmp>"#,
 ];
 
-const ALLOWED_ATTRIBUTES: [&str; 9] = ["href", "src", "alt", "id", "ext-id", "start", "class", "dir", "rel"];
+const ALLOWED_ATTRIBUTES: [&str; 9] =
+    ["href", "src", "alt", "id", "ext-id", "start", "class", "dir", "rel"];
 
 /// Every tag is on the allowlist, every attribute allowed, no URL with another scheme.
 fn assert_safe(html: &str, source: &str) {
@@ -51,9 +52,36 @@ fn assert_safe(html: &str, source: &str) {
         let name = name.to_ascii_lowercase();
         assert!(
             [
-                "p", "br", "b", "strong", "i", "em", "u", "s", "strike", "del", "sub", "sup",
-                "code", "pre", "span", "a", "ul", "ol", "li", "blockquote", "h1", "h2", "h3", "h4",
-                "h5", "h6", "hr", "img", "mention", "hashtag"
+                "p",
+                "br",
+                "b",
+                "strong",
+                "i",
+                "em",
+                "u",
+                "s",
+                "strike",
+                "del",
+                "sub",
+                "sup",
+                "code",
+                "pre",
+                "span",
+                "a",
+                "ul",
+                "ol",
+                "li",
+                "blockquote",
+                "h1",
+                "h2",
+                "h3",
+                "h4",
+                "h5",
+                "h6",
+                "hr",
+                "img",
+                "mention",
+                "hashtag"
             ]
             .contains(&name.as_str()),
             "tag {tag} from {source}"
@@ -63,11 +91,16 @@ fn assert_safe(html: &str, source: &str) {
         while !attrs.is_empty() {
             let (attr, rest) = attrs.split_once("=\"").unwrap_or((attrs, ""));
             let (value, rest) = rest.split_once('"').unwrap_or((rest, ""));
-            assert!(ALLOWED_ATTRIBUTES.contains(&attr.trim()), "attribute {attr} in {tag} from {source}");
+            assert!(
+                ALLOWED_ATTRIBUTES.contains(&attr.trim()),
+                "attribute {attr} in {tag} from {source}"
+            );
             let v = unescape(value).to_ascii_lowercase();
             if attr == "href" || attr == "src" {
                 assert!(
-                    v.starts_with("http://") || v.starts_with("https://") || v.starts_with("mailto:"),
+                    v.starts_with("http://")
+                        || v.starts_with("https://")
+                        || v.starts_with("mailto:"),
                     "url {value} in {tag} from {source}"
                 );
             }
@@ -85,7 +118,9 @@ fn no_payload_of_the_corpus_survives_in_any_form() {
             assert_safe(&r.summary_html, &text);
             for form in [&r.html, &r.summary_html] {
                 let lower = form.to_ascii_lowercase();
-                for bad in ["<script", "<iframe", "<svg", "<math", "<style", "<object", "<embed", "<form"] {
+                for bad in
+                    ["<script", "<iframe", "<svg", "<math", "<style", "<object", "<embed", "<form"]
+                {
                     assert!(!lower.contains(bad), "{bad} in {form} from {text}");
                 }
             }
@@ -146,7 +181,10 @@ fn classes_other_than_the_editors_and_bad_ids_are_dropped() {
         r#"<p class="SCEditor-paragraph">x</p>"#
     );
     assert_eq!(clean(r#"<mention id="x1">@a</mention>"#), "<mention>@a</mention>");
-    assert_eq!(clean(r#"<a href="/relative">r</a>"#), r#"<a rel="nofollow noopener noreferrer">r</a>"#);
+    assert_eq!(
+        clean(r#"<a href="/relative">r</a>"#),
+        r#"<a rel="nofollow noopener noreferrer">r</a>"#
+    );
 }
 
 #[test]

@@ -41,7 +41,10 @@ async fn the_editors_html_is_kept_and_script_is_not_for_every_kind() {
         // read back the same way
         let id = j["id"].as_i64().unwrap();
         let back = s.get(&item(kind, id), None).await.json();
-        assert_eq!((back["html"].clone(), back["summary_html"].clone()), (j["html"].clone(), j["summary_html"].clone()));
+        assert_eq!(
+            (back["html"].clone(), back["summary_html"].clone()),
+            (j["html"].clone(), j["summary_html"].clone())
+        );
     }
     // a long text: summary cut at 200 characters of plain text, its HTML closed
     let long = format!("<p><b>{}</b> and the rest</p>", "word ".repeat(60));

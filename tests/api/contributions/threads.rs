@@ -27,7 +27,10 @@ async fn threads_list_top_level_comments_and_replies_by_parent() {
     for i in 0..5 {
         s.clock.advance(1_000_000);
         let token = if i % 2 == 0 { &b } else { &a };
-        replies.push(comment(token.clone(), json!({"text": format!("r{i}"), "post": post, "parent": top1})).await);
+        replies.push(
+            comment(token.clone(), json!({"text": format!("r{i}"), "post": post, "parent": top1}))
+                .await,
+        );
     }
     let elsewhere = comment(a.clone(), json!({"text": "x", "post": other})).await;
 
@@ -54,8 +57,12 @@ async fn threads_list_top_level_comments_and_replies_by_parent() {
     assert_eq!(top["comment_count"], 5);
     assert_eq!(s.get(&item(Kind::Post, post), None).await.json()["comment_count"], 7);
     // latest_comments: the newest three replies, oldest of them first, as objects
-    let latest: Vec<i64> =
-        top["latest_comments"].as_array().unwrap().iter().map(|c| c["id"].as_i64().unwrap()).collect();
+    let latest: Vec<i64> = top["latest_comments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_i64().unwrap())
+        .collect();
     assert_eq!(latest, replies[2..]);
     assert_eq!(top["latest_comments"][0]["parent"], top1);
     assert_eq!(top["latest_comments"][0]["html"], "r2");
