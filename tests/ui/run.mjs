@@ -105,6 +105,13 @@ const pageOrigin = `http://127.0.0.1:${statics.address().port}`;
 const hearth = (...args) => execFileSync(BIN, ['--db', db, ...args], { encoding: 'utf8' }).trim();
 hearth('init');
 hearth('import', path.join(HERE, 'seed.ndjson'));
+// one link in each footer menu the kit may ask for (`hearth menu`, SPEC §10 custom menus)
+let menuSeeded = null;
+try {
+  for (const menu of ['base', 'not_logged', 'user']) hearth('menu', 'add-item', menu, '--label', 'Community rules', '--url', '/rules/');
+} catch (e) {
+  menuSeeded = e;
+}
 const server = spawn(BIN, ['--db', db, 'serve', '--listen', '127.0.0.1:0', '--cors-origin', pageOrigin], {
   env: { ...process.env, RUST_LOG: 'info' },
   stdio: ['ignore', 'ignore', 'pipe'],
@@ -166,6 +173,9 @@ const must = (cond, what) => {
   if (!cond) throw new Error(what);
 };
 
+await check('seed: a link in each footer menu (hearth menu add-item)', async () => {
+  if (menuSeeded) throw new Error(String(menuSeeded.stderr || menuSeeded.message).trim());
+});
 // the category follows and the votes go through the API, as a front-end would make them
 await check('seed: categories followed (Baking ×3, Gardening ×2)', async () => {
   for (const [who, cat] of [['alice', 1], ['bob', 1], ['carol', 1], ['alice', 2], ['dave', 2]]) {
@@ -487,9 +497,13 @@ await visit('shell', async () => {
     );
     must(src && loaded === true, `logo src ${JSON.stringify(src)} did not load: ${loaded}`);
   });
-  await check('shell: the footer renders (menu from hearth\'s custom_menu, no crash)', async () => {
-    await section('footer').locator('.SCFooter-root').waitFor({ timeout: WAIT_MS });
+  await check('shell: the footer renders hearth\'s menu (the link `hearth menu add-item` made), no crash', async () => {
+    await section('footer').locator('.SCFooter-root').waitFor({ state: 'attached', timeout: WAIT_MS });
     must((await section('footer').locator('.crashed').count()) === 0, await section('footer').innerText());
+    const link = section('footer').getByRole('link', { name: 'Community rules' });
+    await link.waitFor({ timeout: WAIT_MS });
+    const href = await link.getAttribute('href');
+    must(href === '/rules/', `the footer's link goes to ${href}`);
   });
   await check('shell: the page\'s content renders between them (the discussion)', async () => {
     await sees('content', 'Which flour for a first loaf?');
