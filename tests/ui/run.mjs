@@ -194,6 +194,9 @@ await check('seed: three likes on the discussion', async () => {
 // looked for in the text). No bio: hearth has no route to set one yet (SPEC §10 People).
 const CORPUS = JSON.parse(fs.readFileSync(path.join(HERE, 'xss-corpus.json'), 'utf8'));
 const xss = { discussion: {}, post: {}, status: {}, comment: {}, commentHost: null };
+// four corpus posts share a category (Gardening), so that the page of the first shows the
+// other three in its related sidebar (react-templates' FeedObjectDetail, `xss-related`)
+const RELATED = ['01', '16', '29', '47'];
 await check(`seed: the XSS corpus (${CORPUS.length} payloads) posted as discussions, posts, statuses and comments`, async () => {
   const host = await api(USERS.bob, 'POST', '/api/v2/post/', { text: 'The comments on this post come from the XSS corpus.' });
   expectStatus(host, 201, 'the comments host post');
@@ -202,7 +205,7 @@ await check(`seed: the XSS corpus (${CORPUS.length} payloads) posted as discussi
     const title = `Corpus ${p.id}: ${p.text.replace(/xss\d\d /g, '')}`.slice(0, 250);
     const made = [
       ['discussion', USERS.bob, { title, text: p.text }],
-      ['post', USERS.carol, { text: p.text }],
+      ['post', USERS.carol, { text: p.text, ...(RELATED.includes(p.id) && { categories: [2] }) }],
       ['status', USERS.dave, { text: p.text }],
       ['comment', USERS.alice, { text: p.text, post: xss.commentHost }],
     ];
@@ -752,6 +755,19 @@ await visit('xss-detail', async () => {
   });
   await check('xss-detail: no script-capable markup in the details', () => domVerdict('#xss-detail'));
 }, { fullPage: false });
+
+// A corpus post's page as react-templates builds it: the related sidebar lists the other
+// corpus posts of its category with the kit's snippet template (`summary` as HTML).
+await visit('xss-related', async () => {
+  await check('xss-related: a corpus post\'s page (FeedObjectDetail) lists the three other posts of its category as related', async () => {
+    await sees('xss-related', phrase(byCid.get(RELATED[0])));
+    await page.waitForFunction((n) => document.querySelectorAll('.SCRelatedFeedObjectsWidget-root .SCFeedObject-snippet-content').length >= n, RELATED.length - 1, { timeout: WAIT_MS });
+    const shown = await page.locator('.SCRelatedFeedObjectsWidget-root .SCFeedObject-snippet-content').allInnerTexts();
+    const bad = RELATED.slice(1).filter((cid) => !shown.some((t) => t.replace(/\s+/g, ' ').includes(phrase(byCid.get(cid)))));
+    must(!bad.length, `related snippets ${JSON.stringify(shown)} lack payloads ${bad}`);
+  });
+  await check('xss-related: no script-capable markup on the page', () => domVerdict('#xss-related'));
+});
 
 await visit('xss-comments', async () => {
   await check(`xss-comments: all ${N} corpus comments rendered by the kit's comment list`, async () => {

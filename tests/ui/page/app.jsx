@@ -15,6 +15,8 @@
 //                      a feed card (FeedObject, preview template) and as a snippet, fed by
 //                      hearth's contribution lists (hearth has no /feed/ yet, SPEC §10);
 //   xss-detail         the same contributions, each as FeedObject's detail template;
+//   xss-related        a corpus post's page (FeedObjectDetail): its related sidebar lists
+//                      other corpus posts with the snippet template;
 //   xss-comments       the corpus's comments through the kit's comment list
 //                      (CommentsObject, fed by hearth's GET /api/v2/comment/).
 //
@@ -236,6 +238,17 @@ function XssDetail({ config }) {
   );
 }
 
+// a corpus post's page: its related sidebar shows the other corpus posts of its category
+function XssRelated({ config }) {
+  return (
+    <main className="single">
+      <Section id="xss-related" title="XSS corpus: a post's page (react-templates FeedObjectDetail) and its related sidebar" wide>
+        <FeedObjectDetail feedObjectId={config.xss.post['01']} feedObjectType="post" />
+      </Section>
+    </main>
+  );
+}
+
 function XssComments({ config }) {
   const [state, setState] = useState(null);
   useEffect(() => {
@@ -269,6 +282,7 @@ const VIEWS = {
   composer: ComposerPage,
   'xss-feed': XssFeed,
   'xss-detail': XssDetail,
+  'xss-related': XssRelated,
   'xss-comments': XssComments,
 };
 
