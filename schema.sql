@@ -274,6 +274,8 @@ CREATE TABLE contribution_category (
     category_id     INTEGER NOT NULL REFERENCES category (id),
     PRIMARY KEY (contribution_pk, category_id)
 ) WITHOUT ROWID;
+-- a category's items, newest written first (version 8): related items
+CREATE INDEX contribution_category_items ON contribution_category (category_id, contribution_pk);
 
 -- Votes (SPEC §8): a reaction one user applied to one contribution; one vote per user
 -- and item, its reaction replaceable. Schema version 3.

@@ -27,6 +27,8 @@ struct Names {
     get: &'static str,
     delete: &'static str,
     restore_op: &'static str,
+    related: &'static str,
+    related_op: &'static str,
 }
 
 const fn names(kind: Kind) -> Names {
@@ -40,6 +42,8 @@ const fn names(kind: Kind) -> Names {
             get: "getDiscussion",
             delete: "deleteDiscussion",
             restore_op: "restoreDiscussion",
+            related: "/api/v2/discussion/{id}/related/",
+            related_op: "listRelatedDiscussions",
         },
         Kind::Post => Names {
             collection: "/api/v2/post/",
@@ -50,6 +54,8 @@ const fn names(kind: Kind) -> Names {
             get: "getPost",
             delete: "deletePost",
             restore_op: "restorePost",
+            related: "/api/v2/post/{id}/related/",
+            related_op: "listRelatedPosts",
         },
         Kind::Status => Names {
             collection: "/api/v2/status/",
@@ -60,6 +66,8 @@ const fn names(kind: Kind) -> Names {
             get: "getStatus",
             delete: "deleteStatus",
             restore_op: "restoreStatus",
+            related: "/api/v2/status/{id}/related/",
+            related_op: "listRelatedStatuses",
         },
         Kind::Comment => Names {
             collection: "/api/v2/comment/",
@@ -70,6 +78,8 @@ const fn names(kind: Kind) -> Names {
             get: "getComment",
             delete: "deleteComment",
             restore_op: "restoreComment",
+            related: "/api/v2/comment/{id}/related/",
+            related_op: "listRelatedComments",
         },
     }
 }
@@ -89,6 +99,9 @@ pub fn endpoints() -> Vec<Endpoint> {
             write(Method::DELETE, n.item, n.delete, move |c| set_deleted(kind, c, true)),
             write(Method::POST, n.restore, n.restore_op, move |c| set_deleted(kind, c, false)),
         ]);
+        if kind != Kind::Comment {
+            all.push(ca(Method::GET, n.related, n.related_op, move |c| related(kind, c)));
+        }
     }
     all.push(write(
         Method::DELETE,
@@ -263,6 +276,30 @@ async fn list(kind: Kind, call: Call<Option<Principal>>) -> Result<Response, Api
     Ok(ok(&json))
 }
 
+/// `GET /api/v2/{kind}/{id}/related/` (CA): the live items that share a category with
+/// this one, newest first, at most [`crate::db::related::RELATED_MAX`]
+/// (`db::related`), paginated; a deleted or unknown item is 404.
+async fn related(kind: Kind, call: Call<Option<Principal>>) -> Result<Response, ApiError> {
+    let (id, base, q) = (call.id(), call.base(), call.query());
+    let url = base.at(&call.req.path);
+    let json = call
+        .read(move |c, who| {
+            let page = Page::from_query(&q)?;
+            let viewer = who.map(|w| w.user_id);
+            let m = store::meta(c, kind, id)?.filter(|m| !m.deleted).ok_or(ApiError::NotFound)?;
+            let mut all = crate::db::related::related(c, m.pk, viewer)?;
+            let count = i64::try_from(all.len()).unwrap_or(i64::MAX);
+            let from = usize::try_from(page.offset).unwrap_or(usize::MAX).min(all.len());
+            let to = from.saturating_add(usize::try_from(page.limit).unwrap_or(0)).min(all.len());
+            let items = &mut all[from..to];
+            crate::db::related::complete_all(c, items, viewer)?;
+            let results = items.iter().map(|i| i.to_json(&base)).collect();
+            Ok::<_, ApiError>(envelope(&url, &q, page, count, results))
+        })
+        .await?;
+    Ok(ok(&json))
+}
+
 /// `DELETE /api/v2/{kind}/{id}/` (`deleted = true`) and the restore routes
 /// (`deleted = false`): creator only, 204, idempotent.
 async fn set_deleted(
@@ -295,8 +332,9 @@ mod tests {
     #[test]
     fn every_kind_declares_its_operations_with_the_auth_classes_of_spec_5() {
         let all = endpoints();
-        // five per kind, DELETE on the discussion restore path, the slashless restore
-        assert_eq!(all.len(), 4 * 5 + 2);
+        // five per kind, related for the three that have categories, DELETE on the
+        // discussion restore path, the slashless restore
+        assert_eq!(all.len(), 4 * 5 + 3 + 2);
         for e in &all {
             let read = e.method == Method::GET;
             assert_eq!(e.auth, if read { Auth::Ca } else { Auth::Write }, "{e:?}");

@@ -18,6 +18,7 @@ use crate::http::route::Endpoint;
 pub fn endpoints() -> Vec<Endpoint> {
     let mut all = vec![
         user(Method::GET, "/api/v2/user/me/", "getMe", get_me),
+        ca(Method::GET, "/api/v2/user/search/", "searchUsers", search),
         ca(Method::GET, "/api/v2/user/{id}/", "getUser", get_user),
         ca(Method::GET, "/api/v2/user/{id}/followings/", "getUserFollowings", |c| {
             list_connections(c, Direction::Followings)
@@ -53,6 +54,22 @@ async fn get_me(call: Call<Principal>) -> Result<Response, ApiError> {
         })
         .await?;
     Ok(ok(&json))
+}
+
+/// `GET /api/v2/user/search/` (CA): live users whose username starts with `user` (the
+/// kit's @-mention picker sends it; `search` is read the same way), case-insensitively,
+/// by username; `count` stops at [`crate::db::user_search::COUNT_CAP`].
+async fn search(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
+    let base = call.base();
+    list_page(&call, move |c, who, q| {
+        let page = Page::from_query(q)?;
+        let prefix = q.get("user").or_else(|| q.get("search")).unwrap_or("").trim().to_owned();
+        let (count, users) =
+            crate::db::user_search::by_prefix(c, &prefix, page.limit, page.offset)?;
+        let results = crate::api::people::users_json(c, users, who.map(|w| w.user_id), &base)?;
+        Ok((page, count, results))
+    })
+    .await
 }
 
 /// `GET /api/v2/user/{id}/` (CA): User JSON; deleted users are 404.

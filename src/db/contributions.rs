@@ -167,7 +167,7 @@ pub fn set_deleted(conn: &Connection, m: &Meta, deleted: bool) -> rusqlite::Resu
     Ok(())
 }
 
-fn select() -> String {
+pub(super) fn select() -> String {
     format!(
         "SELECT c.pk, c.kind, c.id, c.title, c.action, c.text, c.added_at, c.last_edited_at,
                 c.deleted, c.comment_count, t.kind, t.id, p.id,
@@ -180,7 +180,7 @@ fn select() -> String {
     )
 }
 
-fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Contribution> {
+pub(super) fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Contribution> {
     let (target_kind, target_id): (Option<Kind>, Option<i64>) = (r.get(10)?, r.get(11)?);
     Ok(from_columns!(r => Contribution {
         pk, kind, id, title, action, text, added_at, last_edited_at, deleted, comment_count;
@@ -217,7 +217,11 @@ fn last_activity(conn: &Connection, c: &Contribution) -> rusqlite::Result<Timest
 /// Fills in what an item shows `viewer` besides its row: categories (marked followed),
 /// votes, last activity, and for a top-level comment with replies its
 /// [`LATEST_REPLIES`] newest live replies, oldest of them first.
-fn complete(conn: &Connection, c: &mut Contribution, viewer: Option<i64>) -> rusqlite::Result<()> {
+pub(super) fn complete(
+    conn: &Connection,
+    c: &mut Contribution,
+    viewer: Option<i64>,
+) -> rusqlite::Result<()> {
     c.categories = categories::of_contribution(conn, c.pk, viewer)?;
     c.votes = votes::votes_of(conn, c.pk, viewer)?;
     c.last_activity_at = last_activity(conn, c)?;
@@ -307,7 +311,7 @@ fn scope_sql(scope: Scope, order: Order) -> (&'static str, &'static str) {
 
 /// The viewer's hidden-authors clause (`?5`), and the viewer to bind: a viewer who
 /// hides nobody (most) gets the plain statement, which counts from the index alone.
-fn hidden_sql(
+pub(super) fn hidden_sql(
     conn: &Connection,
     viewer: Option<i64>,
 ) -> rusqlite::Result<(&'static str, Option<i64>)> {

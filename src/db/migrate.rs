@@ -204,6 +204,7 @@ fn v8_rich_text(conn: &Connection) -> Result<(), DbError> {
          DROP INDEX contribution_parent;
          CREATE INDEX contribution_replies ON contribution (parent_pk, deleted, added_at) WHERE parent_pk IS NOT NULL;
          CREATE INDEX contribution_threads ON contribution (target_pk, parent_pk, deleted, added_at) WHERE target_pk IS NOT NULL;
+         CREATE INDEX contribution_category_items ON contribution_category (category_id, contribution_pk);
          UPDATE contribution SET comment_count =
              (SELECT count(*) FROM contribution r WHERE r.parent_pk = contribution.pk AND r.deleted = 0)
          WHERE kind = 'comment';

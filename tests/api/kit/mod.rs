@@ -13,6 +13,7 @@ mod features;
 mod fields;
 mod hiding;
 mod menus;
+mod search;
 mod settings;
 mod user_courses;
 mod votes;
