@@ -378,6 +378,19 @@ pub fn list(
     let total: i64 = match (scope, who) {
         // the newest-first list of a kind: its total is kept by triggers
         (Scope::All, None) => super::contribution_tally::live(conn, kind)?,
+        // less the hidden authors' live items, counted from their own rows
+        // (`contribution_author`): never a walk of the whole kind (issue 27)
+        (Scope::All, Some(v)) => {
+            let hidden: i64 = conn
+                .prepare_cached(
+                    "SELECT count(*) FROM user_hide h
+                     JOIN contribution c INDEXED BY contribution_author
+                       ON c.author_id = h.hidden_id AND c.kind = ?1 AND c.deleted = 0
+                     WHERE h.user_id = ?2",
+                )?
+                .query_row(params![kind.as_str(), v], |r| r.get(0))?;
+            super::contribution_tally::live(conn, kind)? - hidden
+        }
         // a comment's live replies: its own counter
         (Scope::Replies(pk), None) => conn
             .prepare_cached("SELECT comment_count FROM contribution WHERE pk = ?1")?
@@ -394,4 +407,26 @@ pub fn list(
     };
     let items = page(conn, kind, scope, viewer, order, limit, offset)?;
     Ok((total, items))
+}
+
+#[cfg(test)]
+#[expect(clippy::unwrap_used, reason = "tests fail loudly")]
+mod tests {
+    /// A hider's count reads the hidden authors' own rows, never the kind's list.
+    #[test]
+    fn a_hiders_count_never_walks_the_kind() {
+        let conn = crate::db::migrate::test_db();
+        let mut stmt = conn
+            .prepare(
+                "EXPLAIN QUERY PLAN SELECT count(*) FROM user_hide h
+                 JOIN contribution c INDEXED BY contribution_author
+                   ON c.author_id = h.hidden_id AND c.kind = 'post' AND c.deleted = 0
+                 WHERE h.user_id = 1",
+            )
+            .unwrap();
+        let plan: Vec<String> =
+            stmt.query_map([], |r| r.get(3)).unwrap().map(Result::unwrap).collect();
+        assert!(plan.iter().any(|l| l.contains("contribution_author")), "{plan:?}");
+        assert!(!plan.iter().any(|l| l.starts_with("SCAN c")), "{plan:?}");
+    }
 }

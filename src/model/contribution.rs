@@ -140,8 +140,9 @@ pub struct ContributionJson {
     /// the SCEditor-* classes, dir, the kit's mention and hashtag elements); plain text
     /// escaped, its line breaks as <br>
     pub html: String,
-    /// Plain text: no markup, entities decoded, whitespace collapsed, the first 200
-    /// characters, no ellipsis
+    /// Plain text: no markup, whitespace collapsed, the first 200 characters, no
+    /// ellipsis; &, < and > written as &amp;, &lt; and &gt; (no other entity), so that
+    /// it is never markup where the kit puts it into a page as HTML (its snippets do)
     pub summary: String,
     /// The safe HTML of the summary's excerpt, its tags closed
     pub summary_html: String,
@@ -252,7 +253,7 @@ impl Contribution {
     pub fn slug(&self) -> String {
         let source = match (&self.title, self.kind) {
             (Some(t), Kind::Discussion) if !t.is_empty() => t.as_str(),
-            _ => self.rendered.summary.as_str(),
+            _ => &super::rich_text::summary_text(&self.rendered.summary),
         };
         let head: String = source.chars().take(SLUG_SOURCE_LEN).collect();
         super::slug::slugify(&head, self.kind.as_str())

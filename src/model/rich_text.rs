@@ -31,8 +31,10 @@ pub const SUMMARY_LEN: usize = 200;
 pub struct Rendered {
     /// The whole text as safe HTML.
     pub html: String,
-    /// Plain text: no markup, entities decoded, whitespace collapsed, the first
-    /// [`SUMMARY_LEN`] characters.
+    /// Plain text: no markup, whitespace collapsed, the first [`SUMMARY_LEN`]
+    /// characters, with `&`, `<` and `>` written as `&amp;`, `&lt;` and `&gt;` (and
+    /// no other entity): the kit's snippets put `summary` into the page as HTML, so a
+    /// summary must never be markup there, even where the text held `&lt;img ...&gt;`.
     pub summary: String,
     /// Safe HTML of the same excerpt (its tags closed).
     pub summary_html: String,
@@ -48,16 +50,33 @@ pub fn render(text: &str) -> Rendered {
         let (summary, truncated) = excerpt(&plain);
         let summary_html =
             if truncated { clean(cut_html(&html, SUMMARY_LEN)) } else { html.clone() };
-        Rendered { html, summary, summary_html, summary_truncated: truncated }
+        Rendered {
+            html,
+            summary: text_as_html(&summary),
+            summary_html,
+            summary_truncated: truncated,
+        }
     } else {
         let (summary, truncated) = excerpt(&collapse(text));
         Rendered {
             html: escape(text).replace("\r\n", "\n").replace('\n', "<br>"),
             summary_html: escape(&summary),
-            summary,
+            summary: text_as_html(&summary),
             summary_truncated: truncated,
         }
     }
+}
+
+/// Plain text that reads the same as text and as HTML content: `&`, `<` and `>`
+/// escaped, nothing else (quotes are harmless outside attributes).
+fn text_as_html(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+}
+
+/// The text of a [`Rendered::summary`], its three escapes undone: what slugs are made
+/// from.
+pub fn summary_text(summary: &str) -> String {
+    summary.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
 }
 
 /// The plain text of a text, whether HTML or not (whitespace collapsed): what slugs and

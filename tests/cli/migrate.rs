@@ -414,7 +414,7 @@ fn a_version_7_file_is_rendered_as_rich_text_and_counts_replies() {
         row(1),
         (
             r#"<p class="SCEditor-paragraph"><b>Bold</b> &amp; <a rel="nofollow noopener noreferrer">go</a></p>"#.into(),
-            "Bold & go".into(),
+            "Bold &amp; go".into(),
             r#"<p class="SCEditor-paragraph"><b>Bold</b> &amp; <a rel="nofollow noopener noreferrer">go</a></p>"#.into(),
             2
         )

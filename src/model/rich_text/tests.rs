@@ -124,10 +124,13 @@ fn no_payload_of_the_corpus_survives_in_any_form() {
                     assert!(!lower.contains(bad), "{bad} in {form} from {text}");
                 }
             }
-            // the summary is the text of the safe HTML, never the source's markup
+            // the summary is the text of the safe HTML, never the source's markup, and
+            // never markup itself where the kit renders it as HTML (its snippets do)
             if is_html(&text) {
-                assert!(plain_text(&r.html).starts_with(&r.summary), "{} from {text}", r.summary);
+                let plain = summary_text(&r.summary);
+                assert!(plain_text(&r.html).starts_with(&plain), "{} from {text}", r.summary);
             }
+            assert!(!r.summary.contains(['<', '>']), "{} from {text}", r.summary);
         }
     }
 }
@@ -136,7 +139,8 @@ fn no_payload_of_the_corpus_survives_in_any_form() {
 fn plain_text_is_escaped_with_its_line_breaks() {
     let r = render("a < b & c\nline two <img src=x onerror=alert(1)>");
     assert_eq!(r.html, "a &lt; b &amp; c<br>line two &lt;img src=x onerror=alert(1)&gt;");
-    assert_eq!(r.summary, "a < b & c line two <img src=x onerror=alert(1)>");
+    assert_eq!(r.summary, "a &lt; b &amp; c line two &lt;img src=x onerror=alert(1)&gt;");
+    assert_eq!(summary_text(&r.summary), "a < b & c line two <img src=x onerror=alert(1)>");
     assert_eq!(r.summary_html, "a &lt; b &amp; c line two &lt;img src=x onerror=alert(1)&gt;");
     assert!(!r.summary_truncated);
 }
@@ -165,11 +169,11 @@ fn the_summary_is_plain_text_of_200_characters_and_its_html_is_closed() {
     assert_eq!(r.summary_html, format!("<p><b>{}</b></p>", "x".repeat(200)));
     let entity = format!("<p>{}&amp; and more</p>", "y".repeat(199));
     let r = render(&entity);
-    assert_eq!(r.summary, format!("{}&", "y".repeat(199)));
+    assert_eq!(r.summary, format!("{}&amp;", "y".repeat(199)));
     assert_eq!(r.summary_html, format!("<p>{}&amp;</p>", "y".repeat(199)));
     // entities decoded, blocks separated, whitespace collapsed
     let r = render("<p>a&amp;b&lt;c</p><p>d   e</p>");
-    assert_eq!(r.summary, "a&b<c d e");
+    assert_eq!(r.summary, "a&amp;b&lt;c d e");
     assert_eq!(plain("<h1>Title</h1><p>Body</p>"), "Title Body");
     assert_eq!(plain("  two\n\nlines "), "two lines");
 }
@@ -195,4 +199,27 @@ fn html_is_detected_by_its_opening_tag() {
     assert!(!is_html("I <3 you"));
     assert!(!is_html("a <b>bold</b> word"));
     assert!(!is_html("< p>"));
+}
+
+/// The browser suite's corpus (tests/ui/xss-corpus.json, run in Chromium by
+/// tests/ui/run.mjs) through the same structural checks.
+#[test]
+fn the_browser_suites_corpus_is_safe_in_every_form() {
+    let corpus: Vec<serde_json::Value> =
+        serde_json::from_str(include_str!("../../../tests/ui/xss-corpus.json")).unwrap_or_default();
+    assert!(corpus.len() >= 30, "the corpus has {} payloads", corpus.len());
+    for p in &corpus {
+        let text = p["text"].as_str().unwrap_or_default();
+        let r = render(text);
+        assert_safe(&r.html, text);
+        assert_safe(&r.summary_html, text);
+        assert!(!r.summary.contains(['<', '>']), "{} from {text}", r.summary);
+        // its marker phrase (`xssNN ...`) is text a reader sees
+        let id = p["id"].as_str().unwrap_or_default();
+        assert!(
+            summary_text(&r.summary).contains(&format!("xss{id}")) || r.summary_truncated,
+            "{id}: {}",
+            r.summary
+        );
+    }
 }
