@@ -46,6 +46,9 @@ pub enum ApiError {
     MethodNotAllowed(String),
     /// 400: the body is not valid JSON (or not the expected shape).
     ParseError(String),
+    /// 400 `parse_error`: a query string or form with more parameters than the limit
+    /// ([`crate::config::MAX_PARAMS`]).
+    TooManyParameters(usize),
     /// 415.
     UnsupportedMediaType,
     /// 413.
@@ -84,7 +87,9 @@ impl ApiError {
             | ApiError::OriginNotAllowed => StatusCode::FORBIDDEN,
             ApiError::NotFound => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
-            ApiError::ParseError(_) | ApiError::Invalid(_) => StatusCode::BAD_REQUEST,
+            ApiError::ParseError(_) | ApiError::Invalid(_) | ApiError::TooManyParameters(_) => {
+                StatusCode::BAD_REQUEST
+            }
             ApiError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::Throttled(_) => StatusCode::TOO_MANY_REQUESTS,
@@ -117,6 +122,9 @@ impl ApiError {
             ApiError::NotFound => ("not_found", "Not found.".into()),
             ApiError::MethodNotAllowed(_) => ("method_not_allowed", "Method not allowed.".into()),
             ApiError::ParseError(why) => ("parse_error", format!("Malformed request body: {why}")),
+            ApiError::TooManyParameters(max) => {
+                ("parse_error", format!("Too many parameters: at most {max} are accepted."))
+            }
             ApiError::UnsupportedMediaType => {
                 ("unsupported_media_type", "Unsupported media type in request.".into())
             }

@@ -199,7 +199,7 @@ async fn read(kind: Kind, call: Call<Option<Principal>>) -> Result<Response, Api
 /// `GET /api/v2/{kind}/`: live items, newest first; comments narrowed by `discussion`,
 /// `post` or `status`.
 async fn list(kind: Kind, call: Call<Option<Principal>>) -> Result<Response, ApiError> {
-    let (base, q) = (call.base(), call.query());
+    let (base, q) = (call.base(), call.query()?);
     let url = base.at(&call.req.path);
     let json = call
         .read(move |c, who| {

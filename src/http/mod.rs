@@ -48,9 +48,10 @@ pub struct Req {
 }
 
 impl Req {
-    /// The parsed query string.
-    pub fn query(&self) -> query::Query {
-        query::Query::parse(&self.query)
+    /// The parsed query string: 400 ([`crate::error::ApiError::TooManyParameters`])
+    /// over [`crate::config::MAX_PARAMS`] parameters, counted before decoding.
+    pub fn query(&self) -> Result<query::Query, crate::error::ApiError> {
+        query::Query::parse_at_most(&self.query, crate::config::MAX_PARAMS)
     }
 
     /// The bearer credentials of this request (not yet checked against the database).

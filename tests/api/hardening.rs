@@ -335,3 +335,5 @@ async fn readyz_turns_503_when_the_server_is_stopping() {
     assert_eq!(s.get("/livez", None).await.status, StatusCode::OK);
     assert_eq!(s.get("/healthz", None).await.status, StatusCode::OK);
 }
+
+mod requests;
