@@ -47,6 +47,34 @@ pub async fn bind(addr: SocketAddr) -> io::Result<TcpListener> {
     })
 }
 
+/// RFC 9112 §3.2: an HTTP/1.1 request without a `Host` header, and any request with
+/// more than one or with a value that is no `host[:port]`, is 400 (what a proxy in
+/// front and hearth would take the target authority to be could differ).
+fn host_rule(req: &Request<Incoming>) -> Result<(), crate::error::ApiError> {
+    use crate::error::ApiError::MalformedRequest;
+    let mut hosts = req.headers().get_all(hyper::header::HOST).iter();
+    match (hosts.next(), hosts.next()) {
+        (None, _) if req.version() >= hyper::Version::HTTP_11 => {
+            Err(MalformedRequest("An HTTP/1.1 request must carry a Host header (RFC 9112 §3.2)."))
+        }
+        (None, _) => Ok(()),
+        (Some(_), Some(_)) => Err(MalformedRequest(
+            "A request must carry one Host header, not several (RFC 9112 §3.2).",
+        )),
+        (Some(v), None) => {
+            // empty is allowed (a target without an authority); no userinfo
+            let valid = v.is_empty()
+                || (!v.as_bytes().contains(&b'@')
+                    && hyper::http::uri::Authority::try_from(v.as_bytes()).is_ok());
+            if valid {
+                Ok(())
+            } else {
+                Err(MalformedRequest("The Host header is not a host and port (RFC 9112 §3.2)."))
+            }
+        }
+    }
+}
+
 /// The request id: the client's `X-Request-Id` when it is short and printable, else a
 /// new random one.
 fn request_id(req: &Request<Incoming>) -> HeaderValue {
@@ -241,11 +269,13 @@ async fn serve_connection<S>(
         req.extensions_mut().insert(PeerAddr(peer));
         req.extensions_mut().insert(HeadersDone(tokio::time::Instant::now()));
         let span = tracing::info_span!("request", request_id = id.to_str().unwrap_or("-"));
+        let host = host_rule(&req);
         let checked = cors.check(req.method(), req.uri().path(), req.headers());
         async move {
-            let mut resp = match checked {
-                Checked::Answer(r) => r,
-                Checked::Pass(finish) => match svc.call(req).instrument(span).await {
+            let mut resp = match (host, checked) {
+                (Err(e), _) => e.to_response(),
+                (Ok(()), Checked::Answer(r)) => r,
+                (Ok(()), Checked::Pass(finish)) => match svc.call(req).instrument(span).await {
                     Ok(r) => finish.apply(r),
                     Err(never) => match never {},
                 },

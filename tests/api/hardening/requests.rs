@@ -32,3 +32,34 @@ async fn a_query_with_too_many_parameters_is_400() {
     let r = s.get(&format!("/api/v2/discussion/?{}", many_params(256)), None).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
 }
+
+/// RFC 9112 §3.2: an HTTP/1.1 request without `Host`, or any request with two (or a
+/// `Host` that is no host and port), is 400 and the connection closes; HTTP/1.0 may
+/// leave `Host` out.
+#[tokio::test]
+async fn host_header_rules() {
+    use std::time::Duration;
+    use tokio::io::AsyncWriteExt;
+
+    let s = TestServer::start().await;
+    let cases: [(&str, &str); 6] = [
+        ("GET /healthz HTTP/1.1\r\n\r\n", "400 Bad Request"),
+        ("GET /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", "400 Bad Request"),
+        ("GET /healthz HTTP/1.1\r\nHost: a\r\nHost: a\r\n\r\n", "400 Bad Request"),
+        ("GET /healthz HTTP/1.1\r\nHost: user@evil.example\r\n\r\n", "400 Bad Request"),
+        ("GET /healthz HTTP/1.1\r\nHost: a.example:8080\r\n\r\n", "200 OK"),
+        ("GET /healthz HTTP/1.0\r\n\r\n", "200 OK"),
+    ];
+    for (request, want) in cases {
+        let mut c = super::connect(&s).await;
+        c.write_all(request.as_bytes()).await.unwrap();
+        let (got, closed) = super::read_until_closed(&mut c, Duration::from_secs(5)).await;
+        let status = got.lines().next().unwrap_or("");
+        assert!(status.ends_with(want), "{request:?}: {got}");
+        if want.starts_with("400") {
+            assert!(closed, "{request:?}: the connection stays open");
+            assert!(got.contains("RFC 9112"), "{got}");
+            assert!(got.contains("x-request-id"), "still answered like any request: {got}");
+        }
+    }
+}
