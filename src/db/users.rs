@@ -287,6 +287,16 @@ pub fn set_password(conn: &Connection, id: i64, hash: Option<&str>) -> rusqlite:
     revoke_credentials(conn, id)
 }
 
+/// Replaces a user's hash by `new` if it is still `old` (a password check rehashing
+/// at hearth's own cost, see `token::password::check`): the same password, so no
+/// credential ends; a hash changed meanwhile (`user set-password`) is left alone.
+pub fn rehash(conn: &Connection, id: i64, old: &str, new: &str) -> rusqlite::Result<bool> {
+    let n = conn
+        .prepare_cached("UPDATE user SET password = ?3 WHERE id = ?1 AND password = ?2")?
+        .execute(params![id, old, new])?;
+    Ok(n > 0)
+}
+
 /// Sets a user's staff flag; taking it away ends the user's grants and sessions (tokens
 /// issued to a staff member would otherwise keep acting for one until they expire).
 pub fn set_staff(conn: &Connection, id: i64, staff: bool) -> rusqlite::Result<()> {
