@@ -32,6 +32,7 @@ use crate::http::PeerAddr;
 use crate::http::body::HeadersDone;
 use crate::http::cors::{Checked, Cors};
 use crate::http::route::Router;
+use crate::limits::AddrKey;
 use crate::state::AppState;
 use socket::{Activity, Tracked, millis_since};
 
@@ -122,23 +123,24 @@ pub(crate) async fn accept(
     }
 }
 
-/// Open connections per client address.
+/// Open connections per client address (an IPv6 client by its /64: [`AddrKey`]).
 #[derive(Default, Clone)]
-struct PerAddress(Arc<std::sync::Mutex<HashMap<IpAddr, usize>>>);
+struct PerAddress(Arc<std::sync::Mutex<HashMap<AddrKey, usize>>>);
 
 /// One connection counted against its address until dropped.
 struct AddressSlot {
     map: PerAddress,
-    ip: IpAddr,
+    ip: AddrKey,
 }
 
 impl PerAddress {
-    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<IpAddr, usize>> {
+    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<AddrKey, usize>> {
         self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Counts a connection from `ip`, unless it already has `max`.
     fn enter(&self, ip: IpAddr, max: usize) -> Option<AddressSlot> {
+        let ip = AddrKey::of(ip);
         let mut m = self.map();
         let n = m.entry(ip).or_insert(0);
         if *n >= max {
@@ -353,5 +355,21 @@ mod tests {
             id.len() == 16
                 && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
         }));
+    }
+
+    /// Issue 27, Low 13: the per-address connection cap counts an IPv6 client by its
+    /// /64; a slot given back frees its place.
+    #[test]
+    fn the_connection_cap_counts_an_ipv6_slash_64_as_one_address() {
+        let ip = |s: &str| s.parse::<std::net::IpAddr>().unwrap_or(std::net::IpAddr::from([0; 4]));
+        let per = super::PerAddress::default();
+        let a = per.enter(ip("2001:db8:1:2::1"), 2);
+        let b = per.enter(ip("2001:db8:1:2:ffff::2"), 2);
+        assert!(a.is_some() && b.is_some());
+        assert!(per.enter(ip("2001:db8:1:2::3"), 2).is_none(), "a third address of the /64");
+        assert!(per.enter(ip("2001:db8:1:3::1"), 2).is_some(), "another /64");
+        drop(a);
+        assert!(per.enter(ip("2001:db8:1:2::3"), 2).is_some());
+        drop(b);
     }
 }

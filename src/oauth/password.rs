@@ -34,7 +34,7 @@ pub async fn check(
     password: &str,
 ) -> Result<Outcome, crate::db::DbError> {
     let user_key = LimitKey::User(crate::model::user::username_key(username));
-    let keys = [user_key.clone(), LimitKey::Addr(addr)];
+    let keys = [user_key.clone(), LimitKey::Addr(crate::limits::AddrKey::of(addr))];
     let reservation = match state.login_limiter.reserve(&keys, state.clock.now()) {
         Ok(r) => r,
         Err(secs) => {

@@ -232,3 +232,34 @@ async fn an_imported_hash_is_rehashed_at_the_next_sign_in() {
     assert!(started.elapsed() < std::time::Duration::from_secs(5));
     assert_eq!(stored(ann), huge);
 }
+
+/// Issue 27, Low 13: the login limiter counts an IPv6 client by its /64, so the 2^64
+/// addresses one subscriber holds are one address to it; another /64 is another client.
+#[tokio::test]
+async fn ipv6_clients_are_limited_by_their_slash_64() {
+    let s = TestServer::start_with(|c| {
+        c.login_max_failures = 3;
+        c.trusted_proxies = hearth::config::loopback_proxies();
+    })
+    .await;
+    let (_, c) = ann_with_app(&s, AppGrant::Password, false, false);
+    s.user("bob", Some("pw-bob"), false);
+    let attempt = |user: &'static str, pw: &'static str, ip: &'static str| {
+        let (s, c) = (&s, &c);
+        async move {
+            let form = password_grant(c, user, pw);
+            token_with(s, &form, |rb| rb.header("x-forwarded-for", ip)).await
+        }
+    };
+    // three failures from three addresses of one /64, each for another username
+    for (user, ip) in
+        [("x1", "2001:db8:1:2::1"), ("x2", "2001:db8:1:2::2"), ("x3", "2001:db8:1:2:f::3")]
+    {
+        assert_eq!(attempt(user, "wrong", ip).await.status, StatusCode::BAD_REQUEST);
+    }
+    let r = attempt("ann", "pw-ann", "2001:db8:1:2:ffff::9").await;
+    assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS, "a fourth address of the /64: {}", r.text);
+    // the next /64 is someone else
+    let r = attempt("bob", "pw-bob", "2001:db8:1:3::1").await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+}
