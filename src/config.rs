@@ -30,6 +30,9 @@ pub const DEFAULT_MAX_BODY_MEMORY: usize = 256 * 1024 * 1024;
 /// (RFC 6177, RIPE-690), so counting single addresses would give one client 2^64 of
 /// each limit.
 pub const IPV6_LIMIT_PREFIX: u8 = 64;
+/// No client address holds more than 1/this of the request body budget
+/// (`--max-body-memory`) at once: more is 503 for that address only.
+pub const BODY_SHARE_PER_ADDRESS: usize = 8;
 /// Most parameters a query string or a form may carry (400 beyond): every handler reads
 /// a handful, and checks on them (repeats, lists) stay small whatever a client sends.
 pub const MAX_PARAMS: usize = 256;
