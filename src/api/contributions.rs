@@ -215,7 +215,7 @@ async fn read(kind: Kind, call: Call<Option<Principal>>) -> Result<Response, Api
 /// the list to that item's top-level comments, `parent` to one comment's replies
 /// (the threads the kit's comment list reads); neither lists every comment.
 async fn list(kind: Kind, call: Call<Option<Principal>>) -> Result<Response, ApiError> {
-    let (base, q) = (call.base(), call.query());
+    let (base, q) = (call.base(), call.query()?);
     let url = base.at(&call.req.path);
     let json = call
         .read(move |c, who| {

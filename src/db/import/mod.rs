@@ -233,9 +233,10 @@ impl Importer {
         if let Some(p) = &u.password
             && !crate::token::password::is_valid_hash(p)
         {
-            return Err(
-                "password must be a Django pbkdf2_sha256$<iterations>$<salt>$<hash> hash".into()
-            );
+            return Err(format!(
+                "password must be a Django pbkdf2_sha256$<iterations>$<salt>$<hash> hash with at most {} iterations",
+                crate::token::password::MAX_ITERATIONS
+            ));
         }
         let gender = u.gender.unwrap_or_else(|| "Unspecified".into());
         if !matches!(gender.as_str(), "Male" | "Female" | "Unspecified") {
