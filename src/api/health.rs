@@ -31,7 +31,18 @@ pub fn endpoints() -> Vec<Endpoint> {
 async fn readyz(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
     match &call.state().role {
         crate::role::Role::Primary => {
-            check(call, |reads, writable, stopping| reads && writable && !stopping).await
+            let held = call.state().db.writes_held();
+            let (reads, writable) = probe(call.state()).await;
+            let ready = reads && writable && !held && !call.state().stopping();
+            let mut resp = answer(ready, writable);
+            if held {
+                // says why: writes wait for Litestream (SPEC §9)
+                resp = json_response(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    &json!({ "status": "unavailable", "writable": writable, "replication": "behind" }),
+                );
+            }
+            Ok(resp)
         }
         crate::role::Role::Replica(status) => {
             let state = call.state();
@@ -63,8 +74,10 @@ async fn check(
 /// does not).
 async fn probe(state: &AppState) -> (bool, bool) {
     let reads = state.db.read(|c| crate::db::ping(c).map_err(ApiError::from)).await;
-    if let Err(e) = &reads {
-        tracing::error!(error = ?e, "health check: the database does not answer reads");
+    match &reads {
+        // a replica's copy that cannot be served: logged once when that began
+        Err(ApiError::Unavailable(crate::error::Unavailable::Copy(_))) | Ok(()) => {}
+        Err(e) => tracing::error!(error = ?e, "health check: the database does not answer reads"),
     }
     (reads.is_ok(), state.db.check_writable().await)
 }

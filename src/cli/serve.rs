@@ -107,6 +107,20 @@ pub struct ServeArgs {
     /// (`5s`, `500ms`, or seconds).
     #[arg(long, env = "HEARTH_MAX_LAG", default_value = "5s", value_parser = crate::replica::parse_duration)]
     pub max_lag: Duration,
+    // --- under Litestream (SPEC §9; src/litestream/)
+    /// Whether hearth runs under Litestream: `auto` (the default) when its parent
+    /// process is `litestream` (`litestream replicate -exec "hearth serve"`, as the
+    /// packaged unit and the container run it); `on` when Litestream runs beside it;
+    /// `off` never. Under Litestream hearth never checkpoints the WAL (Litestream does)
+    /// and enforces --replication-lag-limit.
+    #[arg(long, env = "HEARTH_LITESTREAM_MODE", value_enum, default_value_t = crate::litestream::Mode::Auto)]
+    pub litestream: crate::litestream::Mode,
+    /// Under Litestream: when the oldest write Litestream has not copied yet is older
+    /// than this, writes are refused (503) and /readyz answers 503 until it catches up,
+    /// so nothing acknowledged longer ago than this is lost with the machine
+    /// (`5s`, `500ms`, or seconds; 0 = no limit).
+    #[arg(long, env = "HEARTH_REPLICATION_LAG_LIMIT", default_value = "5s", value_parser = crate::replica::parse_duration)]
+    pub replication_lag_limit: Duration,
     /// After this long without a request, SQLite's page caches are emptied and the
     /// allocator returns freed memory to the system (`2s`, `500ms`, seconds; 0 = never).
     #[arg(long, env = "HEARTH_RELEASE_MEMORY_AFTER", default_value = "2s", value_parser = crate::replica::parse_duration)]
@@ -208,6 +222,18 @@ pub fn run(path: &Path, args: ServeArgs, clock: Clock) -> CliResult {
         if !db.probe_writable() {
             tracing::warn!(db = %path.display(), "the database does not take writes (read-only file or directory, full disk, or I/O error): writes will be answered 503 until that is fixed");
         }
+        let _litestream = match args.litestream.detect() {
+            Some(under) => {
+                db.set_replicated()?;
+                tracing::info!(?under, lag_limit_ms = args.replication_lag_limit.as_millis(), "under Litestream: no checkpoints of hearth's own, and writes wait when Litestream is behind the lag limit");
+                Some(AbortOnDrop(tokio::spawn(crate::litestream::watch(
+                    db.clone(),
+                    under,
+                    args.replication_lag_limit,
+                ))))
+            }
+            None => None,
+        };
         let state = AppState::new(db, clock, config)?;
         let metrics = match (metrics_listen, exporter) {
             (Some(m), Some(e)) => Some(start_metrics(m, e, &state).await?),
@@ -230,6 +256,15 @@ pub fn run(path: &Path, args: ServeArgs, clock: Clock) -> CliResult {
     runtime.shutdown_timeout(Duration::from_millis(500));
     tracing::info!("stopped");
     result
+}
+
+/// A task that ends when this is dropped.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 /// Resolves `--metrics-listen`, refusing the public listener's address.
