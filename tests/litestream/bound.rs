@@ -39,6 +39,81 @@ fn addr_after(p: &Proc, what: &str) -> String {
     }
 }
 
+/// Two writers creating courses until `stop`, recording what was acknowledged and
+/// when each 503 came.
+fn writers(
+    c: &Client,
+    url: &str,
+    token: &str,
+) -> (Arc<Mutex<Seen>>, Arc<AtomicBool>, Vec<tokio::task::JoinHandle<()>>) {
+    let seen: Arc<Mutex<Seen>> = Arc::default();
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut writers = Vec::new();
+    for w in 0..2 {
+        let (c, url, token, seen, stop) =
+            (c.clone(), url.to_owned(), token.to_owned(), Arc::clone(&seen), Arc::clone(&stop));
+        writers.push(tokio::spawn(async move {
+            let mut i = 0;
+            while !stop.load(Ordering::Acquire) {
+                i += 1;
+                let name = format!("w{w}-{i}");
+                let r = c
+                    .post(format!("{url}/api/v2/course/"))
+                    .bearer_auth(&token)
+                    .json(&serde_json::json!({"name": name, "description": "d", "type": "self-paced"}))
+                    .send()
+                    .await;
+                match r.map(|r| (r.status().as_u16(), r.headers().contains_key("retry-after"))) {
+                    Ok((201, _)) => seen.lock().unwrap().acked.push((name, Instant::now())),
+                    Ok((503, true)) => {
+                        seen.lock().unwrap().refused.push(Instant::now());
+                        // as a client honouring Retry-After would, but sooner
+                        tokio::time::sleep(Duration::from_millis(20)).await;
+                    }
+                    Ok((s, _)) => panic!("write answered {s}"),
+                    Err(_) => tokio::time::sleep(Duration::from_millis(20)).await,
+                }
+            }
+        }));
+    }
+    (seen, stop, writers)
+}
+
+/// Restores the replica in `d`, checks it, and asserts that every write acknowledged
+/// more than [`LIMIT`] before `killed` is in it; returns how many those were.
+fn nothing_older_than_the_bound_lost(
+    d: &std::path::Path,
+    killed: Instant,
+    seen: &Seen,
+    what: &str,
+) -> usize {
+    let restored = restore(d, what);
+    assert!(hearth_ok(&restored, &["check"], None).contains("ok"), "{what}: hearth check");
+    let conn = rusqlite::Connection::open(&restored).unwrap();
+    let names: std::collections::HashSet<String> = conn
+        .prepare("SELECT name FROM course")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let old: Vec<&String> = seen
+        .acked
+        .iter()
+        .filter(|(_, at)| killed.saturating_duration_since(*at) > LIMIT)
+        .map(|(n, _)| n)
+        .collect();
+    let lost: Vec<&&String> = old.iter().filter(|n| !names.contains(n.as_str())).collect();
+    assert!(
+        lost.is_empty(),
+        "{what}: {} of {} writes older than the bound lost: {:?}",
+        lost.len(),
+        old.len(),
+        &lost[..lost.len().min(5)]
+    );
+    old.len()
+}
+
 async fn until(what: &str, limit: Duration, mut f: impl AsyncFnMut() -> bool) -> Duration {
     let start = Instant::now();
     loop {
@@ -77,36 +152,7 @@ async fn litestream_stopped_or_killed_under_writes_holds_writes_within_the_bound
     let hearth = server.child_pid();
 
     // two writers for the whole test, recording what was acknowledged and refused
-    let seen: Arc<Mutex<Seen>> = Arc::default();
-    let stop = Arc::new(AtomicBool::new(false));
-    let mut writers = Vec::new();
-    for w in 0..2 {
-        let (c, url, token, seen, stop) =
-            (c.clone(), url.clone(), token.clone(), Arc::clone(&seen), Arc::clone(&stop));
-        writers.push(tokio::spawn(async move {
-            let mut i = 0;
-            while !stop.load(Ordering::Acquire) {
-                i += 1;
-                let name = format!("w{w}-{i}");
-                let r = c
-                    .post(format!("{url}/api/v2/course/"))
-                    .bearer_auth(&token)
-                    .json(&serde_json::json!({"name": name, "description": "d", "type": "self-paced"}))
-                    .send()
-                    .await;
-                match r.map(|r| (r.status().as_u16(), r.headers().contains_key("retry-after"))) {
-                    Ok((201, _)) => seen.lock().unwrap().acked.push((name, Instant::now())),
-                    Ok((503, true)) => {
-                        seen.lock().unwrap().refused.push(Instant::now());
-                        // as a client honouring Retry-After would, but sooner
-                        tokio::time::sleep(Duration::from_millis(20)).await;
-                    }
-                    Ok((s, _)) => panic!("write answered {s}"),
-                    Err(_) => tokio::time::sleep(Duration::from_millis(20)).await,
-                }
-            }
-        }));
-    }
+    let (seen, stop, writers) = writers(&c, &url, &token);
     tokio::time::sleep(Duration::from_millis(700)).await;
     assert!(seen.lock().unwrap().refused.is_empty(), "no refusals while Litestream keeps up");
     assert_eq!(status(&c, &format!("{url}/readyz")).await, 200);
@@ -175,30 +221,12 @@ async fn litestream_stopped_or_killed_under_writes_holds_writes_within_the_bound
     assert!(log.contains("Litestream, which ran this hearth (-exec), is gone"), "{log}");
 
     // restored: nothing acknowledged more than the bound before the kill is lost
-    let restored = restore(d, "after Litestream was stopped, resumed and killed");
-    assert!(hearth_ok(&restored, &["check"], None).contains("ok"));
-    let conn = rusqlite::Connection::open(&restored).unwrap();
-    let names: std::collections::HashSet<String> = conn
-        .prepare("SELECT name FROM course")
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
     let seen = seen.lock().unwrap();
-    let old: Vec<&String> = seen
-        .acked
-        .iter()
-        .filter(|(_, at)| killed.saturating_duration_since(*at) > LIMIT)
-        .map(|(n, _)| n)
-        .collect();
-    let lost: Vec<&&String> = old.iter().filter(|n| !names.contains(n.as_str())).collect();
-    assert!(
-        lost.is_empty(),
-        "{} of {} old writes lost: {:?}",
-        lost.len(),
-        old.len(),
-        &lost[..lost.len().min(5)]
+    let old = nothing_older_than_the_bound_lost(
+        d,
+        killed,
+        &seen,
+        "after Litestream was stopped, resumed and killed",
     );
     let after =
         seen.acked.iter().filter(|(_, at)| *at > killed + Duration::from_millis(200)).count();
@@ -210,6 +238,81 @@ async fn litestream_stopped_or_killed_under_writes_holds_writes_within_the_bound
         back.as_millis(),
         noticed.as_millis(),
         seen.acked.len(),
-        old.len()
+        old
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn litestream_beside_hearth_killed_and_restarted_under_writes_loses_nothing_older_than_the_bound()
+ {
+    let _serial = crate::replicas::SERIAL.lock().await;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let db = d.join("hearth.db");
+    let token = fresh_db(&db);
+    let cfg = config(d, &db, &d.join("replica"));
+    let replicate = || {
+        let mut cmd = std::process::Command::new(crate::litestream());
+        cmd.arg("replicate").arg("-config").arg(&cfg);
+        cmd
+    };
+    let mut litestream = Proc::start(replicate(), &d.join("litestream-1.log"));
+    let mut hearth = std::process::Command::new(crate::hearth());
+    hearth.arg("--db").arg(&db).args(["serve", "--listen", "127.0.0.1:0", "--litestream", "on"]);
+    hearth.args(["--replication-lag-limit", &format!("{}ms", LIMIT.as_millis())]);
+    let mut server = Proc::start(hearth, &d.join("hearth.log"));
+    let url = server.url();
+    let c = Client::new();
+    until("Litestream's first snapshot", Duration::from_secs(20), async || {
+        std::fs::read_dir(d.join("replica/ltx/9")).is_ok_and(|mut e| e.next().is_some())
+    })
+    .await;
+    let (seen, stop, writers) = writers(&c, &url, &token);
+    tokio::time::sleep(Duration::from_millis(700)).await;
+
+    // Litestream dies alone (hearth is not its child): the bound holds writes
+    litestream.kill9();
+    let died = Instant::now();
+    until("writes refused after Litestream died", LIMIT + MARGIN, async || {
+        seen.lock().unwrap().refused.last().is_some_and(|t| *t > died)
+    })
+    .await;
+    let reaction = seen.lock().unwrap().refused.iter().find(|t| **t > died).copied().unwrap();
+    assert_eq!(status(&c, &format!("{url}/readyz")).await, 503);
+
+    // restarted (as systemd would): it picks the WAL up where it stopped, since
+    // hearth never checkpointed behind its back, and writes are accepted again
+    let again = Proc::start(replicate(), &d.join("litestream-2.log"));
+    let restarted = Instant::now();
+    let back = until("writes accepted after the restart", Duration::from_secs(15), async || {
+        seen.lock().unwrap().acked.last().is_some_and(|(_, at)| *at > restarted)
+    })
+    .await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+
+    // the machine dies: both at once
+    let killed = Instant::now();
+    server.kill9();
+    drop(again);
+    stop.store(true, Ordering::Release);
+    for w in writers {
+        w.await.unwrap();
+    }
+    let seen = seen.lock().unwrap();
+    let old = nothing_older_than_the_bound_lost(
+        d,
+        killed,
+        &seen,
+        "after Litestream was killed, restarted, and both killed",
+    );
+    let since_restart = seen.acked.iter().filter(|(_, at)| *at > restarted).count();
+    assert!(since_restart > 10, "writes went on after the restart ({since_restart})");
+    eprintln!(
+        "Litestream beside hearth, lag bound {} ms: writes refused {} ms after Litestream died, accepted again {} ms after its restart; {} writes acknowledged, {} older than the bound at the kill, all restored",
+        LIMIT.as_millis(),
+        reaction.duration_since(died).as_millis(),
+        back.as_millis(),
+        seen.acked.len(),
+        old
     );
 }
