@@ -76,7 +76,7 @@ impl Mode {
 /// end was at a look, and since when (the look before it: the commits came after).
 #[derive(Debug, Default)]
 pub struct Lag {
-    marks: VecDeque<(wal::WalPoint, Instant)>,
+    marks: VecDeque<(wal::Position, Instant)>,
     last_look: Option<Instant>,
 }
 
@@ -86,8 +86,8 @@ impl Lag {
     /// (zero when it has them all).
     pub fn look(
         &mut self,
-        committed: Option<wal::WalPoint>,
-        copied: Option<wal::WalPoint>,
+        committed: Option<wal::Position>,
+        copied: Option<wal::Position>,
         now: Instant,
     ) -> Duration {
         let since = self.last_look.unwrap_or(now);
@@ -147,7 +147,8 @@ pub async fn watch(db: Db, under: Under, limit: Duration) {
         let looked = tokio::task::spawn_blocking(move || {
             let mut t = t;
             let committed = t.advance(&path);
-            (t, committed, wal::copied(&ltx2))
+            let copied = wal::copied(&ltx2).and_then(|p| t.place(p));
+            (t, committed, copied)
         })
         .await;
         let Ok((t, committed, copied)) = looked else {
@@ -184,13 +185,13 @@ pub async fn watch(db: Db, under: Under, limit: Duration) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use wal::WalPoint;
+    use wal::Position;
 
     #[test]
     fn the_lag_is_the_wait_of_the_oldest_commit_litestream_lacks() {
         let t0 = Instant::now();
         let ms = Duration::from_millis;
-        let at = |end| WalPoint { salt1: 1, salt2: 2, end };
+        let at = |end| Position { generation: 1, end };
         let mut l = Lag::default();
         assert_eq!(l.look(None, None, t0), Duration::ZERO, "no WAL");
         assert_eq!(l.look(Some(at(32)), None, t0 + ms(100)), Duration::ZERO, "empty WAL");
@@ -202,7 +203,7 @@ mod tests {
         // idle: nothing new, nothing lacking
         assert_eq!(l.look(Some(at(2000)), Some(at(2000)), t0 + ms(5000)), Duration::ZERO);
         // Litestream restarted the WAL after copying it all: a later generation
-        let next = WalPoint { salt1: 2, salt2: 9, end: 500 };
+        let next = Position { generation: 2, end: 500 };
         assert_eq!(l.look(Some(next), Some(at(2000)), t0 + ms(5100)), ms(100));
         assert_eq!(l.look(Some(next), Some(next), t0 + ms(5200)), Duration::ZERO);
     }

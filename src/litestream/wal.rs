@@ -46,21 +46,32 @@ fn be64(b: &[u8], at: usize) -> u64 {
     u64::from_be_bytes(x)
 }
 
+/// A place in the WAL as this process has seen it: the generation counted from the
+/// first look (SQLite picks the salts of a new WAL at random when a process first
+/// writes it, so they cannot be ordered; hearth orders them as it sees them change)
+/// and a byte offset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Position {
+    /// Which WAL, in the order this process saw them.
+    pub generation: u64,
+    /// A byte offset in it.
+    pub end: u64,
+}
+
+/// How many past WAL generations are remembered to place Litestream's copy in.
+const GENERATIONS: usize = 64;
+
 /// Whether Litestream, having copied up to `copied`, holds every commit up to `wal`.
-pub fn covered(copied: Option<WalPoint>, wal: WalPoint) -> bool {
+pub fn covered(copied: Option<Position>, wal: Position) -> bool {
     if wal.end <= WAL_HEADER {
         return true;
     }
     let Some(c) = copied else {
         return false;
     };
-    if (c.salt1, c.salt2) == (wal.salt1, wal.salt2) {
-        return c.end >= wal.end;
-    }
-    // another generation: a later one means Litestream read past this one's end
-    // (the WAL restarts only once its frames are checkpointed, after Litestream
-    // copied them); salt1 counts restarts, wrapping
-    c.salt1.wrapping_sub(wal.salt1).cast_signed() > 0
+    // a later generation: Litestream read past this one's end (the WAL restarts only
+    // once its frames are checkpointed, which Litestream does after copying them)
+    c.generation > wal.generation || (c.generation == wal.generation && c.end >= wal.end)
 }
 
 /// The newest local LTX file in `dir` (`.<db>-litestream/ltx/0`): where it ends in
@@ -92,6 +103,10 @@ pub fn copied(dir: &Path) -> Option<WalPoint> {
 #[derive(Debug, Default)]
 pub struct WalTail {
     salts: Option<(u32, u32)>,
+    /// The generation of `salts`.
+    generation: u64,
+    /// The generations seen, newest last.
+    seen: std::collections::VecDeque<((u32, u32), u64)>,
     page_size: u64,
     /// The next frame to read.
     scan: u64,
@@ -102,7 +117,7 @@ pub struct WalTail {
 impl WalTail {
     /// Reads the frames appended to the WAL at `path` since the last call: where its
     /// committed transactions end now (`None`: no WAL, or an empty one).
-    pub fn advance(&mut self, path: &Path) -> std::io::Result<Option<WalPoint>> {
+    pub fn advance(&mut self, path: &Path) -> std::io::Result<Option<Position>> {
         let f = match File::open(path) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -118,12 +133,15 @@ impl WalTail {
         let salts = (be32(&h, 16), be32(&h, 20));
         if self.salts != Some(salts) {
             // a new generation: read it from its first frame
-            *self = WalTail {
-                salts: Some(salts),
-                page_size: u64::from(be32(&h, 8)),
-                scan: WAL_HEADER,
-                end: WAL_HEADER,
-            };
+            self.generation += 1;
+            if self.seen.len() >= GENERATIONS {
+                self.seen.pop_front();
+            }
+            self.seen.push_back((salts, self.generation));
+            self.salts = Some(salts);
+            self.page_size = u64::from(be32(&h, 8));
+            self.scan = WAL_HEADER;
+            self.end = WAL_HEADER;
         }
         let mut frame = [0u8; FRAME_HEADER as usize];
         while f.read_exact_at(&mut frame, self.scan).is_ok()
@@ -135,7 +153,15 @@ impl WalTail {
                 self.end = self.scan;
             }
         }
-        Ok(Some(WalPoint { salt1: salts.0, salt2: salts.1, end: self.end }))
+        Ok(Some(Position { generation: self.generation, end: self.end }))
+    }
+
+    /// Where `p` (read from an LTX header) is among the generations seen; `None` for
+    /// a WAL this process has not seen (older than its first look: it covers nothing).
+    pub fn place(&self, p: WalPoint) -> Option<Position> {
+        let salts = (p.salt1, p.salt2);
+        let (_, generation) = self.seen.iter().rev().find(|(s, _)| *s == salts)?;
+        Some(Position { generation: *generation, end: p.end })
     }
 }
 
@@ -157,10 +183,11 @@ mod tests {
         let mut tail = WalTail::default();
         let a = tail.advance(&wal).unwrap().unwrap();
         assert!(a.end > WAL_HEADER);
+        assert_eq!(a.generation, 1);
         assert_eq!(tail.advance(&wal).unwrap(), Some(a), "nothing new");
         c.execute("INSERT INTO t VALUES (1)", []).unwrap();
         let b = tail.advance(&wal).unwrap().unwrap();
-        assert_eq!((b.salt1, b.salt2), (a.salt1, a.salt2));
+        assert_eq!(b.generation, a.generation);
         assert_eq!(b.end, std::fs::metadata(&wal).unwrap().len(), "ends at the last commit");
         assert!(b.end > a.end);
         // an open transaction's frames do not count until it commits
@@ -174,14 +201,20 @@ mod tests {
         c.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())).unwrap();
         c.execute("INSERT INTO t VALUES (2)", []).unwrap();
         let e = tail.advance(&wal).unwrap().unwrap();
-        assert_eq!(e.salt1, d.salt1.wrapping_add(1));
+        assert_eq!(e.generation, 2);
         assert!(e.end < d.end, "from the start again");
         assert!(covered(Some(e), d), "a later generation covers an earlier one");
         assert!(!covered(Some(d), e));
         assert!(!covered(None, e));
-        assert!(covered(Some(WalPoint { end: e.end + 1, ..e }), e));
-        assert!(!covered(Some(WalPoint { end: e.end - 1, ..e }), e));
-        assert!(covered(None, WalPoint { salt1: 1, salt2: 2, end: WAL_HEADER }), "empty");
+        assert!(covered(Some(Position { end: e.end + 1, ..e }), e));
+        assert!(!covered(Some(Position { end: e.end - 1, ..e }), e));
+        assert!(covered(None, Position { generation: 9, end: WAL_HEADER }), "empty");
+        // an LTX header is placed by its salts; unknown salts place nowhere
+        let mut h = [0u8; 32];
+        File::open(&wal).unwrap().read_exact_at(&mut h, 0).unwrap();
+        let now = WalPoint { salt1: be32(&h, 16), salt2: be32(&h, 20), end: 77 };
+        assert_eq!(tail.place(now), Some(Position { generation: 2, end: 77 }));
+        assert_eq!(tail.place(WalPoint { salt1: 1, ..now }), None);
         assert_eq!(WalTail::default().advance(&dir.path().join("none")).unwrap(), None);
     }
 
