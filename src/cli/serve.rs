@@ -304,18 +304,33 @@ async fn serve_replica(
     let shutdown = shutdown_signal();
     tokio::pin!(shutdown);
     let mut waited = 0u32;
-    let db = loop {
-        if path.exists() {
+    // the copy, once opened, is kept: its checks remember what they found, so a copy
+    // that cannot be served yet is logged once, not at every try
+    let mut db: Option<Db> = None;
+    let state = loop {
+        if db.is_none() && path.exists() {
             match Db::open_replica(path) {
-                Ok(db) => break db,
+                Ok(opened) => db = Some(opened),
                 Err(e @ crate::db::DbError::NotHearth(_)) => return Err(e.into()),
                 Err(e) if waited.is_multiple_of(50) => {
                     tracing::info!(error = %e, db = %path.display(), "waiting for the replica's copy");
                 }
                 Err(_) => {}
             }
-        } else if waited.is_multiple_of(50) {
+        } else if db.is_none() && waited.is_multiple_of(50) {
             tracing::info!(db = %path.display(), "waiting for the follower (litestream restore -f) to create the replica's copy");
+        }
+        // the keys are read from the copy: one that cannot be served (damaged, gone
+        // again) is waited for like a missing one
+        if let Some(d) = &db {
+            match AppState::new(d.clone(), clock.clone(), config.clone()) {
+                Ok(state) => break state,
+                Err(e @ crate::db::DbError::NotHearth(_)) => return Err(e.into()),
+                Err(e) if waited.is_multiple_of(50) => {
+                    tracing::info!(error = %e, db = %path.display(), "waiting for a copy that can be served");
+                }
+                Err(_) => {}
+            }
         }
         waited += 1;
         tokio::select! {
@@ -326,7 +341,7 @@ async fn serve_replica(
     let listener = crate::server::bind(listen).await?;
     let addr = listener.local_addr()?;
     let primary = status.primary_url.clone();
-    let state = AppState::new(db, clock, config)?.as_replica(status);
+    let state = state.as_replica(status);
     tracing::info!(%addr, %primary, db = %path.display(), "hearth read replica listening on http://{addr}");
     crate::server::serve_on(listener, state, shutdown).await;
     Ok(())

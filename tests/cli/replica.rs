@@ -97,6 +97,19 @@ struct Logged {
 
 impl Logged {
     fn start(copy: &Path, log: std::path::PathBuf) -> Logged {
+        let mut l = Logged::spawn(copy, log);
+        l.listening();
+        l
+    }
+
+    /// Waits for the listen line; keeps the address.
+    fn listening(&mut self) {
+        self.addr = self.wait_for("listening on http://", |rest| {
+            rest.split_whitespace().next().unwrap_or_default().to_owned()
+        });
+    }
+
+    fn spawn(copy: &Path, log: std::path::PathBuf) -> Logged {
         let out = std::fs::File::create(&log).unwrap();
         let child = std::process::Command::new(env!("CARGO_BIN_EXE_hearth"))
             .arg("--db")
@@ -108,11 +121,7 @@ impl Logged {
             .stderr(out)
             .spawn()
             .unwrap();
-        let mut l = Logged { child, log, addr: String::new() };
-        l.addr = l.wait_for("listening on http://", |rest| {
-            rest.split_whitespace().next().unwrap_or_default().to_owned()
-        });
-        l
+        Logged { child, log, addr: String::new() }
     }
 
     fn text(&self) -> String {
@@ -267,4 +276,31 @@ fn a_replica_answers_503_for_a_copy_that_is_older_of_another_version_damaged_or_
     assert!((5..=7).contains(&warned), "one line per state change, {warned}:\n{log}");
     assert!(log.matches("usable again").count() >= 5, "{log}");
     assert!(!log.contains("status=500"), "no 500s on a replica:\n{log}");
+}
+
+#[test]
+fn a_replica_started_on_a_damaged_copy_waits_for_a_sound_one() {
+    let source = Env::new();
+    source.init();
+    source.ok(&["user", "create", "--username", "alice", "--no-password"]);
+    let sound = source.dir.path().join("sound.db");
+    std::fs::copy(source.db(), &sound).unwrap();
+    let e = Env::new();
+    let copy = e.db();
+    swap_in(&sound, &copy);
+    let (root, size) = root_page(&copy, "user");
+    {
+        use std::os::unix::fs::FileExt;
+        let f = std::fs::OpenOptions::new().write(true).open(&copy).unwrap();
+        f.write_all_at(&[0xa5; 64], (root - 1) * size).unwrap();
+    }
+    let mut r = Logged::spawn(&copy, e.dir.path().join("replica.log"));
+    r.wait_for("quick_check found", |_| String::new());
+    assert!(r.child.try_wait().unwrap().is_none(), "it waits, it does not exit:\n{}", r.text());
+    assert!(!r.text().contains("listening on"), "nothing served from a damaged copy");
+    swap_in(&sound, &copy);
+    r.listening();
+    assert!(get(&r.addr, "/api/v2/user/1/").contains("alice"));
+    assert!(get(&r.addr, "/healthz").starts_with("HTTP/1.1 200"));
+    assert_eq!(r.text().matches("cannot be served").count(), 1, "logged once:\n{}", r.text());
 }
