@@ -233,19 +233,18 @@ impl Readers {
                 }
                 (Err(e), now) => {
                     let _ = p.conn.execute_batch("ROLLBACK");
-                    let fault = match e.sqlite_error_code() {
+                    // a damaged file is refused until it changes; a missing or
+                    // unreadable one (the follower's lock held past the busy
+                    // timeout, say) is looked at again by the next read
+                    let (fault, at) = match e.sqlite_error_code() {
                         Some(
                             rusqlite::ErrorCode::DatabaseCorrupt
                             | rusqlite::ErrorCode::NotADatabase,
-                        ) => CopyFault::Corrupt,
-                        _ if now.is_err() => CopyFault::Missing,
-                        _ => return Err(e.into()),
+                        ) => (CopyFault::Corrupt, now.ok()),
+                        _ if now.is_err() => (CopyFault::Missing, None),
+                        _ => (CopyFault::Unreadable, None),
                     };
-                    return Err(self.check.fail(
-                        fault,
-                        now.ok(),
-                        &format!("reading it failed: {e}"),
-                    ));
+                    return Err(self.check.fail(fault, at, &format!("reading it failed: {e}")));
                 }
                 (_, Err(e)) => {
                     let _ = p.conn.execute_batch("ROLLBACK");
