@@ -208,6 +208,12 @@ pub fn run(path: &Path, args: ServeArgs, clock: Clock) -> CliResult {
     }
     let result = runtime.block_on(async move {
         let (db, created) = Db::open_or_create(path, clock.now())?;
+        // before hearth's first write of this run (the probe below): no checkpoint
+        // of hearth's may restart the WAL behind Litestream's back
+        let under = args.litestream.detect();
+        if under.is_some() {
+            db.set_replicated()?;
+        }
         db.set_inline_budget(Duration::from_micros(args.inline_read_budget));
         db.set_mmap_size(i64::try_from(args.mmap_size << 20).unwrap_or(i64::MAX));
         if created {
@@ -222,9 +228,8 @@ pub fn run(path: &Path, args: ServeArgs, clock: Clock) -> CliResult {
         if !db.probe_writable() {
             tracing::warn!(db = %path.display(), "the database does not take writes (read-only file or directory, full disk, or I/O error): writes will be answered 503 until that is fixed");
         }
-        let _litestream = match args.litestream.detect() {
+        let _litestream = match under {
             Some(under) => {
-                db.set_replicated()?;
                 tracing::info!(?under, lag_limit_ms = args.replication_lag_limit.as_millis(), "under Litestream: no checkpoints of hearth's own, and writes wait when Litestream is behind the lag limit");
                 Some(AbortOnDrop(tokio::spawn(crate::litestream::watch(
                     db.clone(),
