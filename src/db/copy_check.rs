@@ -83,6 +83,18 @@ impl CopyFault {
     }
 }
 
+impl std::fmt::Display for CopyFault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            CopyFault::Missing => "missing",
+            CopyFault::Unreadable => "unreadable",
+            CopyFault::OtherSchema => "of another schema version",
+            CopyFault::Older => "older than data already served",
+            CopyFault::Corrupt => "damaged",
+        })
+    }
+}
+
 /// The checks' state, shared by all readers of one copy.
 #[derive(Debug, Default)]
 pub(super) struct CopyCheck {

@@ -101,7 +101,7 @@ impl std::fmt::Display for DbError {
             DbError::Pool(e) => write!(f, "database pool: {e}"),
             DbError::NotHearth(e) => write!(f, "{e}"),
             DbError::Task(e) => write!(f, "database task: {e}"),
-            DbError::Copy(fault) => write!(f, "the replica's copy: {fault:?}"),
+            DbError::Copy(fault) => write!(f, "the replica's copy is {fault}"),
             DbError::Io(e) => write!(f, "database file: {e}"),
             DbError::NotReplicated => {
                 write!(f, "Litestream has not replicated recent writes within the lag limit")
