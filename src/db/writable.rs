@@ -80,11 +80,19 @@ impl Db {
     /// restart the WAL before Litestream saw its frames, and a Litestream that then
     /// starts again has only its snapshot path left (issue 28, item 2).
     pub fn set_replicated(&self) -> Result<(), DbError> {
+        if self.read_only {
+            return Ok(());
+        }
         self.replicated.store(true, std::sync::atomic::Ordering::Release);
         self.with_writer(|c| {
             c.pragma_update(None, "wal_autocheckpoint", 0)?;
             c.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
             Ok(())
         })
+    }
+
+    /// Whether [`Db::set_replicated`] was called.
+    pub fn is_replicated(&self) -> bool {
+        self.replicated.load(std::sync::atomic::Ordering::Acquire)
     }
 }

@@ -110,10 +110,16 @@ impl Lag {
     }
 }
 
-/// `.<name>-litestream/ltx/0` beside the database: Litestream's local LTX files.
-pub fn ltx_dir(db: &Path) -> PathBuf {
+/// `.<name>-litestream` beside the database: Litestream's own files (its default
+/// `meta-path`).
+pub fn metadata_dir(db: &Path) -> PathBuf {
     let name = db.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    db.with_file_name(format!(".{name}-litestream")).join("ltx").join("0")
+    db.with_file_name(format!(".{name}-litestream"))
+}
+
+/// `.<name>-litestream/ltx/0`: Litestream's local LTX files.
+pub fn ltx_dir(db: &Path) -> PathBuf {
+    metadata_dir(db).join("ltx").join("0")
 }
 
 /// Watches Litestream's progress on `db` until the task is dropped, refusing writes
