@@ -213,7 +213,9 @@ fn a_replica_answers_503_for_a_copy_that_is_older_of_another_version_damaged_or_
     let alice = get(&r.addr, "/api/v2/user/1/");
     unavailable(&alice, "older");
     for health in ["/healthz", "/readyz"] {
-        assert!(get(&r.addr, health).starts_with("HTTP/1.1 503"), "{health}");
+        let h = get(&r.addr, health);
+        assert!(h.starts_with("HTTP/1.1 503"), "{health}: {h}");
+        assert!(h.contains(r#""copy":"older than data already served""#), "{health}: {h}");
     }
     // the follower brings it forward again: served
     swap_in(&newer, &copy);
@@ -259,7 +261,8 @@ fn a_replica_answers_503_for_a_copy_that_is_older_of_another_version_damaged_or_
     let gone = get(&r.addr, bob);
     unavailable(&gone, "missing");
     assert!(!gone.contains("store changes"), "{gone}");
-    assert!(get(&r.addr, "/healthz").starts_with("HTTP/1.1 503"));
+    let h = get(&r.addr, "/healthz");
+    assert!(h.starts_with("HTTP/1.1 503") && h.contains(r#""copy":"missing""#), "{h}");
     // many requests while it is gone: the log says so once, not once a request
     for _ in 0..20 {
         assert!(get(&r.addr, bob).starts_with("HTTP/1.1 503"));
