@@ -15,6 +15,11 @@ pub enum Unavailable {
     Storage,
     /// The request bodies held in memory are at their budget.
     Memory,
+    /// A read replica's copy of the database must not be served now (issue 28).
+    Copy(crate::db::CopyFault),
+    /// Litestream has not replicated this primary's recent writes within
+    /// `serve --replication-lag-limit` (SPEC §9): writes wait until it has.
+    NotReplicated,
 }
 
 impl Unavailable {
@@ -22,7 +27,7 @@ impl Unavailable {
     pub fn retry_after(self) -> u64 {
         match self {
             Unavailable::Storage => 30,
-            Unavailable::Memory => 5,
+            Unavailable::Memory | Unavailable::Copy(_) | Unavailable::NotReplicated => 5,
         }
     }
 }
@@ -149,6 +154,14 @@ impl ApiError {
                 "service_unavailable",
                 "The server is busy receiving other requests. Please try again shortly.".into(),
             ),
+            ApiError::Unavailable(Unavailable::Copy(fault)) => {
+                ("service_unavailable", fault.message().into())
+            }
+            ApiError::Unavailable(Unavailable::NotReplicated) => (
+                "service_unavailable",
+                "The server cannot accept changes until its backup (Litestream) has caught up. Please try again shortly."
+                    .into(),
+            ),
             ApiError::Invalid(_) => ("invalid", "Invalid input.".into()),
             ApiError::Internal(_) => ("server_error", "A server error occurred.".into()),
         }
@@ -231,6 +244,16 @@ impl From<rusqlite::Error> for ApiError {
 impl From<crate::db::DbError> for ApiError {
     fn from(e: crate::db::DbError) -> Self {
         use crate::db::Fault;
+        // logged where the state changed, once, not once per request
+        match e {
+            crate::db::DbError::Copy(fault) => {
+                return ApiError::Unavailable(Unavailable::Copy(fault));
+            }
+            crate::db::DbError::NotReplicated => {
+                return ApiError::Unavailable(Unavailable::NotReplicated);
+            }
+            _ => {}
+        }
         if e.is_storage_fault() {
             tracing::warn!(error = %e, "storage fault");
             return ApiError::Unavailable(Unavailable::Storage);

@@ -26,6 +26,7 @@ pub mod error;
 pub mod http;
 pub mod images;
 pub mod limits;
+pub mod litestream;
 pub mod logs;
 pub mod model;
 pub mod oauth;

@@ -52,6 +52,11 @@ pub const LOG_DROPPED: &str = "hearth_log_lines_dropped_total";
 /// Counter: quiet spells after a load in which caches were emptied (`server::memory`).
 pub const MEMORY_RELEASES: &str = "hearth_memory_releases_total";
 
+/// Gauge: how long the oldest write Litestream has not copied has waited (SPEC §9).
+pub const REPLICATION_LAG: &str = "hearth_replication_lag_seconds";
+/// Gauge: 1 while writes are refused because Litestream is behind or gone, else 0.
+pub const REPLICATION_HELD: &str = "hearth_replication_writes_held";
+
 /// The `route` label of a request no endpoint template matched (404, 405 on an
 /// unknown path, and routes not yet declared as endpoints).
 pub const UNMATCHED: &str = "unmatched";
@@ -80,6 +85,15 @@ pub fn describe() {
     describe_histogram!(DB_READ_WAIT, Unit::Seconds, "Wait for a database reader connection.");
     describe_histogram!(DB_WRITE_WAIT, Unit::Seconds, "Wait for the database writer connection.");
     describe_gauge!(DB_SIZE, Unit::Bytes, "Size of the database file.");
+    describe_gauge!(
+        REPLICATION_LAG,
+        Unit::Seconds,
+        "How long the oldest write Litestream has not copied yet has waited (0: it has them all)."
+    );
+    describe_gauge!(
+        REPLICATION_HELD,
+        "1 while writes are refused because Litestream is behind the lag limit or gone."
+    );
     describe_gauge!(DB_WAL, Unit::Bytes, "Size of the database's write-ahead log (-wal file).");
     describe_counter!(
         PASSWORD_CHECKS,
@@ -278,6 +292,12 @@ pub mod security {
 /// `0.132`, not `0.13211799999999999`).
 pub fn millis(d: Duration) -> f64 {
     (d.as_secs_f64() * 1_000_000.0).round() / 1000.0
+}
+
+/// Records a look at Litestream's progress (`crate::litestream`).
+pub fn replication(lag: Duration, held: bool) {
+    metrics::gauge!(REPLICATION_LAG).set(lag.as_secs_f64());
+    metrics::gauge!(REPLICATION_HELD).set(if held { 1.0 } else { 0.0 });
 }
 
 #[cfg(test)]

@@ -31,14 +31,25 @@ pub fn endpoints() -> Vec<Endpoint> {
 async fn readyz(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
     match &call.state().role {
         crate::role::Role::Primary => {
-            check(call, |reads, writable, stopping| reads && writable && !stopping).await
+            let state = call.state();
+            let held = state.db.writes_held();
+            let (reads, writable) = probe(state).await;
+            let ready = reads && writable && !held && !state.stopping();
+            // says why: writes wait for Litestream (SPEC §9)
+            Ok(answer(ready, writable, held.then(|| ("replication", "behind".to_owned()))))
         }
         crate::role::Role::Replica(status) => {
             let state = call.state();
             let (reads, writable) = probe(state).await;
-            Ok(answer(reads && status.ready() && !state.stopping(), writable))
+            let ready = reads && status.ready() && !state.stopping();
+            Ok(answer(ready, writable, copy_fault(state)))
         }
     }
+}
+
+/// What is wrong with a read replica's copy, for a 503's body (issue 28).
+fn copy_fault(state: &AppState) -> Option<(&'static str, String)> {
+    state.db.copy_fault().map(|f| ("copy", f.to_string()))
 }
 
 /// `GET /livez`: 200 `{"status":"ok"}` while the process serves requests.
@@ -56,26 +67,30 @@ async fn check(
 ) -> Result<Response, ApiError> {
     let state = call.state();
     let (reads, writable) = probe(state).await;
-    Ok(answer(ready(reads, writable, state.stopping()), writable))
+    Ok(answer(ready(reads, writable, state.stopping()), writable, copy_fault(state)))
 }
 
 /// Whether a read works, and whether the database takes writes (re-probed while it
 /// does not).
 async fn probe(state: &AppState) -> (bool, bool) {
     let reads = state.db.read(|c| crate::db::ping(c).map_err(ApiError::from)).await;
-    if let Err(e) = &reads {
-        tracing::error!(error = ?e, "health check: the database does not answer reads");
+    match &reads {
+        // a replica's copy that cannot be served: logged once when that began
+        Err(ApiError::Unavailable(crate::error::Unavailable::Copy(_))) | Ok(()) => {}
+        Err(e) => tracing::error!(error = ?e, "health check: the database does not answer reads"),
     }
     (reads.is_ok(), state.db.check_writable().await)
 }
 
-fn answer(ready: bool, writable: bool) -> Response {
+/// The answer: 200, or 503 with `why` (a field and its value) when it is known.
+fn answer(ready: bool, writable: bool, why: Option<(&'static str, String)>) -> Response {
     if ready {
         ok(&json!({ "status": "ok", "writable": writable }))
     } else {
-        json_response(
-            StatusCode::SERVICE_UNAVAILABLE,
-            &json!({ "status": "unavailable", "writable": writable }),
-        )
+        let mut body = json!({ "status": "unavailable", "writable": writable });
+        if let (Some((field, value)), Some(o)) = (why, body.as_object_mut()) {
+            o.insert(field.to_owned(), json!(value));
+        }
+        json_response(StatusCode::SERVICE_UNAVAILABLE, &body)
     }
 }

@@ -66,8 +66,9 @@ pub fn run(db: &Db, file: &Path, batch_lines: u64, clock: &Clock) -> CliResult {
     };
     let bar = progress_bar(size);
     let started = Instant::now();
+    let replicated = db.is_replicated();
     let mut importer = db.with_writer(|c| {
-        crate::db::import::begin(c)?;
+        crate::db::import::begin(c, replicated)?;
         Importer::new(c)
     })?;
 
@@ -83,7 +84,7 @@ pub fn run(db: &Db, file: &Path, batch_lines: u64, clock: &Clock) -> CliResult {
     drop(receive);
     // the parser ends on its own once the channel is closed
     let _ = parser.join();
-    let finished = db.with_writer(crate::db::import::finish);
+    let finished = db.with_writer(|c| crate::db::import::finish(c, replicated));
 
     let committed = match outcome {
         Ok(n) => n,

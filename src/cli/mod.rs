@@ -158,7 +158,8 @@ impl crate::db::Fault for CliError {
 pub type CliResult<T = ()> = Result<T, CliError>;
 
 /// Opens an existing database for a management command (a missing file is an error
-/// that says how to create one).
+/// that says how to create one). A database Litestream replicates (its
+/// `.<name>-litestream` directory is beside it) is never checkpointed by the command.
 pub fn open_existing(path: &Path) -> CliResult<Db> {
     if !path.exists() {
         return Err(CliError(format!(
@@ -167,7 +168,14 @@ pub fn open_existing(path: &Path) -> CliResult<Db> {
             path.display()
         )));
     }
-    Ok(Db::open(path)?)
+    let db = Db::open(path)?;
+    // Litestream's directory beside the file: it replicates this database, and a
+    // command run beside it (or beside its -exec hearth) must not checkpoint either
+    // (SPEC §9, issue 28)
+    if crate::litestream::metadata_dir(path).is_dir() {
+        db.set_replicated()?;
+    }
+    Ok(db)
 }
 
 /// Runs a parsed command line.

@@ -107,6 +107,20 @@ pub struct ServeArgs {
     /// (`5s`, `500ms`, or seconds).
     #[arg(long, env = "HEARTH_MAX_LAG", default_value = "5s", value_parser = crate::replica::parse_duration)]
     pub max_lag: Duration,
+    // --- under Litestream (SPEC §9; src/litestream/)
+    /// Whether hearth runs under Litestream: `auto` (the default) when its parent
+    /// process is `litestream` (`litestream replicate -exec "hearth serve"`, as the
+    /// packaged unit and the container run it); `on` when Litestream runs beside it;
+    /// `off` never. Under Litestream hearth never checkpoints the WAL (Litestream does)
+    /// and enforces --replication-lag-limit.
+    #[arg(long, env = "HEARTH_LITESTREAM_MODE", value_enum, default_value_t = crate::litestream::Mode::Auto)]
+    pub litestream: crate::litestream::Mode,
+    /// Under Litestream: when the oldest write Litestream has not copied yet is older
+    /// than this, writes are refused (503) and /readyz answers 503 until it catches up,
+    /// so nothing acknowledged longer ago than this is lost with the machine
+    /// (`5s`, `500ms`, or seconds; 0 = no limit).
+    #[arg(long, env = "HEARTH_REPLICATION_LAG_LIMIT", default_value = "5s", value_parser = crate::replica::parse_duration)]
+    pub replication_lag_limit: Duration,
     /// After this long without a request, SQLite's page caches are emptied and the
     /// allocator returns freed memory to the system (`2s`, `500ms`, seconds; 0 = never).
     #[arg(long, env = "HEARTH_RELEASE_MEMORY_AFTER", default_value = "2s", value_parser = crate::replica::parse_duration)]
@@ -194,6 +208,12 @@ pub fn run(path: &Path, args: ServeArgs, clock: Clock) -> CliResult {
     }
     let result = runtime.block_on(async move {
         let (db, created) = Db::open_or_create(path, clock.now())?;
+        // before hearth's first write of this run (the probe below): no checkpoint
+        // of hearth's may restart the WAL behind Litestream's back
+        let under = args.litestream.detect();
+        if under.is_some() {
+            db.set_replicated()?;
+        }
         db.set_inline_budget(Duration::from_micros(args.inline_read_budget));
         db.set_mmap_size(i64::try_from(args.mmap_size << 20).unwrap_or(i64::MAX));
         if created {
@@ -208,6 +228,17 @@ pub fn run(path: &Path, args: ServeArgs, clock: Clock) -> CliResult {
         if !db.probe_writable() {
             tracing::warn!(db = %path.display(), "the database does not take writes (read-only file or directory, full disk, or I/O error): writes will be answered 503 until that is fixed");
         }
+        let _litestream = match under {
+            Some(under) => {
+                tracing::info!(?under, lag_limit_ms = args.replication_lag_limit.as_millis(), "under Litestream: no checkpoints of hearth's own, and writes wait when Litestream is behind the lag limit");
+                Some(AbortOnDrop(tokio::spawn(crate::litestream::watch(
+                    db.clone(),
+                    under,
+                    args.replication_lag_limit,
+                ))))
+            }
+            None => None,
+        };
         let state = AppState::new(db, clock, config)?;
         let metrics = match (metrics_listen, exporter) {
             (Some(m), Some(e)) => Some(start_metrics(m, e, &state).await?),
@@ -230,6 +261,15 @@ pub fn run(path: &Path, args: ServeArgs, clock: Clock) -> CliResult {
     runtime.shutdown_timeout(Duration::from_millis(500));
     tracing::info!("stopped");
     result
+}
+
+/// A task that ends when this is dropped.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 /// Resolves `--metrics-listen`, refusing the public listener's address.
@@ -269,18 +309,33 @@ async fn serve_replica(
     let shutdown = shutdown_signal();
     tokio::pin!(shutdown);
     let mut waited = 0u32;
-    let db = loop {
-        if path.exists() {
+    // the copy, once opened, is kept: its checks remember what they found, so a copy
+    // that cannot be served yet is logged once, not at every try
+    let mut db: Option<Db> = None;
+    let state = loop {
+        if db.is_none() && path.exists() {
             match Db::open_replica(path) {
-                Ok(db) => break db,
+                Ok(opened) => db = Some(opened),
                 Err(e @ crate::db::DbError::NotHearth(_)) => return Err(e.into()),
                 Err(e) if waited.is_multiple_of(50) => {
                     tracing::info!(error = %e, db = %path.display(), "waiting for the replica's copy");
                 }
                 Err(_) => {}
             }
-        } else if waited.is_multiple_of(50) {
+        } else if db.is_none() && waited.is_multiple_of(50) {
             tracing::info!(db = %path.display(), "waiting for the follower (litestream restore -f) to create the replica's copy");
+        }
+        // the keys are read from the copy: one that cannot be served (damaged, gone
+        // again) is waited for like a missing one
+        if let Some(d) = &db {
+            match AppState::new(d.clone(), clock.clone(), config.clone()) {
+                Ok(state) => break state,
+                Err(e @ crate::db::DbError::NotHearth(_)) => return Err(e.into()),
+                Err(e) if waited.is_multiple_of(50) => {
+                    tracing::info!(error = %e, db = %path.display(), "waiting for a copy that can be served");
+                }
+                Err(_) => {}
+            }
         }
         waited += 1;
         tokio::select! {
@@ -291,7 +346,7 @@ async fn serve_replica(
     let listener = crate::server::bind(listen).await?;
     let addr = listener.local_addr()?;
     let primary = status.primary_url.clone();
-    let state = AppState::new(db, clock, config)?.as_replica(status);
+    let state = state.as_replica(status);
     tracing::info!(%addr, %primary, db = %path.display(), "hearth read replica listening on http://{addr}");
     crate::server::serve_on(listener, state, shutdown).await;
     Ok(())

@@ -25,6 +25,7 @@ pub mod checkpoint;
 pub mod contribution_tally;
 pub mod contributions;
 pub mod contributors;
+mod copy_check;
 pub mod course_members;
 pub mod course_sections;
 pub mod course_view;
@@ -61,6 +62,8 @@ use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 
+pub use copy_check::CopyFault;
+
 /// How long a connection waits for a lock held by another connection (or process:
 /// the CLI may write while the server runs).
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -85,6 +88,13 @@ pub enum DbError {
     NotHearth(String),
     /// The blocking task died.
     Task(String),
+    /// A read replica's copy must not be served now (issue 28; [`copy_check`]).
+    Copy(CopyFault),
+    /// A file the database needs could not be read.
+    Io(std::io::Error),
+    /// Writes are not acknowledged: Litestream has not replicated this process's
+    /// commits within `serve --replication-lag-limit` (SPEC §9, [`crate::litestream`]).
+    NotReplicated,
 }
 
 impl std::fmt::Display for DbError {
@@ -94,6 +104,11 @@ impl std::fmt::Display for DbError {
             DbError::Pool(e) => write!(f, "database pool: {e}"),
             DbError::NotHearth(e) => write!(f, "{e}"),
             DbError::Task(e) => write!(f, "database task: {e}"),
+            DbError::Copy(fault) => write!(f, "the replica's copy is {fault}"),
+            DbError::Io(e) => write!(f, "database file: {e}"),
+            DbError::NotReplicated => {
+                write!(f, "Litestream has not replicated recent writes within the lag limit")
+            }
         }
     }
 }
@@ -190,6 +205,10 @@ pub struct Db {
     /// A read replica's copy (`serve --read-replica`): opened read-only, never
     /// migrated or written, its readers kept current with the follower's changes.
     read_only: bool,
+    /// Writes refused because Litestream is behind (`crate::litestream`).
+    held: Arc<std::sync::atomic::AtomicBool>,
+    /// Replicated by Litestream: hearth never checkpoints ([`Db::set_replicated`]).
+    replicated: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl std::fmt::Debug for Db {
@@ -231,6 +250,8 @@ impl Db {
             stats: Arc::new(Counters::default()),
             position: Arc::new(std::sync::atomic::AtomicI64::new(at)),
             read_only: false,
+            held: Arc::default(),
+            replicated: Arc::default(),
         })
     }
 
@@ -380,6 +401,9 @@ impl Db {
         F: FnOnce(&Transaction<'_>) -> Result<T, E>,
         E: From<DbError> + Fault,
     {
+        if self.writes_held() {
+            return Err(DbError::NotReplicated.into());
+        }
         let mut conn = self.writer.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some(t) = asked {
             crate::telemetry::db_write_wait(t.elapsed());
@@ -430,8 +454,12 @@ impl Db {
     /// The checkpoint does not wait: under Litestream, which holds a read lock and
     /// checkpoints itself, a waiting `TRUNCATE` stalled shutdown for the whole busy
     /// timeout (SPEC §9). A replica's copy is never written, so it is not checkpointed.
+    ///
+    /// Replicated by Litestream ([`Db::set_replicated`]), nothing is checkpointed and
+    /// the WAL stays for Litestream (SPEC §9): a checkpoint while Litestream is not
+    /// there to copy the WAL first would let the next write restart it unseen.
     pub fn close(&self) {
-        if self.read_only {
+        if self.read_only || self.replicated.load(Ordering::Acquire) {
             return;
         }
         self.with_writer(|c| {
@@ -458,7 +486,11 @@ impl Fault for DbError {
         match self {
             DbError::Sqlite(e) => is_storage_fault(e),
             DbError::Pool(_) => true,
-            DbError::NotHearth(_) | DbError::Task(_) => false,
+            DbError::NotHearth(_)
+            | DbError::Task(_)
+            | DbError::Copy(_)
+            | DbError::Io(_)
+            | DbError::NotReplicated => false,
         }
     }
 }

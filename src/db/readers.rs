@@ -28,6 +28,7 @@ use std::time::{Duration, Instant};
 use rusqlite::{Connection, OpenFlags};
 
 use super::DbError;
+use super::copy_check::{CopyCheck, CopyFault};
 
 /// How long a read waits for a connection when all are in use.
 const WAIT: Duration = Duration::from_secs(30);
@@ -37,14 +38,14 @@ pub(super) const MAX_AGE: Duration = Duration::from_secs(1);
 /// What identifies the bytes of a file: a follower that writes it changes its size or
 /// modification time; one that restores it anew replaces it (a new inode).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Stamp {
-    dev: u64,
-    ino: u64,
+pub(super) struct Stamp {
+    pub(super) dev: u64,
+    pub(super) ino: u64,
     len: u64,
     mtime_ns: i128,
 }
 
-fn stamp(path: &Path) -> std::io::Result<Stamp> {
+pub(super) fn stamp(path: &Path) -> std::io::Result<Stamp> {
     use std::os::unix::fs::MetadataExt;
     let m = std::fs::metadata(path)?;
     Ok(Stamp {
@@ -117,6 +118,8 @@ pub(super) struct Readers {
     max: usize,
     /// A read replica's copy, written by a follower (see the module's notes).
     following: bool,
+    /// A replica's checks of its copy.
+    check: CopyCheck,
     /// Bytes of the file each connection maps (`PRAGMA mmap_size`; 0: none, reads go
     /// through `pread` into the page cache). Never on a replica's copy.
     mmap: AtomicI64,
@@ -163,6 +166,7 @@ impl Readers {
         Arc::new(Readers {
             path: path.to_owned(),
             following,
+            check: CopyCheck::default(),
             max: max.max(1),
             mmap: AtomicI64::new(0),
             state: Mutex::new(State { idle: Vec::new(), open: 0, waiting: 0 }),
@@ -201,7 +205,8 @@ impl Readers {
     }
 
     /// A replica's reader, inside a read transaction, whose cache is the file's
-    /// current content (see the module's notes).
+    /// current content, and a copy that passed its checks ([`CopyCheck`]; see the
+    /// module's notes).
     fn current(self: &Arc<Self>, mut reader: Reader) -> Result<Reader, DbError> {
         for _ in 0..2 {
             let Some(p) = reader.conn.as_mut() else {
@@ -220,30 +225,76 @@ impl Readers {
                     if p.checked.is_none_or(|c| c == now) && p.opened.elapsed() < MAX_AGE =>
                 {
                     p.checked = Some(now);
+                    if let Err(e) = self.check.verify(&p.conn, now) {
+                        let _ = p.conn.execute_batch("ROLLBACK");
+                        return Err(e);
+                    }
                     return Ok(reader);
                 }
-                (Err(e), _) => {
+                (Err(e), now) => {
                     let _ = p.conn.execute_batch("ROLLBACK");
-                    return Err(e.into());
+                    // a damaged file is refused until it changes; a missing or
+                    // unreadable one (the follower's lock held past the busy
+                    // timeout, say) is looked at again by the next read
+                    let (fault, at) = match e.sqlite_error_code() {
+                        Some(
+                            rusqlite::ErrorCode::DatabaseCorrupt
+                            | rusqlite::ErrorCode::NotADatabase,
+                        ) => (CopyFault::Corrupt, now.ok()),
+                        _ if now.is_err() => (CopyFault::Missing, None),
+                        _ => (CopyFault::Unreadable, None),
+                    };
+                    return Err(self.check.fail(fault, at, &format!("reading it failed: {e}")));
                 }
                 (_, Err(e)) => {
                     let _ = p.conn.execute_batch("ROLLBACK");
-                    return Err(DbError::Pool(format!(
-                        "the replica's copy {} cannot be read: {e}",
-                        self.path.display()
-                    )));
+                    return Err(self.missing(&e));
                 }
                 _ => {}
             }
             // stale: a new connection (a new, empty cache) in its place
             let _ = p.conn.execute_batch("ROLLBACK");
-            ensure_rollback_journal(&self.path)?;
+            self.ensure_rollback_journal()?;
             *p = open(&self.path, 0)?;
         }
         Err(DbError::Pool(format!(
             "the replica's copy {} kept changing while a reader was opened",
             self.path.display()
         )))
+    }
+
+    /// A replica's copy that cannot be found or opened: recorded, and the error.
+    fn missing(&self, e: &std::io::Error) -> DbError {
+        let fault = if e.kind() == std::io::ErrorKind::NotFound {
+            CopyFault::Missing
+        } else {
+            CopyFault::Unreadable
+        };
+        self.check.fail(
+            fault,
+            None,
+            &format!("{} cannot be opened (is the follower running?): {e}", self.path.display()),
+        )
+    }
+
+    /// [`ensure_rollback_journal`] on a replica's copy, its failure recorded.
+    fn ensure_rollback_journal(&self) -> Result<(), DbError> {
+        match ensure_rollback_journal(&self.path) {
+            Err(DbError::Io(e)) => Err(self.missing(&e)),
+            other => other,
+        }
+    }
+
+    /// What is wrong with a replica's copy now, if anything (`/readyz`, logs).
+    pub(super) fn copy_fault(&self) -> Option<CopyFault> {
+        self.check.fault()
+    }
+
+    /// Records that a read of a replica's copy failed on `e`; returns the error to
+    /// answer with. A read error from the copy is never a 500 (issue 28): the copy is
+    /// `quick_check`ed before it is served again.
+    pub(super) fn read_failed(&self) -> DbError {
+        self.check.read_failed(stamp(&self.path).ok())
     }
 
     fn get_any(self: &Arc<Self>) -> Result<Reader, DbError> {
@@ -256,7 +307,7 @@ impl Readers {
                 st.open += 1;
                 drop(st);
                 let opened = if self.following {
-                    ensure_rollback_journal(&self.path).and_then(|()| Ok(open(&self.path, 0)?))
+                    self.ensure_rollback_journal().and_then(|()| Ok(open(&self.path, 0)?))
                 } else {
                     open(&self.path, self.mmap()).map_err(DbError::from)
                 };
@@ -331,13 +382,7 @@ impl Readers {
 pub(super) fn ensure_rollback_journal(path: &Path) -> Result<(), DbError> {
     use std::io::Read;
     let mut header = [0u8; 20];
-    let read = std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut header));
-    if let Err(e) = read {
-        return Err(DbError::Pool(format!(
-            "the replica's copy {} cannot be read (is the follower running?): {e}",
-            path.display()
-        )));
-    }
+    std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut header)).map_err(DbError::Io)?;
     // bytes 18 and 19: the file format's write and read versions, 2 in WAL mode
     if header[18] != 2 && header[19] != 2 {
         return Ok(());

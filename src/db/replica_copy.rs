@@ -44,10 +44,26 @@ impl Db {
             write_slot: Arc::new(tokio::sync::Semaphore::new(1)),
             position: Arc::new(std::sync::atomic::AtomicI64::new(at)),
             read_only: true,
+            held: Arc::default(),
+            replicated: Arc::default(),
             // a replica's readers are checked against the follower's file first
             inline_budget_us: Arc::new(AtomicU64::new(0)),
             stats: Arc::new(Counters::default()),
         })
+    }
+
+    /// What is wrong with a read replica's copy now, if anything (issue 28): reads
+    /// answer 503 with it, and so do `/healthz` and `/readyz`.
+    pub fn copy_fault(&self) -> Option<super::CopyFault> {
+        if self.read_only { self.readers.copy_fault() } else { None }
+    }
+
+    /// A read of a replica's copy failed (a request that would be answered 500): the
+    /// copy is checked whole before it is served again (unless it just passed such a
+    /// check). Returns the error to answer with instead: a read error from the copy
+    /// is 503, never 500. On a primary, `None`.
+    pub fn copy_read_failed(&self) -> Option<DbError> {
+        self.read_only.then(|| self.readers.read_failed())
     }
 
     /// Whether this is a read replica's copy ([`Db::open_replica`]).

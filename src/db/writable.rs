@@ -58,3 +58,41 @@ impl Db {
         r.is_ok()
     }
 }
+
+impl Db {
+    /// Refuses (`true`) or accepts writes again: `crate::litestream` holds them while
+    /// Litestream is behind. A refused write answers [`DbError::NotReplicated`]
+    /// before it begins, so nothing it would have written is acknowledged.
+    pub fn hold_writes(&self, held: bool) {
+        self.held.store(held, std::sync::atomic::Ordering::Release);
+    }
+
+    /// Whether writes are refused ([`Db::hold_writes`]).
+    pub fn writes_held(&self) -> bool {
+        self.held.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// This database is replicated by Litestream (SPEC §9, issue 28): from now on the
+    /// writer never checkpoints — no automatic checkpoints (`wal_autocheckpoint = 0`),
+    /// none when it closes (`SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE`, and [`Db::close`]
+    /// skips its own). Litestream checkpoints the WAL after it has copied it; a
+    /// checkpoint of hearth's while Litestream is down would let the next write
+    /// restart the WAL before Litestream saw its frames, and a Litestream that then
+    /// starts again has only its snapshot path left (issue 28, item 2).
+    pub fn set_replicated(&self) -> Result<(), DbError> {
+        if self.read_only {
+            return Ok(());
+        }
+        self.replicated.store(true, std::sync::atomic::Ordering::Release);
+        self.with_writer(|c| {
+            c.pragma_update(None, "wal_autocheckpoint", 0)?;
+            c.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
+            Ok(())
+        })
+    }
+
+    /// Whether [`Db::set_replicated`] was called.
+    pub fn is_replicated(&self) -> bool {
+        self.replicated.load(std::sync::atomic::Ordering::Acquire)
+    }
+}

@@ -79,14 +79,25 @@ pub async fn run(db: Db, status: Arc<ReplicaStatus>, client: super::forward::Cli
     let _abort = AbortOnDrop(probe);
     let mut tick = tokio::time::interval(LOCAL_EVERY);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    // one line when reading the position starts failing (or fails differently), not
+    // one every LOCAL_EVERY; a copy that cannot be served is logged by its checks
+    let mut failing: Option<String> = None;
     loop {
         tick.tick().await;
         match db.current_position().await {
             Ok(p) => {
                 let behind = lock(&lag).local_at(p, Instant::now());
                 status.set_local(p, behind);
+                failing = None;
             }
-            Err(e) => tracing::warn!(error = %e, "reading the replica's position failed"),
+            Err(crate::db::DbError::Copy(_)) => failing = None,
+            Err(e) => {
+                let said = e.to_string();
+                if failing.as_ref() != Some(&said) {
+                    tracing::warn!(error = %said, "reading the replica's position failed");
+                    failing = Some(said);
+                }
+            }
         }
     }
 }

@@ -246,10 +246,17 @@ where
     // so a replica refuses a revoked or forged one itself
     let opaque = token.as_deref().is_some_and(|t| t.split('.').count() != 3);
     let retry = (opaque && hop.is_none()).then(|| bodiless(&req));
-    let resp = match inner.call(req).await {
+    let mut resp = match inner.call(req).await {
         Ok(r) => r,
         Err(never) => match never {},
     };
+    // nothing is written here: a 500 is a read of the copy that failed, which is a
+    // fault of the copy, answered 503 while it is checked (issue 28)
+    if resp.status() == StatusCode::INTERNAL_SERVER_ERROR
+        && let Some(e) = shared.state.db.copy_read_failed()
+    {
+        resp = crate::error::ApiError::from(e).to_response();
+    }
     if resp.status() == StatusCode::UNAUTHORIZED
         && let Some(parts) = retry
     {

@@ -74,6 +74,33 @@ fn no_command_and_no_stopped_server_leaves_a_wal_behind() {
     assert_eq!(e.sql("SELECT count(*) FROM contribution"), 1);
 }
 
+/// SPEC §9 (issue 28): beside a database Litestream replicates (its `.<name>-litestream`
+/// directory), commands never checkpoint: a checkpoint while Litestream is down would
+/// let the next write restart the WAL before Litestream read it. The WAL they leave is
+/// part of the database.
+#[test]
+fn commands_beside_litestream_leave_the_wal_to_it() {
+    let e = Env::new();
+    let dir = e.db().parent().unwrap().to_owned();
+    e.init();
+    std::fs::create_dir(dir.join(".hearth.db-litestream")).unwrap();
+    e.ok(&["user", "create", "--username", "ann", "--no-password"]);
+    let wal = dir.join("hearth.db-wal");
+    assert!(wal.exists(), "the WAL stays: {:?}", crate::file_names(&dir));
+    let before = std::fs::metadata(&wal).unwrap().len();
+    assert!(before > 32, "with the user's frames in it");
+    let lines =
+        [r#"{"record":"user","id":50,"username":"bo","date_joined":"2025-01-01T00:00:00Z"}"#
+            .to_owned()];
+    let out = e.import(&lines);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(std::fs::metadata(&wal).unwrap().len() > before, "an import is not checkpointed");
+    // what they wrote is there for every reader
+    assert!(e.ok(&["user", "list"]).contains("bo"));
+    assert!(e.ok(&["check"]).contains("ok"));
+    assert_eq!(e.sql("SELECT count(*) FROM user WHERE username IN ('ann', 'bo')"), 2);
+}
+
 fn post(addr: &str, path: &str, token: &str, body: &str) -> String {
     crate::http(
         addr,

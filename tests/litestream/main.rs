@@ -15,6 +15,7 @@
 //! missing these tests fail, saying how to install it: they are never skipped.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, reason = "tests fail loudly")]
 
+mod bound;
 mod crash;
 mod replicas;
 #[path = "../support/run.rs"]

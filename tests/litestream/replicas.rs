@@ -314,3 +314,130 @@ async fn primary_follower_and_two_replicas() {
     );
     drop((r1, r2));
 }
+
+/// A follower restarted as its unit does: the old copy deleted, a fresh restore.
+fn follower(d: &std::path::Path, copy: &std::path::Path, rep: &std::path::Path, n: u32) -> Proc {
+    let _ = std::fs::remove_file(copy);
+    let _ = std::fs::remove_file(copy.with_extension("db-txid"));
+    let mut follow = Command::new(litestream());
+    follow
+        .args(["restore", "-f", "-follow-interval", "100ms", "-o"])
+        .arg(copy)
+        .arg(format!("file://{}", rep.display()));
+    Proc::start(follow, &d.join(format!("follower-{n}.log")))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_follower_killed_under_writes_never_makes_a_replica_answer_500_or_stale_data() {
+    let _serial = SERIAL.lock().await;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let db = d.join("primary.db");
+    let jwt = fresh_db(&db);
+    let rep = d.join("replica");
+    let cfg = config(d, &db, &rep);
+    let primary = replicate(d, &db, &cfg, "", "primary");
+    let purl = primary.url();
+    let c = Client::new();
+    assert_eq!(new_course(&c, &purl, &jwt, "first", "setup").await.status(), 201);
+    until("first snapshot", Duration::from_secs(10), async || rep.join("ltx").exists()).await;
+    let copy = d.join("copy.db");
+    let mut follow = follower(d, &copy, &rep, 0);
+    let r = replica(d, &copy, "127.0.0.1:0", &purl, "replica");
+    let u = r.url();
+
+    // the primary writes; a reader on the replica asks for courses the primary
+    // acknowledged, and remembers which ones it has seen
+    let created: std::sync::Arc<std::sync::Mutex<Vec<i64>>> = std::sync::Arc::default();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let writer = {
+        let (c, purl, jwt, created, stop) =
+            (c.clone(), purl.clone(), jwt.clone(), created.clone(), stop.clone());
+        tokio::spawn(async move {
+            let mut i = 0;
+            while !stop.load(std::sync::atomic::Ordering::Acquire) {
+                i += 1;
+                let w = new_course(&c, &purl, &jwt, &format!("c{i}"), "w").await;
+                if w.status() == 201 {
+                    let id = w.json::<Value>().await.unwrap()["id"].as_i64().unwrap();
+                    created.lock().unwrap().push(id);
+                }
+            }
+        })
+    };
+    let reader = {
+        let (c, u, jwt, created, stop) =
+            (c.clone(), u.clone(), jwt.clone(), created.clone(), stop.clone());
+        tokio::spawn(async move {
+            let mut seen = std::collections::HashSet::new();
+            let (mut served, mut unavailable) = (0u32, 0u32);
+            let mut k = 0usize;
+            while !stop.load(std::sync::atomic::Ordering::Acquire) {
+                k += 1;
+                let id = {
+                    let ids = created.lock().unwrap();
+                    if ids.is_empty() {
+                        None
+                    } else {
+                        // the newest half: what a lagging or older copy lacks
+                        Some(ids[ids.len() / 2 + k % (ids.len() - ids.len() / 2)])
+                    }
+                };
+                let Some(id) = id else {
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                    continue;
+                };
+                let r = get(&c, &format!("{u}/api/v2/course/{id}/"), &jwt, "read").await;
+                match r.status().as_u16() {
+                    200 => {
+                        seen.insert(id);
+                        served += 1;
+                    }
+                    404 => {
+                        assert!(!seen.contains(&id), "course {id} was served, then 404: stale data")
+                    }
+                    503 => {
+                        let b: Value = r.json().await.unwrap();
+                        assert_eq!(b["errors"][0]["code"], "service_unavailable", "{b}");
+                        unavailable += 1;
+                    }
+                    s => panic!("a replica read answered {s}"),
+                }
+            }
+            (served, unavailable)
+        })
+    };
+
+    // the follower killed three times at different moments of its cycle, and
+    // restarted as its unit does (the copy deleted first)
+    for n in 1..=3u32 {
+        tokio::time::sleep(Duration::from_millis(400 + 170 * u64::from(n))).await;
+        follow.kill9();
+        // the replica reads what it has: the copy as the follower left it
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        follow = follower(d, &copy, &rep, n);
+        until("the replica serves the new copy", Duration::from_secs(15), async || {
+            c.get(format!("{u}/api/v2/user/me/"))
+                .bearer_auth(&jwt)
+                .send()
+                .await
+                .is_ok_and(|r| r.status() == 200)
+        })
+        .await;
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    stop.store(true, std::sync::atomic::Ordering::Release);
+    writer.await.unwrap();
+    let (served, unavailable) = reader.await.unwrap();
+    assert!(served > 20, "reads were served ({served})");
+    until("replica ready at the end", Duration::from_secs(10), async || {
+        c.get(format!("{u}/readyz")).send().await.is_ok_and(|r| r.status() == 200)
+    })
+    .await;
+    let log = r.log();
+    assert!(!log.contains("status=500"), "no 500 from the replica:\n{log}");
+    eprintln!(
+        "follower killed 3 times under writes: {served} reads served, {unavailable} answered 503, none 500 or stale"
+    );
+    drop((r, follow, primary));
+}

@@ -431,16 +431,17 @@ fn data_version(conn: &Connection) -> rusqlite::Result<i64> {
 /// Settings for a bulk load, set on the writer outside any transaction: foreign keys
 /// off (the importer checks every reference itself, see [`Known`]), a 256 MiB page
 /// cache, and a checkpoint every 256 MiB of WAL instead of every 4 MiB.
-pub fn begin(conn: &Connection) -> rusqlite::Result<()> {
-    conn.execute_batch(
-        "PRAGMA foreign_keys = OFF; PRAGMA cache_size = -262144; PRAGMA wal_autocheckpoint = 65536;",
-    )
+/// Replicated by Litestream (`replicated`), no checkpoint at all (SPEC §9, issue 28).
+pub fn begin(conn: &Connection, replicated: bool) -> rusqlite::Result<()> {
+    conn.execute_batch("PRAGMA foreign_keys = OFF; PRAGMA cache_size = -262144;")?;
+    conn.pragma_update(None, "wal_autocheckpoint", if replicated { 0 } else { 65536 })
 }
 
 /// Ends a bulk load, however it went: builds the indexes it dropped, puts the
 /// connection's settings back, refreshes the planner's statistics (sampling at most
-/// 1000 rows an index) and checkpoints the WAL into the database file.
-pub fn finish(conn: &mut Connection) -> rusqlite::Result<()> {
+/// 1000 rows an index) and checkpoints the WAL into the database file, unless
+/// Litestream replicates it (`replicated`: Litestream checkpoints, SPEC §9).
+pub fn finish(conn: &mut Connection, replicated: bool) -> rusqlite::Result<()> {
     // CREATE INDEX sorts: in runs of 8 MiB, each sorted by a worker thread and spilled
     // to a temp file, then merged; one in-memory run (temp_store = MEMORY) is sorted by
     // one thread and took twice as long (2.2 s for the two follow indexes of 1M edges)
@@ -450,10 +451,11 @@ pub fn finish(conn: &mut Connection) -> rusqlite::Result<()> {
     ))?;
     super::indexes::restore(conn)?;
     super::init_connection(conn)?;
-    conn.execute_batch(
-        "PRAGMA threads = 0; PRAGMA wal_autocheckpoint = 1000; PRAGMA analysis_limit = 1000;
-         ANALYZE;",
-    )?;
+    conn.execute_batch("PRAGMA threads = 0; PRAGMA analysis_limit = 1000; ANALYZE;")?;
+    conn.pragma_update(None, "wal_autocheckpoint", if replicated { 0 } else { 1000 })?;
+    if replicated {
+        return Ok(());
+    }
     // never waits behind Litestream's read lock (SPEC §9)
     super::checkpoint::truncate_now(conn, "after an import").map(|_| ())
 }
@@ -485,7 +487,7 @@ mod tests {
                 "INSERT INTO user (id, username, username_key, date_joined) VALUES (1, 'a', 'a', 0), (2, 'b', 'b', 0);",
             )
             .unwrap();
-        begin(&ours).unwrap();
+        begin(&ours, false).unwrap();
         let mut importer = Importer::new(&ours).unwrap();
         // a running server makes 2 follow 1 while the import is between batches
         theirs
@@ -497,7 +499,7 @@ mod tests {
         importer.apply(&tx, 1, line, 0).unwrap();
         importer.flush(&tx).unwrap();
         tx.commit().unwrap();
-        finish(&mut ours).unwrap();
+        finish(&mut ours, false).unwrap();
         assert_eq!(follow(&ours, 1, 2), 1, "the new edge is mutual");
         assert_eq!(follow(&ours, 2, 1), 1, "and so is the server's");
         let tx = ours.transaction().unwrap();
