@@ -280,7 +280,7 @@ async fn list(kind: Kind, call: Call<Option<Principal>>) -> Result<Response, Api
 /// this one, newest first, at most [`crate::db::related::RELATED_MAX`]
 /// (`db::related`), paginated; a deleted or unknown item is 404.
 async fn related(kind: Kind, call: Call<Option<Principal>>) -> Result<Response, ApiError> {
-    let (id, base, q) = (call.id(), call.base(), call.query());
+    let (id, base, q) = (call.id(), call.base(), call.query()?);
     let url = base.at(&call.req.path);
     let json = call
         .read(move |c, who| {
