@@ -154,6 +154,11 @@ fn load(
     }
 }
 
+/// The longest line: a record whose text is the most the API takes
+/// ([`crate::model::contribution::TEXT_MAX`]) with every character JSON-escaped (`\uXXXX`,
+/// 6 bytes each), and room for its other fields.
+pub const LINE_MAX: u64 = 6 * crate::model::contribution::TEXT_MAX as u64 + (64 << 10);
+
 /// The reading thread: numbers and parses the lines of `reader` (skipping blank ones)
 /// and sends them in chunks; stops after the first line that cannot be read or parsed,
 /// or when the receiver has gone.
@@ -167,8 +172,14 @@ fn read_and_parse(
     let mut chunk = Vec::with_capacity(CHUNK_LINES);
     loop {
         buf.clear();
-        let read = match reader.read_line(&mut buf) {
+        // never more than a line may hold: a 100 MB line is refused after LINE_MAX bytes,
+        // not read into memory
+        let read = match (&mut reader).take(LINE_MAX + 1).read_line(&mut buf) {
             Ok(0) => break,
+            Ok(n) if n as u64 > LINE_MAX => {
+                chunk.push((line_no + 1, Err(format!("the line is longer than {LINE_MAX} bytes"))));
+                break;
+            }
             Ok(n) => n,
             Err(e) => {
                 chunk.push((line_no + 1, Err(e.to_string())));

@@ -78,11 +78,15 @@ fn print(r: &Reaction, as_json: bool) {
     }
 }
 
+/// The image the kit puts in an `<img>`: a link (`model::link`), never `javascript:`
+/// or `data:`.
 fn check_image(i: &str) -> CliResult {
-    if i.starts_with('/') || url::Url::parse(i).is_ok() {
+    if crate::model::link::is_safe(i) {
         Ok(())
     } else {
-        Err(CliError(format!("image {i:?} is not a URL")))
+        Err(CliError(format!(
+            "image {i:?} is not a URL (an http(s) URL or a path that starts with /)"
+        )))
     }
 }
 

@@ -142,6 +142,34 @@ const INVARIANTS: &[(&str, &str, &str)] = &[
            CAST(substr(password, 15, instr(substr(password, 15), '$') - 1) AS INTEGER) > 2000000",
     ),
     ("jwt_secret", "there is a current JWT secret", "SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM jwt_secret WHERE grace_until IS NULL)"),
+    (
+        // what the API and the importer refuse (model::link): a stored javascript: or
+        // data: link is served to every browser that shows it; set it again with a
+        // safe link (or empty, for the default)
+        "unsafe_links",
+        "avatars, covers, websites and reaction images are http(s) URLs or /paths (set them again)",
+        "SELECT id FROM user WHERE NOT (avatar = '' OR avatar LIKE 'http://%' OR avatar LIKE 'https://%'
+                                        OR (avatar LIKE '/%' AND avatar NOT LIKE '//%'))
+            OR NOT (cover = '' OR cover LIKE 'http://%' OR cover LIKE 'https://%'
+                    OR (cover LIKE '/%' AND cover NOT LIKE '//%'))
+            OR NOT (website = '' OR website LIKE 'http://%' OR website LIKE 'https://%'
+                    OR (website LIKE '/%' AND website NOT LIKE '//%'))
+         UNION ALL SELECT id FROM reaction WHERE image IS NOT NULL AND NOT (image LIKE 'http://%'
+            OR image LIKE 'https://%' OR (image LIKE '/%' AND image NOT LIKE '//%'))",
+    ),
+    (
+        // model::contribution::TEXT_MAX: what a JSON body of the API can carry
+        "text_size",
+        "contribution texts are at most 1 MiB",
+        "SELECT pk FROM contribution WHERE length(CAST(text AS BLOB)) > 1048576",
+    ),
+    (
+        "positive_ids",
+        "ids of users, categories, reactions, courses and contributions are positive",
+        "SELECT id FROM user WHERE id < 1 UNION ALL SELECT id FROM category WHERE id < 1
+         UNION ALL SELECT id FROM reaction WHERE id < 1 UNION ALL SELECT id FROM course WHERE id < 1
+         UNION ALL SELECT id FROM contribution WHERE id < 1",
+    ),
 ];
 
 /// `PRAGMA integrity_check`: one line per problem SQLite finds (empty when it says

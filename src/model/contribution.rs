@@ -18,6 +18,9 @@ use crate::clock::{Timestamp, rfc3339};
 
 /// Longest discussion title, in characters.
 pub const TITLE_MAX: usize = 250;
+/// Longest text, in bytes: what a JSON body of the API (1 MiB, SPEC §6) can carry; the
+/// importer holds its lines to it too.
+pub const TEXT_MAX: usize = 1 << 20;
 /// How much of the title a discussion's `slug` is made from, in characters (a slug has
 /// at most 100; this bounds the work on a long title).
 pub const SLUG_SOURCE_LEN: usize = 1000;

@@ -40,6 +40,21 @@ pub enum Line {
     CategoryFollow(CategoryFollowLine),
 }
 
+impl Line {
+    /// The id the line gives its record, for the records that carry one.
+    pub fn own_id(&self) -> Option<i64> {
+        match self {
+            Line::User(u) => Some(u.id),
+            Line::Category(c) => Some(c.id),
+            Line::Reaction(r) => Some(r.id),
+            Line::Course(c) => Some(c.id),
+            Line::Discussion(d) | Line::Post(d) | Line::Status(d) => Some(d.id),
+            Line::Comment(c) => Some(c.id),
+            _ => None,
+        }
+    }
+}
+
 /// `{"record":"user", ...}`
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -13,6 +13,7 @@ pub mod field;
 pub mod html;
 pub mod ids;
 pub mod import;
+pub mod link;
 pub mod listing;
 pub mod pref;
 pub mod reaction;

@@ -29,6 +29,33 @@ fn reactions_add_and_set() {
         (&["reaction", "set", "99", "--active", "true"], "no reaction"),
         (&["reaction", "add", "--label", "", "--sentiment", "1"], "label"),
         (&["reaction", "add", "--label", "x", "--sentiment", "1", "--image", "not a url"], "image"),
+        (
+            &[
+                "reaction",
+                "add",
+                "--label",
+                "x",
+                "--sentiment",
+                "1",
+                "--image",
+                "javascript:alert(1)",
+            ],
+            "image",
+        ),
+        (
+            &[
+                "reaction",
+                "add",
+                "--label",
+                "x",
+                "--sentiment",
+                "1",
+                "--image",
+                "data:image/png;base64,AA",
+            ],
+            "image",
+        ),
+        (&["reaction", "set", "1", "--image", "vbscript:x"], "image"),
     ]);
 }
 

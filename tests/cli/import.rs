@@ -289,3 +289,85 @@ fn password_hashes_over_the_iteration_bound_are_refused_and_reported() {
     e.conn().execute("UPDATE user SET password = ?1 WHERE id = 2", [huge]).unwrap();
     crate::broken_check(&e, &[("password_iterations", 1)]);
 }
+
+#[test]
+fn the_importer_holds_lines_to_the_apis_own_rules() {
+    let base = [
+        r#"{"record":"user","id":1,"username":"a"}"#.to_owned(),
+        r#"{"record":"post","id":1,"author":1,"text":"one"}"#.to_owned(),
+        r#"{"record":"post","id":2,"author":1,"text":"two"}"#.to_owned(),
+        r#"{"record":"comment","id":1,"author":1,"text":"c","post":1}"#.to_owned(),
+    ];
+    let big = "x".repeat((1 << 20) + 1);
+    let cases: Vec<(String, &str)> = vec![
+        (r#"{"record":"user","id":0,"username":"zero"}"#.into(), "id 0 is not a positive integer"),
+        (r#"{"record":"user","id":-5,"username":"neg"}"#.into(), "id -5 is not a positive integer"),
+        (r#"{"record":"post","id":0,"author":1,"text":"t"}"#.into(), "positive"),
+        (
+            r#"{"record":"user","id":9,"username":"z","avatar":"javascript:alert(1)"}"#.into(),
+            "avatar",
+        ),
+        (
+            r#"{"record":"user","id":9,"username":"z","website":"data:text/html,x"}"#.into(),
+            "website",
+        ),
+        (
+            r#"{"record":"user","id":9,"username":"z","cover":"//evil.example/c.png"}"#.into(),
+            "cover",
+        ),
+        (
+            r#"{"record":"reaction","id":9,"label":"x","sentiment":1,"image":"JaVaScRiPt:x"}"#
+                .into(),
+            "image",
+        ),
+        (
+            r#"{"record":"comment","id":2,"author":1,"text":"r","post":2,"parent":1}"#.into(),
+            "parent comment 1 is on another item",
+        ),
+        (
+            format!(r#"{{"record":"post","id":3,"author":1,"text":"{big}"}}"#),
+            "more than the 1048576",
+        ),
+    ];
+    for (bad, why) in cases {
+        let e = Env::initialised();
+        let mut all = base.to_vec();
+        all.push(bad.clone());
+        let err = fails(e.import(&all), &["import"]);
+        assert!(
+            err.contains("line 5:") && err.contains(why),
+            "{}: {err}",
+            &bad[..bad.len().min(80)]
+        );
+        assert_eq!(e.sql("SELECT count(*) FROM user"), 0, "the batch was rolled back");
+    }
+    // a line longer than any record can be is refused without being read whole
+    let e = Env::initialised();
+    let huge =
+        format!(r#"{{"record":"post","id":3,"author":1,"text":"{}"}}"#, "y".repeat(40 << 20));
+    let mut all = base.to_vec();
+    all.push(huge);
+    let err = fails(e.import(&all), &["import"]);
+    assert!(err.contains("line 5:") && err.contains("longer than"), "{err}");
+    // safe links and a reply on its own item import
+    let e = Env::initialised();
+    let mut all = base.to_vec();
+    all.push(r#"{"record":"user","id":2,"username":"b","avatar":"/media/a.png","website":"https://b.example"}"#.into());
+    all.push(r#"{"record":"comment","id":2,"author":2,"text":"r","post":1,"parent":1}"#.into());
+    succeeded(&e.import(&all));
+    assert_eq!(
+        e.sql("SELECT comment_count FROM contribution WHERE kind = 'comment' AND id = 1"),
+        1
+    );
+    assert!(e.ok(&["check"]).contains("ok"));
+    // rows written around the rules (by hand, or before them) are reported
+    let c = e.conn();
+    c.execute_batch(
+        "UPDATE user SET website = 'javascript:alert(1)' WHERE id = 2;
+         UPDATE reaction SET image = 'data:image/svg+xml,x' WHERE id = 1;
+         UPDATE contribution SET text = zeroblob(1048577) WHERE kind = 'post' AND id = 2;",
+    )
+    .unwrap();
+    drop(c);
+    crate::broken_check(&e, &[("unsafe_links", 2), ("text_size", 1)]);
+}

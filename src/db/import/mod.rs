@@ -152,6 +152,12 @@ impl Importer {
         line: Line,
         now: Timestamp,
     ) -> Result<(), LineError> {
+        // ids are what the API hands out: positive integers
+        if let Some(id) = line.own_id()
+            && id < 1
+        {
+            return Err(format!("id {id} is not a positive integer"));
+        }
         match line {
             Line::User(u) => self.user(conn, *u, now),
             Line::Follow(f) => {
@@ -190,6 +196,9 @@ impl Importer {
                 Ok(())
             }
             Line::Reaction(r) => {
+                if let Some(i) = &r.image {
+                    crate::model::link::check_optional("image", i)?;
+                }
                 let reaction = crate::model::reaction::Reaction {
                     id: r.id,
                     label: r.label,
@@ -237,6 +246,10 @@ impl Importer {
                 "password must be a Django pbkdf2_sha256$<iterations>$<salt>$<hash> hash with at most {} iterations",
                 crate::token::password::MAX_ITERATIONS
             ));
+        }
+        // the links the kit puts in an <img> or an href: the API's rule (model::link)
+        for (what, url) in [("avatar", &u.avatar), ("cover", &u.cover), ("website", &u.website)] {
+            crate::model::link::check_optional(what, url)?;
         }
         let gender = u.gender.unwrap_or_else(|| "Unspecified".into());
         if !matches!(gender.as_str(), "Male" | "Female" | "Unspecified") {
@@ -312,6 +325,7 @@ impl Importer {
         }
         self.known.user(d.author, "author")?;
         self.known.categories(&d.categories, kind)?;
+        check_text(&d.text)?;
         let title = if kind == "discussion" { d.title } else { None };
         let action = if kind == "status" { Some(d.action.unwrap_or_default()) } else { None };
         let pk = content::insert_contribution(
@@ -337,6 +351,7 @@ impl Importer {
         let at = c.added_at.unwrap_or(now);
         let (kind, id) = c.target()?;
         self.known.user(c.author, "author")?;
+        check_text(&c.text)?;
         let target =
             content::pk_of(conn, kind, id)?.ok_or_else(|| format!("{kind} {id} does not exist"))?;
         // a reply answers a comment on the same item, as the API requires
@@ -458,6 +473,15 @@ pub fn finish(conn: &mut Connection, replicated: bool) -> rusqlite::Result<()> {
     }
     // never waits behind Litestream's read lock (SPEC §9)
     super::checkpoint::truncate_now(conn, "after an import").map(|_| ())
+}
+
+/// A contribution's text: at most what the API takes ([`crate::model::contribution::TEXT_MAX`]).
+fn check_text(text: &str) -> Result<(), LineError> {
+    let max = crate::model::contribution::TEXT_MAX;
+    if text.len() > max {
+        return Err(format!("text is {} bytes, more than the {max} the API takes", text.len()));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
