@@ -1,5 +1,6 @@
 //! Requests that are cheap to send and were dear to serve (issue 27): query strings
-//! with thousands of parameters, and HTTP/1.1 requests with no or two `Host` headers.
+//! with thousands of parameters, HTTP/1.1 requests with no or two `Host` headers,
+//! bodies that grab the memory budget from one address or stall in it.
 
 use reqwest::StatusCode;
 
