@@ -17,6 +17,13 @@ pub const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS: usize = 64;
 pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(30);
 /// Time allowed for a request body to arrive, from the end of its headers.
 pub const BODY_TIMEOUT: Duration = Duration::from_secs(30);
+/// Least average rate, in bytes a second, at which a request body must keep arriving
+/// once [`MIN_BODY_RATE_GRACE`] has passed (`serve --min-body-rate`; 0: none): a body
+/// holds its declared length of the memory budget from its headers on, so one that
+/// stalls is cut off in about a second rather than at the body timeout.
+pub const DEFAULT_MIN_BODY_RATE: u64 = 8 * 1024;
+/// How long a body may take to start arriving before [`DEFAULT_MIN_BODY_RATE`] counts.
+pub const MIN_BODY_RATE_GRACE: Duration = Duration::from_secs(1);
 /// Idle keep-alive connections close after this.
 pub const KEEP_ALIVE_IDLE: Duration = Duration::from_secs(75);
 /// How long the server must have answered nothing before it gives memory back.
@@ -55,6 +62,8 @@ pub struct Config {
     pub header_read_timeout: Duration,
     /// Body read timeout, from the end of the headers.
     pub body_timeout: Duration,
+    /// Least body rate in bytes a second after [`MIN_BODY_RATE_GRACE`] (0: none).
+    pub min_body_rate: u64,
     /// Keep-alive idle timeout.
     pub keep_alive_idle: Duration,
     /// Shutdown grace.
@@ -84,6 +93,7 @@ impl Config {
             max_connections_per_address: DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
             header_read_timeout: HEADER_READ_TIMEOUT,
             body_timeout: BODY_TIMEOUT,
+            min_body_rate: DEFAULT_MIN_BODY_RATE,
             keep_alive_idle: KEEP_ALIVE_IDLE,
             shutdown_timeout: DEFAULT_SHUTDOWN_TIMEOUT,
             max_body_memory: DEFAULT_MAX_BODY_MEMORY,

@@ -40,6 +40,12 @@ pub struct ServeArgs {
     /// connection is closed).
     #[arg(long, env = "HEARTH_BODY_TIMEOUT", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub body_timeout: u64,
+    /// Bytes a second a request body must average once it has had a second to start
+    /// (else 408, and the connection is closed; 0: no minimum). A body holds its
+    /// declared length of --max-body-memory from its headers on: this frees what a
+    /// stalled one holds in about a second.
+    #[arg(long, env = "HEARTH_MIN_BODY_RATE", default_value_t = 8192, value_parser = clap::value_parser!(u64).range(0..=1_073_741_824))]
+    pub min_body_rate: u64,
     /// Seconds an idle keep-alive connection is kept open waiting for its next request.
     #[arg(long, env = "HEARTH_IDLE_TIMEOUT", default_value_t = 75, value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub idle_timeout: u64,
@@ -140,6 +146,7 @@ impl ServeArgs {
         c.max_connections_per_address = size(self.max_connections_per_address);
         c.header_read_timeout = Duration::from_secs(self.header_timeout);
         c.body_timeout = Duration::from_secs(self.body_timeout);
+        c.min_body_rate = self.min_body_rate;
         c.keep_alive_idle = Duration::from_secs(self.idle_timeout);
         c.shutdown_timeout = Duration::from_secs(self.shutdown_timeout);
         c.release_memory_after = self.release_memory_after;

@@ -1,6 +1,8 @@
 //! Request bodies, read by the handler (after authentication) with SPEC §3's limits:
-//! one reader for JSON, forms and multipart alike enforces the size limit, the body
-//! timeout (counted from the end of the headers) and the shared memory budget.
+//! one reader for JSON, forms and multipart alike enforces the size limit (the
+//! reader's, or the route's own), the body timeout (counted from the end of the
+//! headers), a minimum rate once a body has had a second to start, and the shared
+//! memory budget with each client address's share of it.
 
 use std::pin::Pin;
 
@@ -11,6 +13,7 @@ use warp::Filter;
 use warp::http::HeaderMap;
 use warp::http::header::{CONTENT_LENGTH, CONTENT_TYPE};
 
+use crate::config::MIN_BODY_RATE_GRACE;
 use crate::error::ApiError;
 use crate::http::auth::Principal;
 use crate::limits::AddrKey;
@@ -45,6 +48,9 @@ pub struct Body {
     chunks: std::sync::Mutex<Chunks>,
     budget: Option<Budget>,
     deadline: Option<tokio::time::Instant>,
+    /// When the headers were complete, and the least rate (bytes a second, 0: none)
+    /// the body must then average after [`MIN_BODY_RATE_GRACE`].
+    rate: Option<(tokio::time::Instant, u64)>,
     unlocked: bool,
     /// The route's own limit ([`crate::http::route::Endpoint::body_limit`]).
     cap: usize,
@@ -83,6 +89,7 @@ impl std::ops::Deref for Held {
 pub fn stream(
     budget: Budget,
     timeout: std::time::Duration,
+    min_rate: u64,
 ) -> impl Filter<Extract = (Body,), Error = std::convert::Infallible> + Clone {
     warp::ext::optional::<HeadersDone>()
         .and(warp::body::stream().map(|s| Some(boxed(s))).or(warp::any().map(|| None)).unify())
@@ -94,6 +101,7 @@ pub fn stream(
                 ),
                 budget: Some(budget.clone()),
                 deadline: Some(start + timeout),
+                rate: (min_rate > 0).then_some((start, min_rate)),
                 unlocked: false,
                 cap: usize::MAX,
                 owner: None,
@@ -154,7 +162,7 @@ impl Body {
             // headers); only a body that makes us wait is timed
             let next = match chunks.next().now_or_never() {
                 Some(next) => next,
-                None => match self.deadline {
+                None => match wait_until(self.deadline, self.rate, buf.len()) {
                     Some(d) => tokio::time::timeout_at(d, chunks.next())
                         .await
                         .map_err(|_| ApiError::RequestTimeout)?,
@@ -175,6 +183,31 @@ impl Body {
             buf.extend_from_slice(&chunk);
         }
         Ok(Held { bytes: buf.freeze(), permit })
+    }
+}
+
+/// When a body's next chunk must have come, with `received` bytes so far: the body
+/// timeout (`deadline`), or sooner where the minimum rate says so (the grace, then one
+/// second for each `rate` bytes received).
+fn wait_until(
+    deadline: Option<tokio::time::Instant>,
+    rate: Option<(tokio::time::Instant, u64)>,
+    received: usize,
+) -> Option<tokio::time::Instant> {
+    let rate_deadline = rate.and_then(|(start, rate)| {
+        let micros = u64::try_from(received)
+            .unwrap_or(u64::MAX)
+            .saturating_mul(1_000_000)
+            .checked_div(rate)
+            .unwrap_or(u64::MAX);
+        // past any real deadline: None (no Instant overflow)
+        start.checked_add(
+            std::time::Duration::from_micros(micros).saturating_add(MIN_BODY_RATE_GRACE),
+        )
+    });
+    match (deadline, rate_deadline) {
+        (Some(d), Some(r)) => Some(d.min(r)),
+        (d, r) => d.or(r),
     }
 }
 
@@ -230,6 +263,7 @@ impl Body {
             chunks: std::sync::Mutex::new(Box::pin(futures_util::stream::empty())),
             budget: None,
             deadline: None,
+            rate: None,
             unlocked: true,
             cap: usize::MAX,
             owner: None,

@@ -85,7 +85,11 @@ fn client_addr(
 pub fn request(
     state: AppState,
 ) -> impl Filter<Extract = (Req,), Error = std::convert::Infallible> + Clone {
-    let body = body::stream(state.body_budget.clone(), state.config.body_timeout);
+    let body = body::stream(
+        state.body_budget.clone(),
+        state.config.body_timeout,
+        state.config.min_body_rate,
+    );
     warp::any()
         .map(move || state.clone())
         .and(warp::method())

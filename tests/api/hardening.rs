@@ -193,6 +193,8 @@ async fn held_bodies_share_one_memory_budget() {
     let s = TestServer::start_with(|c| {
         c.max_body_memory = 8 * 1024 * 1024 + 1000;
         c.trusted_proxies = hearth::config::loopback_proxies();
+        // the bodies are held on purpose (the minimum rate would cut them after 1 s)
+        c.min_body_rate = 0;
     })
     .await;
     let (_, jwt) = s.login("ann");

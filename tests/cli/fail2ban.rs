@@ -90,6 +90,23 @@ fn escaped_usernames_are_matched_by_their_real_address() {
     }
 }
 
+/// A client's `X-Request-Id` (any printable ASCII without spaces) is written escaped
+/// in the text span: quotes, backslashes and braces in it hide no event.
+#[test]
+fn request_ids_cannot_hide_an_event() {
+    let lines: Vec<String> = [r#"a\"b"#, r#"a\\\"}:"#, "x}:", r#"\"}:hearth::security:"#]
+        .iter()
+        .enumerate()
+        .map(|(i, id)| {
+            format!(
+                r#"2026-11-27T02:47:1{i}.5Z  WARN request{{request_id="{id}"}}: hearth::security: security event event=login_failed client=198.51.100.{i} username="u""#
+            )
+        })
+        .collect();
+    let want: Vec<String> = (0..4).map(|i| format!("198.51.100.{i}")).collect();
+    assert_eq!(hosts(&lines), want, "{lines:#?}");
+}
+
 /// Lines of other levels, targets and events are never matched.
 #[test]
 fn only_banned_events_match() {

@@ -122,7 +122,8 @@ fn sigterm_with_a_slow_body_in_flight_exits_by_the_deadline() {
     let (mut child, addr) = crate::spawn_serve(
         &e.db(),
         "127.0.0.1:0",
-        &["--shutdown-timeout", "1", "--body-timeout", "60"],
+        // the body must stay in flight past the deadline: no minimum rate to cut it
+        &["--shutdown-timeout", "1", "--body-timeout", "60", "--min-body-rate", "0"],
     );
     let mut slow = std::net::TcpStream::connect(&addr).unwrap();
     write!(

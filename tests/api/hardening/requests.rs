@@ -1,5 +1,6 @@
 //! Requests that are cheap to send and were dear to serve (issue 27): query strings
-//! with thousands of parameters, and HTTP/1.1 requests with no or two `Host` headers.
+//! with thousands of parameters, HTTP/1.1 requests with no or two `Host` headers,
+//! bodies that grab the memory budget from one address or stall in it.
 
 use reqwest::StatusCode;
 
@@ -77,6 +78,8 @@ async fn no_client_address_can_hold_the_body_budget() {
     let s = TestServer::start_with(|c| {
         c.max_body_memory = 8 * 1024 * 1024;
         c.trusted_proxies = hearth::config::loopback_proxies();
+        // bodies are held on purpose (the minimum rate would cut them after 1 s)
+        c.min_body_rate = 0;
     })
     .await;
     let budget = s.state.body_budget.clone();
@@ -151,4 +154,39 @@ async fn no_client_address_can_hold_the_body_budget() {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     assert_eq!(budget.held(), 0);
+}
+
+/// Issue 27, High 2: a body holds its declared length of the budget from its headers
+/// on; one that stalls (10 bytes of a declared 512 KiB) is answered 408 and its bytes
+/// given back once it has fallen under the minimum rate (8 KiB/s after a second's
+/// grace), not after the 30 s body timeout. One that keeps coming is read whole.
+#[tokio::test]
+async fn a_stalled_body_is_cut_off_at_the_minimum_rate() {
+    use std::time::Duration;
+    use tokio::io::AsyncWriteExt;
+
+    let s = TestServer::start().await;
+    assert_eq!(s.state.config.min_body_rate, 8192);
+    assert_eq!(s.state.config.body_timeout, Duration::from_secs(30));
+    let budget = s.state.body_budget.clone();
+    let (_, jwt) = s.login("ann");
+    let started = tokio::time::Instant::now();
+    let mut stalled =
+        super::partial_post(&s, "/api/v2/post/", Some(&jwt), 512 * 1024, b"{\"text\": ").await;
+    let (got, closed) = super::read_until_closed(&mut stalled, Duration::from_secs(10)).await;
+    let took = started.elapsed();
+    assert!(got.starts_with("HTTP/1.1 408"), "{got}");
+    assert!(closed);
+    assert!(took >= Duration::from_millis(900) && took < Duration::from_secs(5), "{took:?}");
+    assert_eq!(budget.held(), 0);
+    // a body sent at a steady rate well above the minimum is read whole
+    let text = "x".repeat(48 * 1024);
+    let body = serde_json::json!({ "text": text }).to_string();
+    let mut c = super::partial_post(&s, "/api/v2/post/", Some(&jwt), body.len(), b"").await;
+    for part in body.as_bytes().chunks(16 * 1024) {
+        c.write_all(part).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let got = super::read_response(&mut c).await;
+    assert!(got.starts_with("HTTP/1.1 201"), "{got}");
 }
