@@ -32,6 +32,10 @@ impl Unavailable {
     }
 }
 
+/// Marks a response that is a storage fault's 503 (in its extensions).
+#[derive(Debug, Clone, Copy)]
+pub struct StorageFaulted;
+
 /// Every error a `/api/v2/` route can answer with.
 #[derive(Debug)]
 pub enum ApiError {
@@ -212,6 +216,11 @@ impl ApiError {
             }
             ApiError::Unavailable(why) => {
                 headers.insert(header::RETRY_AFTER, HeaderValue::from(why.retry_after()));
+                // what a read replica's layer looks for: a local read that failed on
+                // storage is a fault of its copy (src/replica)
+                if *why == Unavailable::Storage {
+                    resp.extensions_mut().insert(StorageFaulted);
+                }
             }
             // the rest of the body may still be on its way (or, for a malformed
             // request, where the next request starts is in doubt): the connection

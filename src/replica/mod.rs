@@ -250,11 +250,12 @@ where
         Ok(r) => r,
         Err(never) => match never {},
     };
-    // nothing is written here: a 500 is a read of the copy that failed, which is a
-    // fault of the copy, answered 503 while it is checked (issue 28)
-    if resp.status() == StatusCode::INTERNAL_SERVER_ERROR
-        && let Some(e) = shared.state.db.copy_read_failed()
-    {
+    // nothing is written here: a 500, or a storage fault's 503, is a read of the copy
+    // that failed, which is a fault of the copy, answered 503 saying so while it is
+    // checked (issue 28)
+    let read_failed = resp.status() == StatusCode::INTERNAL_SERVER_ERROR
+        || resp.extensions().get::<crate::error::StorageFaulted>().is_some();
+    if read_failed && let Some(e) = shared.state.db.copy_read_failed() {
         resp = crate::error::ApiError::from(e).to_response();
     }
     if resp.status() == StatusCode::UNAUTHORIZED
