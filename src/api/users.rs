@@ -20,6 +20,8 @@ pub fn endpoints() -> Vec<Endpoint> {
         user(Method::GET, "/api/v2/user/me/", "getMe", get_me),
         ca(Method::GET, "/api/v2/user/search/", "searchUsers", search),
         ca(Method::GET, "/api/v2/user/{id}/", "getUser", get_user),
+        write(Method::PATCH, "/api/v2/user/{id}/", "patchUser", edit_profile),
+        write(Method::PUT, "/api/v2/user/{id}/", "updateUser", edit_profile),
         ca(Method::GET, "/api/v2/user/{id}/followings/", "getUserFollowings", |c| {
             list_connections(c, Direction::Followings)
         }),
@@ -84,6 +86,32 @@ async fn get_user(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
                 None => false,
             };
             Ok::<_, ApiError>(user.to_json(&base, followed, crate::db::users::tags(c, id)?))
+        })
+        .await?;
+    Ok(ok(&json))
+}
+
+/// `PATCH`/`PUT /api/v2/user/{id}/` (write): the caller edits their own profile (the
+/// kit's settings page): `model::profile` says which fields and how each is checked;
+/// another user's id is 403. Answers the caller's User JSON, as `/user/me/` does.
+async fn edit_profile(mut call: Call<Principal>) -> Result<Response, ApiError> {
+    call.before_body().await?;
+    let (id, base) = (call.id(), call.base());
+    let body = call.json::<serde_json::Map<String, serde_json::Value>>().await;
+    let json = call
+        .write(move |tx, who| {
+            // a body that is no JSON object is refused first (415, 400), as for every
+            // typed body; then whose profile it is
+            let body = body?;
+            if who.user_id != id {
+                return Err(ApiError::PermissionDenied);
+            }
+            let edit = crate::model::profile::parse(&body).map_err(ApiError::Invalid)?;
+            crate::db::profiles::apply(tx, id, &edit)?;
+            let user = crate::db::users::get(tx, id)?.ok_or(ApiError::AuthenticationFailed)?;
+            let mut j = user.to_json(&base, false, crate::db::users::tags(tx, id)?);
+            j.email = Some(user.email.clone().unwrap_or_default());
+            Ok::<_, ApiError>(j)
         })
         .await?;
     Ok(ok(&json))

@@ -41,6 +41,7 @@ pub mod migrate;
 mod pair;
 pub mod position;
 pub mod prefs;
+pub mod profiles;
 pub mod reactions;
 mod readers;
 pub mod related;

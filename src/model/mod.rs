@@ -16,6 +16,7 @@ pub mod import;
 pub mod link;
 pub mod listing;
 pub mod pref;
+pub mod profile;
 pub mod reaction;
 pub mod rich_text;
 pub mod settings;

@@ -13,6 +13,7 @@ mod features;
 mod fields;
 mod hiding;
 mod menus;
+mod profile;
 mod search;
 mod settings;
 mod user_courses;
