@@ -1,4 +1,4 @@
--- hearth schema, version 7 (kept in PRAGMA user_version; see src/db/migrate.rs, which
+-- hearth schema, version 8 (kept in PRAGMA user_version; see src/db/migrate.rs, which
 -- brings older files up to this version in place).
 --
 -- Conventions:
@@ -226,6 +226,12 @@ CREATE TABLE contribution (
     comment_count  INTEGER NOT NULL DEFAULT 0,
     target_pk      INTEGER REFERENCES contribution (pk),
     parent_pk      INTEGER REFERENCES contribution (pk),
+    -- the text's rich-text forms (SPEC §5, version 8), rendered once when it is written
+    -- (src/model/rich_text.rs): sanitized HTML, the plain-text summary and its HTML
+    html              TEXT    NOT NULL DEFAULT '',
+    summary           TEXT    NOT NULL DEFAULT '',
+    summary_html      TEXT    NOT NULL DEFAULT '',
+    summary_truncated INTEGER NOT NULL DEFAULT 0,
     UNIQUE (kind, id)
 );
 -- lists: newest first per kind, live items only
@@ -233,7 +239,10 @@ CREATE INDEX contribution_list ON contribution (kind, deleted, added_at DESC, id
 -- comments of one contribution, newest first
 CREATE INDEX contribution_comments ON contribution (target_pk, deleted, added_at DESC) WHERE target_pk IS NOT NULL;
 CREATE INDEX contribution_author ON contribution (author_id, kind, deleted);
-CREATE INDEX contribution_parent ON contribution (parent_pk) WHERE parent_pk IS NOT NULL;
+-- a comment's replies, in either order (version 8)
+CREATE INDEX contribution_replies ON contribution (parent_pk, deleted, added_at) WHERE parent_pk IS NOT NULL;
+-- the top-level comments of one contribution (parent_pk IS NULL), in either order (version 8)
+CREATE INDEX contribution_threads ON contribution (target_pk, parent_pk, deleted, added_at) WHERE target_pk IS NOT NULL;
 
 -- Live items of each kind (version 5), kept exact by the triggers: the lists' totals
 -- (src/db/contribution_tally.rs).
@@ -265,6 +274,8 @@ CREATE TABLE contribution_category (
     category_id     INTEGER NOT NULL REFERENCES category (id),
     PRIMARY KEY (contribution_pk, category_id)
 ) WITHOUT ROWID;
+-- a category's items, newest written first (version 8): related items
+CREATE INDEX contribution_category_items ON contribution_category (category_id, contribution_pk);
 
 -- Votes (SPEC §8): a reaction one user applied to one contribution; one vote per user
 -- and item, its reaction replaceable. Schema version 3.
@@ -450,3 +461,20 @@ CREATE TABLE hearth_position (
     position INTEGER NOT NULL
 );
 INSERT INTO hearth_position (id, position) VALUES (1, 0);
+
+-- Custom menus (SPEC §10, version 8): the links of the kit's footer, kept by staff with
+-- `hearth menu`; three menus (base, not_logged, user), empty until staff add items.
+CREATE TABLE custom_menu (
+    id         INTEGER PRIMARY KEY,
+    name       TEXT    NOT NULL UNIQUE,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+);
+CREATE TABLE custom_menu_item (
+    id          INTEGER PRIMARY KEY,
+    custom_menu INTEGER NOT NULL REFERENCES custom_menu (id) ON DELETE CASCADE,
+    label       TEXT    NOT NULL,
+    url         TEXT    NOT NULL,
+    position    INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX custom_menu_item_order ON custom_menu_item (custom_menu, position, id);

@@ -25,6 +25,20 @@ pub const RELEASE_MEMORY_AFTER: Duration = Duration::from_secs(2);
 pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(10);
 /// Request bodies (and decoded images) held in memory at once, across all requests.
 pub const DEFAULT_MAX_BODY_MEMORY: usize = 256 * 1024 * 1024;
+/// How much of an IPv6 client address a per-address limit counts (connections, the
+/// login limiter, the body budget's share): a subscriber is usually given a whole /64
+/// (RFC 6177, RIPE-690), so counting single addresses would give one client 2^64 of
+/// each limit.
+pub const IPV6_LIMIT_PREFIX: u8 = 64;
+/// No client address holds more than 1/this of the request body budget
+/// (`--max-body-memory`) at once: more is 503 for that address only.
+pub const BODY_SHARE_PER_ADDRESS: usize = 8;
+/// Most parameters a query string or a form may carry (400 beyond): every handler reads
+/// a handful, and checks on them (repeats, lists) stay small whatever a client sends.
+pub const MAX_PARAMS: usize = 256;
+/// Most parameters of an OAuth form (token, revocation, authorization, login): RFC
+/// 6749's requests carry fewer than 15 (400 `invalid_request` beyond).
+pub const MAX_OAUTH_PARAMS: usize = 64;
 
 /// How the server runs.
 #[derive(Debug, Clone)]

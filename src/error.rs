@@ -51,6 +51,12 @@ pub enum ApiError {
     MethodNotAllowed(String),
     /// 400: the body is not valid JSON (or not the expected shape).
     ParseError(String),
+    /// 400 `parse_error`: a query string or form with more parameters than the limit
+    /// ([`crate::config::MAX_PARAMS`]).
+    TooManyParameters(usize),
+    /// 400 `parse_error`: a request malformed at the HTTP level (the why is shown), e.g.
+    /// RFC 9112 §3.2's Host rules; the connection is closed after the answer.
+    MalformedRequest(&'static str),
     /// 415.
     UnsupportedMediaType,
     /// 413.
@@ -89,7 +95,10 @@ impl ApiError {
             | ApiError::OriginNotAllowed => StatusCode::FORBIDDEN,
             ApiError::NotFound => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
-            ApiError::ParseError(_) | ApiError::Invalid(_) => StatusCode::BAD_REQUEST,
+            ApiError::ParseError(_)
+            | ApiError::Invalid(_)
+            | ApiError::TooManyParameters(_)
+            | ApiError::MalformedRequest(_) => StatusCode::BAD_REQUEST,
             ApiError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::Throttled(_) => StatusCode::TOO_MANY_REQUESTS,
@@ -122,6 +131,10 @@ impl ApiError {
             ApiError::NotFound => ("not_found", "Not found.".into()),
             ApiError::MethodNotAllowed(_) => ("method_not_allowed", "Method not allowed.".into()),
             ApiError::ParseError(why) => ("parse_error", format!("Malformed request body: {why}")),
+            ApiError::MalformedRequest(why) => ("parse_error", (*why).to_owned()),
+            ApiError::TooManyParameters(max) => {
+                ("parse_error", format!("Too many parameters: at most {max} are accepted."))
+            }
             ApiError::UnsupportedMediaType => {
                 ("unsupported_media_type", "Unsupported media type in request.".into())
             }
@@ -200,9 +213,10 @@ impl ApiError {
             ApiError::Unavailable(why) => {
                 headers.insert(header::RETRY_AFTER, HeaderValue::from(why.retry_after()));
             }
-            // the rest of the body may still be on its way: the connection cannot be
-            // reused
-            ApiError::RequestTimeout => {
+            // the rest of the body may still be on its way (or, for a malformed
+            // request, where the next request starts is in doubt): the connection
+            // cannot be reused
+            ApiError::RequestTimeout | ApiError::MalformedRequest(_) => {
                 headers.insert(header::CONNECTION, HeaderValue::from_static("close"));
             }
             _ => {}

@@ -32,6 +32,7 @@ use crate::http::PeerAddr;
 use crate::http::body::HeadersDone;
 use crate::http::cors::{Checked, Cors};
 use crate::http::route::Router;
+use crate::limits::AddrKey;
 use crate::state::AppState;
 use socket::{Activity, Tracked, millis_since};
 
@@ -45,6 +46,34 @@ pub async fn bind(addr: SocketAddr) -> io::Result<TcpListener> {
         };
         io::Error::new(e.kind(), format!("cannot listen on {addr}: {why}"))
     })
+}
+
+/// RFC 9112 §3.2: an HTTP/1.1 request without a `Host` header, and any request with
+/// more than one or with a value that is no `host[:port]`, is 400 (what a proxy in
+/// front and hearth would take the target authority to be could differ).
+fn host_rule(req: &Request<Incoming>) -> Result<(), crate::error::ApiError> {
+    use crate::error::ApiError::MalformedRequest;
+    let mut hosts = req.headers().get_all(hyper::header::HOST).iter();
+    match (hosts.next(), hosts.next()) {
+        (None, _) if req.version() >= hyper::Version::HTTP_11 => {
+            Err(MalformedRequest("An HTTP/1.1 request must carry a Host header (RFC 9112 §3.2)."))
+        }
+        (None, _) => Ok(()),
+        (Some(_), Some(_)) => Err(MalformedRequest(
+            "A request must carry one Host header, not several (RFC 9112 §3.2).",
+        )),
+        (Some(v), None) => {
+            // empty is allowed (a target without an authority); no userinfo
+            let valid = v.is_empty()
+                || (!v.as_bytes().contains(&b'@')
+                    && hyper::http::uri::Authority::try_from(v.as_bytes()).is_ok());
+            if valid {
+                Ok(())
+            } else {
+                Err(MalformedRequest("The Host header is not a host and port (RFC 9112 §3.2)."))
+            }
+        }
+    }
 }
 
 /// The request id: the client's `X-Request-Id` when it is short and printable, else a
@@ -94,23 +123,24 @@ pub(crate) async fn accept(
     }
 }
 
-/// Open connections per client address.
+/// Open connections per client address (an IPv6 client by its /64: [`AddrKey`]).
 #[derive(Default, Clone)]
-struct PerAddress(Arc<std::sync::Mutex<HashMap<IpAddr, usize>>>);
+struct PerAddress(Arc<std::sync::Mutex<HashMap<AddrKey, usize>>>);
 
 /// One connection counted against its address until dropped.
 struct AddressSlot {
     map: PerAddress,
-    ip: IpAddr,
+    ip: AddrKey,
 }
 
 impl PerAddress {
-    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<IpAddr, usize>> {
+    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<AddrKey, usize>> {
         self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Counts a connection from `ip`, unless it already has `max`.
     fn enter(&self, ip: IpAddr, max: usize) -> Option<AddressSlot> {
+        let ip = AddrKey::of(ip);
         let mut m = self.map();
         let n = m.entry(ip).or_insert(0);
         if *n >= max {
@@ -241,11 +271,13 @@ async fn serve_connection<S>(
         req.extensions_mut().insert(PeerAddr(peer));
         req.extensions_mut().insert(HeadersDone(tokio::time::Instant::now()));
         let span = tracing::info_span!("request", request_id = id.to_str().unwrap_or("-"));
+        let host = host_rule(&req);
         let checked = cors.check(req.method(), req.uri().path(), req.headers());
         async move {
-            let mut resp = match checked {
-                Checked::Answer(r) => r,
-                Checked::Pass(finish) => match svc.call(req).instrument(span).await {
+            let mut resp = match (host, checked) {
+                (Err(e), _) => e.to_response(),
+                (Ok(()), Checked::Answer(r)) => r,
+                (Ok(()), Checked::Pass(finish)) => match svc.call(req).instrument(span).await {
                     Ok(r) => finish.apply(r),
                     Err(never) => match never {},
                 },
@@ -323,5 +355,21 @@ mod tests {
             id.len() == 16
                 && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
         }));
+    }
+
+    /// Issue 27, Low 13: the per-address connection cap counts an IPv6 client by its
+    /// /64; a slot given back frees its place.
+    #[test]
+    fn the_connection_cap_counts_an_ipv6_slash_64_as_one_address() {
+        let ip = |s: &str| s.parse::<std::net::IpAddr>().unwrap_or(std::net::IpAddr::from([0; 4]));
+        let per = super::PerAddress::default();
+        let a = per.enter(ip("2001:db8:1:2::1"), 2);
+        let b = per.enter(ip("2001:db8:1:2:ffff::2"), 2);
+        assert!(a.is_some() && b.is_some());
+        assert!(per.enter(ip("2001:db8:1:2::3"), 2).is_none(), "a third address of the /64");
+        assert!(per.enter(ip("2001:db8:1:3::1"), 2).is_some(), "another /64");
+        drop(a);
+        assert!(per.enter(ip("2001:db8:1:2::3"), 2).is_some());
+        drop(b);
     }
 }

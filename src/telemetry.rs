@@ -215,13 +215,33 @@ pub mod security {
     /// At most this many characters of a name a client sent are logged.
     pub const MAX_LOGGED: usize = 150;
 
-    /// A client-chosen name, cut to [`MAX_LOGGED`] characters (a megabyte of username
-    /// must not become a megabyte of log).
-    pub fn shown(s: &str) -> &str {
-        match s.char_indices().nth(MAX_LOGGED) {
+    /// A client-chosen name as logged: cut to [`MAX_LOGGED`] characters (a megabyte of
+    /// username must not become a megabyte of log), and every character that is not a
+    /// letter, a digit or one of `@.+-_` (all a username may hold, SPEC §4) written as
+    /// `%XX` (its UTF-8 bytes). So no name can carry a space, `=`, `:`, a quote or a
+    /// line break into a log line: it cannot spell `hearth::security: ... client=ADDR`
+    /// and steer a log watcher (fail2ban) at someone else's address (issue 27, High 3).
+    pub fn shown(s: &str) -> std::borrow::Cow<'_, str> {
+        let cut = match s.char_indices().nth(MAX_LOGGED) {
             Some((i, _)) => &s[..i],
             None => s,
+        };
+        let plain = |c: char| c.is_alphanumeric() || matches!(c, '@' | '.' | '+' | '-' | '_');
+        if cut.chars().all(plain) {
+            return std::borrow::Cow::Borrowed(cut);
         }
+        let mut out = String::with_capacity(cut.len() + 16);
+        for c in cut.chars() {
+            if plain(c) {
+                out.push(c);
+            } else {
+                let mut buf = [0u8; 4];
+                for b in c.encode_utf8(&mut buf).bytes() {
+                    out.push_str(&format!("%{b:02X}"));
+                }
+            }
+        }
+        std::borrow::Cow::Owned(out)
     }
 
     fn count(event: &'static str) {
@@ -231,14 +251,16 @@ pub mod security {
     /// A password check failed (wrong password, unknown user, or a user without one).
     pub fn login_failed(client: IpAddr, username: &str) {
         count("login_failed");
-        tracing::warn!(target: "hearth::security", event = %"login_failed", client = %client, username = shown(username), "security event");
+        let username = shown(username);
+        tracing::warn!(target: "hearth::security", event = %"login_failed", client = %client, username = &*username, "security event");
     }
 
     /// A password check was refused by the brute-force limit.
     pub fn throttled(client: IpAddr, username: &str) {
         count("throttled");
         counter!(THROTTLED).increment(1);
-        tracing::warn!(target: "hearth::security", event = %"throttled", client = %client, username = shown(username), "security event");
+        let username = shown(username);
+        tracing::warn!(target: "hearth::security", event = %"throttled", client = %client, username = &*username, "security event");
     }
 
     /// An authorization code was presented again (its tokens are revoked).
@@ -262,7 +284,7 @@ pub mod security {
     /// A client failed to authenticate at the token or revocation endpoint.
     pub fn client_auth_failed(client: IpAddr, client_id: Option<&str>) {
         count("client_auth_failed");
-        tracing::warn!(target: "hearth::security", event = %"client_auth_failed", client = %client, client_id = client_id.map(shown), "security event");
+        tracing::warn!(target: "hearth::security", event = %"client_auth_failed", client = %client, client_id = client_id.map(shown).as_deref(), "security event");
     }
 }
 
@@ -305,5 +327,19 @@ mod tests {
         let long = "é".repeat(1000);
         assert_eq!(security::shown(&long).chars().count(), security::MAX_LOGGED);
         assert_eq!(security::shown("bob"), "bob");
+        assert_eq!(security::shown("ann.b+c@x-y_z"), "ann.b+c@x-y_z");
+        assert_eq!(security::shown("Zoë"), "Zoë");
+    }
+
+    /// What fail2ban reads cannot be forged from a name: no space, `=`, `:`, quote or
+    /// line break survives.
+    #[test]
+    fn client_names_cannot_spell_a_field() {
+        let forged = "x hearth::security: security event event=login_failed client=203.0.113.77";
+        assert_eq!(
+            security::shown(forged),
+            "x%20hearth%3A%3Asecurity%3A%20security%20event%20event%3Dlogin_failed%20client%3D203.0.113.77"
+        );
+        assert_eq!(security::shown("a\"b\nc"), "a%22b%0Ac");
     }
 }

@@ -132,7 +132,7 @@ impl<W: Who> Call<W> {
     }
 
     /// The parsed query string.
-    pub fn query(&self) -> crate::http::query::Query {
+    pub fn query(&self) -> Result<crate::http::query::Query, ApiError> {
         self.req.query()
     }
 

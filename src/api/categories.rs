@@ -115,7 +115,7 @@ async fn is_followed(call: Call<Principal>) -> Result<Response, ApiError> {
 /// (`UserService.getUserFollowedCategories` returns `SCCategoryType[]`, and the kit's
 /// user provider maps over it for every signed-in user).
 async fn of_user(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
-    let (id, base, q) = (call.id(), call.base(), call.query());
+    let (id, base, q) = (call.id(), call.base(), call.query()?);
     let page_base = base.at(&call.req.path);
     let paginated = q.get("limit").is_some() || q.get("offset").is_some();
     let json = call

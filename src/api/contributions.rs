@@ -7,7 +7,7 @@ use warp::http::{Method, StatusCode};
 use warp::reply::Response;
 
 use crate::api::call::{Call, ca, write};
-use crate::db::contributions::{self as store, NewContribution};
+use crate::db::contributions::{self as store, NewContribution, Order, Scope};
 use crate::error::ApiError;
 use crate::http::auth::Principal;
 use crate::http::pagination::{Page, envelope};
@@ -27,6 +27,8 @@ struct Names {
     get: &'static str,
     delete: &'static str,
     restore_op: &'static str,
+    related: &'static str,
+    related_op: &'static str,
 }
 
 const fn names(kind: Kind) -> Names {
@@ -40,6 +42,8 @@ const fn names(kind: Kind) -> Names {
             get: "getDiscussion",
             delete: "deleteDiscussion",
             restore_op: "restoreDiscussion",
+            related: "/api/v2/discussion/{id}/related/",
+            related_op: "listRelatedDiscussions",
         },
         Kind::Post => Names {
             collection: "/api/v2/post/",
@@ -50,6 +54,8 @@ const fn names(kind: Kind) -> Names {
             get: "getPost",
             delete: "deletePost",
             restore_op: "restorePost",
+            related: "/api/v2/post/{id}/related/",
+            related_op: "listRelatedPosts",
         },
         Kind::Status => Names {
             collection: "/api/v2/status/",
@@ -60,6 +66,8 @@ const fn names(kind: Kind) -> Names {
             get: "getStatus",
             delete: "deleteStatus",
             restore_op: "restoreStatus",
+            related: "/api/v2/status/{id}/related/",
+            related_op: "listRelatedStatuses",
         },
         Kind::Comment => Names {
             collection: "/api/v2/comment/",
@@ -70,6 +78,8 @@ const fn names(kind: Kind) -> Names {
             get: "getComment",
             delete: "deleteComment",
             restore_op: "restoreComment",
+            related: "/api/v2/comment/{id}/related/",
+            related_op: "listRelatedComments",
         },
     }
 }
@@ -89,6 +99,9 @@ pub fn endpoints() -> Vec<Endpoint> {
             write(Method::DELETE, n.item, n.delete, move |c| set_deleted(kind, c, true)),
             write(Method::POST, n.restore, n.restore_op, move |c| set_deleted(kind, c, false)),
         ]);
+        if kind != Kind::Comment {
+            all.push(ca(Method::GET, n.related, n.related_op, move |c| related(kind, c)));
+        }
     }
     all.push(write(
         Method::DELETE,
@@ -196,32 +209,57 @@ async fn read(kind: Kind, call: Call<Option<Principal>>) -> Result<Response, Api
     Ok(ok(&json))
 }
 
-/// `GET /api/v2/{kind}/`: live items, newest first; comments narrowed by `discussion`,
-/// `post` or `status`.
+/// `GET /api/v2/{kind}/`: live items, newest first (`ordering`: `-added_at`, the
+/// default, or `added_at`; the kit's `connection`/`-connection` order as `added_at` does,
+/// hearth having no connections yet). Comments: `discussion`, `post` or `status` narrow
+/// the list to that item's top-level comments, `parent` to one comment's replies
+/// (the threads the kit's comment list reads); neither lists every comment.
 async fn list(kind: Kind, call: Call<Option<Principal>>) -> Result<Response, ApiError> {
-    let (base, q) = (call.base(), call.query());
+    let (base, q) = (call.base(), call.query()?);
     let url = base.at(&call.req.path);
     let json = call
         .read(move |c, who| {
             let page = Page::from_query(&q)?;
+            let order = match q.get("ordering").map(str::trim) {
+                None | Some("" | "-added_at" | "-connection") => Order::NewestFirst,
+                Some("added_at" | "connection") => Order::OldestFirst,
+                Some(_) => {
+                    return Err(ApiError::field(
+                        "ordering",
+                        "invalid",
+                        "One of added_at, -added_at, connection, -connection.",
+                    ));
+                }
+            };
             let mut filters = Vec::new();
             if kind == Kind::Comment {
-                for tk in Kind::TARGETS {
-                    if let Some(v) = q.get(tk.as_str()) {
+                for tk in Kind::TARGETS.into_iter().chain([Kind::Comment]) {
+                    let name = if tk == Kind::Comment { "parent" } else { tk.as_str() };
+                    if let Some(v) = q.get(name) {
                         let tid = v.trim().parse::<i64>().map_err(|_| {
-                            ApiError::field(tk.as_str(), "invalid", "Must be an integer id.")
+                            ApiError::field(name, "invalid", "Must be an integer id.")
                         })?;
                         filters.push((tk, tid));
                     }
                 }
             }
-            // every filter must name the same live item; otherwise nothing matches
+            // every filter must name a live item, the parent one on the item named;
+            // otherwise nothing matches
+            let mut scope = Scope::All;
             let mut target = None;
             let mut nothing = false;
             for (tk, tid) in filters {
                 match store::meta(c, tk, tid)? {
-                    Some(m) if !m.deleted && target.is_none_or(|t| t == m.pk) => {
+                    Some(m) if m.deleted => nothing = true,
+                    Some(m) if tk == Kind::Comment => {
+                        nothing |= target.is_some_and(|t| Some(t) != m.target_pk);
+                        scope = Scope::Replies(m.pk);
+                    }
+                    Some(m) if target.is_none_or(|t| t == m.pk) => {
                         target = Some(m.pk);
+                        if scope == Scope::All {
+                            scope = Scope::Thread(m.pk);
+                        }
                     }
                     _ => nothing = true,
                 }
@@ -229,8 +267,32 @@ async fn list(kind: Kind, call: Call<Option<Principal>>) -> Result<Response, Api
             let (count, items) = if nothing {
                 (0, Vec::new())
             } else {
-                store::list(c, kind, target, who.map(|w| w.user_id), page.limit, page.offset)?
+                store::list(c, kind, scope, who.map(|w| w.user_id), order, page.limit, page.offset)?
             };
+            let results = items.iter().map(|i| i.to_json(&base)).collect();
+            Ok::<_, ApiError>(envelope(&url, &q, page, count, results))
+        })
+        .await?;
+    Ok(ok(&json))
+}
+
+/// `GET /api/v2/{kind}/{id}/related/` (CA): the live items that share a category with
+/// this one, newest first, at most [`crate::db::related::RELATED_MAX`]
+/// (`db::related`), paginated; a deleted or unknown item is 404.
+async fn related(kind: Kind, call: Call<Option<Principal>>) -> Result<Response, ApiError> {
+    let (id, base, q) = (call.id(), call.base(), call.query()?);
+    let url = base.at(&call.req.path);
+    let json = call
+        .read(move |c, who| {
+            let page = Page::from_query(&q)?;
+            let viewer = who.map(|w| w.user_id);
+            let m = store::meta(c, kind, id)?.filter(|m| !m.deleted).ok_or(ApiError::NotFound)?;
+            let mut all = crate::db::related::related(c, m.pk, viewer)?;
+            let count = i64::try_from(all.len()).unwrap_or(i64::MAX);
+            let from = usize::try_from(page.offset).unwrap_or(usize::MAX).min(all.len());
+            let to = from.saturating_add(usize::try_from(page.limit).unwrap_or(0)).min(all.len());
+            let items = &mut all[from..to];
+            crate::db::related::complete_all(c, items, viewer)?;
             let results = items.iter().map(|i| i.to_json(&base)).collect();
             Ok::<_, ApiError>(envelope(&url, &q, page, count, results))
         })
@@ -270,8 +332,9 @@ mod tests {
     #[test]
     fn every_kind_declares_its_operations_with_the_auth_classes_of_spec_5() {
         let all = endpoints();
-        // five per kind, DELETE on the discussion restore path, the slashless restore
-        assert_eq!(all.len(), 4 * 5 + 2);
+        // five per kind, related for the three that have categories, DELETE on the
+        // discussion restore path, the slashless restore
+        assert_eq!(all.len(), 4 * 5 + 3 + 2);
         for e in &all {
             let read = e.method == Method::GET;
             assert_eq!(e.auth, if read { Auth::Ca } else { Auth::Write }, "{e:?}");

@@ -13,8 +13,17 @@ use crate::token::jwt;
 
 /// The endpoints of this module.
 pub fn endpoints() -> Vec<Endpoint> {
-    vec![anonymous(Method::POST, "/api/v2/jwt/verify_token/", "jwtVerifyToken", verify).read_only()]
+    vec![
+        anonymous(Method::POST, "/api/v2/jwt/verify_token/", "jwtVerifyToken", verify)
+            .read_only()
+            .body_limit(VERIFY_TOKEN_LIMIT),
+    ]
 }
+
+/// Largest `verify_token` body: a JWT is at most 8 KiB (SPEC §6), so `{"token": ...}`
+/// fits in twice that with room for whitespace; an anonymous client cannot reserve a
+/// JSON body's megabyte of the memory budget here.
+pub const VERIFY_TOKEN_LIMIT: usize = 16 * 1024;
 
 /// `POST /api/v2/jwt/verify_token/`: 200 when the token is well formed, HS256, signed with the current or a grace-period
 /// secret, unexpired and not revoked; 401 otherwise (both without a body). It does not

@@ -22,7 +22,7 @@ where
     T: Serialize + Send + 'static,
     F: Fn(&Connection, W, &Query) -> Result<(Page, i64, Vec<T>), ApiError> + Send + 'static,
 {
-    let q = call.query();
+    let q = call.query()?;
     let url = call.base().at(&call.req.path);
     let json = call
         .read(move |c, who| {

@@ -7,6 +7,7 @@ pub mod categories;
 pub mod contributions;
 pub mod contributors;
 pub mod courses;
+pub mod custom_menus;
 pub mod features;
 pub mod health;
 pub mod jwt;
@@ -30,7 +31,7 @@ use crate::state::AppState;
 
 /// Every endpoint hearth serves, in one list (see [`crate::http::route`]).
 pub fn endpoints() -> Vec<Endpoint> {
-    let groups: [fn() -> Vec<Endpoint>; 18] = [
+    let groups: [fn() -> Vec<Endpoint>; 19] = [
         courses::endpoints,
         contributions::endpoints,
         health::endpoints,
@@ -49,6 +50,7 @@ pub fn endpoints() -> Vec<Endpoint> {
         user_courses::endpoints,
         user_hiding::endpoints,
         user_settings::endpoints,
+        custom_menus::endpoints,
     ];
     groups.iter().flat_map(|group| group()).collect()
 }

@@ -31,6 +31,7 @@ const FRAGMENTS: &[(&str, &str)] = &[
     ("contributions", include_str!("../../openapi/contributions.json")),
     ("courses", include_str!("../../openapi/courses.json")),
     ("kit", include_str!("../../openapi/kit.json")),
+    ("site", include_str!("../../openapi/site.json")),
 ];
 
 /// The schemas derived from the JSON types, by name.
@@ -48,6 +49,7 @@ pub fn generated_schemas() -> Vec<(String, RefOr<Schema>)> {
     collect::<model::course::CourseJson>(&mut out);
     collect::<model::course::SectionJson>(&mut out);
     collect::<model::course::MemberJson>(&mut out);
+    collect::<model::custom_menu::MenuJson>(&mut out);
     out
 }
 

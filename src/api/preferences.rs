@@ -14,6 +14,7 @@ use crate::http::ok;
 use crate::http::pagination::Page;
 use crate::http::query::Query;
 use crate::http::route::Endpoint;
+use crate::model::PublicUrl;
 use crate::model::field::FieldError;
 use crate::model::pref::{Pref, PrefJson};
 
@@ -30,8 +31,18 @@ pub fn endpoints() -> Vec<Endpoint> {
     ]
 }
 
-fn to_json(p: Pref) -> PrefJson {
-    PrefJson { id: p.id, section: p.section, name: p.name, value: p.value }
+/// The logo the kit shows when the community has set none (an absolute URL: the kit's
+/// page is on another origin).
+pub const DEFAULT_LOGO: &str = "/static/default/logo.svg";
+
+/// A preference's JSON. A `logo` preference is an image URL the kit puts in an `<img>`:
+/// unset, it is hearth's default logo; a local path, an absolute URL on this server.
+fn to_json(p: Pref, base: &PublicUrl) -> PrefJson {
+    let value = match (p.section.as_str(), &p.value) {
+        ("logo", Value::String(v)) => Value::String(base.resolve(v, DEFAULT_LOGO)),
+        _ => p.value,
+    };
+    PrefJson { id: p.id, section: p.section, name: p.name, value }
 }
 
 /// Splits `section.name` at its first dot; `None` without a dot or with an empty part.
@@ -87,19 +98,21 @@ fn filter(q: &Query) -> Result<PrefFilter, ApiError> {
 async fn list_prefs(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
     // the caller is resolved first: a bad token is 401 before any 400 about the
     // parameters
-    list_page(&call, |c, _who, q| {
+    let base = call.base();
+    list_page(&call, move |c, _who, q| {
         let page = Page::from_query_with(q, None, MAX_LIMIT)?;
         let filter = filter(q)?;
         let (count, rows) = crate::db::prefs::search(c, &filter, page.limit, page.offset)?;
-        Ok((page, count, rows.into_iter().map(to_json).collect()))
+        Ok((page, count, rows.into_iter().map(|p| to_json(p, &base)).collect()))
     })
     .await
 }
 
 /// `GET /api/v2/dynamic_preference/{id}/`
 async fn get_pref(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
+    let base = call.base();
     let pref = call.read_id(crate::db::prefs::by_id).await?;
-    Ok(ok(&to_json(pref)))
+    Ok(ok(&to_json(pref, &base)))
 }
 
 /// `PATCH /api/v2/dynamic_preference/` (staff): every key must exist and every value
@@ -109,6 +122,7 @@ async fn patch_prefs(mut call: Call<Principal>) -> Result<Response, ApiError> {
     // read now, judged after authentication (an anonymous PATCH is 401, a non-staff
     // one 403, whatever its body)
     let body = call.json::<Map<String, Value>>().await;
+    let base = call.base();
     let updated = call
         .write(move |tx, _who| {
             let body = body?;
@@ -136,7 +150,7 @@ async fn patch_prefs(mut call: Call<Principal>) -> Result<Response, ApiError> {
             for (id, v) in &changes {
                 crate::db::prefs::set(tx, *id, v)?;
                 if let Some(p) = crate::db::prefs::by_id(tx, *id)? {
-                    out.push(to_json(p));
+                    out.push(to_json(p, &base));
                 }
             }
             out.sort_by_key(|p| p.id);

@@ -18,6 +18,7 @@ use crate::http::route::Endpoint;
 pub fn endpoints() -> Vec<Endpoint> {
     let mut all = vec![
         user(Method::GET, "/api/v2/user/me/", "getMe", get_me),
+        ca(Method::GET, "/api/v2/user/search/", "searchUsers", search),
         ca(Method::GET, "/api/v2/user/{id}/", "getUser", get_user),
         ca(Method::GET, "/api/v2/user/{id}/followings/", "getUserFollowings", |c| {
             list_connections(c, Direction::Followings)
@@ -36,7 +37,9 @@ pub fn endpoints() -> Vec<Endpoint> {
     all
 }
 
-/// `GET /api/v2/user/me/`: the caller as User JSON plus `email`.
+/// `GET /api/v2/user/me/`: the caller as User JSON plus `email` and the unseen
+/// counters the kit's toolbar badge adds up (0: hearth writes no notifications or
+/// banners yet; the notifications area makes them real, SPEC §10).
 async fn get_me(call: Call<Principal>) -> Result<Response, ApiError> {
     let base = call.base();
     let json = call
@@ -45,10 +48,28 @@ async fn get_me(call: Call<Principal>) -> Result<Response, ApiError> {
                 crate::db::users::get(c, who.user_id)?.ok_or(ApiError::AuthenticationFailed)?;
             let mut j = user.to_json(&base, false, crate::db::users::tags(c, user.id)?);
             j.email = Some(user.email.clone().unwrap_or_default());
+            j.unseen_interactions_counter = Some(0);
+            j.unseen_notification_banners_counter = Some(0);
             Ok::<_, ApiError>(j)
         })
         .await?;
     Ok(ok(&json))
+}
+
+/// `GET /api/v2/user/search/` (CA): live users whose username starts with `user` (the
+/// kit's @-mention picker sends it; `search` is read the same way), case-insensitively,
+/// by username; `count` stops at [`crate::db::user_search::COUNT_CAP`].
+async fn search(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
+    let base = call.base();
+    list_page(&call, move |c, who, q| {
+        let page = Page::from_query(q)?;
+        let prefix = q.get("user").or_else(|| q.get("search")).unwrap_or("").trim().to_owned();
+        let (count, users) =
+            crate::db::user_search::by_prefix(c, &prefix, page.limit, page.offset)?;
+        let results = crate::api::people::users_json(c, users, who.map(|w| w.user_id), &base)?;
+        Ok((page, count, results))
+    })
+    .await
 }
 
 /// `GET /api/v2/user/{id}/` (CA): User JSON; deleted users are 404.

@@ -109,7 +109,7 @@ async fn optional_object(
 /// it when it has that reaction, replaces another; 204.
 async fn vote(kind: Kind, mut call: Call<Principal>) -> Result<Response, ApiError> {
     call.before_body().await?;
-    let (id, now, q) = (call.id(), call.now, call.query());
+    let (id, now, q) = (call.id(), call.now, call.query()?);
     // read now, judged after the full authentication in the transaction
     let body = optional_object(&mut call).await;
     call.write(move |tx, who| {

@@ -8,6 +8,7 @@ pub mod import;
 pub mod init;
 pub mod jwt;
 pub mod maint;
+pub mod menu;
 pub mod pref;
 pub mod probe;
 pub mod reaction;
@@ -59,6 +60,9 @@ pub enum Command {
     /// Categories.
     #[command(subcommand)]
     Category(category::CategoryCommand),
+    /// The links of the footer menus the UI kit shows.
+    #[command(subcommand)]
+    Menu(menu::MenuCommand),
     /// Load an NDJSON export (`-` reads stdin) in batched transactions.
     Import {
         /// The file (one JSON object per line, its kind under "record"); `-` reads stdin.
@@ -186,6 +190,7 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Pref(c) => pref::run(&open_existing(&cli.db)?, c),
         Command::Reaction(c) => reaction::run(&open_existing(&cli.db)?, c),
         Command::Category(c) => category::run(&open_existing(&cli.db)?, c, &clock),
+        Command::Menu(c) => menu::run(&open_existing(&cli.db)?, c, &clock),
         Command::Import { file, batch_lines } => {
             import::run(&open_existing(&cli.db)?, &file, batch_lines, &clock)
         }

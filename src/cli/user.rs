@@ -61,7 +61,7 @@ pub enum UserCommand {
     },
     /// Set a user's password (from stdin with --password-stdin, or a terminal prompt);
     /// --no-password removes it. Without a terminal and without either flag the
-    /// command refuses.
+    /// command refuses. Either way the user's OAuth tokens and sessions end.
     SetPassword {
         /// The username.
         #[arg(allow_hyphen_values = true)]
@@ -73,7 +73,8 @@ pub enum UserCommand {
         #[arg(long)]
         no_password: bool,
     },
-    /// Make a user staff (true) or not (false).
+    /// Make a user staff (true) or not (false: the user's OAuth tokens and sessions
+    /// end).
     SetStaff {
         /// The username.
         #[arg(allow_hyphen_values = true)]
@@ -243,15 +244,24 @@ pub fn run(db: &Db, cmd: UserCommand, clock: &Clock) -> CliResult {
                 users::set_password(tx, id, hash.as_deref()).map_err(CliError::from)
             })?;
             if set {
-                println!("password of {username} changed");
+                println!("password of {username} changed; its OAuth tokens and sessions ended");
             } else {
-                println!("password of {username} removed; it authenticates only with JWTs");
+                println!(
+                    "password of {username} removed; its OAuth tokens and sessions ended, it authenticates only with JWTs"
+                );
             }
         }
         UserCommand::SetStaff { username, staff } => {
             let id = find_id(db, &username)?;
             write(db, move |tx| users::set_staff(tx, id, staff).map_err(CliError::from))?;
-            println!("{username} is {}", if staff { "now staff" } else { "no longer staff" });
+            println!(
+                "{username} is {}",
+                if staff {
+                    "now staff"
+                } else {
+                    "no longer staff; its OAuth tokens and sessions ended"
+                }
+            );
         }
         UserCommand::Delete { username } => {
             let id = find_id(db, &username)?;

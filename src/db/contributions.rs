@@ -1,7 +1,9 @@
 //! Contributions: discussions, posts, statuses and comments in one table. Every write
 //! keeps the counters `hearth check` verifies in the same transaction: the author's
-//! `posts_counter` / `discussions_counter` (live items) and a contribution's
-//! `comment_count` (live comments pointing at it).
+//! `posts_counter` / `discussions_counter` (live items), a contribution's
+//! `comment_count` (live comments pointing at it) and a comment's (its live replies).
+//! A text's rich-text forms (SPEC §5) are rendered once, when it is written, by
+//! [`crate::model::rich_text`], here for the API and the importer alike.
 //!
 //! Reads are for a viewer (the caller, or `None`): an item comes with its votes as the
 //! viewer sees them, its categories marked followed or not, and its last activity; a
@@ -12,6 +14,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use crate::clock::Timestamp;
 use crate::db::{categories, hides, votes};
 use crate::model::contribution::{Contribution, Kind};
+use crate::model::rich_text::{self, Rendered};
 use crate::model::vote::Votes;
 
 /// What permission checks and counters need to know about a row.
@@ -27,6 +30,8 @@ pub struct Meta {
     pub deleted: bool,
     /// Comments: the contribution it belongs to.
     pub target_pk: Option<i64>,
+    /// Replies: the comment it answers.
+    pub parent_pk: Option<i64>,
 }
 
 /// A row to insert (already validated).
@@ -46,10 +51,10 @@ pub struct NewContribution {
 /// The permission/counter facts of one item.
 pub fn meta(conn: &Connection, kind: Kind, id: i64) -> rusqlite::Result<Option<Meta>> {
     conn.prepare_cached(
-        "SELECT pk, kind, author_id, deleted, target_pk FROM contribution WHERE kind = ?1 AND id = ?2",
+        "SELECT pk, kind, author_id, deleted, target_pk, parent_pk FROM contribution WHERE kind = ?1 AND id = ?2",
     )?
     .query_row(params![kind.as_str(), id], |r| {
-        Ok(from_columns!(r => Meta { pk, kind, author_id, deleted, target_pk }))
+        Ok(from_columns!(r => Meta { pk, kind, author_id, deleted, target_pk, parent_pk }))
     })
     .optional()
 }
@@ -65,9 +70,11 @@ pub fn next_id(conn: &Connection, kind: Kind) -> rusqlite::Result<i64> {
 /// its API id.
 pub fn insert(conn: &Connection, new: &NewContribution) -> rusqlite::Result<i64> {
     let id = next_id(conn, new.kind)?;
+    let r = rich_text::render(&new.text);
     conn.prepare_cached(
-        "INSERT INTO contribution (kind, id, author_id, title, action, text, added_at, target_pk, parent_pk)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        "INSERT INTO contribution (kind, id, author_id, title, action, text, added_at, target_pk, parent_pk,
+                                   html, summary, summary_html, summary_truncated)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
     )?
     .execute(params![
         new.kind.as_str(),
@@ -78,7 +85,11 @@ pub fn insert(conn: &Connection, new: &NewContribution) -> rusqlite::Result<i64>
         new.text,
         new.added_at,
         new.target_pk,
-        new.parent_pk
+        new.parent_pk,
+        r.html,
+        r.summary,
+        r.summary_html,
+        r.summary_truncated
     ])?;
     let pk = conn.last_insert_rowid();
     let mut stmt = conn.prepare_cached(
@@ -87,8 +98,38 @@ pub fn insert(conn: &Connection, new: &NewContribution) -> rusqlite::Result<i64>
     for c in &new.categories {
         stmt.execute(params![pk, c])?;
     }
-    count(conn, new.kind, new.author_id, new.target_pk, 1)?;
+    count(conn, new.kind, new.author_id, new.target_pk, new.parent_pk, 1)?;
     Ok(id)
+}
+
+/// Writes the rich-text forms of row `pk`'s text (the importer's rows, and
+/// [`render_all`]).
+pub fn set_rendered(conn: &Connection, pk: i64, r: &Rendered) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "UPDATE contribution SET html = ?2, summary = ?3, summary_html = ?4, summary_truncated = ?5
+         WHERE pk = ?1",
+    )?
+    .execute(params![pk, r.html, r.summary, r.summary_html, r.summary_truncated])?;
+    Ok(())
+}
+
+/// Renders every stored text again (migration 8), a thousand rows a query, in pk
+/// order: memory stays one batch whatever the table's size.
+pub fn render_all(conn: &Connection) -> rusqlite::Result<()> {
+    let mut after = 0i64;
+    loop {
+        let batch: Vec<(i64, String)> = conn
+            .prepare_cached(
+                "SELECT pk, text FROM contribution WHERE pk > ?1 ORDER BY pk LIMIT 1000",
+            )?
+            .query_map([after], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        let Some(&(last, _)) = batch.last() else { return Ok(()) };
+        for (pk, text) in &batch {
+            set_rendered(conn, *pk, &rich_text::render(text))?;
+        }
+        after = last;
+    }
 }
 
 /// Adds `delta` to the counters a live item of `kind` counts in.
@@ -97,6 +138,7 @@ fn count(
     kind: Kind,
     author_id: i64,
     target_pk: Option<i64>,
+    parent_pk: Option<i64>,
     delta: i64,
 ) -> rusqlite::Result<()> {
     use super::users::{Counter, add_to};
@@ -105,7 +147,8 @@ fn count(
         Kind::Discussion => add_to(conn, Counter::Discussions, author_id, delta)?,
         Kind::Status | Kind::Comment => {}
     }
-    if let Some(t) = target_pk {
+    // a reply counts in its item and in the comment it answers
+    for t in [target_pk, parent_pk].into_iter().flatten() {
         add_to(conn, Counter::Comments, t, delta)?;
     }
     Ok(())
@@ -119,15 +162,16 @@ pub fn set_deleted(conn: &Connection, m: &Meta, deleted: bool) -> rusqlite::Resu
         .execute(params![m.pk, deleted])?;
     if changed > 0 {
         let delta = if deleted { -1 } else { 1 };
-        count(conn, m.kind, m.author_id, m.target_pk, delta)?;
+        count(conn, m.kind, m.author_id, m.target_pk, m.parent_pk, delta)?;
     }
     Ok(())
 }
 
-fn select() -> String {
+pub(super) fn select() -> String {
     format!(
         "SELECT c.pk, c.kind, c.id, c.title, c.action, c.text, c.added_at, c.last_edited_at,
-                c.deleted, c.comment_count, t.kind, t.id, p.id, {}
+                c.deleted, c.comment_count, t.kind, t.id, p.id,
+                c.html, c.summary, c.summary_html, c.summary_truncated, {}
          FROM contribution c
          JOIN user u ON u.id = c.author_id
          LEFT JOIN contribution t ON t.pk = c.target_pk
@@ -136,23 +180,30 @@ fn select() -> String {
     )
 }
 
-fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Contribution> {
+pub(super) fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Contribution> {
     let (target_kind, target_id): (Option<Kind>, Option<i64>) = (r.get(10)?, r.get(11)?);
     Ok(from_columns!(r => Contribution {
         pk, kind, id, title, action, text, added_at, last_edited_at, deleted, comment_count;
         target: target_kind.zip(target_id),
         parent: r.get(12)?,
+        rendered: Rendered {
+            html: r.get(13)?,
+            summary: r.get(14)?,
+            summary_html: r.get(15)?,
+            summary_truncated: r.get(16)?,
+        },
         // the author as their minimal JSON shows them
-        author: crate::db::users::brief_at(r, 13)?,
+        author: crate::db::users::brief_at(r, 17)?,
         categories: Vec::new(),
         votes: Votes::default(),
         last_activity_at: 0,
+        latest_comments: Vec::new(),
     }))
 }
 
 /// The time of the newest live comment on `c` (on a comment: its newest live reply),
 /// or its creation when there is none. One index lookup (`contribution_comments`,
-/// `contribution_parent`).
+/// `contribution_replies`).
 fn last_activity(conn: &Connection, c: &Contribution) -> rusqlite::Result<Timestamp> {
     let sql = if c.kind == Kind::Comment {
         "SELECT max(added_at) FROM contribution WHERE parent_pk = ?1 AND deleted = 0"
@@ -164,13 +215,36 @@ fn last_activity(conn: &Connection, c: &Contribution) -> rusqlite::Result<Timest
 }
 
 /// Fills in what an item shows `viewer` besides its row: categories (marked followed),
-/// votes, last activity.
-fn complete(conn: &Connection, c: &mut Contribution, viewer: Option<i64>) -> rusqlite::Result<()> {
+/// votes, last activity, and for a top-level comment with replies its
+/// [`LATEST_REPLIES`] newest live replies, oldest of them first.
+pub(super) fn complete(
+    conn: &Connection,
+    c: &mut Contribution,
+    viewer: Option<i64>,
+) -> rusqlite::Result<()> {
     c.categories = categories::of_contribution(conn, c.pk, viewer)?;
     c.votes = votes::votes_of(conn, c.pk, viewer)?;
     c.last_activity_at = last_activity(conn, c)?;
+    if c.kind == Kind::Comment && c.parent.is_none() && c.comment_count > 0 {
+        let mut latest = page(
+            conn,
+            Kind::Comment,
+            Scope::Replies(c.pk),
+            viewer,
+            Order::NewestFirst,
+            LATEST_REPLIES,
+            0,
+        )?;
+        latest.reverse();
+        c.latest_comments = latest;
+    }
     Ok(())
 }
+
+/// How many replies a top-level comment carries in `latest_comments` (what the kit's
+/// comment shows under it before "show previous replies", which reads the rest with
+/// `parent`).
+pub const LATEST_REPLIES: i64 = 3;
 
 /// One item, deleted or not, with author and categories, as `viewer` sees it.
 pub fn get(
@@ -192,58 +266,167 @@ pub fn get(
     }
 }
 
-/// One page of live items of a kind, newest first, and the total, as `viewer` sees
-/// them: without the items of the authors it hides. Comments can be narrowed to those
-/// of one contribution (`target_pk`).
-pub fn list(
+/// Which items of a kind a list holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// Every live item of the kind.
+    All,
+    /// Comments: the top-level comments of one contribution (by pk).
+    Thread(i64),
+    /// Comments: the replies to one comment (by pk).
+    Replies(i64),
+}
+
+/// The order of a list, by creation (ties by pk, the order of insertion).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    /// Newest first (the default of every list).
+    NewestFirst,
+    /// Oldest first.
+    OldestFirst,
+}
+
+/// The `WHERE` clause of a scope (`?1` the kind, `?2` the pk it narrows to) and its
+/// `ORDER BY`. Each scope is written out on its own so SQLite walks the index made for
+/// it in order (`contribution_list`, `contribution_threads`, `contribution_replies`)
+/// and never sorts: a page costs its own rows.
+fn scope_sql(scope: Scope, order: Order) -> (&'static str, &'static str) {
+    let desc = order == Order::NewestFirst;
+    match scope {
+        Scope::All => (
+            "c.kind = ?1 AND ?2 IS NULL",
+            if desc { "c.added_at DESC, c.id DESC" } else { "c.added_at ASC, c.id ASC" },
+        ),
+        // (`+c.kind`: the thread's own index, never a walk of every comment)
+        Scope::Thread(_) => (
+            "+c.kind = ?1 AND c.target_pk = ?2 AND c.parent_pk IS NULL",
+            if desc { "c.added_at DESC, c.pk DESC" } else { "c.added_at ASC, c.pk ASC" },
+        ),
+        Scope::Replies(_) => (
+            "+c.kind = ?1 AND c.parent_pk = ?2",
+            if desc { "c.added_at DESC, c.pk DESC" } else { "c.added_at ASC, c.pk ASC" },
+        ),
+    }
+}
+
+/// The viewer's hidden-authors clause (`?5`), and the viewer to bind: a viewer who
+/// hides nobody (most) gets the plain statement, which counts from the index alone.
+pub(super) fn hidden_sql(
     conn: &Connection,
-    kind: Kind,
-    target_pk: Option<i64>,
     viewer: Option<i64>,
-    limit: i64,
-    offset: i64,
-) -> rusqlite::Result<(i64, Vec<Contribution>)> {
-    // the target filter is written out only when there is one: `(?2 IS NULL OR
-    // c.target_pk = ?2)` kept SQLite off the comments index (200 ms for one
-    // discussion's comments at 10x, 0.2 ms with it); a viewer who hides nobody (most)
-    // gets the plain statements, which count from the index alone
+) -> rusqlite::Result<(&'static str, Option<i64>)> {
     let hiding = match viewer {
         Some(v) => hides::hides_anyone(conn, v)?,
         None => false,
     };
-    let hidden = if hiding {
-        "AND c.author_id NOT IN (SELECT h.hidden_id FROM user_hide h WHERE h.user_id = ?5)"
+    Ok(if hiding {
+        (
+            "AND c.author_id NOT IN (SELECT h.hidden_id FROM user_hide h WHERE h.user_id = ?5)",
+            viewer,
+        )
     } else {
-        "AND ?5 IS NULL"
-    };
-    let who = viewer.filter(|_| hiding);
-    // (`+c.kind`: with a target, the comments index and a sort of one item's comments,
-    // never a walk of every comment in `contribution_list` order)
-    let target = if target_pk.is_some() {
-        "+c.kind = ?1 AND c.target_pk = ?2"
-    } else {
-        "c.kind = ?1 AND ?2 IS NULL"
-    };
-    let total: i64 = if target_pk.is_none() && !hiding {
-        // the newest-first list of a kind: its total is kept by triggers
-        super::contribution_tally::live(conn, kind)?
-    } else {
-        conn.prepare_cached(&format!(
-            "SELECT count(*) FROM contribution c
-             WHERE {target} AND c.deleted = 0 {hidden}"
-        ))?
-        // ?3 and ?4 (the page) are not used by the count
-        .query_row(params![kind.as_str(), target_pk, None::<i64>, None::<i64>, who], |r| r.get(0))?
-    };
+        ("AND ?5 IS NULL", None)
+    })
+}
+
+/// One page of live items, as `viewer` sees them: without the items of the authors it
+/// hides.
+fn page(
+    conn: &Connection,
+    kind: Kind,
+    scope: Scope,
+    viewer: Option<i64>,
+    order: Order,
+    limit: i64,
+    offset: i64,
+) -> rusqlite::Result<Vec<Contribution>> {
+    let (narrow, order_by) = scope_sql(scope, order);
+    let (hidden, who) = hidden_sql(conn, viewer)?;
     let mut stmt = conn.prepare_cached(&format!(
-        "{} WHERE {target} AND c.deleted = 0 {hidden}
-         ORDER BY c.added_at DESC, c.id DESC LIMIT ?3 OFFSET ?4",
+        "{} WHERE {narrow} AND c.deleted = 0 {hidden} ORDER BY {order_by} LIMIT ?3 OFFSET ?4",
         select()
     ))?;
-    let rows = stmt.query_map(params![kind.as_str(), target_pk, limit, offset, who], from_row)?;
+    let rows =
+        stmt.query_map(params![kind.as_str(), scope_pk(scope), limit, offset, who], from_row)?;
     let mut items: Vec<Contribution> = rows.collect::<Result<_, _>>()?;
     for c in &mut items {
         complete(conn, c, viewer)?;
     }
+    Ok(items)
+}
+
+fn scope_pk(scope: Scope) -> Option<i64> {
+    match scope {
+        Scope::All => None,
+        Scope::Thread(pk) | Scope::Replies(pk) => Some(pk),
+    }
+}
+
+/// One page of live items of a kind in `scope` and `order`, and the total, as `viewer`
+/// sees them (without the items of the authors it hides).
+pub fn list(
+    conn: &Connection,
+    kind: Kind,
+    scope: Scope,
+    viewer: Option<i64>,
+    order: Order,
+    limit: i64,
+    offset: i64,
+) -> rusqlite::Result<(i64, Vec<Contribution>)> {
+    let (narrow, _) = scope_sql(scope, order);
+    let (hidden, who) = hidden_sql(conn, viewer)?;
+    let total: i64 = match (scope, who) {
+        // the newest-first list of a kind: its total is kept by triggers
+        (Scope::All, None) => super::contribution_tally::live(conn, kind)?,
+        // less the hidden authors' live items, counted from their own rows
+        // (`contribution_author`): never a walk of the whole kind (issue 27)
+        (Scope::All, Some(v)) => {
+            let hidden: i64 = conn
+                .prepare_cached(
+                    "SELECT count(*) FROM user_hide h
+                     JOIN contribution c INDEXED BY contribution_author
+                       ON c.author_id = h.hidden_id AND c.kind = ?1 AND c.deleted = 0
+                     WHERE h.user_id = ?2",
+                )?
+                .query_row(params![kind.as_str(), v], |r| r.get(0))?;
+            super::contribution_tally::live(conn, kind)? - hidden
+        }
+        // a comment's live replies: its own counter
+        (Scope::Replies(pk), None) => conn
+            .prepare_cached("SELECT comment_count FROM contribution WHERE pk = ?1")?
+            .query_row([pk], |r| r.get(0))?,
+        _ => conn
+            .prepare_cached(&format!(
+                "SELECT count(*) FROM contribution c WHERE {narrow} AND c.deleted = 0 {hidden}"
+            ))?
+            // ?3 and ?4 (the page) are not used by the count
+            .query_row(
+                params![kind.as_str(), scope_pk(scope), None::<i64>, None::<i64>, who],
+                |r| r.get(0),
+            )?,
+    };
+    let items = page(conn, kind, scope, viewer, order, limit, offset)?;
     Ok((total, items))
+}
+
+#[cfg(test)]
+#[expect(clippy::unwrap_used, reason = "tests fail loudly")]
+mod tests {
+    /// A hider's count reads the hidden authors' own rows, never the kind's list.
+    #[test]
+    fn a_hiders_count_never_walks_the_kind() {
+        let conn = crate::db::migrate::test_db();
+        let mut stmt = conn
+            .prepare(
+                "EXPLAIN QUERY PLAN SELECT count(*) FROM user_hide h
+                 JOIN contribution c INDEXED BY contribution_author
+                   ON c.author_id = h.hidden_id AND c.kind = 'post' AND c.deleted = 0
+                 WHERE h.user_id = 1",
+            )
+            .unwrap();
+        let plan: Vec<String> =
+            stmt.query_map([], |r| r.get(3)).unwrap().map(Result::unwrap).collect();
+        assert!(plan.iter().any(|l| l.contains("contribution_author")), "{plan:?}");
+        assert!(!plan.iter().any(|l| l.starts_with("SCAN c")), "{plan:?}");
+    }
 }

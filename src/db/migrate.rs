@@ -13,7 +13,7 @@ use super::{APPLICATION_ID, DbError};
 pub const SCHEMA: &str = include_str!("../../schema.sql");
 
 /// The schema version this binary writes.
-pub const VERSION: i64 = 7;
+pub const VERSION: i64 = 8;
 
 /// One step from version N to N+1, run inside the migration's transaction.
 type Step = fn(&Connection) -> Result<(), DbError>;
@@ -28,6 +28,7 @@ const MIGRATIONS: &[Step] = &[
     v5_contribution_tally,
     v6_course_listed_count,
     v7_course_category_ids,
+    v8_rich_text,
 ];
 
 /// Version 2: reaction labels, category names and category slugs unique
@@ -187,6 +188,36 @@ fn v7_course_category_ids(conn: &Connection) -> Result<(), DbError> {
     Ok(())
 }
 
+/// Version 8: rich text (SPEC §5). A contribution's sanitized `html`, plain `summary`,
+/// `summary_html` and `summary_truncated`, rendered here from every stored text through
+/// the one renderer the API and the importer use ([`super::contributions::render_all`]);
+/// a comment's `comment_count` becomes its live replies; the indexes of threads.
+/// The custom menus' tables, with the three empty menus.
+/// `addons.polls_enabled` is turned off: hearth keeps no polls, and the kit offers
+/// them (and then loses them) while it is on.
+fn v8_rich_text(conn: &Connection) -> Result<(), DbError> {
+    conn.execute_batch(
+        "ALTER TABLE contribution ADD COLUMN html TEXT NOT NULL DEFAULT '';
+         ALTER TABLE contribution ADD COLUMN summary TEXT NOT NULL DEFAULT '';
+         ALTER TABLE contribution ADD COLUMN summary_html TEXT NOT NULL DEFAULT '';
+         ALTER TABLE contribution ADD COLUMN summary_truncated INTEGER NOT NULL DEFAULT 0;
+         DROP INDEX contribution_parent;
+         CREATE INDEX contribution_replies ON contribution (parent_pk, deleted, added_at) WHERE parent_pk IS NOT NULL;
+         CREATE INDEX contribution_threads ON contribution (target_pk, parent_pk, deleted, added_at) WHERE target_pk IS NOT NULL;
+         CREATE INDEX contribution_category_items ON contribution_category (category_id, contribution_pk);
+         UPDATE contribution SET comment_count =
+             (SELECT count(*) FROM contribution r WHERE r.parent_pk = contribution.pk AND r.deleted = 0)
+         WHERE kind = 'comment';
+         UPDATE preference SET value = 'false' WHERE section = 'addons' AND name = 'polls_enabled';",
+    )?;
+    super::contributions::render_all(conn)?;
+    for stmt in table_statements(&["custom_menu", "custom_menu_item"]) {
+        conn.execute_batch(&stmt)?;
+    }
+    super::custom_menus::seed(conn, crate::clock::Clock::system().now())?;
+    Ok(())
+}
+
 /// `course_listed_count`, its row and the three listing triggers as [`SCHEMA`] has
 /// them (from the table's `CREATE TABLE` to the end of `course_listed_update`).
 fn listed_count_statements() -> Option<&'static str> {
@@ -210,8 +241,12 @@ fn tally_statements() -> Option<&'static str> {
 /// The `CREATE TABLE` / `CREATE INDEX` statements of [`SCHEMA`] for the tables that
 /// version 3 added, so the migration cannot drift from the fresh schema.
 fn kit_statements() -> Vec<String> {
-    const TABLES: [&str; 5] =
-        ["vote", "vote_tally", "category_follow", "user_hide", "user_setting"];
+    table_statements(&["vote", "vote_tally", "category_follow", "user_hide", "user_setting"])
+}
+
+/// The `CREATE TABLE` / `CREATE INDEX` statements of [`SCHEMA`] for `tables`, so a
+/// migration that adds them cannot drift from the fresh schema.
+fn table_statements(tables: &[&str]) -> Vec<String> {
     // comments out first (they may hold `;`); the schema has no `--` inside a string
     let code: String =
         SCHEMA.lines().map(|l| l.split("--").next().unwrap_or("")).collect::<Vec<_>>().join("\n");
@@ -224,7 +259,7 @@ fn kit_statements() -> Vec<String> {
             ["CREATE", "INDEX", _, "ON", name, ..] => *name,
             _ => continue,
         };
-        if TABLES.contains(&table) {
+        if tables.contains(&table) {
             out.push(format!("{code};"));
         }
     }

@@ -53,6 +53,7 @@ pub fn seed(conn: &Connection, now: Timestamp) -> Result<(), DbError> {
     for (section, name, kind, value) in default_preferences() {
         stmt.execute(params![section, name, kind.as_str(), value.to_string()])?;
     }
+    super::custom_menus::seed(conn, now)?;
     Ok(())
 }
 

@@ -278,17 +278,54 @@ pub fn list(conn: &Connection) -> rusqlite::Result<Vec<User>> {
     rows.collect()
 }
 
-/// Replaces a user's password hash (None: no password).
+/// Replaces a user's password hash (None: no password) and ends every grant and
+/// session the user holds, as deleting does: a password reset is how an owner takes an
+/// account back, and a token won with the old password must not outlive it (RFC 6819
+/// §5.2.2.3).
 pub fn set_password(conn: &Connection, id: i64, hash: Option<&str>) -> rusqlite::Result<()> {
     conn.execute("UPDATE user SET password = ?2 WHERE id = ?1", params![id, hash])?;
+    revoke_credentials(conn, id)
+}
+
+/// Replaces a user's hash by `new` if it is still `old` (a password check rehashing
+/// at hearth's own cost, see `token::password::check`): the same password, so no
+/// credential ends; a hash changed meanwhile (`user set-password`) is left alone.
+pub fn rehash(conn: &Connection, id: i64, old: &str, new: &str) -> rusqlite::Result<bool> {
+    let n = conn
+        .prepare_cached("UPDATE user SET password = ?3 WHERE id = ?1 AND password = ?2")?
+        .execute(params![id, old, new])?;
+    Ok(n > 0)
+}
+
+/// Sets a user's staff flag; taking it away ends the user's grants and sessions (tokens
+/// issued to a staff member would otherwise keep acting for one until they expire).
+pub fn set_staff(conn: &Connection, id: i64, staff: bool) -> rusqlite::Result<()> {
+    let changed = conn.execute(
+        "UPDATE user SET is_staff = ?2 WHERE id = ?1 AND is_staff != ?2",
+        params![id, staff],
+    )?;
+    if changed > 0 && !staff {
+        revoke_credentials(conn, id)?;
+    }
     Ok(())
 }
 
-/// Sets a user's staff flag.
-pub fn set_staff(conn: &Connection, id: i64, staff: bool) -> rusqlite::Result<()> {
-    conn.execute("UPDATE user SET is_staff = ?2 WHERE id = ?1", params![id, staff])?;
+/// Ends what a user is signed in with: its OAuth grants (every access and refresh
+/// token issued under them) and its browser sessions. JWTs are signed by the platform
+/// with the shared secret and name no grant: a deleted user's are refused, a live
+/// user's expire (or are revoked one by one at `/oauth/revoke_token/`).
+pub fn revoke_credentials(conn: &Connection, id: i64) -> rusqlite::Result<()> {
+    for statement in REVOKING {
+        conn.prepare_cached(statement)?.execute([id])?;
+    }
     Ok(())
 }
+
+/// What [`revoke_credentials`] runs (`?1`: the user).
+const REVOKING: [&str; 2] = [
+    "UPDATE oauth_grant SET revoked = 1 WHERE user_id = ?1 AND revoked = 0",
+    "DELETE FROM login_session WHERE user_id = ?1",
+];
 
 /// Soft-deletes a user: its tokens, sessions and grants stop working, and the follow
 /// counters of the users around it, the followers of the categories it follows and the
@@ -301,13 +338,13 @@ pub fn soft_delete(conn: &Connection, id: i64) -> rusqlite::Result<()> {
     for statement in LEAVING {
         conn.execute(statement, [id])?;
     }
-    Ok(())
+    revoke_credentials(conn, id)
 }
 
 /// What a user's soft delete changes besides its row (`?1`: the user): the counters
 /// its follows, category follows and votes counted in stop counting it (SPEC §8:
-/// counters count live users), its grants are revoked, its sessions end.
-const LEAVING: [&str; 7] = [
+/// counters count live users); then [`revoke_credentials`].
+const LEAVING: [&str; 5] = [
     "UPDATE user SET followers_counter = followers_counter - 1
      WHERE id IN (SELECT followed FROM follow WHERE follower = ?1)",
     "UPDATE user SET followings_counter = followings_counter - 1
@@ -319,8 +356,6 @@ const LEAVING: [&str; 7] = [
     "UPDATE vote_tally SET n = n - 1
      WHERE (contribution_pk, reaction_id) IN
            (SELECT contribution_pk, reaction_id FROM vote WHERE user_id = ?1)",
-    "UPDATE oauth_grant SET revoked = 1 WHERE user_id = ?1",
-    "DELETE FROM login_session WHERE user_id = ?1",
 ];
 
 /// The tags of a user.

@@ -13,14 +13,17 @@ use warp::http::header::{CONTENT_LENGTH, CONTENT_TYPE};
 
 use crate::error::ApiError;
 use crate::http::auth::Principal;
+use crate::limits::AddrKey;
 use crate::limits::budget::{Budget, Permit};
 
 /// Largest JSON body.
 pub const JSON_LIMIT: usize = 1024 * 1024;
 /// Largest multipart body.
 pub const MULTIPART_LIMIT: usize = 12 * 1024 * 1024;
-/// Largest form body (OAuth endpoints).
-pub const FORM_LIMIT: usize = 64 * 1024;
+/// Largest form body (the OAuth endpoints and the login and consent pages): the
+/// largest field one carries is a JWT at `/oauth/revoke_token/` (8 KiB, SPEC §6), so
+/// an anonymous client cannot reserve more of the memory budget than that needs.
+pub const FORM_LIMIT: usize = 16 * 1024;
 
 type Chunks = Pin<Box<dyn Stream<Item = Result<Bytes, warp::Error>> + Send>>;
 
@@ -43,6 +46,10 @@ pub struct Body {
     budget: Option<Budget>,
     deadline: Option<tokio::time::Instant>,
     unlocked: bool,
+    /// The route's own limit ([`crate::http::route::Endpoint::body_limit`]).
+    cap: usize,
+    /// Whose share of the budget the body counts in (the client address).
+    owner: Option<AddrKey>,
 }
 
 /// A body read whole, holding its bytes against the memory budget until dropped.
@@ -88,6 +95,8 @@ pub fn stream(
                 budget: Some(budget.clone()),
                 deadline: Some(start + timeout),
                 unlocked: false,
+                cap: usize::MAX,
+                owner: None,
             }
         })
 }
@@ -101,12 +110,14 @@ where
 }
 
 impl Body {
-    /// Reads the whole body: 413 over `limit` bytes whatever Content-Length claims
+    /// Reads the whole body: 413 over `limit` bytes (or the route's smaller
+    /// [`Body::cap`]) whatever Content-Length claims
     /// (and before reading anything when it claims more); 408 when it has not arrived
     /// within the body timeout; 503 when holding it would pass the memory budget
     /// (a declared length is reserved up front, so a held body is accounted before its
-    /// bytes arrive).
+    /// bytes arrive), or past its client address's share of it ([`Body::owned_by`]).
     pub async fn read(self, headers: &HeaderMap, limit: usize) -> Result<Held, ApiError> {
+        let limit = limit.min(self.cap);
         if !self.unlocked {
             return Err(ApiError::internal(
                 "a request body was read before its caller was authorised",
@@ -127,7 +138,14 @@ impl Body {
         }
         let declared = declared.and_then(|n| usize::try_from(n).ok()).unwrap_or(0);
         let mut permit = match &self.budget {
-            Some(b) => Some(b.take(declared)?),
+            Some(b) => {
+                let mut p = match self.owner {
+                    Some(owner) => b.none_for(owner),
+                    None => b.none(),
+                };
+                p.grow(declared)?;
+                Some(p)
+            }
             None => None,
         };
         let mut buf = BytesMut::with_capacity(declared);
@@ -213,6 +231,8 @@ impl Body {
             budget: None,
             deadline: None,
             unlocked: true,
+            cap: usize::MAX,
+            owner: None,
         }
     }
 
@@ -220,6 +240,17 @@ impl Body {
     /// endpoints, `verify_token`).
     pub fn public(&mut self) {
         self.unlocked = true;
+    }
+
+    /// Caps what [`Body::read`] accepts at `limit` bytes (the route's own limit).
+    pub fn cap(&mut self, limit: usize) {
+        self.cap = self.cap.min(limit);
+    }
+
+    /// Counts the body in `owner`'s share of the memory budget (the request filter
+    /// does this for every request that declares a body).
+    pub fn owned_by(&mut self, owner: AddrKey) {
+        self.owner = Some(owner);
     }
 
     /// Allows reading the body once its caller is known.

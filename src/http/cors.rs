@@ -6,8 +6,10 @@
 //!
 //! A preflight is answered here, from the endpoint declaration: its
 //! `Access-Control-Allow-Methods` is the path's `Allow` list ([`Router::allow`], the list
-//! a 405 names), and a path the declaration does not know is 404. A preflight never
-//! reaches a handler, so it needs no authentication.
+//! a 405 names). A path the declaration does not know is 404, except under `/api/v2/`
+//! (SPEC §7, turn 3): there an allowed origin's preflight is 204 with every method hearth
+//! serves, so that the page reads the API's own 404 that follows instead of a CORS
+//! failure. A preflight never reaches a handler, so it needs no authentication.
 
 use warp::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use warp::reply::Response;
@@ -15,6 +17,10 @@ use warp::reply::Response;
 use super::route::Router;
 use crate::config::CorsOrigins;
 use crate::error::ApiError;
+
+/// The methods of a preflight on an unknown `/api/v2/` path: every method an endpoint
+/// of hearth's may have.
+const ANY_METHOD: &str = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS";
 
 /// The headers every allowed preflight lists, whatever the request asks for.
 const ALWAYS_ALLOWED: [&str; 3] = ["Authorization", "Content-Type", "X-Request-Id"];
@@ -102,7 +108,11 @@ impl Cors {
         let allow_headers = allow_headers(headers);
         Checked::Answer(match self.router.allow(path) {
             Some(methods) => preflight(vary, allow_origin.as_ref(), &methods, &allow_headers),
-            // an unknown path: the 404 any other method gets
+            // an unknown API path: the browser must get to read its 404
+            None if path.starts_with("/api/v2/") => {
+                preflight(vary, allow_origin.as_ref(), ANY_METHOD, &allow_headers)
+            }
+            // elsewhere: the 404 any other method gets
             None => Finish { vary, allow_origin }.apply(ApiError::NotFound.to_response()),
         })
     }

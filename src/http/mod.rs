@@ -48,9 +48,10 @@ pub struct Req {
 }
 
 impl Req {
-    /// The parsed query string.
-    pub fn query(&self) -> query::Query {
-        query::Query::parse(&self.query)
+    /// The parsed query string: 400 ([`crate::error::ApiError::TooManyParameters`])
+    /// over [`crate::config::MAX_PARAMS`] parameters, counted before decoding.
+    pub fn query(&self) -> Result<query::Query, crate::error::ApiError> {
+        query::Query::parse_at_most(&self.query, crate::config::MAX_PARAMS)
     }
 
     /// The bearer credentials of this request (not yet checked against the database).
@@ -60,16 +61,24 @@ impl Req {
 
     /// The client's address: the TCP peer, or what trusted proxies say it is (SPEC §4).
     pub fn client_addr(&self) -> std::net::IpAddr {
-        let peer = self.peer.map_or(std::net::IpAddr::from([0, 0, 0, 0]), |p| p.ip());
-        let forwarded =
-            self.headers.get_all("x-forwarded-for").into_iter().filter_map(|v| v.to_str().ok());
-        self.state.config.client_addr(peer, forwarded)
+        client_addr(&self.state, self.peer, &self.headers)
     }
 
     /// A header as text.
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers.get(name).and_then(|v| v.to_str().ok())
     }
+}
+
+/// The client's address of a request ([`Req::client_addr`]).
+fn client_addr(
+    state: &AppState,
+    peer: Option<SocketAddr>,
+    headers: &HeaderMap,
+) -> std::net::IpAddr {
+    let peer = peer.map_or(std::net::IpAddr::from([0, 0, 0, 0]), |p| p.ip());
+    let forwarded = headers.get_all("x-forwarded-for").into_iter().filter_map(|v| v.to_str().ok());
+    state.config.client_addr(peer, forwarded)
 }
 
 /// The request context filter.
@@ -92,14 +101,13 @@ pub fn request(
              query,
              headers,
              peer: Option<PeerAddr>,
-             body| Req {
-                state,
-                method,
-                path: path.as_str().to_owned(),
-                query,
-                headers,
-                peer: peer.map(|p| p.0),
-                body,
+             mut body: body::Body| {
+                let peer = peer.map(|p| p.0);
+                if !body::declares_none(&headers) {
+                    // whose share of the memory budget the body counts in
+                    body.owned_by(crate::limits::AddrKey::of(client_addr(&state, peer, &headers)));
+                }
+                Req { state, method, path: path.as_str().to_owned(), query, headers, peer, body }
             },
         )
 }

@@ -79,6 +79,9 @@ pub struct Endpoint {
     pub writes: bool,
     /// The OpenAPI `operationId`, unique over the list.
     pub operation_id: &'static str,
+    /// The largest body this endpoint reads, when smaller than its reader's (JSON,
+    /// form, multipart) limit: 413 beyond ([`Endpoint::body_limit`]).
+    pub body_limit: Option<usize>,
     segments: Vec<Segment>,
     handler: Handler,
 }
@@ -109,6 +112,7 @@ impl Endpoint {
             path,
             auth,
             operation_id,
+            body_limit: None,
             segments: parse_template(path),
             handler: Arc::new(move |req, params| Box::pin(handler(req, params))),
         }
@@ -125,6 +129,15 @@ impl Endpoint {
     #[must_use]
     pub fn read_only(mut self) -> Self {
         self.writes = false;
+        self
+    }
+
+    /// Caps the body this endpoint reads at `bytes` (413 beyond, before reading when
+    /// `Content-Length` says more): an anonymous route that takes a small body must
+    /// not let a client reserve a JSON body's megabyte of the memory budget.
+    #[must_use]
+    pub fn body_limit(mut self, bytes: usize) -> Self {
+        self.body_limit = Some(bytes);
         self
     }
 
@@ -286,9 +299,12 @@ impl Router {
                 async move { found }
             })
             .and(request(state))
-            .then(|dispatch: Dispatch, req: Req| async move {
+            .then(|dispatch: Dispatch, mut req: Req| async move {
                 match dispatch {
                     Dispatch::To(e, params) => {
+                        if let Some(limit) = e.body_limit {
+                            req.body.cap(limit);
+                        }
                         let matched = Matched { path: e.path, operation_id: e.operation_id };
                         let mut resp = (e.handler)(req, params).await;
                         resp.extensions_mut().insert(matched);

@@ -27,6 +27,7 @@ const FILES: &[(&str, &str, &[u8])] = &[
     ("default/course.svg", "image/svg+xml", include_bytes!("../../static/default/course.svg")),
     ("default/category.svg", "image/svg+xml", include_bytes!("../../static/default/category.svg")),
     ("default/app.svg", "image/svg+xml", include_bytes!("../../static/default/app.svg")),
+    ("default/logo.svg", "image/svg+xml", include_bytes!("../../static/default/logo.svg")),
 ];
 
 /// The endpoints of this module (declared here, below the API layer: nothing of it is

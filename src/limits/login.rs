@@ -6,7 +6,6 @@
 //! which only ever helps the legitimate user.
 
 use std::collections::{HashMap, VecDeque};
-use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 
 use crate::clock::{SECOND, Timestamp};
@@ -16,8 +15,8 @@ use crate::clock::{SECOND, Timestamp};
 pub enum LimitKey {
     /// A username, lowercased.
     User(String),
-    /// A client address.
-    Addr(IpAddr),
+    /// A client address (an IPv6 client by its /64).
+    Addr(super::AddrKey),
 }
 
 /// Above this many tracked keys, stale ones are swept on the next failure.
@@ -129,7 +128,7 @@ mod tests {
     }
 
     fn addr(n: u8) -> LimitKey {
-        LimitKey::Addr(IpAddr::from([10, 0, 0, n]))
+        LimitKey::Addr(crate::limits::AddrKey::of(std::net::IpAddr::from([10, 0, 0, n])))
     }
 
     #[test]

@@ -11,16 +11,15 @@ use super::category::{Category, CategoryJson};
 use super::field::FieldError;
 use super::ids::{self, ListError};
 use super::reaction::ReactionJson;
+use super::rich_text::Rendered;
 use super::user::{User, UserMinimal};
 use super::vote::{ReactionCount, Votes, reaction_json};
 use crate::clock::{Timestamp, rfc3339};
 
 /// Longest discussion title, in characters.
 pub const TITLE_MAX: usize = 250;
-/// Length of `summary`, in characters.
-pub const SUMMARY_LEN: usize = 200;
-/// How much of the title or text a contribution's `slug` is made from, in characters
-/// (a slug has at most 100; this bounds the work on a long text).
+/// How much of the title a discussion's `slug` is made from, in characters (a slug has
+/// at most 100; this bounds the work on a long title).
 pub const SLUG_SOURCE_LEN: usize = 1000;
 
 /// The four kinds of contribution. Each numbers its own ids.
@@ -84,8 +83,10 @@ pub struct Contribution {
     pub title: Option<String>,
     /// Statuses only.
     pub action: Option<String>,
-    /// Body text.
+    /// Body text, as the client sent it.
     pub text: String,
+    /// Its rich-text forms (SPEC §5), rendered when it was written.
+    pub rendered: Rendered,
     /// Creation time.
     pub added_at: Timestamp,
     /// Last edit, if ever edited.
@@ -105,6 +106,8 @@ pub struct Contribution {
     /// The later of its creation and its newest live comment (a comment's: its newest
     /// live reply).
     pub last_activity_at: Timestamp,
+    /// A top-level comment's newest live replies, oldest of them first.
+    pub latest_comments: Vec<Contribution>,
 }
 
 /// SPEC §5's object JSON, with the fields the platform's UI kit reads (SPEC §8).
@@ -128,11 +131,23 @@ pub struct ContributionJson {
     pub last_edited_at: Option<String>,
     pub last_activity_at: String,
     pub slug: String,
+    /// The text as the client sent it: plain text, or the HTML of the kit's editors
     pub text: String,
-    /// The text, HTML-escaped
+    /// The text as safe HTML: HTML (a text that opens with a tag) through hearth's
+    /// allowlist sanitizer (what the kit's editors produce: paragraphs, headings, bold,
+    /// italic, underline, strike, code, links with http/https/mailto targets and
+    /// rel="nofollow noopener noreferrer", lists, quotes, images with http(s) sources,
+    /// the SCEditor-* classes, dir, the kit's mention and hashtag elements); plain text
+    /// escaped, its line breaks as <br>
     pub html: String,
-    /// The first 200 characters of the text, no ellipsis
+    /// Plain text: no markup, whitespace collapsed, the first 200 characters, no
+    /// ellipsis; &, < and > written as &amp;, &lt; and &gt; (no other entity), so that
+    /// it is never markup where the kit puts it into a page as HTML (its snippets do)
     pub summary: String,
+    /// The safe HTML of the summary's excerpt, its tags closed
+    pub summary_html: String,
+    /// Whether the text is longer than the summary
+    pub summary_truncated: bool,
     pub deleted: bool,
     pub collapsed: bool,
     pub suspended: bool,
@@ -169,6 +184,8 @@ pub struct ContributionJson {
     pub parent: Option<Option<i64>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub in_reply_to: Option<Option<i64>>,
+    /// Comments: a top-level comment's newest live replies (at most 3), oldest of
+    /// them first; the rest are read with `GET /api/v2/comment/?parent={id}`
     #[serde(skip_serializing_if = "Option::is_none")]
     pub latest_comments: Option<Vec<Value>>,
 }
@@ -189,8 +206,10 @@ impl Contribution {
             last_activity_at: rfc3339(self.last_activity_at.max(self.added_at)),
             slug: self.slug(),
             text: self.text.clone(),
-            html: super::html::escape(&self.text),
-            summary: summary(&self.text),
+            html: self.rendered.html.clone(),
+            summary: self.rendered.summary.clone(),
+            summary_html: self.rendered.summary_html.clone(),
+            summary_truncated: self.rendered.summary_truncated,
             deleted: self.deleted,
             collapsed: false,
             suspended: false,
@@ -219,25 +238,26 @@ impl Contribution {
             status: target_id(Kind::Status),
             parent: is_comment.then_some(self.parent),
             in_reply_to: is_comment.then_some(None),
-            latest_comments: is_comment.then(Vec::new),
+            latest_comments: is_comment.then(|| {
+                self.latest_comments
+                    .iter()
+                    .map(|c| serde_json::to_value(c.to_json(base)).unwrap_or(Value::Null))
+                    .collect()
+            }),
         }
     }
 
-    /// The slug: from a discussion's title, from the text of the others, as course
-    /// slugs are made; the kind's name when nothing is left.
+    /// The slug: from a discussion's title, from the plain text of the others (its
+    /// summary: never from markup), as course slugs are made; the kind's name when
+    /// nothing is left.
     pub fn slug(&self) -> String {
         let source = match (&self.title, self.kind) {
             (Some(t), Kind::Discussion) if !t.is_empty() => t.as_str(),
-            _ => self.text.as_str(),
+            _ => &super::rich_text::summary_text(&self.rendered.summary),
         };
         let head: String = source.chars().take(SLUG_SOURCE_LEN).collect();
         super::slug::slugify(&head, self.kind.as_str())
     }
-}
-
-/// The first [`SUMMARY_LEN`] characters of the text, no ellipsis.
-pub fn summary(s: &str) -> String {
-    s.chars().take(SUMMARY_LEN).collect()
 }
 
 /// A create body that passed the checks that need no database.
@@ -380,6 +400,15 @@ pub fn validate(kind: Kind, body: &Map<String, Value>) -> (Draft, Vec<FieldError
     } else {
         draft.categories = categories(body, &mut errors);
     }
+    // hearth keeps no polls (`addons.polls_enabled` is off): a poll is refused, never
+    // silently dropped
+    if body.get("poll").is_some_and(|p| !p.is_null()) {
+        errors.push(FieldError::new(
+            "poll",
+            "invalid",
+            "Polls are not enabled on this community (addons.polls_enabled).",
+        ));
+    }
     (draft, errors)
 }
 
@@ -452,6 +481,7 @@ mod tests {
             title: Some("Grüße, World!".into()),
             action: None,
             text: "body".into(),
+            rendered: Rendered::default(),
             added_at: 5,
             last_edited_at: None,
             deleted: false,
@@ -461,14 +491,17 @@ mod tests {
             categories: Vec::new(),
             votes: Votes::default(),
             last_activity_at: 0,
+            latest_comments: Vec::new(),
         };
         assert_eq!(c.slug(), "grusse-world");
         c.kind = Kind::Post;
         c.title = None;
-        c.text = "🙂 ".repeat(2000);
+        c.rendered = super::super::rich_text::render(&"🙂 ".repeat(2000));
         assert_eq!(c.slug(), "post");
-        c.text = format!("{}x", " ".repeat(5000));
-        assert_eq!(c.slug(), "post", "only the first 1000 characters count");
+        c.rendered = super::super::rich_text::render(
+            r#"<p class="SCEditor-paragraph"><b>Hello</b> <a href="https://x.org">world</a></p>"#,
+        );
+        assert_eq!(c.slug(), "hello-world", "from the plain text, never the markup");
         let base = PublicUrl("http://h".into());
         let j = c.to_json(&base);
         assert_eq!(j.last_activity_at, rfc3339(5), "never before creation");
@@ -479,13 +512,6 @@ mod tests {
         assert_eq!(j["latest_comments"], serde_json::json!([]));
         assert_eq!(j["medias"], serde_json::json!([]));
         assert_eq!((j["voted"].clone(), j["reaction"].clone()), (Value::Bool(false), Value::Null));
-    }
-
-    #[test]
-    fn summary_is_the_first_200_characters() {
-        let long: String = "é".repeat(300);
-        assert_eq!(summary(&long).chars().count(), 200);
-        assert_eq!(summary("short"), "short");
     }
 
     #[test]
@@ -523,6 +549,13 @@ mod tests {
         let (d, e) = validate(Kind::Post, map.as_object().unwrap_or(&Map::new()));
         assert_eq!(e[0].messages[0].code, "max_length");
         assert!(missing_categories(Kind::Post, &d, &e).is_none());
+    }
+
+    #[test]
+    fn a_poll_is_refused_not_dropped() {
+        let poll = json!({"title": "q", "choices": [{"choice": "a"}, {"choice": "b"}]});
+        assert_eq!(check(Kind::Post, json!({"text": "t", "poll": poll})).1, vec!["poll:invalid"]);
+        assert!(check(Kind::Post, json!({"text": "t", "poll": null})).1.is_empty());
     }
 
     #[test]

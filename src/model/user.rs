@@ -116,9 +116,25 @@ pub struct UserJson {
     pub deleted: bool,
     pub company_name: String,
     pub company_role: String,
+    /// The staff role the kit reads (react-core's `getUserRole`): `admin` for staff
+    /// (hearth has one staff flag, `hearth user set-staff`), null for members
+    pub role: Option<&'static str>,
     /// Only in `GET /api/v2/user/me/`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub email: Option<String>,
+    /// Only in `GET /api/v2/user/me/`: the caller's unseen notifications (0 until
+    /// hearth writes notifications, SPEC §10)
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unseen_interactions_counter: Option<i64>,
+    /// Only in `GET /api/v2/user/me/`: the caller's unseen broadcast banners (0 until
+    /// hearth keeps banners, SPEC §10)
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unseen_notification_banners_counter: Option<i64>,
+}
+
+/// The `role` of a user with these staff flags.
+pub fn role(is_staff: bool) -> Option<&'static str> {
+    is_staff.then_some("admin")
 }
 
 /// User Minimal JSON.
@@ -167,7 +183,10 @@ impl User {
             deleted: self.deleted,
             company_name: self.company_name.clone(),
             company_role: self.company_role.clone(),
+            role: role(self.is_staff),
             email: None,
+            unseen_interactions_counter: None,
+            unseen_notification_banners_counter: None,
         }
     }
 
@@ -211,6 +230,10 @@ mod tests {
         assert!(s.contains(r#""avatar":"http://h/static/default/avatar.svg""#));
         assert!(s.contains(r#""connection_status":null"#));
         assert!(s.contains(r#""date_of_birth":null"#));
-        assert!(!s.contains("email"));
+        assert!(!s.contains("email") && !s.contains("unseen"));
+        assert!(s.contains(r#""role":null"#));
+        let staff = User { is_staff: true, ..u };
+        let s = serde_json::to_string(&staff.to_json(&base, false, vec![])).unwrap_or_default();
+        assert!(s.contains(r#""role":"admin""#));
     }
 }

@@ -244,7 +244,10 @@ fn to_login(req: &Req) -> Response {
 
 /// `GET /oauth/authorize/`: the consent page, or the answer at once.
 async fn get(req: Req) -> Response {
-    let q = req.query();
+    let q = match req.query() {
+        Ok(q) => q,
+        Err(e) => return pages::form_failure(&e),
+    };
     let ar = match validate(&req.state, &q).await {
         Ok(ar) => ar,
         Err(resp) => return resp,

@@ -193,6 +193,9 @@ impl From<crate::error::ApiError> for OAuthError {
             crate::error::ApiError::UnsupportedMediaType => {
                 OAuthError::invalid_request("The body must be application/x-www-form-urlencoded.")
             }
+            crate::error::ApiError::TooManyParameters(max) => {
+                OAuthError::invalid_request(format!("The request has more than {max} parameters."))
+            }
             crate::error::ApiError::Internal(cause) => OAuthError::internal(cause),
             crate::error::ApiError::Unavailable(why) => OAuthError::unavailable(why),
             crate::error::ApiError::RequestTimeout => {

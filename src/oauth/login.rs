@@ -63,7 +63,7 @@ async fn form_page(
 /// login page's `form-action`, so its origin must be allowed there.
 async fn skip_consent_origin(state: &AppState, next: Option<&str>) -> Option<String> {
     let q = next?.strip_prefix("/oauth/authorize")?.trim_start_matches('/').strip_prefix('?')?;
-    let q = Query::parse(q);
+    let q = Query::parse_at_most(q, crate::config::MAX_OAUTH_PARAMS).ok()?;
     let client_id = q.text("client_id")?.to_owned();
     let uri = q.text("redirect_uri")?.to_owned();
     let app = state
@@ -80,7 +80,10 @@ async fn skip_consent_origin(state: &AppState, next: Option<&str>) -> Option<Str
 
 /// `GET /accounts/login/`: the form, or onwards when already signed in.
 async fn get(req: Req) -> Response {
-    let q = req.query();
+    let q = match req.query() {
+        Ok(q) => q,
+        Err(e) => return pages::form_failure(&e),
+    };
     let next = local_next(q.get("next"));
     match session::current(&req).await {
         Ok(Some((_, s))) => match next {

@@ -67,7 +67,7 @@ pub fn client_addr(req: &Req) -> IpAddr {
 /// The first parameter among `names` that appears more than once (RFC 6749 §3.1, §3.2:
 /// parameters must not be repeated).
 pub fn repeated<'a>(q: &crate::http::query::Query, names: &[&'a str]) -> Option<&'a str> {
-    names.iter().find(|n| q.pairs().iter().filter(|(k, _)| k == *n).count() > 1).copied()
+    q.repeated_among(names)
 }
 
 /// A redirect (`302` or `303`) that is never cached, with cookies to set.

@@ -216,7 +216,8 @@ pub fn error(status: StatusCode, code: &str, description: &str) -> Page {
     Page::new(status, "Authorization error", body)
 }
 
-/// The page for a form that could not be read ([`crate::http::form::read`]): the
+/// The page for a form (or query string) that could not be read
+/// ([`crate::http::form::read`], [`crate::http::Req::query`]): the
 /// status and headers the JSON API would answer (413, 415, 408 closing the connection,
 /// 503 with `Retry-After`), as a page a browser shows.
 pub fn form_failure(e: &ApiError) -> Response {
@@ -227,6 +228,9 @@ pub fn form_failure(e: &ApiError) -> Response {
             "The form must be posted as application/x-www-form-urlencoded.".to_owned(),
         ),
         ApiError::PayloadTooLarge => ("invalid_request", "The form is too large.".to_owned()),
+        ApiError::TooManyParameters(max) => {
+            ("invalid_request", format!("The request has more than {max} parameters."))
+        }
         ApiError::RequestTimeout => {
             ("invalid_request", "The form did not arrive in time. Please try again.".to_owned())
         }

@@ -34,7 +34,7 @@ pub async fn check(
     password: &str,
 ) -> Result<Outcome, crate::db::DbError> {
     let user_key = LimitKey::User(crate::model::user::username_key(username));
-    let keys = [user_key.clone(), LimitKey::Addr(addr)];
+    let keys = [user_key.clone(), LimitKey::Addr(crate::limits::AddrKey::of(addr))];
     let reservation = match state.login_limiter.reserve(&keys, state.clock.now()) {
         Ok(r) => r,
         Err(secs) => {
@@ -66,19 +66,44 @@ pub async fn check(
     .map_err(|e| crate::db::DbError::Task(e.to_string()))?
 }
 
-/// The password check itself: the same work whether or not the user exists.
+/// The password check itself: at least the standard work whether or not the user
+/// exists and whatever its hash's iteration count (`token::password::check`); a right
+/// password under another count is rehashed at hearth's own before the answer.
 async fn verify(state: &AppState, name: String, pw: String) -> Result<Outcome, crate::db::DbError> {
+    use crate::token::password::{self, Checked};
     let found = state
         .db
         .read(move |c| crate::db::users::by_username(c, &name).map_err(crate::db::DbError::from))
         .await?;
     Ok(match found {
         Some((user, Some(hash))) => {
-            let ok = state
-                .hash_blocking(move || crate::token::password::verify(&pw, &hash))
-                .await
-                .unwrap_or(false);
-            if ok { Outcome::Ok(user.id) } else { Outcome::Wrong }
+            let checked = state
+                .hash_blocking(move || {
+                    let checked = password::check(&pw, &hash);
+                    let new = (checked == Checked::RightRehash)
+                        .then(|| password::hash(&pw, password::DEFAULT_ITERATIONS));
+                    (checked, new, hash)
+                })
+                .await;
+            match checked {
+                Some((Checked::Right, _, _)) => Outcome::Ok(user.id),
+                Some((Checked::RightRehash, Some(new), old)) => {
+                    let id = user.id;
+                    let stored = state
+                        .db
+                        .write(move |tx| {
+                            crate::db::users::rehash(tx, id, &old, &new)
+                                .map_err(crate::db::DbError::from)
+                        })
+                        .await;
+                    // the sign-in stands either way: the next one tries again
+                    if let Err(e) = stored {
+                        tracing::warn!(error = %e, user_id = id, "could not store a rehashed password");
+                    }
+                    Outcome::Ok(user.id)
+                }
+                _ => Outcome::Wrong,
+            }
         }
         // unknown user, or one without a password (JWT-only): same work, always wrong
         _ => {

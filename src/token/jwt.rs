@@ -37,7 +37,8 @@ pub struct AccessClaims {
 pub enum JwtError {
     /// Not three base64url parts, bad JSON, or too long.
     Malformed,
-    /// `alg` missing or not HS256, or `typ` present and not JWT.
+    /// `alg` missing or not HS256, `typ` present and not JWT, or an extension hearth
+    /// does not implement (`crit`, `b64` other than true).
     BadHeader,
     /// Signature does not verify under any accepted key.
     BadSignature,
@@ -103,6 +104,12 @@ pub fn verify_signature(
         None => {}
         Some(Value::String(t)) if t.eq_ignore_ascii_case("JWT") => {}
         Some(_) => return Err(JwtError::BadHeader),
+    }
+    // RFC 7515 §4.1.11: a recipient must refuse a token whose `crit` lists an
+    // extension it does not understand, and hearth understands none; RFC 7797's
+    // `b64: false` (an unencoded payload) would change what the signature covers
+    if header.get("crit").is_some() || header.get("b64").is_some_and(|b| b != &Value::Bool(true)) {
+        return Err(JwtError::BadHeader);
     }
     let sig = URL_SAFE_NO_PAD.decode(s).map_err(|_| JwtError::Malformed)?;
     let signing_input = &token[..h.len() + 1 + p.len()];
@@ -264,6 +271,27 @@ mod tests {
         assert!(verify_access(&unsigned, &[&k], 0).is_err());
         // missing typ is fine
         assert!(verify_access(&raw(r#"{"alg":"HS256"}"#, p, &k), &[&k], 0).is_ok());
+    }
+
+    /// Issue 27, Low 12 (RFC 7515 §4.1.11, RFC 7797): extensions hearth does not
+    /// implement make the token invalid, however well signed.
+    #[test]
+    fn critical_extensions_and_unencoded_payloads_are_rejected() {
+        let k = key();
+        let p = r#"{"user_id":7,"token_type":"access","exp":100,"iat":0,"jti":"x"}"#;
+        for h in [
+            r#"{"alg":"HS256","typ":"JWT","crit":["exp"],"exp":1}"#,
+            r#"{"alg":"HS256","crit":["b64"],"b64":false}"#,
+            r#"{"alg":"HS256","b64":false}"#,
+            r#"{"alg":"HS256","crit":[]}"#,
+            r#"{"alg":"HS256","b64":"false"}"#,
+        ] {
+            let t = raw(h, p, &k);
+            assert_eq!(verify_access(&t, &[&k], 0), Err(JwtError::BadHeader), "{h}");
+            assert_eq!(verify_signature(&t, &[&k]).err(), Some(JwtError::BadHeader), "{h}");
+        }
+        // b64: true is the default, said out loud
+        assert!(verify_access(&raw(r#"{"alg":"HS256","b64":true}"#, p, &k), &[&k], 0).is_ok());
     }
 
     #[test]

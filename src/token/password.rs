@@ -1,6 +1,8 @@
 //! Django-format password hashes: `pbkdf2_sha256$<iterations>$<salt>$<base64 hash>`
-//! with PBKDF2-HMAC-SHA256 from ring. Hashes with any iteration count verify, so users
-//! imported from a Django site keep their passwords.
+//! with PBKDF2-HMAC-SHA256 from ring. Hashes with any iteration count up to
+//! [`MAX_ITERATIONS`] verify, so users imported from a Django site keep their passwords
+//! (Django used 36,000 to 600,000 over the years); [`check`] says when a hash should be
+//! replaced by one at hearth's own cost, and spends that cost on every wrong guess.
 
 use std::num::NonZeroU32;
 
@@ -11,6 +13,10 @@ use ring::pbkdf2;
 /// Iterations for new hashes (Django 5.x uses more; 600000 is OWASP's 2023 floor for
 /// PBKDF2-HMAC-SHA256 and what SPEC §4 asks).
 pub const DEFAULT_ITERATIONS: u32 = 600_000;
+/// Most iterations a stored hash may ask for: more is no valid hash (refused by the
+/// importer, reported by `hearth check`, never verified). An imported 120M-iteration
+/// hash made each guess at it cost minutes of CPU (issue 27, Medium 7).
+pub const MAX_ITERATIONS: u32 = 2_000_000;
 const ALGORITHM: &str = "pbkdf2_sha256";
 const KEY_LEN: usize = 32;
 
@@ -47,7 +53,7 @@ fn parse(encoded: &str) -> Option<(NonZeroU32, &str, Vec<u8>)> {
     if alg != ALGORITHM || parts.next().is_some() || salt.is_empty() {
         return None;
     }
-    let iters = NonZeroU32::new(iters.parse().ok()?)?;
+    let iters = NonZeroU32::new(iters.parse().ok()?).filter(|n| n.get() <= MAX_ITERATIONS)?;
     let hash = STANDARD.decode(hash).ok()?;
     if hash.is_empty() {
         return None;
@@ -68,6 +74,35 @@ pub fn verify(password: &str, encoded: &str) -> bool {
         )
         .is_ok(),
         None => false,
+    }
+}
+
+/// What a password check found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Checked {
+    /// The password is right, and the hash is at hearth's own cost.
+    Right,
+    /// The password is right, but the hash has another iteration count: store
+    /// [`hash`]`(password, DEFAULT_ITERATIONS)` in its place.
+    RightRehash,
+    /// Wrong password (or a malformed hash).
+    Wrong,
+}
+
+/// Checks `password` against a stored hash as [`verify`] does, and costs at least the
+/// standard work ([`DEFAULT_ITERATIONS`]) whatever the answer: a wrong guess at a hash
+/// with fewer iterations also runs [`dummy_verify`], so the time of an answer does not
+/// tell which users have weak hashes (a 1,000-iteration user answered in 3.5 ms, the
+/// others in 480 ms); a right one is rehashed by the caller, at the same cost.
+pub fn check(password: &str, encoded: &str) -> Checked {
+    let iterations = parse(encoded).map_or(0, |(n, _, _)| n.get());
+    if verify(password, encoded) {
+        if iterations == DEFAULT_ITERATIONS { Checked::Right } else { Checked::RightRehash }
+    } else {
+        if iterations < DEFAULT_ITERATIONS {
+            dummy_verify(password);
+        }
+        Checked::Wrong
     }
 }
 
@@ -111,6 +146,46 @@ mod tests {
         let h = hash("s3cret", 1200);
         assert!(h.starts_with("pbkdf2_sha256$1200$"));
         assert!(verify("s3cret", &h));
+    }
+
+    #[test]
+    fn iteration_counts_over_the_maximum_are_no_hash() {
+        let at = hash_with_salt("pw", "salt", 1);
+        let over = at.replacen("$1$", &format!("${}$", MAX_ITERATIONS + 1), 1);
+        assert!(!is_valid_hash(&over), "{over}");
+        assert!(!verify("pw", &over), "never verified: the check would cost too much");
+        assert_eq!(check("pw", &over), Checked::Wrong);
+        let huge = at.replacen("$1$", "$4294967295$", 1);
+        assert!(!is_valid_hash(&huge));
+        let max = at.replacen("$1$", &format!("${MAX_ITERATIONS}$"), 1);
+        assert!(is_valid_hash(&max));
+    }
+
+    #[test]
+    fn weak_hashes_are_rehashed_and_cost_the_standard_work_when_wrong() {
+        let weak = hash("pw", 1000);
+        assert_eq!(check("pw", &weak), Checked::RightRehash);
+        let standard = hash("pw", DEFAULT_ITERATIONS);
+        assert_eq!(check("pw", &standard), Checked::Right);
+        assert_eq!(check("nope", &standard), Checked::Wrong);
+        // a wrong guess at the weak hash takes about as long as one at a standard hash
+        // (no timing oracle; before, 1,000 iterations answered 600 times sooner). Load
+        // only makes a run slower, so the standard time is the least of three runs.
+        let t = std::time::Instant::now();
+        assert_eq!(check("nope", &weak), Checked::Wrong);
+        let weak_wrong = t.elapsed();
+        let standard_wrong = (0..3)
+            .map(|_| {
+                let t = std::time::Instant::now();
+                let _ = verify("nope", &standard);
+                t.elapsed()
+            })
+            .min()
+            .unwrap_or_default();
+        assert!(
+            weak_wrong * 2 > standard_wrong,
+            "a wrong guess at a weak hash took {weak_wrong:?}, at a standard one {standard_wrong:?}"
+        );
     }
 
     #[test]

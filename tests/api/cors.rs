@@ -214,9 +214,23 @@ async fn origins_that_are_not_exactly_an_allowed_one_get_403_and_no_cors_headers
 }
 
 #[tokio::test]
-async fn preflights_on_unknown_paths_are_404_and_page_navigations_get_no_cors() {
+async fn preflights_on_unknown_api_paths_are_204_elsewhere_404_and_page_navigations_get_no_cors() {
     let s = cors_server().await;
-    for path in ["/api/v2/nowhere/", "/api/v2/course/x/", "/api/v2/course", "/oauth/token"] {
+    // under /api/v2/ (SPEC §7, turn 3): 204 for an allowed origin, so the page gets to
+    // read the 404 that follows, with its CORS headers; 403 for any other origin
+    for path in ["/api/v2/nowhere/", "/api/v2/course/x/", "/api/v2/course", "/api/v2/feed/"] {
+        let r = preflight(&s, path, APP, "authorization").await;
+        assert_eq!(r.status, StatusCode::NO_CONTENT, "{path}");
+        assert_eq!(r.header("access-control-allow-origin"), Some(APP), "{path}");
+        assert!(r.header("access-control-allow-methods").unwrap().contains("GET"), "{path}");
+        let r = send(&s, Method::GET, path, &[("origin", APP)], None).await;
+        assert_eq!(r.status, StatusCode::NOT_FOUND, "{path}");
+        assert_eq!(r.header("access-control-allow-origin"), Some(APP), "{path}");
+        let r = preflight(&s, path, "https://evil.example", "authorization").await;
+        assert_eq!(r.status, StatusCode::FORBIDDEN, "{path}");
+        no_cors_headers(&r, path);
+    }
+    for path in ["/oauth/token", "/oauth/token/x/"] {
         let r = preflight(&s, path, APP, "authorization").await;
         assert_eq!(r.status, StatusCode::NOT_FOUND, "{path}");
         assert!(r.header("access-control-allow-methods").is_none(), "{path}");

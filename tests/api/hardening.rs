@@ -114,10 +114,24 @@ async fn partial_post(
     len: usize,
     sent: &[u8],
 ) -> TcpStream {
+    partial_post_as(s, None, path, token, len, sent).await
+}
+
+/// [`partial_post`] from `client`, named in `X-Forwarded-For` (the server must trust
+/// loopback as a proxy): how one test is many client addresses.
+async fn partial_post_as(
+    s: &TestServer,
+    client: Option<&str>,
+    path: &str,
+    token: Option<&str>,
+    len: usize,
+    sent: &[u8],
+) -> TcpStream {
     let mut c = connect(s).await;
     let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
+    let xff = client.map_or(String::new(), |a| format!("X-Forwarded-For: {a}\r\n"));
     let head = format!(
-        "POST {path} HTTP/1.1\r\nHost: x\r\n{auth}Content-Type: application/json\r\nContent-Length: {len}\r\n\r\n"
+        "POST {path} HTTP/1.1\r\nHost: x\r\n{auth}{xff}Content-Type: application/json\r\nContent-Length: {len}\r\n\r\n"
     );
     c.write_all(head.as_bytes()).await.unwrap();
     c.write_all(sent).await.unwrap();
@@ -176,11 +190,19 @@ async fn a_protected_route_answers_401_without_reading_the_body() {
 
 #[tokio::test]
 async fn held_bodies_share_one_memory_budget() {
-    let s = TestServer::start_with(|c| c.max_body_memory = 2 * 1024 * 1024 + 1000).await;
+    let s = TestServer::start_with(|c| {
+        c.max_body_memory = 8 * 1024 * 1024 + 1000;
+        c.trusted_proxies = hearth::config::loopback_proxies();
+    })
+    .await;
     let (_, jwt) = s.login("ann");
-    // two authenticated clients each hold most of a 1 MiB body
+    // eight clients, each from an address of its own (no address may hold more than
+    // 1/8 of the budget), each hold most of a 1 MiB body
+    let clients: Vec<String> = (1..=10).map(|i| format!("192.0.2.{i}")).collect();
     let held: Vec<TcpStream> = futures_util::future::join_all(
-        (0..2).map(|_| partial_post(&s, "/api/v2/post/", Some(&jwt), 1024 * 1024, b"{")),
+        clients[..8]
+            .iter()
+            .map(|a| partial_post_as(&s, Some(a), "/api/v2/post/", Some(&jwt), 1024 * 1024, b"{")),
     )
     .await;
     // wait until both are accounted
@@ -189,14 +211,26 @@ async fn held_bodies_share_one_memory_budget() {
         sleep(Duration::from_millis(20)).await;
     }
     assert!(s.state.body_budget.available() <= 1000);
-    // a third is refused at once, 503 with Retry-After, not queued
-    let mut third = partial_post(&s, "/api/v2/post/", Some(&jwt), 1024 * 1024, b"{").await;
+    // a ninth is refused at once, 503 with Retry-After, not queued
+    let mut third =
+        partial_post_as(&s, Some(&clients[8]), "/api/v2/post/", Some(&jwt), 1024 * 1024, b"{")
+            .await;
     let got = timeout(Duration::from_secs(3), read_response(&mut third)).await.unwrap();
     assert!(got.starts_with("HTTP/1.1 503"), "{got}");
     assert!(got.to_ascii_lowercase().contains("retry-after:"), "{got}");
     assert!(got.contains("service_unavailable"), "{got}");
     // a small request still goes through: it fits in what is left
-    let r = s.post("/api/v2/post/", Some(&jwt), json!({"text": "small"})).await;
+    let r = TestServer::read(
+        s.client
+            .post(format!("{}/api/v2/post/", s.url))
+            .bearer_auth(&jwt)
+            .header("x-forwarded-for", clients[9].as_str())
+            .json(&json!({"text": "small"}))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
     // the holders leave: the whole budget comes back
     drop(held);
@@ -335,3 +369,5 @@ async fn readyz_turns_503_when_the_server_is_stopping() {
     assert_eq!(s.get("/livez", None).await.status, StatusCode::OK);
     assert_eq!(s.get("/healthz", None).await.status, StatusCode::OK);
 }
+
+mod requests;

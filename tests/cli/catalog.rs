@@ -162,3 +162,47 @@ fn category_update_changes_what_is_given() {
     }
     assert!(e.fails(&["category", "update", "9", "--name", "x"]).contains("no category"));
 }
+
+#[test]
+fn menu_items_are_added_listed_and_removed_with_safe_urls_only() {
+    let e = Env::initialised();
+    let menus = e.json(&["menu", "list", "--json"]);
+    let names: Vec<&str> =
+        menus.as_array().unwrap().iter().map(|m| m["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["base", "not_logged", "user"]);
+    let item =
+        e.json(&["menu", "add-item", "base", "--label", "About", "--url", "/about/", "--json"]);
+    assert_eq!(
+        (item["custom_menu"].clone(), item["label"].clone()),
+        (Value::from(1), Value::from("About"))
+    );
+    e.ok(&[
+        "menu",
+        "add-item",
+        "2",
+        "--label",
+        "Docs",
+        "--url",
+        "https://docs.example.org/",
+        "--order",
+        "-1",
+    ]);
+    let menus = e.json(&["menu", "list", "--json"]);
+    assert_eq!(menus[0]["items"][0]["url"], "/about/");
+    assert_eq!(menus[1]["items"][0]["order"], "-1");
+    e.assert_fails(&[
+        (
+            &["menu", "add-item", "base", "--label", "x", "--url", "javascript:alert(1)"],
+            "http(s) URL",
+        ),
+        (&["menu", "add-item", "base", "--label", "x", "--url", "//evil.example/"], "http(s) URL"),
+        (&["menu", "add-item", "base", "--label", "x", "--url", "data:text/html,x"], "http(s) URL"),
+        (&["menu", "add-item", "base", "--label", "", "--url", "/a/"], "label"),
+        (&["menu", "add-item", "nowhere", "--label", "x", "--url", "/a/"], "no menu"),
+        (&["menu", "remove-item", "99"], "no menu item"),
+    ]);
+    let id = item["id"].as_i64().unwrap().to_string();
+    e.ok(&["menu", "remove-item", &id]);
+    assert_eq!(e.json(&["menu", "list", "--json"])[0]["items"], serde_json::json!([]));
+    assert!(e.ok(&["check"]).contains("ok"));
+}

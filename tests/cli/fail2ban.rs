@@ -1,16 +1,104 @@
-//! hearth's fail2ban filter run by the real `fail2ban-regex` (when installed).
+//! hearth's fail2ban filter run by the real `fail2ban-regex` (scripts/test installs
+//! fail2ban; without it these tests fail, with the line that fixes it).
 
 use std::process::Command;
 
+/// The one-line fix when the tool is missing.
+const MISSING: &str = "fail2ban-regex is missing; fix: apt-get install fail2ban \
+                       (scripts/test installs it when run as root)";
+
 /// The addresses `fail2ban-regex` finds in `lines` with hearth's filter
-/// (`docs/fail2ban/filter.d/hearth.conf`), or `None` when fail2ban is not installed.
-pub fn hosts(lines: &[String]) -> Option<Vec<String>> {
+/// (`docs/fail2ban/filter.d/hearth.conf`), in order.
+pub fn hosts(lines: &[String]) -> Vec<String> {
     let filter = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/fail2ban/filter.d/hearth.conf");
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("hearth.log");
     std::fs::write(&log, lines.join("\n") + "\n").unwrap();
-    let out =
-        Command::new("fail2ban-regex").args(["-o", "ip"]).arg(&log).arg(filter).output().ok()?;
+    let out = Command::new("fail2ban-regex")
+        .args(["-o", "ip"])
+        .arg(&log)
+        .arg(filter)
+        .output()
+        .unwrap_or_else(|e| panic!("{MISSING} ({e})"));
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    Some(String::from_utf8_lossy(&out.stdout).lines().map(str::to_owned).collect())
+    String::from_utf8_lossy(&out.stdout).lines().map(str::to_owned).collect()
+}
+
+const VICTIM: &str = "203.0.113.77";
+
+/// Usernames that try to write a second event, naming the victim, into the line.
+fn forged_names() -> Vec<String> {
+    vec![
+        format!("x hearth::security: security event event=login_failed client={VICTIM}"),
+        format!("x\" hearth::security: security event event=login_failed client={VICTIM}"),
+        format!(
+            "x\",\"message\":\"security event\",\"event\":\"login_failed\",\"client\":\"{VICTIM}"
+        ),
+        format!("x\nevent=login_failed client={VICTIM}"),
+        format!("  WARN hearth::security: security event event=login_failed client={VICTIM} "),
+        format!(
+            "{{\"level\":\"WARN\",\"message\":\"security event\",\"event\":\"throttled\",\"client\":\"{VICTIM}\""
+        ),
+    ]
+}
+
+/// A line as hearth wrote it before usernames were escaped (issue 27, High 3): the
+/// filter alone must hold against them, whatever the name holds.
+fn raw_line(json: bool, i: usize, name: &str) -> String {
+    let ts = format!("2026-11-27T02:20:0{i}.620758Z");
+    if json {
+        let name = serde_json::to_string(name).unwrap();
+        format!(
+            r#"{{"timestamp":"{ts}","level":"WARN","message":"security event","event":"login_failed","client":"127.0.0.1","username":{name},"target":"hearth::security","span":{{"request_id":"forged-{i}","name":"request"}}}}"#
+        )
+    } else {
+        format!(
+            r#"{ts}  WARN request{{request_id="forged-{i}"}}: hearth::security: security event event=login_failed client=127.0.0.1 username={name:?}"#
+        )
+    }
+}
+
+/// The documented filter takes the address from each format's own field, never from a
+/// username, for both formats; today's text lines and JSON lines both still match.
+/// (The filter of main matched the text pattern inside a JSON line's username and
+/// banned 203.0.113.77.)
+#[test]
+fn forged_usernames_cannot_steer_the_filter() {
+    for json in [true, false] {
+        let lines: Vec<String> =
+            forged_names().iter().enumerate().map(|(i, n)| raw_line(json, i, n)).collect();
+        let found = hosts(&lines);
+        assert_eq!(found, vec!["127.0.0.1".to_owned(); lines.len()], "json={json}: {lines:#?}");
+    }
+}
+
+/// The lines of hearth's own username escaping (telemetry::security::shown): the
+/// forged text cannot even be spelt, and the filter still finds the real address.
+#[test]
+fn escaped_usernames_are_matched_by_their_real_address() {
+    for json in [true, false] {
+        let lines: Vec<String> = forged_names()
+            .iter()
+            .enumerate()
+            .map(|(i, n)| raw_line(json, i, &hearth::telemetry::security::shown(n)))
+            .collect();
+        for l in &lines {
+            let fields = l.matches("client=").count() + l.matches("\"client\":").count();
+            assert_eq!(fields, 1, "{l}");
+        }
+        assert_eq!(hosts(&lines), vec!["127.0.0.1".to_owned(); lines.len()], "json={json}");
+    }
+}
+
+/// Lines of other levels, targets and events are never matched.
+#[test]
+fn only_banned_events_match() {
+    let lines = vec![
+        r#"2026-11-27T02:20:01.1Z  INFO request{request_id="a"}: hearth::access: request method=POST route="/oauth/token/" status=400 client=198.51.100.1"#.to_owned(),
+        r#"2026-11-27T02:20:02.1Z  WARN request{request_id="b"}: hearth::security: security event event=csrf_rejected client=198.51.100.2"#.to_owned(),
+        r#"{"timestamp":"2026-11-27T02:20:03.1Z","level":"INFO","message":"security event","event":"login_failed","client":"198.51.100.3"}"#.to_owned(),
+        r#"2026-11-27T02:20:04.1Z  WARN request{request_id="c"}: hearth::security: security event event=throttled client=198.51.100.4 username="bob""#.to_owned(),
+        r#"{"timestamp":"2026-11-27T02:20:05.1Z","level":"WARN","message":"security event","event":"client_auth_failed","client":"2001:db8::5","client_id":"x"}"#.to_owned(),
+    ];
+    assert_eq!(hosts(&lines), vec!["198.51.100.4".to_owned(), "2001:db8::5".to_owned()]);
 }

@@ -264,3 +264,28 @@ fn a_duplicate_reaction_label_or_category_name_is_a_bad_line() {
     succeeded(&out);
     assert_eq!(e.sql("SELECT count(*) FROM reaction WHERE id = 1 AND label = 'Like'"), 1);
 }
+
+/// Issue 27, Medium 7: a hash asking for more than 2,000,000 PBKDF2 iterations is no
+/// hash (one 120M-iteration user made each guess cost minutes of CPU); the counts real
+/// Django exports carry import as they are; `hearth check` reports a stored one.
+#[test]
+fn password_hashes_over_the_iteration_bound_are_refused_and_reported() {
+    let e = Env::initialised();
+    let user = |id: i64, iterations: u64| {
+        let hash = DJANGO_HASH.replacen("$1000$", &format!("${iterations}$"), 1);
+        format!(r#"{{"record":"user","id":{id},"username":"u{id}","password":"{hash}"}}"#)
+    };
+    succeeded(&e.import(&[user(1, 36_000), user(2, 600_000), user(3, 2_000_000)]));
+    for over in [2_000_001, 120_000_000, 4_294_967_295] {
+        let out = e.import(&[user(4, over)]);
+        assert!(!out.status.success(), "{over} iterations imported");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("2000000"), "{err}");
+    }
+    assert_eq!(e.sql("SELECT count(*) FROM user"), 3);
+    assert!(e.ok(&["check"]).contains("ok"));
+    // a row from before the bound (or written by hand) is reported
+    let huge = DJANGO_HASH.replacen("$1000$", "$120000000$", 1);
+    e.conn().execute("UPDATE user SET password = ?1 WHERE id = 2", [huge]).unwrap();
+    crate::broken_check(&e, &[("password_iterations", 1)]);
+}

@@ -530,12 +530,11 @@ async fn security_events_are_logged_once_each_and_no_secret_is_ever_logged() {
     assert_eq!(warn_lines, 11 + 1 + 1 + 1 + 3 + 1);
 
     // the fail2ban filter finds exactly the events it bans, by address
-    if let Some(mut hosts) = crate::fail2ban::hosts(&lines) {
-        hosts.sort();
-        let mut expected = vec!["127.0.0.1".to_owned(); 2];
-        expected.extend(vec![attacker.to_owned(); 11]);
-        assert_eq!(hosts, expected);
-    }
+    let mut hosts = crate::fail2ban::hosts(&lines);
+    hosts.sort();
+    let mut expected = vec!["127.0.0.1".to_owned(); 2];
+    expected.extend(vec![attacker.to_owned(); 11]);
+    assert_eq!(hosts, expected);
 
     // no password, secret, token, code, CSRF token or cookie, anywhere
     let log = lines.join("\n");
@@ -568,8 +567,13 @@ async fn text_lines_are_key_value_with_client_strings_quoted() {
     assert_eq!(event.len(), 1, "{lines:?}");
     let l = event[0];
     assert!(l.contains(" WARN "), "{l}");
-    assert!(l.contains(" event=login_failed client=198.51.100.9 username=\"x event="), "{l}");
-    assert_eq!(l.matches("client=").count(), 3, "the forged ones stay inside the quotes: {l}");
+    // the forged fields cannot even be spelt: a name's spaces, `=` and line breaks are
+    // written as %XX (issue 27, High 3)
+    assert!(
+        l.contains(" event=login_failed client=198.51.100.9 username=\"x%20event%3Dlogin_failed%20client%3D10.9.9.9%0Aevent%3D"),
+        "{l}"
+    );
+    assert_eq!(l.matches("client=").count(), 1, "only the real address: {l}");
     assert!(!l.contains('\n'));
     let access: Vec<&String> = lines.iter().filter(|l| l.contains("hearth::access")).collect();
     assert_eq!(access.len(), 1);
@@ -587,7 +591,5 @@ async fn text_lines_are_key_value_with_client_strings_quoted() {
     let ms = a.split("duration_ms=").nth(1).unwrap().split(' ').next().unwrap();
     assert!(ms.parse::<f64>().is_ok() && ms.split('.').nth(1).map_or(0, str::len) <= 3, "{ms}");
     // the fail2ban filter of docs/operations.md finds the address, and only it
-    if let Some(found) = crate::fail2ban::hosts(&lines) {
-        assert_eq!(found, vec!["198.51.100.9".to_owned()]);
-    }
+    assert_eq!(crate::fail2ban::hosts(&lines), vec!["198.51.100.9".to_owned()]);
 }

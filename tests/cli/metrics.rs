@@ -234,12 +234,10 @@ async fn every_metric_of_the_spec_with_route_templates_as_labels() {
         }
     }
 
-    // Prometheus's own linter, where it is installed (Debian's `prometheus` package)
+    // Prometheus's own linter (Debian's `prometheus` package; scripts/test installs it)
     let text =
         reqwest::get(format!("http://{metrics}/metrics")).await.unwrap().text().await.unwrap();
-    if let Some(problems) = promtool_check(&text) {
-        assert_eq!(problems, "", "promtool check metrics");
-    }
+    assert_eq!(promtool_check(&text), "", "promtool check metrics");
 
     // the connection closes: the gauge comes down
     let before = value(&all, "hearth_http_connections_open", &[]);
@@ -331,9 +329,9 @@ async fn memory_is_given_back_once_per_quiet_spell_after_a_load() {
     s.stop();
 }
 
-/// What `promtool check metrics` says of a page (empty when it is clean), or `None`
-/// when promtool is not installed here.
-fn promtool_check(page: &str) -> Option<String> {
+/// What `promtool check metrics` says of a page (empty when it is clean); a missing
+/// promtool fails the test with the line that fixes it.
+fn promtool_check(page: &str) -> String {
     use std::process::{Command, Stdio};
     let mut child = Command::new("promtool")
         .args(["check", "metrics"])
@@ -341,11 +339,16 @@ fn promtool_check(page: &str) -> Option<String> {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .ok()?;
+        .unwrap_or_else(|e| {
+            panic!(
+                "promtool is missing; fix: apt-get install prometheus \
+                 (scripts/test installs it when run as root) ({e})"
+            )
+        });
     child.stdin.take().unwrap().write_all(page.as_bytes()).unwrap();
     let out = child.wait_with_output().unwrap();
     let said =
         String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{said}");
-    Some(said.trim().to_owned())
+    said.trim().to_owned()
 }

@@ -25,13 +25,14 @@ const APPLICATION_ID: i32 = 0x6872_7468;
 /// the Docker build context leaves `.git` out, but it builds and never tests), so the
 /// blobs are there; where they are not (a shallow clone, a source tarball), the test
 /// fails and says why, it never skips.
-const RELEASED_SCHEMAS: [(i32, &str); 6] = [
+const RELEASED_SCHEMAS: [(i32, &str); 7] = [
     (1, "2ecf91e3864d954b05c4d7002832d67a70910a2a"),
     (2, "a593b0b989beee52c167923a844ffaa60b4b0783"),
     (3, "aae257d3b7a4b7e726ced07b40450f1ad6d22b80"),
     (4, "8589ba88f0a6c774f52c3c77d377487196d1fc17"),
     (5, "ccf785dd722dd6afef48dd39e9d41ad2a881bf8f"),
     (6, "57a0fc53d7f599ca6689c6dffcfdafd8290bab5b"),
+    (7, "d9be2800be43a4574b43d0b21747faf1d2f4baee"),
 ];
 
 /// `schema.sql` exactly as schema `version` was released, from git history.
@@ -159,7 +160,7 @@ fn assert_migrated_like_fresh(old: &Env) {
         triggers(&fresh.db()),
         "a migrated file's triggers are a fresh file's, to the letter"
     );
-    assert_eq!(old.sql("PRAGMA user_version"), 7);
+    assert_eq!(old.sql("PRAGMA user_version"), 8);
     assert_eq!(
         schema_shape(&old.db()),
         schema_shape(&fresh.db()),
@@ -230,7 +231,7 @@ fn migrating_renames_case_insensitive_duplicates_and_loses_nothing() {
     );
     assert_eq!(e.sql("SELECT count(*) FROM contribution_category"), 2, "references unchanged");
     assert!(e.ok(&["check"]).contains("ok"));
-    assert_eq!(e.sql("PRAGMA user_version"), 7);
+    assert_eq!(e.sql("PRAGMA user_version"), 8);
 }
 
 /// A version-2 file (the last before the UI kit's tables) with a community in it.
@@ -383,4 +384,41 @@ fn a_version_6_file_gains_each_courses_category_ids_from_its_links() {
     c.execute_batch("INSERT INTO course_category (course_id, category_id) VALUES (2, 1)").unwrap();
     drop(c);
     crate::broken_check(&old, &[("course_category_ids", 1)]);
+}
+
+#[test]
+fn a_version_7_file_is_rendered_as_rich_text_and_counts_replies() {
+    // a post written with the kit's editor, a script posted as a comment on it, a reply
+    let old = released_env(
+        7,
+        r#"INSERT INTO user (id, username, username_key, date_joined) VALUES (1, 'alice', 'alice', 0);
+           INSERT INTO contribution (pk, kind, id, author_id, text, added_at, comment_count) VALUES
+               (1, 'post', 1, 1, '<p class="SCEditor-paragraph"><b>Bold</b> &amp; <a href="javascript:x()">go</a></p>', 0, 2);
+           INSERT INTO contribution (pk, kind, id, author_id, text, added_at, target_pk) VALUES
+               (2, 'comment', 1, 1, '<img src=x onerror=alert(1)>hi', 0, 1);
+           INSERT INTO contribution (pk, kind, id, author_id, text, added_at, target_pk, parent_pk) VALUES
+               (3, 'comment', 2, 1, 'plain <b>&</b>', 0, 1, 2);
+           UPDATE user SET posts_counter = 1;"#,
+    );
+    assert_migrated_like_fresh(&old);
+    let c = rusqlite::Connection::open(old.db()).unwrap();
+    let row = |pk: i64| -> (String, String, String, i64) {
+        c.query_row(
+            "SELECT html, summary, summary_html, comment_count FROM contribution WHERE pk = ?1",
+            [pk],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .unwrap()
+    };
+    assert_eq!(
+        row(1),
+        (
+            r#"<p class="SCEditor-paragraph"><b>Bold</b> &amp; <a rel="nofollow noopener noreferrer">go</a></p>"#.into(),
+            "Bold &amp; go".into(),
+            r#"<p class="SCEditor-paragraph"><b>Bold</b> &amp; <a rel="nofollow noopener noreferrer">go</a></p>"#.into(),
+            2
+        )
+    );
+    assert_eq!(row(2), ("hi".into(), "hi".into(), "hi".into(), 1), "a comment counts its reply");
+    assert_eq!(row(3).0, "plain &lt;b&gt;&amp;&lt;/b&gt;");
 }

@@ -139,3 +139,56 @@ fn a_username_may_start_with_a_dash() {
     e.ok(&["user", "delete", "-bob"]);
     assert_eq!(e.sql("SELECT count(*) FROM user WHERE deleted = 1 AND is_staff = 1"), 1);
 }
+
+/// Issue 27, Low 10 (RFC 6819 §5.2.2.3): `user set-password` and `user set-staff …
+/// false` end the user's OAuth tokens, as `user delete` does, on a running server.
+#[test]
+fn set_password_and_losing_staff_revoke_the_users_tokens() {
+    let e = Env::initialised();
+    let create = ["user", "create", "--username", "alice", "--staff", "--password-stdin"];
+    succeeded(&e.run_stdin(&create, Some("pw-one\n")));
+    let app = e.json(&["app", "create", "--name", "pw", "--grant", "password", "--json"]);
+    let client = app["client_id"].as_str().unwrap().to_owned();
+    let (mut child, addr) = crate::spawn_serve(&e.db(), "127.0.0.1:0", &[]);
+    let token = |user: &str, pw: &str| -> String {
+        let form = format!("grant_type=password&client_id={client}&username={user}&password={pw}");
+        let resp = crate::http(
+            &addr,
+            &format!(
+                "POST /oauth/token/ HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{form}",
+                form.len()
+            ),
+        );
+        let body = resp.split("\r\n\r\n").nth(1).unwrap();
+        let v: Value = serde_json::from_str(body).unwrap_or_else(|_| panic!("{resp}"));
+        v["access_token"].as_str().unwrap_or_else(|| panic!("{resp}")).to_owned()
+    };
+    let me = |t: &str| -> String {
+        let resp =
+            crate::get_with(&addr, "/api/v2/user/me/", &format!("Authorization: Bearer {t}\r\n"));
+        resp.lines().next().unwrap_or("").to_owned()
+    };
+    let ok = "HTTP/1.1 200 OK";
+    let refused = "HTTP/1.1 401 Unauthorized";
+
+    let t1 = token("alice", "pw-one");
+    assert_eq!(me(&t1), ok);
+    succeeded(
+        &e.run_stdin(&["user", "set-password", "alice", "--password-stdin"], Some("pw-two\n")),
+    );
+    assert_eq!(me(&t1), refused, "a token won with the old password outlived it");
+    let t2 = token("alice", "pw-two");
+    assert_eq!(me(&t2), ok);
+    // making staff again takes nothing away; taking staff away ends the tokens
+    e.ok(&["user", "set-staff", "alice", "true"]);
+    assert_eq!(me(&t2), ok);
+    e.ok(&["user", "set-staff", "alice", "false"]);
+    assert_eq!(me(&t2), refused, "a staff token outlived the staff flag");
+    let t3 = token("alice", "pw-two");
+    assert_eq!(me(&t3), ok);
+    // setting false again on a user who is not staff changes nothing
+    e.ok(&["user", "set-staff", "alice", "false"]);
+    assert_eq!(me(&t3), ok);
+    crate::sigterm(&child);
+    assert!(child.wait().unwrap().success());
+}

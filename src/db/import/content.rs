@@ -16,6 +16,18 @@ pub(super) fn pk_of(conn: &Connection, kind: &str, id: i64) -> Result<Option<i64
         .map_err(|e| sql_err(kind, &e))
 }
 
+/// A comment's pk and the pk of the item it is on.
+pub(super) fn comment_target(
+    conn: &Connection,
+    id: i64,
+) -> Result<Option<(i64, Option<i64>)>, LineError> {
+    conn.prepare_cached("SELECT pk, target_pk FROM contribution WHERE kind = 'comment' AND id = ?1")
+        .and_then(|mut s| s.query_row([id], |r| Ok((r.get(0)?, r.get(1)?))).optional())
+        .map_err(|e| sql_err("comment", &e))
+}
+
+/// Inserts a contribution line's row with its text's rich-text forms, rendered by the
+/// renderer the API's writes use (SPEC §5).
 #[expect(clippy::too_many_arguments, reason = "one column each; a struct would only rename them")]
 pub(super) fn insert_contribution(
     conn: &Connection,
@@ -30,11 +42,30 @@ pub(super) fn insert_contribution(
     target: Option<i64>,
     parent: Option<i64>,
 ) -> Result<i64, LineError> {
+    let r = crate::model::rich_text::render(text);
     conn.prepare_cached(
-        "INSERT INTO contribution (kind, id, author_id, title, action, text, added_at, deleted, target_pk, parent_pk)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+        "INSERT INTO contribution (kind, id, author_id, title, action, text, added_at, deleted, target_pk, parent_pk,
+                                   html, summary, summary_html, summary_truncated)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
     )
-    .and_then(|mut s| s.execute(params![kind, id, author, title, action, text, at, deleted, target, parent]))
+    .and_then(|mut s| {
+        s.execute(params![
+            kind,
+            id,
+            author,
+            title,
+            action,
+            text,
+            at,
+            deleted,
+            target,
+            parent,
+            r.html,
+            r.summary,
+            r.summary_html,
+            r.summary_truncated
+        ])
+    })
     .map_err(|e| sql_err(&format!("{kind} {id}"), &e))?;
     Ok(conn.last_insert_rowid())
 }

@@ -233,9 +233,10 @@ impl Importer {
         if let Some(p) = &u.password
             && !crate::token::password::is_valid_hash(p)
         {
-            return Err(
-                "password must be a Django pbkdf2_sha256$<iterations>$<salt>$<hash> hash".into()
-            );
+            return Err(format!(
+                "password must be a Django pbkdf2_sha256$<iterations>$<salt>$<hash> hash with at most {} iterations",
+                crate::token::password::MAX_ITERATIONS
+            ));
         }
         let gender = u.gender.unwrap_or_else(|| "Unspecified".into());
         if !matches!(gender.as_str(), "Male" | "Female" | "Unspecified") {
@@ -338,12 +339,14 @@ impl Importer {
         self.known.user(c.author, "author")?;
         let target =
             content::pk_of(conn, kind, id)?.ok_or_else(|| format!("{kind} {id} does not exist"))?;
+        // a reply answers a comment on the same item, as the API requires
         let parent = match c.parent {
             None => None,
-            Some(p) => Some(
-                content::pk_of(conn, "comment", p)?
-                    .ok_or_else(|| format!("parent comment {p} does not exist"))?,
-            ),
+            Some(p) => match content::comment_target(conn, p)? {
+                None => return Err(format!("parent comment {p} does not exist")),
+                Some((pk, on)) if on == Some(target) => Some(pk),
+                Some(_) => return Err(format!("parent comment {p} is on another item")),
+            },
         };
         content::insert_contribution(
             conn,
@@ -359,7 +362,9 @@ impl Importer {
             parent,
         )?;
         if !c.deleted {
-            *self.deltas.comments.entry(target).or_default() += 1;
+            for counted in [Some(target), parent].into_iter().flatten() {
+                *self.deltas.comments.entry(counted).or_default() += 1;
+            }
         }
         Ok(())
     }

@@ -145,12 +145,7 @@ pub async fn read_form(req: &mut Req) -> Result<Query, OAuthError> {
     // a public endpoint: the form is how the caller authenticates
     req.body.public();
     let form = crate::http::form::read(req).await?;
-    if let Some(p) = form
-        .pairs()
-        .iter()
-        .map(|(k, _)| k.as_str())
-        .find(|k| form.pairs().iter().filter(|(k2, _)| k2 == k).count() > 1)
-    {
+    if let Some(p) = form.repeated() {
         return Err(OAuthError::invalid_request(format!("The parameter {p} is repeated.")));
     }
     Ok(form)

@@ -217,6 +217,17 @@ async fn verify_token_checks_signature_and_time_only() {
     for t in [
         sign(HS256, &format!(r#"{{"exp":{now},"iat":{now}}}"#), &secret),
         sign(r#"{"alg":"HS512"}"#, &format!(r#"{{"exp":{},"iat":{now}}}"#, now + 60), &secret),
+        // extensions hearth does not implement (RFC 7515 §4.1.11, RFC 7797; issue 27)
+        sign(
+            r#"{"alg":"HS256","typ":"JWT","crit":["x-hearth"],"x-hearth":1}"#,
+            &format!(r#"{{"exp":{},"iat":{now}}}"#, now + 60),
+            &secret,
+        ),
+        sign(
+            r#"{"alg":"HS256","crit":["b64"],"b64":false}"#,
+            &format!(r#"{{"exp":{},"iat":{now}}}"#, now + 60),
+            &secret,
+        ),
         sign(
             HS256,
             &format!(r#"{{"exp":{},"iat":{now}}}"#, now + 60),

@@ -121,6 +121,7 @@ impl Fixtures {
                     "course" => self.course,
                     "reaction" => 1,
                     "dynamic_preference" => 1,
+                    "custom_menu" => 1,
                     other => panic!("no fixture for {other}/{{id}}"),
                 }
                 .to_string(),

@@ -205,3 +205,27 @@ async fn patching_preferences_is_staff_only_and_all_or_nothing() {
     assert_eq!(r.status, StatusCode::METHOD_NOT_ALLOWED);
     assert_eq!(r.header("allow"), Some("GET, HEAD, PATCH"));
 }
+
+#[tokio::test]
+async fn logos_are_absolute_urls_with_a_served_default_and_polls_are_off() {
+    let s = TestServer::start().await;
+    let got = |key: &'static str| {
+        let s = &s;
+        async move {
+            let r = s.get(&format!("/api/v2/dynamic_preference/?keys={key}"), None).await;
+            r.json()["results"][0]["value"].clone()
+        }
+    };
+    // unset: hearth's own logo, as an absolute URL that serves an image
+    let logo = got("logo.navbar_logo").await;
+    assert_eq!(logo, format!("{}/static/default/logo.svg", s.url));
+    let r = s.get("/static/default/logo.svg", None).await;
+    assert_eq!((r.status, r.header("content-type")), (StatusCode::OK, Some("image/svg+xml")));
+    // a local path is made absolute, an absolute URL kept
+    s.set_pref("logo", "navbar_logo", json!("/media/logo.png"));
+    assert_eq!(got("logo.navbar_logo").await, format!("{}/media/logo.png", s.url));
+    s.set_pref("logo", "logo_dark", json!("https://cdn.example.org/l.png"));
+    assert_eq!(got("logo.logo_dark").await, "https://cdn.example.org/l.png");
+    // hearth keeps no polls: the kit must not offer them
+    assert_eq!(got("addons.polls_enabled").await, false);
+}

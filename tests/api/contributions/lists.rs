@@ -52,3 +52,26 @@ async fn lists_are_paginated_newest_first_and_filter_comments() {
     assert_eq!(r.json()["count"], 0);
     s.assert_consistent();
 }
+
+#[tokio::test]
+async fn a_hiders_count_is_the_live_items_of_the_authors_it_sees() {
+    let s = TestServer::start().await;
+    let (_, a) = s.login("alice");
+    let (bob, b) = s.login("bob");
+    let (cy, c) = s.login("cy");
+    for (token, n) in [(&a, 3), (&b, 4), (&c, 2)] {
+        for i in 0..n {
+            create(&s, token, Kind::Post, json!({"text": format!("p{i}")})).await;
+        }
+    }
+    let gone = create_id(&s, &b, Kind::Post, json!({"text": "deleted"})).await;
+    s.delete(&item(Kind::Post, gone), Some(&b)).await;
+    s.post(&format!("/api/v2/user/{bob}/hide/"), Some(&a), json!({})).await;
+    let r = s.get("/api/v2/post/?limit=2", Some(&a)).await;
+    assert_eq!(r.json()["count"], 5, "alice's 3 and cy's 2");
+    s.post(&format!("/api/v2/user/{cy}/hide/"), Some(&a), json!({})).await;
+    let r = s.get("/api/v2/post/?limit=10", Some(&a)).await;
+    assert_eq!((r.json()["count"].clone(), r.ids().len()), (json!(3), 3));
+    // everyone else still counts all nine
+    assert_eq!(s.get("/api/v2/post/", Some(&b)).await.json()["count"], 9);
+}

@@ -10,6 +10,8 @@ use crate::common::TestServer;
 mod access;
 mod lifecycle;
 mod lists;
+mod rich_text;
+mod threads;
 mod validation;
 
 fn path(kind: Kind) -> String {

@@ -124,3 +124,25 @@ async fn a_long_text_makes_a_short_slug() {
     assert!(slug.len() <= 100 && slug.starts_with("word-word"), "{slug}");
     assert!(!slug.ends_with('-'));
 }
+
+#[tokio::test]
+async fn the_toolbar_reads_numbers_and_staff_read_as_admins() {
+    let s = TestServer::start().await;
+    let (_, a) = s.login("alice");
+    let root = s.user("root", None, true);
+    let me = s.get("/api/v2/user/me/", Some(&a)).await.json();
+    // the kit adds these up for its badge: a number each, never absent (NaN)
+    assert_eq!(me["unseen_interactions_counter"], 0);
+    assert_eq!(me["unseen_notification_banners_counter"], 0);
+    assert_eq!(me["role"], Value::Null);
+    let staff = s.get("/api/v2/user/me/", Some(&s.jwt(root))).await.json();
+    assert_eq!(staff["role"], "admin");
+    // another user's JSON has the role, never the caller's own counters
+    let other = s.get(&format!("/api/v2/user/{root}/"), Some(&a)).await.json();
+    assert_eq!(other["role"], "admin");
+    assert!(other.get("unseen_interactions_counter").is_none() && other.get("email").is_none());
+    // the role follows the staff flag
+    s.db_write(|c| c.execute("UPDATE user SET is_staff = 0 WHERE id = ?1", [root]));
+    let other = s.get(&format!("/api/v2/user/{root}/"), Some(&a)).await.json();
+    assert_eq!(other["role"], Value::Null);
+}

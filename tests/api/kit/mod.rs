@@ -12,6 +12,8 @@ mod contributors;
 mod features;
 mod fields;
 mod hiding;
+mod menus;
+mod search;
 mod settings;
 mod user_courses;
 mod votes;

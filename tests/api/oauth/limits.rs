@@ -183,3 +183,83 @@ async fn hung_up_checks_count_for_what_they_found() {
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
 }
+
+/// Issue 27, Medium 7: an imported hash at another iteration count (Django's 36,000,
+/// here 1,000) is replaced by one at hearth's own cost on the next sign-in, which
+/// keeps working; a hash over the maximum is never checked (the user is refused, the
+/// answer as fast as any other).
+#[tokio::test]
+async fn an_imported_hash_is_rehashed_at_the_next_sign_in() {
+    use hearth::token::password::{DEFAULT_ITERATIONS, MAX_ITERATIONS, hash};
+    let s = TestServer::start().await;
+    let (ann, c) = ann_with_app(&s, AppGrant::Password, false, false);
+    let stored = |id: i64| {
+        s.db_read(move |conn| {
+            conn.query_row("SELECT password FROM user WHERE id = ?1", [id], |r| {
+                r.get::<_, String>(0)
+            })
+        })
+    };
+    let set = |id: i64, h: String| {
+        s.db_write(move |tx| {
+            tx.execute("UPDATE user SET password = ?2 WHERE id = ?1", rusqlite::params![id, h])
+        });
+    };
+    set(ann, hash("pw-ann", 1000));
+    // a wrong guess leaves the hash alone
+    let r = token(&s, &password_grant(&c, "ann", "wrong")).await;
+    assert_eq!(r.json()["error"], "invalid_grant");
+    assert!(stored(ann).starts_with("pbkdf2_sha256$1000$"));
+    let r = token(&s, &password_grant(&c, "ann", "pw-ann")).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    let now = stored(ann);
+    assert!(now.starts_with(&format!("pbkdf2_sha256${DEFAULT_ITERATIONS}$")), "{now}");
+    assert!(hearth::token::password::verify("pw-ann", &now));
+    // and the new hash works (and is left as it is)
+    let r = token(&s, &password_grant(&c, "ann", "pw-ann")).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(stored(ann), now);
+    // more iterations than hearth's own are brought down too
+    set(ann, hash("pw-ann", DEFAULT_ITERATIONS + 1));
+    assert_eq!(token(&s, &password_grant(&c, "ann", "pw-ann")).await.status, StatusCode::OK);
+    assert!(stored(ann).starts_with(&format!("pbkdf2_sha256${DEFAULT_ITERATIONS}$")));
+    // over the maximum (a row from before the importer refused it): never checked
+    let huge = hash("pw-ann", 1).replacen("$1$", &format!("${}$", MAX_ITERATIONS + 1), 1);
+    set(ann, huge.clone());
+    let started = std::time::Instant::now();
+    let r = token(&s, &password_grant(&c, "ann", "pw-ann")).await;
+    assert_eq!(r.json()["error"], "invalid_grant");
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    assert_eq!(stored(ann), huge);
+}
+
+/// Issue 27, Low 13: the login limiter counts an IPv6 client by its /64, so the 2^64
+/// addresses one subscriber holds are one address to it; another /64 is another client.
+#[tokio::test]
+async fn ipv6_clients_are_limited_by_their_slash_64() {
+    let s = TestServer::start_with(|c| {
+        c.login_max_failures = 3;
+        c.trusted_proxies = hearth::config::loopback_proxies();
+    })
+    .await;
+    let (_, c) = ann_with_app(&s, AppGrant::Password, false, false);
+    s.user("bob", Some("pw-bob"), false);
+    let attempt = |user: &'static str, pw: &'static str, ip: &'static str| {
+        let (s, c) = (&s, &c);
+        async move {
+            let form = password_grant(c, user, pw);
+            token_with(s, &form, |rb| rb.header("x-forwarded-for", ip)).await
+        }
+    };
+    // three failures from three addresses of one /64, each for another username
+    for (user, ip) in
+        [("x1", "2001:db8:1:2::1"), ("x2", "2001:db8:1:2::2"), ("x3", "2001:db8:1:2:f::3")]
+    {
+        assert_eq!(attempt(user, "wrong", ip).await.status, StatusCode::BAD_REQUEST);
+    }
+    let r = attempt("ann", "pw-ann", "2001:db8:1:2:ffff::9").await;
+    assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS, "a fourth address of the /64: {}", r.text);
+    // the next /64 is someone else
+    let r = attempt("bob", "pw-bob", "2001:db8:1:3::1").await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+}

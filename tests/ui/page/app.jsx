@@ -1,25 +1,49 @@
-// A page built with the platform's UI kit (@selfcommunity/react-ui on react-core),
-// pointed at a hearth on another origin. tests/ui/run.mjs bundles it with esbuild and
-// drives it in headless Chromium; docs/ui-kit.md explains it for front-end developers.
+// A site built with the platform's UI kit (@selfcommunity/react-ui on react-core, and the
+// page templates of @selfcommunity/react-templates), pointed at a hearth on another origin.
+// tests/ui/run.mjs bundles it once with esbuild and drives it in headless Chromium;
+// docs/ui-kit.md explains it for front-end developers.
+//
+// One bundle, several pages: `?view=` picks what to mount (the driver visits each in turn
+// in the same browser):
+//   widgets (default)  the §8 widgets: profile header, cards, follow widgets, a discussion;
+//   shell              the app shell: NavigationToolbar (badge) and Footer;
+//   detail             the discussion page: react-templates' FeedObjectDetail (the
+//                      contribution, its comment box, the comment list and replies);
+//   composer           the Composer dialog; what it publishes is then shown as a feed card
+//                      and as the detail, both read back from hearth;
+//   xss-feed           every contribution of the XSS corpus (tests/ui/xss-corpus.json) as
+//                      a feed card (FeedObject, preview template) and as a snippet, fed by
+//                      hearth's contribution lists (hearth has no /feed/ yet, SPEC §10);
+//   xss-detail         the same contributions, each as FeedObject's detail template;
+//   xss-related        a corpus post's page (FeedObjectDetail): its related sidebar lists
+//                      other corpus posts with the snippet template;
+//   xss-comments       the corpus's comments through the kit's comment list
+//                      (CommentsObject, fed by hearth's GET /api/v2/comment/).
 //
 // The only hearth-specific part is the configuration: the portal (hearth's URL, which
 // hearth must allow with `serve --cors-origin <this page's origin>`) and a JWT session
 // (a token from `hearth jwt mint`, or an OAuth access token). The page reads it from
 // ./config.json, written by the test driver.
-import React from 'react';
+import React, { useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { SCContextProvider } from '@selfcommunity/react-core';
 import theme from '@selfcommunity/react-theme-default';
 import {
   CategoriesPopularWidget,
+  CommentsObject,
+  Composer,
   Course,
   FeedObject,
+  Footer,
+  NavigationToolbar,
+  SCFeedObjectTemplateType,
   User,
   UserCreatedCoursesWidget,
   UserFollowedUsersWidget,
   UserFollowersWidget,
   UserProfileHeader,
 } from '@selfcommunity/react-ui';
+import { FeedObjectDetail } from '@selfcommunity/react-templates';
 
 // One widget's crash must not blank the page (React unmounts the whole tree on an
 // uncaught render error): each section catches its own, shows it, and records it in
@@ -58,7 +82,7 @@ const USER_WIDGETS = [
   ['created-courses', 'UserCreatedCoursesWidget', UserCreatedCoursesWidget],
 ];
 
-function Page({ config }) {
+function Widgets({ config }) {
   const { me, other, course, discussion } = config.ids;
   return (
     <main>
@@ -90,15 +114,194 @@ function Page({ config }) {
   );
 }
 
+// The app shell: the kit's top bar (notifications badge, composer button, menus) and
+// footer around a page's content.
+function Shell({ config }) {
+  return (
+    <div className="page">
+      <Section id="navbar" title="NavigationToolbar" wide>
+        <NavigationToolbar />
+      </Section>
+      <main>
+        <Section id="content" title="FeedObject (discussion)" wide>
+          <FeedObject feedObjectId={config.ids.discussion} feedObjectType="discussion" />
+        </Section>
+      </main>
+      <Section id="footer" title="Footer" wide>
+        <Footer />
+      </Section>
+    </div>
+  );
+}
+
+// The discussion page as the templates build it.
+function Detail({ config }) {
+  return (
+    <main className="single">
+      <Section id="detail" title="react-templates FeedObjectDetail (discussion)" wide>
+        <FeedObjectDetail feedObjectId={config.ids.discussion} feedObjectType="discussion" />
+      </Section>
+    </main>
+  );
+}
+
+// The Composer, open as the navbar's button opens it; what it publishes is then read back
+// from hearth by id and shown as a feed card and as the detail.
+function ComposerPage() {
+  const [created, setCreated] = useState(null);
+  return (
+    <main className="single">
+      <Section id="composer" title="Composer" wide>
+        <Composer open={!created} fullWidth maxWidth="sm" onSuccess={(obj) => setCreated(obj)} onClose={() => {}} />
+        {created && <p data-testid="created">{`published ${created.type} ${created.id}`}</p>}
+      </Section>
+      {created && (
+        <>
+          <Section id="created-preview" title="FeedObject (preview) of what the Composer published" wide>
+            <FeedObject feedObjectId={created.id} feedObjectType={created.type} />
+          </Section>
+          <Section id="created-detail" title="FeedObject (detail) of what the Composer published" wide>
+            <FeedObject feedObjectId={created.id} feedObjectType={created.type} template={SCFeedObjectTemplateType.DETAIL} />
+          </Section>
+        </>
+      )}
+    </main>
+  );
+}
+
+// hearth's own list of one contribution type (what a /feed/ would hand the kit).
+async function list(config, path) {
+  const r = await fetch(`${config.portal}/api/v2/${path}`, { headers: { authorization: `Bearer ${config.token}` } });
+  if (!r.ok) throw new Error(`GET /api/v2/${path}: ${r.status}`);
+  const body = await r.json();
+  return body.results;
+}
+
+// corpus id → item id, in corpus order ("10" would come before "01" in Object.entries)
+const corpusEntries = (ids) => Object.entries(ids).sort(([a], [b]) => a.localeCompare(b));
+
+// The corpus's items, as hearth lists them: [{key, corpus id, item}], in corpus order.
+function useCorpusItems(config) {
+  const [items, setItems] = useState(null);
+  useEffect(() => {
+    (async () => {
+      const out = [];
+      for (const type of ['discussion', 'post', 'status']) {
+        const byId = new Map((await list(config, `${type}/?limit=100`)).map((o) => [o.id, o]));
+        for (const [cid, id] of corpusEntries(config.xss[type])) {
+          out.push({ key: `${type}-${cid}`, cid, type, id, item: byId.get(id) ?? null });
+        }
+      }
+      setItems(out);
+    })().catch((e) => (window.__widgetErrors ??= []).push(`corpus lists: ${e.message}`));
+  }, []);
+  return items;
+}
+
+function XssFeed({ config }) {
+  const items = useCorpusItems(config);
+  if (!items) return <p>loading</p>;
+  return (
+    <main className="single">
+      <Section id="xss-feed" title="XSS corpus: feed cards (FeedObject preview) and snippets" wide>
+        {items.map(({ key, cid, type, id, item }) =>
+          item ? (
+            <div key={key} className="xss-item" data-xss={`preview-${key}`} data-cid={cid}>
+              <FeedObject feedObject={item} feedObjectType={type} template={SCFeedObjectTemplateType.PREVIEW} />
+              <div data-xss={`snippet-${key}`} data-cid={cid}>
+                <FeedObject feedObject={item} feedObjectType={type} template={SCFeedObjectTemplateType.SNIPPET} />
+              </div>
+            </div>
+          ) : (
+            <p key={key} className="missing" data-missing={key}>{`${type} ${id} is not in hearth's list`}</p>
+          ),
+        )}
+      </Section>
+    </main>
+  );
+}
+
+function XssDetail({ config }) {
+  const entries = ['discussion', 'post', 'status'].flatMap((type) =>
+    corpusEntries(config.xss[type]).map(([cid, id]) => ({ key: `${type}-${cid}`, cid, type, id })),
+  );
+  return (
+    <main className="single">
+      <Section id="xss-detail" title="XSS corpus: FeedObject detail template, each read by id" wide>
+        {entries.map(({ key, cid, type, id }) => (
+          <div key={key} className="xss-item" data-xss={`detail-${key}`} data-cid={cid}>
+            <FeedObject feedObjectId={id} feedObjectType={type} template={SCFeedObjectTemplateType.DETAIL} />
+          </div>
+        ))}
+      </Section>
+    </main>
+  );
+}
+
+// a corpus post's page: its related sidebar shows the other corpus posts of its category
+function XssRelated({ config }) {
+  return (
+    <main className="single">
+      <Section id="xss-related" title="XSS corpus: a post's page (react-templates FeedObjectDetail) and its related sidebar" wide>
+        <FeedObjectDetail feedObjectId={config.xss.post['01']} feedObjectType="post" />
+      </Section>
+    </main>
+  );
+}
+
+function XssComments({ config }) {
+  const [state, setState] = useState(null);
+  useEffect(() => {
+    (async () => {
+      const host = config.xss.commentHost;
+      const [post] = (await list(config, `post/?limit=100`)).filter((o) => o.id === host);
+      const comments = await list(config, `comment/?post=${host}&limit=100&ordering=added_at`);
+      setState({ post, comments });
+    })().catch((e) => (window.__widgetErrors ??= []).push(`comment list: ${e.message}`));
+  }, []);
+  if (!state) return <p>loading</p>;
+  return (
+    <main className="single">
+      <Section id="xss-comments" title="XSS corpus: the comment list (CommentsObject)" wide>
+        <CommentsObject
+          feedObject={state.post}
+          feedObjectType="post"
+          comments={state.comments}
+          totalLoadedComments={state.comments.length}
+          totalComments={state.comments.length}
+        />
+      </Section>
+    </main>
+  );
+}
+
+const VIEWS = {
+  widgets: Widgets,
+  shell: Shell,
+  detail: Detail,
+  composer: ComposerPage,
+  'xss-feed': XssFeed,
+  'xss-detail': XssDetail,
+  'xss-related': XssRelated,
+  'xss-comments': XssComments,
+};
+
 const config = await (await fetch('./config.json')).json();
+const view = new URLSearchParams(location.search).get('view') ?? 'widgets';
+const View = VIEWS[view];
 const conf = {
   portal: config.portal,
   session: { type: 'JWT', authToken: { accessToken: config.token } },
   locale: { default: 'en' },
   theme,
 };
+document.body.dataset.view = view;
 createRoot(document.getElementById('root')).render(
-  <SCContextProvider conf={conf}>
-    <Page config={config} />
-  </SCContextProvider>,
+  View ? (
+    <SCContextProvider conf={conf}>
+      <View config={config} />
+    </SCContextProvider>
+  ) : (
+    <pre className="crashed">{`no view ${view}`}</pre>
+  ),
 );
