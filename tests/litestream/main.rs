@@ -20,6 +20,7 @@ mod crash;
 mod replicas;
 #[path = "../support/run.rs"]
 mod run;
+mod verify;
 
 use std::io::Read;
 use std::os::unix::process::CommandExt;
