@@ -156,3 +156,33 @@ async fn verify_replica_passes_on_a_sound_replica_and_says_why_it_fails() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0, "the restore is removed");
 }
+
+/// packaging/litestream.yml, its paths pointed at a temporary directory, is one this
+/// Litestream accepts, and it takes a full snapshot hourly (a damaged incremental
+/// chain lasts at most that long; docs/operations.md, "Verifying the replica").
+#[test]
+fn the_packaged_litestream_config_is_accepted_and_snapshots_hourly() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("packaging/litestream.yml")).unwrap();
+    assert!(text.contains("\nsnapshot:\n  interval: 1h\n"), "{text}");
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("hearth.db");
+    fresh_db(&db);
+    let cfg = dir.path().join("litestream.yml");
+    std::fs::write(
+        &cfg,
+        text.replace("/var/lib/hearth/hearth.db", db.to_str().unwrap()).replace(
+            "/var/backups/hearth/litestream",
+            dir.path().join("replica").to_str().unwrap(),
+        ),
+    )
+    .unwrap();
+    let once = std::process::Command::new(crate::litestream())
+        .args(["replicate", "-once", "-config"])
+        .arg(&cfg)
+        .output()
+        .unwrap();
+    assert!(once.status.success(), "{}", String::from_utf8_lossy(&once.stderr));
+    let out = verify(&db, &["--config", cfg.to_str().unwrap(), "--max-behind", "0"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}
