@@ -20,6 +20,7 @@ mod crash;
 mod replicas;
 #[path = "../support/run.rs"]
 mod run;
+mod trials;
 mod verify;
 
 use std::io::Read;
