@@ -94,10 +94,10 @@ impl Figures {
 }
 
 /// A tmpfs of `size` mounted at `dir`, unmounted when dropped.
-struct Tmpfs(PathBuf);
+pub struct Tmpfs(PathBuf);
 
 impl Tmpfs {
-    fn mount(dir: &Path, size: &str) -> Tmpfs {
+    pub fn mount(dir: &Path, size: &str) -> Tmpfs {
         std::fs::create_dir_all(dir).unwrap();
         let out = std::process::Command::new("mount")
             .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
@@ -123,7 +123,7 @@ impl Drop for Tmpfs {
 }
 
 /// Fills the file system of `dir` but for about `room` bytes.
-fn fill(dir: &Path, room: u64) {
+pub fn fill(dir: &Path, room: u64) {
     use std::io::Write;
     let path = dir.join("filler");
     let mut f = std::fs::File::create(&path).unwrap();

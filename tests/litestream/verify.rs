@@ -186,3 +186,61 @@ fn the_packaged_litestream_config_is_accepted_and_snapshots_hourly() {
     let out = verify(&db, &["--config", cfg.to_str().unwrap(), "--max-behind", "0"]);
     assert!(out.status.success(), "{}", stderr(&out));
 }
+
+/// The replica's disk full, then freed: Litestream retries the uploads that failed and
+/// the replica catches up with no restart — the drill fails while it is full and
+/// passes again once it has caught up, and a restore then holds every write.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replica_whose_disk_was_full_catches_up_once_freed() {
+    let _serial = crate::replicas::SERIAL.lock().await;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let db = d.join("hearth.db");
+    let token = fresh_db(&db);
+    let replica = d.join("replica");
+    let _tmpfs = crate::trials::Tmpfs::mount(&replica, "4m");
+    let cfg = config(d, &db, &replica);
+    let cfg_s = cfg.to_str().unwrap();
+    let mut server = replicate(d, &db, &cfg, "", "primary");
+    let url = server.url();
+    let c = reqwest::Client::new();
+    let start = Instant::now();
+    while std::fs::read_dir(replica.join("ltx/9")).map_or(true, |mut e| e.next().is_none()) {
+        assert!(start.elapsed() < Duration::from_secs(20), "no snapshot:\n{}", server.log());
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    for i in 0..20 {
+        create(&c, &url, &token, &format!("before{i}")).await;
+    }
+    crate::trials::fill(&replica, 0);
+    // acknowledged: hearth sees Litestream read the WAL, not the upload fail
+    for i in 0..40 {
+        create(&c, &url, &token, &format!("while-full{i}")).await;
+    }
+    let out = verify(&db, &["--config", cfg_s, "--max-behind", "300ms"]);
+    assert!(stderr(&out).starts_with("error: the replica is behind"), "{}", stderr(&out));
+    std::fs::remove_file(replica.join("filler")).unwrap();
+    let freed = Instant::now();
+    loop {
+        let out = verify(&db, &["--config", cfg_s, "--max-behind", "200ms"]);
+        if out.status.success() {
+            break;
+        }
+        assert!(
+            freed.elapsed() < Duration::from_secs(30),
+            "the replica did not catch up: {}\n{}",
+            stderr(&out),
+            server.log()
+        );
+    }
+    let caught_up = freed.elapsed();
+    assert!(server.log().contains("no space left on device"), "{}", server.log());
+    server.kill9();
+    let restored = crate::restore(d, "after the disk was freed");
+    let n: i64 = rusqlite::Connection::open(&restored)
+        .unwrap()
+        .query_row("SELECT count(*) FROM course", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(n, 60, "every write, also those acknowledged while the disk was full");
+    eprintln!("replica disk freed: the drill passed again {} ms later", caught_up.as_millis());
+}
