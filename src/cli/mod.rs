@@ -15,6 +15,7 @@ pub mod reaction;
 pub mod restore;
 pub mod serve;
 pub mod user;
+pub mod verify_replica;
 
 use std::path::{Path, PathBuf};
 
@@ -97,6 +98,10 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Restore drill: restore the latest Litestream replica of the database to a
+    /// temporary file, run `hearth check` on it and compare its replication position
+    /// with the live file's; exit 1 with a one-line reason when any of it fails.
+    VerifyReplica(verify_replica::VerifyArgs),
     /// Whether a running server is ready: GET /readyz; exit 0 on 200, 1 otherwise
     /// (refused, another status, or no answer within 5 s).
     Probe(probe::ProbeArgs),
@@ -203,6 +208,8 @@ pub fn run(cli: Cli) -> CliResult {
             restore::run(&cli.db, &src, discard_current, &clock)
         }
         Command::Check { json } => maint::check(&open_existing(&cli.db)?, json),
+        // never `open_existing`: the live file is only read, through a read-only connection
+        Command::VerifyReplica(args) => verify_replica::run(&cli.db, &args, &clock),
         Command::Probe(args) => probe::run(&args),
         Command::Completions { shell, dir } => docs::completions(shell, dir.as_deref()),
         Command::Man { dir } => docs::man(dir.as_deref()),

@@ -1,6 +1,10 @@
 //! `hearth check`: SQLite's integrity check plus hearth's own invariants.
 
-use rusqlite::Connection;
+use std::path::Path;
+
+use rusqlite::{Connection, OpenFlags};
+
+use super::DbError;
 
 /// One thing `hearth check` found wrong.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -171,6 +175,19 @@ const INVARIANTS: &[(&str, &str, &str)] = &[
          UNION ALL SELECT id FROM contribution WHERE id < 1",
     ),
 ];
+
+/// Opens a copy of a database to check it as it is (`hearth verify-replica`'s restored
+/// file): no migration, no pragmas that write. Returns the connection and the copy's
+/// schema version, or why it is no hearth database this binary can check.
+pub fn open_copy(path: &Path) -> Result<(Connection, i64), DbError> {
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    conn.busy_timeout(super::BUSY_TIMEOUT)?;
+    let version = super::migrate::identify(&conn)?;
+    Ok((conn, version))
+}
 
 /// `PRAGMA integrity_check`: one line per problem SQLite finds (empty when it says
 /// ok). SQLite may put several problems in one row, one per line, under a

@@ -244,3 +244,75 @@ fn inspect(conn: &Connection, served: i64, deep: bool) -> Result<i64, (CopyFault
     }
     Ok(at)
 }
+
+#[cfg(test)]
+mod tests {
+    #![expect(clippy::unwrap_used, reason = "tests fail loudly")]
+    use rusqlite::OpenFlags;
+
+    use super::*;
+    use crate::db::readers::stamp;
+
+    /// Checks the file at `path` as a replica's reader does: in a read transaction.
+    fn check(c: &CopyCheck, path: &std::path::Path) -> Result<(), DbError> {
+        let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+        conn.execute_batch("BEGIN").unwrap();
+        conn.query_row("PRAGMA schema_version", [], |_| Ok(())).unwrap();
+        c.verify(&conn, stamp(path).unwrap())
+    }
+
+    /// Changes the file behind the check's back, as a follower does.
+    fn change(path: &std::path::Path, sql: &str) {
+        let w = Connection::open(path).unwrap();
+        w.execute_batch(sql).unwrap();
+        // a new modification time even within the file system's granularity
+        static CHANGES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        let n = CHANGES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let f = std::fs::File::options().write(true).open(path).unwrap();
+        f.set_modified(std::time::SystemTime::now() + Duration::from_secs(n)).unwrap();
+    }
+
+    #[test]
+    fn a_copy_is_refused_while_older_or_of_another_version_and_served_again_after() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.db");
+        let (db, _) = crate::db::Db::open_or_create(&path, 0).unwrap();
+        for _ in 0..2 {
+            db.write_blocking(|_| Ok::<_, DbError>(())).unwrap();
+        }
+        db.close();
+        drop(db);
+        change(&path, "PRAGMA journal_mode = DELETE");
+        let c = CopyCheck::default();
+        check(&c, &path).unwrap();
+        assert_eq!(c.fault(), None);
+        assert_eq!(c.state().served, 2);
+
+        change(&path, "UPDATE hearth_position SET position = 1");
+        assert!(matches!(check(&c, &path), Err(DbError::Copy(CopyFault::Older))));
+        assert_eq!(c.fault(), Some(CopyFault::Older));
+        // the same file again: refused without looking
+        assert!(matches!(check(&c, &path), Err(DbError::Copy(CopyFault::Older))));
+        change(&path, "UPDATE hearth_position SET position = 3");
+        check(&c, &path).unwrap();
+        assert_eq!((c.fault(), c.state().served), (None, 3));
+
+        change(&path, "PRAGMA user_version = 99");
+        assert!(matches!(check(&c, &path), Err(DbError::Copy(CopyFault::OtherSchema))));
+        change(&path, &format!("PRAGMA user_version = {}", migrate::VERSION));
+        check(&c, &path).unwrap();
+
+        // a read failed on a sound copy: checked whole, then served again
+        let failed = c.read_failed(Some(stamp(&path).unwrap()));
+        assert!(matches!(failed, DbError::Copy(CopyFault::Corrupt)));
+        assert_eq!(c.fault(), Some(CopyFault::Corrupt));
+        check(&c, &path).unwrap();
+        assert_eq!(c.fault(), None);
+        // and again within RECHECK_AFTER of that check: not checked again
+        let again = c.read_failed(Some(stamp(&path).unwrap()));
+        assert!(matches!(again, DbError::Copy(CopyFault::Unreadable)));
+        assert_eq!(c.fault(), None, "nothing recorded");
+        // gone
+        assert!(matches!(c.read_failed(None), DbError::Copy(CopyFault::Missing)));
+    }
+}

@@ -4,7 +4,11 @@
 //! after their write (`X-Hearth-Position`); a read replica reads the same row from its
 //! copy and knows it holds that write once its own position is at least as far.
 
-use rusqlite::Connection;
+use std::path::Path;
+
+use rusqlite::{Connection, OpenFlags};
+
+use super::DbError;
 
 /// Moves the position one step on, inside the caller's write transaction; returns the
 /// new position.
@@ -24,6 +28,18 @@ pub fn get(c: &Connection) -> rusqlite::Result<i64> {
         Err(rusqlite::Error::QueryReturnedNoRows) => Ok(0),
         other => other,
     }
+}
+
+/// The position of the database file at `path`, read through a read-only connection
+/// (`hearth verify-replica` reads the live file beside a running server and Litestream:
+/// it must never write, and so never checkpoint, it).
+pub fn of_file(path: &Path) -> Result<i64, DbError> {
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    conn.busy_timeout(super::BUSY_TIMEOUT)?;
+    Ok(get(&conn)?)
 }
 
 /// Version 4 of the schema: the table and its one row (as `schema.sql` has them).

@@ -161,13 +161,11 @@ pub async fn watch(db: Db, under: Under, limit: Duration) {
             continue;
         };
         tail = t;
-        let committed = match committed {
-            Ok(c) => c,
-            Err(e) => {
-                tracing::debug!(error = %e, "reading the WAL failed");
-                continue;
-            }
-        };
+        // a WAL that cannot be read adds no commits; those seen before still count
+        let committed = committed.unwrap_or_else(|e| {
+            tracing::debug!(error = %e, "reading the WAL failed");
+            None
+        });
         let behind = lag.look(committed, copied, Instant::now());
         let over = !limit.is_zero() && behind > limit;
         let held = over || orphaned;

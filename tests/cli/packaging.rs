@@ -101,7 +101,7 @@ fn parses(argv: &[String]) {
 #[test]
 fn the_units_run_commands_this_hearth_has() {
     let mut seen = 0;
-    for unit in ["hearth.service", "hearth-backup.service"] {
+    for unit in ["hearth.service", "hearth-backup.service", "hearth-verify-replica.service"] {
         let text = read(&format!("packaging/{unit}"));
         for line in text.lines() {
             if let Some(cmd) = line.strip_prefix("ExecStart=") {
@@ -111,7 +111,7 @@ fn the_units_run_commands_this_hearth_has() {
             }
         }
     }
-    assert_eq!(seen, 2);
+    assert_eq!(seen, 3);
     let service = read("packaging/hearth.service");
     for needed in [
         "Type=notify",
@@ -126,6 +126,15 @@ fn the_units_run_commands_this_hearth_has() {
     assert!(backup.contains("ExecStart=/usr/bin/hearth backup /var/backups/hearth --keep 14"));
     let timer = read("packaging/hearth-backup.timer");
     assert!(timer.contains("OnCalendar=") && timer.contains("Persistent=true"));
+    // the drill runs as the primary under Litestream does, on the files it shares
+    let drill = read("packaging/hearth-verify-replica.service");
+    let primary = read("packaging/hearth-litestream.service");
+    for needed in ["DynamicUser=yes", "User=hearth", "StateDirectory=hearth"] {
+        assert!(drill.lines().any(|l| l == needed), "hearth-verify-replica.service: {needed}");
+        assert!(primary.lines().any(|l| l == needed), "hearth-litestream.service: {needed}");
+    }
+    let timer = read("packaging/hearth-verify-replica.timer");
+    assert!(timer.contains("OnCalendar=hourly") && timer.contains("Persistent=true"));
 }
 
 /// The Dockerfile's instructions, continuation lines joined, comments dropped:

@@ -6,7 +6,9 @@
 //!   `monitor-interval` 100 ms) under concurrent API writes, `kill -9` of both,
 //!   `litestream restore`, `hearth check` passes and every write acknowledged more
 //!   than 1 s before the kill is in the restored file. `HEARTH_LITESTREAM_TRIALS`
-//!   trials (default 10; `scripts/litestream-trials` runs 100).
+//!   trials (default 10; `scripts/litestream-trials` runs a quarter of its N).
+//! - `trials_*` (trials.rs): Litestream restarted, starved and out of replica disk under
+//!   writes; `verify_*` (verify.rs): `hearth verify-replica` against a real replica.
 //! - `shutdown_under_litestream_is_fast`: SIGTERM to hearth under Litestream.
 //! - `primary_follower_and_two_replicas`: every behaviour of §9's read replicas.
 //!
@@ -20,6 +22,8 @@ mod crash;
 mod replicas;
 #[path = "../support/run.rs"]
 mod run;
+mod trials;
+mod verify;
 
 use std::io::Read;
 use std::os::unix::process::CommandExt;
