@@ -228,6 +228,7 @@ CREATE TABLE contribution (
     parent_pk      INTEGER REFERENCES contribution (pk),
     -- the text's rich-text forms (SPEC §5, version 8), rendered once when it is written
     -- (src/model/rich_text.rs): sanitized HTML, the plain-text summary and its HTML
+    -- (summary_html empty when not truncated: it is then html, kept once)
     html              TEXT    NOT NULL DEFAULT '',
     summary           TEXT    NOT NULL DEFAULT '',
     summary_html      TEXT    NOT NULL DEFAULT '',

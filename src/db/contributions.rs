@@ -88,7 +88,7 @@ pub fn insert(conn: &Connection, new: &NewContribution) -> rusqlite::Result<i64>
         new.parent_pk,
         r.html,
         r.summary,
-        r.summary_html,
+        r.stored_summary_html(),
         r.summary_truncated
     ])?;
     let pk = conn.last_insert_rowid();
@@ -109,7 +109,7 @@ pub fn set_rendered(conn: &Connection, pk: i64, r: &Rendered) -> rusqlite::Resul
         "UPDATE contribution SET html = ?2, summary = ?3, summary_html = ?4, summary_truncated = ?5
          WHERE pk = ?1",
     )?
-    .execute(params![pk, r.html, r.summary, r.summary_html, r.summary_truncated])?;
+    .execute(params![pk, r.html, r.summary, r.stored_summary_html(), r.summary_truncated])?;
     Ok(())
 }
 
@@ -186,12 +186,7 @@ pub(super) fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Contribution> 
         pk, kind, id, title, action, text, added_at, last_edited_at, deleted, comment_count;
         target: target_kind.zip(target_id),
         parent: r.get(12)?,
-        rendered: Rendered {
-            html: r.get(13)?,
-            summary: r.get(14)?,
-            summary_html: r.get(15)?,
-            summary_truncated: r.get(16)?,
-        },
+        rendered: Rendered::from_stored(r.get(13)?, r.get(14)?, r.get(15)?, r.get(16)?),
         // the author as their minimal JSON shows them
         author: crate::db::users::brief_at(r, 17)?,
         categories: Vec::new(),

@@ -42,6 +42,25 @@ pub struct Rendered {
     pub summary_truncated: bool,
 }
 
+impl Rendered {
+    /// `summary_html` as stored: empty when the text is not truncated, its summary's
+    /// HTML being then the whole `html` (kept once, not twice).
+    pub fn stored_summary_html(&self) -> &str {
+        if self.summary_truncated { &self.summary_html } else { "" }
+    }
+
+    /// The forms as stored ([`Rendered::stored_summary_html`] undone).
+    pub fn from_stored(
+        html: String,
+        summary: String,
+        summary_html: String,
+        truncated: bool,
+    ) -> Self {
+        let summary_html = if truncated { summary_html } else { html.clone() };
+        Rendered { html, summary, summary_html, summary_truncated: truncated }
+    }
+}
+
 /// Renders a text in its three forms.
 pub fn render(text: &str) -> Rendered {
     if is_html(text) {

@@ -596,6 +596,33 @@ await visit('detail', async () => {
 });
 
 // The Composer: a post with bold text and a link, typed as a person types it.
+// The settings page (react-ui's UserProfileEdit): a bio typed in the kit's form, saved
+// through PATCH /api/v2/user/{id}/, read back through the API and shown as text.
+const BIO = 'Bakes sourdough <b>on Sundays</b> & tends <img src=x onerror=__xss("bio")> tomatoes';
+await visit('settings', async () => {
+  await check("settings: the bio typed in the kit's settings form is saved (PATCH /api/v2/user/{id}/) and read back as typed", async () => {
+    const field = section('settings').locator('textarea#bio');
+    await field.waitFor({ timeout: WAIT_MS });
+    await field.fill(BIO);
+    const saved = page.waitForResponse((r) => /\/api\/v2\/user\/1\/$/.test(r.url()) && r.request().method() === 'PATCH', { timeout: WAIT_MS });
+    await section('settings').locator('[class*="-btn-save"]').click();
+    const r = await saved;
+    must(r.status() === 200, `PATCH /api/v2/user/1/ answered ${r.status()}: ${await r.text()}`);
+    const sent = r.request().postDataJSON();
+    must(sent.bio === BIO, `the kit sent ${JSON.stringify(sent)}`);
+    const me = await api(USERS.alice, 'GET', '/api/v2/user/me/');
+    expectStatus(me, 200, '/user/me/');
+    must(me.json.bio === BIO, `hearth keeps the bio as ${JSON.stringify(me.json.bio)}`);
+    const other = await api(USERS.bob, 'GET', '/api/v2/user/1/');
+    must(other.json.bio === BIO, `bob reads alice's bio as ${JSON.stringify(other.json.bio)}`);
+  });
+  await check('settings: the form shows the saved bio as text (nothing of it runs or renders as markup)', async () => {
+    const value = await section('settings').locator('textarea#bio').inputValue();
+    must(value === BIO, `the form shows ${JSON.stringify(value)}`);
+    must((await section('settings').locator('img[src="x"]').count()) === 0, 'the bio became an image');
+  });
+});
+
 await visit('composer', async () => {
   let created = null;
   await check('composer: Poll is offered only when hearth keeps polls (addons.polls_enabled)', async () => {

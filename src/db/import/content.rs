@@ -62,7 +62,7 @@ pub(super) fn insert_contribution(
             parent,
             r.html,
             r.summary,
-            r.summary_html,
+            r.stored_summary_html(),
             r.summary_truncated
         ])
     })

@@ -223,3 +223,14 @@ fn the_browser_suites_corpus_is_safe_in_every_form() {
         );
     }
 }
+
+#[test]
+fn the_stored_forms_keep_the_summarys_html_once() {
+    for text in ["<p>short</p>", &format!("<p>{}</p>", "long ".repeat(100)), "plain"] {
+        let r = render(text);
+        let stored = r.stored_summary_html().to_owned();
+        assert_eq!(stored.is_empty(), !r.summary_truncated, "{text}");
+        let back = Rendered::from_stored(r.html.clone(), r.summary.clone(), stored, r.summary_truncated);
+        assert_eq!(back, r, "{text}");
+    }
+}

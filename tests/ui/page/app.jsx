@@ -11,6 +11,7 @@
 //                      contribution, its comment box, the comment list and replies);
 //   composer           the Composer dialog; what it publishes is then shown as a feed card
 //                      and as the detail, both read back from hearth;
+//   settings           the settings page's public info (UserProfileEdit): real name, bio...;
 //   xss-feed           every contribution of the XSS corpus (tests/ui/xss-corpus.json) as
 //                      a feed card (FeedObject, preview template) and as a snippet, fed by
 //                      hearth's contribution lists (hearth has no /feed/ yet, SPEC §10);
@@ -41,6 +42,7 @@ import {
   UserCreatedCoursesWidget,
   UserFollowedUsersWidget,
   UserFollowersWidget,
+  UserProfileEdit,
   UserProfileHeader,
 } from '@selfcommunity/react-ui';
 import { FeedObjectDetail } from '@selfcommunity/react-templates';
@@ -169,6 +171,17 @@ function ComposerPage() {
   );
 }
 
+// The settings page: the signed-in member's public info, saved with PATCH /api/v2/user/{id}/.
+function Settings() {
+  return (
+    <main className="single">
+      <Section id="settings" title="react-ui UserProfileEdit (settings: public info)" wide>
+        <UserProfileEdit />
+      </Section>
+    </main>
+  );
+}
+
 // hearth's own list of one contribution type (what a /feed/ would hand the kit).
 async function list(config, path) {
   const r = await fetch(`${config.portal}/api/v2/${path}`, { headers: { authorization: `Bearer ${config.token}` } });
@@ -280,6 +293,7 @@ const VIEWS = {
   shell: Shell,
   detail: Detail,
   composer: ComposerPage,
+  settings: Settings,
   'xss-feed': XssFeed,
   'xss-detail': XssDetail,
   'xss-related': XssRelated,
