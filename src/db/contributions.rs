@@ -407,6 +407,41 @@ pub fn list(
 #[cfg(test)]
 #[expect(clippy::unwrap_used, reason = "tests fail loudly")]
 mod tests {
+    use super::{Order, Scope, scope_sql, select};
+
+    /// Every list walks the index made for it in its order: no sort of the item's
+    /// comments, a page costs its own rows.
+    #[test]
+    fn lists_walk_their_index_without_a_sort() {
+        let conn = crate::db::migrate::test_db();
+        for scope in [Scope::All, Scope::Thread(1), Scope::Replies(1)] {
+            for order in [Order::NewestFirst, Order::OldestFirst] {
+                let (narrow, order_by) = scope_sql(scope, order);
+                let sql = format!(
+                    "EXPLAIN QUERY PLAN {} WHERE {narrow} AND c.deleted = 0 AND ?5 IS NULL
+                     ORDER BY {order_by} LIMIT ?3 OFFSET ?4",
+                    select()
+                );
+                let mut stmt = conn.prepare(&sql).unwrap();
+                let plan: Vec<String> = stmt
+                    .query_map(rusqlite::params!["comment", 1, 20, 0, None::<i64>], |r| r.get(3))
+                    .unwrap()
+                    .map(Result::unwrap)
+                    .collect();
+                assert!(
+                    !plan.iter().any(|l| l.contains("TEMP B-TREE")),
+                    "{scope:?} {order:?}: {plan:?}"
+                );
+                let index = match scope {
+                    Scope::All => "contribution_list",
+                    Scope::Thread(_) => "contribution_threads",
+                    Scope::Replies(_) => "contribution_replies",
+                };
+                assert!(plan.iter().any(|l| l.contains(index)), "{scope:?} {order:?}: {plan:?}");
+            }
+        }
+    }
+
     /// A hider's count reads the hidden authors' own rows, never the kind's list.
     #[test]
     fn a_hiders_count_never_walks_the_kind() {
