@@ -373,3 +373,4 @@ async fn readyz_turns_503_when_the_server_is_stopping() {
 }
 
 mod requests;
+mod writes;
