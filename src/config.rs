@@ -24,6 +24,13 @@ pub const BODY_TIMEOUT: Duration = Duration::from_secs(30);
 pub const DEFAULT_MIN_BODY_RATE: u64 = 8 * 1024;
 /// How long a body may take to start arriving before [`DEFAULT_MIN_BODY_RATE`] counts.
 pub const MIN_BODY_RATE_GRACE: Duration = Duration::from_secs(1);
+/// Most bytes a connection may buffer while it reads a request's headers (hyper's
+/// `max_buf_size`; its default, ~400 KB, let 1,000 connections that each sent a 400 KB
+/// partial header take 400 MB: issue 27, Medium 6). A request whose headers do not fit
+/// is answered 431 and its connection closed. The largest header a client needs is a
+/// JWT (8 KiB, SPEC §6) and browsers' cookies (a few KiB); nginx allows 32 KiB in all.
+/// With --max-connections, this bounds what headers can hold: 1024 × 64 KiB = 64 MiB.
+pub const MAX_HEADER_BYTES: usize = 64 * 1024;
 /// Idle keep-alive connections close after this.
 pub const KEEP_ALIVE_IDLE: Duration = Duration::from_secs(75);
 /// How long the server must have answered nothing before it gives memory back.

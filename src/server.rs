@@ -293,10 +293,17 @@ async fn serve_connection<S>(
     });
     // hyper's own header timeout also runs while a keep-alive connection waits for its
     // next request, so it would cut the 75 s idle time at 30 s: the watchdog below
-    // keeps both clocks instead
+    // keeps both clocks instead.
+    // What a connection buffers is bounded by `max_buf_size` (headers: 431 past it).
+    // Pipelined requests are not read ahead (issue 27, Medium 6): hyper runs the next
+    // request's handler only once the previous response has left its write queue for
+    // the socket (`can_write_head`), and while a response is in flight reads at most
+    // one buffer's worth to notice a closed connection; `pipeline_flush` stays off.
+    // Tested in tests/api/hardening/connections.rs.
     let conn = hyper::server::conn::http1::Builder::new()
         .timer(TokioTimer::new())
         .header_read_timeout(None)
+        .max_buf_size(crate::config::MAX_HEADER_BYTES)
         .keep_alive(true)
         .serve_connection(io, service);
     tokio::pin!(conn);
