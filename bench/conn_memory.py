@@ -37,6 +37,14 @@ def rss_mib(pid):
     return float("nan")
 
 
+def hwm_mib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
 def healthz_ms(port):
     t = time.monotonic()
     try:
@@ -128,6 +136,12 @@ def main():
         time.sleep(5)
         print(f"{a.pipeliners} clients pipelining 3 x GET /api/v2/post/?limit=100, never reading: "
               f"RSS {rss_mib(srv.pid):.0f} MiB, /healthz {healthz_ms(port):.1f} ms")
+        # settled: every page computed is either held for its client or refused
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 120 and healthz_ms(port) > 200:
+            time.sleep(1)
+        print(f"  settled after {time.monotonic() - t0:.0f} s more: RSS {rss_mib(srv.pid):.0f} MiB "
+              f"(peak VmHWM {hwm_mib(srv.pid):.0f} MiB), /healthz {healthz_ms(port):.1f} ms")
         for s in conns:
             s.close()
         time.sleep(3)

@@ -44,7 +44,7 @@ pub const THROTTLED: &str = "hearth_throttled_total";
 pub const WRITES_THROTTLED: &str = "hearth_writes_throttled_total";
 /// Access tokens issued, by `grant`.
 pub const TOKENS_ISSUED: &str = "hearth_tokens_issued_total";
-/// Request bodies and decoded images held in memory.
+/// Request bodies, decoded images and unsent large responses held in memory.
 pub const BODY_MEMORY: &str = "hearth_body_memory_bytes";
 /// The limit of [`BODY_MEMORY`] (`serve --max-body-memory`).
 pub const BODY_MEMORY_LIMIT: &str = "hearth_body_memory_limit_bytes";
@@ -108,7 +108,11 @@ pub fn describe() {
         "API writes refused by the per-user write quota (429), by limit."
     );
     describe_counter!(TOKENS_ISSUED, "Access tokens issued, by grant.");
-    describe_gauge!(BODY_MEMORY, Unit::Bytes, "Request bodies and decoded images held in memory.");
+    describe_gauge!(
+        BODY_MEMORY,
+        Unit::Bytes,
+        "Request bodies, decoded images and unsent large responses held in memory."
+    );
     describe_gauge!(BODY_MEMORY_LIMIT, Unit::Bytes, "The limit on request bodies held in memory.");
     describe_counter!(SECURITY_EVENTS, "Security events (also logged at WARN), by event.");
     describe_counter!(LOG_DROPPED, "Log lines dropped because stderr did not keep up.");
