@@ -13,7 +13,8 @@
 //!
 //! A GET or HEAD whose response does not fit (the budget is spent, or the address holds
 //! its share already) is answered 503 `service_unavailable` with `Retry-After` instead,
-//! as a body would be; one response may pass the share of an address that holds
+//! as a body would be, and its connection closed (requests pipelined behind it would
+//! each be computed to be refused again); one response may pass the share of an address that holds
 //! nothing, so a client that reads what it asks for always gets a large page. Any other
 //! method's response is sent whatever the budget says (its write has happened; a 503
 //! would invite a retry that repeats it), chunked and counted when it fits.
@@ -78,6 +79,12 @@ where
                 }
             }
             *r.extensions_mut() = parts.extensions;
+            // the connection's pipelined requests would each be computed and refused
+            // again: the client that reads nothing gets no more of them served
+            r.headers_mut().insert(
+                warp::http::header::CONNECTION,
+                warp::http::HeaderValue::from_static("close"),
+            );
             r.map(Outgoing::plain)
         }
         Err(_) => {
@@ -200,6 +207,7 @@ mod tests {
         // the address holds 600 KB (past its share of 128 KB, as one response may)
         let r = account(response(100_000), &Method::GET, &budget, owner(), refused);
         assert_eq!(r.status(), warp::http::StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(r.headers()[warp::http::header::CONNECTION], "close");
         let r = account(response(100_000), &Method::POST, &budget, owner(), refused);
         assert_eq!(r.status(), warp::http::StatusCode::OK);
         let got = r.into_body().collect().await.map(|c| c.to_bytes().len()).ok();

@@ -95,6 +95,7 @@ async fn a_pipelined_request_waits_until_the_response_before_it_is_sent() {
     assert!(
         got.contains("service_unavailable") && got.to_ascii_lowercase().contains("retry-after")
     );
+    assert!(got.to_ascii_lowercase().contains("connection: close"), "{got}");
     assert_eq!(s.state.body_budget.held(), 2 * page);
     // the client reads: the first response, then the second is served
     let mut tail = Vec::new();
