@@ -60,6 +60,11 @@ class Server:
         # above the load's connections so that no probe races wrk's closing sockets
         env = {**os.environ, **(env or {})}
         env.setdefault("HEARTH_MAX_CONNECTIONS_PER_ADDRESS", "1024")
+        # one user a connection writes far faster than a person: no per-user write rate,
+        # and a daily budget no run reaches (so every write is still charged and its
+        # cost measured); builds without the quota ignore both
+        env.setdefault("HEARTH_USER_WRITE_RATE", "0")
+        env.setdefault("HEARTH_USER_DAILY_BYTES", "1TiB")
         self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT, env=env)
         self.pid = self.proc.pid
 

@@ -24,6 +24,13 @@ pub const BODY_TIMEOUT: Duration = Duration::from_secs(30);
 pub const DEFAULT_MIN_BODY_RATE: u64 = 8 * 1024;
 /// How long a body may take to start arriving before [`DEFAULT_MIN_BODY_RATE`] counts.
 pub const MIN_BODY_RATE_GRACE: Duration = Duration::from_secs(1);
+/// Most bytes a connection may buffer while it reads a request's headers (hyper's
+/// `max_buf_size`; its default, ~400 KB, let 1,000 connections that each sent a 400 KB
+/// partial header take 400 MB: issue 27, Medium 6). A request whose headers do not fit
+/// is answered 431 and its connection closed. The largest header a client needs is a
+/// JWT (8 KiB, SPEC §6) and browsers' cookies (a few KiB); nginx allows 32 KiB in all.
+/// With --max-connections, this bounds what headers can hold: 1024 × 64 KiB = 64 MiB.
+pub const MAX_HEADER_BYTES: usize = 64 * 1024;
 /// Idle keep-alive connections close after this.
 pub const KEEP_ALIVE_IDLE: Duration = Duration::from_secs(75);
 /// How long the server must have answered nothing before it gives memory back.
@@ -43,6 +50,19 @@ pub const BODY_SHARE_PER_ADDRESS: usize = 8;
 /// Most parameters a query string or a form may carry (400 beyond): every handler reads
 /// a handful, and checks on them (repeats, lists) stay small whatever a client sends.
 pub const MAX_PARAMS: usize = 256;
+/// Writes a second one user may make through the API (`serve --user-write-rate`; 0: no
+/// limit): one user made 12,168 posts in 10 s before there was one (issue 27, Medium
+/// 8). Staff are exempt.
+pub const DEFAULT_USER_WRITE_RATE: u32 = 10;
+/// Writes one user may make at once after a quiet spell (`serve --user-write-burst`):
+/// what a person does in a hurry (three seconds at the rate) passes.
+pub const DEFAULT_USER_WRITE_BURST: u32 = 30;
+/// Bytes of request bodies one user's writes may carry per UTC day
+/// (`serve --user-daily-bytes`; 0: no budget): 1 MiB posts on two connections grew the
+/// file by 133 MB in 6 s before there was one. Staff are exempt.
+pub const DEFAULT_USER_DAILY_BYTES: u64 = 50 * 1024 * 1024;
+/// Most users the write quota tracks at once ([`crate::limits::writes`]): about 5 MB.
+pub const WRITE_QUOTA_USERS: usize = 100_000;
 /// Most parameters of an OAuth form (token, revocation, authorization, login): RFC
 /// 6749's requests carry fewer than 15 (400 `invalid_request` beyond).
 pub const MAX_OAUTH_PARAMS: usize = 64;
@@ -81,6 +101,12 @@ pub struct Config {
     /// Quiet time after a load before caches are emptied and memory given back (zero:
     /// never; `server::memory`).
     pub release_memory_after: Duration,
+    /// Writes a second per user (0: no limit; staff exempt).
+    pub user_write_rate: u32,
+    /// Writes a user may make at once.
+    pub user_write_burst: u32,
+    /// Bytes of write bodies per user per UTC day (0: no budget; staff exempt).
+    pub user_daily_bytes: u64,
 }
 
 impl Config {
@@ -102,6 +128,9 @@ impl Config {
             login_window: Duration::from_secs(300),
             cors_origins: CorsOrigins::None,
             release_memory_after: RELEASE_MEMORY_AFTER,
+            user_write_rate: DEFAULT_USER_WRITE_RATE,
+            user_write_burst: DEFAULT_USER_WRITE_BURST,
+            user_daily_bytes: DEFAULT_USER_DAILY_BYTES,
         }
     }
 
@@ -315,6 +344,25 @@ pub fn public_url_for(addr: SocketAddr) -> PublicUrl {
     PublicUrl(format!("http://{}", SocketAddr::new(host, addr.port())))
 }
 
+/// Parses a size in bytes: a whole number, optionally followed by `KiB`, `MiB`, `GiB`
+/// or `TiB` (or `K`, `M`, `G`, `T`; powers of 1024), e.g. `50MiB`.
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (n, unit) = t.split_at(digits);
+    let shift = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kib" => 10,
+        "m" | "mib" => 20,
+        "g" | "gib" => 30,
+        "t" | "tib" => 40,
+        _ => return Err(format!("size {s:?}: the unit must be KiB, MiB, GiB or TiB")),
+    };
+    n.parse::<u64>().ok().and_then(|n| n.checked_mul(1u64 << shift)).ok_or_else(|| {
+        format!("size {s:?} is not a whole number of bytes (e.g. 52428800 or 50MiB)")
+    })
+}
+
 /// Validates a `--public-url`: an absolute http(s) URL; a trailing slash is dropped.
 pub fn parse_public_url(s: &str) -> Result<PublicUrl, String> {
     let t = s.trim_end_matches('/');
@@ -443,6 +491,19 @@ mod tests {
         }
         assert!(CorsOrigins::Any.allows(b"null"));
         assert!(!CorsOrigins::None.allows(b"https://a.org"));
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("0"), Ok(0));
+        assert_eq!(parse_size("1234"), Ok(1234));
+        assert_eq!(parse_size("50MiB"), Ok(50 << 20));
+        assert_eq!(parse_size("50 mib"), Ok(50 << 20));
+        assert_eq!(parse_size("2G"), Ok(2 << 30));
+        assert_eq!(parse_size("1TiB"), Ok(1 << 40));
+        for bad in ["", "MiB", "-1", "1.5MiB", "5 PB", "99999999999999999999", "16777216TiB"] {
+            assert!(parse_size(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -9,6 +9,7 @@
 mod access;
 mod memory;
 pub mod metrics;
+mod outgoing;
 mod socket;
 
 use std::collections::HashMap;
@@ -216,8 +217,9 @@ pub async fn serve_on(listener: TcpListener, state: AppState, shutdown: impl Fut
         let mut stop = stop_rx.clone();
         let open = access::Open::count();
         let cors = Arc::clone(&cors);
+        let budget = state.body_budget.clone();
         tokio::spawn(async move {
-            serve_connection(stream, peer, svc, config, cors, &mut stop).await;
+            serve_connection(stream, peer, svc, config, cors, budget, &mut stop).await;
             drop(open);
             drop(held);
             drop(permit);
@@ -246,6 +248,7 @@ async fn serve_connection<S>(
     svc: S,
     config: Arc<crate::config::Config>,
     cors: Arc<Cors>,
+    budget: crate::limits::budget::Budget,
     stop: &mut watch::Receiver<bool>,
 ) where
     S: Service<
@@ -268,13 +271,15 @@ async fn serve_connection<S>(
         act.in_flight.fetch_add(1, Ordering::AcqRel);
         let id = request_id(&req);
         let entry = access::Access::new(&req, id.clone(), peer, &logged);
+        let (method, owner) = (req.method().clone(), AddrKey::of(entry.client()));
+        let budget = budget.clone();
         req.extensions_mut().insert(PeerAddr(peer));
         req.extensions_mut().insert(HeadersDone(tokio::time::Instant::now()));
         let span = tracing::info_span!("request", request_id = id.to_str().unwrap_or("-"));
         let host = host_rule(&req);
         let checked = cors.check(req.method(), req.uri().path(), req.headers());
         async move {
-            let mut resp = match (host, checked) {
+            let resp = match (host, checked) {
                 (Err(e), _) => e.to_response(),
                 (Ok(()), Checked::Answer(r)) => r,
                 (Ok(()), Checked::Pass(finish)) => match svc.call(req).instrument(span).await {
@@ -282,6 +287,9 @@ async fn serve_connection<S>(
                     Err(never) => match never {},
                 },
             };
+            let mut resp = outgoing::account(resp, &method, &budget, owner, || {
+                crate::error::ApiError::Unavailable(crate::error::Unavailable::Memory).to_response()
+            });
             resp.headers_mut().insert("x-request-id", id);
             entry.finish(&resp);
             act.idle_since.store(millis_since(start), Ordering::Release);
@@ -293,10 +301,17 @@ async fn serve_connection<S>(
     });
     // hyper's own header timeout also runs while a keep-alive connection waits for its
     // next request, so it would cut the 75 s idle time at 30 s: the watchdog below
-    // keeps both clocks instead
+    // keeps both clocks instead.
+    // What a connection buffers is bounded by `max_buf_size` (headers: 431 past it).
+    // Pipelined requests are not read ahead (issue 27, Medium 6): hyper runs the next
+    // request's handler only once the previous response has left its write queue for
+    // the socket (`can_write_head`), and while a response is in flight reads at most
+    // one buffer's worth to notice a closed connection; `pipeline_flush` stays off.
+    // Tested in tests/api/hardening/connections.rs.
     let conn = hyper::server::conn::http1::Builder::new()
         .timer(TokioTimer::new())
         .header_read_timeout(None)
+        .max_buf_size(crate::config::MAX_HEADER_BYTES)
         .keep_alive(true)
         .serve_connection(io, service);
     tokio::pin!(conn);

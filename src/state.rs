@@ -61,6 +61,8 @@ pub struct AppState {
     pub hashing: Arc<tokio::sync::Semaphore>,
     /// Brute-force limit on password checks (SPEC §4), per username and per address.
     pub login_limiter: Arc<crate::limits::login::Limiter>,
+    /// Per-user write rate and daily bytes (issue 27, Medium 8).
+    pub write_quota: Arc<crate::limits::writes::WriteQuota>,
     /// Request bodies and decoded images held in memory, across all requests (SPEC §3).
     pub body_budget: crate::limits::budget::Budget,
     stopping: Arc<std::sync::atomic::AtomicBool>,
@@ -86,8 +88,17 @@ impl AppState {
         let window = i64::try_from(config.login_window.as_micros()).unwrap_or(i64::MAX);
         let login_limiter =
             Arc::new(crate::limits::login::Limiter::new(config.login_max_failures, window));
+        let write_quota = Arc::new(crate::limits::writes::WriteQuota::new(
+            crate::limits::writes::Quota {
+                rate: config.user_write_rate,
+                burst: config.user_write_burst,
+                daily_bytes: config.user_daily_bytes,
+            },
+            crate::config::WRITE_QUOTA_USERS,
+        ));
         Ok(AppState {
             login_limiter,
+            write_quota,
             body_budget: crate::limits::budget::Budget::new(config.max_body_memory),
             stopping: Arc::new(std::sync::atomic::AtomicBool::new(false)),
             db,

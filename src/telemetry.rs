@@ -39,9 +39,12 @@ pub const DB_WAL: &str = "hearth_db_wal_bytes";
 pub const PASSWORD_CHECKS: &str = "hearth_password_checks_total";
 /// Password checks refused by the brute-force limit.
 pub const THROTTLED: &str = "hearth_throttled_total";
+/// API writes refused by the per-user write quota, by `limit` (`rate`, `daily_bytes`,
+/// `tracking`).
+pub const WRITES_THROTTLED: &str = "hearth_writes_throttled_total";
 /// Access tokens issued, by `grant`.
 pub const TOKENS_ISSUED: &str = "hearth_tokens_issued_total";
-/// Request bodies and decoded images held in memory.
+/// Request bodies, decoded images and unsent large responses held in memory.
 pub const BODY_MEMORY: &str = "hearth_body_memory_bytes";
 /// The limit of [`BODY_MEMORY`] (`serve --max-body-memory`).
 pub const BODY_MEMORY_LIMIT: &str = "hearth_body_memory_limit_bytes";
@@ -100,8 +103,16 @@ pub fn describe() {
         "Password checks (login form and password grant), by result."
     );
     describe_counter!(THROTTLED, "Password checks refused by the brute-force limit (429).");
+    describe_counter!(
+        WRITES_THROTTLED,
+        "API writes refused by the per-user write quota (429), by limit."
+    );
     describe_counter!(TOKENS_ISSUED, "Access tokens issued, by grant.");
-    describe_gauge!(BODY_MEMORY, Unit::Bytes, "Request bodies and decoded images held in memory.");
+    describe_gauge!(
+        BODY_MEMORY,
+        Unit::Bytes,
+        "Request bodies, decoded images and unsent large responses held in memory."
+    );
     describe_gauge!(BODY_MEMORY_LIMIT, Unit::Bytes, "The limit on request bodies held in memory.");
     describe_counter!(SECURITY_EVENTS, "Security events (also logged at WARN), by event.");
     describe_counter!(LOG_DROPPED, "Log lines dropped because stderr did not keep up.");
@@ -210,7 +221,7 @@ pub fn token_issued(grant: Grant) {
 /// what was tried. Secrets never appear: no password, token, code or client secret is
 /// a parameter of these functions.
 pub mod security {
-    use super::{IpAddr, SECURITY_EVENTS, THROTTLED, counter};
+    use super::{IpAddr, SECURITY_EVENTS, THROTTLED, WRITES_THROTTLED, counter};
 
     /// At most this many characters of a name a client sent are logged.
     pub const MAX_LOGGED: usize = 150;
@@ -261,6 +272,19 @@ pub mod security {
         counter!(THROTTLED).increment(1);
         let username = shown(username);
         tracing::warn!(target: "hearth::security", event = %"throttled", client = %client, username = &*username, "security event");
+    }
+
+    /// An API write was refused by the per-user write quota (`limit`: `rate`,
+    /// `daily_bytes`, `tracking`). Counted every time; logged when `log` (the quota
+    /// logs a user at most once a minute, so a flood of refused writes is not a flood
+    /// of lines). Not in the fail2ban filter: the writer is a known account, which a
+    /// ban of its address would not stop (docs/operations.md).
+    pub fn write_throttled(client: IpAddr, user_id: i64, limit: &'static str, log: bool) {
+        counter!(WRITES_THROTTLED, "limit" => limit).increment(1);
+        if log {
+            count("write_throttled");
+            tracing::warn!(target: "hearth::security", event = %"write_throttled", client = %client, user_id, limit, "security event");
+        }
     }
 
     /// An authorization code was presented again (its tokens are revoked).

@@ -5,6 +5,9 @@
 //! resolved inside the handler's own database call, so an authenticated read still
 //! costs one blocking hop.
 //!
+//! Every write is charged here, once a request, to its caller's write quota
+//! ([`crate::limits::writes`]): the one place all of the API's writes go through.
+//!
 //! The endpoint constructors ([`public`], [`ca`], [`user`], [`write`], [`staff`]) tie a
 //! handler's caller type to its auth class: a `write` handler can only be declared with
 //! a handler that takes a `Call<Principal>`.
@@ -12,7 +15,7 @@
 use std::future::Future;
 use std::marker::PhantomData;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 
 use rusqlite::{Connection, Transaction};
 use serde::de::DeserializeOwned;
@@ -43,6 +46,9 @@ pub trait Who: Sized + Send + 'static {
 
     /// The caller's user id, when there is one.
     fn user_id(&self) -> Option<i64>;
+
+    /// Whether the caller is staff.
+    fn is_staff(&self) -> bool;
 }
 
 impl Who for Option<Principal> {
@@ -61,6 +67,10 @@ impl Who for Option<Principal> {
 
     fn user_id(&self) -> Option<i64> {
         self.as_ref().map(|p| p.user_id)
+    }
+
+    fn is_staff(&self) -> bool {
+        self.is_some_and(|p| p.is_staff)
     }
 }
 
@@ -86,6 +96,10 @@ impl Who for Principal {
     fn user_id(&self) -> Option<i64> {
         Some(self.user_id)
     }
+
+    fn is_staff(&self) -> bool {
+        self.is_staff
+    }
 }
 
 /// One API request, as its handler sees it.
@@ -100,11 +114,17 @@ pub struct Call<W> {
     auth: Auth,
     /// The user id the last database call resolved (0: none), for [`Caller`].
     seen: Arc<AtomicI64>,
+    /// Bytes of the request body read so far (the body adds them as it is read).
+    body_bytes: Arc<AtomicU64>,
+    /// Whether a write of this request was charged to the write quota already.
+    charged: AtomicBool,
     who: PhantomData<fn() -> W>,
 }
 
 impl<W: Who> Call<W> {
-    fn new(req: Req, params: Params, auth: Auth, seen: Arc<AtomicI64>) -> Self {
+    fn new(mut req: Req, params: Params, auth: Auth, seen: Arc<AtomicI64>) -> Self {
+        let body_bytes = Arc::new(AtomicU64::new(0));
+        req.body.metered(Arc::clone(&body_bytes));
         Call {
             now: req.state.clock.now(),
             creds: req.credentials(),
@@ -112,6 +132,8 @@ impl<W: Who> Call<W> {
             params,
             auth,
             seen,
+            body_bytes,
+            charged: AtomicBool::new(false),
             who: PhantomData,
         }
     }
@@ -169,14 +191,41 @@ impl<W: Who> Call<W> {
     }
 
     /// A write: `f` runs in the writer's transaction after the caller was resolved in
-    /// it (so a token revoked a moment ago cannot write).
+    /// it (so a token revoked a moment ago cannot write) and, on the request's first
+    /// write, charged to the caller's write quota with the bytes of the body read so
+    /// far (429 when over it; staff are not charged). The check runs where writes are
+    /// one at a time, so it is exact however many of a user's writes race; a write
+    /// that fails gives its bytes back.
     pub async fn write<T, F>(&self, f: F) -> Result<T, ApiError>
     where
         F: FnOnce(&Transaction<'_>, W) -> Result<T, ApiError> + Send + 'static,
         T: Send + 'static,
     {
         let r = self.resolver();
-        self.req.state.db.write(move |tx| f(tx, r.resolve(tx)?)).await
+        let quota = (!self.charged.swap(true, Ordering::Relaxed)).then(|| QuotaCheck {
+            quota: Arc::clone(&self.req.state.write_quota),
+            client: self.req.client_addr(),
+            bytes: self.body_bytes.load(Ordering::Relaxed),
+            now: self.now,
+        });
+        self.req
+            .state
+            .db
+            .write(move |tx| {
+                let who = r.resolve(tx)?;
+                let charge = match &quota {
+                    Some(q) => q.charge(&who)?,
+                    None => None,
+                };
+                let out = f(tx, who);
+                if out.is_err()
+                    && let (Some(q), Some(c)) = (&quota, charge)
+                {
+                    q.quota.refund(c);
+                }
+                out
+            })
+            .await
     }
 
     /// Takes the body out to read it (once; an empty body is left behind).
@@ -226,6 +275,35 @@ impl Resolver {
             self.seen.store(id, Ordering::Relaxed);
         }
         Ok(who)
+    }
+}
+
+/// A write's charge to its caller's write quota, prepared before the write moves to
+/// the writer.
+struct QuotaCheck {
+    quota: Arc<crate::limits::writes::WriteQuota>,
+    client: std::net::IpAddr,
+    bytes: u64,
+    now: Timestamp,
+}
+
+impl QuotaCheck {
+    /// Charges the write to `who` (nothing for an anonymous or staff caller); 429 with
+    /// `Retry-After` over the quota, and a security event.
+    fn charge<W: Who>(&self, who: &W) -> Result<Option<crate::limits::writes::Charge>, ApiError> {
+        let Some(user) = who.user_id().filter(|_| !who.is_staff()) else { return Ok(None) };
+        match self.quota.charge(user, self.bytes, self.now) {
+            Ok(c) => Ok(Some(c)),
+            Err(refused) => {
+                crate::telemetry::security::write_throttled(
+                    self.client,
+                    user,
+                    refused.limit.as_str(),
+                    refused.log,
+                );
+                Err(ApiError::Throttled(refused.retry_after))
+            }
+        }
     }
 }
 

@@ -164,6 +164,10 @@ fn operation(e: &Endpoint, prose: Option<&Value>) -> Value {
     if matches!(e.auth, Auth::Write | Auth::Staff) {
         standard.push(("403", "Forbidden"));
     }
+    // a caller's writes are charged to its write quota (`api::call`); staff never are
+    if api && e.writes && matches!(e.auth, Auth::Public | Auth::Ca | Auth::User | Auth::Write) {
+        standard.push(("429", "Throttled"));
+    }
     if api && e.writes {
         standard.push(("503", "ServiceUnavailable"));
     }

@@ -56,6 +56,19 @@ pub struct ServeArgs {
     /// requests; a request that would pass it is answered 503.
     #[arg(long, env = "HEARTH_MAX_BODY_MEMORY", default_value_t = 256, value_parser = clap::value_parser!(u64).range(16..=1_048_576))]
     pub max_body_memory: u64,
+    /// Writes a second one user may make through the API (posts, comments, votes,
+    /// follows, course changes...; more is 429 with Retry-After); 0: no limit. Staff
+    /// are exempt.
+    #[arg(long, env = "HEARTH_USER_WRITE_RATE", default_value_t = config::DEFAULT_USER_WRITE_RATE, value_parser = clap::value_parser!(u32).range(0..=1_000_000))]
+    pub user_write_rate: u32,
+    /// Writes one user may make at once after a quiet spell (then --user-write-rate).
+    #[arg(long, env = "HEARTH_USER_WRITE_BURST", default_value_t = config::DEFAULT_USER_WRITE_BURST, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub user_write_burst: u32,
+    /// Bytes of request bodies one user's writes may carry per UTC day (text, JSON,
+    /// uploads; more is 429 until midnight UTC; a write without a body still passes):
+    /// a number of bytes or with a unit, e.g. 50MiB; 0: no budget. Staff are exempt.
+    #[arg(long, env = "HEARTH_USER_DAILY_BYTES", default_value_t = config::DEFAULT_USER_DAILY_BYTES, value_parser = config::parse_size)]
+    pub user_daily_bytes: u64,
     /// A reverse proxy whose X-Forwarded-For is believed: an address or CIDR range
     /// (repeatable). The header is read from the right, skipping trusted hops.
     #[arg(
@@ -151,6 +164,9 @@ impl ServeArgs {
         c.shutdown_timeout = Duration::from_secs(self.shutdown_timeout);
         c.release_memory_after = self.release_memory_after;
         c.max_body_memory = size(self.max_body_memory.saturating_mul(1024 * 1024));
+        c.user_write_rate = self.user_write_rate;
+        c.user_write_burst = self.user_write_burst;
+        c.user_daily_bytes = self.user_daily_bytes;
         if self.trust_proxy {
             c.trusted_proxies.extend(config::loopback_proxies());
         }

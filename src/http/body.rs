@@ -56,6 +56,8 @@ pub struct Body {
     cap: usize,
     /// Whose share of the budget the body counts in (the client address).
     owner: Option<AddrKey>,
+    /// Where the bytes read are added up ([`Body::metered`]).
+    meter: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
 }
 
 /// A body read whole, holding its bytes against the memory budget until dropped.
@@ -105,6 +107,7 @@ pub fn stream(
                 unlocked: false,
                 cap: usize::MAX,
                 owner: None,
+                meter: None,
             }
         })
 }
@@ -181,6 +184,12 @@ impl Body {
                 p.grow(len.saturating_sub(p.bytes()))?;
             }
             buf.extend_from_slice(&chunk);
+        }
+        if let Some(m) = &self.meter {
+            m.fetch_add(
+                u64::try_from(buf.len()).unwrap_or(u64::MAX),
+                std::sync::atomic::Ordering::Relaxed,
+            );
         }
         Ok(Held { bytes: buf.freeze(), permit })
     }
@@ -267,6 +276,7 @@ impl Body {
             unlocked: true,
             cap: usize::MAX,
             owner: None,
+            meter: None,
         }
     }
 
@@ -285,6 +295,12 @@ impl Body {
     /// does this for every request that declares a body).
     pub fn owned_by(&mut self, owner: AddrKey) {
         self.owner = Some(owner);
+    }
+
+    /// Adds the length of the body, once read whole, to `meter` (what a write's body
+    /// costs in its user's daily budget, [`crate::limits::writes`]).
+    pub fn metered(&mut self, meter: std::sync::Arc<std::sync::atomic::AtomicU64>) {
+        self.meter = Some(meter);
     }
 
     /// Allows reading the body once its caller is known.

@@ -1,5 +1,6 @@
 //! The memory budget of request bodies (SPEC §3, `serve --max-body-memory`): every
-//! body held in memory, and every image being decoded, holds permits of one shared
+//! body held in memory, every image being decoded, and every large response its client
+//! has not read yet ([`Budget::response`], `server::outgoing`) holds permits of one shared
 //! semaphore, one per byte, for as long as it is held. A request that would pass the
 //! budget is answered 503 at once (it does not queue: a queue of held bodies is the
 //! attack), and the permits return when the bytes are dropped.
@@ -74,6 +75,16 @@ impl Budget {
         Ok(p)
     }
 
+    /// Holds the `bytes` of a response that `owner` has not read yet
+    /// (`server::outgoing`), or answers 503: like a body's bytes, except that an address
+    /// holding nothing may take more than its share for one response, so a page larger
+    /// than the share is still served to a client that reads it.
+    pub fn response(&self, owner: AddrKey, bytes: usize) -> Result<Permit, ApiError> {
+        let mut p = self.none_for(owner);
+        p.grow_with(bytes, true)?;
+        Ok(p)
+    }
+
     /// Bytes not held by anyone.
     pub fn available(&self) -> usize {
         self.sem.available_permits()
@@ -93,6 +104,12 @@ impl Budget {
 impl Permit {
     /// Holds `more` bytes in addition, or answers 503 (what is already held stays).
     pub fn grow(&mut self, more: usize) -> Result<(), ApiError> {
+        self.grow_with(more, false)
+    }
+
+    /// [`Permit::grow`]; `first_free`: the owner's share does not bind while it holds
+    /// nothing (checked under the same lock as the share is taken).
+    fn grow_with(&mut self, more: usize, first_free: bool) -> Result<(), ApiError> {
         if more == 0 {
             return Ok(());
         }
@@ -101,7 +118,7 @@ impl Permit {
             // the share first: an address at its share takes nothing from the others
             let mut shares = self.budget.shares();
             let held = shares.entry(owner).or_insert(0);
-            if *held + more > self.budget.share() {
+            if *held + more > self.budget.share() && !(first_free && *held == 0) {
                 let held = *held;
                 if held == 0 {
                     shares.remove(&owner);
@@ -213,5 +230,23 @@ mod tests {
         assert!(d.grow(60).is_err());
         assert_eq!(b.held_by(one), 0);
         drop(all);
+    }
+
+    #[test]
+    fn one_response_may_pass_the_share_of_an_address_holding_nothing() {
+        let b = Budget::new(800);
+        let one = AddrKey::of(std::net::IpAddr::from([192, 0, 2, 1]));
+        let big = b.response(one, 300);
+        assert!(big.is_ok());
+        assert_eq!(b.held_by(one), 300);
+        // the next one counts against the share, which the first used up
+        assert!(b.response(one, 1).is_err());
+        assert!(b.none_for(one).grow(1).is_err());
+        drop(big);
+        assert!(b.response(one, 100).is_ok());
+        // never past the whole budget
+        let two = AddrKey::of(std::net::IpAddr::from([192, 0, 2, 2]));
+        assert!(b.response(two, 801).is_err());
+        assert_eq!(b.held_by(two), 0);
     }
 }

@@ -1,9 +1,11 @@
 //! In-memory limits that every request shares and [`crate::state::AppState`] holds:
-//! the memory budget of request bodies and the brute-force limit on password checks.
+//! the memory budget of request bodies, the brute-force limit on password checks and
+//! the per-user write quota.
 //! Below `state`, so that the HTTP layer and the handlers both reach them through it.
 
 pub mod budget;
 pub mod login;
+pub mod writes;
 
 use std::net::{IpAddr, Ipv6Addr};
 

@@ -51,7 +51,13 @@ async fn form_page(
     username: &str,
     msg: Option<&str>,
 ) -> pages::Page {
-    let (csrf, set) = session::login_csrf(&req.headers, req.state.config.https());
+    let keys = req.state.jwt_keys();
+    let (csrf, set) = session::login_csrf(
+        &req.headers,
+        req.state.config.https(),
+        super::client_addr(req),
+        &keys.accepted(req.state.clock.now()),
+    );
     let mut page = pages::login(status, &csrf, next, username, msg);
     page.cookies.extend(set);
     page.form_action = skip_consent_origin(&req.state, next).await;
@@ -105,8 +111,15 @@ async fn post(mut req: Req) -> Response {
     };
     let next = local_next(form.get("next"));
     let username = form.get("username").unwrap_or("").trim();
-    let expected = session::cookie(&req.headers, session::CSRF_COOKIE).unwrap_or_default();
-    if !session::csrf_ok(&expected, form.get(CSRF_FIELD)) {
+    let keys = req.state.jwt_keys();
+    let signed = session::login_csrf_ok(
+        &req.headers,
+        req.state.config.https(),
+        super::client_addr(&req),
+        &keys.accepted(req.state.clock.now()),
+        form.get(CSRF_FIELD),
+    );
+    if !signed {
         security::csrf_rejected(super::client_addr(&req));
         return form_page(&req, StatusCode::FORBIDDEN, next, username, Some(STALE))
             .await

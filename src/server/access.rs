@@ -12,10 +12,8 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use hyper::body::Body as _;
 use hyper::body::Incoming;
 use warp::http::{HeaderValue, Method, Request, header};
-use warp::reply::Response;
 
 use crate::config::Config;
 use crate::http::route::{Caller, Matched};
@@ -59,7 +57,12 @@ impl Access {
     }
 
     /// Logs and counts the answered request.
-    pub(super) fn finish(self, resp: &Response) {
+    /// The client address (SPEC §4's rules), as the line logs it.
+    pub(super) fn client(&self) -> IpAddr {
+        self.client
+    }
+
+    pub(super) fn finish<B: hyper::body::Body>(self, resp: &warp::http::Response<B>) {
         ANSWERED.fetch_add(1, Ordering::Relaxed);
         let took = self.began.elapsed();
         let route = resp.extensions().get::<Matched>().map_or(telemetry::UNMATCHED, |m| m.path);

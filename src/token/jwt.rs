@@ -58,6 +58,13 @@ impl Key {
     pub fn new(secret: &str) -> Self {
         Key(hmac::Key::new(hmac::HMAC_SHA256, secret.as_bytes()))
     }
+
+    /// A key for another purpose than signing JWTs, derived from this one
+    /// (HMAC-SHA256 of `purpose` under this key): a MAC made with it can never be taken
+    /// for a JWT signature, nor the other way round, and it rotates with the secret.
+    pub fn derive(&self, purpose: &str) -> hmac::Key {
+        hmac::Key::new(hmac::HMAC_SHA256, hmac::sign(&self.0, purpose.as_bytes()).as_ref())
+    }
 }
 
 impl std::fmt::Debug for Key {

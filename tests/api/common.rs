@@ -128,6 +128,10 @@ impl TestServer {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let mut config = Config::for_addr(addr);
+        // the tests' clock stands still and they create data as fast as they can: no
+        // rate of writes per user (the daily byte budget stays on). The quota's own
+        // tests (hardening/writes.rs) turn the rate on.
+        config.user_write_rate = 0;
         tweak(&mut config);
         let state = AppState::new(db, clock.clone(), config).unwrap();
         let (stop, stopped) = oneshot::channel::<()>();

@@ -372,4 +372,6 @@ async fn readyz_turns_503_when_the_server_is_stopping() {
     assert_eq!(s.get("/healthz", None).await.status, StatusCode::OK);
 }
 
+mod connections;
 mod requests;
+mod writes;

@@ -116,6 +116,9 @@ fn only_banned_events_match() {
         r#"{"timestamp":"2026-11-27T02:20:03.1Z","level":"INFO","message":"security event","event":"login_failed","client":"198.51.100.3"}"#.to_owned(),
         r#"2026-11-27T02:20:04.1Z  WARN request{request_id="c"}: hearth::security: security event event=throttled client=198.51.100.4 username="bob""#.to_owned(),
         r#"{"timestamp":"2026-11-27T02:20:05.1Z","level":"WARN","message":"security event","event":"client_auth_failed","client":"2001:db8::5","client_id":"x"}"#.to_owned(),
+        // the write quota's refusals: a known account, not an address to ban
+        r#"2026-11-27T02:20:06.1Z  WARN request{request_id="d"}: hearth::security: security event event=write_throttled client=198.51.100.6 user_id=7 limit="rate""#.to_owned(),
+        r#"{"timestamp":"2026-11-27T02:20:07.1Z","level":"WARN","message":"security event","event":"write_throttled","client":"198.51.100.7","user_id":7,"limit":"daily_bytes"}"#.to_owned(),
     ];
     assert_eq!(hosts(&lines), vec!["198.51.100.4".to_owned(), "2001:db8::5".to_owned()]);
 }

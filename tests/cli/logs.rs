@@ -593,3 +593,43 @@ async fn text_lines_are_key_value_with_client_strings_quoted() {
     // the fail2ban filter of docs/operations.md finds the address, and only it
     assert_eq!(crate::fail2ban::hosts(&lines), vec!["198.51.100.9".to_owned()]);
 }
+
+/// The per-user write quota (issue 27, Medium 8): a refused write is 429 and one
+/// `write_throttled` security event with the client address, the user id and the
+/// limit, logged once a minute per user however many writes are refused; the fail2ban
+/// filter does not ban on it (the writer is a known account).
+#[tokio::test]
+async fn a_refused_write_is_one_security_event() {
+    let e = Env::new();
+    e.init();
+    import_users(&e, &[(7, "wally", "wally-pw-1")]);
+    let jwt = e.ok(&["jwt", "mint", "--user-id", "7"]).trim().to_owned();
+    let s = Logged::start(&e, &["--user-write-rate", "1", "--user-write-burst", "2"]);
+    let c = reqwest::Client::new();
+    let mut statuses = Vec::new();
+    for i in 0..5 {
+        let r = c
+            .post(format!("{}/api/v2/post/", s.url()))
+            .bearer_auth(&jwt)
+            .json(&serde_json::json!({ "text": format!("w{i}") }))
+            .send()
+            .await
+            .unwrap();
+        if r.status() == StatusCode::TOO_MANY_REQUESTS {
+            assert!(r.headers().contains_key("retry-after"));
+        }
+        statuses.push(r.status().as_u16());
+    }
+    // two pass at once; within the second the rest wait (a slow machine may let one
+    // more through as the clock moves on)
+    assert_eq!(&statuses[..2], &[201, 201], "{statuses:?}");
+    assert!(statuses.iter().filter(|s| **s == 429).count() >= 2, "{statuses:?}");
+    let lines = s.stop();
+    let events: Vec<&String> =
+        lines.iter().filter(|l| l.contains("event=write_throttled")).collect();
+    assert_eq!(events.len(), 1, "{lines:#?}");
+    let l = events[0];
+    assert!(l.contains(" WARN "), "{l}");
+    assert!(l.contains("client=127.0.0.1 user_id=7 limit=\"rate\""), "{l}");
+    assert!(crate::fail2ban::hosts(&lines).is_empty());
+}

@@ -258,6 +258,7 @@ async fn litestream_beside_hearth_killed_and_restarted_under_writes_loses_nothin
     };
     let mut litestream = Proc::start(replicate(), &d.join("litestream-1.log"));
     let mut hearth = std::process::Command::new(crate::hearth());
+    hearth.env("HEARTH_USER_WRITE_RATE", "0"); // writes as fast as they go
     hearth.arg("--db").arg(&db).args(["serve", "--listen", "127.0.0.1:0", "--litestream", "on"]);
     hearth.args(["--replication-lag-limit", &format!("{}ms", LIMIT.as_millis())]);
     let mut server = Proc::start(hearth, &d.join("hearth.log"));

@@ -218,6 +218,8 @@ pub fn alive(pid: u32) -> bool {
 /// `litestream replicate -config CFG -exec "hearth --db DB serve --listen 127.0.0.1:0 ARGS"`.
 pub fn replicate(dir: &Path, db: &Path, cfg: &Path, args: &str, name: &str) -> Proc {
     let mut cmd = Command::new(litestream());
+    // hearth inherits it: the tests write as fast as they go, with no per-user rate
+    cmd.env("HEARTH_USER_WRITE_RATE", "0");
     cmd.arg("replicate").arg("-config").arg(cfg).arg("-exec").arg(format!(
         "{} --db {} serve --listen 127.0.0.1:0 {args}",
         hearth(),

@@ -290,12 +290,16 @@ async fn cookies_are_secure_behind_https() {
     let b = browser();
     let page = get(&b, &s, "/accounts/login/").await;
     let csrf_cookie = page.header("set-cookie").unwrap();
-    assert!(csrf_cookie.contains("; Secure"), "{csrf_cookie}");
+    // `__Host-`: Secure, Path=/, no Domain (no subdomain can plant it)
+    assert!(csrf_cookie.starts_with("__Host-hearth_csrf="), "{csrf_cookie}");
+    assert!(csrf_cookie.contains("; Secure") && csrf_cookie.contains("; Path=/"), "{csrf_cookie}");
+    assert!(!csrf_cookie.to_ascii_lowercase().contains("domain="), "{csrf_cookie}");
     // the test client speaks plain http, so send the cookie by hand
+    let cookie = csrf_cookie.split(';').next().unwrap().to_owned();
     let csrf = hidden_fields(&page.text)[0].1.clone();
     let r = TestServer::read(
         b.post(format!("{}/accounts/login/", s.url))
-            .header("cookie", format!("hearth_csrf={csrf}"))
+            .header("cookie", cookie)
             .form(&[
                 ("csrfmiddlewaretoken", csrf.as_str()),
                 ("username", "ann"),
@@ -314,4 +318,65 @@ async fn cookies_are_secure_behind_https() {
             && session.contains("HttpOnly"),
         "{session}"
     );
+}
+
+/// Login CSRF (issue 27, Low 14): the login form's field is signed over its cookie's
+/// nonce and the client's address, so a cookie/field pair an attacker plants in a
+/// victim's browser cannot sign the victim in (as the attacker): neither a made-up pair
+/// (a plain double submit took any equal pair) nor one the server minted for the
+/// attacker's own browser. The victim's own form still works.
+#[tokio::test]
+async fn planted_login_csrf_pairs_are_refused() {
+    let s =
+        TestServer::start_with(|c| c.trusted_proxies = hearth::config::loopback_proxies()).await;
+    s.user("mallory", Some("pw-mallory"), false);
+    s.user("ann", Some("pw-ann"), false);
+    // a login post from `client` with this cookie header and field
+    let post = async |client: &str, cookie: &str, field: &str, user: &str, pw: &str| {
+        TestServer::read(
+            s.client
+                .post(format!("{}/accounts/login/", s.url))
+                .header("x-forwarded-for", client)
+                .header("cookie", cookie.to_owned())
+                .form(&[("csrfmiddlewaretoken", field), ("username", user), ("password", pw)])
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await
+    };
+    // the form as a browser at `client` gets it: its cookie and field
+    let form = async |client: &str| {
+        let r = TestServer::read(
+            reqwest::Client::new()
+                .get(format!("{}/accounts/login/", s.url))
+                .header("x-forwarded-for", client)
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
+        let cookie = r.header("set-cookie").unwrap().split(';').next().unwrap().to_owned();
+        (cookie, hidden_fields(&r.text)[0].1.clone())
+    };
+    let refused = |r: &Resp| {
+        assert_eq!(r.status, StatusCode::FORBIDDEN, "{}", r.text);
+        assert!(r.header("set-cookie").is_none_or(|c| !c.contains("hearth_session=")));
+    };
+    let victim = "198.51.100.20";
+    // a made-up pair: cookie and field equal, a valid-looking token
+    let made_up = token::new_token();
+    let r =
+        post(victim, &format!("hearth_csrf={made_up}"), &made_up, "mallory", "pw-mallory").await;
+    refused(&r);
+    // the pair the server gave the attacker's own browser, planted in the victim's
+    let (cookie, field) = form("203.0.113.66").await;
+    refused(&post(victim, &cookie, &field, "mallory", "pw-mallory").await);
+    // the attacker's field with the victim's own cookie
+    let (victim_cookie, victim_field) = form(victim).await;
+    refused(&post(victim, &victim_cookie, &field, "mallory", "pw-mallory").await);
+    // the victim's own form signs the victim in
+    let r = post(victim, &victim_cookie, &victim_field, "ann", "pw-ann").await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.text);
+    assert!(r.header("set-cookie").unwrap().starts_with("hearth_session="));
 }
