@@ -230,7 +230,8 @@ fn the_stored_forms_keep_the_summarys_html_once() {
         let r = render(text);
         let stored = r.stored_summary_html().to_owned();
         assert_eq!(stored.is_empty(), !r.summary_truncated, "{text}");
-        let back = Rendered::from_stored(r.html.clone(), r.summary.clone(), stored, r.summary_truncated);
+        let back =
+            Rendered::from_stored(r.html.clone(), r.summary.clone(), stored, r.summary_truncated);
         assert_eq!(back, r, "{text}");
     }
 }
