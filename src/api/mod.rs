@@ -1,4 +1,4 @@
-//! The JSON API: one module per URL prefix, each exposing `routes(state)`; this module
+//! The JSON API: one module per URL prefix, each exposing `endpoints()`; this module
 //! joins them into the one router.
 
 pub mod auth;
