@@ -311,6 +311,8 @@ CREATE TABLE category_follow (
     PRIMARY KEY (user_id, category_id)
 ) WITHOUT ROWID;
 CREATE INDEX category_follow_category ON category_follow (category_id, user_id);
+-- a category's followers, the most recent first (version 8)
+CREATE INDEX category_follow_newest ON category_follow (category_id, created_at DESC, user_id);
 
 -- A user hiding another (SPEC §8): the hidden user's contributions leave the hider's
 -- lists.

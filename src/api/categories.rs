@@ -24,6 +24,7 @@ pub fn endpoints() -> Vec<Endpoint> {
         ca(Method::GET, "/api/v2/category/", "listCategories", list),
         ca(Method::GET, "/api/v2/category/popular/", "listPopularCategories", popular),
         ca(Method::GET, "/api/v2/category/{id}/", "getCategory", get),
+        ca(Method::GET, "/api/v2/category/{id}/followers/", "listCategoryFollowers", followers),
         write(Method::POST, "/api/v2/category/{id}/follow/", "followCategory", follow),
         user(Method::GET, "/api/v2/category/{id}/is_followed/", "isCategoryFollowed", is_followed),
         ca(Method::GET, "/api/v2/user/{id}/categories/", "listUserCategories", of_user),
@@ -84,6 +85,20 @@ async fn get(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
         })
         .await?;
     Ok(ok(&json))
+}
+
+/// `GET /api/v2/category/{id}/followers/` (CA): the live users following a live
+/// category, the most recent follow first, as User JSON; 404 for another category.
+async fn followers(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
+    let (id, base) = (call.id(), call.base());
+    list_page(&call, move |c, who, q| {
+        let page = Page::from_query(q)?;
+        let cat = live(c, id)?;
+        let users = category_follows::followers(c, id, page.limit, page.offset)?;
+        let results = crate::api::people::users_json(c, users, who.map(|w| w.user_id), &base)?;
+        Ok((page, cat.followers_counter, results))
+    })
+    .await
 }
 
 /// `POST /api/v2/category/{id}/follow/` (auth, write): follows, or unfollows when

@@ -191,7 +191,9 @@ fn v7_course_category_ids(conn: &Connection) -> Result<(), DbError> {
 /// Version 8: rich text (SPEC §5). A contribution's sanitized `html`, plain `summary`,
 /// `summary_html` and `summary_truncated`, rendered here from every stored text through
 /// the one renderer the API and the importer use ([`super::contributions::render_all`]);
-/// a comment's `comment_count` becomes its live replies; the indexes of threads.
+/// a comment's `comment_count` becomes its live replies; the indexes of threads, of a
+/// category's items and of its followers (that one `IF NOT EXISTS`: a file older than
+/// version 3 got it with the kit's tables, which are made as `schema.sql` has them).
 /// The custom menus' tables, with the three empty menus.
 /// `addons.polls_enabled` is turned off: hearth keeps no polls, and the kit offers
 /// them (and then loses them) while it is on.
@@ -205,6 +207,7 @@ fn v8_rich_text(conn: &Connection) -> Result<(), DbError> {
          CREATE INDEX contribution_replies ON contribution (parent_pk, deleted, added_at) WHERE parent_pk IS NOT NULL;
          CREATE INDEX contribution_threads ON contribution (target_pk, parent_pk, deleted, added_at) WHERE target_pk IS NOT NULL;
          CREATE INDEX contribution_category_items ON contribution_category (category_id, contribution_pk);
+         CREATE INDEX IF NOT EXISTS category_follow_newest ON category_follow (category_id, created_at DESC, user_id);
          UPDATE contribution SET comment_count =
              (SELECT count(*) FROM contribution r WHERE r.parent_pk = contribution.pk AND r.deleted = 0)
          WHERE kind = 'comment';

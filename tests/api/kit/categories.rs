@@ -271,3 +271,29 @@ async fn a_users_categories_are_an_array_for_the_sdk_and_a_page_on_request() {
     s.soft_delete_user(w.bob);
     assert_eq!(s.get(&path, None).await.status, StatusCode::NOT_FOUND);
 }
+
+#[tokio::test]
+async fn a_categorys_followers_are_listed_most_recent_first() {
+    let s = TestServer::start().await;
+    let [bread] = s.categories(["Bread"]);
+    let mut ids = Vec::new();
+    for name in ["ann", "bob", "cy", "dee"] {
+        let (id, t) = s.login(name);
+        s.clock.advance(1_000_000);
+        let r = s.post_empty(&format!("/api/v2/category/{bread}/follow/"), Some(&t)).await;
+        assert_eq!(r.status, StatusCode::NO_CONTENT);
+        ids.push(id);
+    }
+    let path = format!("/api/v2/category/{bread}/followers/");
+    let r = s.get(&format!("{path}?limit=2"), None).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!((r.json()["count"].clone(), r.ids()), (json!(4), vec![ids[3], ids[2]]));
+    assert_eq!(s.get(&format!("{path}?limit=2&offset=2"), None).await.ids(), vec![ids[1], ids[0]]);
+    // a deleted follower leaves the list and its count
+    s.soft_delete_user(ids[2]);
+    let r = s.get(&path, None).await;
+    assert_eq!((r.json()["count"].clone(), r.ids()), (json!(3), vec![ids[3], ids[1], ids[0]]));
+    assert_eq!(r.json()["results"][0]["username"], "dee");
+    assert_eq!(s.get("/api/v2/category/999/followers/", None).await.status, StatusCode::NOT_FOUND);
+    s.assert_consistent();
+}
