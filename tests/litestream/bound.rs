@@ -13,8 +13,11 @@ use crate::{Proc, config, fresh_db, hearth_ok, replicate, restore, signal};
 /// The bound the test runs with.
 const LIMIT: Duration = Duration::from_secs(1);
 /// What the reaction may take beyond the bound on a loaded 2-core machine: the watch
-/// looks every 100 ms, and a write in flight finishes.
-const MARGIN: Duration = Duration::from_millis(1500);
+/// looks every 100 ms, and a write in flight finishes. A liveness deadline only (the
+/// guarantee is the loss assertion, against LIMIT alone): 1.5 s was once too short in
+/// a full `scripts/test` run, with the debug server and the other suites on both cores.
+/// The reaction times themselves are measured and reported (docs/operations.md).
+const MARGIN: Duration = Duration::from_secs(5);
 
 /// What the writers saw: acknowledged names with when, and when each 503 came.
 #[derive(Default)]
