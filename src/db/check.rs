@@ -5,6 +5,7 @@ use std::path::Path;
 use rusqlite::{Connection, OpenFlags};
 
 use super::DbError;
+use super::integrity::integrity;
 
 /// One thing `hearth check` found wrong.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -187,35 +188,6 @@ pub fn open_copy(path: &Path) -> Result<(Connection, i64), DbError> {
     conn.busy_timeout(super::BUSY_TIMEOUT)?;
     let version = super::migrate::identify(&conn)?;
     Ok((conn, version))
-}
-
-/// `PRAGMA integrity_check`: one line per problem SQLite finds (empty when it says
-/// ok). SQLite may put several problems in one row, one per line, under a
-/// `*** in database main ***` heading; each becomes its own line. Damage that stops
-/// the check part way is a problem too, not an error: it is what the check is for.
-pub fn integrity(conn: &Connection) -> rusqlite::Result<Vec<String>> {
-    let mut stmt = conn.prepare("PRAGMA integrity_check")?;
-    let mut rows = stmt.query([])?;
-    let mut out = Vec::new();
-    loop {
-        match rows.next() {
-            Ok(Some(row)) => {
-                let text: String = row.get(0)?;
-                out.extend(
-                    text.lines()
-                        .map(str::trim)
-                        .filter(|l| !l.is_empty() && *l != "ok" && !l.starts_with("***"))
-                        .map(str::to_owned),
-                );
-            }
-            Ok(None) => break,
-            Err(e) => {
-                out.push(format!("the check stopped: {e}"));
-                break;
-            }
-        }
-    }
-    Ok(out)
 }
 
 /// Runs every check of the database itself; returns one line per problem (empty when

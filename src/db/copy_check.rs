@@ -29,13 +29,34 @@
 //! run on every change, and the whole-file check where the whole file is new or
 //! suspect (docs/operations.md, "Read replicas").
 
+use std::path::Path;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use rusqlite::Connection;
 
-use super::readers::Stamp;
 use super::{DbError, migrate, position};
+
+/// What identifies the bytes of a file: a follower that writes it changes its size or
+/// modification time; one that restores it anew replaces it (a new inode).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Stamp {
+    pub(super) dev: u64,
+    pub(super) ino: u64,
+    len: u64,
+    mtime_ns: i128,
+}
+
+pub(super) fn stamp(path: &Path) -> std::io::Result<Stamp> {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::metadata(path)?;
+    Ok(Stamp {
+        dev: m.dev(),
+        ino: m.ino(),
+        len: m.len(),
+        mtime_ns: i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec()),
+    })
+}
 
 /// What `PRAGMA quick_check` is run with: the first error is enough to refuse the copy.
 pub(super) const QUICK_CHECK: &str = "PRAGMA quick_check(1)";
@@ -251,7 +272,6 @@ mod tests {
     use rusqlite::OpenFlags;
 
     use super::*;
-    use crate::db::readers::stamp;
 
     /// Checks the file at `path` as a replica's reader does: in a read transaction.
     fn check(c: &CopyCheck, path: &std::path::Path) -> Result<(), DbError> {

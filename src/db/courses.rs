@@ -154,10 +154,8 @@ pub fn set_categories(conn: &Connection, course: i64, ids: &[i64]) -> rusqlite::
     add_categories(conn, course, ids)
 }
 
-/// Links a course to categories (a link it already has is kept), then writes the
-/// course's `category_ids` from its links, once: the only writer of that column besides
-/// migration 7 (a trigger a link would rebuild the array once per link, quadratic in a
-/// list of up to 1000, SPEC §2).
+/// Links a course to categories (kept if linked), then writes its `category_ids` once:
+/// that column's only writer besides migration 7 (not a trigger per link: quadratic).
 pub fn add_categories(conn: &Connection, course: i64, ids: &[i64]) -> rusqlite::Result<()> {
     let mut ins = conn.prepare_cached(
         "INSERT OR IGNORE INTO course_category (course_id, category_id) VALUES (?1, ?2)",
@@ -170,11 +168,9 @@ pub fn add_categories(conn: &Connection, course: i64, ids: &[i64]) -> rusqlite::
     Ok(())
 }
 
-/// The JSON array of the category ids, ascending, that `course_category` links to the
-/// course whose id is `course.id` (in an UPDATE of `course`, or with `course` aliased):
+/// The JSON array of the category ids, ascending, linked to the course `course.id`:
 /// what `course.category_ids` holds. Ordered by a subquery, not `json_group_array(x
-/// ORDER BY x)`: SQLite before 3.44 cannot parse that, and a file whose schema holds it
-/// cannot be opened by Debian 12's sqlite3.
+/// ORDER BY x)`, which SQLite before 3.44 (Debian 12's sqlite3) cannot parse.
 pub(super) const CATEGORY_IDS: &str = "(SELECT json_group_array(category_id) FROM
     (SELECT l.category_id FROM course_category l WHERE l.course_id = course.id
      ORDER BY l.category_id))";

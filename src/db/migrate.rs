@@ -406,7 +406,7 @@ pub fn prepare_restore(path: &Path) -> Result<i64, DbError> {
     )?;
     conn.busy_timeout(super::BUSY_TIMEOUT)?;
     let version = identify(&conn)?;
-    let problems = super::check::integrity(&conn)
+    let problems = super::integrity::integrity(&conn)
         .map_err(|e| DbError::NotHearth(format!("not a readable database ({e})")))?;
     if let Some(first) = problems.first() {
         return Err(DbError::NotHearth(format!(

@@ -31,10 +31,13 @@ pub mod course_sections;
 pub mod course_view;
 pub mod courses;
 pub mod custom_menus;
+mod faults;
+mod file_lock;
 pub mod follows;
 pub mod hides;
 pub mod import;
 pub mod indexes;
+mod integrity;
 pub mod jwt;
 pub mod media;
 pub mod migrate;
@@ -54,6 +57,9 @@ pub mod user_search;
 pub mod user_settings;
 pub mod users;
 pub mod votes;
+
+pub use faults::{is_storage_fault, is_unique_violation};
+use file_lock::lock_shared;
 mod writable;
 
 use std::path::{Path, PathBuf};
@@ -496,52 +502,6 @@ impl Fault for DbError {
     }
 }
 
-/// Whether SQLite failed because of the storage: the disk or its quota is full (or
-/// `max_page_count` is reached), the file or its directory is read-only, an I/O error,
-/// the file cannot be opened, or another process held the lock past the busy timeout.
-pub fn is_storage_fault(e: &rusqlite::Error) -> bool {
-    use rusqlite::ErrorCode as C;
-    matches!(
-        e.sqlite_error_code(),
-        Some(
-            C::DiskFull
-                | C::ReadOnly
-                | C::SystemIoFailure
-                | C::CannotOpen
-                | C::DatabaseBusy
-                | C::DatabaseLocked
-        )
-    )
-}
-
-/// Takes the shared `flock` every hearth process holds on its database file.
-fn lock_shared(path: &Path) -> Result<std::fs::File, DbError> {
-    let f = std::fs::File::open(path)
-        .map_err(|e| DbError::NotHearth(format!("cannot open {}: {e}", path.display())))?;
-    match f.try_lock_shared() {
-        Ok(()) => {
-            // a restore may have renamed another file over the path between the open
-            // and the lock: then this lock guards the replaced file, not the database
-            use std::os::unix::fs::MetadataExt;
-            let (held, now) = (f.metadata(), std::fs::metadata(path));
-            match (held, now) {
-                (Ok(h), Ok(n)) if h.ino() == n.ino() && h.dev() == n.dev() => Ok(f),
-                _ => Err(DbError::NotHearth(format!(
-                    "{} was replaced while opening it (by `hearth restore`?); try again",
-                    path.display()
-                ))),
-            }
-        }
-        Err(std::fs::TryLockError::WouldBlock) => Err(DbError::NotHearth(format!(
-            "{} is being replaced by `hearth restore`; try again when it is done",
-            path.display()
-        ))),
-        Err(std::fs::TryLockError::Error(e)) => {
-            Err(DbError::NotHearth(format!("cannot lock {}: {e}", path.display())))
-        }
-    }
-}
-
 /// Creates the file with the whole schema and the seed data when it does not exist.
 /// Returns `Ok(true)` if it was created, `Ok(false)` if it already was a hearth
 /// database, and an error for any other file.
@@ -570,12 +530,6 @@ pub fn backup(conn: &Connection, dest: &str) -> rusqlite::Result<()> {
 /// The cheapest query that proves the database answers reads.
 pub fn ping(conn: &Connection) -> rusqlite::Result<()> {
     conn.prepare_cached("SELECT 1")?.query_row([], |_| Ok(()))
-}
-
-/// A `rusqlite` unique-constraint violation?
-pub fn is_unique_violation(e: &rusqlite::Error) -> bool {
-    matches!(e, rusqlite::Error::SqliteFailure(f, _) if f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE
-        || f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY)
 }
 
 #[cfg(test)]

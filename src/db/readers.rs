@@ -28,33 +28,12 @@ use std::time::{Duration, Instant};
 use rusqlite::{Connection, OpenFlags};
 
 use super::DbError;
-use super::copy_check::{CopyCheck, CopyFault};
+use super::copy_check::{CopyCheck, CopyFault, Stamp, stamp};
 
 /// How long a read waits for a connection when all are in use.
 const WAIT: Duration = Duration::from_secs(30);
 /// On a read replica, the oldest a connection (and its page cache) gets.
 pub(super) const MAX_AGE: Duration = Duration::from_secs(1);
-
-/// What identifies the bytes of a file: a follower that writes it changes its size or
-/// modification time; one that restores it anew replaces it (a new inode).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Stamp {
-    pub(super) dev: u64,
-    pub(super) ino: u64,
-    len: u64,
-    mtime_ns: i128,
-}
-
-pub(super) fn stamp(path: &Path) -> std::io::Result<Stamp> {
-    use std::os::unix::fs::MetadataExt;
-    let m = std::fs::metadata(path)?;
-    Ok(Stamp {
-        dev: m.dev(),
-        ino: m.ino(),
-        len: m.len(),
-        mtime_ns: i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec()),
-    })
-}
 
 /// How many SQLite virtual-machine steps run between two looks at a read's deadline
 /// (a look is one monotonic clock read: ~20 ns every few microseconds of work).
