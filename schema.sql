@@ -1,4 +1,4 @@
--- hearth schema, version 8 (kept in PRAGMA user_version; see src/db/migrate.rs, which
+-- hearth schema, version 9 (kept in PRAGMA user_version; see src/db/migrate.rs, which
 -- brings older files up to this version in place).
 --
 -- Conventions:
@@ -233,6 +233,9 @@ CREATE TABLE contribution (
     summary           TEXT    NOT NULL DEFAULT '',
     summary_html      TEXT    NOT NULL DEFAULT '',
     summary_truncated INTEGER NOT NULL DEFAULT 0,
+    -- the later of added_at and its newest live comment (a comment: its newest live
+    -- reply), kept by the contribution_activity triggers (version 9): the feeds' order
+    last_activity_at  INTEGER NOT NULL DEFAULT 0,
     UNIQUE (kind, id)
 );
 -- lists: newest first per kind, live items only
@@ -273,6 +276,8 @@ END;
 CREATE TABLE contribution_category (
     contribution_pk INTEGER NOT NULL REFERENCES contribution (pk) ON DELETE CASCADE,
     category_id     INTEGER NOT NULL REFERENCES category (id),
+    -- the item's last_activity_at, copied by the contribution_activity triggers (version 9)
+    last_activity_at INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (contribution_pk, category_id)
 ) WITHOUT ROWID;
 -- a category's items, newest written first (version 8): related items
@@ -481,3 +486,90 @@ CREATE TABLE custom_menu_item (
     position    INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX custom_menu_item_order ON custom_menu_item (custom_menu, position, id);
+
+-- Feeds and search (SPEC §10, version 9: from this line to the end, as migration 9
+-- makes them; src/db/feed/, src/db/search/).
+--
+-- The feeds walk live top-level items by last activity, newest first: every item
+-- (explore), one author's (a profile, and each followed user in the home feed's merge),
+-- one category's (a category, each followed category in the merge). A page reads its
+-- own rows: the indexes are in the feeds' order, and a deleted item leaves the first two.
+CREATE INDEX contribution_feed ON contribution (last_activity_at DESC, pk DESC) WHERE target_pk IS NULL AND deleted = 0;
+CREATE INDEX contribution_author_feed ON contribution (author_id, last_activity_at DESC, pk DESC) WHERE target_pk IS NULL AND deleted = 0;
+CREATE INDEX contribution_category_feed ON contribution_category (category_id, last_activity_at DESC, contribution_pk DESC);
+
+-- the users most followed first (the suggestions of whom to follow)
+CREATE INDEX user_popular ON user (followers_counter DESC, id) WHERE deleted = 0;
+
+-- last_activity_at, kept in the transaction of every write that moves it, for the API
+-- and the importer alike: a live comment moves its item and the comment it answers
+-- forward; deleting or restoring a comment puts them at their newest live comment; an
+-- item's categories copy its value.
+CREATE TRIGGER contribution_activity_comment AFTER INSERT ON contribution
+WHEN NEW.target_pk IS NOT NULL AND NEW.deleted = 0
+BEGIN
+    UPDATE contribution SET last_activity_at = NEW.added_at
+    WHERE pk IN (NEW.target_pk, NEW.parent_pk) AND last_activity_at < NEW.added_at;
+END;
+CREATE TRIGGER contribution_activity_deleted AFTER UPDATE OF deleted ON contribution
+WHEN NEW.target_pk IS NOT NULL AND (OLD.deleted = 0) <> (NEW.deleted = 0)
+BEGIN
+    UPDATE contribution SET last_activity_at = max(added_at, coalesce(
+        (SELECT max(r.added_at) FROM contribution r WHERE r.target_pk = NEW.target_pk AND r.deleted = 0), 0))
+    WHERE pk = NEW.target_pk;
+    UPDATE contribution SET last_activity_at = max(added_at, coalesce(
+        (SELECT max(r.added_at) FROM contribution r WHERE r.parent_pk = NEW.parent_pk AND r.deleted = 0), 0))
+    WHERE pk = NEW.parent_pk;
+END;
+CREATE TRIGGER contribution_activity_category AFTER UPDATE OF last_activity_at ON contribution
+BEGIN
+    UPDATE contribution_category SET last_activity_at = NEW.last_activity_at
+    WHERE contribution_pk = NEW.pk;
+END;
+
+-- What a user has seen of the feeds (`POST /api/v2/feed/read/`): an item is seen when
+-- its mark is at or after its last activity.
+CREATE TABLE feed_seen (
+    user_id         INTEGER NOT NULL REFERENCES user (id),
+    contribution_pk INTEGER NOT NULL REFERENCES contribution (pk) ON DELETE CASCADE,
+    seen_at         INTEGER NOT NULL,
+    PRIMARY KEY (user_id, contribution_pk)
+) WITHOUT ROWID;
+
+-- Full-text search (SQLite FTS5): accents folded, any script, prefix indexes for the
+-- autocomplete's first letters. The rowid is the row's own key (user.id, contribution.pk,
+-- category.id). Users and categories are kept by the triggers below; live top-level
+-- items by src/db/search/ (their plain text comes from the rich-text renderer) in the
+-- transaction that writes, deletes or restores them. `hearth check` compares each with
+-- its rows.
+CREATE VIRTUAL TABLE search_user USING fts5 (username, real_name, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3');
+CREATE VIRTUAL TABLE search_item USING fts5 (title, body, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3');
+CREATE VIRTUAL TABLE search_category USING fts5 (name, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3');
+
+CREATE TRIGGER search_user_insert AFTER INSERT ON user WHEN NEW.deleted = 0
+BEGIN
+    INSERT INTO search_user (rowid, username, real_name) VALUES (NEW.id, NEW.username, NEW.real_name);
+END;
+CREATE TRIGGER search_user_update AFTER UPDATE OF username, real_name, deleted ON user
+BEGIN
+    DELETE FROM search_user WHERE rowid = OLD.id;
+    INSERT INTO search_user (rowid, username, real_name)
+    SELECT NEW.id, NEW.username, NEW.real_name WHERE NEW.deleted = 0;
+END;
+CREATE TRIGGER search_user_delete AFTER DELETE ON user
+BEGIN
+    DELETE FROM search_user WHERE rowid = OLD.id;
+END;
+CREATE TRIGGER search_category_insert AFTER INSERT ON category WHEN NEW.deleted = 0 AND NEW.active = 1
+BEGIN
+    INSERT INTO search_category (rowid, name) VALUES (NEW.id, NEW.name);
+END;
+CREATE TRIGGER search_category_update AFTER UPDATE OF name, deleted, active ON category
+BEGIN
+    DELETE FROM search_category WHERE rowid = OLD.id;
+    INSERT INTO search_category (rowid, name) SELECT NEW.id, NEW.name WHERE NEW.deleted = 0 AND NEW.active = 1;
+END;
+CREATE TRIGGER search_category_delete AFTER DELETE ON category
+BEGIN
+    DELETE FROM search_category WHERE rowid = OLD.id;
+END;

@@ -25,6 +25,12 @@ pub fn endpoints() -> Vec<Endpoint> {
         ca(Method::GET, "/api/v2/category/popular/", "listPopularCategories", popular),
         ca(Method::GET, "/api/v2/category/{id}/", "getCategory", get),
         ca(Method::GET, "/api/v2/category/{id}/followers/", "listCategoryFollowers", followers),
+        ca(
+            Method::GET,
+            "/api/v2/category/{id}/followers/trending/",
+            "listCategoryTrendingPeople",
+            trending_people,
+        ),
         write(Method::POST, "/api/v2/category/{id}/follow/", "followCategory", follow),
         user(Method::GET, "/api/v2/category/{id}/is_followed/", "isCategoryFollowed", is_followed),
         ca(Method::GET, "/api/v2/user/{id}/categories/", "listUserCategories", of_user),
@@ -32,7 +38,7 @@ pub fn endpoints() -> Vec<Endpoint> {
 }
 
 /// A live category, 404 otherwise.
-fn live(c: &Connection, id: i64) -> Result<Category, ApiError> {
+pub(crate) fn live(c: &Connection, id: i64) -> Result<Category, ApiError> {
     categories::get(c, id)?.filter(|k| !k.deleted).ok_or(ApiError::NotFound)
 }
 
@@ -43,6 +49,41 @@ fn jsons(
     base: &PublicUrl,
 ) -> Result<Vec<CategoryJson>, ApiError> {
     Ok(category_follows::mark(c, cats, viewer)?.iter().map(|k| k.to_json(base)).collect())
+}
+
+/// The JSON of the live categories among `ids`, in that order, marked followed for
+/// `viewer`.
+pub(crate) fn by_ids(
+    c: &Connection,
+    ids: &[i64],
+    viewer: Option<i64>,
+    base: &PublicUrl,
+) -> Result<Vec<CategoryJson>, ApiError> {
+    let mut cats = Vec::with_capacity(ids.len());
+    for id in ids {
+        cats.extend(categories::get(c, *id)?.filter(|k| !k.deleted));
+    }
+    jsons(c, cats, viewer, base)
+}
+
+/// `GET /api/v2/category/{id}/followers/trending/` (CA): a live category's trending
+/// people (`db::feed::trending`): the authors of its most recently active items who
+/// follow it, by how many of them they wrote.
+async fn trending_people(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
+    let (id, base) = (call.id(), call.base());
+    list_page(&call, move |c, who, q| {
+        let page = Page::from_query(q)?;
+        let viewer = who.map(|w| w.user_id);
+        live(c, id)?;
+        let all = crate::db::feed::trending::people(c, id, viewer)?;
+        let mut users = Vec::new();
+        for u in crate::api::feed::window(&all, page) {
+            users.extend(crate::db::users::get(c, *u)?);
+        }
+        let results = crate::api::people::users_json(c, users, viewer, &base)?;
+        Ok((page, all.len() as i64, results))
+    })
+    .await
 }
 
 /// `GET /api/v2/category/` (CA): live categories by `order` then id; `search`

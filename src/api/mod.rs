@@ -9,6 +9,7 @@ pub mod contributors;
 pub mod courses;
 pub mod custom_menus;
 pub mod features;
+pub mod feed;
 pub mod health;
 pub mod jwt;
 mod listing;
@@ -18,6 +19,7 @@ mod people;
 pub mod preferences;
 pub mod reactions;
 pub mod schema;
+pub mod search;
 mod toggle;
 pub mod user_courses;
 pub mod user_hiding;
@@ -31,7 +33,7 @@ use crate::state::AppState;
 
 /// Every endpoint hearth serves, in one list (see [`crate::http::route`]).
 pub fn endpoints() -> Vec<Endpoint> {
-    let groups: [fn() -> Vec<Endpoint>; 19] = [
+    let groups: [fn() -> Vec<Endpoint>; 21] = [
         courses::endpoints,
         contributions::endpoints,
         health::endpoints,
@@ -51,6 +53,8 @@ pub fn endpoints() -> Vec<Endpoint> {
         user_hiding::endpoints,
         user_settings::endpoints,
         custom_menus::endpoints,
+        feed::endpoints,
+        search::endpoints,
     ];
     groups.iter().flat_map(|group| group()).collect()
 }

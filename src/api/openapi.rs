@@ -32,6 +32,7 @@ const FRAGMENTS: &[(&str, &str)] = &[
     ("courses", include_str!("../../openapi/courses.json")),
     ("kit", include_str!("../../openapi/kit.json")),
     ("site", include_str!("../../openapi/site.json")),
+    ("feeds", include_str!("../../openapi/feeds.json")),
 ];
 
 /// The schemas derived from the JSON types, by name.
@@ -50,6 +51,8 @@ pub fn generated_schemas() -> Vec<(String, RefOr<Schema>)> {
     collect::<model::course::SectionJson>(&mut out);
     collect::<model::course::MemberJson>(&mut out);
     collect::<model::custom_menu::MenuJson>(&mut out);
+    collect::<model::feed::UnitJson>(&mut out);
+    collect::<model::feed::ActivityJson>(&mut out);
     out
 }
 

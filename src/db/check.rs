@@ -22,6 +22,45 @@ pub struct Problem {
 /// violation (first column: something that identifies the bad row).
 const INVARIANTS: &[(&str, &str, &str)] = &[
     (
+        "last_activity_at",
+        "last_activity_at is the newest live comment (a comment's: reply) or the creation",
+        "SELECT c.pk FROM contribution c WHERE c.last_activity_at <> max(c.added_at, coalesce(
+           CASE WHEN c.kind = 'comment'
+             THEN (SELECT max(r.added_at) FROM contribution r WHERE r.parent_pk = c.pk AND r.deleted = 0)
+             ELSE (SELECT max(r.added_at) FROM contribution r WHERE r.target_pk = c.pk AND r.deleted = 0)
+           END, 0))",
+    ),
+    (
+        "category_last_activity_at",
+        "an item's category links carry its last_activity_at",
+        "SELECT cc.contribution_pk FROM contribution_category cc JOIN contribution c ON c.pk = cc.contribution_pk
+         WHERE cc.last_activity_at <> c.last_activity_at",
+    ),
+    (
+        "search_user",
+        "search_user holds exactly the live users, with their names",
+        "SELECT u.id FROM user u WHERE u.deleted = 0 AND NOT EXISTS
+           (SELECT 1 FROM search_user s WHERE s.rowid = u.id AND s.username = u.username AND s.real_name = u.real_name)
+         UNION ALL SELECT s.rowid FROM search_user s
+           WHERE NOT EXISTS (SELECT 1 FROM user u WHERE u.id = s.rowid AND u.deleted = 0)",
+    ),
+    (
+        "search_category",
+        "search_category holds exactly the live active categories, with their names",
+        "SELECT c.id FROM category c WHERE c.deleted = 0 AND c.active = 1 AND NOT EXISTS
+           (SELECT 1 FROM search_category s WHERE s.rowid = c.id AND s.name = c.name)
+         UNION ALL SELECT s.rowid FROM search_category s WHERE NOT EXISTS
+           (SELECT 1 FROM category c WHERE c.id = s.rowid AND c.deleted = 0 AND c.active = 1)",
+    ),
+    (
+        "search_item",
+        "search_item holds exactly the live discussions, posts and statuses",
+        "SELECT c.pk FROM contribution c WHERE c.target_pk IS NULL AND c.deleted = 0
+           AND NOT EXISTS (SELECT 1 FROM search_item s WHERE s.rowid = c.pk AND s.title = coalesce(c.title, ''))
+         UNION ALL SELECT s.rowid FROM search_item s WHERE NOT EXISTS
+           (SELECT 1 FROM contribution c WHERE c.pk = s.rowid AND c.target_pk IS NULL AND c.deleted = 0)",
+    ),
+    (
         "followers_counter",
         "followers_counter matches live followers",
         "SELECT u.id FROM user u WHERE u.followers_counter <>

@@ -73,8 +73,8 @@ pub fn insert(conn: &Connection, new: &NewContribution) -> rusqlite::Result<i64>
     let r = rich_text::render(&new.text);
     conn.prepare_cached(
         "INSERT INTO contribution (kind, id, author_id, title, action, text, added_at, target_pk, parent_pk,
-                                   html, summary, summary_html, summary_truncated)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+                                   html, summary, summary_html, summary_truncated, last_activity_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?7)",
     )?
     .execute(params![
         new.kind.as_str(),
@@ -92,14 +92,25 @@ pub fn insert(conn: &Connection, new: &NewContribution) -> rusqlite::Result<i64>
         r.summary_truncated
     ])?;
     let pk = conn.last_insert_rowid();
+    link_categories(conn, pk, &new.categories)?;
+    count(conn, new.kind, new.author_id, new.target_pk, new.parent_pk, 1)?;
+    if new.target_pk.is_none() {
+        super::search::index::add(conn, pk, new.title.as_deref(), &new.text)?;
+    }
+    Ok(id)
+}
+
+/// Links item `pk` to categories (known to exist), each link carrying the item's
+/// `last_activity_at` (the category feeds' order): the API's writes and the importer's.
+pub fn link_categories(conn: &Connection, pk: i64, ids: &[i64]) -> rusqlite::Result<()> {
     let mut stmt = conn.prepare_cached(
-        "INSERT OR IGNORE INTO contribution_category (contribution_pk, category_id) VALUES (?1, ?2)",
+        "INSERT OR IGNORE INTO contribution_category (contribution_pk, category_id, last_activity_at)
+         SELECT ?1, ?2, last_activity_at FROM contribution WHERE pk = ?1",
     )?;
-    for c in &new.categories {
+    for c in ids {
         stmt.execute(params![pk, c])?;
     }
-    count(conn, new.kind, new.author_id, new.target_pk, new.parent_pk, 1)?;
-    Ok(id)
+    Ok(())
 }
 
 /// Writes the rich-text forms of row `pk`'s text (the importer's rows, and
@@ -163,6 +174,9 @@ pub fn set_deleted(conn: &Connection, m: &Meta, deleted: bool) -> rusqlite::Resu
     if changed > 0 {
         let delta = if deleted { -1 } else { 1 };
         count(conn, m.kind, m.author_id, m.target_pk, m.parent_pk, delta)?;
+        if m.target_pk.is_none() {
+            super::search::index::sync(conn, m.pk)?;
+        }
     }
     Ok(())
 }
@@ -171,7 +185,7 @@ pub(super) fn select() -> String {
     format!(
         "SELECT c.pk, c.kind, c.id, c.title, c.action, c.text, c.added_at, c.last_edited_at,
                 c.deleted, c.comment_count, t.kind, t.id, p.id,
-                c.html, c.summary, c.summary_html, c.summary_truncated, {}
+                c.html, c.summary, c.summary_html, c.summary_truncated, c.last_activity_at, {}
          FROM contribution c
          JOIN user u ON u.id = c.author_id
          LEFT JOIN contribution t ON t.pk = c.target_pk
@@ -188,29 +202,16 @@ pub(super) fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Contribution> 
         parent: r.get(12)?,
         rendered: Rendered::from_stored(r.get(13)?, r.get(14)?, r.get(15)?, r.get(16)?),
         // the author as their minimal JSON shows them
-        author: crate::db::users::brief_at(r, 17)?,
+        last_activity_at: r.get(17)?,
+        author: crate::db::users::brief_at(r, 18)?,
         categories: Vec::new(),
         votes: Votes::default(),
-        last_activity_at: 0,
         latest_comments: Vec::new(),
     }))
 }
 
-/// The time of the newest live comment on `c` (on a comment: its newest live reply),
-/// or its creation when there is none. One index lookup (`contribution_comments`,
-/// `contribution_replies`).
-fn last_activity(conn: &Connection, c: &Contribution) -> rusqlite::Result<Timestamp> {
-    let sql = if c.kind == Kind::Comment {
-        "SELECT max(added_at) FROM contribution WHERE parent_pk = ?1 AND deleted = 0"
-    } else {
-        "SELECT max(added_at) FROM contribution WHERE target_pk = ?1 AND deleted = 0"
-    };
-    let newest: Option<Timestamp> = conn.prepare_cached(sql)?.query_row([c.pk], |r| r.get(0))?;
-    Ok(newest.map_or(c.added_at, |n| n.max(c.added_at)))
-}
-
 /// Fills in what an item shows `viewer` besides its row: categories (marked followed),
-/// votes, last activity, and for a top-level comment with replies its
+/// votes, and for a top-level comment with replies its
 /// [`LATEST_REPLIES`] newest live replies, oldest of them first.
 pub(super) fn complete(
     conn: &Connection,
@@ -219,7 +220,6 @@ pub(super) fn complete(
 ) -> rusqlite::Result<()> {
     c.categories = categories::of_contribution(conn, c.pk, viewer)?;
     c.votes = votes::votes_of(conn, c.pk, viewer)?;
-    c.last_activity_at = last_activity(conn, c)?;
     if c.kind == Kind::Comment && c.parent.is_none() && c.comment_count > 0 {
         let mut latest = page(
             conn,
@@ -259,6 +259,24 @@ pub fn get(
             Ok(Some(c))
         }
     }
+}
+
+/// Items by pk, in the order given, each completed for `viewer` (a feed's or a
+/// search's page); a pk without a row is left out.
+pub fn by_pks(
+    conn: &Connection,
+    pks: &[i64],
+    viewer: Option<i64>,
+) -> rusqlite::Result<Vec<Contribution>> {
+    let mut stmt = conn.prepare_cached(sql!("{} WHERE c.pk = ?1", select()))?;
+    let mut out = Vec::with_capacity(pks.len());
+    for pk in pks {
+        if let Some(mut c) = stmt.query_row([pk], from_row).optional()? {
+            complete(conn, &mut c, viewer)?;
+            out.push(c);
+        }
+    }
+    Ok(out)
 }
 
 /// Which items of a kind a list holds.

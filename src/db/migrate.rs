@@ -13,7 +13,7 @@ use super::{APPLICATION_ID, DbError};
 pub const SCHEMA: &str = include_str!("../../schema.sql");
 
 /// The schema version this binary writes.
-pub const VERSION: i64 = 8;
+pub const VERSION: i64 = 9;
 
 /// One step from version N to N+1, run inside the migration's transaction.
 type Step = fn(&Connection) -> Result<(), DbError>;
@@ -29,6 +29,7 @@ const MIGRATIONS: &[Step] = &[
     v6_course_listed_count,
     v7_course_category_ids,
     v8_rich_text,
+    v9_feeds_and_search,
 ];
 
 /// Version 2: reaction labels, category names and category slugs unique
@@ -220,6 +221,40 @@ fn v8_rich_text(conn: &Connection) -> Result<(), DbError> {
     super::custom_menus::seed(conn, crate::clock::Clock::system().now())?;
     Ok(())
 }
+
+/// Version 9: feeds and search (SPEC §10). `last_activity_at` on items and on their
+/// category links, computed here once (an item's newest live comment, a comment's
+/// newest live reply, or its creation) and kept by triggers from then on; then
+/// [`SCHEMA`]'s feed and search section as it stands (indexes, triggers, `feed_seen`,
+/// the FTS5 tables), and the search indexes built from the rows.
+fn v9_feeds_and_search(conn: &Connection) -> Result<(), DbError> {
+    conn.execute_batch(
+        "ALTER TABLE contribution ADD COLUMN last_activity_at INTEGER NOT NULL DEFAULT 0;
+         ALTER TABLE contribution_category ADD COLUMN last_activity_at INTEGER NOT NULL DEFAULT 0;
+         UPDATE contribution SET last_activity_at = max(added_at, coalesce(
+             (SELECT max(r.added_at) FROM contribution r WHERE r.target_pk = contribution.pk AND r.deleted = 0), 0))
+         WHERE kind <> 'comment';
+         UPDATE contribution SET last_activity_at = max(added_at, coalesce(
+             (SELECT max(r.added_at) FROM contribution r WHERE r.parent_pk = contribution.pk AND r.deleted = 0), 0))
+         WHERE kind = 'comment';
+         UPDATE contribution_category SET last_activity_at =
+             (SELECT c.last_activity_at FROM contribution c WHERE c.pk = contribution_category.contribution_pk);",
+    )?;
+    let section = feed_search_statements().ok_or_else(|| {
+        DbError::NotHearth("schema.sql lacks its feeds and search section (a build error)".into())
+    })?;
+    conn.execute_batch(section)?;
+    super::search::index::rebuild(conn)?;
+    Ok(())
+}
+
+/// [`SCHEMA`]'s feeds and search section: from its heading to the end.
+fn feed_search_statements() -> Option<&'static str> {
+    SCHEMA.find(FEED_SEARCH_HEADING).map(|start| &SCHEMA[start..])
+}
+
+/// The first line of [`SCHEMA`]'s feeds and search section.
+const FEED_SEARCH_HEADING: &str = "-- Feeds and search (SPEC §10, version 9";
 
 /// `course_listed_count`, its row and the three listing triggers as [`SCHEMA`] has
 /// them (from the table's `CREATE TABLE` to the end of `course_listed_update`).

@@ -9,6 +9,7 @@ pub mod course_enums;
 pub mod course_input;
 pub mod custom_menu;
 pub mod feature;
+pub mod feed;
 pub mod field;
 pub mod html;
 pub mod ids;

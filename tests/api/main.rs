@@ -12,6 +12,7 @@ mod consistency;
 mod contributions;
 mod cors;
 mod courses;
+mod feeds;
 mod hardening;
 mod kit;
 mod lists;

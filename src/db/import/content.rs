@@ -45,8 +45,8 @@ pub(super) fn insert_contribution(
     let r = crate::model::rich_text::render(text);
     conn.prepare_cached(
         "INSERT INTO contribution (kind, id, author_id, title, action, text, added_at, deleted, target_pk, parent_pk,
-                                   html, summary, summary_html, summary_truncated)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                                   html, summary, summary_html, summary_truncated, last_activity_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?7)",
     )
     .and_then(|mut s| {
         s.execute(params![
@@ -67,17 +67,18 @@ pub(super) fn insert_contribution(
         ])
     })
     .map_err(|e| sql_err(&format!("{kind} {id}"), &e))?;
-    Ok(conn.last_insert_rowid())
+    let pk = conn.last_insert_rowid();
+    if target.is_none() && !deleted {
+        crate::db::search::index::add(conn, pk, title.as_deref(), text)
+            .map_err(|e| sql_err(&format!("{kind} {id}"), &e))?;
+    }
+    Ok(pk)
 }
 
 /// Links contribution `pk` to categories the caller has checked.
 pub(super) fn link_categories(conn: &Connection, pk: i64, ids: &[i64]) -> Result<(), LineError> {
-    for c in ids {
-        conn.prepare_cached("INSERT OR IGNORE INTO contribution_category (contribution_pk, category_id) VALUES (?1, ?2)")
-            .and_then(|mut s| s.execute([pk, *c]))
-            .map_err(|e| sql_err("category link", &e))?;
-    }
-    Ok(())
+    crate::db::contributions::link_categories(conn, pk, ids)
+        .map_err(|e| sql_err("category link", &e))
 }
 
 /// A course line: the course, its creator member and its categories.

@@ -1,0 +1,119 @@
+//! The feeds (SPEC §10, `db::feed`): home, explore, a category's and a user's feed, a
+//! category's trending items and people, and the read marks. Every feed answers a page
+//! of `SCFeedUnitType` units in §3's envelope.
+
+mod read;
+
+use rusqlite::Connection;
+use warp::http::Method;
+use warp::reply::Response;
+
+use crate::api::call::{Call, Who, ca, user, write};
+use crate::api::listing::list_page;
+use crate::db::feed::{self, Feed};
+use crate::error::ApiError;
+use crate::http::auth::Principal;
+use crate::http::pagination::Page;
+use crate::http::route::Endpoint;
+use crate::model::PublicUrl;
+use crate::model::feed::UnitJson;
+
+/// The endpoints of this module.
+pub fn endpoints() -> Vec<Endpoint> {
+    vec![
+        user(Method::GET, "/api/v2/feed/", "getHomeFeed", home),
+        ca(Method::GET, "/api/v2/feed/explore/", "getExploreFeed", explore),
+        write(Method::POST, "/api/v2/feed/read/", "markFeedRead", read::mark),
+        user(Method::GET, "/api/v2/feed/unseen/count/", "countFeedUnseen", read::unseen_count),
+        ca(Method::GET, "/api/v2/category/{id}/feed/", "getCategoryFeed", category),
+        ca(
+            Method::GET,
+            "/api/v2/category/{id}/feed/trending/",
+            "getCategoryTrendingFeed",
+            trending,
+        ),
+        ca(Method::GET, "/api/v2/user/{id}/feed/", "getUserFeed", author),
+    ]
+}
+
+/// The JSON of the units of `pks`, in order.
+pub(crate) fn units_json(
+    c: &Connection,
+    pks: &[i64],
+    viewer: Option<i64>,
+    base: &PublicUrl,
+) -> Result<Vec<UnitJson>, ApiError> {
+    Ok(feed::units(c, pks, viewer)?.iter().map(|u| u.to_json(base)).collect())
+}
+
+/// Answers one page of `feed` (`None`: 404, the feed's subject is not there).
+async fn serve<W>(
+    call: Call<W>,
+    feed: impl Fn(&Connection, Option<i64>) -> Result<Feed, ApiError> + Send + 'static,
+) -> Result<Response, ApiError>
+where
+    W: Who,
+{
+    let base = call.base();
+    list_page(&call, move |c, who, q| {
+        let page = Page::from_query(q)?;
+        let viewer = who.user_id();
+        let (count, pks) = feed::page(c, feed(c, viewer)?, viewer, page.limit, page.offset)?;
+        Ok((page, count, units_json(c, &pks, viewer, &base)?))
+    })
+    .await
+}
+
+/// `GET /api/v2/feed/` (auth): the caller's home feed.
+async fn home(call: Call<Principal>) -> Result<Response, ApiError> {
+    serve(call, |_, viewer| viewer.map(Feed::Home).ok_or(ApiError::NotFound)).await
+}
+
+/// `GET /api/v2/feed/explore/` (CA): every live item.
+async fn explore(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
+    serve(call, |_, _| Ok(Feed::Explore)).await
+}
+
+/// `GET /api/v2/category/{id}/feed/` (CA): a live category's items; 404 otherwise.
+async fn category(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
+    let id = call.id();
+    serve(call, move |c, _| {
+        crate::api::categories::live(c, id)?;
+        Ok(Feed::Category(id))
+    })
+    .await
+}
+
+/// `GET /api/v2/user/{id}/feed/` (CA): a live user's items; 404 otherwise.
+async fn author(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
+    let id = call.id();
+    serve(call, move |c, _| {
+        if !crate::db::users::is_live(c, id)? {
+            return Err(ApiError::NotFound);
+        }
+        Ok(Feed::Author(id))
+    })
+    .await
+}
+
+/// `GET /api/v2/category/{id}/feed/trending/` (CA): a live category's trending items
+/// (`db::feed::trending`), best first.
+async fn trending(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
+    let (id, base) = (call.id(), call.base());
+    list_page(&call, move |c, who, q| {
+        let page = Page::from_query(q)?;
+        let viewer = who.map(|w| w.user_id);
+        crate::api::categories::live(c, id)?;
+        let all = feed::trending::items(c, id, viewer)?;
+        let pks = window(&all, page);
+        Ok((page, all.len() as i64, units_json(c, pks, viewer, &base)?))
+    })
+    .await
+}
+
+/// The part of a bounded list that a page shows.
+pub(crate) fn window<T>(all: &[T], page: Page) -> &[T] {
+    let from = usize::try_from(page.offset).unwrap_or(usize::MAX).min(all.len());
+    let to = from.saturating_add(usize::try_from(page.limit).unwrap_or(0)).min(all.len());
+    &all[from..to]
+}

@@ -1,0 +1,118 @@
+//! Full-text search (SPEC §10) on SQLite FTS5: users by username and real name, live
+//! top-level items by title and plain text, categories by name. The indexes are kept in
+//! the transactions that write their rows ([`index`], and `schema.sql`'s triggers).
+//!
+//! A search is a prefix search of every word typed (`ba` finds `barbara`: the
+//! autocomplete's case), accents folded (`unicode61 remove_diacritics 2`). What the
+//! caller may not see is left out inside the index walk, before anything is ranked:
+//! deleted rows are never in an index, the users the caller hides and their items are
+//! filtered there. Of what is left, the [`WINDOW`] newest matches are ranked by
+//! relevance (FTS5's bm25), ties by recency: a search costs at most the window,
+//! whatever the community's size, and counts at most the window.
+
+pub mod index;
+pub mod suggest;
+
+use rusqlite::{Connection, params};
+
+use crate::model::user::User;
+
+/// The most matches a search ranks (and counts): the newest ones.
+pub const WINDOW: i64 = 1000;
+
+/// The most words a search takes (the rest are ignored).
+const WORDS_MAX: usize = 8;
+
+/// The FTS5 query for what a user typed: each word (letters and digits; anything
+/// else separates words, as the tokenizer does) as a quoted prefix, all of them
+/// required. `None` when nothing searchable was typed.
+pub fn match_expr(typed: &str) -> Option<String> {
+    let words: Vec<String> = typed
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .take(WORDS_MAX)
+        .map(|w| format!("\"{w}\"*"))
+        .collect();
+    (!words.is_empty()).then(|| words.join(" "))
+}
+
+/// The ids of one page of matches of `expr` in `table`, best first, and how many there
+/// are (at most [`WINDOW`]). `visible` is the SQL condition on `s.rowid` that the
+/// caller may see it (`?2` the viewer).
+fn ranked(
+    conn: &Connection,
+    table: &str,
+    visible: &str,
+    expr: &str,
+    viewer: Option<i64>,
+    limit: i64,
+    offset: i64,
+) -> rusqlite::Result<(i64, Vec<i64>)> {
+    let window = format!(
+        "SELECT s.rowid AS id, s.rank AS rank FROM {table} s
+         WHERE {table} MATCH ?1 AND {visible} ORDER BY s.rowid DESC LIMIT {WINDOW}"
+    );
+    let count: i64 = conn
+        .prepare_cached(&format!("SELECT count(*) FROM ({window})"))?
+        .query_row(params![expr, viewer], |r| r.get(0))?;
+    let ids = conn
+        .prepare_cached(&format!(
+            "SELECT id FROM ({window}) ORDER BY rank, id DESC LIMIT ?3 OFFSET ?4"
+        ))?
+        .query_map(params![expr, viewer, limit, offset], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    Ok((count, ids))
+}
+
+/// Users the viewer does not hide (`?2`) — the user index's rows are live users only.
+const USER_VISIBLE: &str =
+    "s.rowid NOT IN (SELECT h.hidden_id FROM user_hide h WHERE h.user_id = ?2)";
+
+/// Live top-level items whose author the viewer does not hide.
+const ITEM_VISIBLE: &str = "EXISTS (SELECT 1 FROM contribution c WHERE c.pk = s.rowid
+     AND c.deleted = 0 AND c.target_pk IS NULL
+     AND c.author_id NOT IN (SELECT h.hidden_id FROM user_hide h WHERE h.user_id = ?2))";
+
+/// Categories: the index holds the live, active ones, which everyone sees (no viewer
+/// is bound: `?2` is null).
+const CATEGORY_VISIBLE: &str = "?2 IS NULL";
+
+/// One page of the users matching `expr`, best first, and their count.
+pub fn users(
+    conn: &Connection,
+    expr: &str,
+    viewer: Option<i64>,
+    limit: i64,
+    offset: i64,
+) -> rusqlite::Result<(i64, Vec<User>)> {
+    let (count, ids) = ranked(conn, "search_user", USER_VISIBLE, expr, viewer, limit, offset)?;
+    let mut out = Vec::with_capacity(ids.len());
+    for id in ids {
+        out.extend(super::users::get(conn, id)?);
+    }
+    Ok((count, out))
+}
+
+/// One page of the pks of the items matching `expr`, best first, and their count.
+pub fn items(
+    conn: &Connection,
+    expr: &str,
+    viewer: Option<i64>,
+    limit: i64,
+    offset: i64,
+) -> rusqlite::Result<(i64, Vec<i64>)> {
+    ranked(conn, "search_item", ITEM_VISIBLE, expr, viewer, limit, offset)
+}
+
+/// One page of the ids of the categories matching `expr`, best first, and their count.
+pub fn categories(
+    conn: &Connection,
+    expr: &str,
+    limit: i64,
+    offset: i64,
+) -> rusqlite::Result<(i64, Vec<i64>)> {
+    ranked(conn, "search_category", CATEGORY_VISIBLE, expr, None, limit, offset)
+}
+
+#[cfg(test)]
+mod tests;
