@@ -46,7 +46,8 @@ from server import (Server, cpu_seconds, http, password_grant, proc_status,  # n
 SCENARIOS = [
     "ceiling", "healthz", "reactions_search", "prefs_search_keys", "me_jwt", "me_oauth",
     "verify_token", "followings_hub", "followings_hub_mutual1", "course_get",
-    "course_search_p1", "course_search_deep", "course_create", "restore_post",
+    "course_search_p1", "course_search_deep", "feed_home", "feed_explore", "search",
+    "course_create", "restore_post",
     "token_password", "token_refresh", "mixed",
 ]
 PASSWORD_CONNECTIONS = 4  # token_password: each request is 600k PBKDF2 iterations
