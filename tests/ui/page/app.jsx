@@ -12,9 +12,18 @@
 //   composer           the Composer dialog; what it publishes is then shown as a feed card
 //                      and as the detail, both read back from hearth;
 //   settings           the settings page's public info (UserProfileEdit): real name, bio...;
+//   feed-home          react-templates MainFeed (home: own items, followed users and
+//                      categories; GET /api/v2/feed/), paged by infinite scroll;
+//   feed-explore       ExploreFeed (GET /api/v2/feed/explore/);
+//   category           the Category page of Music (CategoryHeader, CategoryFeed and its
+//                      trending widgets);
+//   profile            the UserProfile page of barbara (UserProfileHeader, UserFeed);
+//   search             NavigationToolbar, whose SearchAutocomplete asks /suggestion/;
+//   mention            the Composer again: a post with an @-mention picked from the
+//                      editor's list (GET /api/v2/user/search/), read back as a card;
 //   xss-feed           every contribution of the XSS corpus (tests/ui/xss-corpus.json) as
 //                      a feed card (FeedObject, preview template) and as a snippet, fed by
-//                      hearth's contribution lists (hearth has no /feed/ yet, SPEC §10);
+//                      hearth's contribution lists (every page of them);
 //   xss-detail         the same contributions, each as FeedObject's detail template;
 //   xss-related        a corpus post's page (FeedObjectDetail): its related sidebar lists
 //                      other corpus posts with the snippet template;
@@ -45,7 +54,7 @@ import {
   UserProfileEdit,
   UserProfileHeader,
 } from '@selfcommunity/react-ui';
-import { FeedObjectDetail } from '@selfcommunity/react-templates';
+import { Category, ExploreFeed, FeedObjectDetail, MainFeed, UserProfile } from '@selfcommunity/react-templates';
 
 // One widget's crash must not blank the page (React unmounts the whole tree on an
 // uncaught render error): each section catches its own, shows it, and records it in
@@ -58,8 +67,10 @@ class Boundary extends React.Component {
   static getDerivedStateFromError(error) {
     return { error };
   }
-  componentDidCatch(error) {
+  componentDidCatch(error, info) {
     (window.__widgetErrors ??= []).push(`${this.props.name}: ${error.message}`);
+    // (UI_DEBUG=1 prints the page's console, and bundles unminified: where it broke)
+    console.error(`${this.props.name} crashed: ${error.stack}\n${info?.componentStack ?? ''}`.slice(0, 3000));
   }
   render() {
     if (this.state.error) return <pre className="crashed">{`${this.props.name} crashed: ${this.state.error.message}`}</pre>;
@@ -182,12 +193,19 @@ function Settings() {
   );
 }
 
-// hearth's own list of one contribution type (what a /feed/ would hand the kit).
+// hearth's own list of one contribution type, every page of it (followed through `next`:
+// the feeds' community makes the lists longer than one page).
 async function list(config, path) {
-  const r = await fetch(`${config.portal}/api/v2/${path}`, { headers: { authorization: `Bearer ${config.token}` } });
-  if (!r.ok) throw new Error(`GET /api/v2/${path}: ${r.status}`);
-  const body = await r.json();
-  return body.results;
+  const out = [];
+  let url = `${config.portal}/api/v2/${path}`;
+  while (url && out.length < 5000) {
+    const r = await fetch(url, { headers: { authorization: `Bearer ${config.token}` } });
+    if (!r.ok) throw new Error(`GET ${url}: ${r.status}`);
+    const body = await r.json();
+    out.push(...body.results);
+    url = body.next ? new URL(body.next, config.portal).href : null;
+  }
+  return out;
 }
 
 // corpus id → item id, in corpus order ("10" would come before "01" in Object.entries)
@@ -288,12 +306,73 @@ function XssComments({ config }) {
   );
 }
 
+// The feeds (issue 30), as react-templates builds their pages: home (MainFeed: own items,
+// followed users and categories), explore (ExploreFeed: everything), a category's page
+// (Category: CategoryHeader and CategoryFeed) and a member's profile (UserProfile:
+// UserProfileHeader and UserFeed). Each pages with infinite scroll.
+function HomeFeed() {
+  return (
+    <main className="single">
+      <Section id="feed-home" title="react-templates MainFeed (home)" wide>
+        <MainFeed />
+      </Section>
+    </main>
+  );
+}
+
+function Explore() {
+  return (
+    <main className="single">
+      <Section id="feed-explore" title="react-templates ExploreFeed" wide>
+        <ExploreFeed />
+      </Section>
+    </main>
+  );
+}
+
+function CategoryPage({ config }) {
+  return (
+    <main className="single">
+      <Section id="category" title="react-templates Category (Music: CategoryHeader, CategoryFeed)" wide>
+        <Category categoryId={config.ids.music} />
+      </Section>
+    </main>
+  );
+}
+
+function Profile({ config }) {
+  return (
+    <main className="single">
+      <Section id="profile-page" title="react-templates UserProfile (barbara: UserProfileHeader, UserFeed)" wide>
+        <UserProfile userId={config.ids.barbara} />
+      </Section>
+    </main>
+  );
+}
+
+// The navbar's search (NavigationToolbar's SearchAutocomplete: GET /api/v2/suggestion/).
+function Search() {
+  return (
+    <div className="page">
+      <Section id="search" title="NavigationToolbar: SearchAutocomplete" wide>
+        <NavigationToolbar />
+      </Section>
+    </div>
+  );
+}
+
 const VIEWS = {
   widgets: Widgets,
   shell: Shell,
   detail: Detail,
   composer: ComposerPage,
   settings: Settings,
+  'feed-home': HomeFeed,
+  'feed-explore': Explore,
+  category: CategoryPage,
+  profile: Profile,
+  search: Search,
+  mention: ComposerPage,
   'xss-feed': XssFeed,
   'xss-detail': XssDetail,
   'xss-related': XssRelated,
