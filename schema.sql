@@ -538,10 +538,10 @@ CREATE TABLE feed_seen (
 
 -- Full-text search (SQLite FTS5): accents folded, any script, prefix indexes for the
 -- autocomplete's first letters. The rowid is the row's own key (user.id, contribution.pk,
--- category.id). Users and categories are kept by the triggers below; live top-level
--- items by src/db/search/ (their plain text comes from the rich-text renderer) in the
--- transaction that writes, deletes or restores them. `hearth check` compares each with
--- its rows.
+-- category.id). Users and categories are kept by the triggers below; an item is put in
+-- by src/db/search/ (its plain text comes from the rich-text renderer) in the
+-- transaction that writes or restores it, and taken out by the triggers below when it
+-- is deleted. `hearth check` compares each index with its rows.
 CREATE VIRTUAL TABLE search_user USING fts5 (username, real_name, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3');
 CREATE VIRTUAL TABLE search_item USING fts5 (title, body, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3');
 CREATE VIRTUAL TABLE search_category USING fts5 (name, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3');
@@ -572,4 +572,13 @@ END;
 CREATE TRIGGER search_category_delete AFTER DELETE ON category
 BEGIN
     DELETE FROM search_category WHERE rowid = OLD.id;
+END;
+CREATE TRIGGER search_item_deleted AFTER UPDATE OF deleted ON contribution
+WHEN NEW.deleted <> 0 AND NEW.target_pk IS NULL
+BEGIN
+    DELETE FROM search_item WHERE rowid = NEW.pk;
+END;
+CREATE TRIGGER search_item_delete AFTER DELETE ON contribution WHEN OLD.target_pk IS NULL
+BEGIN
+    DELETE FROM search_item WHERE rowid = OLD.pk;
 END;

@@ -25,7 +25,7 @@ const APPLICATION_ID: i32 = 0x6872_7468;
 /// the Docker build context leaves `.git` out, but it builds and never tests), so the
 /// blobs are there; where they are not (a shallow clone, a source tarball), the test
 /// fails and says why, it never skips.
-const RELEASED_SCHEMAS: [(i32, &str); 7] = [
+const RELEASED_SCHEMAS: [(i32, &str); 8] = [
     (1, "2ecf91e3864d954b05c4d7002832d67a70910a2a"),
     (2, "a593b0b989beee52c167923a844ffaa60b4b0783"),
     (3, "aae257d3b7a4b7e726ced07b40450f1ad6d22b80"),
@@ -33,6 +33,7 @@ const RELEASED_SCHEMAS: [(i32, &str); 7] = [
     (5, "ccf785dd722dd6afef48dd39e9d41ad2a881bf8f"),
     (6, "57a0fc53d7f599ca6689c6dffcfdafd8290bab5b"),
     (7, "d9be2800be43a4574b43d0b21747faf1d2f4baee"),
+    (8, "2842c5360000650121914df5e5c34f5386f13e2e"),
 ];
 
 /// `schema.sql` exactly as schema `version` was released, from git history.
@@ -160,7 +161,7 @@ fn assert_migrated_like_fresh(old: &Env) {
         triggers(&fresh.db()),
         "a migrated file's triggers are a fresh file's, to the letter"
     );
-    assert_eq!(old.sql("PRAGMA user_version"), 8);
+    assert_eq!(old.sql("PRAGMA user_version"), 9);
     assert_eq!(
         schema_shape(&old.db()),
         schema_shape(&fresh.db()),
@@ -231,7 +232,7 @@ fn migrating_renames_case_insensitive_duplicates_and_loses_nothing() {
     );
     assert_eq!(e.sql("SELECT count(*) FROM contribution_category"), 2, "references unchanged");
     assert!(e.ok(&["check"]).contains("ok"));
-    assert_eq!(e.sql("PRAGMA user_version"), 8);
+    assert_eq!(e.sql("PRAGMA user_version"), 9);
 }
 
 /// A version-2 file (the last before the UI kit's tables) with a community in it.
@@ -309,9 +310,9 @@ fn a_version_4_file_gains_the_contribution_tally_counted_from_its_rows() {
     // from then on the triggers keep it: `check` compares it with a count
     kept_by_the_triggers(
         &old,
-        "UPDATE contribution SET deleted = 0 WHERE pk = 3;
-         UPDATE user SET posts_counter = 3 WHERE id = 1;",
-        ("SELECT live FROM contribution_tally WHERE kind = 'post'", 3),
+        "UPDATE contribution SET deleted = 1 WHERE pk = 2;
+         UPDATE user SET posts_counter = 1 WHERE id = 1;",
+        ("SELECT live FROM contribution_tally WHERE kind = 'post'", 1),
         ("UPDATE contribution_tally SET live = 7 WHERE kind = 'post'", "contribution_tally"),
     );
 }
@@ -422,4 +423,61 @@ fn a_version_7_file_is_rendered_as_rich_text_and_counts_replies() {
     // (summary_html is kept only when it differs from html: a truncated text's)
     assert_eq!(row(2), ("hi".into(), "hi".into(), String::new(), 1), "a comment counts its reply");
     assert_eq!(row(3).0, "plain &lt;b&gt;&amp;&lt;/b&gt;");
+}
+
+#[test]
+fn a_version_8_file_gains_feed_order_and_search_from_its_rows() {
+    // a post with a comment and a deleted one, in a category; a discussion; a deleted
+    // post; a deleted user
+    let old = released_env(
+        8,
+        r#"INSERT INTO user (id, username, username_key, real_name, date_joined) VALUES
+               (1, 'barbara', 'barbara', 'Barbara Crème', 0);
+           INSERT INTO user (id, username, username_key, date_joined, deleted) VALUES (2, 'gone', 'gone', 0, 1);
+           INSERT INTO category (id, name, slug, created_at, name_key) VALUES (1, 'Bakery', 'bakery', 0, 'bakery');
+           INSERT INTO contribution (pk, kind, id, author_id, text, added_at, comment_count) VALUES
+               (1, 'post', 1, 1, '<p>Sourdough <b>bread</b></p>', 10, 1);
+           INSERT INTO contribution (pk, kind, id, author_id, title, text, added_at) VALUES
+               (2, 'discussion', 1, 1, 'Crème brûlée', 'sugar', 20);
+           INSERT INTO contribution (pk, kind, id, author_id, text, added_at, deleted) VALUES
+               (3, 'post', 2, 1, 'bread gone', 30, 1);
+           INSERT INTO contribution (pk, kind, id, author_id, text, added_at, target_pk) VALUES
+               (4, 'comment', 1, 1, 'yum', 40, 1);
+           INSERT INTO contribution (pk, kind, id, author_id, text, added_at, target_pk, deleted) VALUES
+               (5, 'comment', 2, 1, 'later, deleted', 50, 1, 1);
+           INSERT INTO contribution_category (contribution_pk, category_id) VALUES (1, 1);
+           UPDATE user SET posts_counter = 1, discussions_counter = 1 WHERE id = 1;"#,
+    );
+    assert_migrated_like_fresh(&old);
+    let c = rusqlite::Connection::open(old.db()).unwrap();
+    let activity = |pk: i64| -> i64 {
+        c.query_row("SELECT last_activity_at FROM contribution WHERE pk = ?1", [pk], |r| r.get(0))
+            .unwrap()
+    };
+    assert_eq!((activity(1), activity(2), activity(4)), (40, 20, 40), "the newest live comment");
+    let linked: i64 = c
+        .query_row(
+            "SELECT last_activity_at FROM contribution_category WHERE contribution_pk = 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(linked, 40, "a category link carries its item's activity");
+    let found = |table: &str, q: &str| -> Vec<i64> {
+        c.prepare(&format!("SELECT rowid FROM {table} WHERE {table} MATCH ?1 ORDER BY rowid"))
+            .unwrap()
+            .query_map([q], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    assert_eq!(found("search_item", "\"bread\"*"), vec![1], "live items only, by their plain text");
+    assert_eq!(found("search_item", "\"creme\"*"), vec![2]);
+    assert!(found("search_item", "\"b\"").is_empty(), "markup is not indexed");
+    assert_eq!(found("search_user", "\"creme\"*"), vec![1]);
+    assert!(found("search_user", "\"gone\"*").is_empty(), "deleted users are not indexed");
+    assert_eq!(found("search_category", "\"bak\"*"), vec![1]);
+    // and the triggers keep it from then on
+    c.execute_batch("UPDATE contribution SET deleted = 0 WHERE pk = 5").unwrap();
+    assert_eq!(activity(1), 50);
 }

@@ -1,7 +1,8 @@
 //! Keeping the full-text index of items (`search_item`, SPEC §10): a live top-level
 //! item is in it, with its title and the plain text of its rich text (SPEC §5, from
 //! [`crate::model::rich_text::plain`]), from the transaction that writes or restores it
-//! to the one that deletes it. Users and categories are kept by `schema.sql`'s
+//! (here: the text needs the renderer) to the one that deletes it (`schema.sql`'s
+//! triggers take it out, so a delete by any path does). Users and categories are kept by `schema.sql`'s
 //! triggers (their columns are their text). `hearth check` compares each index with
 //! its rows (`db::check`).
 
