@@ -731,7 +731,7 @@ await visit('feed-explore', async () => {
 }, { fullPage: false });
 
 await visit('category', async () => {
-  await check("category: the Music page: its header (name, 1 follower) and its feed, erin's posts newest first", async () => {
+  await check("category: the Music page: its header (the name) and its feed, erin's posts newest first", async () => {
     await sees('category', 'Music');
     const page1 = await feedShowsPage1('#category', '/api/v2/category/3/feed/');
     const want = expectedFeed((i) => i.cat === 3).slice(0, 5).map((i) => i.text.slice(0, 40));
