@@ -32,7 +32,6 @@ use warp::http::{HeaderValue, Request};
 use crate::http::PeerAddr;
 use crate::http::body::HeadersDone;
 use crate::http::cors::{Checked, Cors};
-use crate::http::route::Router;
 use crate::limits::AddrKey;
 use crate::state::AppState;
 use socket::{Activity, Tracked, millis_since};
@@ -169,8 +168,7 @@ impl Drop for AddressSlot {
 pub async fn serve_on(listener: TcpListener, state: AppState, shutdown: impl Future<Output = ()>) {
     let routes = crate::api::routes(state.clone()).recover(crate::error::handle_rejection).boxed();
     let config = Arc::clone(&state.config);
-    let cors =
-        Arc::new(Cors::new(config.cors_origins.clone(), Router::new(crate::api::endpoints())));
+    let cors = Arc::new(Cors::new(config.cors_origins.clone(), crate::api::router().clone()));
     let slots = Arc::new(Semaphore::new(config.max_connections));
     let (stop_tx, stop_rx) = watch::channel(false);
     let key_reloader = state.spawn_key_reloader();

@@ -1,5 +1,7 @@
-//! The JSON API: one module per URL prefix, each exposing `endpoints()`; this module
-//! joins them into the one router.
+//! The JSON API: one module per area (`feed/`, `search/`, `courses/`...) or URL prefix,
+//! each exposing `endpoints()`; this module lists them in [`AREAS`] and builds the one
+//! [`router`] from them, once, for the server, CORS, the replica layer and the OpenAPI
+//! document alike.
 
 pub mod auth;
 pub mod call;
@@ -31,35 +33,44 @@ use crate::http::Route;
 use crate::http::route::{Endpoint, Router};
 use crate::state::AppState;
 
+/// Every area's endpoints, in matching order: adding an area is one line here.
+const AREAS: &[fn() -> Vec<Endpoint>] = &[
+    courses::endpoints,
+    contributions::endpoints,
+    health::endpoints,
+    schema::endpoints,
+    users::endpoints,
+    reactions::endpoints,
+    preferences::endpoints,
+    jwt::endpoints,
+    crate::oauth::endpoints,
+    crate::http::statics::endpoints,
+    media::endpoints,
+    features::endpoints,
+    votes::endpoints,
+    contributors::endpoints,
+    categories::endpoints,
+    user_courses::endpoints,
+    user_hiding::endpoints,
+    user_settings::endpoints,
+    custom_menus::endpoints,
+    feed::endpoints,
+    search::endpoints,
+];
+
 /// Every endpoint hearth serves, in one list (see [`crate::http::route`]).
-pub fn endpoints() -> Vec<Endpoint> {
-    let groups: [fn() -> Vec<Endpoint>; 21] = [
-        courses::endpoints,
-        contributions::endpoints,
-        health::endpoints,
-        schema::endpoints,
-        users::endpoints,
-        reactions::endpoints,
-        preferences::endpoints,
-        jwt::endpoints,
-        crate::oauth::endpoints,
-        crate::http::statics::endpoints,
-        media::endpoints,
-        features::endpoints,
-        votes::endpoints,
-        contributors::endpoints,
-        categories::endpoints,
-        user_courses::endpoints,
-        user_hiding::endpoints,
-        user_settings::endpoints,
-        custom_menus::endpoints,
-        feed::endpoints,
-        search::endpoints,
-    ];
-    groups.iter().flat_map(|group| group()).collect()
+fn endpoints() -> Vec<Endpoint> {
+    AREAS.iter().flat_map(|area| area()).collect()
+}
+
+/// The one router over every endpoint, built on first use and shared (a clone is an
+/// `Arc`'s).
+pub fn router() -> &'static Router {
+    static ROUTER: std::sync::OnceLock<Router> = std::sync::OnceLock::new();
+    ROUTER.get_or_init(|| Router::new(endpoints()))
 }
 
 /// Every route hearth serves.
 pub fn routes(state: AppState) -> Route {
-    Router::new(endpoints()).filter(state)
+    router().clone().filter(state)
 }

@@ -1,6 +1,6 @@
 //! The OpenAPI 3.1 document served at `/api/v2/schema/`, generated from the code:
 //!
-//! - **paths and operations** from the endpoint declaration ([`super::endpoints`]):
+//! - **paths and operations** from the endpoint declaration ([`super::router`]):
 //!   method, path template, `operationId`, path parameters, `security` and the
 //!   `x-hearth-auth` class, and the error responses every endpoint of a class can give;
 //! - **response schemas** from the JSON types themselves (`#[derive(utoipa::ToSchema)]`
@@ -61,10 +61,10 @@ fn collect<T: utoipa::ToSchema>(out: &mut Vec<(String, RefOr<Schema>)>) {
     out.push((T::name().into_owned(), T::schema()));
 }
 
-/// The document, built once from [`super::endpoints`].
+/// The document, built once from [`super::router`].
 pub fn document() -> &'static Value {
     static DOC: OnceLock<Value> = OnceLock::new();
-    DOC.get_or_init(|| build(&super::endpoints()))
+    DOC.get_or_init(|| build(super::router()))
 }
 
 /// The operations the prose describes, by operationId (for the consistency test).
@@ -85,8 +85,8 @@ fn parse(fragment: &str) -> Value {
     })
 }
 
-/// Builds the document for `endpoints`.
-pub fn build(endpoints: &[Endpoint]) -> Value {
+/// Builds the document for `router`'s endpoints.
+pub fn build(router: &crate::http::route::Router) -> Value {
     let mut doc = Value::Object(Map::new());
     for (_, f) in FRAGMENTS {
         let mut part = parse(f);
@@ -101,7 +101,7 @@ pub fn build(endpoints: &[Endpoint]) -> Value {
     }
     let prose = prose();
     let mut paths = Map::new();
-    for e in endpoints {
+    for e in router.endpoints() {
         let op = operation(e, prose.get(e.operation_id));
         let path = openapi_path(e.path);
         let item = paths.entry(path).or_insert_with(|| Value::Object(Map::new()));
@@ -199,7 +199,7 @@ mod tests {
 
     #[test]
     fn every_declared_endpoint_has_prose_and_all_prose_is_declared() {
-        let endpoints = super::super::endpoints();
+        let endpoints: Vec<_> = super::super::router().endpoints().collect();
         let prose = prose();
         let declared: Vec<&str> = endpoints.iter().map(|e| e.operation_id).collect();
         let missing: Vec<&&str> = declared.iter().filter(|id| !prose.contains_key(**id)).collect();
@@ -217,7 +217,7 @@ mod tests {
     fn document_is_openapi_3_1_with_the_declared_paths() {
         let d = document();
         assert_eq!(d["openapi"], "3.1.0");
-        for e in super::super::endpoints() {
+        for e in super::super::router().endpoints() {
             let op = &d["paths"][openapi_path(e.path)][e.method.as_str().to_ascii_lowercase()];
             assert_eq!(op["operationId"], e.operation_id, "{e:?}");
         }

@@ -2,7 +2,8 @@
 //! (method, path template, auth class, whether it writes, its OpenAPI `operationId`,
 //! and its handler). The router, the `Allow` list of a 405, the OpenAPI paths and
 //! operations, and the route-table tests all read that one list
-//! (`crate::api::endpoints`); nothing else names a path.
+//! (`crate::api::router`, built once from `crate::api::AREAS`); nothing else names a
+//! path.
 //!
 //! Path templates are literal segments, `{name}` for an integer id (anything else is
 //! 404 before authentication, SPEC §3) and a last `{*name}` for the rest of the path

@@ -90,13 +90,8 @@ impl Node {
         Node {
             shared: Arc::new(Shared {
                 state: state.clone(),
-                router: Router::new(crate::api::endpoints()),
-                writing_gets: Router::new(
-                    crate::api::endpoints()
-                        .into_iter()
-                        .filter(|e| e.method == Method::GET && e.writes)
-                        .collect(),
-                ),
+                router: crate::api::router().clone(),
+                writing_gets: writing_gets(crate::api::router()),
                 client,
                 pending: pending::Pending::default(),
             }),
@@ -299,19 +294,21 @@ impl Drop for AbortOnDrop {
     }
 }
 
+/// The `GET` endpoints of `router` that write (always forwarded to the primary).
+fn writing_gets(router: &Router) -> Router {
+    Router::new(
+        router.endpoints().filter(|e| e.method == Method::GET && e.writes).cloned().collect(),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn which_requests_are_forwarded_comes_from_the_declaration() {
-        let r = Router::new(crate::api::endpoints());
-        let gets = Router::new(
-            crate::api::endpoints()
-                .into_iter()
-                .filter(|e| e.method == Method::GET && e.writes)
-                .collect(),
-        );
+        let r = crate::api::router().clone();
+        let gets = writing_gets(&r);
         let fwd = |m: Method, p: &str| always_forwarded(&r, &gets, &m, p);
         assert!(fwd(Method::POST, "/api/v2/course/"));
         assert!(fwd(Method::PATCH, "/api/v2/course/1/"));

@@ -28,7 +28,7 @@ fn document() -> &'static Document {
         close(&mut closed["components"]["schemas"]);
         Document {
             closed,
-            router: Router::new(hearth::api::endpoints()),
+            router: hearth::api::router().clone(),
             validators: Mutex::new(HashMap::new()),
         }
     })

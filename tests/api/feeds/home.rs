@@ -90,7 +90,7 @@ async fn home_pages_through_many_sources_without_gaps_or_repeats() {
     assert_eq!(sorted.len(), 60, "every item once: {seen:?}");
     assert_eq!(seen.len(), 60);
     // followed (even authors, or category A) first, each part newest first
-    let followed = |pk_index: usize| (pk_index % 12) % 2 == 0 || pk_index % 3 == 0;
+    let followed = |i: usize| (i % 12).is_multiple_of(2) || i.is_multiple_of(3);
     let first_part: Vec<i64> = (0..60).rev().filter(|i| followed(*i)).map(|i| all[i]).collect();
     assert_eq!(seen[..first_part.len()], first_part[..]);
 }
