@@ -24,37 +24,37 @@ pub struct ServeArgs {
     #[arg(long, env = "HEARTH_PUBLIC_URL")]
     pub public_url: Option<String>,
     /// Access token lifetime in seconds.
-    #[arg(long, env = "HEARTH_TOKEN_TTL", default_value_t = 36_000, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, env = "HEARTH_TOKEN_TTL", default_value_t = config::DEFAULT_TOKEN_TTL.as_secs(), value_parser = clap::value_parser!(u64).range(1..))]
     pub token_ttl: u64,
     /// Maximum open connections; one over the cap is closed at once.
-    #[arg(long, env = "HEARTH_MAX_CONNECTIONS", default_value_t = 1024, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    #[arg(long, env = "HEARTH_MAX_CONNECTIONS", default_value_t = config::DEFAULT_MAX_CONNECTIONS as u64, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     pub max_connections: u64,
     /// Maximum open connections from one client address (trusted proxies are exempt).
-    #[arg(long, env = "HEARTH_MAX_CONNECTIONS_PER_ADDRESS", default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    #[arg(long, env = "HEARTH_MAX_CONNECTIONS_PER_ADDRESS", default_value_t = config::DEFAULT_MAX_CONNECTIONS_PER_ADDRESS as u64, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     pub max_connections_per_address: u64,
     /// Seconds a request's headers may take to arrive (from the connection, or from the
     /// request's first byte).
-    #[arg(long, env = "HEARTH_HEADER_TIMEOUT", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    #[arg(long, env = "HEARTH_HEADER_TIMEOUT", default_value_t = config::HEADER_READ_TIMEOUT.as_secs(), value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub header_timeout: u64,
     /// Seconds a request body may take to arrive after its headers (else 408, and the
     /// connection is closed).
-    #[arg(long, env = "HEARTH_BODY_TIMEOUT", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    #[arg(long, env = "HEARTH_BODY_TIMEOUT", default_value_t = config::BODY_TIMEOUT.as_secs(), value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub body_timeout: u64,
     /// Bytes a second a request body must average once it has had a second to start
     /// (else 408, and the connection is closed; 0: no minimum). A body holds its
     /// declared length of --max-body-memory from its headers on: this frees what a
     /// stalled one holds in about a second.
-    #[arg(long, env = "HEARTH_MIN_BODY_RATE", default_value_t = 8192, value_parser = clap::value_parser!(u64).range(0..=1_073_741_824))]
+    #[arg(long, env = "HEARTH_MIN_BODY_RATE", default_value_t = config::DEFAULT_MIN_BODY_RATE, value_parser = clap::value_parser!(u64).range(0..=1_073_741_824))]
     pub min_body_rate: u64,
     /// Seconds an idle keep-alive connection is kept open waiting for its next request.
-    #[arg(long, env = "HEARTH_IDLE_TIMEOUT", default_value_t = 75, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    #[arg(long, env = "HEARTH_IDLE_TIMEOUT", default_value_t = config::KEEP_ALIVE_IDLE.as_secs(), value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub idle_timeout: u64,
     /// Seconds in-flight requests get to finish on SIGINT/SIGTERM.
-    #[arg(long, env = "HEARTH_SHUTDOWN_TIMEOUT", default_value_t = 10, value_parser = clap::value_parser!(u64).range(0..=3600))]
+    #[arg(long, env = "HEARTH_SHUTDOWN_TIMEOUT", default_value_t = config::DEFAULT_SHUTDOWN_TIMEOUT.as_secs(), value_parser = clap::value_parser!(u64).range(0..=3600))]
     pub shutdown_timeout: u64,
     /// MiB of request bodies (and decoded images) held in memory at once, across all
     /// requests; a request that would pass it is answered 503.
-    #[arg(long, env = "HEARTH_MAX_BODY_MEMORY", default_value_t = 256, value_parser = clap::value_parser!(u64).range(16..=1_048_576))]
+    #[arg(long, env = "HEARTH_MAX_BODY_MEMORY", default_value_t = (config::DEFAULT_MAX_BODY_MEMORY >> 20) as u64, value_parser = clap::value_parser!(u64).range(16..=1_048_576))]
     pub max_body_memory: u64,
     /// Writes a second one user may make through the API (posts, comments, votes,
     /// follows, course changes...; more is 429 with Retry-After); 0: no limit. Staff
@@ -94,7 +94,7 @@ pub struct ServeArgs {
     pub cors_origins: Vec<String>,
     /// Microseconds a read may run on the server's own threads before it is interrupted
     /// and run again on a blocking thread; 0 sends every read to a blocking thread.
-    #[arg(long, env = "HEARTH_INLINE_READ_BUDGET", default_value_t = 2000, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
+    #[arg(long, env = "HEARTH_INLINE_READ_BUDGET", default_value_t = crate::db::INLINE_BUDGET.as_micros() as u64, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
     pub inline_read_budget: u64,
     /// MiB of the database file each read connection maps into memory (SQLite's
     /// `mmap_size`, at most 2047, SQLite's own limit; 0, the default, reads every page
@@ -425,5 +425,25 @@ mod tests {
     fn trust_proxy_is_a_flag_with_a_boolean_value_parser() {
         assert_eq!(trust_proxy(&["--trust-proxy"]), Some(true));
         assert_eq!(trust_proxy(&[]), Some(false));
+    }
+
+    /// `serve` with no option runs on exactly the defaults the tests run on
+    /// (`Config::for_addr`, `db::INLINE_BUDGET`): one source for both.
+    #[test]
+    fn serves_defaults_are_the_configs() {
+        let Ok(Cli { command: Command::Serve(s), .. }) = Cli::try_parse_from(["hearth", "serve"])
+        else {
+            panic!("serve parses with no option");
+        };
+        let addr = "127.0.0.1:8080".parse().unwrap_or_else(|_| panic!("an address"));
+        let from_cli = s.config(addr).unwrap_or_else(|e| panic!("{e:?}"));
+        let defaults = crate::config::Config::for_addr(addr);
+        // (a HEARTH_* variable of serve's in the test's environment changes its defaults)
+        assert_eq!(format!("{from_cli:?}"), format!("{defaults:?}"));
+        assert_eq!(
+            std::time::Duration::from_micros(s.inline_read_budget),
+            crate::db::INLINE_BUDGET
+        );
+        assert_eq!(s.listen, "127.0.0.1:8080");
     }
 }
