@@ -41,10 +41,17 @@ use super::{DbError, migrate, position};
 /// modification time; one that restores it anew replaces it (a new inode).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Stamp {
-    pub(super) dev: u64,
-    pub(super) ino: u64,
+    dev: u64,
+    ino: u64,
     len: u64,
     mtime_ns: i128,
+}
+
+impl Stamp {
+    /// The file itself (device, inode), whatever its bytes.
+    pub(super) fn file(self) -> (u64, u64) {
+        (self.dev, self.ino)
+    }
 }
 
 pub(super) fn stamp(path: &Path) -> std::io::Result<Stamp> {
@@ -154,7 +161,7 @@ impl CopyCheck {
             return Err(DbError::Copy(fault));
         }
         // a new file (a fresh restore), or one found damaged: all of it is checked
-        let new_file = st.file != Some((now.dev, now.ino));
+        let new_file = st.file != Some(now.file());
         let deep = new_file || st.fault.is_some_and(|(f, _)| f == CopyFault::Corrupt);
         match inspect(conn, st.served, deep) {
             Ok(at) => {
@@ -165,7 +172,7 @@ impl CopyCheck {
                     tracing::info!(was = ?fault, position = at, "the replica's copy is usable again");
                 }
                 st.passed = Some(now);
-                st.file = Some((now.dev, now.ino));
+                st.file = Some(now.file());
                 st.served = st.served.max(at);
                 Ok(())
             }

@@ -19,6 +19,17 @@
 //! from: same inode, size and modification time as when it last checked. When not,
 //! or when the connection is older than [`MAX_AGE`] (a second write within the file
 //! system's timestamp granularity keeps the time), it is closed and a new one opened.
+//!
+//! What a connection reads is the file it opened, which need not be the file the path
+//! names a moment later: a follower that restores renames a new file over the path
+//! (issue 28: a copy stamped by the path after its connection had opened the file
+//! before it was checked in the other file's name, and a damaged file swapped in then
+//! passed unchecked). So a replica's connection knows its file (device and inode: the
+//! path's before and after it was opened, the same) and is used only while the path
+//! still names that file. The one write a replica makes (out of WAL mode, below) is
+//! made by one thread at a time and before the connection is opened on the same
+//! file: a read-only connection never meets a WAL-mode header (which it would answer
+//! with "attempt to write a readonly database", taken for an unreadable copy).
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
@@ -87,6 +98,8 @@ impl Watch {
 struct Pooled {
     conn: Connection,
     watch: Arc<Watch>,
+    /// On a replica, the file (device, inode) the connection has open.
+    file: Option<(u64, u64)>,
     checked: Option<Stamp>,
     opened: std::time::Instant,
 }
@@ -99,6 +112,9 @@ pub(super) struct Readers {
     following: bool,
     /// A replica's checks of its copy.
     check: CopyCheck,
+    /// Held while a replica's connection is opened (and its file taken out of WAL
+    /// mode): one thread at a time writes the header (see the module's notes).
+    opening: Mutex<()>,
     /// Bytes of the file each connection maps (`PRAGMA mmap_size`; 0: none, reads go
     /// through `pread` into the page cache). Never on a replica's copy.
     mmap: AtomicI64,
@@ -146,6 +162,7 @@ impl Readers {
             path: path.to_owned(),
             following,
             check: CopyCheck::default(),
+            opening: Mutex::new(()),
             max: max.max(1),
             mmap: AtomicI64::new(0),
             state: Mutex::new(State { idle: Vec::new(), open: 0, waiting: 0 }),
@@ -187,7 +204,7 @@ impl Readers {
     /// current content, and a copy that passed its checks ([`CopyCheck`]; see the
     /// module's notes).
     fn current(self: &Arc<Self>, mut reader: Reader) -> Result<Reader, DbError> {
-        for _ in 0..2 {
+        for _ in 0..3 {
             let Some(p) = reader.conn.as_mut() else {
                 break;
             };
@@ -200,8 +217,11 @@ impl Readers {
                 .query_row([], |r| r.get::<_, i64>(0));
             let now = stamp(&self.path);
             match (locked, now) {
+                // the path still names the file this connection reads, as it was
                 (Ok(_), Ok(now))
-                    if p.checked.is_none_or(|c| c == now) && p.opened.elapsed() < MAX_AGE =>
+                    if p.file == Some(now.file())
+                        && p.checked.is_none_or(|c| c == now)
+                        && p.opened.elapsed() < MAX_AGE =>
                 {
                     p.checked = Some(now);
                     if let Err(e) = self.check.verify(&p.conn, now) {
@@ -210,20 +230,14 @@ impl Readers {
                     }
                     return Ok(reader);
                 }
+                // a connection left on a file the follower has since replaced: what
+                // it failed on says nothing of the copy (the new file's `-journal`,
+                // while the header is taken out of WAL mode, is a hot journal to a
+                // connection on the old file: "attempt to write a readonly database")
+                (Err(_), Ok(now)) if p.file != Some(now.file()) => {}
                 (Err(e), now) => {
                     let _ = p.conn.execute_batch("ROLLBACK");
-                    // a damaged file is refused until it changes; a missing or
-                    // unreadable one (the follower's lock held past the busy
-                    // timeout, say) is looked at again by the next read
-                    let (fault, at) = match e.sqlite_error_code() {
-                        Some(
-                            rusqlite::ErrorCode::DatabaseCorrupt
-                            | rusqlite::ErrorCode::NotADatabase,
-                        ) => (CopyFault::Corrupt, now.ok()),
-                        _ if now.is_err() => (CopyFault::Missing, None),
-                        _ => (CopyFault::Unreadable, None),
-                    };
-                    return Err(self.check.fail(fault, at, &format!("reading it failed: {e}")));
+                    return Err(self.unreadable(&e, now.ok()));
                 }
                 (_, Err(e)) => {
                     let _ = p.conn.execute_batch("ROLLBACK");
@@ -233,13 +247,54 @@ impl Readers {
             }
             // stale: a new connection (a new, empty cache) in its place
             let _ = p.conn.execute_batch("ROLLBACK");
-            self.ensure_rollback_journal()?;
-            *p = open(&self.path, 0)?;
+            *p = self.open_copy()?;
         }
         Err(DbError::Pool(format!(
             "the replica's copy {} kept changing while a reader was opened",
             self.path.display()
         )))
+    }
+
+    /// Opens a connection to a replica's copy that knows its file (see the module's
+    /// notes): the file taken out of WAL mode and opened while the path named the same
+    /// file throughout; tried again when a follower renamed another file in meanwhile.
+    fn open_copy(&self) -> Result<Pooled, DbError> {
+        let _one = self.opening.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        for _ in 0..3 {
+            let before = stamp(&self.path).map_err(|e| self.missing(&e))?;
+            let opened = self.ensure_rollback_journal().and_then(|()| Ok(open(&self.path, 0)?));
+            let after = stamp(&self.path).map_err(|e| self.missing(&e))?;
+            if before.file() != after.file() {
+                continue;
+            }
+            return match opened {
+                Ok(mut p) => {
+                    p.file = Some(after.file());
+                    Ok(p)
+                }
+                Err(DbError::Sqlite(e)) => Err(self.unreadable(&e, Some(after))),
+                Err(e) => Err(e),
+            };
+        }
+        Err(DbError::Pool(format!(
+            "the replica's copy {} kept being replaced while a reader was opened",
+            self.path.display()
+        )))
+    }
+
+    /// A replica's copy that SQLite failed to read (`at`: the file as it was then):
+    /// recorded, and the error. A damaged file is refused until it changes; a missing
+    /// or unreadable one (the follower's lock held past the busy timeout, say) is
+    /// looked at again by the next read.
+    fn unreadable(&self, e: &rusqlite::Error, at: Option<Stamp>) -> DbError {
+        let (fault, at) = match e.sqlite_error_code() {
+            Some(rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase) => {
+                (CopyFault::Corrupt, at)
+            }
+            _ if at.is_none() => (CopyFault::Missing, None),
+            _ => (CopyFault::Unreadable, None),
+        };
+        self.check.fail(fault, at, &format!("reading it failed: {e}"))
     }
 
     /// A replica's copy that cannot be found or opened: recorded, and the error.
@@ -286,7 +341,7 @@ impl Readers {
                 st.open += 1;
                 drop(st);
                 let opened = if self.following {
-                    self.ensure_rollback_journal().and_then(|()| Ok(open(&self.path, 0)?))
+                    self.open_copy()
                 } else {
                     open(&self.path, self.mmap()).map_err(DbError::from)
                 };
@@ -405,7 +460,7 @@ fn open(path: &Path, mmap: i64) -> rusqlite::Result<Pooled> {
     let watch = Watch::new();
     let w = Arc::clone(&watch);
     c.progress_handler(PROGRESS_STEPS, Some(move || w.overrun()))?;
-    Ok(Pooled { conn: c, watch, checked: None, opened: Instant::now() })
+    Ok(Pooled { conn: c, watch, file: None, checked: None, opened: Instant::now() })
 }
 
 impl Reader {

@@ -1,6 +1,16 @@
 //! Limit/offset pagination shared by every list (SPEC §3): defaults, clamping, 400s, and
 //! the `{"count", "next", "previous", "results"}` envelope with absolute links that keep
 //! every other query parameter.
+//!
+//! `offset` is capped at [`MAX_OFFSET`] (issue 27 item 4): SQLite's `OFFSET` reads and
+//! discards every row it skips, so a page's cost grows with its offset (measured on
+//! 200k discussions: 218 ms at offset 199,000, against well under 1 ms for the first
+//! page), and an anonymous client looping on a deep page slowed every other request.
+//! Past the cap a request is 400 (`max_value` on `offset`) before any query runs, and
+//! `next` is null where the next page would start past it. Keyset pagination (a cursor
+//! in `next`) would make every page cheap, but each list has its own ordering and
+//! filters; the cap, in this one place, bounds every list now, and a list that needs
+//! deeper pages gets a cursor of its own (search and filters narrow a list meanwhile).
 
 use serde::Serialize;
 
@@ -11,6 +21,8 @@ use crate::error::ApiError;
 pub const DEFAULT_LIMIT: i64 = 20;
 /// Largest page size.
 pub const MAX_LIMIT: i64 = 100;
+/// Largest `offset` (see the module's notes): a deeper page is 400.
+pub const MAX_OFFSET: i64 = 10_000;
 
 /// A requested page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,7 +54,16 @@ impl Page {
         let offset = match q.get("offset") {
             None => 0,
             Some(v) => match parse_count(v) {
-                Some(n) => n,
+                Some(n) if n <= MAX_OFFSET => n,
+                Some(_) => {
+                    return Err(ApiError::field(
+                        "offset",
+                        "max_value",
+                        format!(
+                            "Ensure this value is less than or equal to {MAX_OFFSET}: deeper pages are not served; narrow the list with its filters or search instead."
+                        ),
+                    ));
+                }
                 _ => {
                     return Err(ApiError::field(
                         "offset",
@@ -58,7 +79,8 @@ impl Page {
 
 /// A non-negative decimal integer (an optional `+`, then digits). One too large for an
 /// i64 is still an integer: it saturates, so a huge `limit` is clamped like any limit
-/// above the maximum and a huge `offset` gives an empty page, rather than a 400.
+/// above the maximum (and a huge `offset` is past [`MAX_OFFSET`]: a 400 `max_value`,
+/// not `invalid`).
 fn parse_count(v: &str) -> Option<i64> {
     let digits = v.strip_prefix('+').unwrap_or(v);
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
@@ -94,8 +116,10 @@ pub fn envelope<T>(base: &str, q: &Query, page: Page, count: i64, results: Vec<T
         let qs = serde_urlencoded::to_string(&pairs).unwrap_or_default();
         if qs.is_empty() { base.to_owned() } else { format!("{base}?{qs}") }
     };
-    let next = (page.limit != i64::MAX && page.offset.saturating_add(page.limit) < count)
-        .then(|| link(Some(page.offset + page.limit)));
+    // no link to a page past the cap: it would be a 400
+    let following = page.offset.saturating_add(page.limit);
+    let next = (page.limit != i64::MAX && following < count && following <= MAX_OFFSET)
+        .then(|| link(Some(following)));
     let previous = if page.offset <= 0 {
         None
     } else if page.offset <= page.limit {
@@ -142,14 +166,29 @@ mod tests {
     #[test]
     fn huge_integers_saturate() {
         assert_eq!(
-            page("limit=99999999999999999999&offset=99999999999999999999").ok(),
-            Some(Page { limit: 100, offset: i64::MAX })
+            page("limit=99999999999999999999&offset=10").ok(),
+            Some(Page { limit: 100, offset: 10 })
         );
-        let q = Query::parse("offset=99999999999999999999");
+    }
+
+    #[test]
+    fn offsets_past_the_cap_are_400_and_never_linked() {
+        let at = format!("offset={MAX_OFFSET}");
+        assert_eq!(page(&at).ok(), Some(Page { limit: 20, offset: MAX_OFFSET }));
+        for qs in [format!("offset={}", MAX_OFFSET + 1), "offset=99999999999999999999".into()] {
+            let e = page(&qs).err();
+            let text = format!("{e:?}");
+            assert!(matches!(e, Some(ApiError::Invalid(_))), "{qs}: {text}");
+            assert!(text.contains("max_value") && text.contains("10000"), "{qs}: {text}");
+        }
+        // the page ending at the cap links no further, though more rows exist
+        let q = Query::parse("limit=100&offset=9900");
         let p = Page::from_query(&q).unwrap_or(Page { limit: 0, offset: 0 });
-        let e = envelope("http://h/x/", &q, p, 5, Vec::<i64>::new());
-        assert_eq!(e.next, None);
-        assert!(e.previous.is_some());
+        let e = envelope("http://h/x/", &q, p, 50_000, vec![1]);
+        assert_eq!(e.next.as_deref(), Some("http://h/x/?limit=100&offset=10000"));
+        let q = Query::parse("limit=100&offset=9901");
+        let p = Page::from_query(&q).unwrap_or(Page { limit: 0, offset: 0 });
+        assert_eq!(envelope("http://h/x/", &q, p, 50_000, vec![1]).next, None);
     }
 
     #[test]

@@ -317,3 +317,42 @@ async fn the_openapi_document_and_the_router_agree() {
         assert!(known.contains(template), "{template} is documented, not declared");
     }
 }
+
+/// Whether an operation of the served document takes the shared `offset` parameter.
+fn paginated(op: &serde_json::Value) -> bool {
+    op["parameters"].as_array().is_some_and(|ps| {
+        ps.iter().any(|p| p["$ref"] == "#/components/parameters/offset" || p["name"] == "offset")
+    })
+}
+
+#[tokio::test]
+async fn every_paginated_list_serves_offsets_up_to_the_cap_and_refuses_deeper_ones() {
+    // issue 27 item 4: OFFSET costs what it skips, so every list stops at one cap
+    let cap = hearth::http::pagination::MAX_OFFSET;
+    let s = TestServer::start().await;
+    let fx = Fixtures::make(&s).await;
+    let token = s.jwt(fx.owner);
+    let doc = s.get("/api/v2/schema/", None).await.json();
+    let mut lists = Vec::new();
+    for (template, ops) in doc["paths"].as_object().unwrap() {
+        if ops.get("get").is_some_and(paginated) {
+            lists.push(fx.fill(template, false));
+        }
+    }
+    assert!(lists.len() >= 20, "the paginated lists of the document: {lists:?}");
+    for list in &lists {
+        let sep = if list.contains('?') { '&' } else { '?' };
+        let at = s.get(&format!("{list}{sep}offset={cap}"), Some(&token)).await;
+        assert_eq!(at.status, StatusCode::OK, "{list} at the cap: {}", at.text);
+        assert_eq!(at.json()["results"], json!([]), "{list}");
+        for past in [format!("{}", cap + 1), "99999999999999999999".to_owned()] {
+            let r = s.get(&format!("{list}{sep}limit=5&offset={past}"), Some(&token)).await;
+            r.assert_field_error("offset", "max_value");
+            assert!(
+                r.text.contains(&cap.to_string()),
+                "{list}: the message says the cap: {}",
+                r.text
+            );
+        }
+    }
+}
