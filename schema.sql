@@ -44,7 +44,8 @@ CREATE TABLE user (
     polls_counter       INTEGER NOT NULL DEFAULT 0,
     date_joined         INTEGER NOT NULL,
     deleted             INTEGER NOT NULL DEFAULT 0,
-    categories_counter  INTEGER NOT NULL DEFAULT 0        -- categories this user follows (version 3: last, added by ALTER TABLE)
+    categories_counter  INTEGER NOT NULL DEFAULT 0,       -- categories this user follows (version 3: last, added by ALTER TABLE)
+    unseen_notifications INTEGER NOT NULL DEFAULT 0       -- notifications not yet seen (version 9, kept by triggers)
 );
 CREATE UNIQUE INDEX user_email ON user (email COLLATE NOCASE) WHERE email IS NOT NULL;
 
@@ -581,4 +582,42 @@ END;
 CREATE TRIGGER search_item_delete AFTER DELETE ON contribution WHEN OLD.target_pk IS NULL
 BEGIN
     DELETE FROM search_item WHERE rowid = OLD.pk;
+END;
+
+-- Notifications (SPEC §10): written in the transaction of the event that causes them
+-- (a comment, a reply, a mention, a vote, a follow), never to the actor, never to a
+-- user who hides the actor; taken out when the cause is undone (an unvote, an unfollow,
+-- a deleted comment or item). `type` is the kit's SCNotificationTypologyType; `item_pk`
+-- the discussion, post or status it is about, `comment_pk` the comment, when one is.
+-- user.unseen_notifications counts a user's `is_new` rows, kept by the triggers below.
+CREATE TABLE notification (
+    id         INTEGER PRIMARY KEY,
+    user_id    INTEGER NOT NULL REFERENCES user (id),
+    type       TEXT    NOT NULL,
+    actor_id   INTEGER NOT NULL REFERENCES user (id),
+    item_pk    INTEGER REFERENCES contribution (pk) ON DELETE CASCADE,
+    comment_pk INTEGER REFERENCES contribution (pk) ON DELETE CASCADE,
+    created_at INTEGER NOT NULL,
+    is_new     INTEGER NOT NULL DEFAULT 1
+);
+-- a user's notifications, newest first
+CREATE INDEX notification_user ON notification (user_id, id DESC);
+-- what an undone cause takes out
+CREATE INDEX notification_item ON notification (item_pk) WHERE item_pk IS NOT NULL;
+CREATE INDEX notification_comment ON notification (comment_pk) WHERE comment_pk IS NOT NULL;
+CREATE INDEX notification_actor ON notification (actor_id, type, user_id);
+
+CREATE TRIGGER notification_unseen_insert AFTER INSERT ON notification WHEN NEW.is_new
+BEGIN
+    UPDATE user SET unseen_notifications = unseen_notifications + 1 WHERE id = NEW.user_id;
+END;
+CREATE TRIGGER notification_unseen_delete AFTER DELETE ON notification WHEN OLD.is_new
+BEGIN
+    UPDATE user SET unseen_notifications = unseen_notifications - 1 WHERE id = OLD.user_id;
+END;
+CREATE TRIGGER notification_unseen_update AFTER UPDATE OF is_new ON notification
+WHEN OLD.is_new <> NEW.is_new
+BEGIN
+    UPDATE user SET unseen_notifications = unseen_notifications + (CASE WHEN NEW.is_new THEN 1 ELSE -1 END)
+    WHERE id = NEW.user_id;
 END;

@@ -16,6 +16,7 @@ pub mod health;
 pub mod jwt;
 mod listing;
 pub mod media;
+pub mod notifications;
 pub mod openapi;
 mod people;
 pub mod preferences;
@@ -56,6 +57,7 @@ const AREAS: &[fn() -> Vec<Endpoint>] = &[
     custom_menus::endpoints,
     feed::endpoints,
     search::endpoints,
+    notifications::endpoints,
 ];
 
 /// Every endpoint hearth serves, in one list (see [`crate::http::route`]).

@@ -33,6 +33,7 @@ const FRAGMENTS: &[(&str, &str)] = &[
     ("kit", include_str!("../../openapi/kit.json")),
     ("site", include_str!("../../openapi/site.json")),
     ("feeds", include_str!("../../openapi/feeds.json")),
+    ("notifications", include_str!("../../openapi/notifications.json")),
 ];
 
 /// The schemas derived from the JSON types, by name.

@@ -32,7 +32,10 @@ mod tests {
             .filter(|e| e.method == Method::GET && e.writes)
             .map(|e| e.path)
             .collect();
-        assert_eq!(writing_gets, ["/oauth/authorize/", "/oauth/authorize"]);
+        assert_eq!(
+            writing_gets,
+            ["/oauth/authorize/", "/oauth/authorize", "/api/v2/notification/"]
+        );
         // and the one request with a body that changes nothing
         let reading_posts: Vec<&str> = crate::api::router()
             .endpoints()

@@ -40,8 +40,8 @@ pub fn endpoints() -> Vec<Endpoint> {
 }
 
 /// `GET /api/v2/user/me/`: the caller as User JSON plus `email` and the unseen
-/// counters the kit's toolbar badge adds up (0: hearth writes no notifications or
-/// banners yet; the notifications area makes them real, SPEC §10).
+/// counters the kit's toolbar badge adds up: the caller's unseen notifications (SPEC
+/// §10), and 0 banners (hearth has no broadcast banners yet).
 async fn get_me(call: Call<Principal>) -> Result<Response, ApiError> {
     let base = call.base();
     let json = call
@@ -50,7 +50,7 @@ async fn get_me(call: Call<Principal>) -> Result<Response, ApiError> {
                 crate::db::users::get(c, who.user_id)?.ok_or(ApiError::AuthenticationFailed)?;
             let mut j = user.to_json(&base, false, crate::db::users::tags(c, user.id)?);
             j.email = Some(user.email.clone().unwrap_or_default());
-            j.unseen_interactions_counter = Some(0);
+            j.unseen_interactions_counter = Some(crate::db::notifications::unseen(c, who.user_id)?);
             j.unseen_notification_banners_counter = Some(0);
             Ok::<_, ApiError>(j)
         })

@@ -430,6 +430,7 @@ mod tests {
     /// `serve` with no option runs on exactly the defaults the tests run on
     /// (`Config::for_addr`, `db::INLINE_BUDGET`): one source for both.
     #[test]
+    #[expect(clippy::panic, reason = "tests fail loudly")]
     fn serves_defaults_are_the_configs() {
         let Ok(Cli { command: Command::Serve(s), .. }) = Cli::try_parse_from(["hearth", "serve"])
         else {

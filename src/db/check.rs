@@ -22,6 +22,12 @@ pub struct Problem {
 /// violation (first column: something that identifies the bad row).
 const INVARIANTS: &[(&str, &str, &str)] = &[
     (
+        "unseen_notifications",
+        "unseen_notifications matches the user's new notifications",
+        "SELECT u.id FROM user u WHERE u.unseen_notifications <>
+           (SELECT count(*) FROM notification n WHERE n.user_id = u.id AND n.is_new = 1)",
+    ),
+    (
         "last_activity_at",
         "last_activity_at is the newest live comment (a comment's: reply) or the creation",
         "SELECT c.pk FROM contribution c WHERE c.last_activity_at <> max(c.added_at, coalesce(

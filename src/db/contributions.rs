@@ -97,7 +97,46 @@ pub fn insert(conn: &Connection, new: &NewContribution) -> rusqlite::Result<i64>
     if new.target_pk.is_none() {
         super::search::index::add(conn, pk, new.title.as_deref(), &new.text)?;
     }
+    notify_written(conn, new, pk, &r.html)?;
     Ok(id)
+}
+
+/// The notifications a new contribution causes (SPEC §10): a comment notifies its
+/// item's author, a reply the author of the comment it answers (and the item's, when
+/// another), and every user its text mentions.
+fn notify_written(
+    conn: &Connection,
+    new: &NewContribution,
+    pk: i64,
+    html: &str,
+) -> rusqlite::Result<()> {
+    use super::notifications::{Type, mentioned, notify};
+    let author_of = |pk: i64| -> rusqlite::Result<i64> {
+        conn.prepare_cached("SELECT author_id FROM contribution WHERE pk = ?1")?
+            .query_row([pk], |r| r.get(0))
+    };
+    let (actor, at) = (new.author_id, new.added_at);
+    let (item, comment) = match new.target_pk {
+        Some(item) => (item, Some(pk)),
+        None => (pk, None),
+    };
+    if let Some(item) = new.target_pk {
+        let item_author = author_of(item)?;
+        match new.parent_pk {
+            Some(parent) => {
+                let parent_author = author_of(parent)?;
+                notify(conn, parent_author, actor, Type::NestedComment, Some(item), comment, at)?;
+                if item_author != parent_author {
+                    notify(conn, item_author, actor, Type::Comment, Some(item), comment, at)?;
+                }
+            }
+            None => notify(conn, item_author, actor, Type::Comment, Some(item), comment, at)?,
+        }
+    }
+    for user in mentioned(html) {
+        notify(conn, user, actor, Type::Mention, Some(item), comment, at)?;
+    }
+    Ok(())
 }
 
 /// Links item `pk` to categories (known to exist), each link carrying the item's
@@ -176,6 +215,9 @@ pub fn set_deleted(conn: &Connection, m: &Meta, deleted: bool) -> rusqlite::Resu
         count(conn, m.kind, m.author_id, m.target_pk, m.parent_pk, delta)?;
         if m.target_pk.is_none() {
             super::search::index::sync(conn, m.pk)?;
+        }
+        if deleted {
+            super::notifications::forget_contribution(conn, m.pk)?;
         }
     }
     Ok(())

@@ -76,6 +76,12 @@ pub fn toggle(
         )?
         .execute([follower, followed, delta])?;
     }
+    // SPEC §10: the followed user is notified; an unfollow takes it back
+    use super::notifications::{Type, forget, notify};
+    match outcome {
+        Toggled::Followed => notify(conn, followed, follower, Type::UserFollow, None, None, now)?,
+        Toggled::Unfollowed => forget(conn, followed, follower, Type::UserFollow, None, None)?,
+    }
     Ok(outcome)
 }
 

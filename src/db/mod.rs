@@ -42,6 +42,7 @@ mod integrity;
 pub mod jwt;
 pub mod media;
 pub mod migrate;
+pub mod notifications;
 mod pair;
 pub mod position;
 pub mod prefs;
@@ -218,7 +219,13 @@ pub struct Db {
     held: Arc<std::sync::atomic::AtomicBool>,
     /// Replicated by Litestream: hearth never checkpoints ([`Db::set_replicated`]).
     replicated: Arc<std::sync::atomic::AtomicBool>,
+    /// Where the notifications of each committed write go (the live socket's hub,
+    /// [`Db::set_push_sink`]).
+    push_sink: Arc<std::sync::OnceLock<PushSink>>,
 }
+
+/// What receives the notifications of each committed write.
+pub type PushSink = Box<dyn Fn(Vec<notifications::Pushed>) + Send + Sync>;
 
 impl std::fmt::Debug for Db {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -261,6 +268,7 @@ impl Db {
             read_only: false,
             held: Arc::default(),
             replicated: Arc::default(),
+            push_sink: Arc::default(),
         })
     }
 
@@ -272,6 +280,12 @@ impl Db {
     ) -> Result<(Db, bool), DbError> {
         let created = create_if_missing(path, now)?;
         Ok((Db::open(path)?, created))
+    }
+
+    /// Sends the notifications of every committed write to `sink` (the live socket's
+    /// hub); the first sink set stays.
+    pub fn set_push_sink(&self, sink: PushSink) {
+        let _ = self.push_sink.set(sink);
     }
 
     /// The file this database lives in.
@@ -427,6 +441,14 @@ impl Db {
             self.position.fetch_max(at, std::sync::atomic::Ordering::AcqRel);
             Ok(out)
         })();
+        // the notifications of a committed write go out; a failed one's are dropped
+        let pushed = notifications::take_pushed();
+        if out.is_ok()
+            && !pushed.is_empty()
+            && let Some(sink) = self.push_sink.get()
+        {
+            sink(pushed);
+        }
         match &out {
             Ok(_) => self.set_writable(true),
             Err(e) if e.is_storage_fault() => self.set_writable(false),

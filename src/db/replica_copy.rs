@@ -46,6 +46,7 @@ impl Db {
             read_only: true,
             held: Arc::default(),
             replicated: Arc::default(),
+            push_sink: Arc::default(),
             // a replica's readers are checked against the follower's file first
             inline_budget_us: Arc::new(AtomicU64::new(0)),
             stats: Arc::new(Counters::default()),

@@ -74,6 +74,7 @@ pub fn toggle(
             Voted::Replaced
         }
     };
+    notify_vote(conn, pk, user, outcome, now)?;
     Ok(outcome)
 }
 
@@ -135,6 +136,31 @@ pub fn page(
         Ok((crate::db::users::from_row_at(r, 5)?, reactions::from_row(r)?, r.get(5 + n)?))
     })?;
     rows.collect()
+}
+
+/// A vote notifies the author of what was voted (`vote_up`); taking it back takes the
+/// notification out (SPEC §10).
+fn notify_vote(
+    conn: &Connection,
+    pk: i64,
+    user: i64,
+    outcome: Voted,
+    now: Timestamp,
+) -> rusqlite::Result<()> {
+    use super::notifications::{Type, forget, notify};
+    let (author, target): (i64, Option<i64>) = conn
+        .prepare_cached("SELECT author_id, target_pk FROM contribution WHERE pk = ?1")?
+        .query_row([pk], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    // an item's vote is about the item; a comment's about the comment on its item
+    let (item, comment) = match target {
+        Some(item) => (Some(item), Some(pk)),
+        None => (Some(pk), None),
+    };
+    match outcome {
+        Voted::Added => notify(conn, author, user, Type::VoteUp, item, comment, now),
+        Voted::Removed => forget(conn, author, user, Type::VoteUp, item, comment),
+        Voted::Replaced => Ok(()),
+    }
 }
 
 #[cfg(test)]

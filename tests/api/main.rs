@@ -16,6 +16,7 @@ mod feeds;
 mod hardening;
 mod kit;
 mod lists;
+mod notifications;
 mod oauth;
 mod openapi;
 mod read_path;

@@ -1,0 +1,78 @@
+//! A user's notifications as the kit's notification pages read them: newest first,
+//! each with its actor, item and comment, without those whose actor the user hides or
+//! whose actor is deleted. A page is a walk of `notification_user`.
+
+use rusqlite::{Connection, params};
+
+use super::Type;
+use crate::clock::Timestamp;
+use crate::model::contribution::Contribution;
+use crate::model::user::User;
+
+/// One notification as read.
+#[derive(Debug, Clone)]
+pub struct Note {
+    pub id: i64,
+    pub kind: Type,
+    pub actor: User,
+    pub item: Option<Contribution>,
+    pub comment: Option<Contribution>,
+    pub at: Timestamp,
+    pub is_new: bool,
+}
+
+/// A row: id, type, actor, item, comment, time, new.
+type Row = (i64, String, i64, Option<i64>, Option<i64>, Timestamp, bool);
+
+/// The rows `user` is shown: the condition on `n` (`?1` the user).
+const SHOWN: &str = "n.user_id = ?1
+    AND NOT EXISTS (SELECT 1 FROM user_hide h WHERE h.user_id = ?1 AND h.hidden_id = n.actor_id)
+    AND EXISTS (SELECT 1 FROM user a WHERE a.id = n.actor_id AND a.deleted = 0)";
+
+/// One page of `user`'s notifications, newest first, and how many it has.
+pub fn page(
+    conn: &Connection,
+    user: i64,
+    limit: i64,
+    offset: i64,
+) -> rusqlite::Result<(i64, Vec<Note>)> {
+    let count: i64 = conn
+        .prepare_cached(sql!("SELECT count(*) FROM notification n WHERE {SHOWN}"))?
+        .query_row([user], |r| r.get(0))?;
+    let rows: Vec<Row> = conn
+        .prepare_cached(sql!(
+            "SELECT n.id, n.type, n.actor_id, n.item_pk, n.comment_pk, n.created_at, n.is_new
+             FROM notification n INDEXED BY notification_user WHERE {SHOWN}
+             ORDER BY n.id DESC LIMIT ?2 OFFSET ?3"
+        ))?
+        .query_map(params![user, limit, offset], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?))
+        })?
+        .collect::<Result<_, _>>()?;
+    let mut out = Vec::with_capacity(rows.len());
+    for (id, kind, actor, item, comment, at, is_new) in rows {
+        let Some(kind) = Type::parse(&kind) else { continue };
+        let Some(actor) = super::super::users::get(conn, actor)? else { continue };
+        let load = |pk: Option<i64>| -> rusqlite::Result<Option<Contribution>> {
+            Ok(match pk {
+                Some(pk) => super::super::contributions::by_pks(conn, &[pk], Some(user))?.pop(),
+                None => None,
+            })
+        };
+        out.push(Note { id, kind, actor, item: load(item)?, comment: load(comment)?, at, is_new });
+    }
+    Ok((count, out))
+}
+
+/// Marks the notifications `ids` of `user` seen (others' ids change nothing); how many
+/// were new.
+pub fn mark_seen(conn: &Connection, user: i64, ids: &[i64]) -> rusqlite::Result<usize> {
+    let mut stmt = conn.prepare_cached(
+        "UPDATE notification SET is_new = 0 WHERE id = ?1 AND user_id = ?2 AND is_new = 1",
+    )?;
+    let mut n = 0;
+    for id in ids {
+        n += stmt.execute([*id, user])?;
+    }
+    Ok(n)
+}

@@ -1,0 +1,179 @@
+//! Notifications (SPEC §10): written here, in the transaction of the event that causes
+//! them, and taken out when the cause is undone. Never to the actor, never to a deleted
+//! user or to one who hides the actor. `user.unseen_notifications` counts a user's new
+//! ones (`schema.sql`'s triggers keep it; `hearth check` recounts it).
+//!
+//! Each recipient of a write is also remembered for the live socket ([`take_pushed`]):
+//! the writer drains the list after its commit (and drops it on a rollback), so a push
+//! never announces what was not committed.
+
+pub mod list;
+
+use std::cell::RefCell;
+
+use rusqlite::{Connection, params};
+
+use crate::clock::Timestamp;
+
+/// What a notification says happened (the kit's `SCNotificationTypologyType`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Type {
+    /// A comment on the recipient's item.
+    Comment,
+    /// A reply to the recipient's comment.
+    NestedComment,
+    /// The recipient was mentioned in an item or a comment.
+    Mention,
+    /// A vote on the recipient's item or comment.
+    VoteUp,
+    /// The actor follows the recipient.
+    UserFollow,
+}
+
+impl Type {
+    /// Its name in the table and in JSON.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Type::Comment => "comment",
+            Type::NestedComment => "nested_comment",
+            Type::Mention => "mention",
+            Type::VoteUp => "vote_up",
+            Type::UserFollow => "user_follow",
+        }
+    }
+
+    /// The type named `s`.
+    pub fn parse(s: &str) -> Option<Type> {
+        [Type::Comment, Type::NestedComment, Type::Mention, Type::VoteUp, Type::UserFollow]
+            .into_iter()
+            .find(|t| t.as_str() == s)
+    }
+}
+
+/// One push for the live socket: a recipient and what it was notified of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pushed {
+    pub user_id: i64,
+    pub kind: Type,
+}
+
+thread_local! {
+    /// The recipients of the running write transaction (the writer's thread).
+    static PUSHED: RefCell<Vec<Pushed>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The pushes of the transaction that just ended on this thread (empty them: call
+/// after a commit to send them, after a rollback to drop them).
+pub fn take_pushed() -> Vec<Pushed> {
+    PUSHED.with(|p| std::mem::take(&mut *p.borrow_mut()))
+}
+
+/// Notifies `user` that `actor` did `kind` (about `item_pk`, `comment_pk`), unless it
+/// is the actor itself, a deleted user, or one who hides the actor.
+pub fn notify(
+    conn: &Connection,
+    user: i64,
+    actor: i64,
+    kind: Type,
+    item_pk: Option<i64>,
+    comment_pk: Option<i64>,
+    now: Timestamp,
+) -> rusqlite::Result<()> {
+    if user == actor {
+        return Ok(());
+    }
+    let wanted = conn
+        .prepare_cached(
+            "SELECT 1 FROM user u WHERE u.id = ?1 AND u.deleted = 0
+             AND NOT EXISTS (SELECT 1 FROM user_hide h WHERE h.user_id = ?1 AND h.hidden_id = ?2)",
+        )?
+        .exists([user, actor])?;
+    if !wanted {
+        return Ok(());
+    }
+    conn.prepare_cached(
+        "INSERT INTO notification (user_id, type, actor_id, item_pk, comment_pk, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?
+    .execute(params![user, kind.as_str(), actor, item_pk, comment_pk, now])?;
+    PUSHED.with(|p| p.borrow_mut().push(Pushed { user_id: user, kind }));
+    Ok(())
+}
+
+/// Takes out the notifications about contribution `pk` (a deleted item or comment: its
+/// comments', votes' and mentions' notifications go with it).
+pub fn forget_contribution(conn: &Connection, pk: i64) -> rusqlite::Result<()> {
+    conn.prepare_cached("DELETE FROM notification WHERE comment_pk = ?1")?.execute([pk])?;
+    conn.prepare_cached("DELETE FROM notification WHERE item_pk = ?1 AND comment_pk IS NULL")?
+        .execute([pk])?;
+    Ok(())
+}
+
+/// Takes out `actor`'s notification of `kind` to `user` about `item_pk`/`comment_pk`
+/// (an unvote, an unfollow).
+pub fn forget(
+    conn: &Connection,
+    user: i64,
+    actor: i64,
+    kind: Type,
+    item_pk: Option<i64>,
+    comment_pk: Option<i64>,
+) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "DELETE FROM notification WHERE actor_id = ?1 AND type = ?2 AND user_id = ?3
+         AND item_pk IS ?4 AND comment_pk IS ?5",
+    )?
+    .execute(params![actor, kind.as_str(), user, item_pk, comment_pk])?;
+    Ok(())
+}
+
+/// The ids of the users a text mentions: the kit's `<mention id="N">` elements, as the
+/// sanitizer keeps them (SPEC §5), each once, at most [`MENTIONS_MAX`].
+pub fn mentioned(html: &str) -> Vec<i64> {
+    let mut out = Vec::new();
+    for part in html.split("<mention").skip(1) {
+        let Some(rest) = part.split_once("id=\"").map(|(_, r)| r) else { continue };
+        let tag_end = part.find('>').unwrap_or(part.len());
+        if part.len() - rest.len() > tag_end {
+            continue; // the id belongs to a later element
+        }
+        let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+        if let Ok(id) = digits.parse::<i64>()
+            && !out.contains(&id)
+        {
+            out.push(id);
+        }
+        if out.len() == MENTIONS_MAX {
+            break;
+        }
+    }
+    out
+}
+
+/// The most users one text notifies by mentioning them.
+pub const MENTIONS_MAX: usize = 20;
+
+/// Marks every notification of `user` seen; how many were new.
+pub fn mark_all_seen(conn: &Connection, user: i64) -> rusqlite::Result<usize> {
+    conn.prepare_cached("UPDATE notification SET is_new = 0 WHERE user_id = ?1 AND is_new = 1")?
+        .execute([user])
+}
+
+/// `user`'s unseen notifications (its kept counter).
+pub fn unseen(conn: &Connection, user: i64) -> rusqlite::Result<i64> {
+    conn.prepare_cached("SELECT unseen_notifications FROM user WHERE id = ?1")?
+        .query_row([user], |r| r.get(0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::mentioned;
+
+    #[test]
+    fn mentions_are_the_kits_elements_each_once() {
+        let html = r#"<p>hi <mention id="5" class="x">@bar</mention> and <mention id="7">@b</mention> <mention id="5">@bar</mention></p>"#;
+        assert_eq!(mentioned(html), vec![5, 7]);
+        assert_eq!(mentioned("<p>mention id=\"3\"</p>"), Vec::<i64>::new());
+        assert_eq!(mentioned("<mention>x</mention><b id=\"4\">"), Vec::<i64>::new());
+    }
+}
