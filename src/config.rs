@@ -9,6 +9,13 @@ use crate::model::PublicUrl;
 
 /// Access token lifetime (SPEC §6).
 pub const DEFAULT_TOKEN_TTL: Duration = Duration::from_secs(36_000);
+/// Most live sockets (`/ws/notify`) open at once.
+pub const DEFAULT_MAX_SOCKETS: usize = 10_000;
+/// Most live sockets one client address holds.
+pub const DEFAULT_MAX_SOCKETS_PER_ADDRESS: usize = 16;
+/// How often an open live socket checks that its token still holds (revoked,
+/// expired, user deleted: closed).
+pub const SOCKET_RECHECK: std::time::Duration = std::time::Duration::from_secs(30);
 /// Maximum open connections.
 pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
 /// Maximum open connections from one client address.
@@ -107,6 +114,12 @@ pub struct Config {
     pub user_write_burst: u32,
     /// Bytes of write bodies per user per UTC day (0: no budget; staff exempt).
     pub user_daily_bytes: u64,
+    /// Most live sockets open at once.
+    pub max_sockets: usize,
+    /// Most live sockets per client address (trusted proxies: per forwarded client).
+    pub max_sockets_per_address: usize,
+    /// How often a live socket checks its token again.
+    pub socket_recheck: Duration,
 }
 
 impl Config {
@@ -131,6 +144,9 @@ impl Config {
             user_write_rate: DEFAULT_USER_WRITE_RATE,
             user_write_burst: DEFAULT_USER_WRITE_BURST,
             user_daily_bytes: DEFAULT_USER_DAILY_BYTES,
+            max_sockets: DEFAULT_MAX_SOCKETS,
+            max_sockets_per_address: DEFAULT_MAX_SOCKETS_PER_ADDRESS,
+            socket_recheck: SOCKET_RECHECK,
         }
     }
 

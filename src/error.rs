@@ -20,6 +20,10 @@ pub enum Unavailable {
     /// Litestream has not replicated this primary's recent writes within
     /// `serve --replication-lag-limit` (SPEC §9): writes wait until it has.
     NotReplicated,
+    /// The live sockets are at `--max-sockets` (or the address's share).
+    Sockets,
+    /// A read replica serves no live sockets (`api::live`).
+    ReplicaSocket,
 }
 
 impl Unavailable {
@@ -28,6 +32,7 @@ impl Unavailable {
         match self {
             Unavailable::Storage => 30,
             Unavailable::Memory | Unavailable::Copy(_) | Unavailable::NotReplicated => 5,
+            Unavailable::Sockets | Unavailable::ReplicaSocket => 30,
         }
     }
 }
@@ -165,6 +170,15 @@ impl ApiError {
                 "service_unavailable",
                 "The server cannot accept changes until its backup (Litestream) has caught up. Please try again shortly."
                     .into(),
+            ),
+            ApiError::Unavailable(Unavailable::Sockets) => (
+                "service_unavailable",
+                "The server holds as many live connections as it takes. Please try again later."
+                    .into(),
+            ),
+            ApiError::Unavailable(Unavailable::ReplicaSocket) => (
+                "service_unavailable",
+                "A read replica serves no live notifications: connect to the primary.".into(),
             ),
             ApiError::Invalid(_) => ("invalid", "Invalid input.".into()),
             ApiError::Internal(_) => ("server_error", "A server error occurred.".into()),

@@ -24,6 +24,7 @@ pub mod config;
 pub mod db;
 pub mod error;
 pub mod http;
+pub mod hub;
 pub mod images;
 pub mod limits;
 pub mod litestream;

@@ -311,7 +311,11 @@ async fn serve_connection<S>(
         .header_read_timeout(None)
         .max_buf_size(crate::config::MAX_HEADER_BYTES)
         .keep_alive(true)
-        .serve_connection(io, service);
+        .serve_connection(io, service)
+        // `GET /ws/notify` takes the connection over (api::live): the socket's task then
+        // owns it, outside this loop's timeouts and the connection cap (the live
+        // sockets have their own, in `hub`)
+        .with_upgrades();
     tokio::pin!(conn);
     let header_limit = i64::try_from(config.header_read_timeout.as_millis()).unwrap_or(i64::MAX);
     let idle_limit = i64::try_from(config.keep_alive_idle.as_millis()).unwrap_or(i64::MAX);

@@ -68,6 +68,8 @@ pub struct AppState {
     stopping: Arc<std::sync::atomic::AtomicBool>,
     /// Primary or read replica (SPEC §9).
     pub role: crate::role::Role,
+    /// The open live sockets (`/ws/notify`), which committed notifications reach.
+    pub hub: Arc<crate::hub::Hub>,
 }
 
 impl std::fmt::Debug for AppState {
@@ -96,7 +98,11 @@ impl AppState {
             },
             crate::config::WRITE_QUOTA_USERS,
         ));
+        let hub = Arc::new(crate::hub::Hub::default());
+        let to = Arc::clone(&hub);
+        db.set_push_sink(Box::new(move |pushed| to.publish(pushed)));
         Ok(AppState {
+            hub,
             login_limiter,
             write_quota,
             body_budget: crate::limits::budget::Budget::new(config.max_body_memory),

@@ -27,6 +27,8 @@ pub const HTTP_REQUESTS: &str = "hearth_http_requests_total";
 pub const HTTP_DURATION: &str = "hearth_http_request_duration_seconds";
 /// Connections open on the public listener.
 pub const HTTP_CONNECTIONS: &str = "hearth_http_connections_open";
+/// Gauge: live sockets (`/ws/notify`) open.
+pub const LIVE_SOCKETS: &str = "hearth_live_sockets_open";
 /// Wait for a reader connection.
 pub const DB_READ_WAIT: &str = "hearth_db_read_wait_seconds";
 /// Wait for the writer connection.
@@ -85,6 +87,7 @@ pub fn describe() {
         "Time from a request's headers to its response's headers, by route template and method."
     );
     describe_gauge!(HTTP_CONNECTIONS, "Connections open on the public listener.");
+    describe_gauge!(LIVE_SOCKETS, "Live sockets (/ws/notify) open.");
     describe_histogram!(DB_READ_WAIT, Unit::Seconds, "Wait for a database reader connection.");
     describe_histogram!(DB_WRITE_WAIT, Unit::Seconds, "Wait for the database writer connection.");
     describe_gauge!(DB_SIZE, Unit::Bytes, "Size of the database file.");
@@ -169,6 +172,11 @@ pub fn http_request(route: &'static str, method: &'static str, status: u16, took
 
 static READ_WAIT: OnceLock<Histogram> = OnceLock::new();
 static WRITE_WAIT: OnceLock<Histogram> = OnceLock::new();
+
+/// Records how many live sockets are open.
+pub fn live_sockets(open: usize) {
+    metrics::gauge!(LIVE_SOCKETS).set(open as f64);
+}
 
 /// Records how long a read waited for its connection.
 pub fn db_read_wait(waited: Duration) {

@@ -15,6 +15,7 @@ pub mod feed;
 pub mod health;
 pub mod jwt;
 mod listing;
+pub mod live;
 pub mod media;
 pub mod notifications;
 pub mod openapi;
@@ -72,7 +73,9 @@ pub fn router() -> &'static Router {
     ROUTER.get_or_init(|| Router::new(endpoints()))
 }
 
-/// Every route hearth serves.
+/// Every route hearth serves: the live socket (`GET /ws/notify`, an upgrade that the
+/// declaration table does not describe), then the table.
 pub fn routes(state: AppState) -> Route {
-    router().clone().filter(state)
+    use warp::Filter;
+    live::filter(state.clone()).or(router().clone().filter(state)).unify().boxed()
 }

@@ -56,6 +56,15 @@ pub struct ServeArgs {
     /// requests; a request that would pass it is answered 503.
     #[arg(long, env = "HEARTH_MAX_BODY_MEMORY", default_value_t = (config::DEFAULT_MAX_BODY_MEMORY >> 20) as u64, value_parser = clap::value_parser!(u64).range(16..=1_048_576))]
     pub max_body_memory: u64,
+    /// Most live sockets (`GET /ws/notify`, the kit's notifications) open at once;
+    /// 503 beyond.
+    #[arg(long, env = "HEARTH_MAX_SOCKETS", default_value_t = config::DEFAULT_MAX_SOCKETS as u64, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
+    pub max_sockets: u64,
+
+    /// Most live sockets one client address holds; 503 beyond.
+    #[arg(long, env = "HEARTH_MAX_SOCKETS_PER_ADDRESS", default_value_t = config::DEFAULT_MAX_SOCKETS_PER_ADDRESS as u64, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub max_sockets_per_address: u64,
+
     /// Writes a second one user may make through the API (posts, comments, votes,
     /// follows, course changes...; more is 429 with Retry-After); 0: no limit. Staff
     /// are exempt.
@@ -167,6 +176,8 @@ impl ServeArgs {
         c.user_write_rate = self.user_write_rate;
         c.user_write_burst = self.user_write_burst;
         c.user_daily_bytes = self.user_daily_bytes;
+        c.max_sockets = size(self.max_sockets);
+        c.max_sockets_per_address = size(self.max_sockets_per_address);
         if self.trust_proxy {
             c.trusted_proxies.extend(config::loopback_proxies());
         }

@@ -71,7 +71,7 @@ impl Req {
 }
 
 /// The client's address of a request ([`Req::client_addr`]).
-fn client_addr(
+pub fn client_addr(
     state: &AppState,
     peer: Option<SocketAddr>,
     headers: &HeaderMap,

@@ -28,7 +28,7 @@ pub fn endpoints() -> Vec<Endpoint> {
 }
 
 /// The JSON of one notification (`SCNotificationType` and its type's fields).
-fn note_json(n: &Note, base: &PublicUrl) -> Value {
+pub(crate) fn note_json(n: &Note, base: &PublicUrl) -> Value {
     let mut o = Map::new();
     o.insert("sid".into(), json!(n.id.to_string()));
     o.insert("is_new".into(), json!(n.is_new));

@@ -76,3 +76,15 @@ pub fn mark_seen(conn: &Connection, user: i64, ids: &[i64]) -> rusqlite::Result<
     }
     Ok(n)
 }
+
+/// Notification `id` of `user` as the list shows it (`None` when it is gone or not
+/// shown): what a live push carries.
+pub fn one(conn: &Connection, user: i64, id: i64) -> rusqlite::Result<Option<Note>> {
+    let offset: Option<i64> = conn
+        .prepare_cached(sql!("SELECT count(*) FROM notification n WHERE {SHOWN} AND n.id > ?2"))?
+        .query_row(params![user, id], |r| r.get(0))
+        .ok();
+    let Some(offset) = offset else { return Ok(None) };
+    let (_, mut notes) = page(conn, user, 1, offset)?;
+    Ok(notes.pop().filter(|n| n.id == id))
+}

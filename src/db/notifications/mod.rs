@@ -55,6 +55,8 @@ impl Type {
 pub struct Pushed {
     pub user_id: i64,
     pub kind: Type,
+    /// The notification's id.
+    pub id: i64,
 }
 
 thread_local! {
@@ -96,7 +98,8 @@ pub fn notify(
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     )?
     .execute(params![user, kind.as_str(), actor, item_pk, comment_pk, now])?;
-    PUSHED.with(|p| p.borrow_mut().push(Pushed { user_id: user, kind }));
+    let id = conn.last_insert_rowid();
+    PUSHED.with(|p| p.borrow_mut().push(Pushed { user_id: user, kind, id }));
     Ok(())
 }
 

@@ -6,6 +6,8 @@ use serde_json::{Value, json};
 
 use crate::common::TestServer;
 
+mod live;
+
 /// The `(type, actor username)` of every notification of a page, in order.
 fn types(page: &Value) -> Vec<(String, String)> {
     let mut out = Vec::new();
