@@ -621,3 +621,22 @@ BEGIN
     UPDATE user SET unseen_notifications = unseen_notifications + (CASE WHEN NEW.is_new THEN 1 ELSE -1 END)
     WHERE id = NEW.user_id;
 END;
+
+-- Broadcast banners (SPEC §10, `hearth banner`): staff's messages to every member, and
+-- each member's view and dismissal of them.
+CREATE TABLE banner (
+    id               INTEGER PRIMARY KEY,
+    title            TEXT    NOT NULL,
+    body_text        TEXT    NOT NULL DEFAULT '',
+    link             TEXT    NOT NULL DEFAULT '',
+    link_text        TEXT    NOT NULL DEFAULT '',
+    open_in_new_tab  INTEGER NOT NULL DEFAULT 0,
+    created_at       INTEGER NOT NULL
+);
+CREATE TABLE banner_state (
+    user_id     INTEGER NOT NULL REFERENCES user (id),
+    banner_id   INTEGER NOT NULL REFERENCES banner (id) ON DELETE CASCADE,
+    viewed_at   INTEGER,
+    disposed_at INTEGER,
+    PRIMARY KEY (user_id, banner_id)
+) WITHOUT ROWID;

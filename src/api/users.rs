@@ -41,7 +41,7 @@ pub fn endpoints() -> Vec<Endpoint> {
 
 /// `GET /api/v2/user/me/`: the caller as User JSON plus `email` and the unseen
 /// counters the kit's toolbar badge adds up: the caller's unseen notifications (SPEC
-/// §10), and 0 banners (hearth has no broadcast banners yet).
+/// §10), and its unseen broadcast banners.
 async fn get_me(call: Call<Principal>) -> Result<Response, ApiError> {
     let base = call.base();
     let json = call
@@ -51,7 +51,8 @@ async fn get_me(call: Call<Principal>) -> Result<Response, ApiError> {
             let mut j = user.to_json(&base, false, crate::db::users::tags(c, user.id)?);
             j.email = Some(user.email.clone().unwrap_or_default());
             j.unseen_interactions_counter = Some(crate::db::notifications::unseen(c, who.user_id)?);
-            j.unseen_notification_banners_counter = Some(0);
+            j.unseen_notification_banners_counter =
+                Some(crate::db::banners::unseen(c, who.user_id)?);
             Ok::<_, ApiError>(j)
         })
         .await?;

@@ -2,6 +2,7 @@
 
 pub mod app;
 pub mod backup;
+pub mod banner;
 pub mod category;
 pub mod docs;
 pub mod import;
@@ -64,6 +65,9 @@ pub enum Command {
     /// The links of the footer menus the UI kit shows.
     #[command(subcommand)]
     Menu(menu::MenuCommand),
+    /// Broadcast banners: staff's messages to every member.
+    #[command(subcommand)]
+    Banner(banner::BannerCommand),
     /// Load an NDJSON export (`-` reads stdin) in batched transactions.
     Import {
         /// The file (one JSON object per line, its kind under "record"); `-` reads stdin.
@@ -196,6 +200,7 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Reaction(c) => reaction::run(&open_existing(&cli.db)?, c),
         Command::Category(c) => category::run(&open_existing(&cli.db)?, c, &clock),
         Command::Menu(c) => menu::run(&open_existing(&cli.db)?, c, &clock),
+        Command::Banner(c) => banner::run(&open_existing(&cli.db)?, c, &clock),
         Command::Import { file, batch_lines } => {
             import::run(&open_existing(&cli.db)?, &file, batch_lines, &clock)
         }

@@ -18,6 +18,7 @@ macro_rules! sql {
 }
 
 pub mod apps;
+pub mod banners;
 pub mod categories;
 pub mod category_follows;
 pub mod check;

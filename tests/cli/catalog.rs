@@ -233,3 +233,52 @@ fn menu_items_are_added_listed_and_removed_with_safe_urls_only() {
     assert_eq!(e.json(&["menu", "list", "--json"])[0]["items"], serde_json::json!([]));
     assert!(e.ok(&["check"]).contains("ok"));
 }
+
+#[test]
+fn banners_are_made_listed_and_deleted_with_plain_texts_and_safe_links_only() {
+    let e = Env::initialised();
+    let b = e.json(&[
+        "banner",
+        "create",
+        "--title",
+        "<b>Maintenance</b> tonight",
+        "--body",
+        "Back at 6.",
+        "--link",
+        "/status/",
+        "--link-text",
+        "Status",
+        "--json",
+    ]);
+    // the texts are plain text, kept as typed: the kit puts them in text nodes
+    assert_eq!(b["banner"]["title"], "<b>Maintenance</b> tonight");
+    assert_eq!(
+        (b["banner"]["link"].clone(), b["viewed_at"].clone()),
+        (Value::from("/status/"), Value::Null)
+    );
+    e.ok(&["banner", "create", "--title", "Second"]);
+    let all = e.json(&["banner", "list", "--json"]);
+    assert_eq!(all[0]["banner"]["title"], "Second", "newest first");
+    e.assert_fails(&[
+        (
+            &[
+                "banner",
+                "create",
+                "--title",
+                "x",
+                "--link",
+                "javascript:alert(1)",
+                "--link-text",
+                "x",
+            ],
+            "http(s) URL",
+        ),
+        (&["banner", "create", "--title", "x", "--link", "/a/"], "go together"),
+        (&["banner", "create", "--title", " "], "title"),
+        (&["banner", "delete", "99"], "no banner"),
+    ]);
+    let id = b["id"].as_i64().unwrap().to_string();
+    e.ok(&["banner", "delete", &id]);
+    assert_eq!(e.json(&["banner", "list", "--json"]).as_array().unwrap().len(), 1);
+    assert!(e.ok(&["check"]).contains("ok"));
+}

@@ -1,6 +1,8 @@
 //! The caller's notifications (SPEC §10, `db::notifications`): the list the kit's
 //! notification page and bell menu read (`SCNotificationAggregatedType`), the read
-//! marks and the unseen count.
+//! marks and the unseen count; and the broadcast banners ([`banners`]).
+
+mod banners;
 
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -24,6 +26,26 @@ pub fn endpoints() -> Vec<Endpoint> {
         write(Method::GET, "/api/v2/notification/", "listNotifications", list).writes(),
         write(Method::POST, "/api/v2/notification/read/", "markNotificationsRead", mark_read),
         user(Method::GET, "/api/v2/notification/unseen/count/", "countUnseenNotifications", unseen),
+        user(Method::GET, "/api/v2/notification/banner/", "listBanners", banners::list),
+        write(Method::POST, "/api/v2/notification/banner/read/", "markBannersRead", banners::read),
+        write(
+            Method::POST,
+            "/api/v2/notification/banner/dispose/",
+            "disposeBanners",
+            banners::dispose,
+        ),
+        user(
+            Method::GET,
+            "/api/v2/notification/banner/unseen/count/",
+            "countUnseenBanners",
+            banners::unseen,
+        ),
+        user(
+            Method::GET,
+            "/api/v2/notification/banner/undisposed/count/",
+            "countUndisposedBanners",
+            banners::undisposed,
+        ),
     ]
 }
 
