@@ -22,8 +22,9 @@ use crate::model::PublicUrl;
 pub fn endpoints() -> Vec<Endpoint> {
     vec![
         // reading the list marks what it shows seen, as the hosted platform does (the
-        // kit then takes what was new off its badge): a GET that writes
-        write(Method::GET, "/api/v2/notification/", "listNotifications", list).writes(),
+        // kit then takes what was new off its badge): a GET that writes (with a token
+        // that may; a read-only token reads without marking)
+        user(Method::GET, "/api/v2/notification/", "listNotifications", list).writes(),
         write(Method::POST, "/api/v2/notification/read/", "markNotificationsRead", mark_read),
         user(Method::GET, "/api/v2/notification/unseen/count/", "countUnseenNotifications", unseen),
         user(Method::GET, "/api/v2/notification/banner/", "listBanners", banners::list),
@@ -126,7 +127,7 @@ fn groups(notes: &[Note], base: &PublicUrl) -> Vec<Value> {
 
 /// `GET /api/v2/notification/` (auth): the caller's notifications, newest first, in
 /// groups; the page's notifications are marked seen (their `is_new` says whether they
-/// were new before this read).
+/// were new before this read) unless the token is read-only.
 async fn list(call: Call<Principal>) -> Result<Response, ApiError> {
     let (base, q) = (call.base(), call.query()?);
     let url = base.at(&call.req.path);
@@ -135,8 +136,10 @@ async fn list(call: Call<Principal>) -> Result<Response, ApiError> {
             let page = Page::from_query(&q)?;
             let (count, notes) =
                 notifications::list::page(tx, who.user_id, page.limit, page.offset)?;
-            let ids: Vec<i64> = notes.iter().filter(|n| n.is_new).map(|n| n.id).collect();
-            notifications::list::mark_seen(tx, who.user_id, &ids)?;
+            if who.can_write {
+                let ids: Vec<i64> = notes.iter().filter(|n| n.is_new).map(|n| n.id).collect();
+                notifications::list::mark_seen(tx, who.user_id, &ids)?;
+            }
             Ok::<_, ApiError>(envelope(&url, &q, page, count, groups(&notes, &base)))
         })
         .await?;

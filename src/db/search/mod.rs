@@ -48,20 +48,20 @@ fn ranked(
     limit: i64,
     offset: i64,
 ) -> rusqlite::Result<(i64, Vec<i64>)> {
-    let window = format!(
-        "SELECT s.rowid AS id, s.rank AS rank FROM {table} s
-         WHERE {table} MATCH ?1 AND {visible} ORDER BY s.rowid DESC LIMIT {WINDOW}"
-    );
-    let count: i64 = conn
-        .prepare_cached(&format!("SELECT count(*) FROM ({window})"))?
-        .query_row(params![expr, viewer], |r| r.get(0))?;
-    let ids = conn
+    // the window read once: its size is the count, its ranks order the page
+    let mut window: Vec<(i64, f64)> = conn
         .prepare_cached(&format!(
-            "SELECT id FROM ({window}) ORDER BY rank, id DESC LIMIT ?3 OFFSET ?4"
+            "SELECT s.rowid, s.rank FROM {table} s
+             WHERE {table} MATCH ?1 AND {visible} ORDER BY s.rowid DESC LIMIT {WINDOW}"
         ))?
-        .query_map(params![expr, viewer, limit, offset], |r| r.get(0))?
+        .query_map(params![expr, viewer], |r| Ok((r.get(0)?, r.get(1)?)))?
         .collect::<Result<_, _>>()?;
-    Ok((count, ids))
+    // bm25's rank: lower is better; ties newest first
+    window.sort_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
+    let count = window.len() as i64;
+    let from = usize::try_from(offset).unwrap_or(usize::MAX).min(window.len());
+    let to = from.saturating_add(usize::try_from(limit).unwrap_or(0)).min(window.len());
+    Ok((count, window[from..to].iter().map(|(id, _)| *id).collect()))
 }
 
 /// Users the viewer does not hide (`?2`) — the user index's rows are live users only.
