@@ -39,6 +39,7 @@ import { createRequire } from 'node:module';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -246,10 +247,52 @@ await check(`seed: the feeds' community: ${ROUNDS * FEED_AUTHORS.length} posts b
   }
 });
 
-fs.writeFileSync(
-  path.join(pageDir, 'config.json'),
-  JSON.stringify({ portal, token: token(USERS.alice), ids: { me: 1, other: 2, course: 1, discussion: 1, baking: 1, music: 3, barbara: 5 }, xss }),
-);
+// The live socket's ends: a second JWT of alice's, which live-revoke's page uses and the
+// test revokes (POST /oauth/revoke_token/, by a registered client), and a user made for
+// live-delete, whom the test deletes (`hearth user delete`).
+let revokeClient = null;
+let doomed = null;
+await check('seed: an OAuth client (to revoke a JWT) and a user to delete (frank), each with a token of its own', async () => {
+  revokeClient = JSON.parse(hearth('app', 'create', '--name', 'UI kit test', '--grant', 'password', '--json')).client_id;
+  doomed = JSON.parse(hearth('user', 'create', '--username', 'frank', '--email', 'frank@example.org', '--real-name', 'Frank Doe', '--no-password', '--json')).id;
+  must(Number.isInteger(doomed), `hearth user create answered id ${doomed}`);
+});
+const notes = { post: null }; // alice's post with the notifications (made below)
+const liveTokens = {
+  'live-revoke': hearth('jwt', 'mint', '--user-id', '1', '--ttl', '3600'),
+  ...(doomed && { 'live-delete': hearth('jwt', 'mint', '--user-id', String(doomed), '--ttl', '3600') }),
+};
+
+// react-core opens the live socket at ws://<the portal's host name>/ws/notify: without the
+// portal's port. A site's reverse proxy serves /ws/ on that host (docs/ui-kit.md); here
+// 127.0.0.1:80 passes every connection on to hearth's port, bytes untouched (the browser's
+// own handshake: Origin, the __<token> sub-protocol, hearth's echo of it).
+const hearthPort = Number(new URL(portal).port);
+let proxied = 0;
+const wsProxy = net.createServer((client) => {
+  proxied++;
+  const upstream = net.connect(hearthPort, '127.0.0.1');
+  client.pipe(upstream);
+  upstream.pipe(client);
+  for (const [a, b] of [[client, upstream], [upstream, client]]) {
+    a.on('error', () => b.destroy());
+    a.on('close', () => b.destroy());
+  }
+});
+const proxyError = await new Promise((resolve) => {
+  wsProxy.once('error', resolve);
+  wsProxy.listen(80, '127.0.0.1', () => resolve(null));
+});
+await check(`live socket: 127.0.0.1:80 listens and passes connections on to hearth's port ${hearthPort} (the kit's socket URL has no port)`, async () => {
+  if (proxyError) throw new Error(`cannot listen on 127.0.0.1:80 (${proxyError.code}: ${proxyError.message}); the suite needs it for the kit's socket: run it as root, or give node cap_net_bind_service, or free the port`);
+});
+
+const writeConfig = () =>
+  fs.writeFileSync(
+    path.join(pageDir, 'config.json'),
+    JSON.stringify({ portal, token: token(USERS.alice), tokens: liveTokens, ids: { me: 1, other: 2, course: 1, discussion: 1, baking: 1, music: 3, barbara: 5, alicePost: notes.post }, xss }),
+  );
+writeConfig();
 
 // --- 4. the browser: one for every view
 const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
@@ -287,7 +330,7 @@ if (process.env.UI_DEBUG) {
 // scripts, in every frame, and reported to this driver at once (a payload that navigates
 // the page away still gets counted).
 await page.exposeFunction('__xssReport', (id) => xssCalls.push({ view, id: String(id) }));
-await page.addInitScript(() => {
+const initScript = () => {
   const hook = (id) => {
     try {
       (window.__xssReport ?? window.parent?.__xssReport)?.(String(id));
@@ -298,7 +341,23 @@ await page.addInitScript(() => {
   window.addEventListener('unhandledrejection', (e) => {
     (window.__rejections ??= []).push(`unhandled rejection: ${e.reason?.message ?? e.reason}`);
   });
-});
+  // every WebSocket the page opens (the kit's live socket): when it opened, the protocol
+  // the server chose, what came in and when (Date.now(): the driver's clock too), how it
+  // closed
+  const Native = window.WebSocket;
+  window.__sockets = [];
+  window.WebSocket = class extends Native {
+    constructor(url, protocols) {
+      super(url, protocols);
+      const rec = { url: String(url), at: Date.now(), opened: null, protocol: null, messages: [], closed: null };
+      window.__sockets.push(rec);
+      this.addEventListener('open', () => Object.assign(rec, { opened: Date.now(), protocol: this.protocol }));
+      this.addEventListener('message', (e) => rec.messages.push({ at: Date.now(), data: String(e.data) }));
+      this.addEventListener('close', (e) => (rec.closed = { at: Date.now(), code: e.code, reason: e.reason }));
+    }
+  };
+};
+await page.addInitScript(initScript);
 // UI_DISCOVER=1: a diagnostic for a hearth without SPEC §8, never the test itself
 // (discover.mjs): the §8 requests are answered in the browser with §8's shapes, so the
 // requests and fields the kit needs after them show up. Those answers are `stub`s.
@@ -1013,6 +1072,219 @@ await visit('xss-comments', async () => {
   await check('xss-comments: no script-capable markup in the comment list', () => domVerdict('#xss-comments'));
 }, { fullPage: false });
 
+// --- the notifications and the live socket (issue 31)
+const HEARTBEAT = '--1a61c1de89b75ddfbb684b8d224ee3ae--'; // react-core's WS_HEARTBEAT_MESSAGE
+const SOCKET_URL = 'ws://127.0.0.1/ws/notify?subscribe-user';
+const badgeOf = async (pg = page) => {
+  const badge = pg.getByTestId('navbar').getByRole('button', { name: 'Notification' }).locator('.MuiBadge-badge');
+  await badge.waitFor({ state: 'attached', timeout: WAIT_MS });
+  const invisible = (await badge.getAttribute('class')).includes('MuiBadge-invisible');
+  return invisible ? 0 : (await badge.innerText()).trim();
+};
+// the badge settles on `want` (0: hidden)
+const badgeShows = async (want) => {
+  const until = Date.now() + WAIT_MS;
+  let got;
+  while ((got = await badgeOf()) !== (want === 0 ? 0 : String(want)) && Date.now() < until) await page.waitForTimeout(100);
+  must(got === (want === 0 ? 0 : String(want)), `the bell's badge shows ${got === 0 ? 'nothing' : JSON.stringify(got)}, want ${want}`);
+};
+// the kit's live socket, once open (and not closed)
+const openSocket = async (pg = page) => {
+  await pg.waitForFunction(() => window.__sockets.some((s) => s.opened && !s.closed), null, { timeout: WAIT_MS }).catch(() => {});
+  const all = await pg.evaluate(() => window.__sockets);
+  const open = all.find((s) => s.opened && !s.closed);
+  must(open, `no socket opened: ${JSON.stringify(all.map((s) => ({ url: s.url, closed: s.closed })))}`);
+  return open;
+};
+// who caused a notification, as the kit names them: the voter, the commenter, the
+// follower, or (a mention) the mentioning contribution's author
+const actorOf = (n) => (n.user ?? n.comment?.author ?? n.follower ?? (n.post ?? n.discussion ?? n.status)?.author)?.username;
+
+// The notifications (issue 31), made after the views above (so that none of them sees
+// them: alice's followers, barbara's feed): alice's post, then through the API a comment by bob, one
+// by carol, carol's reply to bob's comment (bob's nested_comment, and a comment for alice:
+// her post), dave's like, erin following her and barbara mentioning her in a post (the
+// Composer's markup): six for alice, after the corpus's three (its payload xss44 mentions
+// @alice in bob's discussion, carol's post and dave's status).
+const kitText = (html) => `<p class="SCEditor-paragraph">${html}</p>`;
+const ALICE_NOTES = 9;
+await check(`seed: ${ALICE_NOTES} notifications for alice (the corpus's 3 mentions; comments by bob and carol, carol's reply, dave's like, erin's follow, barbara's mention)`, async () => {
+  const before = await api(USERS.alice, 'GET', '/api/v2/notification/unseen/count/');
+  expectStatus(before, 200, '/notification/unseen/count/');
+  must(before.json.count === 3, `alice has ${before.json.count} unseen notifications before the seed's, want 3 (the corpus's mentions)`);
+  const post = await api(USERS.alice, 'POST', '/api/v2/post/', { text: kitText('Rye or spelt for a first sourdough? Tell me what you bake.') });
+  expectStatus(post, 201, "alice's post");
+  notes.post = post.json.id;
+  const bob = await api(USERS.bob, 'POST', '/api/v2/comment/', { post: notes.post, text: kitText('Rye: it forgives a cold kitchen.') });
+  expectStatus(bob, 201, "bob's comment");
+  expectStatus(await api(USERS.carol, 'POST', '/api/v2/comment/', { post: notes.post, text: kitText('Spelt, with a longer rest.') }), 201, "carol's comment");
+  expectStatus(await api(USERS.carol, 'POST', '/api/v2/comment/', { post: notes.post, parent: bob.json.id, text: kitText('Agreed, rye is easier.') }), 201, "carol's reply to bob");
+  expectStatus(await api(USERS.dave, 'POST', `/api/v2/post/${notes.post}/vote/`, { reaction: 1 }), 204, "dave's like");
+  expectStatus(await api(USERS.erin, 'POST', '/api/v2/user/1/follow/'), 204, 'erin follows alice');
+  const mention = await api(USERS.barbara, 'POST', '/api/v2/post/', { text: kitText('Ask <mention class="SCEditor-mention" id="1">@alice</mention> about her starter.') });
+  expectStatus(mention, 201, "barbara's mention");
+  const me = await api(USERS.alice, 'GET', '/api/v2/user/me/');
+  expectStatus(me, 200, '/user/me/');
+  const count = await api(USERS.alice, 'GET', '/api/v2/notification/unseen/count/');
+  must(me.json.unseen_interactions_counter === ALICE_NOTES && count.json.count === ALICE_NOTES,
+    `/user/me/ unseen_interactions_counter ${me.json.unseen_interactions_counter}, /notification/unseen/count/ ${JSON.stringify(count.json)}; want ${ALICE_NOTES}`);
+});
+
+// (the page reads config.json at each load: now with alice's post)
+writeConfig();
+
+await visit('notify-bell', async () => {
+  await check(`notify-bell: the bell shows ${ALICE_NOTES}, /user/me/'s unseen_interactions_counter (plus unseen_notification_banners_counter) after the seed's notifications`, async () => {
+    const me = await api(USERS.alice, 'GET', '/api/v2/user/me/');
+    expectStatus(me, 200, '/user/me/');
+    const sum = me.json.unseen_interactions_counter + me.json.unseen_notification_banners_counter;
+    must(me.json.unseen_interactions_counter === ALICE_NOTES, `/user/me/ unseen_interactions_counter ${me.json.unseen_interactions_counter}, want ${ALICE_NOTES}`);
+    await badgeShows(sum);
+  });
+  await check(`notify-bell: the kit's live socket opens at ${SOCKET_URL} (through 127.0.0.1:80), hearth choosing the __<token> sub-protocol`, async () => {
+    const s = await openSocket();
+    must(s.url === SOCKET_URL, `the kit opened ${s.url}`);
+    must(s.protocol === `__${token(USERS.alice)}`, `hearth chose the protocol ${JSON.stringify(s.protocol.slice(0, 20))}…`);
+  });
+});
+
+await visit('notifications', async () => {
+  let groups = null;
+  await check("notifications: NotificationFeed lists hearth's notifications as the kit groups them: one card per group, each naming its actors", async () => {
+    await page.locator('#notifications .SCNotification-root').first().waitFor({ timeout: WAIT_MS });
+    await page.waitForLoadState('networkidle').catch(() => {});
+    // (after the page's own GET /notification/, which marked them seen: the same list)
+    const r = await api(USERS.alice, 'GET', '/api/v2/notification/?limit=20');
+    expectStatus(r, 200, '/notification/');
+    groups = r.json.results;
+    // a group of more than two shows two and "Show more": opened, as a person opens it
+    const more = page.locator('#notifications .SCNotification-root').getByText('Show more', { exact: true });
+    for (let i = await more.count(); i > 0; i--) await more.nth(i - 1).click();
+    await page.waitForTimeout(300);
+    const cards = await page.locator('#notifications .SCNotification-root').allInnerTexts();
+    const want = groups.map((g) => g.aggregated.map(actorOf));
+    must(cards.length === groups.length, `${cards.length} cards on screen, hearth has ${groups.length} groups ${JSON.stringify(want)}`);
+    const bad = [];
+    groups.forEach((g, i) => {
+      const text = cards[i].replace(/\s+/g, ' ');
+      for (const who of want[i]) if (!text.includes(who)) bad.push(`card ${i} (${g.aggregated.map((n) => n.type)}) lacks ${who}: ${JSON.stringify(text.slice(0, 200))}`);
+    });
+    must(!bad.length, bad.join('; '));
+    const types = groups.flatMap((g) => g.aggregated.map((n) => n.type)).sort();
+    must(JSON.stringify(types) === JSON.stringify(['comment', 'comment', 'comment', 'mention', 'mention', 'mention', 'mention', 'user_follow', 'vote_up']), `hearth's notification types ${JSON.stringify(types)}`);
+  });
+  await check("notifications: the cards show the notifications' texts (the comments' words, the liked post, the mentioning post)", async () => {
+    must(groups, 'no list (the check above failed)');
+    const text = (await page.locator('#notifications').innerText()).replace(/\s+/g, ' ');
+    const bad = ['Rye: it forgives a cold kitchen.', 'Spelt, with a longer rest.', 'Agreed, rye is easier.', 'about her starter', 'Rye or spelt for a first sourdough?'].filter((t) => !text.includes(t));
+    must(!bad.length, `not on screen: ${JSON.stringify(bad)}`);
+  });
+  await check('notifications: visiting the page marked them read: hearth counts 0 unseen (/user/me/ and /notification/unseen/count/), nothing is_new, the bell is hidden', async () => {
+    const me = await api(USERS.alice, 'GET', '/api/v2/user/me/');
+    const count = await api(USERS.alice, 'GET', '/api/v2/notification/unseen/count/');
+    must(me.json.unseen_interactions_counter === 0 && count.json.count === 0, `unseen_interactions_counter ${me.json.unseen_interactions_counter}, unseen/count ${JSON.stringify(count.json)}`);
+    must(groups && !groups.some((g) => g.is_new || g.aggregated.some((n) => n.is_new)), 'a notification is still is_new');
+    await badgeShows(0);
+  });
+}, { fullPage: false });
+
+let toastMs = null;
+await visit('live-toast', async () => {
+  const TEXT = 'Proof it overnight in the fridge.';
+  await check('live-toast: bob comments on alice\'s post (through the API) while her page is open: a toast naming bob and his words appears within 1 s', async () => {
+    await openSocket();
+    await sees('live-post', 'Rye or spelt for a first sourdough?');
+    await badgeShows(0);
+    await page.evaluate((text) => {
+      window.__toastAt = null;
+      const seen = () => [...document.querySelectorAll('.SCCustomSnackMessage-root')].some((t) => t.innerText.includes('bob') && t.innerText.includes(text));
+      new MutationObserver(() => {
+        if (!window.__toastAt && seen()) window.__toastAt = Date.now();
+      }).observe(document.body, { subtree: true, childList: true, characterData: true });
+    }, TEXT);
+    const t0 = Date.now();
+    const r = await api(USERS.bob, 'POST', '/api/v2/comment/', { post: notes.post, text: kitText(TEXT) });
+    expectStatus(r, 201, "bob's comment");
+    await page.waitForFunction(() => window.__toastAt, null, { timeout: WAIT_MS }).catch(() => {});
+    const at = await page.evaluate(() => window.__toastAt);
+    const s = (await page.evaluate(() => window.__sockets)).find((x) => x.opened && !x.closed);
+    const pushed = s?.messages.find((m) => m.data !== '--1a61c1de89b75ddfbb684b8d224ee3ae--');
+    must(at, `no toast naming bob with "${TEXT}" (pushed: ${pushed ? pushed.data.slice(0, 300) : 'nothing'})`);
+    toastMs = at - t0;
+    must(toastMs <= 1000, `the toast came ${toastMs} ms after the comment was sent (pushed ${pushed ? pushed.at - t0 : '?'} ms after)`);
+    console.log(`     (toast ${toastMs} ms after the POST; the push ${pushed.at - t0} ms)`);
+  });
+  await check("live-toast: hearth's push as the kit reads it: type interaction, activity_type 2 (comment), notification_obj with the comment, count_interactions 1; the bell shows 1", async () => {
+    const s = (await page.evaluate(() => window.__sockets)).find((x) => x.opened && !x.closed);
+    const msgs = (s?.messages ?? []).filter((m) => m.data !== HEARTBEAT).map((m) => JSON.parse(m.data));
+    must(msgs.length === 1, `${msgs.length} pushes: ${JSON.stringify(msgs).slice(0, 300)}`);
+    const [m] = msgs;
+    must(m.type === 'interaction' && m.data.activity_type === 2 && m.data.count_interactions === 1 && m.data.count_notification_banners === 0, `push ${JSON.stringify(m).slice(0, 300)}`);
+    must(m.data.notification_obj?.type === 'comment' && m.data.notification_obj.comment?.author?.username === 'bob', `notification_obj ${JSON.stringify(m.data.notification_obj).slice(0, 300)}`);
+    await badgeShows(1);
+  });
+}, { fullPage: false });
+
+// The socket's end: live-revoke's page signs in with a second JWT of alice's, live-delete's
+// (a second browser context, the same browser) as frank; the test revokes the one and
+// deletes the other, and both sockets close with 4001 at hearth's next check (every 30 s).
+const HEARTH_RECHECK_S = 30;
+await visit('live-revoke', async () => {
+  const ctx2 = await browser.newContext({ viewport: { width: 1280, height: 400 } });
+  const page2 = await ctx2.newPage();
+  await page2.addInitScript(initScript);
+  page2.on('pageerror', (e) => pageErrors.push({ view: 'live-revoke', message: `live-delete: ${e.message}` }));
+  page2.on('response', (r) => {
+    if (r.url().startsWith(portal)) requests.push({ view: 'live-revoke', method: r.request().method(), path: `(live-delete) ${new URL(r.url()).pathname}`, status: r.status() });
+  });
+  try {
+    await page2.goto(`${pageOrigin}/?view=live-delete`);
+    let t0 = null;
+    await check('live-revoke: both pages (a revocable JWT of alice\'s; frank\'s) have their socket open; the JWT revoked (POST /oauth/revoke_token/) and frank deleted (hearth user delete): their API calls are 401 at once', async () => {
+      const [a, b] = [await openSocket(page), await openSocket(page2)];
+      must(a.protocol === `__${liveTokens['live-revoke']}` && b.protocol === `__${liveTokens['live-delete']}`, 'a socket with another protocol');
+      t0 = Date.now();
+      const r = await fetch(`${portal}/oauth/revoke_token/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token: liveTokens['live-revoke'], client_id: revokeClient }),
+      });
+      must(r.status === 200, `POST /oauth/revoke_token/ answered ${r.status}`);
+      hearth('user', 'delete', 'frank');
+      for (const t of Object.values(liveTokens)) {
+        const me = await fetch(`${portal}/api/v2/user/me/`, { headers: { authorization: `Bearer ${t}` } });
+        must(me.status === 401, `/user/me/ with an ended token: ${me.status}`);
+      }
+    });
+    for (const [name, pg] of [['live-revoke (revoked JWT)', page], ['live-delete (deleted user)', page2]]) {
+      await check(`${name}: the kit's socket closes with 4001 within hearth's recheck (${HEARTH_RECHECK_S} s), and hearth refuses the kit's reconnection`, async () => {
+        must(t0, 'nothing was ended (the check above failed)');
+        await pg.waitForFunction(() => window.__sockets.some((s) => s.opened && s.closed), null, { timeout: (HEARTH_RECHECK_S + 5) * 1000 }).catch(() => {});
+        let all = await pg.evaluate(() => window.__sockets);
+        const closed = all.find((s) => s.opened && s.closed);
+        must(closed, `still open ${Math.round((Date.now() - t0) / 1000)} s after`);
+        must(closed.closed.code === 4001, `closed with ${closed.closed.code} ${JSON.stringify(closed.closed.reason)}`);
+        must(closed.closed.at - t0 <= (HEARTH_RECHECK_S + 2) * 1000, `closed ${closed.closed.at - t0} ms after`);
+        console.log(`     (closed ${closed.closed.at - t0} ms after, reason ${JSON.stringify(closed.closed.reason)})`);
+        // the kit retries (react-core's WSClient: 0–1 s, then 0–3 s): refused, never open
+        await pg.waitForFunction((n) => window.__sockets.length > n && window.__sockets.slice(n).every((s) => s.closed), all.length, { timeout: 8000 }).catch(() => {});
+        all = await pg.evaluate(() => window.__sockets);
+        const later = all.slice(all.indexOf(all.find((s) => s.opened && s.closed)) + 1);
+        must(later.length > 0, 'the kit did not try again (nothing to judge the refusal by)');
+        must(!later.some((s) => s.opened), `a reconnection opened: ${JSON.stringify(later)}`);
+      });
+    }
+    await check('live-revoke: the socket echoed the kit\'s heartbeat while open', async () => {
+      const all = await page.evaluate(() => window.__sockets);
+      must(all.some((s) => s.messages.some((m) => m.data === '--1a61c1de89b75ddfbb684b8d224ee3ae--')), 'no heartbeat echoed');
+    });
+    await page2.screenshot({ path: path.join(OUT, 'live-delete.png') });
+    shots.push(path.join(OUT, 'live-delete.png'));
+  } finally {
+    await ctx2.close();
+  }
+}, { fullPage: false });
+
 // --- the record
 const seen = new Map();
 for (const r of requests) {
@@ -1041,6 +1313,7 @@ if (process.env.UI_KEEP) {
 }
 await browser.close();
 statics.close();
+wsProxy.close();
 const failed = results.filter((r) => !r.ok);
 console.log(`\nui: ${results.length - failed.length} passed, ${failed.length} failed`);
 process.exit(failed.length ? 1 : 0);

@@ -28,7 +28,20 @@
 //   xss-related        a corpus post's page (FeedObjectDetail): its related sidebar lists
 //                      other corpus posts with the snippet template;
 //   xss-comments       the corpus's comments through the kit's comment list
-//                      (CommentsObject, fed by hearth's GET /api/v2/comment/).
+//                      (CommentsObject, fed by hearth's GET /api/v2/comment/);
+//   notify-bell        NavigationToolbar: the bell's badge after the seed's notifications;
+//   notifications      react-templates NotificationFeed (GET /api/v2/notification/,
+//                      which marks them seen) under the NavigationToolbar;
+//   live-toast         NavigationToolbar, ToastNotifications and alice's post: a comment
+//                      made elsewhere arrives through the live socket as a toast;
+//   live-revoke        NavigationToolbar signed in with a JWT of alice's that the test
+//                      revokes (the socket closes with 4001);
+//   live-delete        the same, signed in as a user the test deletes.
+//
+// Every view opens the kit's live socket (SCNotificationProvider, useSCWebSocket) at
+// ws://<portal's host, no port>/ws/notify?subscribe-user, with `notifications.webSocket`
+// {secure: false, prefixPath: 'ws'}: the driver listens on 127.0.0.1:80 and passes it on
+// to hearth's port, as a site's reverse proxy does (docs/ui-kit.md).
 //
 // The only hearth-specific part is the configuration: the portal (hearth's URL, which
 // hearth must allow with `serve --cors-origin <this page's origin>`) and a JWT session
@@ -51,10 +64,11 @@ import {
   UserCreatedCoursesWidget,
   UserFollowedUsersWidget,
   UserFollowersWidget,
+  ToastNotifications,
   UserProfileEdit,
   UserProfileHeader,
 } from '@selfcommunity/react-ui';
-import { Category, ExploreFeed, FeedObjectDetail, MainFeed, UserProfile } from '@selfcommunity/react-templates';
+import { Category, ExploreFeed, FeedObjectDetail, MainFeed, NotificationFeed, UserProfile } from '@selfcommunity/react-templates';
 
 // One widget's crash must not blank the page (React unmounts the whole tree on an
 // uncaught render error): each section catches its own, shows it, and records it in
@@ -361,6 +375,52 @@ function Search() {
   );
 }
 
+// The notifications (issue 31): the bell, the notifications page, the live socket's toast.
+function Bell() {
+  return (
+    <div className="page">
+      <Section id="navbar" title="NavigationToolbar (the bell)" wide>
+        <NavigationToolbar />
+      </Section>
+    </div>
+  );
+}
+
+function Notifications() {
+  return (
+    <div className="page">
+      <Section id="navbar" title="NavigationToolbar (the bell)" wide>
+        <NavigationToolbar />
+      </Section>
+      <main className="single">
+        <Section id="notifications" title="react-templates NotificationFeed" wide>
+          <NotificationFeed />
+        </Section>
+      </main>
+    </div>
+  );
+}
+
+// alice's page while someone else comments on her post: the toast (ToastNotifications,
+// fed by the live socket) and the bell's badge
+function LiveToast({ config }) {
+  return (
+    <div className="page">
+      <Section id="navbar" title="NavigationToolbar (the bell)" wide>
+        <NavigationToolbar />
+      </Section>
+      <Section id="toasts" title="ToastNotifications" wide>
+        <ToastNotifications />
+      </Section>
+      <main className="single">
+        <Section id="live-post" title="FeedObject (alice's post)" wide>
+          <FeedObject feedObjectId={config.ids.alicePost} feedObjectType="post" />
+        </Section>
+      </main>
+    </div>
+  );
+}
+
 const VIEWS = {
   widgets: Widgets,
   shell: Shell,
@@ -377,6 +437,11 @@ const VIEWS = {
   'xss-detail': XssDetail,
   'xss-related': XssRelated,
   'xss-comments': XssComments,
+  'notify-bell': Bell,
+  notifications: Notifications,
+  'live-toast': LiveToast,
+  'live-revoke': Bell,
+  'live-delete': Bell,
 };
 
 const config = await (await fetch('./config.json')).json();
@@ -384,9 +449,14 @@ const view = new URLSearchParams(location.search).get('view') ?? 'widgets';
 const View = VIEWS[view];
 const conf = {
   portal: config.portal,
-  session: { type: 'JWT', authToken: { accessToken: config.token } },
+  // (live-revoke and live-delete sign in with tokens of their own, which the test ends)
+  session: { type: 'JWT', authToken: { accessToken: config.tokens?.[view] ?? config.token } },
   locale: { default: 'en' },
   theme,
+  // the live socket: ws://<the portal's host name>/ws/notify (react-core drops the
+  // portal's port: something must serve /ws/ on port 80 of that host, or 443 with
+  // secure: true)
+  notifications: { webSocket: { secure: false, prefixPath: 'ws' } },
 };
 document.body.dataset.view = view;
 createRoot(document.getElementById('root')).render(
