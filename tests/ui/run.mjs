@@ -17,8 +17,12 @@
 //    Composer (a post with bold text and a link), the feeds (issue 30: home, explore, a
 //    category's page and a profile, each compared with hearth's first page and scrolled
 //    to its second), the navbar's search ("ba"), an @-mention picked in the Composer,
-//    and the corpus as feed cards, snippets, details and a comment list. The checks look at what a person sees, click what a
-//    person clicks, and confirm hearth's state through the API.
+//    and the corpus as feed cards, snippets, details and a comment list; then (issue 31)
+//    alice's notifications: the bell, NotificationFeed (marks them read), a toast through
+//    the live socket, and the socket closing on a revoked JWT and a deleted user. The
+//    checks look at what a person sees, click what a person clicks, and confirm hearth's
+//    state through the API. The kit's socket goes to ws://127.0.0.1/ws/notify (no port):
+//    the driver listens on 127.0.0.1:80 and passes it on to hearth (docs/ui-kit.md).
 //
 // On every view: a response from hearth that is a 404 or a 5xx, a request the browser
 // refused (CORS), an uncaught error or an unhandled rejection in the page fails the run;
