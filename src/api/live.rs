@@ -8,8 +8,7 @@
 //!   bad one is 401 before the upgrade. The page's `Origin` must be one `--cors-origin`
 //!   allows, or the server's own (403).
 //! - **Caps**: `--max-sockets` in all, `--max-sockets-per-address` per client (503).
-//! - **Closing**: every `socket_recheck` (30 s) and at a JWT's expiry the token is
-//!   checked again: revoked, expired, or its user deleted, the socket closes with code
+//! - **Closing**: every `serve --socket-recheck` (30 s) the token is checked again: revoked, expired, or its user deleted, the socket closes with code
 //!   4001 and the reason `token no longer valid`. A server that stops drops them (the
 //!   kit reconnects).
 //! - **Replicas**: a read replica refuses the upgrade with 503 (its writes and their
@@ -184,6 +183,9 @@ async fn push_body(state: &AppState, user: i64, p: Pushed) -> Result<Value, ApiE
             Ok::<_, ApiError>(json!({
                 "type": "interaction",
                 "data": {
+                    // what the kit keys its toasts on (one toast per notification)
+                    "id": p.id,
+                    "feed_serialization_id": p.id.to_string(),
                     "activity_type": activity_type(p.kind),
                     "notification_obj": note.map(|n| crate::api::notifications::note_json(&n, &base)),
                     "count_interactions": unseen,

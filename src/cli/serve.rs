@@ -61,6 +61,11 @@ pub struct ServeArgs {
     #[arg(long, env = "HEARTH_MAX_SOCKETS", default_value_t = config::DEFAULT_MAX_SOCKETS as u64, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
     pub max_sockets: u64,
 
+    /// How often an open live socket checks that its token still holds (revoked,
+    /// expired, its user deleted: the socket closes with 4001), e.g. `30s`.
+    #[arg(long, env = "HEARTH_SOCKET_RECHECK", default_value = "30s", value_parser = crate::replica::parse_duration)]
+    pub socket_recheck: Duration,
+
     /// Most live sockets one client address holds; 503 beyond.
     #[arg(long, env = "HEARTH_MAX_SOCKETS_PER_ADDRESS", default_value_t = config::DEFAULT_MAX_SOCKETS_PER_ADDRESS as u64, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     pub max_sockets_per_address: u64,
@@ -178,6 +183,7 @@ impl ServeArgs {
         c.user_daily_bytes = self.user_daily_bytes;
         c.max_sockets = size(self.max_sockets);
         c.max_sockets_per_address = size(self.max_sockets_per_address);
+        c.socket_recheck = self.socket_recheck.max(Duration::from_millis(10));
         if self.trust_proxy {
             c.trusted_proxies.extend(config::loopback_proxies());
         }

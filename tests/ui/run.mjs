@@ -121,7 +121,7 @@ try {
 } catch (e) {
   menuSeeded = e;
 }
-const server = spawn(BIN, ['--db', db, 'serve', '--listen', '127.0.0.1:0', '--cors-origin', pageOrigin], {
+const server = spawn(BIN, ['--db', db, 'serve', '--listen', '127.0.0.1:0', '--cors-origin', pageOrigin, '--socket-recheck', '8s'], {
   // the suite writes faster than a person: no per-user write rate
   env: { ...process.env, RUST_LOG: 'info', HEARTH_USER_WRITE_RATE: '0' },
   stdio: ['ignore', 'ignore', 'pipe'],
@@ -1231,8 +1231,8 @@ await visit('live-toast', async () => {
 
 // The socket's end: live-revoke's page signs in with a second JWT of alice's, live-delete's
 // (a second browser context, the same browser) as frank; the test revokes the one and
-// deletes the other, and both sockets close with 4001 at hearth's next check (every 30 s).
-const HEARTH_RECHECK_S = 30;
+// deletes the other, and both sockets close with 4001 at hearth's next check (serve --socket-recheck 8s: past the kit's first heartbeat at 5 s, below).
+const HEARTH_RECHECK_S = 8; // the serve --socket-recheck above
 await visit('live-revoke', async () => {
   const ctx2 = await browser.newContext({ viewport: { width: 1280, height: 400 } });
   const page2 = await ctx2.newPage();
