@@ -77,7 +77,7 @@ async fn trending_people(call: Call<Option<Principal>>) -> Result<Response, ApiE
         live(c, id)?;
         let all = crate::db::feed::trending::people(c, id, viewer)?;
         let mut users = Vec::new();
-        for u in crate::api::feed::window(&all, page) {
+        for u in crate::api::listing::window(&all, page) {
             users.extend(crate::db::users::get(c, *u)?);
         }
         let results = crate::api::people::users_json(c, users, viewer, &base)?;

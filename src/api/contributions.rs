@@ -287,12 +287,10 @@ async fn related(kind: Kind, call: Call<Option<Principal>>) -> Result<Response, 
             let page = Page::from_query(&q)?;
             let viewer = who.map(|w| w.user_id);
             let m = store::meta(c, kind, id)?.filter(|m| !m.deleted).ok_or(ApiError::NotFound)?;
-            let mut all = crate::db::related::related(c, m.pk, viewer)?;
+            let all = crate::db::related::related(c, m.pk, viewer)?;
             let count = i64::try_from(all.len()).unwrap_or(i64::MAX);
-            let from = usize::try_from(page.offset).unwrap_or(usize::MAX).min(all.len());
-            let to = from.saturating_add(usize::try_from(page.limit).unwrap_or(0)).min(all.len());
-            let items = &mut all[from..to];
-            crate::db::related::complete_all(c, items, viewer)?;
+            let mut items = crate::api::listing::window(&all, page).to_vec();
+            crate::db::related::complete_all(c, &mut items, viewer)?;
             let results = items.iter().map(|i| i.to_json(&base)).collect();
             Ok::<_, ApiError>(envelope(&url, &q, page, count, results))
         })

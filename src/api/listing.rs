@@ -32,3 +32,10 @@ where
         .await?;
     Ok(ok(&json))
 }
+
+/// The part of a bounded list that a page shows.
+pub(crate) fn window<T>(all: &[T], page: Page) -> &[T] {
+    let from = usize::try_from(page.offset).unwrap_or(usize::MAX).min(all.len());
+    let to = from.saturating_add(usize::try_from(page.limit).unwrap_or(0)).min(all.len());
+    &all[from..to]
+}

@@ -105,15 +105,8 @@ async fn trending(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
         let viewer = who.map(|w| w.user_id);
         crate::api::categories::live(c, id)?;
         let all = feed::trending::items(c, id, viewer)?;
-        let pks = window(&all, page);
+        let pks = crate::api::listing::window(&all, page);
         Ok((page, all.len() as i64, units_json(c, pks, viewer, &base)?))
     })
     .await
-}
-
-/// The part of a bounded list that a page shows.
-pub(crate) fn window<T>(all: &[T], page: Page) -> &[T] {
-    let from = usize::try_from(page.offset).unwrap_or(usize::MAX).min(all.len());
-    let to = from.saturating_add(usize::try_from(page.limit).unwrap_or(0)).min(all.len());
-    &all[from..to]
 }

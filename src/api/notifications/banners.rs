@@ -23,7 +23,7 @@ pub(super) async fn list(call: Call<Principal>) -> Result<Response, ApiError> {
             let page = Page::from_query(&q)?;
             let all = banners::undisposed(c, who.user_id)?;
             let shown: Vec<_> =
-                crate::api::feed::window(&all, page).iter().map(|b| b.to_json()).collect();
+                crate::api::listing::window(&all, page).iter().map(|b| b.to_json()).collect();
             Ok::<_, ApiError>(envelope(&url, &q, page, all.len() as i64, shown))
         })
         .await?;

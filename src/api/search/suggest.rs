@@ -4,8 +4,8 @@ use serde_json::{Value, json};
 use warp::reply::Response;
 
 use crate::api::call::Call;
-use crate::api::feed::window;
 use crate::api::listing::list_page;
+use crate::api::listing::window;
 use crate::db::search;
 use crate::error::ApiError;
 use crate::http::auth::Principal;
