@@ -79,6 +79,14 @@ fn a_replica_waits_for_its_copy_then_serves_it_read_only() {
     assert!(ready.starts_with("HTTP/1.1 503"), "{ready}");
     let users = get(&addr, "/api/v2/user/1/");
     assert!(users.starts_with("HTTP/1.1 200") && users.contains("alice"), "{users}");
+    // the live socket is the primary's: a replica refuses the upgrade with a reason
+    let ws = crate::http(
+        &addr,
+        "GET /ws/notify?subscribe-user HTTP/1.1\r\nHost: x\r\nConnection: Upgrade, close\r\n\
+         Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\n\
+         Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Protocol: __x\r\n\r\n",
+    );
+    assert!(ws.starts_with("HTTP/1.1 503") && ws.contains("connect to the primary"), "{ws}");
     crate::sigterm(&r.child);
     assert!(r.child.wait().unwrap().success());
     assert!(!Path::new(&format!("{}-wal", copy.display())).exists());
