@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Tests of the harness's own arithmetic (no server, no wrk): presets, the mixed
-records, the metrics histograms, pair.py's alternation and ratios. Run:
+records, the metrics histograms, pair.py's alternation and ratios, sockets.py's WebSocket
+handshake and frames. Run:
 python3 -m unittest bench/test_harness.py (scripts/test does)"""
 
 import os
@@ -14,6 +15,7 @@ import harness  # noqa: E402
 import metrics  # noqa: E402
 import mixed  # noqa: E402
 import pair  # noqa: E402
+import sockets  # noqa: E402
 
 
 def args(*argv):
@@ -221,6 +223,51 @@ class Pair(unittest.TestCase):
                         ["--scenario", "me_jwt", "--rounds", "0"]):
                 with self.assertRaises(SystemExit, msg=bad):
                     pair.parse_args(bad)
+
+
+class Sockets(unittest.TestCase):
+    def test_the_handshake_sends_the_token_as_the_sub_protocol(self):
+        req = sockets.handshake_request("127.0.0.1:8000", "/ws/notify?subscribe-user", "tok", "k==")
+        self.assertTrue(req.startswith(b"GET /ws/notify?subscribe-user HTTP/1.1\r\n"))
+        for h in (b"Upgrade: websocket", b"Sec-WebSocket-Version: 13", b"Sec-WebSocket-Key: k==",
+                  b"Sec-WebSocket-Protocol: __tok"):
+            self.assertIn(h + b"\r\n", req)
+        self.assertTrue(req.endswith(b"\r\n\r\n"))
+
+    def test_the_101_must_accept_the_key_and_echo_the_protocol(self):
+        key = "dGhlIHNhbXBsZSBub25jZQ=="  # RFC 6455 1.3's example
+        self.assertEqual(sockets.accept_value(key), "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=")
+        ok = ("HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\n"
+              "sec-websocket-accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\nsec-websocket-protocol: __tok").encode()
+        self.assertIsNone(sockets.check_handshake(ok, key, "tok"))
+        self.assertIn("protocol", sockets.check_handshake(ok, key, "other"))
+        self.assertIn("Accept", sockets.check_handshake(ok, "a2V5", "tok"))
+        self.assertIn("503", sockets.check_handshake(b"HTTP/1.1 503 Service Unavailable", key, "tok"))
+
+    def test_a_client_frame_is_masked(self):
+        f = sockets.text_frame(b"heartbeat", b"\x01\x02\x03\x04")
+        self.assertEqual(f[:2], bytes([0x81, 0x80 | 9]))
+        self.assertEqual(f[2:6], b"\x01\x02\x03\x04")
+        self.assertEqual(bytes(b ^ f[2 + i % 4] for i, b in enumerate(f[6:])), b"heartbeat")
+        self.assertEqual(sockets.text_frame(b"x" * 300, b"\0\0\0\0")[:4], bytes([0x81, 0xFE, 1, 44]))
+
+    def test_memory_and_p99_ratios(self):
+        m = sockets.memory({"VmRSS": 100.0, "RssAnon": 60.0}, {"VmRSS": 150.0, "RssAnon": 105.0}, 10000)
+        self.assertEqual((m["delta_mb"], m["per_socket_kb"], m["anon_delta_mb"]), (50.0, 5.12, 45.0))
+        slices = [dict(slice_("a", 0, 1000, 1, 0.1), p99_ms=10.0), dict(slice_("b", 0, 990, 1, 0.1), p99_ms=11.0),
+                  dict(slice_("b", 1, 500, 1, 0.1), p99_ms=22.0), dict(slice_("a", 1, 500, 1, 0.1), p99_ms=20.0)]
+        r = sockets.summarize(slices)
+        self.assertAlmostEqual(r["ratio_p99"]["median"], 1.1)
+        self.assertAlmostEqual(r["ratio_rps"]["min"], 0.99)
+        self.assertNotIn("ratio_reads_p99", r)
+
+    def test_arguments(self):
+        a = sockets.parse_args([])
+        self.assertEqual((a.sockets, a.scenario, a.heartbeat), (10000, "mixed", 0))
+        with mock.patch("sys.stderr"):
+            for bad in (["--sockets", "0"], ["--scenario", "token_refresh"], ["--heartbeat", "-1"]):
+                with self.assertRaises(SystemExit, msg=bad):
+                    sockets.parse_args(bad)
 
 
 if __name__ == "__main__":
