@@ -215,9 +215,9 @@ pub async fn serve_on(listener: TcpListener, state: AppState, shutdown: impl Fut
         let mut stop = stop_rx.clone();
         let open = access::Open::count();
         let cors = Arc::clone(&cors);
-        let budget = state.body_budget.clone();
+        let live = state.clone();
         tokio::spawn(async move {
-            serve_connection(stream, peer, svc, config, cors, budget, &mut stop).await;
+            serve_connection(stream, peer, svc, config, cors, live, &mut stop).await;
             drop(open);
             drop(held);
             drop(permit);
@@ -246,7 +246,7 @@ async fn serve_connection<S>(
     svc: S,
     config: Arc<crate::config::Config>,
     cors: Arc<Cors>,
-    budget: crate::limits::budget::Budget,
+    live: AppState,
     stop: &mut watch::Receiver<bool>,
 ) where
     S: Service<
@@ -259,6 +259,7 @@ async fn serve_connection<S>(
     S::Future: Send,
 {
     let start = Instant::now();
+    let budget = live.body_budget.clone();
     let activity = Arc::new(Activity { reading_since: AtomicI64::new(-1), ..Activity::default() });
     let io = TokioIo::new(Tracked::new(stream, Arc::clone(&activity), start));
     let act = Arc::clone(&activity);
@@ -276,9 +277,18 @@ async fn serve_connection<S>(
         let span = tracing::info_span!("request", request_id = id.to_str().unwrap_or("-"));
         let host = host_rule(&req);
         let checked = cors.check(req.method(), req.uri().path(), req.headers());
+        // the live socket takes the connection over (api::live), before the router
+        let upgrade = crate::api::live::is_upgrade(req.method(), req.uri().path(), req.headers())
+            .then(|| (hyper::upgrade::on(&mut req), req.headers().clone(), live.clone()));
         async move {
             let resp = match (host, checked) {
                 (Err(e), _) => e.to_response(),
+                (Ok(()), _) if upgrade.is_some() => match upgrade {
+                    Some((on, headers, state)) => {
+                        crate::api::live::accept(state, headers, peer, on).await
+                    }
+                    None => crate::error::ApiError::NotFound.to_response(),
+                },
                 (Ok(()), Checked::Answer(r)) => r,
                 (Ok(()), Checked::Pass(finish)) => match svc.call(req).instrument(span).await {
                     Ok(r) => finish.apply(r),

@@ -11,23 +11,32 @@
 //! - **Closing**: every `serve --socket-recheck` (30 s) the token is checked again: revoked, expired, or its user deleted, the socket closes with code
 //!   4001 and the reason `token no longer valid`. A server that stops drops them (the
 //!   kit reconnects).
+//! - **Memory**: the socket is built over hyper's upgrade with tungstenite's buffers
+//!   sized for the kit's messages (a 4 KiB read buffer, messages of at most 64 KiB): with
+//!   tungstenite's default 128 KiB read buffer, filled on the first read, 10,000 idle
+//!   sockets held 1.3 GB (`bench/sockets.py`, docs/performance.md).
 //! - **Replicas**: a read replica refuses the upgrade with 503 (its writes and their
 //!   notifications happen on the primary; the kit retries, and a load balancer sends
 //!   `/ws/` to the primary): forwarding a long-lived socket through the replica would
 //!   tie it to two processes for nothing.
 
 use futures_util::{SinkExt, StreamExt};
+use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
-use warp::Filter;
-use warp::http::{HeaderMap, HeaderValue};
+use tokio_tungstenite::WebSocketStream;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+use tokio_tungstenite::tungstenite::protocol::{CloseFrame, Role, WebSocketConfig};
+use warp::http::{HeaderMap, HeaderValue, StatusCode};
 use warp::reply::Response;
-use warp::ws::{Message, WebSocket, Ws};
 
 use crate::db::notifications::{Pushed, Type};
 use crate::error::ApiError;
-use crate::http::PeerAddr;
 use crate::http::auth::{Credentials, Principal};
 use crate::state::AppState;
+
+/// The socket's path.
+pub const PATH: &str = "/ws/notify";
 
 /// The sub-protocol prefix of the kit's token.
 const PROTOCOL_PREFIX: &str = "__";
@@ -35,19 +44,29 @@ const PROTOCOL_PREFIX: &str = "__";
 /// The close code of a socket whose token no longer holds.
 pub const CLOSE_INVALID: u16 = 4001;
 
-/// The warp filter of `/ws/notify`.
-pub fn filter(
-    state: AppState,
-) -> impl Filter<Extract = (Response,), Error = warp::Rejection> + Clone {
-    warp::path!("ws" / "notify")
-        .and(warp::get())
-        .and(warp::header::headers_cloned())
-        .and(warp::ext::optional::<PeerAddr>())
-        .and(warp::ws())
-        .and_then(move |headers: HeaderMap, peer: Option<PeerAddr>, ws: Ws| {
-            let state = state.clone();
-            async move { Ok::<_, warp::Rejection>(upgrade(state, headers, peer, ws).await) }
-        })
+/// tungstenite's buffers for the kit's small messages (heartbeats in, pushes out).
+fn socket_config() -> WebSocketConfig {
+    WebSocketConfig::default()
+        .read_buffer_size(4096)
+        .write_buffer_size(0)
+        .max_message_size(Some(64 * 1024))
+        .max_frame_size(Some(64 * 1024))
+}
+
+/// Whether a request asks to open a WebSocket (RFC 6455 §4.2.1): then it is this
+/// module's, else the router's (a plain GET of the path is 404 there).
+pub fn is_upgrade(method: &warp::http::Method, path: &str, headers: &HeaderMap) -> bool {
+    let has = |name: &str, token: &str| {
+        headers
+            .get_all(name)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .any(|v| v.split(',').any(|t| t.trim().eq_ignore_ascii_case(token)))
+    };
+    method == warp::http::Method::GET
+        && path == PATH
+        && has("upgrade", "websocket")
+        && has("connection", "upgrade")
 }
 
 /// The kit's token from `Sec-WebSocket-Protocol`, and the protocol to echo.
@@ -75,14 +94,30 @@ fn origin_allowed(state: &AppState, headers: &HeaderMap) -> bool {
         || own.is_some_and(|o| o.as_bytes() == origin.as_bytes())
 }
 
-/// Checks everything before the upgrade, then upgrades.
-async fn upgrade(state: AppState, headers: HeaderMap, peer: Option<PeerAddr>, ws: Ws) -> Response {
+/// Answers an upgrade request: every check first (replica, Origin, the handshake's
+/// headers, the token, the caps), then 101, and the socket runs on its own task once
+/// hyper hands the connection over.
+pub async fn accept(
+    state: AppState,
+    headers: HeaderMap,
+    peer: std::net::SocketAddr,
+    on_upgrade: hyper::upgrade::OnUpgrade,
+) -> Response {
     if matches!(state.role, crate::role::Role::Replica(_)) {
         return ApiError::Unavailable(crate::error::Unavailable::ReplicaSocket).to_response();
     }
     if !origin_allowed(&state, &headers) {
         return ApiError::PermissionDenied.to_response();
     }
+    let key = headers.get("sec-websocket-key").map(HeaderValue::as_bytes);
+    let version = headers.get("sec-websocket-version").map(HeaderValue::as_bytes);
+    let Some(key) = key.filter(|_| version == Some(b"13".as_slice())) else {
+        return ApiError::MalformedRequest(
+            "a WebSocket handshake needs Sec-WebSocket-Key and Sec-WebSocket-Version 13",
+        )
+        .to_response();
+    };
+    let accept_key = tokio_tungstenite::tungstenite::handshake::derive_accept_key(key);
     let Some((protocol, token)) = protocol_token(&headers) else {
         return ApiError::NotAuthenticated.to_response();
     };
@@ -90,9 +125,8 @@ async fn upgrade(state: AppState, headers: HeaderMap, peer: Option<PeerAddr>, ws
         Ok(who) => who,
         Err(e) => return e.to_response(),
     };
-    let address = crate::http::client_addr(&state, peer.map(|p| p.0), &headers);
+    let address = crate::http::client_addr(&state, Some(peer), &headers);
     let config = &state.config;
-    // registered before the upgrade, so the caps are answered with a status
     let Ok(registered) = state.hub.register(
         who.user_id,
         address,
@@ -101,10 +135,23 @@ async fn upgrade(state: AppState, headers: HeaderMap, peer: Option<PeerAddr>, ws
     ) else {
         return ApiError::Unavailable(crate::error::Unavailable::Sockets).to_response();
     };
-    let reply = ws.on_upgrade(move |socket| run(state, socket, who, token, registered));
-    let mut resp = warp::Reply::into_response(reply);
+    tokio::spawn(async move {
+        if let Ok(upgraded) = on_upgrade.await {
+            let io = TokioIo::new(upgraded);
+            let socket =
+                WebSocketStream::from_raw_socket(io, Role::Server, Some(socket_config())).await;
+            run(state, socket, who, token, registered).await;
+        }
+    });
+    let mut resp = crate::reply::empty(StatusCode::SWITCHING_PROTOCOLS);
+    let h = resp.headers_mut();
+    h.insert("upgrade", HeaderValue::from_static("websocket"));
+    h.insert("connection", HeaderValue::from_static("upgrade"));
+    if let Ok(v) = HeaderValue::from_str(&accept_key) {
+        h.insert("sec-websocket-accept", v);
+    }
     if let Ok(v) = HeaderValue::from_str(&protocol) {
-        resp.headers_mut().insert("sec-websocket-protocol", v);
+        h.insert("sec-websocket-protocol", v);
     }
     resp
 }
@@ -120,7 +167,7 @@ async fn principal(state: &AppState, token: &str) -> Result<Principal, ApiError>
 /// stops holding.
 async fn run(
     state: AppState,
-    socket: WebSocket,
+    socket: WebSocketStream<TokioIo<hyper::upgrade::Upgraded>>,
     who: Principal,
     token: String,
     (registered, mut pushes): (crate::hub::Registration, tokio::sync::mpsc::Receiver<Pushed>),
@@ -131,13 +178,13 @@ async fn run(
     loop {
         tokio::select! {
             msg = rx.next() => match msg {
-                Some(Ok(m)) if m.is_text() => {
+                Some(Ok(Message::Text(t))) => {
                     // the kit's heartbeat: echoed as it came
-                    if tx.send(Message::text(m.to_str().unwrap_or(""))).await.is_err() {
+                    if tx.send(Message::Text(t)).await.is_err() {
                         break;
                     }
                 }
-                Some(Ok(m)) if m.is_close() => break,
+                Some(Ok(Message::Close(_))) => break,
                 Some(Ok(_)) => {}
                 Some(Err(_)) | None => break,
             },
@@ -150,7 +197,11 @@ async fn run(
             _ = recheck.tick() => {
                 let still = principal(&state, &token).await.is_ok_and(|p| p.user_id == who.user_id);
                 if !still {
-                    let _ = tx.send(Message::close_with(CLOSE_INVALID, "token no longer valid")).await;
+                    let frame = CloseFrame {
+                        code: CloseCode::from(CLOSE_INVALID),
+                        reason: "token no longer valid".into(),
+                    };
+                    let _ = tx.send(Message::Close(Some(frame))).await;
                     break;
                 }
             }

@@ -73,9 +73,8 @@ pub fn router() -> &'static Router {
     ROUTER.get_or_init(|| Router::new(endpoints()))
 }
 
-/// Every route hearth serves: the live socket (`GET /ws/notify`, an upgrade that the
-/// declaration table does not describe), then the table.
+/// Every route hearth serves (the live socket's upgrade, `GET /ws/notify`, is taken
+/// before them, by `server.rs`: see [`live`]).
 pub fn routes(state: AppState) -> Route {
-    use warp::Filter;
-    live::filter(state.clone()).or(router().clone().filter(state)).unify().boxed()
+    router().clone().filter(state)
 }
