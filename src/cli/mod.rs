@@ -167,11 +167,19 @@ pub type CliResult<T = ()> = Result<T, CliError>;
 /// `.<name>-litestream` directory is beside it) is never checkpointed by the command.
 pub fn open_existing(path: &Path) -> CliResult<Db> {
     if !path.exists() {
-        return Err(CliError(format!(
-            "no database at {} (run `hearth --db {} init` first)",
-            path.display(),
-            path.display()
-        )));
+        // (with HEARTH_DB set, `--db` on the command line still names the same file)
+        let init = format!("`hearth --db {} init`", path.display());
+        let dir = crate::db::location::directory(path);
+        return Err(CliError(match crate::db::location::missing_directory(path) {
+            Some(_) if !dir.exists() => format!(
+                "no database at {}: the directory {} does not exist (create it with `mkdir -p {}`, then run {init})",
+                path.display(),
+                dir.display(),
+                dir.display()
+            ),
+            Some(why) => format!("no database at {}: {why}", path.display()),
+            None => format!("no database at {} (run {init} first)", path.display()),
+        }));
     }
     let db = Db::open(path)?;
     // Litestream's directory beside the file: it replicates this database, and a

@@ -229,6 +229,8 @@ pub fn run(path: &Path, args: ServeArgs, clock: Clock) -> CliResult {
         tracing::info!("stopped");
         return result;
     }
+    // held until the runtime is down, past the last use of the database
+    let serving = crate::db::ServeLock::take(path)?;
     let result = runtime.block_on(async move {
         let (db, created) = Db::open_or_create(path, clock.now())?;
         // before hearth's first write of this run (the probe below): no checkpoint
@@ -282,6 +284,7 @@ pub fn run(path: &Path, args: ServeArgs, clock: Clock) -> CliResult {
     // requests still running after the shutdown deadline are dropped here: the process
     // exits within a second of the deadline, whatever its blocking threads are doing
     runtime.shutdown_timeout(Duration::from_millis(500));
+    drop(serving);
     tracing::info!("stopped");
     result
 }
@@ -409,6 +412,7 @@ fn notify(states: &[sd_notify::NotifyState<'_>]) {
 
 #[cfg(test)]
 mod tests {
+    #![expect(clippy::panic, reason = "tests fail loudly")]
     use clap::Parser;
 
     use crate::cli::{Cli, Command};

@@ -40,6 +40,7 @@ pub mod import;
 pub mod indexes;
 mod integrity;
 pub mod jwt;
+pub mod location;
 pub mod media;
 pub mod migrate;
 mod pair;
@@ -61,6 +62,7 @@ pub mod users;
 pub mod votes;
 
 pub use faults::{is_storage_fault, is_unique_violation};
+pub use file_lock::ServeLock;
 use file_lock::lock_shared;
 mod writable;
 
@@ -97,6 +99,10 @@ pub enum DbError {
     NotHearth(String),
     /// The blocking task died.
     Task(String),
+    /// The filesystem keeps the file from being created or opened (a missing
+    /// directory, a directory or an empty file in its place, permissions): one line
+    /// with the fix ([`location`]).
+    File(String),
     /// A read replica's copy must not be served now (issue 28; [`copy_check`]).
     Copy(CopyFault),
     /// A file the database needs could not be read.
@@ -111,7 +117,7 @@ impl std::fmt::Display for DbError {
         match self {
             DbError::Sqlite(e) => write!(f, "database: {e}"),
             DbError::Pool(e) => write!(f, "database pool: {e}"),
-            DbError::NotHearth(e) => write!(f, "{e}"),
+            DbError::NotHearth(e) | DbError::File(e) => write!(f, "{e}"),
             DbError::Task(e) => write!(f, "database task: {e}"),
             DbError::Copy(fault) => write!(f, "the replica's copy is {fault}"),
             DbError::Io(e) => write!(f, "database file: {e}"),
@@ -230,6 +236,11 @@ impl Db {
     /// Opens an existing hearth database, migrating an older schema in place. Refuses a
     /// file that is not a hearth database.
     pub fn open(path: &Path) -> Result<Db, DbError> {
+        location::check(path)?;
+        Db::open_checked(path).map_err(|e| location::explain(path, e, false))
+    }
+
+    fn open_checked(path: &Path) -> Result<Db, DbError> {
         let in_use = lock_shared(path)?;
         let mut writer = Connection::open_with_flags(
             path,
@@ -496,6 +507,7 @@ impl Fault for DbError {
             DbError::Sqlite(e) => is_storage_fault(e),
             DbError::Pool(_) => true,
             DbError::NotHearth(_)
+            | DbError::File(_)
             | DbError::Task(_)
             | DbError::Copy(_)
             | DbError::Io(_)
@@ -508,7 +520,17 @@ impl Fault for DbError {
 /// Returns `Ok(true)` if it was created, `Ok(false)` if it already was a hearth
 /// database, and an error for any other file.
 pub fn create_if_missing(path: &Path, now: crate::clock::Timestamp) -> Result<bool, DbError> {
-    if path.exists() {
+    location::check(path)?;
+    let exists = path.exists();
+    create_checked(path, now, exists).map_err(|e| location::explain(path, e, !exists))
+}
+
+fn create_checked(
+    path: &Path,
+    now: crate::clock::Timestamp,
+    exists: bool,
+) -> Result<bool, DbError> {
+    if exists {
         let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE)?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
         migrate::identify(&conn)?;

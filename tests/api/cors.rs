@@ -218,7 +218,8 @@ async fn preflights_on_unknown_api_paths_are_204_elsewhere_404_and_page_navigati
     let s = cors_server().await;
     // under /api/v2/ (SPEC §7, turn 3): 204 for an allowed origin, so the page gets to
     // read the 404 that follows, with its CORS headers; 403 for any other origin
-    for path in ["/api/v2/nowhere/", "/api/v2/course/x/", "/api/v2/course", "/api/v2/live_stream/"] {
+    for path in ["/api/v2/nowhere/", "/api/v2/course/x/", "/api/v2/course", "/api/v2/live_stream/"]
+    {
         let r = preflight(&s, path, APP, "authorization").await;
         assert_eq!(r.status, StatusCode::NO_CONTENT, "{path}");
         assert_eq!(r.header("access-control-allow-origin"), Some(APP), "{path}");

@@ -276,6 +276,7 @@ mod metrics;
 mod migrate;
 mod ops;
 mod packaging;
+mod places;
 mod replica;
 #[path = "../support/run.rs"]
 mod run;
