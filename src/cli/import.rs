@@ -92,7 +92,9 @@ pub fn run(db: &Db, file: &Path, batch_lines: u64, clock: &Clock) -> CliResult {
             if let Some(b) = &bar {
                 b.abandon();
             }
-            let kept = if committed > 0 {
+            let kept = if committed == 1 {
+                "; line 1 was imported, the batch after it was rolled back".to_owned()
+            } else if committed > 0 {
                 format!("; lines 1-{committed} were imported, the batch after them was rolled back")
             } else {
                 "; nothing was imported".to_owned()
@@ -108,7 +110,10 @@ pub fn run(db: &Db, file: &Path, batch_lines: u64, clock: &Clock) -> CliResult {
     let secs = started.elapsed().as_secs_f64();
     #[expect(clippy::cast_precision_loss, reason = "a rate for humans")]
     let rate = committed as f64 / secs.max(1e-9);
-    println!("imported {committed} lines in {secs:.1} s ({rate:.0} lines/s)");
+    println!(
+        "imported {} in {secs:.1} s ({rate:.0} lines/s)",
+        super::plural(committed, "line", "lines")
+    );
     Ok(())
 }
 

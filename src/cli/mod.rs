@@ -232,6 +232,27 @@ pub fn check_length(what: &str, text: &str, max: usize) -> CliResult {
     Ok(())
 }
 
+/// Whether a panic's payload is `println!`'s on a closed stdout ("failed printing to
+/// stdout: Broken pipe (os error 32)"): the reader of the command's output is gone.
+pub fn is_closed_stdout(payload: &(dyn std::any::Any + Send)) -> bool {
+    let text = payload
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| payload.downcast_ref::<&str>().copied());
+    text.is_some_and(|t| {
+        t.starts_with("failed printing to stdout") && t.contains(&format!("(os error {})", EPIPE))
+    })
+}
+
+/// `EPIPE` on Linux (and every Unix hearth builds on).
+const EPIPE: i32 = 32;
+
+/// `n` and the noun that agrees with it: "1 line", "2 lines".
+pub fn plural(n: impl Into<u64>, one: &str, many: &str) -> String {
+    let n = n.into();
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// Prints a JSON value on one line.
 pub fn print_json(v: &serde_json::Value) {
     println!("{v}");

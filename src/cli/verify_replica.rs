@@ -189,8 +189,12 @@ fn drill(db: &Path, args: &VerifyArgs) -> Report {
     }
     if let Some(first) = report.problems.first() {
         let reason = format!(
-            "the restored copy fails hearth check: {} problem(s), first: {} (if the live file passes `hearth check`, the replica's chain is damaged: force a snapshot, docs/operations.md)",
-            report.problems.len(),
+            "the restored copy fails hearth check: {}, first: {} (if the live file passes `hearth check`, the replica's chain is damaged: force a snapshot, docs/operations.md)",
+            super::plural(
+                u64::try_from(report.problems.len()).unwrap_or(u64::MAX),
+                "problem",
+                "problems"
+            ),
             first.problem
         );
         return report.fail(reason);
