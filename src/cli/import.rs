@@ -9,7 +9,6 @@
 use std::io::{BufRead, BufReader, IsTerminal, Read};
 use std::path::Path;
 use std::sync::mpsc::{SyncSender, sync_channel};
-use std::time::Instant;
 
 use super::{CliError, CliResult};
 use crate::clock::{Clock, Timestamp};
@@ -65,7 +64,7 @@ pub fn run(db: &Db, file: &Path, batch_lines: u64, clock: &Clock) -> CliResult {
         (Box::new(f), size)
     };
     let bar = progress_bar(size);
-    let started = Instant::now();
+    let started = crate::clock::instant();
     let replicated = db.is_replicated();
     let mut importer = db.with_writer(|c| {
         crate::db::import::begin(c, replicated)?;

@@ -240,7 +240,7 @@ pub fn is_closed_stdout(payload: &(dyn std::any::Any + Send)) -> bool {
         .map(String::as_str)
         .or_else(|| payload.downcast_ref::<&str>().copied());
     text.is_some_and(|t| {
-        t.starts_with("failed printing to stdout") && t.contains(&format!("(os error {})", EPIPE))
+        t.starts_with("failed printing to stdout") && t.contains(&format!("(os error {EPIPE})"))
     })
 }
 

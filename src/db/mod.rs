@@ -325,7 +325,7 @@ impl Db {
         self.stats.blocking.fetch_add(1, Ordering::Relaxed);
         let readers = Arc::clone(&self.readers);
         let span = tracing::Span::current();
-        let asked = Instant::now();
+        let asked = crate::clock::instant();
         tokio::task::spawn_blocking(move || {
             let _entered = span.enter();
             let conn = readers.get()?;
@@ -388,7 +388,7 @@ impl Db {
         T: Send + 'static,
         E: From<DbError> + Fault + Send + 'static,
     {
-        let asked = Instant::now();
+        let asked = crate::clock::instant();
         // held by the blocking task, so a cancelled request frees it only when done
         let slot = Arc::clone(&self.write_slot)
             .acquire_owned()
