@@ -99,9 +99,8 @@ pub enum DbError {
     NotHearth(String),
     /// The blocking task died.
     Task(String),
-    /// The filesystem keeps the file from being created or opened (a missing
-    /// directory, a directory or an empty file in its place, permissions): one line
-    /// with the fix ([`location`]).
+    /// The filesystem keeps the file from being created or opened: one line with the
+    /// fix ([`location`]).
     File(String),
     /// A read replica's copy must not be served now (issue 28; [`copy_check`]).
     Copy(CopyFault),
@@ -522,27 +521,22 @@ impl Fault for DbError {
 pub fn create_if_missing(path: &Path, now: crate::clock::Timestamp) -> Result<bool, DbError> {
     location::check(path)?;
     let exists = path.exists();
-    create_checked(path, now, exists).map_err(|e| location::explain(path, e, !exists))
-}
-
-fn create_checked(
-    path: &Path,
-    now: crate::clock::Timestamp,
-    exists: bool,
-) -> Result<bool, DbError> {
-    if exists {
-        let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE)?;
-        conn.busy_timeout(BUSY_TIMEOUT)?;
-        migrate::identify(&conn)?;
-        return Ok(false);
-    }
-    let mut conn = Connection::open(path)?;
-    init_connection(&conn)?;
-    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    migrate::create(&tx)?;
-    seed::seed(&tx, now)?;
-    tx.commit()?;
-    Ok(true)
+    let create = || -> Result<bool, DbError> {
+        if exists {
+            let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE)?;
+            conn.busy_timeout(BUSY_TIMEOUT)?;
+            migrate::identify(&conn)?;
+            return Ok(false);
+        }
+        let mut conn = Connection::open(path)?;
+        init_connection(&conn)?;
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        migrate::create(&tx)?;
+        seed::seed(&tx, now)?;
+        tx.commit()?;
+        Ok(true)
+    };
+    create().map_err(|e| location::explain(path, e, !exists))
 }
 
 /// Writes a consistent copy of the database to a new file at `dest` (`VACUUM INTO`
