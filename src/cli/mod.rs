@@ -278,7 +278,16 @@ pub fn write<T>(
     db: &Db,
     f: impl FnOnce(&rusqlite::Transaction<'_>) -> CliResult<T>,
 ) -> CliResult<T> {
-    db.write_blocking(f)
+    db.write_blocking(f).map_err(|e| {
+        // SQLite opens a file this user may not write read-only, and says only this
+        // (SQLITE_READONLY) at the first write: name the file and the fix
+        if e.0.contains("attempt to write a readonly database") {
+            let e = crate::db::location::explain(db.path(), DbError::NotHearth(e.0), false);
+            CliError(e.to_string())
+        } else {
+            e
+        }
+    })
 }
 
 /// Runs a read with CLI errors.

@@ -75,7 +75,7 @@ pub fn explain(path: &Path, err: DbError, creating: bool) -> DbError {
         return err;
     }
     let dir = directory(path);
-    let fix = "make it writable by the user hearth runs as (chown, chmod), or choose another --db";
+    let fix = "give it to the user hearth runs as (`chown`), or choose another --db";
     if creating || !path.exists() {
         return match probe_dir(&dir) {
             Err(e) => DbError::File(format!(

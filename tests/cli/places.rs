@@ -96,6 +96,19 @@ fn a_read_only_directory_is_named_on_init_and_on_serve() {
         let line = fails(as_unprivileged(e.dir.path(), &db, args), args);
         assert!(line.contains("-wal and -shm") && line.contains("writable"), "{args:?}: {line}");
     }
+    // a database this user may not read or write (another user's file)
+    let e = Env::initialised();
+    std::fs::set_permissions(e.dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+    std::fs::set_permissions(e.db(), std::fs::Permissions::from_mode(0o600)).unwrap();
+    let line = fails(as_unprivileged(e.dir.path(), &e.db(), &["user", "list"]), &["user", "list"]);
+    assert!(line.contains("cannot read") && line.contains("chown"), "{line}");
+    // readable but not writable: reads work (SQLite opens it read-only), and the first
+    // write names the file rather than "attempt to write a readonly database"
+    std::fs::set_permissions(e.db(), std::fs::Permissions::from_mode(0o644)).unwrap();
+    crate::succeeded(&as_unprivileged(e.dir.path(), &e.db(), &["user", "list"]));
+    let args = ["user", "create", "--username", "zed", "--no-password"];
+    let line = fails(as_unprivileged(e.dir.path(), &e.db(), &args), &args);
+    assert!(line.contains("is not writable by this user") && line.contains("chown"), "{line}");
 }
 
 #[test]
