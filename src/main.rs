@@ -18,7 +18,22 @@ fn main() -> std::process::ExitCode {
         Command::Serve(s) => logs::init(s.log_format, true),
         _ => logs::init(LogFormat::Text, false),
     };
-    let result = hearth::cli::run(cli);
+    // output piped into a reader that stops early (`hearth pref list | head -3`): the
+    // next `println!` panics on EPIPE (Rust ignores SIGPIPE). That panic is the quiet
+    // end of the command, as for a program that SIGPIPE ends: no message, and the
+    // unwinding closes the database as a return would
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if !hearth::cli::is_closed_stdout(info.payload()) {
+            default_hook(info);
+        }
+    }));
+    let result =
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| hearth::cli::run(cli))) {
+            Ok(result) => result,
+            Err(payload) if hearth::cli::is_closed_stdout(payload.as_ref()) => Ok(()),
+            Err(payload) => std::panic::resume_unwind(payload),
+        };
     // flush the queued lines before the error line, so it comes last
     drop(guard);
     match result {

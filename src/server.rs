@@ -18,7 +18,7 @@ use std::io;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
@@ -181,7 +181,7 @@ pub async fn serve_on(listener: TcpListener, state: AppState, shutdown: impl Fut
     let per_address = PerAddress::default();
     loop {
         let (stream, peer) = tokio::select! {
-            _ = &mut shutdown => break,
+            () = &mut shutdown => break,
             r = accept(&listener, "accept failed") => match r {
                 Some(c) => c,
                 None => continue,
@@ -258,7 +258,7 @@ async fn serve_connection<S>(
         + 'static,
     S::Future: Send,
 {
-    let start = Instant::now();
+    let start = crate::clock::instant();
     let budget = live.body_budget.clone();
     let activity = Arc::new(Activity { reading_since: AtomicI64::new(-1), ..Activity::default() });
     let io = TokioIo::new(Tracked::new(stream, Arc::clone(&activity), start));

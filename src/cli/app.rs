@@ -18,7 +18,8 @@ pub const TEXT_MAX: usize = 255;
 /// App subcommands.
 #[derive(Debug, Subcommand)]
 pub enum AppCommand {
-    /// Register an application; prints its client_id and secret_key (shown only here).
+    /// Register an application; prints its client_id and, for a confidential app, its
+    /// secret_key (shown only here; a public app has none).
     Create(CreateArgs),
     /// List applications.
     List {
@@ -43,7 +44,7 @@ pub enum AppCommand {
     },
     /// Change an application; only the options given change.
     Update(UpdateArgs),
-    /// Make a new secret (the old one stops working); prints it.
+    /// Make a new secret for a confidential app (the old one stops working); prints it.
     RotateSecret {
         /// Its client_id (client ids may start with a dash).
         #[arg(allow_hyphen_values = true)]
@@ -154,8 +155,10 @@ fn validate(
         )));
     }
     if redirect_uris.is_empty() && grant != AppGrant::Password {
+        let article =
+            if grant.as_str().starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
         return Err(CliError(format!(
-            "a {} app needs at least one --redirect-uri",
+            "{article} {} app needs at least one --redirect-uri",
             grant.as_str()
         )));
     }
@@ -224,7 +227,10 @@ pub fn run(db: &Db, cmd: AppCommand, clock: &Clock) -> CliResult {
             } else {
                 args.confidential || grant == AppGrant::AuthorizationCode
             };
+            // a public client authenticates without a secret (oauth::client): it gets
+            // none to store; the column holds the hash of one nobody is shown
             let secret = token::random_string(48);
+            let shown = confidential.then_some(secret.as_str());
             let mut app = App {
                 id: 0,
                 client_id: token::random_string(24),
@@ -240,7 +246,7 @@ pub fn run(db: &Db, cmd: AppCommand, clock: &Clock) -> CliResult {
             };
             let a = app.clone();
             app.id = write(db, move |tx| apps::insert(tx, &a).map_err(CliError::from))?;
-            print_app(&app, Some(&secret), args.json);
+            print_app(&app, shown, args.json);
         }
         AppCommand::List { json } => {
             let list = read(db, |c| apps::list(c).map_err(CliError::from))?;
@@ -290,6 +296,11 @@ pub fn run(db: &Db, cmd: AppCommand, clock: &Clock) -> CliResult {
         }
         AppCommand::RotateSecret { client_id, json } => {
             let app = find(db, &client_id)?;
+            if !app.confidential {
+                return Err(CliError(format!(
+                    "{client_id} is a public app: it authenticates with its client_id alone and has no secret to rotate"
+                )));
+            }
             let secret = token::random_string(48);
             let hash = token::storage_hash(&secret);
             let id = app.id;

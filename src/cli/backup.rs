@@ -28,6 +28,9 @@ pub fn run(db: &Db, dest: &Path, keep: Option<usize>, clock: &Clock) -> CliResul
     if fs::symlink_metadata(dest).is_ok() {
         return Err(CliError(format!("{} already exists; choose a new file", dest.display())));
     }
+    if let Some(why) = crate::db::location::missing_directory(dest) {
+        return Err(CliError(format!("cannot write the backup to {}: {why}", dest.display())));
+    }
     copy(db, dest)?;
     println!("backed up {} to {}", db.path().display(), dest.display());
     Ok(())

@@ -9,7 +9,6 @@
 use std::io::{BufRead, BufReader, IsTerminal, Read};
 use std::path::Path;
 use std::sync::mpsc::{SyncSender, sync_channel};
-use std::time::Instant;
 
 use super::{CliError, CliResult};
 use crate::clock::{Clock, Timestamp};
@@ -65,7 +64,7 @@ pub fn run(db: &Db, file: &Path, batch_lines: u64, clock: &Clock) -> CliResult {
         (Box::new(f), size)
     };
     let bar = progress_bar(size);
-    let started = Instant::now();
+    let started = crate::clock::instant();
     let replicated = db.is_replicated();
     let mut importer = db.with_writer(|c| {
         crate::db::import::begin(c, replicated)?;
@@ -92,7 +91,9 @@ pub fn run(db: &Db, file: &Path, batch_lines: u64, clock: &Clock) -> CliResult {
             if let Some(b) = &bar {
                 b.abandon();
             }
-            let kept = if committed > 0 {
+            let kept = if committed == 1 {
+                "; line 1 was imported, the batch after it was rolled back".to_owned()
+            } else if committed > 0 {
                 format!("; lines 1-{committed} were imported, the batch after them was rolled back")
             } else {
                 "; nothing was imported".to_owned()
@@ -108,7 +109,10 @@ pub fn run(db: &Db, file: &Path, batch_lines: u64, clock: &Clock) -> CliResult {
     let secs = started.elapsed().as_secs_f64();
     #[expect(clippy::cast_precision_loss, reason = "a rate for humans")]
     let rate = committed as f64 / secs.max(1e-9);
-    println!("imported {committed} lines in {secs:.1} s ({rate:.0} lines/s)");
+    println!(
+        "imported {} in {secs:.1} s ({rate:.0} lines/s)",
+        super::plural(committed, "line", "lines")
+    );
     Ok(())
 }
 

@@ -2,7 +2,7 @@
 
 use rusqlite::Connection;
 
-use super::{CliError, CliResult, print_json};
+use super::{CliError, CliResult, plural, print_json};
 use crate::db::Db;
 use crate::db::apps;
 use crate::db::check::Problem;
@@ -44,6 +44,26 @@ pub fn check(db: &Db, as_json: bool) -> CliResult {
     if problems.is_empty() {
         Ok(())
     } else {
-        Err(CliError(format!("{} problem(s) found", problems.len())))
+        let n = u64::try_from(problems.len()).unwrap_or(u64::MAX);
+        Err(CliError(format!(
+            "{} found: {}",
+            plural(n, "problem", "problems"),
+            next_step(&problems)
+        )))
+    }
+}
+
+/// What to do about `problems`, in one sentence: a redirect URI is fixed by updating
+/// its app; anything else in the file by going back to a backup that passes.
+fn next_step(problems: &[Problem]) -> String {
+    let uris = problems.iter().any(|p| p.check == "redirect_uris");
+    let data = problems.iter().any(|p| p.check != "redirect_uris");
+    let update =
+        "give each app named a valid one with `hearth app update CLIENT_ID --redirect-uri URI`";
+    let restore = "keep a copy of this file (`hearth backup DEST`), then `hearth restore` the latest backup that `hearth check` passes (docs/operations.md, \"Backups and restore\")";
+    match (uris, data) {
+        (true, false) => update.to_owned(),
+        (true, true) => format!("{restore}; and {update}"),
+        _ => restore.to_owned(),
     }
 }

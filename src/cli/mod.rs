@@ -171,11 +171,19 @@ pub type CliResult<T = ()> = Result<T, CliError>;
 /// `.<name>-litestream` directory is beside it) is never checkpointed by the command.
 pub fn open_existing(path: &Path) -> CliResult<Db> {
     if !path.exists() {
-        return Err(CliError(format!(
-            "no database at {} (run `hearth --db {} init` first)",
-            path.display(),
-            path.display()
-        )));
+        // (with HEARTH_DB set, `--db` on the command line still names the same file)
+        let init = format!("`hearth --db {} init`", path.display());
+        let dir = crate::db::location::directory(path);
+        return Err(CliError(match crate::db::location::missing_directory(path) {
+            Some(_) if !dir.exists() => format!(
+                "no database at {}: the directory {} does not exist (create it with `mkdir -p {}`, then run {init})",
+                path.display(),
+                dir.display(),
+                dir.display()
+            ),
+            Some(why) => format!("no database at {}: {why}", path.display()),
+            None => format!("no database at {} (run {init} first)", path.display()),
+        }));
     }
     let db = Db::open(path)?;
     // Litestream's directory beside the file: it replicates this database, and a
@@ -229,6 +237,27 @@ pub fn check_length(what: &str, text: &str, max: usize) -> CliResult {
     Ok(())
 }
 
+/// Whether a panic's payload is `println!`'s on a closed stdout ("failed printing to
+/// stdout: Broken pipe (os error 32)"): the reader of the command's output is gone.
+pub fn is_closed_stdout(payload: &(dyn std::any::Any + Send)) -> bool {
+    let text = payload
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| payload.downcast_ref::<&str>().copied());
+    text.is_some_and(|t| {
+        t.starts_with("failed printing to stdout") && t.contains(&format!("(os error {EPIPE})"))
+    })
+}
+
+/// `EPIPE` on Linux (and every Unix hearth builds on).
+const EPIPE: i32 = 32;
+
+/// `n` and the noun that agrees with it: "1 line", "2 lines".
+pub fn plural(n: impl Into<u64>, one: &str, many: &str) -> String {
+    let n = n.into();
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// Prints a JSON value on one line.
 pub fn print_json(v: &serde_json::Value) {
     println!("{v}");
@@ -254,7 +283,16 @@ pub fn write<T>(
     db: &Db,
     f: impl FnOnce(&rusqlite::Transaction<'_>) -> CliResult<T>,
 ) -> CliResult<T> {
-    db.write_blocking(f)
+    db.write_blocking(f).map_err(|e| {
+        // SQLite opens a file this user may not write read-only, and says only this
+        // (SQLITE_READONLY) at the first write: name the file and the fix
+        if e.0.contains("attempt to write a readonly database") {
+            let e = crate::db::location::explain(db.path(), DbError::NotHearth(e.0), false);
+            CliError(e.to_string())
+        } else {
+            e
+        }
+    })
 }
 
 /// Runs a read with CLI errors.

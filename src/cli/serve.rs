@@ -246,6 +246,8 @@ pub fn run(path: &Path, args: ServeArgs, clock: Clock) -> CliResult {
         tracing::info!("stopped");
         return result;
     }
+    // held until the runtime is down, past the last use of the database
+    let serving = crate::db::ServeLock::take(path)?;
     let result = runtime.block_on(async move {
         let (db, created) = Db::open_or_create(path, clock.now())?;
         // before hearth's first write of this run (the probe below): no checkpoint
@@ -299,6 +301,7 @@ pub fn run(path: &Path, args: ServeArgs, clock: Clock) -> CliResult {
     // requests still running after the shutdown deadline are dropped here: the process
     // exits within a second of the deadline, whatever its blocking threads are doing
     runtime.shutdown_timeout(Duration::from_millis(500));
+    drop(serving);
     tracing::info!("stopped");
     result
 }

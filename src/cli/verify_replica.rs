@@ -23,7 +23,7 @@ use std::io::Write;
 use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use clap::Args;
 
@@ -166,7 +166,7 @@ fn drill(db: &Path, args: &VerifyArgs) -> Report {
         }
     };
     let restored = work.0.join("restored.db");
-    let started = Instant::now();
+    let started = crate::clock::instant();
     if let Err(why) = restore(args, &live, &restored, &work.0.join("litestream.log")) {
         return report.fail(format!("restore failed: {why}"));
     }
@@ -189,8 +189,12 @@ fn drill(db: &Path, args: &VerifyArgs) -> Report {
     }
     if let Some(first) = report.problems.first() {
         let reason = format!(
-            "the restored copy fails hearth check: {} problem(s), first: {} (if the live file passes `hearth check`, the replica's chain is damaged: force a snapshot, docs/operations.md)",
-            report.problems.len(),
+            "the restored copy fails hearth check: {}, first: {} (if the live file passes `hearth check`, the replica's chain is damaged: force a snapshot, docs/operations.md)",
+            super::plural(
+                u64::try_from(report.problems.len()).unwrap_or(u64::MAX),
+                "problem",
+                "problems"
+            ),
             first.problem
         );
         return report.fail(reason);
@@ -263,11 +267,11 @@ fn restore(args: &VerifyArgs, live: &Path, out: &Path, log: &Path) -> Result<(),
         .stderr(err)
         .spawn()
         .map_err(|e| format!("cannot run {}: {e}", args.litestream_bin.display()))?;
-    let deadline = Instant::now() + args.restore_timeout;
+    let deadline = crate::clock::instant() + args.restore_timeout;
     let status = loop {
         match child.try_wait() {
             Ok(Some(s)) => break s,
-            Ok(None) if Instant::now() >= deadline => {
+            Ok(None) if crate::clock::instant() >= deadline => {
                 let _ = child.kill();
                 let _ = child.wait();
                 return Err(format!(

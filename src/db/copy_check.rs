@@ -166,7 +166,7 @@ impl CopyCheck {
         match inspect(conn, st.served, deep) {
             Ok(at) => {
                 if deep {
-                    st.deep_passed = Some((now, Instant::now()));
+                    st.deep_passed = Some((now, crate::clock::instant()));
                 }
                 if let Some((fault, _)) = st.fault.take() {
                     tracing::info!(was = ?fault, position = at, "the replica's copy is usable again");
@@ -296,6 +296,10 @@ mod tests {
         static CHANGES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         let n = CHANGES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let f = std::fs::File::options().write(true).open(path).unwrap();
+        #[expect(
+            clippy::disallowed_methods,
+            reason = "a file's mtime is the filesystem's wall time, which no Clock sets"
+        )]
         f.set_modified(std::time::SystemTime::now() + Duration::from_secs(n)).unwrap();
     }
 

@@ -586,7 +586,7 @@ mod tests {
             (Some(5), None, "c.name_key, c.id"),
         ] {
             let s = Search { user, text: text.clone(), categories: None, order_by: order };
-            let t = std::time::Instant::now();
+            let t = crate::clock::instant();
             let (count, ids) = search(&conn, &s, 20, 0).unwrap();
             println!(
                 "user {user:?} text {text:?} order {order}: count {count}, {} ids, {:?}",

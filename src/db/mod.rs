@@ -41,6 +41,7 @@ pub mod import;
 pub mod indexes;
 mod integrity;
 pub mod jwt;
+pub mod location;
 pub mod media;
 pub mod migrate;
 pub mod notifications;
@@ -63,6 +64,7 @@ pub mod users;
 pub mod votes;
 
 pub use faults::{is_storage_fault, is_unique_violation};
+pub use file_lock::ServeLock;
 use file_lock::lock_shared;
 mod writable;
 
@@ -99,6 +101,9 @@ pub enum DbError {
     NotHearth(String),
     /// The blocking task died.
     Task(String),
+    /// The filesystem keeps the file from being created or opened: one line with the
+    /// fix ([`location`]).
+    File(String),
     /// A read replica's copy must not be served now (issue 28; [`copy_check`]).
     Copy(CopyFault),
     /// A file the database needs could not be read.
@@ -113,7 +118,7 @@ impl std::fmt::Display for DbError {
         match self {
             DbError::Sqlite(e) => write!(f, "database: {e}"),
             DbError::Pool(e) => write!(f, "database pool: {e}"),
-            DbError::NotHearth(e) => write!(f, "{e}"),
+            DbError::NotHearth(e) | DbError::File(e) => write!(f, "{e}"),
             DbError::Task(e) => write!(f, "database task: {e}"),
             DbError::Copy(fault) => write!(f, "the replica's copy is {fault}"),
             DbError::Io(e) => write!(f, "database file: {e}"),
@@ -238,6 +243,11 @@ impl Db {
     /// Opens an existing hearth database, migrating an older schema in place. Refuses a
     /// file that is not a hearth database.
     pub fn open(path: &Path) -> Result<Db, DbError> {
+        location::check(path)?;
+        Db::open_checked(path).map_err(|e| location::explain(path, e, false))
+    }
+
+    fn open_checked(path: &Path) -> Result<Db, DbError> {
         let in_use = lock_shared(path)?;
         let mut writer = Connection::open_with_flags(
             path,
@@ -329,7 +339,7 @@ impl Db {
         self.stats.blocking.fetch_add(1, Ordering::Relaxed);
         let readers = Arc::clone(&self.readers);
         let span = tracing::Span::current();
-        let asked = Instant::now();
+        let asked = crate::clock::instant();
         tokio::task::spawn_blocking(move || {
             let _entered = span.enter();
             let conn = readers.get()?;
@@ -392,7 +402,7 @@ impl Db {
         T: Send + 'static,
         E: From<DbError> + Fault + Send + 'static,
     {
-        let asked = Instant::now();
+        let asked = crate::clock::instant();
         // held by the blocking task, so a cancelled request frees it only when done
         let slot = Arc::clone(&self.write_slot)
             .acquire_owned()
@@ -519,6 +529,7 @@ impl Fault for DbError {
             DbError::Sqlite(e) => is_storage_fault(e),
             DbError::Pool(_) => true,
             DbError::NotHearth(_)
+            | DbError::File(_)
             | DbError::Task(_)
             | DbError::Copy(_)
             | DbError::Io(_)
@@ -531,19 +542,24 @@ impl Fault for DbError {
 /// Returns `Ok(true)` if it was created, `Ok(false)` if it already was a hearth
 /// database, and an error for any other file.
 pub fn create_if_missing(path: &Path, now: crate::clock::Timestamp) -> Result<bool, DbError> {
-    if path.exists() {
-        let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE)?;
-        conn.busy_timeout(BUSY_TIMEOUT)?;
-        migrate::identify(&conn)?;
-        return Ok(false);
-    }
-    let mut conn = Connection::open(path)?;
-    init_connection(&conn)?;
-    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    migrate::create(&tx)?;
-    seed::seed(&tx, now)?;
-    tx.commit()?;
-    Ok(true)
+    location::check(path)?;
+    let exists = path.exists();
+    let create = || -> Result<bool, DbError> {
+        if exists {
+            let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE)?;
+            conn.busy_timeout(BUSY_TIMEOUT)?;
+            migrate::identify(&conn)?;
+            return Ok(false);
+        }
+        let mut conn = Connection::open(path)?;
+        init_connection(&conn)?;
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        migrate::create(&tx)?;
+        seed::seed(&tx, now)?;
+        tx.commit()?;
+        Ok(true)
+    };
+    create().map_err(|e| location::explain(path, e, !exists))
 }
 
 /// Writes a consistent copy of the database to a new file at `dest` (`VACUUM INTO`

@@ -61,7 +61,7 @@ pub(super) struct Watch {
 /// Monotonic nanoseconds since the first call.
 fn clock() -> u64 {
     static ORIGIN: OnceLock<Instant> = OnceLock::new();
-    let since = ORIGIN.get_or_init(Instant::now).elapsed().as_nanos();
+    let since = ORIGIN.get_or_init(crate::clock::instant).elapsed().as_nanos();
     u64::try_from(since).unwrap_or(u64::MAX)
 }
 
@@ -460,7 +460,7 @@ fn open(path: &Path, mmap: i64) -> rusqlite::Result<Pooled> {
     let watch = Watch::new();
     let w = Arc::clone(&watch);
     c.progress_handler(PROGRESS_STEPS, Some(move || w.overrun()))?;
-    Ok(Pooled { conn: c, watch, file: None, checked: None, opened: Instant::now() })
+    Ok(Pooled { conn: c, watch, file: None, checked: None, opened: crate::clock::instant() })
 }
 
 impl Reader {

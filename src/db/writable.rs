@@ -32,7 +32,7 @@ impl Db {
             if last.is_some_and(|t| t.elapsed() < PROBE_EVERY) {
                 return false;
             }
-            *last = Some(std::time::Instant::now());
+            *last = Some(crate::clock::instant());
         }
         let this = self.clone();
         tokio::task::spawn_blocking(move || this.probe_writable()).await.unwrap_or(false)

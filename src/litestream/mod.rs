@@ -166,7 +166,7 @@ pub async fn watch(db: Db, under: Under, limit: Duration) {
             tracing::debug!(error = %e, "reading the WAL failed");
             None
         });
-        let behind = lag.look(committed, copied, Instant::now());
+        let behind = lag.look(committed, copied, crate::clock::instant());
         let over = !limit.is_zero() && behind > limit;
         let held = over || orphaned;
         crate::telemetry::replication(behind, held);
@@ -193,7 +193,7 @@ mod tests {
 
     #[test]
     fn the_lag_is_the_wait_of_the_oldest_commit_litestream_lacks() {
-        let t0 = Instant::now();
+        let t0 = crate::clock::instant();
         let ms = Duration::from_millis;
         let at = |end| Position { generation: 1, end };
         let mut l = Lag::default();

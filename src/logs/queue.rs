@@ -234,9 +234,9 @@ mod tests {
         )
         .unwrap();
         line(&q, "first\n");
-        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        let deadline = crate::clock::instant() + Duration::from_secs(10);
         while out.writes.lock().unwrap().is_empty() {
-            assert!(std::time::Instant::now() < deadline, "never written");
+            assert!(crate::clock::instant() < deadline, "never written");
             std::thread::sleep(Duration::from_millis(5));
         }
         assert_eq!(out.writes.lock().unwrap().concat(), b"first\n");

@@ -1,15 +1,17 @@
 //! The server-rendered pages: login, consent, signed-in, and errors. No JavaScript;
 //! every form carries a CSRF token; every page is sent with `X-Frame-Options: DENY`, a
 //! strict `Content-Security-Policy` and `Cache-Control: no-store` (SPEC §4).
+//!
+//! The HTML is written with maud's `html!`: every value spliced in with `(…)` is
+//! escaped, so an app's name or a username cannot become markup; only the constant
+//! style sheet and doctype are spliced unescaped (`PreEscaped`).
 
-use std::fmt::Write as _;
-
+use maud::{Markup, PreEscaped, html};
 use warp::http::{HeaderValue, StatusCode, header};
 use warp::reply::Response;
 
 use crate::error::ApiError;
 use crate::model::app::{App, Authorization};
-use crate::model::html::escape;
 use crate::oauth::scope::Scope;
 
 const STYLE: &str = "body{font:16px/1.5 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;\
@@ -35,8 +37,8 @@ pub struct Page {
     pub status: StatusCode,
     /// `<title>` and heading.
     pub title: String,
-    /// The inner HTML of `<main>` after the heading (already escaped).
-    pub body: String,
+    /// The inside of `<main>` after the heading.
+    pub body: Markup,
     /// A CSP source (the redirect URI's origin) that forms may also post to.
     pub form_action: Option<String>,
     /// `Set-Cookie` values.
@@ -47,7 +49,7 @@ pub struct Page {
 
 impl Page {
     /// A page with a status, title and body.
-    pub fn new(status: StatusCode, title: &str, body: String) -> Self {
+    pub fn new(status: StatusCode, title: &str, body: Markup) -> Self {
         Page {
             status,
             title: title.to_owned(),
@@ -58,18 +60,30 @@ impl Page {
         }
     }
 
+    /// The whole document: the title and heading around the body.
+    fn document(&self) -> Markup {
+        html! {
+            (PreEscaped("<!doctype html>\n"))
+            html lang="en" {
+                head {
+                    meta charset="utf-8";
+                    meta name="viewport" content="width=device-width,initial-scale=1";
+                    title { (self.title) " · hearth" }
+                    style { (PreEscaped(STYLE)) }
+                }
+                body { main { h1 { (self.title) } (self.body) } }
+            }
+            "\n"
+        }
+    }
+
     /// The response with its security headers.
     pub fn into_response(self) -> Response {
-        let html = format!(
-            "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\
-<title>{title} · hearth</title><style>{STYLE}</style></head>\
-<body><main><h1>{title}</h1>{body}</main></body></html>\n",
-            title = escape(&self.title),
-            body = self.body
+        let mut resp = crate::http::bytes_response(
+            self.status,
+            "text/html; charset=utf-8",
+            self.document().into_string().into_bytes(),
         );
-        let mut resp =
-            crate::http::bytes_response(self.status, "text/html; charset=utf-8", html.into_bytes());
         let h = resp.headers_mut();
         let form_action = match &self.form_action {
             Some(o) => format!("'self' {o}"),
@@ -99,8 +113,8 @@ style-src 'unsafe-inline'; form-action {form_action}; base-uri 'none'"
 }
 
 /// A hidden form field.
-fn hidden(name: &str, value: &str) -> String {
-    format!("<input type=\"hidden\" name=\"{}\" value=\"{}\">", escape(name), escape(value))
+fn hidden(name: &str, value: &str) -> Markup {
+    html! { input type="hidden" name=(name) value=(value); }
 }
 
 /// The login form; `message` is shown above it.
@@ -111,33 +125,34 @@ pub fn login(
     username: &str,
     message: Option<&str>,
 ) -> Page {
-    let mut body = String::new();
-    if let Some(m) = message {
-        let _ = write!(body, "<p class=\"error\" role=\"alert\">{}</p>", escape(m));
-    }
-    let _ = write!(
-        body,
-        "<form method=\"post\" action=\"/accounts/login/\">{}{}\
-<label for=\"username\">Username</label>\
-<input type=\"text\" id=\"username\" name=\"username\" value=\"{}\" autocomplete=\"username\" required autofocus>\
-<label for=\"password\">Password</label>\
-<input type=\"password\" id=\"password\" name=\"password\" autocomplete=\"current-password\" required>\
-<button class=\"primary\" type=\"submit\">Sign in</button></form>",
-        hidden("csrfmiddlewaretoken", csrf),
-        next.map(|n| hidden("next", n)).unwrap_or_default(),
-        escape(username),
-    );
+    let body = html! {
+        @if let Some(m) = message {
+            p.error role="alert" { (m) }
+        }
+        form method="post" action="/accounts/login/" {
+            (hidden("csrfmiddlewaretoken", csrf))
+            @if let Some(n) = next { (hidden("next", n)) }
+            label for="username" { "Username" }
+            input type="text" id="username" name="username" value=(username)
+                autocomplete="username" required autofocus;
+            label for="password" { "Password" }
+            input type="password" id="password" name="password"
+                autocomplete="current-password" required;
+            button.primary type="submit" { "Sign in" }
+        }
+    };
     Page::new(status, "Sign in", body)
 }
 
 /// The page of a signed-in user who came to the login page with nowhere to go.
 pub fn signed_in(username: &str, csrf: &str) -> Page {
-    let body = format!(
-        "<p>You are signed in as <strong>{}</strong>.</p>\
-<form method=\"post\" action=\"/accounts/logout/\">{}<button type=\"submit\">Sign out</button></form>",
-        escape(username),
-        hidden("csrfmiddlewaretoken", csrf)
-    );
+    let body = html! {
+        p { "You are signed in as " strong { (username) } "." }
+        form method="post" action="/accounts/logout/" {
+            (hidden("csrfmiddlewaretoken", csrf))
+            button type="submit" { "Sign out" }
+        }
+    };
     Page::new(StatusCode::OK, "Signed in", body)
 }
 
@@ -153,54 +168,44 @@ pub struct ConsentFields {
 /// The consent page: the app's name, description and image, the scopes, Allow / Deny.
 pub fn consent(app: &App, username: &str, scope: Scope, f: &ConsentFields, csrf: &str) -> Page {
     let a = &f.authorization;
-    let mut body = String::from("<div class=\"app\">");
-    if app.image.starts_with("https://") || app.image.starts_with('/') {
-        let _ = write!(body, "<img src=\"{}\" alt=\"\">", escape(&app.image));
-    }
-    let _ = write!(
-        body,
-        "<div><strong>{}</strong> wants to access your account.</div></div>",
-        escape(&app.name)
-    );
-    if !app.description.is_empty() {
-        let _ = write!(body, "<p>{}</p>", escape(&app.description));
-    }
-    body.push_str("<p>It will be able to:</p><ul>");
-    if scope.read {
-        body.push_str(
-            "<li><strong>read</strong>: see your profile and the community's content as you</li>",
-        );
-    }
-    if scope.write {
-        body.push_str(
-            "<li><strong>write</strong>: post, react, follow and change things as you</li>",
-        );
-    }
-    let _ = write!(
-        body,
-        "</ul><p class=\"muted\">Signed in as {}. After your choice you will be sent to <code>{}</code>.</p>\
-<form method=\"post\" action=\"/oauth/authorize/\">{}{}{}{}{}",
-        escape(username),
-        escape(&a.redirect_uri),
-        hidden("csrfmiddlewaretoken", csrf),
-        hidden("response_type", &f.response_type),
-        hidden("client_id", &f.client_id),
-        hidden("redirect_uri", &a.redirect_uri),
-        hidden("scope", &a.scope),
-    );
-    for (name, v) in [
+    let image = app.image.starts_with("https://") || app.image.starts_with('/');
+    let optional = [
         ("state", &f.state),
         ("code_challenge", &a.code_challenge),
         ("code_challenge_method", &a.code_challenge_method),
-    ] {
-        if let Some(v) = v {
-            body.push_str(&hidden(name, v));
+    ];
+    let body = html! {
+        div.app {
+            @if image { img src=(app.image) alt=""; }
+            div { strong { (app.name) } " wants to access your account." }
         }
-    }
-    body.push_str(
-        "<button class=\"primary\" type=\"submit\" name=\"allow\" value=\"Authorize\">Allow</button>\
-<button type=\"submit\" name=\"deny\" value=\"Deny\">Deny</button></form>",
-    );
+        @if !app.description.is_empty() { p { (app.description) } }
+        p { "It will be able to:" }
+        ul {
+            @if scope.read {
+                li { strong { "read" } ": see your profile and the community's content as you" }
+            }
+            @if scope.write {
+                li { strong { "write" } ": post, react, follow and change things as you" }
+            }
+        }
+        p.muted {
+            "Signed in as " (username) ". After your choice you will be sent to "
+            code { (a.redirect_uri) } "."
+        }
+        form method="post" action="/oauth/authorize/" {
+            (hidden("csrfmiddlewaretoken", csrf))
+            (hidden("response_type", &f.response_type))
+            (hidden("client_id", &f.client_id))
+            (hidden("redirect_uri", &a.redirect_uri))
+            (hidden("scope", &a.scope))
+            @for (name, v) in optional {
+                @if let Some(v) = v { (hidden(name, v)) }
+            }
+            button.primary type="submit" name="allow" value="Authorize" { "Allow" }
+            button type="submit" name="deny" value="Deny" { "Deny" }
+        }
+    };
     let mut page = Page::new(StatusCode::OK, &format!("Authorize {}", app.name), body);
     page.form_action = super::redirect::csp_source(&a.redirect_uri);
     page
@@ -208,11 +213,10 @@ pub fn consent(app: &App, username: &str, scope: Scope, f: &ConsentFields, csrf:
 
 /// An error page (never a redirect): the RFC code and what it means.
 pub fn error(status: StatusCode, code: &str, description: &str) -> Page {
-    let body = format!(
-        "<p class=\"error\" role=\"alert\"><code>{}</code></p><p>{}</p>",
-        escape(code),
-        escape(description)
-    );
+    let body = html! {
+        p.error role="alert" { code { (code) } }
+        p { (description) }
+    };
     Page::new(status, "Authorization error", body)
 }
 
@@ -271,5 +275,46 @@ mod tests {
         assert!(csp.contains("default-src 'none'"));
         assert!(csp.contains("frame-ancestors 'none'"));
         assert!(csp.contains("form-action 'self' https://app.example"));
+    }
+
+    /// Markup in anything a page shows (an app's name, description, image URL and
+    /// redirect URI, a username, a state) reaches the browser as text.
+    #[test]
+    fn every_value_is_escaped() {
+        let evil = r#"<script>alert("x")</script>&"'"#;
+        let app = App {
+            id: 1,
+            client_id: "c".into(),
+            secret_hash: Vec::new(),
+            name: evil.into(),
+            description: format!("<b>{evil}</b>"),
+            image: format!("https://a.example/i.png\"><img src=x onerror={evil}"),
+            grant: crate::model::app::AppGrant::AuthorizationCode,
+            confidential: true,
+            skip_consent: false,
+            redirect_uris: Vec::new(),
+            created_at: 0,
+        };
+        let fields = ConsentFields {
+            state: Some(evil.into()),
+            authorization: Authorization { redirect_uri: evil.into(), ..Default::default() },
+            ..Default::default()
+        };
+        let scope = Scope::ALL;
+        for page in [
+            consent(&app, evil, scope, &fields, evil),
+            login(StatusCode::OK, evil, Some(evil), evil, Some(evil)),
+            signed_in(evil, evil),
+            error(StatusCode::BAD_REQUEST, evil, evil),
+        ] {
+            // the whole document: the title and heading carry the app's name
+            let html = page.document().into_string();
+            assert!(!html.contains("<script") && !html.contains("<b>"), "{html}");
+            assert!(!html.contains("<img src=x"), "{html}");
+            assert!(
+                html.contains("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;"),
+                "{html}"
+            );
+        }
     }
 }

@@ -57,7 +57,7 @@ pub async fn run(db: Db, status: Arc<ReplicaStatus>, client: super::forward::Cli
                     Ok(Ok(p)) => {
                         status.set_primary(true, p);
                         if let Some(p) = p {
-                            lock(&lag).primary_at(p, Instant::now());
+                            lock(&lag).primary_at(p, crate::clock::instant());
                         }
                     }
                     Ok(Err(e)) => {
@@ -86,7 +86,7 @@ pub async fn run(db: Db, status: Arc<ReplicaStatus>, client: super::forward::Cli
         tick.tick().await;
         match db.current_position().await {
             Ok(p) => {
-                let behind = lock(&lag).local_at(p, Instant::now());
+                let behind = lock(&lag).local_at(p, crate::clock::instant());
                 status.set_local(p, behind);
                 failing = None;
             }
@@ -112,7 +112,7 @@ mod tests {
 
     #[test]
     fn lag_is_the_age_of_the_oldest_position_the_copy_lacks() {
-        let t0 = Instant::now();
+        let t0 = crate::clock::instant();
         let ms = Duration::from_millis;
         let mut l = Lag::default();
         assert_eq!(l.local_at(0, t0), Duration::ZERO, "nothing seen: no lag");

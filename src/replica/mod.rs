@@ -30,7 +30,6 @@ use std::convert::Infallible;
 use std::net::IpAddr;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::time::Instant;
 
 use futures_util::future::BoxFuture;
 use hyper::body::Incoming;
@@ -214,7 +213,7 @@ where
                     && method != Method::GET
                     && method != Method::HEAD
                 {
-                    shared.pending.wrote(t, at, Instant::now());
+                    shared.pending.wrote(t, at, crate::clock::instant());
                 }
                 labelled(resp, "primary")
             }
@@ -224,7 +223,7 @@ where
 
     // a read: by a token whose write the copy may not hold yet?
     if let (Some(t), None) = (&token, &hop)
-        && let Some(want) = shared.pending.waiting(t, Instant::now())
+        && let Some(want) = shared.pending.waiting(t, crate::clock::instant())
     {
         let have =
             shared.state.db.current_position().await.unwrap_or_else(|_| status.local_position());

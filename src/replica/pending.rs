@@ -100,7 +100,7 @@ mod tests {
     #[test]
     fn a_write_holds_the_tokens_reads_until_caught_up_or_five_seconds() {
         let p = Pending::default();
-        let t0 = Instant::now();
+        let t0 = crate::clock::instant();
         assert_eq!(p.waiting("a", t0), None);
         p.wrote("a", 10, t0);
         p.wrote("a", 7, t0);

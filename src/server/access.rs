@@ -52,7 +52,7 @@ impl Access {
             path: req.uri().path().to_owned(),
             client: config.client_addr(peer.ip(), forwarded),
             user_agent: req.headers().get(header::USER_AGENT).cloned(),
-            began: Instant::now(),
+            began: crate::clock::instant(),
         }
     }
 

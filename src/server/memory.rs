@@ -58,10 +58,10 @@ pub(super) fn spawn(state: &AppState) -> Option<tokio::task::JoinHandle<()>> {
     Some(tokio::spawn(async move {
         let mut tick = tokio::time::interval(every);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        let mut quiet = Quiet::new(after, super::access::answered(), Instant::now());
+        let mut quiet = Quiet::new(after, super::access::answered(), crate::clock::instant());
         loop {
             tick.tick().await;
-            if !quiet.release_now(super::access::answered(), Instant::now()) {
+            if !quiet.release_now(super::access::answered(), crate::clock::instant()) {
                 continue;
             }
             let db = db.clone();
@@ -79,7 +79,7 @@ mod tests {
 
     #[test]
     fn once_per_quiet_spell_and_only_after_requests() {
-        let t0 = Instant::now();
+        let t0 = crate::clock::instant();
         let at = |ms: u64| t0 + Duration::from_millis(ms);
         let mut q = Quiet::new(Duration::from_millis(100), 0, t0);
         // an idle server from the start never releases

@@ -149,7 +149,7 @@ mod tests {
         let (server, _) = listener.accept().await.unwrap();
         let activity =
             Arc::new(Activity { reading_since: AtomicI64::new(-1), ..Activity::default() });
-        (Tracked::new(server, activity, Instant::now()), client)
+        (Tracked::new(server, activity, crate::clock::instant()), client)
     }
 
     #[tokio::test]

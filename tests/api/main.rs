@@ -2,6 +2,10 @@
 //! server on 127.0.0.1:0 with a temp-file database and a manual clock.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, reason = "tests fail loudly")]
+#![expect(
+    clippy::disallowed_methods,
+    reason = "these tests wait for real servers and processes in real time; the code under test reads time only through src/clock.rs"
+)]
 
 mod common;
 mod conformance;

@@ -19,6 +19,14 @@ fn app_create_list_show_rotate_delete() {
     );
     let p = e.json(&["app", "create", "--name", "SDK", "--grant", "password", "--json"]);
     assert_eq!(p["client_type"], "public");
+    assert!(p.get("secret_key").is_none(), "a public app gets no secret: it never uses one");
+    let text = e.ok(&["app", "create", "--name", "SDK2", "--grant", "password"]);
+    assert!(!text.contains("secret_key") && !text.contains("store it safely"), "{text}");
+    let public_id = p["client_id"].as_str().unwrap().to_owned();
+    let line = e.fails(&["app", "rotate-secret", &public_id]);
+    assert!(line.contains("public app") && line.contains("no secret"), "{line}");
+    let line = e.fails(&["app", "create", "--name", "X", "--grant", "authorization-code"]);
+    assert!(line.contains("an authorization-code app needs"), "{line}");
     let i = e.json(&[
         "app",
         "create",
@@ -32,7 +40,7 @@ fn app_create_list_show_rotate_delete() {
     ]);
     assert_eq!(i["client_type"], "public");
     let list = e.json(&["app", "list", "--json"]);
-    assert_eq!(list.as_array().unwrap().len(), 3);
+    assert_eq!(list.as_array().unwrap().len(), 4);
     assert!(list[0].get("secret_key").is_none(), "list never shows secrets");
     let shown = e.json(&["app", "show", &id, "--json"]);
     assert_eq!(shown["redirect_uris"][0], "https://a.example/cb");
@@ -233,6 +241,11 @@ fn check_reports_stored_redirect_uris_that_break_the_rule() {
     assert!(lines[0].starts_with("problem: app ") && lines[0].contains(&id));
     assert!(lines[0].contains("http://example.org/cb"));
     assert!(lines[1].contains("javascript:alert(1)"));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("2 problems found: give each app named a valid one with `hearth app update"),
+        "{err}"
+    );
     let out = e.run(&["check", "--json"]);
     assert!(!out.status.success(), "--json exits 1 too");
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -249,7 +262,7 @@ fn check_reports_stored_redirect_uris_that_break_the_rule() {
 #[test]
 fn a_client_id_may_start_with_a_dash() {
     let e = Env::initialised();
-    e.ok(&["app", "create", "--name", "SDK", "--grant", "password"]);
+    e.ok(&["app", "create", "--name", "SDK", "--grant", "password", "--confidential"]);
     // random client ids are URL-safe base64: one in 64 starts with '-'
     e.conn().execute("UPDATE oauth_app SET client_id = '-Hx9'", []).unwrap();
     assert_eq!(e.json(&["app", "show", "-Hx9", "--json"])["name"], "SDK");

@@ -74,7 +74,8 @@ fn import_loads_a_community_with_exact_counters() {
 fn import_reads_stdin() {
     let e = Env::initialised();
     let out = e.run_stdin(&["import", "-"], Some(r#"{"record":"user","id":1,"username":"solo"}"#));
-    succeeded(&out);
+    let said = succeeded(&out);
+    assert!(said.starts_with("imported 1 line in "), "one line, not \"1 lines\": {said}");
     assert_eq!(e.sql("SELECT count(*) FROM user"), 1);
 }
 
@@ -85,14 +86,15 @@ fn a_bad_line_stops_the_import_with_its_number_and_writes_nothing_of_its_batch()
         (r#"{"record":"spaceship","id":1}"#.into(), "unknown record"),
         (r#"{"type":"user","id":9,"username":"x"}"#.into(), "record"),
         (r#"{"record":"user","id":9}"#.into(), "username"),
-        (r#"{"record":"user","id":9,"username":"u1"}"#.into(), "already exists"),
+        (r#"{"record":"user","id":9,"username":"U1"}"#.into(), "user 9 (U1): its username is already taken"),
+        (r#"{"record":"user","id":1,"username":"new"}"#.into(), "user 1 (new) already exists"),
         (r#"{"record":"user","id":9,"username":"z","password":"plain"}"#.into(), "Django"),
         (r#"{"record":"follow","follower":1,"followed":99}"#.into(), "does not exist"),
         (r#"{"record":"follow","follower":1,"followed":2}"#.into(), "already exists"),
         (r#"{"record":"course","id":11,"created_by":1,"name":"X","type":"weird"}"#.into(), r#"type "weird" is not self-paced, structured or scheduled"#),
         (r#"{"record":"course","id":11,"created_by":1,"name":"X","type":"structured","privacy":"public"}"#.into(), r#"privacy "public" is not "", open, private or secret"#),
         (r#"{"record":"course_member","course":10,"user":2,"join_status":"owner"}"#.into(), r#"join_status "owner" is not one of manager, joined, invited, requested"#),
-        (r#"{"record":"course","id":11,"created_by":1,"name":"rust 101","type":"structured"}"#.into(), "already exists"),
+        (r#"{"record":"course","id":11,"created_by":1,"name":"rust 101","type":"structured"}"#.into(), "its name is already taken"),
         (r#"{"record":"comment","id":9,"author":1,"text":"t"}"#.into(), "exactly one"),
         (r#"{"record":"comment","id":9,"author":1,"text":"t","post":77}"#.into(), "does not exist"),
         (r#"{"record":"preference","section":"configurations","name":"content_availability","value":"no"}"#.into(), "boolean"),
@@ -118,6 +120,7 @@ fn a_bad_line_stops_the_import_with_its_number_and_writes_nothing_of_its_batch()
         let n = all.iter().position(|l| *l == bad).unwrap() + 1;
         assert!(err.contains(&format!("line {n}:")), "{bad}: {err}");
         assert!(err.contains(why), "{bad}: {err}");
+        assert!(!err.contains("constraint failed"), "no SQL in messages: {err}");
         assert_eq!(e.sql("SELECT count(*) FROM user"), 0, "{bad}: the batch was rolled back");
         assert_eq!(e.sql("SELECT count(*) FROM follow"), 0);
     }

@@ -5,6 +5,10 @@
 //! One test binary, one module per command group (kanidm's testkit: one binary links
 //! once); the shared helpers are here.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, reason = "tests fail loudly")]
+#![expect(
+    clippy::disallowed_methods,
+    reason = "these tests wait for real servers and processes in real time; the code under test reads time only through src/clock.rs"
+)]
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -276,6 +280,7 @@ mod metrics;
 mod migrate;
 mod ops;
 mod packaging;
+mod places;
 mod replica;
 #[path = "../support/run.rs"]
 mod run;

@@ -38,7 +38,8 @@ fn check_json_lists_each_problem_with_its_check_and_count() {
     let out =
         broken_check(&e, &[("followers_counter", 2), ("posts_counter", 2), ("jwt_secret", 1)]);
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(err.contains("error: 3 problem(s) found"), "{err}");
+    assert!(err.contains("error: 3 problems found: keep a copy"), "{err}");
+    assert!(err.contains("`hearth restore` the latest backup"), "the next step: {err}");
     let text = e.run(&["check"]);
     assert_eq!(String::from_utf8(text.stdout).unwrap().lines().count(), 3);
 }

@@ -184,7 +184,7 @@ async fn every_metric_of_the_spec_with_route_templates_as_labels() {
     );
     // no label anywhere carries a raw path, an id or a query string
     for s in &all {
-        for (k, v) in s.labels.iter() {
+        for (k, v) in &s.labels {
             assert!(!v.contains('?'), "{k}={v}");
             if k == "route" {
                 assert!(

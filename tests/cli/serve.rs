@@ -15,10 +15,11 @@ fn serve_creates_the_database_logs_its_address_and_stops_on_sigterm() {
     let resp = get(&addr, "/healthz");
     assert!(resp.starts_with("HTTP/1.1 200"), "{resp}");
     assert!(resp.contains(r#"{"status":"ok","writable":true}"#), "{resp}");
-    // a second server on the same port: a clear error
+    // a second server (of another database: one of the same is refused sooner, see
+    // places.rs) on the same port: a clear error
     let out = Command::new(env!("CARGO_BIN_EXE_hearth"))
         .arg("--db")
-        .arg(db)
+        .arg(e.dir.path().join("other.db"))
         .args(["serve", "--listen", &addr])
         .output()
         .unwrap();

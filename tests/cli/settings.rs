@@ -55,3 +55,27 @@ fn preferences_are_type_checked() {
     let section = e.json(&["pref", "list", "--section", "colors", "--json"]);
     assert!(section.as_array().unwrap().iter().all(|p| p["section"] == "colors"));
 }
+
+/// `hearth pref list | head -3`: a reader that stops early ends the command quietly,
+/// as SIGPIPE ends other programs (it panicked with "failed printing to stdout: Broken
+/// pipe"), and the database is closed as after any command.
+#[test]
+fn output_into_a_closed_pipe_ends_quietly() {
+    let e = Env::initialised();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_hearth"))
+        .arg("--db")
+        .arg(e.db())
+        .args(["pref", "list"])
+        .env_remove("HEARTH_DB")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // the reader goes before the first line is written: every write fails with EPIPE
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(out.status.success(), "{:?}: {err}", out.status);
+    assert!(err.is_empty(), "nothing on stderr: {err}");
+    assert_eq!(crate::file_names(e.dir.path()), ["hearth.db"], "the database was closed");
+}

@@ -16,6 +16,10 @@
 //! `${HEARTH_CACHE:-~/.cache/hearth-test}/litestream/bin`, else on `PATH`. When it is
 //! missing these tests fail, saying how to install it: they are never skipped.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, reason = "tests fail loudly")]
+#![expect(
+    clippy::disallowed_methods,
+    reason = "these tests wait for real servers and processes in real time; the code under test reads time only through src/clock.rs"
+)]
 
 mod bound;
 mod crash;

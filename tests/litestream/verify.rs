@@ -137,7 +137,7 @@ async fn verify_replica_passes_on_a_sound_replica_and_says_why_it_fails() {
     let out = verify(&bad_db, &["--config", bad_cfg.to_str().unwrap(), "--max-behind", "0"]);
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
-    assert!(err.starts_with("error: the restored copy fails hearth check: 1 problem(s)"), "{err}");
+    assert!(err.starts_with("error: the restored copy fails hearth check: 1 problem,"), "{err}");
     assert!(String::from_utf8_lossy(&out.stdout).contains("followers_counter"));
     // and nothing is left in the temporary directory it used
     let tmp = d.join("tmp");

@@ -110,7 +110,10 @@ pub type LineError = String;
 fn sql_err(what: &str, e: &rusqlite::Error) -> LineError {
     let m = e.to_string();
     if crate::db::is_unique_violation(e) {
-        format!("{what} already exists ({m})")
+        match taken(&m).as_deref() {
+            None | Some("id") => format!("{what} already exists"),
+            Some(field) => format!("{what}: its {field} is already taken by another record"),
+        }
     } else if m.contains("FOREIGN KEY") {
         format!("{what} refers to a record that does not exist")
     } else if m.contains("CHECK constraint") {
@@ -118,6 +121,21 @@ fn sql_err(what: &str, e: &rusqlite::Error) -> LineError {
     } else {
         format!("{what}: {m}")
     }
+}
+
+/// The field a UNIQUE violation names, in words: SQLite's "UNIQUE constraint failed:
+/// user.username_key" is the username (its `_key` column is the folded copy that
+/// makes names unique whatever their case). `None` when it names an index instead.
+fn taken(message: &str) -> Option<String> {
+    let columns = message.split("failed: ").nth(1)?;
+    if columns.starts_with("index ") {
+        return None;
+    }
+    let words: Vec<String> = columns
+        .split(", ")
+        .map(|c| c.rsplit('.').next().unwrap_or(c).trim_end_matches("_key").replace('_', " "))
+        .collect();
+    Some(words.join(" and "))
 }
 
 impl Importer {

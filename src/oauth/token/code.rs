@@ -1,7 +1,8 @@
 //! `grant_type=authorization_code` (RFC 6749 §4.1.3, RFC 7636 §4.5): the code is single
 //! use, lives 60 s, and is bound to the client, user, redirect URI, scope and PKCE
 //! challenge. A second use fails and revokes every token issued from the code
-//! (RFC 6749 §4.1.2, §10.5).
+//! (RFC 6749 §4.1.2, §10.5); a code whose first exchange was refused issued none, and
+//! its second use says so.
 
 use super::{Ctx, TokenResponse, decide, issue, refused, required, unauthorized_client};
 use crate::model::app::AppGrant;
@@ -29,9 +30,13 @@ pub async fn exchange(ctx: Ctx<'_>) -> Result<TokenResponse, OAuthError> {
         };
         if row.used_at.is_some() {
             security::code_reused(ex.client);
-            if let Some(g) = row.grant_id {
-                crate::db::tokens::revoke_grant(tx, g)?;
-            }
+            let Some(g) = row.grant_id else {
+                // an earlier exchange of it was refused: nothing was issued to revoke
+                return refused(
+                    "The code was already used in an exchange that was refused, which issued no tokens; start a new authorization request.",
+                );
+            };
+            crate::db::tokens::revoke_grant(tx, g)?;
             return refused("The code was already used; the tokens issued from it are revoked.");
         }
         if ex.now >= row.expires_at {

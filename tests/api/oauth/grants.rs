@@ -43,6 +43,12 @@ async fn code_binding_and_expiry() {
         }
         let r = token(&s, &f).await;
         assert_eq!(r.json()["error"], "invalid_grant", "{v}");
+        // retried with the right verifier: the code is spent, and nothing was revoked
+        // because nothing was issued (the message must not claim otherwise)
+        let r = token(&s, &code_exchange(&c, &code, VERIFIER)).await;
+        assert_eq!(r.json()["error"], "invalid_grant", "{v}");
+        let why = r.json()["error_description"].as_str().unwrap().to_owned();
+        assert!(why.contains("issued no tokens") && !why.contains("are revoked"), "{why}");
     }
     // verifier sent for a code without a challenge
     let code = code_for(&s, &c, &b, &[]).await;
