@@ -195,7 +195,10 @@ async fn run(
                 }
             }
             _ = recheck.tick() => {
-                let still = principal(&state, &token).await.is_ok_and(|p| p.user_id == who.user_id);
+                // the same user with the same role, or the socket closes
+                let still = principal(&state, &token)
+                    .await
+                    .is_ok_and(|p| p.user_id == who.user_id && p.is_staff == who.is_staff);
                 if !still {
                     let frame = CloseFrame {
                         code: CloseCode::from(CLOSE_INVALID),
@@ -229,7 +232,12 @@ async fn push_body(state: &AppState, user: i64, p: Pushed) -> Result<Value, ApiE
     state
         .db
         .read(move |c| {
-            let note = crate::db::notifications::list::one(c, user, p.id)?;
+            // the member's setting (SPEC §8): with toasts off, a push carries the
+            // counters and no notification, which the kit makes no toast of
+            let toasts = crate::db::user_settings::stored(c, user)?
+                .iter()
+                .all(|(name, v)| name != "show_toast_notifications" || *v != 0);
+            let note = if toasts { crate::db::notifications::list::one(c, user, p.id)? } else { None };
             let unseen = crate::db::notifications::unseen(c, user)?;
             Ok::<_, ApiError>(json!({
                 "type": "interaction",

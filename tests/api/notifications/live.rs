@@ -139,3 +139,35 @@ async fn a_token_that_stops_holding_closes_its_socket() {
     let frame = closed(&mut ws).await;
     assert_eq!(u16::from(frame.code), 4001);
 }
+
+#[tokio::test]
+async fn with_toasts_off_a_push_carries_the_counters_only() {
+    let s = TestServer::start().await;
+    let (alice, a) = s.login("alice");
+    let (_, b) = s.login("bob");
+    let r = s
+        .patch(
+            &format!("/api/v2/user/{alice}/settings/"),
+            Some(&a),
+            json!({"show_toast_notifications": 0}),
+        )
+        .await;
+    assert!(r.status.is_success(), "{} {}", r.status, r.text);
+    let (mut ws, _) = open(&s, &a, None).await.unwrap();
+    let p = s.create_id("/api/v2/post/", &a, json!({"text": "hello"})).await;
+    s.create_id("/api/v2/comment/", &b, json!({"post": p, "text": "hi"})).await;
+    let push: Value = serde_json::from_str(&next_text(&mut ws).await).unwrap();
+    assert_eq!(push["data"]["count_interactions"], 1);
+    assert_eq!(push["data"]["notification_obj"], Value::Null);
+}
+
+#[tokio::test]
+async fn a_role_change_closes_the_socket() {
+    let s =
+        TestServer::start_with(|c| c.socket_recheck = std::time::Duration::from_millis(50)).await;
+    let (alice, a) = s.login("alice");
+    let (mut ws, _) = open(&s, &a, None).await.unwrap();
+    s.db_write(|tx| tx.execute("UPDATE user SET is_staff = 1 WHERE id = ?1", [alice]));
+    let frame = closed(&mut ws).await;
+    assert_eq!(u16::from(frame.code), 4001);
+}
