@@ -51,7 +51,7 @@ pub fn history() -> bool {
         })
     });
     crate::run::needs(
-        "the released schemas (git history)",
+        "the git history of schema.sql",
         here,
         "run from a full git clone (`git fetch --unshallow` fixes a shallow one)",
     )
