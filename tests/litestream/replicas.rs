@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 use reqwest::{Client, StatusCode};
 use serde_json::Value;
 
-use crate::{Proc, config, fresh_db, hearth, hearth_ok, litestream, percentile, replicate};
+use crate::fixture::{Site, until};
+use crate::{Proc, hearth, hearth_ok, litestream, percentile, replicate};
 
 /// The tests of this binary start several servers each: one at a time on a small
 /// machine, so that timings mean something.
@@ -36,17 +37,6 @@ fn replica(
 
 fn role(r: &reqwest::Response) -> String {
     r.headers().get("x-hearth-role").and_then(|v| v.to_str().ok()).unwrap_or("").to_owned()
-}
-
-async fn until(what: &str, limit: Duration, mut f: impl AsyncFnMut() -> bool) -> Duration {
-    let start = Instant::now();
-    loop {
-        if f().await {
-            return start.elapsed();
-        }
-        assert!(start.elapsed() < limit, "{what}: not within {limit:?}");
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
 }
 
 async fn get(c: &Client, url: &str, token: &str, id: &str) -> reqwest::Response {
@@ -95,11 +85,12 @@ async fn rate(c: &Client, url: &str, token: &str, d: Duration) -> f64 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn primary_follower_and_two_replicas() {
-    let _serial = SERIAL.lock().await;
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    let db = d.join("primary.db");
-    let jwt = fresh_db(&db);
+    let Some(_serial) = crate::fixture::begin().await else {
+        return;
+    };
+    let site = Site::with_db("primary.db");
+    let (d, db, jwt) = (site.d(), site.db.clone(), site.token.clone());
+    let (rep, cfg) = (site.replica.clone(), site.cfg.clone());
     let app: Value = serde_json::from_str(&hearth_ok(
         &db,
         &["app", "create", "--name", "Replicated", "--grant", "password", "--json"],
@@ -107,8 +98,6 @@ async fn primary_follower_and_two_replicas() {
     ))
     .unwrap();
     let client_id = app["client_id"].as_str().unwrap().to_owned();
-    let rep = d.join("replica");
-    let cfg = config(d, &db, &rep);
     let mut primary = replicate(d, &db, &cfg, "--trust-proxy", "primary");
     let purl = primary.url();
     let c = Client::new();
@@ -119,12 +108,7 @@ async fn primary_follower_and_two_replicas() {
     assert!(r.headers().contains_key("x-hearth-position"));
     until("first snapshot", Duration::from_secs(10), async || rep.join("ltx").exists()).await;
     let copy = d.join("copy.db");
-    let mut follow = Command::new(litestream());
-    follow
-        .args(["restore", "-f", "-follow-interval", "100ms", "-o"])
-        .arg(&copy)
-        .arg(format!("file://{}", rep.display()));
-    let _follower = Proc::start(follow, &d.join("follower.log"));
+    let _follower = follower(d, &copy, &rep, 0);
     let r1 = replica(d, &copy, "127.0.0.1:0", &purl, "replica1");
     let r2 = replica(d, &copy, "127.0.0.1:0", &purl, "replica2");
     let (u1, u2) = (r1.url(), r2.url());
@@ -329,13 +313,12 @@ fn follower(d: &std::path::Path, copy: &std::path::Path, rep: &std::path::Path, 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_follower_killed_under_writes_never_makes_a_replica_answer_500_or_stale_data() {
-    let _serial = SERIAL.lock().await;
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    let db = d.join("primary.db");
-    let jwt = fresh_db(&db);
-    let rep = d.join("replica");
-    let cfg = config(d, &db, &rep);
+    let Some(_serial) = crate::fixture::begin().await else {
+        return;
+    };
+    let site = Site::with_db("primary.db");
+    let (d, db, jwt) = (site.d(), site.db.clone(), site.token.clone());
+    let (rep, cfg) = (site.replica.clone(), site.cfg.clone());
     let primary = replicate(d, &db, &cfg, "", "primary");
     let purl = primary.url();
     let c = Client::new();

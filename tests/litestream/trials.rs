@@ -24,11 +24,12 @@
 //! line with its figures before it asserts.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::{Proc, config, fresh_db, litestream};
+use crate::fixture::{Site, Writers, course_names, until};
+use crate::litestream;
 
 /// `serve --replication-lag-limit` in these trials.
 const LIMIT: Duration = Duration::from_secs(1);
@@ -53,14 +54,6 @@ impl Kind {
             Kind::DiskFull => "disk_full",
         }
     }
-}
-
-/// Every response a writer had: when, and whether it was an acknowledgment (201)
-/// or a refusal (503).
-#[derive(Default)]
-struct Seen {
-    acked: Vec<(String, Instant)>,
-    answers: Vec<(Instant, bool)>,
 }
 
 /// The figures of one kind, summed over its trials.
@@ -134,89 +127,17 @@ pub fn fill(dir: &Path, room: u64) {
     f.sync_all().unwrap();
 }
 
-/// Four writers creating courses until `stop`.
-fn writers(
-    url: &str,
-    token: &str,
-    tag: &str,
-) -> (Arc<Mutex<Seen>>, Arc<AtomicBool>, Vec<tokio::task::JoinHandle<()>>) {
-    let client = reqwest::Client::new();
-    let seen: Arc<Mutex<Seen>> = Arc::default();
-    let stop = Arc::new(AtomicBool::new(false));
-    let mut handles = Vec::new();
-    for w in 0..4 {
-        let (c, url, token, seen, stop, tag) = (
-            client.clone(),
-            url.to_owned(),
-            token.to_owned(),
-            Arc::clone(&seen),
-            Arc::clone(&stop),
-            tag.to_owned(),
-        );
-        handles.push(tokio::spawn(async move {
-            let mut i = 0;
-            while !stop.load(Ordering::Acquire) {
-                i += 1;
-                let name = format!("{tag}-w{w}-{i}");
-                let r = c
-                    .post(format!("{url}/api/v2/course/"))
-                    .bearer_auth(&token)
-                    .json(&serde_json::json!({"name": name, "description": "d", "type": "self-paced"}))
-                    .send()
-                    .await;
-                match r.map(|r| r.status().as_u16()) {
-                    Ok(201) => {
-                        let now = Instant::now();
-                        let mut s = seen.lock().unwrap();
-                        s.acked.push((name, now));
-                        s.answers.push((now, true));
-                    }
-                    Ok(503) => {
-                        seen.lock().unwrap().answers.push((Instant::now(), false));
-                        tokio::time::sleep(Duration::from_millis(20)).await;
-                    }
-                    Ok(s) => panic!("write answered {s}"),
-                    Err(_) => tokio::time::sleep(Duration::from_millis(20)).await,
-                }
-            }
-        }));
-    }
-    (seen, stop, handles)
-}
-
-async fn until(what: &str, limit: Duration, mut f: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !f() {
-        assert!(start.elapsed() < limit, "{what}: not within {limit:?}");
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-}
-
 /// One trial of `kind`, number `n`; adds its figures to `fig`.
 async fn trial(kind: Kind, n: usize, fig: &mut Figures) {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    let db = d.join("hearth.db");
-    let token = fresh_db(&db);
-    let replica = d.join("replica");
-    let _tmpfs = (kind == Kind::DiskFull).then(|| Tmpfs::mount(&replica, "4m"));
-    let cfg = config(d, &db, &replica);
-    let start_litestream = |i: usize| {
-        let mut cmd = std::process::Command::new(litestream());
-        cmd.arg("replicate").arg("-config").arg(&cfg);
-        Proc::start(cmd, &d.join(format!("litestream-{i}.log")))
-    };
-    let mut ls = start_litestream(1);
-    let mut hearth = std::process::Command::new(crate::hearth());
-    hearth.arg("--db").arg(&db).args(["serve", "--listen", "127.0.0.1:0", "--litestream", "on"]);
-    hearth.args(["--replication-lag-limit", &format!("{}ms", LIMIT.as_millis())]);
-    let mut server = Proc::start(hearth, &d.join("hearth.log"));
+    let site = Site::new();
+    let (d, db, replica) = (site.d(), &site.db, &site.replica);
+    let _tmpfs = (kind == Kind::DiskFull).then(|| Tmpfs::mount(replica, "4m"));
+    let mut ls = site.litestream(1);
+    let limit = format!("{}ms", LIMIT.as_millis());
+    let mut server = site.beside(&["--replication-lag-limit", &limit]);
     let url = server.url();
-    until("Litestream's first snapshot", Duration::from_secs(20), || {
-        std::fs::read_dir(replica.join("ltx/9")).is_ok_and(|mut e| e.next().is_some())
-    })
-    .await;
-    let (seen, stop, handles) = writers(&url, &token, &format!("{}{n}", kind.name()));
+    site.first_snapshot(&server).await;
+    let writers = Writers::start(&url, &site.token, 4, &format!("{}{n}-", kind.name()));
     // the kill lands at a different moment of Litestream's cycle each time
     let jitter = Duration::from_millis(53 * (n as u64 % 10));
     let mut filled = None;
@@ -226,14 +147,14 @@ async fn trial(kind: Kind, n: usize, fig: &mut Figures) {
             tokio::time::sleep(Duration::from_millis(700)).await;
             ls.kill9();
             let died = Instant::now();
-            until("writes held after Litestream died", LIMIT * 5, || {
-                seen.lock().unwrap().answers.last().is_some_and(|(t, ok)| *t > died && !ok)
+            until("writes held after Litestream died", LIMIT * 5, async || {
+                writers.seen().answers.last().is_some_and(|(t, ok)| *t > died && !ok)
             })
             .await;
-            ls = start_litestream(2);
+            ls = site.litestream(2);
             let again = Instant::now();
-            until("writes accepted after the restart", Duration::from_secs(20), || {
-                seen.lock().unwrap().acked.last().is_some_and(|(_, t)| *t > again)
+            until("writes accepted after the restart", Duration::from_secs(20), async || {
+                writers.seen().acked.last().is_some_and(|(_, t)| *t > again)
             })
             .await;
             tokio::time::sleep(jitter).await;
@@ -262,15 +183,15 @@ async fn trial(kind: Kind, n: usize, fig: &mut Figures) {
         }
         Kind::DiskFull => {
             tokio::time::sleep(Duration::from_millis(500)).await;
-            fill(&replica, 128 * 1024);
+            fill(replica, 128 * 1024);
             filled = Some(Instant::now());
             tokio::time::sleep(Duration::from_millis(1500) + jitter).await;
             // the one place the loss shows before a restore: the drill
             let out = std::process::Command::new(crate::hearth())
                 .arg("--db")
-                .arg(&db)
+                .arg(db)
                 .args(["verify-replica", "--max-behind", "300ms", "--config"])
-                .arg(&cfg)
+                .arg(&site.cfg)
                 .arg("--litestream-bin")
                 .arg(litestream())
                 .output()
@@ -286,13 +207,10 @@ async fn trial(kind: Kind, n: usize, fig: &mut Figures) {
     let killed = Instant::now();
     server.kill9();
     ls.kill9();
-    stop.store(true, Ordering::Release);
+    let seen = writers.stop().await;
     if let Some((done, t)) = starver {
         done.store(true, Ordering::Release);
         t.join().unwrap();
-    }
-    for h in handles {
-        h.await.unwrap();
     }
     if kind == Kind::DiskFull {
         let logs: String = (1..=2)
@@ -305,7 +223,6 @@ async fn trial(kind: Kind, n: usize, fig: &mut Figures) {
             "disk_full {n}: Litestream says why:\n{logs}"
         );
     }
-    let seen = seen.lock().unwrap();
     fig.trials += 1;
     fig.acked += seen.acked.len();
     // the restore, its check, and what it lacks
@@ -332,14 +249,7 @@ async fn trial(kind: Kind, n: usize, fig: &mut Figures) {
         );
         return;
     }
-    let names: std::collections::HashSet<String> = rusqlite::Connection::open(&restored)
-        .unwrap()
-        .prepare("SELECT name FROM course")
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
+    let names = course_names(&restored);
     let lost: Vec<&(String, Instant)> =
         seen.acked.iter().filter(|(n, _)| !names.contains(n)).collect();
     fig.lost += lost.len();
@@ -364,7 +274,7 @@ async fn trial(kind: Kind, n: usize, fig: &mut Figures) {
         .collect();
     if !beyond.is_empty() {
         fig.lost_beyond_bound += beyond.len();
-        let kept = dir.keep();
+        let kept = site.dir.keep();
         eprintln!(
             "{} {n}: {} writes acknowledged more than the bound before hearth stopped accepting writes are lost, e.g. {:?} (files kept in {})",
             kind.name(),
@@ -376,9 +286,12 @@ async fn trial(kind: Kind, n: usize, fig: &mut Figures) {
 }
 
 /// Runs the trials of `kind` (`ci` of them unless `HEARTH_LITESTREAM_KIND_TRIALS`
-/// says how many), prints its figures, and asserts the guarantee.
+/// says how many), prints its figures, and asserts the guarantee (or skips, where
+/// litestream is missing under a plain `cargo test`: `crate::fixture::begin`).
 async fn run(kind: Kind, ci: usize) {
-    let _serial = crate::replicas::SERIAL.lock().await;
+    let Some(_serial) = crate::fixture::begin().await else {
+        return;
+    };
     let trials: usize = std::env::var("HEARTH_LITESTREAM_KIND_TRIALS")
         .ok()
         .and_then(|s| s.parse().ok())

@@ -7,7 +7,8 @@ use std::path::Path;
 use std::process::Output;
 use std::time::{Duration, Instant};
 
-use crate::{config, fresh_db, replicate, signal};
+use crate::fixture::{Site, create};
+use crate::{config, fresh_db, signal};
 
 /// `hearth --db DB verify-replica ARGS --litestream-bin LITESTREAM`.
 fn verify(db: &Path, args: &[&str]) -> Output {
@@ -37,45 +38,29 @@ fn gauge(file: &Path, name: &str) -> f64 {
         .unwrap()
 }
 
-async fn create(c: &reqwest::Client, url: &str, token: &str, name: &str) {
-    let r = c
-        .post(format!("{url}/api/v2/course/"))
-        .bearer_auth(token)
-        .json(&serde_json::json!({"name": name, "description": "d", "type": "self-paced"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 201, "{name}");
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn verify_replica_passes_on_a_sound_replica_and_says_why_it_fails() {
-    let _serial = crate::replicas::SERIAL.lock().await;
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    let db = d.join("hearth.db");
-    let token = fresh_db(&db);
-    let cfg = config(d, &db, &d.join("replica"));
-    let cfg_s = cfg.to_str().unwrap();
+    let Some(_serial) = crate::fixture::begin().await else {
+        return;
+    };
+    let site = Site::new();
+    let (d, db, token) = (site.d(), &site.db, &site.token);
+    let cfg_s = site.cfg.to_str().unwrap();
     let prom = d.join("verify.prom");
     let prom_s = prom.to_str().unwrap();
     // no lag limit: writes go on while Litestream is stopped below, as they would with
     // a Litestream that copies the WAL but cannot upload it
-    let mut server = replicate(d, &db, &cfg, "--replication-lag-limit 0", "primary");
+    let mut server = site.under("--replication-lag-limit 0", "primary");
     let url = server.url();
     let c = reqwest::Client::new();
-    let start = Instant::now();
-    while std::fs::read_dir(d.join("replica/ltx/9")).map_or(true, |mut e| e.next().is_none()) {
-        assert!(start.elapsed() < Duration::from_secs(20), "no snapshot:\n{}", server.log());
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    site.first_snapshot(&server).await;
     for i in 0..20 {
-        create(&c, &url, &token, &format!("c{i}")).await;
+        create(&c, &url, token, &format!("c{i}")).await;
     }
 
     // sound: restored, checked, not behind what the live file had 1 s before
     let out =
-        verify(&db, &["--config", cfg_s, "--max-behind", "1s", "--json", "--metrics-file", prom_s]);
+        verify(db, &["--config", cfg_s, "--max-behind", "1s", "--json", "--metrics-file", prom_s]);
     assert!(out.status.success(), "{}\n{}", stderr(&out), server.log());
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["ok"], true, "{report}");
@@ -84,7 +69,7 @@ async fn verify_replica_passes_on_a_sound_replica_and_says_why_it_fails() {
     assert_eq!(gauge(&prom, "hearth_verify_replica_ok"), 1.0);
     let success = gauge(&prom, "hearth_verify_replica_last_success_timestamp_seconds");
     assert!(success > 1.7e9, "{success}");
-    let text = verify(&db, &["--config", cfg_s, "--max-behind", "200ms"]);
+    let text = verify(db, &["--config", cfg_s, "--max-behind", "200ms"]);
     assert!(text.status.success(), "{}", stderr(&text));
     assert!(String::from_utf8_lossy(&text.stdout).starts_with("ok: replica restored"));
 
@@ -92,9 +77,9 @@ async fn verify_replica_passes_on_a_sound_replica_and_says_why_it_fails() {
     let litestream = server.child.id();
     signal("-STOP", &litestream.to_string());
     for i in 0..10 {
-        create(&c, &url, &token, &format!("unreplicated{i}")).await;
+        create(&c, &url, token, &format!("unreplicated{i}")).await;
     }
-    let out = verify(&db, &["--config", cfg_s, "--max-behind", "300ms", "--metrics-file", prom_s]);
+    let out = verify(db, &["--config", cfg_s, "--max-behind", "300ms", "--metrics-file", prom_s]);
     signal("-CONT", &litestream.to_string());
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let err = stderr(&out);
@@ -106,7 +91,7 @@ async fn verify_replica_passes_on_a_sound_replica_and_says_why_it_fails() {
 
     // no replica there: the restore fails
     let none = format!("file://{}", d.join("no-replica").display());
-    let out = verify(&db, &["--replica", &none, "--max-behind", "0", "--json"]);
+    let out = verify(db, &["--replica", &none, "--max-behind", "0", "--json"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
         stderr(&out).starts_with("error: restore failed: litestream exit status: 1"),
@@ -162,6 +147,9 @@ async fn verify_replica_passes_on_a_sound_replica_and_says_why_it_fails() {
 /// chain lasts at most that long; docs/operations.md, "Verifying the replica").
 #[test]
 fn the_packaged_litestream_config_is_accepted_and_snapshots_hourly() {
+    if !crate::present() {
+        return;
+    }
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(root.join("packaging/litestream.yml")).unwrap();
     assert!(text.contains("\nsnapshot:\n  interval: 1h\n"), "{text}");
@@ -192,37 +180,31 @@ fn the_packaged_litestream_config_is_accepted_and_snapshots_hourly() {
 /// passes again once it has caught up, and a restore then holds every write.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_replica_whose_disk_was_full_catches_up_once_freed() {
-    let _serial = crate::replicas::SERIAL.lock().await;
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    let db = d.join("hearth.db");
-    let token = fresh_db(&db);
-    let replica = d.join("replica");
-    let _tmpfs = crate::trials::Tmpfs::mount(&replica, "4m");
-    let cfg = config(d, &db, &replica);
-    let cfg_s = cfg.to_str().unwrap();
-    let mut server = replicate(d, &db, &cfg, "", "primary");
+    let Some(_serial) = crate::fixture::begin().await else {
+        return;
+    };
+    let site = Site::new();
+    let (db, replica, token) = (&site.db, &site.replica, &site.token);
+    let _tmpfs = crate::trials::Tmpfs::mount(replica, "4m");
+    let cfg_s = site.cfg.to_str().unwrap();
+    let mut server = site.under("", "primary");
     let url = server.url();
     let c = reqwest::Client::new();
-    let start = Instant::now();
-    while std::fs::read_dir(replica.join("ltx/9")).map_or(true, |mut e| e.next().is_none()) {
-        assert!(start.elapsed() < Duration::from_secs(20), "no snapshot:\n{}", server.log());
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    site.first_snapshot(&server).await;
     for i in 0..20 {
-        create(&c, &url, &token, &format!("before{i}")).await;
+        create(&c, &url, token, &format!("before{i}")).await;
     }
-    crate::trials::fill(&replica, 0);
+    crate::trials::fill(replica, 0);
     // acknowledged: hearth sees Litestream read the WAL, not the upload fail
     for i in 0..40 {
-        create(&c, &url, &token, &format!("while-full{i}")).await;
+        create(&c, &url, token, &format!("while-full{i}")).await;
     }
-    let out = verify(&db, &["--config", cfg_s, "--max-behind", "300ms"]);
+    let out = verify(db, &["--config", cfg_s, "--max-behind", "300ms"]);
     assert!(stderr(&out).starts_with("error: the replica is behind"), "{}", stderr(&out));
     std::fs::remove_file(replica.join("filler")).unwrap();
     let freed = Instant::now();
     loop {
-        let out = verify(&db, &["--config", cfg_s, "--max-behind", "200ms"]);
+        let out = verify(db, &["--config", cfg_s, "--max-behind", "200ms"]);
         if out.status.success() {
             break;
         }
@@ -236,7 +218,7 @@ async fn a_replica_whose_disk_was_full_catches_up_once_freed() {
     let caught_up = freed.elapsed();
     assert!(server.log().contains("no space left on device"), "{}", server.log());
     server.kill9();
-    let restored = crate::restore(d, "after the disk was freed");
+    let restored = crate::restore(site.d(), "after the disk was freed");
     let n: i64 = rusqlite::Connection::open(&restored)
         .unwrap()
         .query_row("SELECT count(*) FROM course", [], |r| r.get(0))
