@@ -127,7 +127,7 @@ async fn create(kind: Kind, mut call: Call<Principal>) -> Result<Response, ApiEr
         .write(move |tx, who| {
             let (draft, mut errors) = checked?;
             // the checks that need the database, collected with the others
-            let required = crate::db::prefs::get_bool(
+            let required = crate::db::preferences::get_bool(
                 tx,
                 "configurations",
                 "post_category_required_enabled",

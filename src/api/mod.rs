@@ -3,9 +3,12 @@
 //! [`router`] from them, once, for the server, CORS, the replica layer and the OpenAPI
 //! document alike.
 
-pub mod auth;
-pub mod call;
 pub mod categories;
+// the framework the areas' handlers are written with: the caller (call, auth), lists,
+// toggles, people's JSON, the OpenAPI document (api/framework/)
+mod framework;
+pub use framework::{auth, call, openapi};
+use framework::{listing, people, toggle};
 pub mod contributions;
 pub mod contributors;
 pub mod courses;
@@ -14,17 +17,13 @@ pub mod features;
 pub mod feed;
 pub mod health;
 pub mod jwt;
-mod listing;
 pub mod live;
 pub mod media;
 pub mod notifications;
-pub mod openapi;
-mod people;
 pub mod preferences;
 pub mod reactions;
 pub mod schema;
 pub mod search;
-mod toggle;
 pub mod user_courses;
 pub mod user_hiding;
 pub mod user_settings;

@@ -7,7 +7,7 @@ use warp::reply::Response;
 
 use crate::api::call::{Call, public, staff};
 use crate::api::listing::list_page;
-use crate::db::prefs::{Filter as PrefFilter, OrderKey};
+use crate::db::preferences::{Filter as PrefFilter, OrderKey};
 use crate::error::ApiError;
 use crate::http::auth::Principal;
 use crate::http::ok;
@@ -16,7 +16,7 @@ use crate::http::query::Query;
 use crate::http::route::Endpoint;
 use crate::model::PublicUrl;
 use crate::model::field::FieldError;
-use crate::model::pref::{Pref, PrefJson};
+use crate::model::preference::{Pref, PrefJson};
 
 /// Largest page of preferences (SPEC §6); without `limit` every row is one page.
 pub const MAX_LIMIT: i64 = 1000;
@@ -102,7 +102,7 @@ async fn list_prefs(call: Call<Option<Principal>>) -> Result<Response, ApiError>
     list_page(&call, move |c, _who, q| {
         let page = Page::from_query_with(q, None, MAX_LIMIT)?;
         let filter = filter(q)?;
-        let (count, rows) = crate::db::prefs::search(c, &filter, page.limit, page.offset)?;
+        let (count, rows) = crate::db::preferences::search(c, &filter, page.limit, page.offset)?;
         Ok((page, count, rows.into_iter().map(|p| to_json(p, &base)).collect()))
     })
     .await
@@ -111,7 +111,7 @@ async fn list_prefs(call: Call<Option<Principal>>) -> Result<Response, ApiError>
 /// `GET /api/v2/dynamic_preference/{id}/`
 async fn get_pref(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
     let base = call.base();
-    let pref = call.read_id(crate::db::prefs::by_id).await?;
+    let pref = call.read_id(crate::db::preferences::by_id).await?;
     Ok(ok(&to_json(pref, &base)))
 }
 
@@ -130,7 +130,7 @@ async fn patch_prefs(mut call: Call<Principal>) -> Result<Response, ApiError> {
             let mut changes = Vec::new();
             for (key, value) in &body {
                 let found = match split_key(key) {
-                    Some((s, n)) => crate::db::prefs::get(tx, &s, &n)?,
+                    Some((s, n)) => crate::db::preferences::get(tx, &s, &n)?,
                     None => None,
                 };
                 match found {
@@ -148,8 +148,8 @@ async fn patch_prefs(mut call: Call<Principal>) -> Result<Response, ApiError> {
             }
             let mut out = Vec::with_capacity(changes.len());
             for (id, v) in &changes {
-                crate::db::prefs::set(tx, *id, v)?;
-                if let Some(p) = crate::db::prefs::by_id(tx, *id)? {
+                crate::db::preferences::set(tx, *id, v)?;
+                if let Some(p) = crate::db::preferences::by_id(tx, *id)? {
                     out.push(to_json(p, &base));
                 }
             }

@@ -5,8 +5,8 @@ use serde_json::json;
 
 use super::{CliError, CliResult, print_json, print_list, read, write};
 use crate::db::Db;
-use crate::db::prefs;
-use crate::model::pref::Pref;
+use crate::db::preferences;
+use crate::model::preference::Pref;
 
 /// Preference subcommands.
 #[derive(Debug, Subcommand)]
@@ -50,7 +50,7 @@ fn split_key(key: &str) -> CliResult<(String, String)> {
 
 fn find(db: &Db, key: &str) -> CliResult<Pref> {
     let (s, n) = split_key(key)?;
-    read(db, move |c| prefs::get(c, &s, &n).map_err(CliError::from))?
+    read(db, move |c| preferences::get(c, &s, &n).map_err(CliError::from))?
         .ok_or_else(|| CliError(format!("no preference {key:?}")))
 }
 
@@ -58,8 +58,9 @@ fn find(db: &Db, key: &str) -> CliResult<Pref> {
 pub fn run(db: &Db, cmd: PrefCommand) -> CliResult {
     match cmd {
         PrefCommand::List { section, json } => {
-            let list =
-                read(db, move |c| prefs::list(c, section.as_deref()).map_err(CliError::from))?;
+            let list = read(db, move |c| {
+                preferences::list(c, section.as_deref()).map_err(CliError::from)
+            })?;
             print_list(&list, json, pref_json, |p| {
                 println!("{}.{} = {} ({})", p.section, p.name, p.value, p.kind.as_str());
             });
@@ -73,7 +74,7 @@ pub fn run(db: &Db, cmd: PrefCommand) -> CliResult {
             let v = p.kind.parse_text(&value).map_err(|e| CliError(format!("{key}: {e}")))?;
             let id = p.id;
             let stored = v.clone();
-            write(db, move |tx| prefs::set(tx, id, &stored).map_err(CliError::from))?;
+            write(db, move |tx| preferences::set(tx, id, &stored).map_err(CliError::from))?;
             println!("{key} = {v}");
         }
     }

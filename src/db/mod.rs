@@ -17,45 +17,38 @@ macro_rules! sql {
     }};
 }
 
+// the engine: connections, the read pool, the writer's health, the schema and its
+// migrations, checks, seeds and a replica's copy (db/engine/); the tables are the
+// other modules
+mod engine;
+pub use engine::{check, checkpoint, indexes, location, migrate, position, seed};
+use engine::{copy_check, error, faults, file_lock, integrity, readers};
+
 pub mod apps;
 pub mod banners;
 pub mod categories;
 pub mod category_follows;
-pub mod check;
-pub mod checkpoint;
 pub mod contribution_tally;
 pub mod contributions;
 pub mod contributors;
-mod copy_check;
 pub mod course_members;
 pub mod course_sections;
 pub mod course_view;
 pub mod courses;
 pub mod custom_menus;
-mod error;
-mod faults;
 pub mod feed;
-mod file_lock;
 pub mod follows;
 pub mod hides;
 pub mod import;
-pub mod indexes;
-mod integrity;
 pub mod jwt;
-pub mod location;
 pub mod media;
-pub mod migrate;
 pub mod notifications;
 mod pair;
-pub mod position;
-pub mod prefs;
+pub mod preferences;
 pub mod profiles;
 pub mod reactions;
-mod readers;
 pub mod related;
-mod replica_copy;
 pub mod search;
-pub mod seed;
 pub mod sessions;
 pub mod tokens;
 pub mod user_courses;
@@ -67,7 +60,6 @@ pub mod votes;
 pub use faults::{is_storage_fault, is_unique_violation};
 pub use file_lock::ServeLock;
 use file_lock::lock_shared;
-mod writable;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};

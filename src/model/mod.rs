@@ -17,7 +17,7 @@ pub mod ids;
 pub mod import;
 pub mod link;
 pub mod listing;
-pub mod pref;
+pub mod preference;
 pub mod profile;
 pub mod reaction;
 pub mod rich_text;

@@ -429,8 +429,8 @@ impl TestServer {
         self.state
             .db
             .write_blocking(move |tx| -> Result<(), hearth::db::DbError> {
-                let p = hearth::db::prefs::get(tx, &s, &n)?.unwrap();
-                hearth::db::prefs::set(tx, p.id, &value)?;
+                let p = hearth::db::preferences::get(tx, &s, &n)?.unwrap();
+                hearth::db::preferences::set(tx, p.id, &value)?;
                 Ok(())
             })
             .unwrap();

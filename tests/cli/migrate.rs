@@ -19,7 +19,7 @@ const APPLICATION_ID: i32 = 0x6872_7468;
 ///
 /// A blob id is the SHA-1 of the file's bytes, so these are the released schemas to the
 /// byte, frozen: no later commit, rebase or merge can change what they name, and
-/// `src/db/migrate.rs` has no part in them. They are read from the repository's history
+/// `src/db/engine/migrate.rs` has no part in them. They are read from the repository's history
 /// instead of being kept again as copies of `schema.sql` beside the tests. Every
 /// scripts/test makes sure the checkout has its history (it unshallows a shallow clone)
 /// and fails these tests without it; a plain `cargo test` where the blobs are missing

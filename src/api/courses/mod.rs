@@ -142,7 +142,12 @@ pub(crate) fn member_statuses(q: &crate::http::query::Query) -> Result<Vec<JoinS
 /// 403 unless the caller may create courses (`courses_only_staff_enabled`).
 fn may_create(c: &Connection, who: Principal) -> Result<(), ApiError> {
     if !who.is_staff
-        && crate::db::prefs::get_bool(c, "configurations", "courses_only_staff_enabled", false)?
+        && crate::db::preferences::get_bool(
+            c,
+            "configurations",
+            "courses_only_staff_enabled",
+            false,
+        )?
     {
         return Err(ApiError::PermissionDenied);
     }

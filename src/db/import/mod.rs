@@ -233,14 +233,14 @@ impl Importer {
                 })
             }
             Line::Preference(p) => {
-                let pref = super::prefs::get(conn, &p.section, &p.name)
+                let pref = super::preferences::get(conn, &p.section, &p.name)
                     .map_err(|e| sql_err("preference", &e))?
                     .ok_or_else(|| format!("no preference {}.{}", p.section, p.name))?;
                 let v = pref
                     .kind
                     .check_json(&p.value)
                     .map_err(|e| format!("{}.{}: {e}", p.section, p.name))?;
-                super::prefs::set(conn, pref.id, &v).map_err(|e| sql_err("preference", &e))
+                super::preferences::set(conn, pref.id, &v).map_err(|e| sql_err("preference", &e))
             }
             Line::Course(c) => content::course(conn, &self.known, *c, now),
             Line::CourseMember(m) => content::course_member(conn, &self.known, m, now),

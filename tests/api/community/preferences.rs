@@ -9,7 +9,7 @@ use crate::common::TestServer;
 #[tokio::test]
 async fn preferences_are_typed_and_all_in_one_page() {
     let s = TestServer::start().await;
-    let total = s.db_read(|c| hearth::db::prefs::list(c, None)).len();
+    let total = s.db_read(|c| hearth::db::preferences::list(c, None)).len();
     assert!(total > 20);
     for path in ["/api/v2/dynamic_preference/", "/api/v2/dynamic_preference/search/"] {
         let r = s.get(path, None).await;
@@ -53,7 +53,7 @@ async fn preferences_are_typed_and_all_in_one_page() {
 #[tokio::test]
 async fn preference_filters_orderings_and_limits() {
     let s = TestServer::start().await;
-    let all = s.db_read(|c| hearth::db::prefs::list(c, None));
+    let all = s.db_read(|c| hearth::db::preferences::list(c, None));
     let list = |qs: &str| format!("/api/v2/dynamic_preference/search/?{qs}");
     // section (exact)
     let r = s.get(&list("section=colors"), None).await;

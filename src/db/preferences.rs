@@ -3,7 +3,7 @@
 use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::Value;
 
-use crate::model::pref::{Pref, PrefKind};
+use crate::model::preference::{Pref, PrefKind};
 
 /// Column list matching [`from_row`].
 pub const COLUMNS: &str = "id, section, name, kind, value";

@@ -4,8 +4,8 @@ use std::path::Path;
 
 use rusqlite::{Connection, OpenFlags};
 
-use super::DbError;
-use super::integrity::integrity;
+use crate::db::DbError;
+use crate::db::integrity::integrity;
 
 /// One thing `hearth check` found wrong.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -230,8 +230,8 @@ pub fn open_copy(path: &Path) -> Result<(Connection, i64), DbError> {
         path,
         OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )?;
-    conn.busy_timeout(super::BUSY_TIMEOUT)?;
-    let version = super::migrate::identify(&conn)?;
+    conn.busy_timeout(crate::db::BUSY_TIMEOUT)?;
+    let version = crate::db::migrate::identify(&conn)?;
     Ok((conn, version))
 }
 

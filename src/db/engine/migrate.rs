@@ -7,10 +7,10 @@ use std::time::Duration;
 
 use rusqlite::{Connection, ErrorCode, OpenFlags, params};
 
-use super::{APPLICATION_ID, DbError};
+use crate::db::{APPLICATION_ID, DbError};
 
 /// The whole schema of the current version.
-pub const SCHEMA: &str = include_str!("../../schema.sql");
+pub const SCHEMA: &str = include_str!("../../../schema.sql");
 
 /// The schema version this binary writes.
 pub const VERSION: i64 = 9;
@@ -97,7 +97,7 @@ const UNIQUE_TEXTS: [UniqueText; 3] = [
         table: "reaction",
         select: "SELECT id, label FROM reaction ORDER BY id",
         write: Write::Keyed("UPDATE reaction SET label = ?2, label_key = ?3 WHERE id = ?1"),
-        key: super::reactions::label_key,
+        key: crate::db::reactions::label_key,
         suffix: (" (", ")"),
         warning: "reaction labels are unique case-insensitively now: relabelled a duplicate",
     },
@@ -105,7 +105,7 @@ const UNIQUE_TEXTS: [UniqueText; 3] = [
         table: "category",
         select: "SELECT id, name FROM category ORDER BY id",
         write: Write::Keyed("UPDATE category SET name = ?2, name_key = ?3 WHERE id = ?1"),
-        key: super::categories::name_key,
+        key: crate::db::categories::name_key,
         suffix: (" (", ")"),
         warning: "category names are unique case-insensitively now: renamed a duplicate",
     },
@@ -140,20 +140,20 @@ fn v3_kit(conn: &Connection) -> Result<(), DbError> {
     Ok(())
 }
 
-/// Version 4: the replication position (SPEC §9, [`super::position`]), starting at 0.
+/// Version 4: the replication position (SPEC §9, [`crate::db::position`]), starting at 0.
 fn v4_position(conn: &Connection) -> Result<(), DbError> {
-    conn.execute_batch(super::position::CREATE)?;
+    conn.execute_batch(crate::db::position::CREATE)?;
     Ok(())
 }
 
-/// Version 5: live items per kind ([`super::contribution_tally`]), counted once here
+/// Version 5: live items per kind ([`crate::db::contribution_tally`]), counted once here
 /// and kept by triggers from then on.
 fn v5_contribution_tally(conn: &Connection) -> Result<(), DbError> {
     let create = tally_statements().ok_or_else(|| {
         DbError::NotHearth("schema.sql lacks contribution_tally (a build error)".into())
     })?;
     conn.execute_batch(create)?;
-    conn.execute_batch(super::contribution_tally::FILL)?;
+    conn.execute_batch(crate::db::contribution_tally::FILL)?;
     Ok(())
 }
 
@@ -177,21 +177,21 @@ fn v6_course_listed_count(conn: &Connection) -> Result<(), DbError> {
 }
 
 /// Version 7: `course.category_ids`, a course's category ids as a JSON array, filled
-/// once here from `course_category`; from then on [`super::courses::add_categories`]
+/// once here from `course_category`; from then on [`crate::db::courses::add_categories`]
 /// writes it (courses without categories keep the column's default, `[]`).
 fn v7_course_category_ids(conn: &Connection) -> Result<(), DbError> {
     conn.execute_batch(sql!(
         "ALTER TABLE course ADD COLUMN category_ids TEXT NOT NULL DEFAULT '[]';
          UPDATE course SET category_ids = {}
          WHERE id IN (SELECT course_id FROM course_category);",
-        super::courses::CATEGORY_IDS
+        crate::db::courses::CATEGORY_IDS
     ))?;
     Ok(())
 }
 
 /// Version 8: rich text (SPEC §5). A contribution's sanitized `html`, plain `summary`,
 /// `summary_html` and `summary_truncated`, rendered here from every stored text through
-/// the one renderer the API and the importer use ([`super::contributions::render_all`]);
+/// the one renderer the API and the importer use ([`crate::db::contributions::render_all`]);
 /// a comment's `comment_count` becomes its live replies; the indexes of threads, of a
 /// category's items and of its followers (that one `IF NOT EXISTS`: a file older than
 /// version 3 got it with the kit's tables, which are made as `schema.sql` has them).
@@ -214,11 +214,11 @@ fn v8_rich_text(conn: &Connection) -> Result<(), DbError> {
          WHERE kind = 'comment';
          UPDATE preference SET value = 'false' WHERE section = 'addons' AND name = 'polls_enabled';",
     )?;
-    super::contributions::render_all(conn)?;
+    crate::db::contributions::render_all(conn)?;
     for stmt in table_statements(&["custom_menu", "custom_menu_item"]) {
         conn.execute_batch(&stmt)?;
     }
-    super::custom_menus::seed(conn, crate::clock::Clock::system().now())?;
+    crate::db::custom_menus::seed(conn, crate::clock::Clock::system().now())?;
     Ok(())
 }
 
@@ -246,7 +246,7 @@ fn v9_feeds_and_search(conn: &Connection) -> Result<(), DbError> {
         DbError::NotHearth("schema.sql lacks its feeds and search section (a build error)".into())
     })?;
     conn.execute_batch(section)?;
-    super::search::index::rebuild(conn)?;
+    crate::db::search::index::rebuild(conn)?;
     Ok(())
 }
 
@@ -433,7 +433,7 @@ pub fn check_and_migrate(conn: &Connection) -> Result<(), DbError> {
 /// Prepares `hearth restore`'s private copy of a backup: checks that it is a hearth
 /// database (not newer than this binary) that passes `PRAGMA integrity_check`,
 /// migrates it to [`VERSION`], and leaves it in rollback-journal mode so that the one
-/// file holds everything (no `-wal`; the first [`super::Db::open`] turns WAL back on).
+/// file holds everything (no `-wal`; the first [`crate::db::Db::open`] turns WAL back on).
 /// Returns the schema version the copy had. Only ever called on the copy, never on
 /// the backup itself.
 pub fn prepare_restore(path: &Path) -> Result<i64, DbError> {
@@ -441,9 +441,9 @@ pub fn prepare_restore(path: &Path) -> Result<i64, DbError> {
         path,
         OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )?;
-    conn.busy_timeout(super::BUSY_TIMEOUT)?;
+    conn.busy_timeout(crate::db::BUSY_TIMEOUT)?;
     let version = identify(&conn)?;
-    let problems = super::integrity::integrity(&conn)
+    let problems = crate::db::integrity::integrity(&conn)
         .map_err(|e| DbError::NotHearth(format!("not a readable database ({e})")))?;
     if let Some(first) = problems.first() {
         return Err(DbError::NotHearth(format!(

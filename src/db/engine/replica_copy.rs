@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use rusqlite::{Connection, OpenFlags};
 
-use super::{
+use crate::db::{
     BUSY_TIMEOUT, Counters, Db, DbError, READERS, lock_shared, migrate, position, readers,
 };
 
@@ -55,7 +55,7 @@ impl Db {
 
     /// What is wrong with a read replica's copy now, if anything (issue 28): reads
     /// answer 503 with it, and so do `/healthz` and `/readyz`.
-    pub fn copy_fault(&self) -> Option<super::CopyFault> {
+    pub fn copy_fault(&self) -> Option<crate::db::CopyFault> {
         if self.read_only { self.readers.copy_fault() } else { None }
     }
 

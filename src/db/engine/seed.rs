@@ -3,9 +3,9 @@
 
 use rusqlite::{Connection, params};
 
-use super::DbError;
 use crate::clock::Timestamp;
-use crate::model::pref::PrefKind;
+use crate::db::DbError;
+use crate::model::preference::PrefKind;
 
 /// The dynamic preferences (section, name, type, default), from SPEC's `preferences.tsv`.
 pub const PREFERENCES_TSV: &str = include_str!("preferences.tsv");
@@ -35,9 +35,9 @@ pub fn default_preferences() -> Vec<(&'static str, &'static str, PrefKind, serde
 
 /// Seeds a freshly created database.
 pub fn seed(conn: &Connection, now: Timestamp) -> Result<(), DbError> {
-    super::jwt::insert_secret(conn, &crate::token::random_string(JWT_SECRET_BYTES), now, None)?;
+    crate::db::jwt::insert_secret(conn, &crate::token::random_string(JWT_SECRET_BYTES), now, None)?;
     for (id, (label, sentiment)) in (1i64..).zip(REACTIONS.iter()) {
-        super::reactions::insert(
+        crate::db::reactions::insert(
             conn,
             &crate::model::reaction::Reaction {
                 id,
@@ -53,7 +53,7 @@ pub fn seed(conn: &Connection, now: Timestamp) -> Result<(), DbError> {
     for (section, name, kind, value) in default_preferences() {
         stmt.execute(params![section, name, kind.as_str(), value.to_string()])?;
     }
-    super::custom_menus::seed(conn, now)?;
+    crate::db::custom_menus::seed(conn, now)?;
     Ok(())
 }
 

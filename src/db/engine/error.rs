@@ -1,7 +1,7 @@
 //! What can go wrong below the API, and which of it is a storage fault (503).
 
-use super::CopyFault;
-use super::faults::is_storage_fault;
+use crate::db::CopyFault;
+use crate::db::faults::is_storage_fault;
 
 /// What can go wrong below the API.
 #[derive(Debug)]

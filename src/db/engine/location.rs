@@ -6,7 +6,7 @@
 use std::fs::{self, OpenOptions};
 use std::path::{Path, PathBuf};
 
-use super::DbError;
+use crate::db::DbError;
 
 /// The directory `path` is in (`.` for a bare file name).
 pub fn directory(path: &Path) -> PathBuf {

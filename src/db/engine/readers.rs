@@ -1,4 +1,4 @@
-//! The read connections: at most [`READERS`](super::READERS), opened on demand in the
+//! The read connections: at most [`READERS`](crate::db::READERS), opened on demand in the
 //! thread that needs one, handed out one at a time and put back when the guard drops.
 //!
 //! This replaced r2d2, which opens connections on threads of its own: one of those
@@ -38,13 +38,13 @@ use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, OpenFlags};
 
-use super::DbError;
-use super::copy_check::{CopyCheck, CopyFault, Stamp, stamp};
+use crate::db::DbError;
+use crate::db::copy_check::{CopyCheck, CopyFault, Stamp, stamp};
 
 /// How long a read waits for a connection when all are in use.
 const WAIT: Duration = Duration::from_secs(30);
 /// On a read replica, the oldest a connection (and its page cache) gets.
-pub(super) const MAX_AGE: Duration = Duration::from_secs(1);
+pub(in crate::db) const MAX_AGE: Duration = Duration::from_secs(1);
 
 /// How many SQLite virtual-machine steps run between two looks at a read's deadline
 /// (a look is one monotonic clock read: ~20 ns every few microseconds of work).
@@ -52,7 +52,7 @@ const PROGRESS_STEPS: i32 = 1000;
 
 /// The deadline of a read running on one of the runtime's own threads: SQLite's
 /// progress handler interrupts the read once it is past, and says so.
-pub(super) struct Watch {
+pub(in crate::db) struct Watch {
     /// Nanoseconds since [`clock`]'s origin; 0 while no deadline is set.
     deadline: AtomicU64,
     fired: AtomicBool,
@@ -71,14 +71,14 @@ impl Watch {
     }
 
     /// Interrupts the connection's statements once `budget` has passed.
-    pub(super) fn arm(&self, budget: Duration) {
+    pub(in crate::db) fn arm(&self, budget: Duration) {
         let budget = u64::try_from(budget.as_nanos()).unwrap_or(u64::MAX);
         self.fired.store(false, Ordering::Relaxed);
         self.deadline.store(clock().saturating_add(budget).max(1), Ordering::Relaxed);
     }
 
     /// Removes the deadline; whether it interrupted anything since [`Watch::arm`].
-    pub(super) fn disarm(&self) -> bool {
+    pub(in crate::db) fn disarm(&self) -> bool {
         self.deadline.store(0, Ordering::Relaxed);
         self.fired.swap(false, Ordering::Relaxed)
     }
@@ -105,7 +105,7 @@ struct Pooled {
 }
 
 /// The read connections.
-pub(super) struct Readers {
+pub(in crate::db) struct Readers {
     path: PathBuf,
     max: usize,
     /// A read replica's copy, written by a follower (see the module's notes).
@@ -142,18 +142,18 @@ impl State {
 }
 
 /// A read connection, back to the idle list on drop.
-pub(super) struct Reader {
+pub(in crate::db) struct Reader {
     readers: Arc<Readers>,
     conn: Option<Pooled>,
 }
 
 impl Readers {
-    pub(super) fn new(path: &Path, max: usize) -> Arc<Readers> {
+    pub(in crate::db) fn new(path: &Path, max: usize) -> Arc<Readers> {
         Self::with(path, max, false)
     }
 
     /// The readers of a read replica's copy (see the module's notes).
-    pub(super) fn following(path: &Path, max: usize) -> Arc<Readers> {
+    pub(in crate::db) fn following(path: &Path, max: usize) -> Arc<Readers> {
         Self::with(path, max, true)
     }
 
@@ -176,7 +176,7 @@ impl Readers {
     /// mapped pages a read touched count in the process's RSS (as the page cache's, not
     /// as its own memory). A replica's readers never map: the follower rewrites their
     /// file from another process, and a file that shrinks under a mapping is a SIGBUS.
-    pub(super) fn set_mmap(&self, bytes: i64) {
+    pub(in crate::db) fn set_mmap(&self, bytes: i64) {
         if self.following {
             return;
         }
@@ -195,7 +195,7 @@ impl Readers {
 
     /// A connection: an idle one, a new one while fewer than `max` exist, or the next
     /// one returned.
-    pub(super) fn get(self: &Arc<Self>) -> Result<Reader, DbError> {
+    pub(in crate::db) fn get(self: &Arc<Self>) -> Result<Reader, DbError> {
         let reader = self.get_any()?;
         if self.following { self.current(reader) } else { Ok(reader) }
     }
@@ -320,14 +320,14 @@ impl Readers {
     }
 
     /// What is wrong with a replica's copy now, if anything (`/readyz`, logs).
-    pub(super) fn copy_fault(&self) -> Option<CopyFault> {
+    pub(in crate::db) fn copy_fault(&self) -> Option<CopyFault> {
         self.check.fault()
     }
 
     /// Records that a read of a replica's copy failed on `e`; returns the error to
     /// answer with. A read error from the copy is never a 500 (issue 28): the copy is
     /// `quick_check`ed before it is served again.
-    pub(super) fn read_failed(&self) -> DbError {
+    pub(in crate::db) fn read_failed(&self) -> DbError {
         self.check.read_failed(stamp(&self.path).ok())
     }
 
@@ -372,7 +372,7 @@ impl Readers {
 
     /// An idle connection, if one is free now (never waits, never opens one); never on
     /// a read replica, whose readers are checked against the follower's file first.
-    pub(super) fn try_get(self: &Arc<Self>) -> Option<Reader> {
+    pub(in crate::db) fn try_get(self: &Arc<Self>) -> Option<Reader> {
         if self.following {
             return None;
         }
@@ -384,7 +384,7 @@ impl Readers {
     /// opened again on demand), and the last one's page cache is emptied
     /// (`PRAGMA shrink_memory`); its next reads fetch pages from the file again (from
     /// the OS's cache, usually). Returns how many connections it closed or emptied.
-    pub(super) fn release_memory(&self) -> usize {
+    pub(in crate::db) fn release_memory(&self) -> usize {
         let (closing, emptied) = {
             let mut state = self.state();
             let keep = state.idle.len().min(1);
@@ -413,7 +413,7 @@ impl Readers {
 /// never updates, and their locks stall it: a replica takes the file to
 /// `journal_mode=DELETE` before it reads it, the one write it ever makes (to the
 /// header of its local copy; SQLite's exclusive lock keeps the follower out meanwhile).
-pub(super) fn ensure_rollback_journal(path: &Path) -> Result<(), DbError> {
+pub(in crate::db) fn ensure_rollback_journal(path: &Path) -> Result<(), DbError> {
     use std::io::Read;
     let mut header = [0u8; 20];
     std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut header)).map_err(DbError::Io)?;
@@ -425,7 +425,7 @@ pub(super) fn ensure_rollback_journal(path: &Path) -> Result<(), DbError> {
         path,
         OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )?;
-    c.busy_timeout(super::BUSY_TIMEOUT)?;
+    c.busy_timeout(crate::db::BUSY_TIMEOUT)?;
     let mode: String = c.query_row("PRAGMA journal_mode = DELETE", [], |r| r.get(0))?;
     tracing::info!(db = %path.display(), %mode, "took the replica's copy out of WAL mode");
     c.close().map_err(|(_, e)| DbError::from(e))?;
@@ -450,13 +450,13 @@ fn open(path: &Path, mmap: i64) -> rusqlite::Result<Pooled> {
         path,
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )?;
-    c.busy_timeout(super::BUSY_TIMEOUT)?;
+    c.busy_timeout(crate::db::BUSY_TIMEOUT)?;
     c.execute_batch("PRAGMA temp_store = MEMORY; PRAGMA cache_size = -16000;")?;
     if mmap > 0 {
         c.pragma_update(None, "mmap_size", mmap)?;
     }
-    c.set_prepared_statement_cache_capacity(super::STATEMENT_CACHE);
-    super::stable_plans(&c)?;
+    c.set_prepared_statement_cache_capacity(crate::db::STATEMENT_CACHE);
+    crate::db::stable_plans(&c)?;
     let watch = Watch::new();
     let w = Arc::clone(&watch);
     c.progress_handler(PROGRESS_STEPS, Some(move || w.overrun()))?;
@@ -470,7 +470,7 @@ impl Reader {
     }
 
     /// The connection's watch (see [`Watch`]).
-    pub(super) fn watch(&self) -> &Watch {
+    pub(in crate::db) fn watch(&self) -> &Watch {
         &self.pooled().watch
     }
 }
@@ -547,7 +547,7 @@ impl Drop for ReadSnapshot<'_> {
 }
 
 /// One read in its own snapshot.
-pub(super) fn snapshot_read<T, E>(
+pub(in crate::db) fn snapshot_read<T, E>(
     conn: &Connection,
     f: impl FnOnce(&Connection) -> Result<T, E>,
 ) -> Result<T, E>

@@ -27,7 +27,7 @@ pub fn truncate_now(conn: &Connection, what: &str) -> rusqlite::Result<Outcome> 
     let r = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| {
         Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?))
     });
-    conn.busy_timeout(super::BUSY_TIMEOUT)?;
+    conn.busy_timeout(crate::db::BUSY_TIMEOUT)?;
     let (busy, log, done) = r?;
     if busy == 0 {
         return Ok(Outcome::Done);

@@ -3,10 +3,10 @@
 
 use std::path::Path;
 
-use super::DbError;
+use crate::db::DbError;
 
 /// Takes the shared `flock` every hearth process holds on its database file.
-pub(super) fn lock_shared(path: &Path) -> Result<std::fs::File, DbError> {
+pub(in crate::db) fn lock_shared(path: &Path) -> Result<std::fs::File, DbError> {
     let f = std::fs::File::open(path)
         .map_err(|e| DbError::NotHearth(format!("cannot open {}: {e}", path.display())))?;
     match f.try_lock_shared() {
@@ -50,7 +50,7 @@ impl ServeLock {
     pub fn take(db: &Path) -> Result<ServeLock, DbError> {
         use std::io::{Read, Seek, Write};
         use std::os::unix::fs::MetadataExt;
-        super::location::check(db)?;
+        crate::db::location::check(db)?;
         let mut name = db.as_os_str().to_owned();
         name.push("-serve.lock");
         let path = std::path::PathBuf::from(name);
@@ -64,7 +64,7 @@ impl ServeLock {
                 .truncate(false)
                 .open(&path)
                 .map_err(|e| {
-                    super::location::explain(
+                    crate::db::location::explain(
                         db,
                         DbError::NotHearth(format!("cannot create {}: {e}", path.display())),
                         !db.exists(),

@@ -94,7 +94,8 @@ pub fn resolve_ca(
     now: Timestamp,
 ) -> Result<Option<Principal>, ApiError> {
     let who = resolve(conn, creds, now)?;
-    if who.is_none() && !db::prefs::get_bool(conn, "configurations", "content_availability", true)?
+    if who.is_none()
+        && !db::preferences::get_bool(conn, "configurations", "content_availability", true)?
     {
         return Err(ApiError::NotAuthenticated);
     }

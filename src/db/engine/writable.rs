@@ -1,11 +1,11 @@
 //! Whether the database takes writes (`/healthz`'s `writable`, `/readyz`): what the
-//! last write said, and a small write probe at most once every [`super::PROBE_EVERY`]
+//! last write said, and a small write probe at most once every [`crate::db::PROBE_EVERY`]
 //! while it does not.
 
-use super::{Db, DbError, PROBE_EVERY};
+use crate::db::{Db, DbError, PROBE_EVERY};
 
 impl Db {
-    pub(super) fn set_writable(&self, ok: bool) {
+    pub(in crate::db) fn set_writable(&self, ok: bool) {
         let was = self.writable.swap(ok, std::sync::atomic::Ordering::AcqRel);
         if was && !ok {
             tracing::warn!(db = %self.path.display(), "the database stopped taking writes (disk full, read-only or I/O error); answering writes 503 until it recovers");

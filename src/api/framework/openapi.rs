@@ -1,6 +1,6 @@
 //! The OpenAPI 3.1 document served at `/api/v2/schema/`, generated from the code:
 //!
-//! - **paths and operations** from the endpoint declaration ([`super::router`]):
+//! - **paths and operations** from the endpoint declaration ([`crate::api::router`]):
 //!   method, path template, `operationId`, path parameters, `security` and the
 //!   `x-hearth-auth` class, and the error responses every endpoint of a class can give;
 //! - **response schemas** from the JSON types themselves (`#[derive(utoipa::ToSchema)]`
@@ -24,16 +24,16 @@ use crate::http::route::{Auth, Endpoint};
 /// The fragments: `base.json` first (info, servers, shared components), then one per
 /// area, each with `operations` (by operationId) and `components`.
 const FRAGMENTS: &[(&str, &str)] = &[
-    ("base", include_str!("../../openapi/base.json")),
-    ("auth", include_str!("../../openapi/auth.json")),
-    ("oauth", include_str!("../../openapi/oauth.json")),
-    ("community", include_str!("../../openapi/community.json")),
-    ("contributions", include_str!("../../openapi/contributions.json")),
-    ("courses", include_str!("../../openapi/courses.json")),
-    ("kit", include_str!("../../openapi/kit.json")),
-    ("site", include_str!("../../openapi/site.json")),
-    ("feeds", include_str!("../../openapi/feeds.json")),
-    ("notifications", include_str!("../../openapi/notifications.json")),
+    ("base", include_str!("../../../openapi/base.json")),
+    ("auth", include_str!("../../../openapi/auth.json")),
+    ("oauth", include_str!("../../../openapi/oauth.json")),
+    ("community", include_str!("../../../openapi/community.json")),
+    ("contributions", include_str!("../../../openapi/contributions.json")),
+    ("courses", include_str!("../../../openapi/courses.json")),
+    ("kit", include_str!("../../../openapi/kit.json")),
+    ("site", include_str!("../../../openapi/site.json")),
+    ("feeds", include_str!("../../../openapi/feeds.json")),
+    ("notifications", include_str!("../../../openapi/notifications.json")),
 ];
 
 /// The schemas derived from the JSON types, by name.
@@ -43,7 +43,7 @@ pub fn generated_schemas() -> Vec<(String, RefOr<Schema>)> {
     collect::<model::user::UserJson>(&mut out);
     collect::<model::user::UserMinimal>(&mut out);
     collect::<model::reaction::ReactionJson>(&mut out);
-    collect::<model::pref::PrefJson>(&mut out);
+    collect::<model::preference::PrefJson>(&mut out);
     collect::<model::category::CategoryJson>(&mut out);
     collect::<model::feature::Feature>(&mut out);
     collect::<model::vote::VoteJson>(&mut out);
@@ -62,10 +62,10 @@ fn collect<T: utoipa::ToSchema>(out: &mut Vec<(String, RefOr<Schema>)>) {
     out.push((T::name().into_owned(), T::schema()));
 }
 
-/// The document, built once from [`super::router`].
+/// The document, built once from [`crate::api::router`].
 pub fn document() -> &'static Value {
     static DOC: OnceLock<Value> = OnceLock::new();
-    DOC.get_or_init(|| build(super::router()))
+    DOC.get_or_init(|| build(crate::api::router()))
 }
 
 /// The operations the prose describes, by operationId (for the consistency test).
@@ -200,7 +200,7 @@ mod tests {
 
     #[test]
     fn every_declared_endpoint_has_prose_and_all_prose_is_declared() {
-        let endpoints: Vec<_> = super::super::router().endpoints().collect();
+        let endpoints: Vec<_> = crate::api::router().endpoints().collect();
         let prose = prose();
         let declared: Vec<&str> = endpoints.iter().map(|e| e.operation_id).collect();
         let missing: Vec<&&str> = declared.iter().filter(|id| !prose.contains_key(**id)).collect();
@@ -218,7 +218,7 @@ mod tests {
     fn document_is_openapi_3_1_with_the_declared_paths() {
         let d = document();
         assert_eq!(d["openapi"], "3.1.0");
-        for e in super::super::router().endpoints() {
+        for e in crate::api::router().endpoints() {
             let op = &d["paths"][openapi_path(e.path)][e.method.as_str().to_ascii_lowercase()];
             assert_eq!(op["operationId"], e.operation_id, "{e:?}");
         }

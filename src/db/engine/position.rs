@@ -1,5 +1,5 @@
 //! The replication position (SPEC §9): a counter in the one row of `hearth_position`,
-//! bumped inside every write transaction ([`super::Db::write_blocking`]), so that it is
+//! bumped inside every write transaction ([`crate::db::Db::write_blocking`]), so that it is
 //! part of the data Litestream replicates. The primary tells clients the position
 //! after their write (`X-Hearth-Position`); a read replica reads the same row from its
 //! copy and knows it holds that write once its own position is at least as far.
@@ -8,7 +8,7 @@ use std::path::Path;
 
 use rusqlite::{Connection, OpenFlags};
 
-use super::DbError;
+use crate::db::DbError;
 
 /// Moves the position one step on, inside the caller's write transaction; returns the
 /// new position.
@@ -38,7 +38,7 @@ pub fn of_file(path: &Path) -> Result<i64, DbError> {
         path,
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )?;
-    conn.busy_timeout(super::BUSY_TIMEOUT)?;
+    conn.busy_timeout(crate::db::BUSY_TIMEOUT)?;
     Ok(get(&conn)?)
 }
 
@@ -57,13 +57,13 @@ mod tests {
     #[test]
     fn every_bump_moves_one_step_and_the_schema_has_the_same_table() {
         let c = Connection::open_in_memory().unwrap();
-        super::super::migrate::create(&c).unwrap();
+        crate::db::migrate::create(&c).unwrap();
         assert_eq!(get(&c).unwrap(), 0);
         assert_eq!(bump(&c).unwrap(), 1);
         assert_eq!(bump(&c).unwrap(), 2);
         assert_eq!(get(&c).unwrap(), 2);
         assert!(
-            super::super::migrate::SCHEMA.contains(CREATE),
+            crate::db::migrate::SCHEMA.contains(CREATE),
             "schema.sql and the migration create the same table"
         );
         // one row only

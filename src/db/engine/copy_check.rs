@@ -6,7 +6,7 @@
 //! inside the read transaction the request will read in, before any request reads it:
 //! - the schema version (`application_id`, `user_version`) is this binary's: a copy of
 //!   another hearth version is refused, not read with the wrong queries;
-//! - the replication position ([`super::position`]) is not below one this process has
+//! - the replication position ([`crate::db::position`]) is not below one this process has
 //!   served: a copy that went back in time (an older generation restored, a stale file
 //!   swapped in) would serve data the members have seen change, so it is refused until
 //!   the follower brings it past what was served;
@@ -35,12 +35,12 @@ use std::time::{Duration, Instant};
 
 use rusqlite::Connection;
 
-use super::{DbError, migrate, position};
+use crate::db::{DbError, migrate, position};
 
 /// What identifies the bytes of a file: a follower that writes it changes its size or
 /// modification time; one that restores it anew replaces it (a new inode).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Stamp {
+pub(in crate::db) struct Stamp {
     dev: u64,
     ino: u64,
     len: u64,
@@ -49,12 +49,12 @@ pub(super) struct Stamp {
 
 impl Stamp {
     /// The file itself (device, inode), whatever its bytes.
-    pub(super) fn file(self) -> (u64, u64) {
+    pub(in crate::db) fn file(self) -> (u64, u64) {
         (self.dev, self.ino)
     }
 }
 
-pub(super) fn stamp(path: &Path) -> std::io::Result<Stamp> {
+pub(in crate::db) fn stamp(path: &Path) -> std::io::Result<Stamp> {
     use std::os::unix::fs::MetadataExt;
     let m = std::fs::metadata(path)?;
     Ok(Stamp {
@@ -66,12 +66,12 @@ pub(super) fn stamp(path: &Path) -> std::io::Result<Stamp> {
 }
 
 /// What `PRAGMA quick_check` is run with: the first error is enough to refuse the copy.
-pub(super) const QUICK_CHECK: &str = "PRAGMA quick_check(1)";
+pub(in crate::db) const QUICK_CHECK: &str = "PRAGMA quick_check(1)";
 
 /// After a read failed on a copy that passed a `quick_check` less than this long ago,
 /// the copy is not checked again: a request that fails on a sound copy (a bug) must
 /// not make the replica read its whole file on every try.
-pub(super) const RECHECK_AFTER: Duration = Duration::from_secs(10);
+pub(in crate::db) const RECHECK_AFTER: Duration = Duration::from_secs(10);
 
 /// What is wrong with a replica's copy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -125,7 +125,7 @@ impl std::fmt::Display for CopyFault {
 
 /// The checks' state, shared by all readers of one copy.
 #[derive(Debug, Default)]
-pub(super) struct CopyCheck {
+pub(in crate::db) struct CopyCheck {
     state: Mutex<State>,
 }
 
@@ -150,7 +150,7 @@ impl CopyCheck {
 
     /// Checks the copy `conn` reads, inside its read transaction, when the file
     /// (`now`) changed since it last passed; `Err` when it must not be served.
-    pub(super) fn verify(&self, conn: &Connection, now: Stamp) -> Result<(), DbError> {
+    pub(in crate::db) fn verify(&self, conn: &Connection, now: Stamp) -> Result<(), DbError> {
         let mut st = self.state();
         if st.passed == Some(now) {
             return Ok(());
@@ -182,14 +182,14 @@ impl CopyCheck {
 
     /// Records a fault found outside [`CopyCheck::verify`] (the file is gone, or a
     /// read of it failed) and returns the error to answer with.
-    pub(super) fn fail(&self, fault: CopyFault, at: Option<Stamp>, detail: &str) -> DbError {
+    pub(in crate::db) fn fail(&self, fault: CopyFault, at: Option<Stamp>, detail: &str) -> DbError {
         Self::record(&mut self.state(), fault, at, detail)
     }
 
     /// A read of the copy failed (a request's 500 on a replica): unless the file
     /// passed a `quick_check` less than [`RECHECK_AFTER`] ago, it is checked whole
     /// before it is served again. Returns the error to answer with.
-    pub(super) fn read_failed(&self, at: Option<Stamp>) -> DbError {
+    pub(in crate::db) fn read_failed(&self, at: Option<Stamp>) -> DbError {
         let mut st = self.state();
         match at {
             None => Self::record(&mut st, CopyFault::Missing, None, "the file is gone"),
@@ -208,7 +208,7 @@ impl CopyCheck {
     }
 
     /// The fault the copy has now, if any.
-    pub(super) fn fault(&self) -> Option<CopyFault> {
+    pub(in crate::db) fn fault(&self) -> Option<CopyFault> {
         self.state().fault.map(|(f, _)| f)
     }
 
