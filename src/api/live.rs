@@ -7,7 +7,8 @@
 //! - **Who**: the token is checked as any bearer token (JWT or opaque); a missing or
 //!   bad one is 401 before the upgrade. The page's `Origin` must be one `--cors-origin`
 //!   allows, or the server's own (403).
-//! - **Caps**: `--max-sockets` in all, `--max-sockets-per-address` per client (503).
+//! - **Caps**: `--max-sockets` in all, `--max-sockets-per-address` per client (503);
+//!   messages of at most 64 KiB, at most [`MESSAGES_PER_SECOND`] a second (1008 beyond).
 //! - **Closing**: every `serve --socket-recheck` (30 s) the token is checked again: revoked, expired, or its user deleted, the socket closes with code
 //!   4001 and the reason `token no longer valid`. A server that stops drops them (the
 //!   kit reconnects).
@@ -43,6 +44,11 @@ const PROTOCOL_PREFIX: &str = "__";
 
 /// The close code of a socket whose token no longer holds.
 pub const CLOSE_INVALID: u16 = 4001;
+
+/// The most messages a client may send in one second (the kit sends a heartbeat every
+/// 5 s); past it the socket closes with 1008, policy violation: an echo must not be a
+/// way to keep the server busy.
+pub const MESSAGES_PER_SECOND: u32 = 10;
 
 /// tungstenite's buffers for the kit's small messages (heartbeats in, pushes out).
 fn socket_config() -> WebSocketConfig {
@@ -174,18 +180,33 @@ async fn run(
 ) {
     let (mut tx, mut rx) = socket.split();
     let mut recheck = tokio::time::interval(state.config.socket_recheck);
+    let (mut window, mut sent) = (crate::clock::instant(), 0u32);
     recheck.tick().await;
     loop {
         tokio::select! {
             msg = rx.next() => match msg {
-                Some(Ok(Message::Text(t))) => {
-                    // the kit's heartbeat: echoed as it came
-                    if tx.send(Message::Text(t)).await.is_err() {
+                Some(Ok(m)) if !m.is_close() => {
+                    if window.elapsed() >= std::time::Duration::from_secs(1) {
+                        (window, sent) = (crate::clock::instant(), 0);
+                    }
+                    sent += 1;
+                    if sent > MESSAGES_PER_SECOND {
+                        let frame = CloseFrame {
+                            code: CloseCode::Policy,
+                            reason: "too many messages".into(),
+                        };
+                        let _ = tx.send(Message::Close(Some(frame))).await;
+                        break;
+                    }
+                    // the kit's heartbeat: echoed as it came (pings are answered by
+                    // tungstenite itself)
+                    if let Message::Text(t) = m
+                        && tx.send(Message::Text(t)).await.is_err()
+                    {
                         break;
                     }
                 }
-                Some(Ok(Message::Close(_))) => break,
-                Some(Ok(_)) => {}
+                Some(Ok(_)) => break,
                 Some(Err(_)) | None => break,
             },
             Some(p) = pushes.recv() => {

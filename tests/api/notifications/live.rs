@@ -171,3 +171,24 @@ async fn a_role_change_closes_the_socket() {
     let frame = closed(&mut ws).await;
     assert_eq!(u16::from(frame.code), 4001);
 }
+
+#[tokio::test]
+async fn a_flood_of_messages_closes_the_socket() {
+    let s = TestServer::start().await;
+    let (_, a) = s.login("alice");
+    let (mut ws, _) = open(&s, &a, None).await.unwrap();
+    for _ in 0..50 {
+        if ws.send(Message::text("x")).await.is_err() {
+            break;
+        }
+    }
+    let frame = closed(&mut ws).await;
+    assert_eq!((u16::from(frame.code), frame.reason.as_str()), (1008, "too many messages"));
+    // a message too large for a heartbeat closes it too
+    let (mut ws, _) = open(&s, &a, None).await.unwrap();
+    let _ = ws.send(Message::text("x".repeat(100 * 1024))).await;
+    let end = tokio::time::timeout(std::time::Duration::from_secs(5), ws.next())
+        .await
+        .expect("an end in time");
+    assert!(!matches!(end, Some(Ok(Message::Text(_)))), "{end:?}");
+}
