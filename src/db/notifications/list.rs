@@ -21,6 +21,9 @@ pub struct Note {
     pub is_new: bool,
 }
 
+/// The most notifications a list counts (the pagination's offset cap).
+pub const COUNT_CAP: i64 = 10_000;
+
 /// A row: id, type, actor, item, comment, time, new.
 type Row = (i64, String, i64, Option<i64>, Option<i64>, Timestamp, bool);
 
@@ -29,15 +32,22 @@ const SHOWN: &str = "n.user_id = ?1
     AND NOT EXISTS (SELECT 1 FROM user_hide h WHERE h.user_id = ?1 AND h.hidden_id = n.actor_id)
     AND EXISTS (SELECT 1 FROM user a WHERE a.id = n.actor_id AND a.deleted = 0)";
 
-/// One page of `user`'s notifications, newest first, and how many it has.
+/// One page of `user`'s notifications, newest first, and how many it has (up to
+/// 10,000).
 pub fn page(
     conn: &Connection,
     user: i64,
     limit: i64,
     offset: i64,
 ) -> rusqlite::Result<(i64, Vec<Note>)> {
+    // counted up to the pagination's offset cap: a page past it is refused anyway,
+    // and a member's notifications only grow
     let count: i64 = conn
-        .prepare_cached(sql!("SELECT count(*) FROM notification n WHERE {SHOWN}"))?
+        .prepare_cached(sql!(
+            "SELECT count(*) FROM (SELECT 1 FROM notification n INDEXED BY notification_user
+             WHERE {SHOWN} LIMIT {})",
+            COUNT_CAP
+        ))?
         .query_row([user], |r| r.get(0))?;
     let rows: Vec<Row> = conn
         .prepare_cached(sql!(
