@@ -110,7 +110,7 @@ fn notify_written(
     pk: i64,
     html: &str,
 ) -> rusqlite::Result<()> {
-    use super::notifications::{Type, mentioned, notify};
+    use super::notifications::{Cause, Type, mentioned, notify};
     let author_of = |pk: i64| -> rusqlite::Result<i64> {
         conn.prepare_cached("SELECT author_id FROM contribution WHERE pk = ?1")?
             .query_row([pk], |r| r.get(0))
@@ -120,21 +120,28 @@ fn notify_written(
         Some(item) => (item, Some(pk)),
         None => (pk, None),
     };
+    let to = |user: i64, kind: Type| Cause {
+        user,
+        actor,
+        kind,
+        item_pk: Some(item),
+        comment_pk: comment,
+    };
     if let Some(item) = new.target_pk {
         let item_author = author_of(item)?;
         match new.parent_pk {
             Some(parent) => {
                 let parent_author = author_of(parent)?;
-                notify(conn, parent_author, actor, Type::NestedComment, Some(item), comment, at)?;
+                notify(conn, to(parent_author, Type::NestedComment), at)?;
                 if item_author != parent_author {
-                    notify(conn, item_author, actor, Type::Comment, Some(item), comment, at)?;
+                    notify(conn, to(item_author, Type::Comment), at)?;
                 }
             }
-            None => notify(conn, item_author, actor, Type::Comment, Some(item), comment, at)?,
+            None => notify(conn, to(item_author, Type::Comment), at)?,
         }
     }
     for user in mentioned(html) {
-        notify(conn, user, actor, Type::Mention, Some(item), comment, at)?;
+        notify(conn, to(user, Type::Mention), at)?;
     }
     Ok(())
 }

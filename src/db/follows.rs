@@ -77,10 +77,17 @@ pub fn toggle(
         .execute([follower, followed, delta])?;
     }
     // SPEC §10: the followed user is notified; an unfollow takes it back
-    use super::notifications::{Type, forget, notify};
+    use super::notifications::{Cause, Type, forget, notify};
+    let cause = Cause {
+        user: followed,
+        actor: follower,
+        kind: Type::UserFollow,
+        item_pk: None,
+        comment_pk: None,
+    };
     match outcome {
-        Toggled::Followed => notify(conn, followed, follower, Type::UserFollow, None, None, now)?,
-        Toggled::Unfollowed => forget(conn, followed, follower, Type::UserFollow, None, None)?,
+        Toggled::Followed => notify(conn, cause, now)?,
+        Toggled::Unfollowed => forget(conn, cause)?,
     }
     Ok(outcome)
 }

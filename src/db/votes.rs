@@ -147,7 +147,7 @@ fn notify_vote(
     outcome: Voted,
     now: Timestamp,
 ) -> rusqlite::Result<()> {
-    use super::notifications::{Type, forget, notify};
+    use super::notifications::{Cause, Type, forget, notify};
     let (author, target): (i64, Option<i64>) = conn
         .prepare_cached("SELECT author_id, target_pk FROM contribution WHERE pk = ?1")?
         .query_row([pk], |r| Ok((r.get(0)?, r.get(1)?)))?;
@@ -156,9 +156,11 @@ fn notify_vote(
         Some(item) => (Some(item), Some(pk)),
         None => (Some(pk), None),
     };
+    let cause =
+        Cause { user: author, actor: user, kind: Type::VoteUp, item_pk: item, comment_pk: comment };
     match outcome {
-        Voted::Added => notify(conn, author, user, Type::VoteUp, item, comment, now),
-        Voted::Removed => forget(conn, author, user, Type::VoteUp, item, comment),
+        Voted::Added => notify(conn, cause, now),
+        Voted::Removed => forget(conn, cause),
         Voted::Replaced => Ok(()),
     }
 }

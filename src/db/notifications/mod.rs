@@ -70,18 +70,21 @@ pub fn take_pushed() -> Vec<Pushed> {
     PUSHED.with(|p| std::mem::take(&mut *p.borrow_mut()))
 }
 
-/// Notifies `user` that `actor` did `kind` (about `item_pk`, `comment_pk`), unless it
-/// is the actor itself, a deleted user, or one who hides the actor.
-pub fn notify(
-    conn: &Connection,
-    user: i64,
-    actor: i64,
-    kind: Type,
-    item_pk: Option<i64>,
-    comment_pk: Option<i64>,
-    now: Timestamp,
-) -> rusqlite::Result<()> {
-    if user == actor {
+/// What one notification says: `actor` did `kind` to `user`'s `item_pk` (or its
+/// comment `comment_pk`). What a cause writes and what undoing it takes out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cause {
+    pub user: i64,
+    pub actor: i64,
+    pub kind: Type,
+    pub item_pk: Option<i64>,
+    pub comment_pk: Option<i64>,
+}
+
+/// Notifies the cause's user, unless it is the actor itself, a deleted user, or one
+/// who hides the actor.
+pub fn notify(conn: &Connection, c: Cause, now: Timestamp) -> rusqlite::Result<()> {
+    if c.user == c.actor {
         return Ok(());
     }
     let wanted = conn
@@ -89,7 +92,7 @@ pub fn notify(
             "SELECT 1 FROM user u WHERE u.id = ?1 AND u.deleted = 0
              AND NOT EXISTS (SELECT 1 FROM user_hide h WHERE h.user_id = ?1 AND h.hidden_id = ?2)",
         )?
-        .exists([user, actor])?;
+        .exists([c.user, c.actor])?;
     if !wanted {
         return Ok(());
     }
@@ -97,9 +100,9 @@ pub fn notify(
         "INSERT INTO notification (user_id, type, actor_id, item_pk, comment_pk, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     )?
-    .execute(params![user, kind.as_str(), actor, item_pk, comment_pk, now])?;
+    .execute(params![c.user, c.kind.as_str(), c.actor, c.item_pk, c.comment_pk, now])?;
     let id = conn.last_insert_rowid();
-    PUSHED.with(|p| p.borrow_mut().push(Pushed { user_id: user, kind, id }));
+    PUSHED.with(|p| p.borrow_mut().push(Pushed { user_id: c.user, kind: c.kind, id }));
     Ok(())
 }
 
@@ -112,21 +115,13 @@ pub fn forget_contribution(conn: &Connection, pk: i64) -> rusqlite::Result<()> {
     Ok(())
 }
 
-/// Takes out `actor`'s notification of `kind` to `user` about `item_pk`/`comment_pk`
-/// (an unvote, an unfollow).
-pub fn forget(
-    conn: &Connection,
-    user: i64,
-    actor: i64,
-    kind: Type,
-    item_pk: Option<i64>,
-    comment_pk: Option<i64>,
-) -> rusqlite::Result<()> {
+/// Takes out what a cause wrote (an unvote, an unfollow).
+pub fn forget(conn: &Connection, c: Cause) -> rusqlite::Result<()> {
     conn.prepare_cached(
         "DELETE FROM notification WHERE actor_id = ?1 AND type = ?2 AND user_id = ?3
          AND item_pk IS ?4 AND comment_pk IS ?5",
     )?
-    .execute(params![actor, kind.as_str(), user, item_pk, comment_pk])?;
+    .execute(params![c.actor, c.kind.as_str(), c.user, c.item_pk, c.comment_pk])?;
     Ok(())
 }
 
