@@ -314,10 +314,22 @@ page.on('response', (r) => {
     requests.push({ view, method: r.request().method(), path: u.pathname + u.search, status });
   }
 });
+// Which document each request came from: the driver's own page.goto unloads the last
+// view's page, and Chromium aborts what that page still had in flight (net::ERR_ABORTED,
+// reported after the next view began). Such an abort is the driver's doing, not hearth's
+// or the kit's; an abort of a request the current document made still fails its view.
+let documentSeq = 0;
+const requestDocument = new WeakMap();
+page.on('framenavigated', (f) => {
+  if (f === page.mainFrame()) documentSeq++;
+});
+page.on('request', (r) => requestDocument.set(r, documentSeq));
 page.on('requestfailed', (r) => {
   if (r.url().startsWith(portal)) {
     const u = new URL(r.url());
-    requests.push({ view, method: r.method(), path: u.pathname + u.search, status: `failed (${r.failure()?.errorText})` });
+    const errorText = r.failure()?.errorText;
+    if (errorText === 'net::ERR_ABORTED' && requestDocument.get(r) !== documentSeq) return;
+    requests.push({ view, method: r.method(), path: u.pathname + u.search, status: `failed (${errorText})` });
   }
 });
 page.on('pageerror', (e) => pageErrors.push({ view, message: e.message }));
