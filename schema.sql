@@ -45,7 +45,10 @@ CREATE TABLE user (
     date_joined         INTEGER NOT NULL,
     deleted             INTEGER NOT NULL DEFAULT 0,
     categories_counter  INTEGER NOT NULL DEFAULT 0,       -- categories this user follows (version 3: last, added by ALTER TABLE)
-    unseen_notifications INTEGER NOT NULL DEFAULT 0       -- notifications not yet seen (version 9, kept by triggers)
+    unseen_notifications INTEGER NOT NULL DEFAULT 0,      -- notifications not yet seen (version 9, kept by triggers)
+    connections_counter  INTEGER NOT NULL DEFAULT 0,      -- connections (friendships) of this user (version 9, kept by triggers)
+    connection_requests_sent_counter     INTEGER NOT NULL DEFAULT 0, -- requests this user sent, still open (version 9)
+    connection_requests_received_counter INTEGER NOT NULL DEFAULT 0  -- requests to this user, open and not rejected (version 9)
 );
 CREATE UNIQUE INDEX user_email ON user (email COLLATE NOCASE) WHERE email IS NOT NULL;
 
@@ -640,3 +643,60 @@ CREATE TABLE banner_state (
     disposed_at INTEGER,
     PRIMARY KEY (user_id, banner_id)
 ) WITHOUT ROWID;
+
+-- Connections (SPEC §10 People: friendship, on while configurations.connection_enabled):
+-- a request from one user to another, then a connection both ways once accepted. A
+-- request the receiver rejected stays (its sender is not told) until cancelled or
+-- accepted. A connection is two rows, one per side, so a user's list is one index walk.
+-- The user counters are kept by the triggers below; `hearth check` recounts them.
+CREATE TABLE connection_request (
+    id          INTEGER PRIMARY KEY,
+    from_user   INTEGER NOT NULL REFERENCES user (id),
+    to_user     INTEGER NOT NULL REFERENCES user (id),
+    created_at  INTEGER NOT NULL,
+    rejected_at INTEGER,
+    viewed_at   INTEGER,
+    UNIQUE (from_user, to_user),
+    CHECK (from_user <> to_user)
+);
+-- the requests a user received, newest first (the rejected ones, few, are skipped)
+CREATE INDEX connection_request_received ON connection_request (to_user, id DESC);
+-- (the requests a user sent, newest first: the UNIQUE index leads with from_user)
+CREATE INDEX connection_request_sent ON connection_request (from_user, id DESC);
+CREATE TABLE connection (
+    user_id    INTEGER NOT NULL REFERENCES user (id),
+    other_id   INTEGER NOT NULL REFERENCES user (id),
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (user_id, other_id),
+    CHECK (user_id <> other_id)
+) WITHOUT ROWID;
+-- a user's connections, newest first
+CREATE INDEX connection_list ON connection (user_id, created_at DESC, other_id);
+
+CREATE TRIGGER connection_insert AFTER INSERT ON connection
+BEGIN
+    UPDATE user SET connections_counter = connections_counter + 1 WHERE id = NEW.user_id;
+END;
+CREATE TRIGGER connection_delete AFTER DELETE ON connection
+BEGIN
+    UPDATE user SET connections_counter = connections_counter - 1 WHERE id = OLD.user_id;
+END;
+CREATE TRIGGER connection_request_insert AFTER INSERT ON connection_request
+BEGIN
+    UPDATE user SET connection_requests_sent_counter = connection_requests_sent_counter + 1 WHERE id = NEW.from_user;
+    UPDATE user SET connection_requests_received_counter = connection_requests_received_counter + 1
+    WHERE id = NEW.to_user AND NEW.rejected_at IS NULL;
+END;
+CREATE TRIGGER connection_request_delete AFTER DELETE ON connection_request
+BEGIN
+    UPDATE user SET connection_requests_sent_counter = connection_requests_sent_counter - 1 WHERE id = OLD.from_user;
+    UPDATE user SET connection_requests_received_counter = connection_requests_received_counter - 1
+    WHERE id = OLD.to_user AND OLD.rejected_at IS NULL;
+END;
+CREATE TRIGGER connection_request_rejected AFTER UPDATE OF rejected_at ON connection_request
+WHEN (OLD.rejected_at IS NULL) <> (NEW.rejected_at IS NULL)
+BEGIN
+    UPDATE user SET connection_requests_received_counter = connection_requests_received_counter
+        + (CASE WHEN NEW.rejected_at IS NULL THEN 1 ELSE -1 END)
+    WHERE id = NEW.to_user;
+END;

@@ -244,6 +244,8 @@ fn activity_type(kind: Type) -> i64 {
         Type::Mention => 19,
         Type::VoteUp => 9,
         Type::UserFollow => 97,
+        Type::ConnectionRequest => 55,
+        Type::ConnectionAccept => 56,
     }
 }
 
@@ -258,20 +260,34 @@ async fn push_body(state: &AppState, user: i64, p: Pushed) -> Result<Value, ApiE
             let toasts = crate::db::user_settings::stored(c, user)?
                 .iter()
                 .all(|(name, v)| name != "show_toast_notifications" || *v != 0);
-            let note = if toasts { crate::db::notifications::list::one(c, user, p.id)? } else { None };
+            let note = crate::db::notifications::list::one(c, user, p.id)?;
             let unseen = crate::db::notifications::unseen(c, user)?;
-            Ok::<_, ApiError>(json!({
-                "type": "interaction",
-                "data": {
-                    // what the kit keys its toasts on (one toast per notification)
-                    "id": p.id,
-                    "feed_serialization_id": p.id.to_string(),
-                    "activity_type": activity_type(p.kind),
-                    "notification_obj": note.map(|n| crate::api::notifications::note_json(&n, &base)),
-                    "count_interactions": unseen,
-                    "count_notification_banners": 0,
-                }
-            }))
+            let mut data = json!({
+                // what the kit keys its toasts on (one toast per notification)
+                "id": p.id,
+                "feed_serialization_id": p.id.to_string(),
+                "activity_type": activity_type(p.kind),
+                "notification_obj": note
+                    .as_ref()
+                    .filter(|_| toasts)
+                    .map(|n| crate::api::notifications::note_json(n, &base)),
+                "count_interactions": unseen,
+                "count_notification_banners": 0,
+            });
+            // the kit's connections manager updates its buttons from a connection push:
+            // it reads `connection` and the user under the type's key
+            let key = match p.kind {
+                Type::ConnectionRequest => Some("request_user"),
+                Type::ConnectionAccept => Some("accept_user"),
+                _ => None,
+            };
+            if let (Some(key), Some(n)) = (key, note.as_ref()) {
+                let actor = serde_json::to_value(n.actor.to_json(&base, None, Vec::new()))
+                    .unwrap_or(Value::Null);
+                data["connection"] = json!({ "type": p.kind.as_str() });
+                data[key] = actor;
+            }
+            Ok::<_, ApiError>(json!({ "type": "interaction", "data": data }))
         })
         .await
 }

@@ -9,6 +9,7 @@ pub mod categories;
 mod framework;
 pub use framework::{auth, call, openapi};
 use framework::{listing, people, toggle};
+pub mod connections;
 pub mod contributions;
 pub mod contributors;
 pub mod courses;
@@ -40,6 +41,7 @@ const AREAS: &[fn() -> Vec<Endpoint>] = &[
     contributions::endpoints,
     health::endpoints,
     schema::endpoints,
+    connections::endpoints,
     users::endpoints,
     reactions::endpoints,
     preferences::endpoints,

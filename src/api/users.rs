@@ -5,6 +5,7 @@ use warp::reply::Response;
 
 use crate::api::call::{Call, ca, user, write};
 use crate::api::listing::list_page;
+use crate::api::people::Relations;
 use crate::api::toggle::{both_ways, other_live_user, toggle};
 use crate::db::follows::{self, Direction};
 use crate::error::ApiError;
@@ -48,11 +49,16 @@ async fn get_me(call: Call<Principal>) -> Result<Response, ApiError> {
         .read(move |c, who| {
             let user =
                 crate::db::users::get(c, who.user_id)?.ok_or(ApiError::AuthenticationFailed)?;
-            let mut j = user.to_json(&base, false, crate::db::users::tags(c, user.id)?);
+            let mut j = user.to_json(&base, None, crate::db::users::tags(c, user.id)?);
             j.email = Some(user.email.clone().unwrap_or_default());
             j.unseen_interactions_counter = Some(crate::db::notifications::unseen(c, who.user_id)?);
             j.unseen_notification_banners_counter =
                 Some(crate::db::banners::unseen(c, who.user_id)?);
+            let (connections, sent, received) =
+                crate::db::connections::counters(c, who.user_id)?.unwrap_or_default();
+            j.connections_counter = Some(connections);
+            j.connection_requests_sent_counter = Some(sent);
+            j.connection_requests_received_counter = Some(received);
             Ok::<_, ApiError>(j)
         })
         .await?;
@@ -82,11 +88,8 @@ async fn get_user(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
         .read(move |c, who| {
             let user =
                 crate::db::users::get(c, id)?.filter(|u| !u.deleted).ok_or(ApiError::NotFound)?;
-            let followed = match who {
-                Some(p) => follows::is_following(c, p.user_id, id)?,
-                None => false,
-            };
-            Ok::<_, ApiError>(user.to_json(&base, followed, crate::db::users::tags(c, id)?))
+            let status = Relations::load(c)?.of(c, who.map(|p| p.user_id), id)?;
+            Ok::<_, ApiError>(user.to_json(&base, status, crate::db::users::tags(c, id)?))
         })
         .await?;
     Ok(ok(&json))
@@ -110,7 +113,7 @@ async fn edit_profile(mut call: Call<Principal>) -> Result<Response, ApiError> {
             let edit = crate::model::profile::parse(&body).map_err(ApiError::Invalid)?;
             crate::db::profiles::apply(tx, id, &edit)?;
             let user = crate::db::users::get(tx, id)?.ok_or(ApiError::AuthenticationFailed)?;
-            let mut j = user.to_json(&base, false, crate::db::users::tags(tx, id)?);
+            let mut j = user.to_json(&base, None, crate::db::users::tags(tx, id)?);
             j.email = Some(user.email.clone().unwrap_or_default());
             Ok::<_, ApiError>(j)
         })
@@ -144,13 +147,14 @@ async fn list_connections(
             follows::page(c, id, dir, mutual, who.map(|p| p.user_id), page.limit, page.offset)?;
         let ids: Vec<i64> = rows.iter().map(|(u, _)| u.id).collect();
         let mut tags = follows::tags_of(c, &ids)?;
-        let results: Vec<_> = rows
-            .into_iter()
-            .map(|(u, followed)| {
-                let t = tags.remove(&u.id).unwrap_or_default();
-                u.to_json(&base, followed, t)
-            })
-            .collect();
+        let relations = Relations::load(c)?;
+        let viewer = who.map(|p| p.user_id);
+        let mut results = Vec::with_capacity(rows.len());
+        for (u, followed) in rows {
+            let status = relations.known(c, viewer, u.id, followed)?;
+            let t = tags.remove(&u.id).unwrap_or_default();
+            results.push(u.to_json(&base, status, t));
+        }
         Ok((page, count, results))
     })
     .await

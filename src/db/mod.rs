@@ -28,6 +28,7 @@ pub mod apps;
 pub mod banners;
 pub mod categories;
 pub mod category_follows;
+pub mod connections;
 pub mod contribution_tally;
 pub mod contributions;
 pub mod contributors;

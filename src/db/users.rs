@@ -343,8 +343,13 @@ pub fn soft_delete(conn: &Connection, id: i64) -> rusqlite::Result<()> {
 
 /// What a user's soft delete changes besides its row (`?1`: the user): the counters
 /// its follows, category follows and votes counted in stop counting it (SPEC §8:
-/// counters count live users); then [`revoke_credentials`].
-const LEAVING: [&str; 5] = [
+/// counters count live users); its connections and connection requests end (the
+/// triggers take them off the other users' counters); then [`revoke_credentials`].
+const LEAVING: [&str; 9] = [
+    "DELETE FROM connection WHERE other_id = ?1 AND user_id IN (SELECT other_id FROM connection WHERE user_id = ?1)",
+    "DELETE FROM connection WHERE user_id = ?1",
+    "DELETE FROM connection_request WHERE from_user = ?1",
+    "DELETE FROM connection_request WHERE to_user = ?1",
     "UPDATE user SET followers_counter = followers_counter - 1
      WHERE id IN (SELECT followed FROM follow WHERE follower = ?1)",
     "UPDATE user SET followings_counter = followings_counter - 1

@@ -4,6 +4,7 @@ pub mod app;
 pub mod banner;
 pub mod boolean;
 pub mod category;
+pub mod connection;
 pub mod contribution;
 pub mod course;
 pub mod course_enums;

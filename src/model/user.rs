@@ -91,7 +91,10 @@ pub struct UserJson {
     pub posts_counter: i64,
     pub discussions_counter: i64,
     pub polls_counter: i64,
-    /// "followed" when the caller follows this user, else null (always null for anonymous callers).
+    /// Where the caller stands with this user (null for anonymous callers): with
+    /// connections on (`configurations.connection_enabled`) `connected`,
+    /// `sent_connection_request` or `received_connection_request`; otherwise
+    /// `followed` when the caller follows this user; else null.
     pub connection_status: Option<&'static str>,
     /// Always 0 (no category following yet).
     pub categories_counter: i64,
@@ -130,6 +133,16 @@ pub struct UserJson {
     /// hearth keeps banners, SPEC §10)
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unseen_notification_banners_counter: Option<i64>,
+    /// Only in `GET /api/v2/user/me/`: the caller's connections (SPEC §10 People).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub connections_counter: Option<i64>,
+    /// Only in `GET /api/v2/user/me/`: the connection requests the caller sent, open.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub connection_requests_sent_counter: Option<i64>,
+    /// Only in `GET /api/v2/user/me/`: the connection requests the caller received and
+    /// has not answered or rejected (the kit's requests widget shows it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub connection_requests_received_counter: Option<i64>,
 }
 
 /// The `role` of a user with these staff flags.
@@ -151,8 +164,13 @@ pub struct UserMinimal {
 }
 
 impl User {
-    /// User JSON. `followed` is whether the caller follows this user.
-    pub fn to_json(&self, base: &PublicUrl, followed: bool, tags: Vec<Tag>) -> UserJson {
+    /// User JSON. `connection_status` is where the caller stands with this user.
+    pub fn to_json(
+        &self,
+        base: &PublicUrl,
+        connection_status: Option<&'static str>,
+        tags: Vec<Tag>,
+    ) -> UserJson {
         UserJson {
             id: self.id,
             username: self.username.clone(),
@@ -164,7 +182,7 @@ impl User {
             posts_counter: self.posts_counter,
             discussions_counter: self.discussions_counter,
             polls_counter: self.polls_counter,
-            connection_status: followed.then_some("followed"),
+            connection_status,
             categories_counter: self.categories_counter,
             date_joined: rfc3339(self.date_joined),
             bio: self.bio.clone(),
@@ -187,6 +205,9 @@ impl User {
             email: None,
             unseen_interactions_counter: None,
             unseen_notification_banners_counter: None,
+            connections_counter: None,
+            connection_requests_sent_counter: None,
+            connection_requests_received_counter: None,
         }
     }
 
@@ -224,7 +245,7 @@ mod tests {
         let base = PublicUrl("http://h".into());
         let u =
             User { id: 1, username: "a".into(), gender: "Unspecified".into(), ..User::default() };
-        let s = serde_json::to_string(&u.to_json(&base, false, vec![])).unwrap_or_default();
+        let s = serde_json::to_string(&u.to_json(&base, None, vec![])).unwrap_or_default();
         let keys: Vec<&str> = s.split("\":").filter_map(|p| p.rsplit('"').next()).collect();
         assert_eq!(&keys[..5], ["id", "username", "real_name", "avatar", "ext_id"]);
         assert!(s.contains(r#""avatar":"http://h/static/default/avatar.svg""#));
@@ -233,7 +254,7 @@ mod tests {
         assert!(!s.contains("email") && !s.contains("unseen"));
         assert!(s.contains(r#""role":null"#));
         let staff = User { is_staff: true, ..u };
-        let s = serde_json::to_string(&staff.to_json(&base, false, vec![])).unwrap_or_default();
+        let s = serde_json::to_string(&staff.to_json(&base, None, vec![])).unwrap_or_default();
         assert!(s.contains(r#""role":"admin""#));
     }
 }

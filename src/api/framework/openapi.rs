@@ -34,6 +34,7 @@ const FRAGMENTS: &[(&str, &str)] = &[
     ("site", include_str!("../../../openapi/site.json")),
     ("feeds", include_str!("../../../openapi/feeds.json")),
     ("notifications", include_str!("../../../openapi/notifications.json")),
+    ("people", include_str!("../../../openapi/people.json")),
 ];
 
 /// The schemas derived from the JSON types, by name.
@@ -54,6 +55,8 @@ pub fn generated_schemas() -> Vec<(String, RefOr<Schema>)> {
     collect::<model::custom_menu::MenuJson>(&mut out);
     collect::<model::feed::UnitJson>(&mut out);
     collect::<model::feed::ActivityJson>(&mut out);
+    collect::<model::connection::RequestJson>(&mut out);
+    collect::<model::connection::StatusJson>(&mut out);
     out
 }
 

@@ -58,7 +58,7 @@ pub(crate) fn note_json(n: &Note, base: &PublicUrl) -> Value {
     o.insert("type".into(), json!(n.kind.as_str()));
     o.insert("active_at".into(), json!(crate::clock::rfc3339(n.at)));
     let actor =
-        serde_json::to_value(n.actor.to_json(base, false, Vec::new())).unwrap_or(Value::Null);
+        serde_json::to_value(n.actor.to_json(base, None, Vec::new())).unwrap_or(Value::Null);
     let item = n
         .item
         .as_ref()
@@ -87,6 +87,12 @@ pub(crate) fn note_json(n: &Note, base: &PublicUrl) -> Value {
         Type::UserFollow => {
             o.insert("follower".into(), actor);
         }
+        Type::ConnectionRequest => {
+            o.insert("request_user".into(), actor);
+        }
+        Type::ConnectionAccept => {
+            o.insert("accept_user".into(), actor);
+        }
     }
     Value::Object(o)
 }
@@ -97,7 +103,10 @@ fn groups(notes: &[Note], base: &PublicUrl) -> Vec<Value> {
     let mut out: Vec<(Option<i64>, Type, Value)> = Vec::new();
     for n in notes {
         let key = n.item.as_ref().map(|c| c.pk);
-        let joins = n.kind != Type::UserFollow
+        // about people, not items: each its own group
+        let about_items =
+            !matches!(n.kind, Type::UserFollow | Type::ConnectionRequest | Type::ConnectionAccept);
+        let joins = about_items
             && out.last().is_some_and(|(k, t, _)| *k == key && key.is_some() && *t == n.kind);
         if joins {
             if let Some((_, _, g)) = out.last_mut() {

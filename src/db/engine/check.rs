@@ -28,6 +28,26 @@ const INVARIANTS: &[(&str, &str, &str)] = &[
            (SELECT count(*) FROM notification n WHERE n.user_id = u.id AND n.is_new = 1)",
     ),
     (
+        "connections_counter",
+        "connections_counter matches the user's connections",
+        "SELECT u.id FROM user u WHERE u.connections_counter <>
+           (SELECT count(*) FROM connection c WHERE c.user_id = u.id)",
+    ),
+    (
+        "connection_pairs",
+        "every connection is held by both of its users",
+        "SELECT c.user_id FROM connection c WHERE NOT EXISTS
+           (SELECT 1 FROM connection r WHERE r.user_id = c.other_id AND r.other_id = c.user_id)",
+    ),
+    (
+        "connection_requests_counters",
+        "the connection request counters match the open requests (sent; received, not rejected)",
+        "SELECT u.id FROM user u WHERE u.connection_requests_sent_counter <>
+           (SELECT count(*) FROM connection_request r WHERE r.from_user = u.id)
+         OR u.connection_requests_received_counter <>
+           (SELECT count(*) FROM connection_request r WHERE r.to_user = u.id AND r.rejected_at IS NULL)",
+    ),
+    (
         "last_activity_at",
         "last_activity_at is the newest live comment (a comment's: reply) or the creation",
         "SELECT c.pk FROM contribution c WHERE c.last_activity_at <> max(c.added_at, coalesce(

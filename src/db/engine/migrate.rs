@@ -222,7 +222,7 @@ fn v8_rich_text(conn: &Connection) -> Result<(), DbError> {
     Ok(())
 }
 
-/// Version 9: feeds, search and notifications (SPEC §10). `last_activity_at` on items and on their
+/// Version 9: feeds, search, notifications and connections (SPEC §10). `last_activity_at` on items and on their
 /// category links, computed here once (an item's newest live comment, a comment's
 /// newest live reply, or its creation) and kept by triggers from then on; then
 /// [`SCHEMA`]'s feed and search section as it stands (indexes, triggers, `feed_seen`,
@@ -233,6 +233,9 @@ fn v9_feeds_and_search(conn: &Connection) -> Result<(), DbError> {
         "ALTER TABLE contribution ADD COLUMN last_activity_at INTEGER NOT NULL DEFAULT 0;
          ALTER TABLE contribution_category ADD COLUMN last_activity_at INTEGER NOT NULL DEFAULT 0;
          ALTER TABLE user ADD COLUMN unseen_notifications INTEGER NOT NULL DEFAULT 0;
+         ALTER TABLE user ADD COLUMN connections_counter INTEGER NOT NULL DEFAULT 0;
+         ALTER TABLE user ADD COLUMN connection_requests_sent_counter INTEGER NOT NULL DEFAULT 0;
+         ALTER TABLE user ADD COLUMN connection_requests_received_counter INTEGER NOT NULL DEFAULT 0;
          UPDATE contribution SET last_activity_at = max(added_at, coalesce(
              (SELECT max(r.added_at) FROM contribution r WHERE r.target_pk = contribution.pk AND r.deleted = 0), 0))
          WHERE kind <> 'comment';

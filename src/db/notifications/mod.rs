@@ -28,6 +28,10 @@ pub enum Type {
     VoteUp,
     /// The actor follows the recipient.
     UserFollow,
+    /// The actor asks the recipient for a connection.
+    ConnectionRequest,
+    /// The actor accepted the recipient's connection request.
+    ConnectionAccept,
 }
 
 impl Type {
@@ -39,14 +43,24 @@ impl Type {
             Type::Mention => "mention",
             Type::VoteUp => "vote_up",
             Type::UserFollow => "user_follow",
+            Type::ConnectionRequest => "connection_request",
+            Type::ConnectionAccept => "connection_accept",
         }
     }
 
     /// The type named `s`.
     pub fn parse(s: &str) -> Option<Type> {
-        [Type::Comment, Type::NestedComment, Type::Mention, Type::VoteUp, Type::UserFollow]
-            .into_iter()
-            .find(|t| t.as_str() == s)
+        [
+            Type::Comment,
+            Type::NestedComment,
+            Type::Mention,
+            Type::VoteUp,
+            Type::UserFollow,
+            Type::ConnectionRequest,
+            Type::ConnectionAccept,
+        ]
+        .into_iter()
+        .find(|t| t.as_str() == s)
     }
 }
 

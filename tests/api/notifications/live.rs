@@ -80,6 +80,27 @@ async fn the_kits_socket_echoes_heartbeats_and_pushes_notifications_with_counter
 }
 
 #[tokio::test]
+async fn a_connection_request_and_its_acceptance_are_pushed_as_the_kits_manager_reads_them() {
+    let s = TestServer::start().await;
+    s.set_pref("configurations", "connection_enabled", serde_json::json!(true));
+    let (alice, a) = s.login("alice");
+    let (bob, b) = s.login("bob");
+    let (mut to_bob, _) = open(&s, &b, None).await.unwrap();
+    let (mut to_alice, _) = open(&s, &a, None).await.unwrap();
+    s.post_empty(&format!("/api/v2/user/{bob}/connection/request/"), Some(&a)).await;
+    let push: Value = serde_json::from_str(&next_text(&mut to_bob).await).unwrap();
+    assert_eq!(push["data"]["activity_type"], 55);
+    assert_eq!(push["data"]["connection"]["type"], "connection_request");
+    assert_eq!(push["data"]["request_user"]["id"], alice);
+    assert_eq!(push["data"]["notification_obj"]["request_user"]["id"], alice);
+    s.post_empty(&format!("/api/v2/user/{alice}/connection/accept/"), Some(&b)).await;
+    let push: Value = serde_json::from_str(&next_text(&mut to_alice).await).unwrap();
+    assert_eq!(push["data"]["activity_type"], 56);
+    assert_eq!(push["data"]["accept_user"]["id"], bob);
+    assert_eq!(push["data"]["notification_obj"]["type"], "connection_accept");
+}
+
+#[tokio::test]
 async fn the_socket_needs_a_valid_token_an_allowed_origin_and_room() {
     let s = TestServer::start_with(|c| {
         c.max_sockets_per_address = 2;
