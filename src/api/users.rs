@@ -54,9 +54,8 @@ async fn get_me(call: Call<Principal>) -> Result<Response, ApiError> {
             j.unseen_interactions_counter = Some(crate::db::notifications::unseen(c, who.user_id)?);
             j.unseen_notification_banners_counter =
                 Some(crate::db::banners::unseen(c, who.user_id)?);
-            let (connections, sent, received) =
+            let (_, sent, received) =
                 crate::db::connections::counters(c, who.user_id)?.unwrap_or_default();
-            j.connections_counter = Some(connections);
             j.connection_requests_sent_counter = Some(sent);
             j.connection_requests_received_counter = Some(received);
             Ok::<_, ApiError>(j)

@@ -21,7 +21,7 @@ pub const COLUMNS: &str = concat!(
     ", email, is_staff, ext_id, cover, bio, location, location_lat_lng, position_lat_lng, \
     date_of_birth, description, gender, website, reputation, reg_approved, company_name, \
     company_role, followings_counter, followers_counter, posts_counter, discussions_counter, \
-    polls_counter, date_joined, categories_counter"
+    polls_counter, date_joined, categories_counter, connections_counter"
 );
 
 /// [`COLUMNS`] prefixed with `alias.` for joins.
@@ -202,6 +202,7 @@ pub fn from_row_at(r: &rusqlite::Row<'_>, o: usize) -> rusqlite::Result<User> {
         polls_counter: r.get(o + 26)?,
         date_joined: r.get(o + 27)?,
         categories_counter: r.get(o + 28)?,
+        connections_counter: r.get(o + 29)?,
         ..brief_at(r, o)?
     })
 }

@@ -62,6 +62,8 @@ pub struct User {
     pub deleted: bool,
     /// Categories this user follows.
     pub categories_counter: i64,
+    /// This user's connections (friendships, SPEC §10 People).
+    pub connections_counter: i64,
 }
 
 /// A tag on a user.
@@ -96,8 +98,11 @@ pub struct UserJson {
     /// `sent_connection_request` or `received_connection_request`; otherwise
     /// `followed` when the caller follows this user; else null.
     pub connection_status: Option<&'static str>,
-    /// Always 0 (no category following yet).
+    /// Categories this user follows.
     pub categories_counter: i64,
+    /// This user's connections (friendships, SPEC §10 People: kept whether or not
+    /// connections are on).
+    pub connections_counter: i64,
     #[schema(format = DateTime)]
     pub date_joined: String,
     pub bio: String,
@@ -133,9 +138,6 @@ pub struct UserJson {
     /// hearth keeps banners, SPEC §10)
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unseen_notification_banners_counter: Option<i64>,
-    /// Only in `GET /api/v2/user/me/`: the caller's connections (SPEC §10 People).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub connections_counter: Option<i64>,
     /// Only in `GET /api/v2/user/me/`: the connection requests the caller sent, open.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub connection_requests_sent_counter: Option<i64>,
@@ -184,6 +186,7 @@ impl User {
             polls_counter: self.polls_counter,
             connection_status,
             categories_counter: self.categories_counter,
+            connections_counter: self.connections_counter,
             date_joined: rfc3339(self.date_joined),
             bio: self.bio.clone(),
             location: self.location.clone(),
@@ -205,7 +208,6 @@ impl User {
             email: None,
             unseen_interactions_counter: None,
             unseen_notification_banners_counter: None,
-            connections_counter: None,
             connection_requests_sent_counter: None,
             connection_requests_received_counter: None,
         }

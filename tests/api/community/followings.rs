@@ -48,7 +48,7 @@ async fn followings_are_mutual_first_then_newest() {
     let r = s.get(&path, None).await;
     let bob = &r.json()["results"][0];
     let keys: Vec<&str> = bob.as_object().unwrap().keys().map(String::as_str).collect();
-    assert_eq!(keys.len(), 30, "{keys:?}");
+    assert_eq!(keys.len(), 31, "{keys:?}");
     assert!(!keys.contains(&"email"));
     assert_eq!(bob["username"], "bob");
     assert_eq!(bob["followings_counter"], 1);

@@ -36,7 +36,13 @@
 //                      made elsewhere arrives through the live socket as a toast;
 //   live-revoke        NavigationToolbar signed in with a JWT of alice's that the test
 //                      revokes (the socket closes with 4001);
-//   live-delete        the same, signed in as a user the test deletes.
+//   live-delete        the same, signed in as a user the test deletes;
+//   connect-request    (issue 32, connections on, follows off) erin's page: basil's card,
+//                      whose friendship button asks him for a connection;
+//   connect-accept     basil's page: the bell and UserConnectionsRequestsWidget (Accept);
+//   connect-watch      erin's page again, open in a second browser context while basil
+//                      accepts: her button turns without a reload (the live socket);
+//   connect-list       erin's and basil's UserConnectionsWidget afterwards.
 //
 // Every view opens the kit's live socket (SCNotificationProvider, useSCWebSocket) at
 // ws://<portal's host, no port>/ws/notify?subscribe-user, with `notifications.webSocket`
@@ -61,6 +67,8 @@ import {
   NavigationToolbar,
   SCFeedObjectTemplateType,
   User,
+  UserConnectionsRequestsWidget,
+  UserConnectionsWidget,
   UserCreatedCoursesWidget,
   UserFollowedUsersWidget,
   UserFollowersWidget,
@@ -421,6 +429,46 @@ function LiveToast({ config }) {
   );
 }
 
+// Connections (issue 32): with configurations.connection_enabled on and follow_enabled off,
+// the kit's user buttons are friendship buttons (FriendshipUserButton).
+function ConnectCard({ config }) {
+  return (
+    <main className="single">
+      <Section id="connect-card" title="User (basil) with FriendshipUserButton" wide>
+        <User userId={config.ids.basil} />
+      </Section>
+    </main>
+  );
+}
+
+function ConnectAccept({ config }) {
+  return (
+    <div className="page">
+      <Section id="navbar" title="NavigationToolbar (the bell)" wide>
+        <NavigationToolbar />
+      </Section>
+      <main className="single">
+        <Section id="connect-requests" title="UserConnectionsRequestsWidget" wide>
+          <UserConnectionsRequestsWidget />
+        </Section>
+      </main>
+    </div>
+  );
+}
+
+function ConnectList({ config }) {
+  return (
+    <main>
+      <Section id="connections-erin" title="UserConnectionsWidget (erin's)">
+        <UserConnectionsWidget userId={config.ids.erin} />
+      </Section>
+      <Section id="connections-basil" title="UserConnectionsWidget (basil's)">
+        <UserConnectionsWidget userId={config.ids.basil} />
+      </Section>
+    </main>
+  );
+}
+
 const VIEWS = {
   widgets: Widgets,
   shell: Shell,
@@ -442,6 +490,10 @@ const VIEWS = {
   'live-toast': LiveToast,
   'live-revoke': Bell,
   'live-delete': Bell,
+  'connect-request': ConnectCard,
+  'connect-accept': ConnectAccept,
+  'connect-watch': ConnectCard,
+  'connect-list': ConnectList,
 };
 
 const config = await (await fetch('./config.json')).json();

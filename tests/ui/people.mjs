@@ -1,0 +1,90 @@
+// The people views of the UI suite (issue 32), run by run.mjs after every other view (they
+// turn connections on and follows off for the whole community, which the views before
+// them must not see). `t` holds run.mjs's helpers and state.
+//
+// Connections between two browsers: erin asks basil with the friendship button on his
+// card; basil, on his own page, sees the request in UserConnectionsRequestsWidget and
+// accepts it, while erin's page (a second browser context) stays open and turns from
+// "Cancel" to "Remove" through the live socket; then both users' UserConnectionsWidget
+// list each other. Every step is confirmed through hearth's API.
+
+import path from 'node:path';
+
+export async function peopleViews(t) {
+  const { visit, check, api, hearth, page, browser, pageOrigin, portal, initScript, requests, pageErrors, must, USERS, WAIT_MS, OUT, shots } = t;
+  const { erin, basil } = USERS;
+  const button = (pg, section) => pg.getByTestId(section).locator('.SCFriendshipButton-root, button').filter({ hasText: /^(Connect|Cancel|Accept|Remove)$/ }).first();
+  const statusOf = async (who, whom) => (await api(who, 'GET', `/api/v2/user/${whom}/connection_status/`)).json?.connection_status;
+
+  await check('people: connections on, follows off (hearth pref set configurations.connection_enabled true, follow_enabled false)', async () => {
+    hearth('pref', 'set', 'configurations.connection_enabled', 'true');
+    hearth('pref', 'set', 'configurations.follow_enabled', 'false');
+    for (const [key, want] of [['configurations.connection_enabled', true], ['configurations.follow_enabled', false]]) {
+      const got = JSON.parse(hearth('pref', 'get', key, '--json')).value;
+      must(got === want, `${key} is ${got}`);
+    }
+  });
+
+  await visit('connect-request', async () => {
+    await check("connect-request: basil's card shows the friendship button, Connect; erin clicks it: it turns to Cancel, and hearth holds her request (basil: received_connection_request, 1 request received)", async () => {
+      const b = button(page, 'connect-card');
+      await b.waitFor({ timeout: WAIT_MS });
+      must((await b.innerText()).trim() === 'Connect', `the button says ${JSON.stringify(await b.innerText())}`);
+      await b.click();
+      await page.getByTestId('connect-card').getByText('Cancel', { exact: true }).waitFor({ timeout: WAIT_MS });
+      must((await statusOf(basil, erin)) === 'received_connection_request', `basil's status towards erin: ${await statusOf(basil, erin)}`);
+      const me = await api(basil, 'GET', '/api/v2/user/me/');
+      must(me.json.connection_requests_received_counter === 1, `basil's received counter ${me.json.connection_requests_received_counter}`);
+    });
+  }, { fullPage: false });
+
+  await visit('connect-accept', async () => {
+    // erin's page, open in a second context of the same browser while basil answers
+    const ctx2 = await browser.newContext({ viewport: { width: 1280, height: 400 } });
+    const page2 = await ctx2.newPage();
+    await page2.addInitScript(initScript);
+    page2.on('pageerror', (e) => pageErrors.push({ view: 'connect-accept', message: `connect-watch: ${e.message}` }));
+    page2.on('response', (r) => {
+      if (r.url().startsWith(portal)) requests.push({ view: 'connect-accept', method: r.request().method(), path: `(connect-watch) ${new URL(r.url()).pathname}`, status: r.status() });
+    });
+    try {
+      await page2.goto(`${pageOrigin}/?view=connect-watch`);
+      await check("connect-accept: basil's requests widget lists erin's request (\"1 connection request\") with Accept; erin's page shows Cancel", async () => {
+        await page.getByTestId('connect-requests').getByText('1 connection request').waitFor({ timeout: WAIT_MS });
+        await page.getByTestId('connect-requests').getByText('erin', { exact: false }).first().waitFor({ timeout: WAIT_MS });
+        const b = button(page, 'connect-requests');
+        await b.waitFor({ timeout: WAIT_MS });
+        must((await b.innerText()).trim() === 'Accept', `basil's button says ${JSON.stringify(await b.innerText())}`);
+        await page2.getByTestId('connect-card').getByText('Cancel', { exact: true }).waitFor({ timeout: WAIT_MS });
+        await page2.waitForFunction(() => window.__sockets.some((s) => s.opened && !s.closed), null, { timeout: WAIT_MS });
+      });
+      await check("connect-accept: basil clicks Accept: his button turns to Remove, hearth connects them (both connected, 1 connection each, no request left), and erin's open page turns to Remove through the live socket, without a reload", async () => {
+        await button(page, 'connect-requests').click();
+        await page.getByTestId('connect-requests').getByText('Remove', { exact: true }).waitFor({ timeout: WAIT_MS });
+        must((await statusOf(erin, basil)) === 'connected' && (await statusOf(basil, erin)) === 'connected', 'not connected both ways');
+        for (const who of [erin, basil]) {
+          const me = (await api(who, 'GET', '/api/v2/user/me/')).json;
+          must(me.connections_counter === 1 && me.connection_requests_received_counter === 0 && me.connection_requests_sent_counter === 0, `counters of ${me.username}: ${me.connections_counter}, ${me.connection_requests_sent_counter}, ${me.connection_requests_received_counter}`);
+        }
+        await page2.getByTestId('connect-card').getByText('Remove', { exact: true }).waitFor({ timeout: WAIT_MS });
+        const pushed = (await page2.evaluate(() => window.__sockets)).flatMap((s) => s.messages.map((m) => m.data)).filter((d) => d.startsWith('{')).map((d) => JSON.parse(d));
+        must(pushed.some((m) => m.data?.activity_type === 56 && m.data?.accept_user?.username === 'basil'), `erin's pushes: ${JSON.stringify(pushed).slice(0, 300)}`);
+      });
+      await page2.screenshot({ path: path.join(OUT, 'connect-watch.png') });
+      shots.push(path.join(OUT, 'connect-watch.png'));
+    } finally {
+      await ctx2.close();
+    }
+  }, { fullPage: false });
+
+  await visit('connect-list', async () => {
+    await check("connect-list: erin's UserConnectionsWidget shows 1 connection, basil, and basil's shows erin (GET /user/{id}/connections/)", async () => {
+      for (const [section, other] of [['connections-erin', 'basil'], ['connections-basil', 'erin']]) {
+        await page.getByTestId(section).getByText('1 connection', { exact: true }).waitFor({ timeout: WAIT_MS });
+        await page.getByTestId(section).getByText(other, { exact: false }).first().waitFor({ timeout: WAIT_MS });
+      }
+      const r = await api(erin, 'GET', `/api/v2/user/${erin}/connections/`);
+      must(r.json.count === 1 && r.json.results[0].id === basil, `erin's connections: ${JSON.stringify(r.json).slice(0, 200)}`);
+    });
+  });
+}
