@@ -38,6 +38,10 @@ pub enum Line {
     Vote(VoteLine),
     /// A user following a category.
     CategoryFollow(CategoryFollowLine),
+    /// A connection (friendship) between two users.
+    Connection(ConnectionLine),
+    /// An open connection request.
+    ConnectionRequest(ConnectionRequestLine),
 }
 
 impl Line {
@@ -319,6 +323,32 @@ pub struct CategoryFollowLine {
     pub category: i64,
     #[serde(default, deserialize_with = "time")]
     pub created_at: Option<Timestamp>,
+}
+
+/// `{"record":"connection","user":1,"other":2}`: the two users are connected (one line
+/// for both sides).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConnectionLine {
+    pub user: i64,
+    pub other: i64,
+    #[serde(default, deserialize_with = "time")]
+    pub created_at: Option<Timestamp>,
+}
+
+/// `{"record":"connection_request","from_user":1,"to_user":2}`: an open request,
+/// optionally rejected or seen by its receiver.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConnectionRequestLine {
+    pub from_user: i64,
+    pub to_user: i64,
+    #[serde(default, deserialize_with = "time")]
+    pub created_at: Option<Timestamp>,
+    #[serde(default, deserialize_with = "time")]
+    pub rejected_at: Option<Timestamp>,
+    #[serde(default, deserialize_with = "time")]
+    pub viewed_at: Option<Timestamp>,
 }
 
 /// Reads an optional RFC 3339 time as a [`Timestamp`], without copying the string

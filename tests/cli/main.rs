@@ -280,6 +280,7 @@ mod metrics;
 mod migrate;
 mod ops;
 mod packaging;
+mod people;
 mod places;
 mod replica;
 #[path = "../support/run.rs"]

@@ -22,6 +22,7 @@ use crate::model::{slug, user};
 mod content;
 mod follows;
 mod kit;
+mod people;
 
 /// Changes to one user's counters.
 #[derive(Debug, Default, Clone, Copy)]
@@ -252,6 +253,8 @@ impl Importer {
             Line::CategoryFollow(f) => {
                 kit::category_follow(conn, &self.known, &mut self.deltas, f, now)
             }
+            Line::Connection(c) => people::connection(conn, &self.known, c, now),
+            Line::ConnectionRequest(r) => people::connection_request(conn, &self.known, r, now),
         }
     }
 

@@ -1,0 +1,91 @@
+//! Writers for the people records of SPEC §10 (issue 32): `connection` and
+//! `connection_request`. `schema.sql`'s triggers keep the users' connection counters, as
+//! for the API. A deleted user has no connections and no requests (deleting one ends
+//! them), so a line naming one is refused, as is a pair named twice.
+
+use rusqlite::{Connection, params};
+
+use super::{Known, LineError, sql_err};
+use crate::clock::Timestamp;
+use crate::model::import::{ConnectionLine, ConnectionRequestLine};
+
+/// Checks the two users of a connection or request line: both exist, live, distinct.
+fn pair(
+    known: &Known,
+    (a, a_role): (i64, &str),
+    (b, b_role): (i64, &str),
+) -> Result<(), LineError> {
+    known.user(a, a_role)?;
+    known.user(b, b_role)?;
+    if a == b {
+        return Err(format!("{a_role} and {b_role} are the same user"));
+    }
+    for (id, role) in [(a, a_role), (b, b_role)] {
+        if known.deleted_users.contains(&id) {
+            return Err(format!("{role} {id} is deleted: a deleted user has no connections"));
+        }
+    }
+    Ok(())
+}
+
+/// A connection line: both sides are written.
+pub(super) fn connection(
+    conn: &Connection,
+    known: &Known,
+    c: ConnectionLine,
+    now: Timestamp,
+) -> Result<(), LineError> {
+    pair(known, (c.user, "user"), (c.other, "other"))?;
+    let at = c.created_at.unwrap_or(now);
+    let mut insert = conn
+        .prepare_cached(
+            "INSERT INTO connection (user_id, other_id, created_at) VALUES (?1, ?2, ?3)",
+        )
+        .map_err(|e| sql_err("connection", &e))?;
+    for (a, b) in [(c.user, c.other), (c.other, c.user)] {
+        insert.execute(params![a, b, at]).map_err(|e| {
+            if crate::db::is_unique_violation(&e) {
+                format!("users {} and {} are already connected", c.user, c.other)
+            } else {
+                sql_err("connection", &e)
+            }
+        })?;
+    }
+    Ok(())
+}
+
+/// A connection request line: one request per direction, none between connected users.
+pub(super) fn connection_request(
+    conn: &Connection,
+    known: &Known,
+    r: ConnectionRequestLine,
+    now: Timestamp,
+) -> Result<(), LineError> {
+    pair(known, (r.from_user, "from_user"), (r.to_user, "to_user"))?;
+    if crate::db::connections::is_connected(conn, r.from_user, r.to_user)
+        .map_err(|e| sql_err("connection_request", &e))?
+    {
+        return Err(format!("users {} and {} are connected already", r.from_user, r.to_user));
+    }
+    conn.prepare_cached(
+        "INSERT INTO connection_request (from_user, to_user, created_at, rejected_at, viewed_at)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+    )
+    .and_then(|mut s| {
+        s.execute(params![
+            r.from_user,
+            r.to_user,
+            r.created_at.unwrap_or(now),
+            r.rejected_at,
+            r.viewed_at
+        ])
+    })
+    .map_err(|e| {
+        if crate::db::is_unique_violation(&e) {
+            format!("user {} already asked user {}", r.from_user, r.to_user)
+        } else {
+            sql_err("connection_request", &e)
+        }
+    })?;
+    Ok(())
+}

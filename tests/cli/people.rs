@@ -1,0 +1,67 @@
+//! The import records of SPEC §10 People (issue 32): connections and connection requests
+//! load with exact counters (the schema's triggers), every bad line is named, and a
+//! broken counter is found by `hearth check`.
+
+use crate::{Env, fails, succeeded};
+
+/// Users 1-4 and a deleted user 5 (5 lines), then 1-2 connected, 3 asking 1, 4 asking 1
+/// (rejected, seen).
+fn lines() -> Vec<String> {
+    let mut l: Vec<String> =
+        (1..=4).map(|i| format!(r#"{{"record":"user","id":{i},"username":"u{i}"}}"#)).collect();
+    l.extend([
+        r#"{"record":"user","id":5,"username":"gone","deleted":true}"#.to_owned(),
+        r#"{"record":"connection","user":1,"other":2,"created_at":"2025-03-01T00:00:00Z"}"#
+            .to_owned(),
+        r#"{"record":"connection_request","from_user":3,"to_user":1}"#.to_owned(),
+        r#"{"record":"connection_request","from_user":4,"to_user":1,"rejected_at":"2025-03-02T00:00:00Z","viewed_at":"2025-03-02T00:00:00Z"}"#.to_owned(),
+    ]);
+    l
+}
+
+#[test]
+fn connections_and_requests_import_with_exact_counters() {
+    let e = Env::imported(&lines());
+    assert!(e.ok(&["check"]).contains("ok"), "every counter holds");
+    e.assert_sql(&[
+        ("SELECT count(*) FROM connection", 2),
+        ("SELECT connections_counter FROM user WHERE id = 1", 1),
+        ("SELECT connections_counter FROM user WHERE id = 2", 1),
+        ("SELECT created_at FROM connection WHERE user_id = 2", 1_740_787_200_000_000),
+        // the rejected request is not counted as received
+        ("SELECT connection_requests_received_counter FROM user WHERE id = 1", 1),
+        ("SELECT connection_requests_sent_counter FROM user WHERE id = 4", 1),
+    ]);
+    let out = e.import(&[r#"{"record":"connection","user":3,"other":4}"#.to_owned()]);
+    succeeded(&out);
+    assert_eq!(e.sql("SELECT connections_counter FROM user WHERE id = 4"), 1);
+    assert!(e.ok(&["check"]).contains("ok"));
+}
+
+#[test]
+fn a_bad_connection_line_is_named_and_nothing_of_its_batch_is_written() {
+    let cases: Vec<(&str, &str)> = vec![
+        (r#"{"record":"connection","user":1,"other":9}"#, "other 9 does not exist"),
+        (r#"{"record":"connection","user":1,"other":1}"#, "the same user"),
+        (r#"{"record":"connection","user":1,"other":5}"#, "other 5 is deleted"),
+        (r#"{"record":"connection","user":2,"other":1}"#, "already connected"),
+        (r#"{"record":"connection","user":1}"#, "other"),
+        (r#"{"record":"connection_request","from_user":1,"to_user":2}"#, "connected already"),
+        (r#"{"record":"connection_request","from_user":3,"to_user":1}"#, "already asked"),
+        (r#"{"record":"connection_request","from_user":5,"to_user":1}"#, "from_user 5 is deleted"),
+        (r#"{"record":"connection_request","from_user":3,"to_user":2,"seen":1}"#, "seen"),
+        (
+            r#"{"record":"connection_request","from_user":3,"to_user":2,"rejected_at":"no"}"#,
+            "RFC 3339",
+        ),
+    ];
+    for (bad, why) in cases {
+        let e = Env::initialised();
+        let mut all = lines();
+        all.push(bad.to_owned());
+        let err = fails(e.import(&all), &["import"]);
+        assert!(err.contains("line 9:"), "{bad}: {err}");
+        assert!(err.contains(why), "{bad}: {err}");
+        assert_eq!(e.sql("SELECT count(*) FROM user"), 0, "{bad}: rolled back");
+    }
+}
