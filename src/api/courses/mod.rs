@@ -1,7 +1,6 @@
 //! `/api/v2/course/...`: courses (this file), membership ([`members`]) and sections
 //! ([`sections`]), as SPEC §5 "Courses" describes them.
 
-mod body;
 mod members;
 mod sections;
 
@@ -12,6 +11,7 @@ use warp::reply::Response;
 
 use crate::api::call::{Call, ca, user, write};
 use crate::api::listing::list_page;
+use crate::api::upload;
 use crate::clock::Timestamp;
 use crate::db::categories;
 use crate::db::course_members;
@@ -250,6 +250,10 @@ async fn get(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
     Ok(ok(&json))
 }
 
+/// A course's form: its image, and its list fields.
+const COURSE_FORM: upload::Form =
+    upload::Form { file: "image_original", lists: &["categories", "sections_order"] };
+
 /// A course body, read once `who` may send it: the input, the problems found without
 /// the database, and the image's squares (`full`: PUT and create, `name` and `type`
 /// required).
@@ -259,9 +263,11 @@ async fn course_body(
     full: bool,
 ) -> Result<(CourseInput, Vec<FieldError>, Option<crate::images::Squares>), ApiError> {
     call.req.body.authorised(who);
-    let (map, image) = body::read(call.take_body(), &call.req.headers).await?;
+    let (map, image) = upload::read(call.take_body(), &call.req.headers, COURSE_FORM).await?;
     let (input, mut errors) = CourseInput::parse(&map, full);
-    let squares = body::process_image(image, &call.state().body_budget, &mut errors).await?;
+    let squares =
+        upload::process_image(image, COURSE_FORM.file, &call.state().body_budget, &mut errors)
+            .await?;
     Ok((input, errors, squares))
 }
 

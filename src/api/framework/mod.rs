@@ -1,7 +1,7 @@
 //! What the areas' handlers are written with: the caller resolved by auth class in the
 //! handler's own database call (`call`, `auth`), paginated lists (`listing`), toggles
-//! (`toggle`), people's JSON (`people`) and the OpenAPI document (`openapi`). `api`
-//! re-exports them (`api::call`...).
+//! (`toggle`), people's JSON (`people`), bodies with an image (`upload`) and the OpenAPI
+//! document (`openapi`). `api` re-exports them (`api::call`...).
 
 pub mod auth;
 pub mod call;
@@ -9,3 +9,4 @@ pub(in crate::api) mod listing;
 pub mod openapi;
 pub(in crate::api) mod people;
 pub(in crate::api) mod toggle;
+pub(in crate::api) mod upload;

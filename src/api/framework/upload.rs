@@ -1,7 +1,8 @@
-//! Course bodies: JSON, or `multipart/form-data` with the same fields, list fields as
-//! `categories[0]`, `categories[1]`… or repeated `categories`, and an optional
-//! `image_original` file. Both become one JSON object for
-//! [`crate::model::course_input::CourseInput::parse`].
+//! Bodies that may carry an image (a course's `image_original`, a member's `avatar`):
+//! JSON, or `multipart/form-data` with the same fields, list fields as `categories[0]`,
+//! `categories[1]`… or repeated `categories`, and an optional file in one named field.
+//! Both become one JSON object for the area's parser; the file goes through the image
+//! pipeline ([`crate::images`]) under the request memory budget.
 
 use std::collections::BTreeMap;
 
@@ -25,10 +26,21 @@ pub struct Upload {
     pub held: Option<Permit>,
 }
 
-/// Reads a course body: the fields as a JSON object, and the uploaded image if any.
+/// What a form carries besides text fields: the field of its one file, and the fields
+/// that are lists.
+#[derive(Debug, Clone, Copy)]
+pub struct Form {
+    /// The file field (`image_original`, `avatar`).
+    pub file: &'static str,
+    /// The list fields (`categories`...).
+    pub lists: &'static [&'static str],
+}
+
+/// Reads a body: the fields as a JSON object, and the uploaded image if any.
 pub async fn read(
     body: Body,
     headers: &HeaderMap,
+    form_shape: Form,
 ) -> Result<(Map<String, Value>, Option<Upload>), ApiError> {
     if media_type(headers).as_deref() != Some("multipart/form-data") {
         return match json::<Value>(body, headers).await? {
@@ -53,7 +65,7 @@ pub async fn read(
         let data = field.bytes().await.map_err(bad)?;
         if let Some(file_name) = file_name {
             // an empty file input sends an empty part without a name: no upload
-            if name == "image_original" && !(file_name.is_empty() && data.is_empty()) {
+            if name == form_shape.file && !(file_name.is_empty() && data.is_empty()) {
                 image = Some(data);
             }
             continue;
@@ -66,7 +78,7 @@ pub async fn read(
             Some((k, rest)) if rest.ends_with(']') => k.to_owned(),
             _ => name,
         };
-        if key == "categories" || key == "sections_order" {
+        if form_shape.lists.contains(&key.as_str()) {
             lists.entry(key).or_default().push(text);
         } else {
             map.insert(key, Value::String(text));
@@ -92,16 +104,17 @@ pub async fn read(
 const IMAGE_JOBS: usize = 2;
 static IMAGE_SLOTS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(IMAGE_JOBS);
 
-fn invalid(errors: &mut Vec<FieldError>, e: &ImageError) {
-    errors.push(FieldError::new("image_original", "invalid", e.to_string()));
+fn invalid(errors: &mut Vec<FieldError>, field: &str, e: &ImageError) {
+    errors.push(FieldError::new(field, "invalid", e.to_string()));
 }
 
 /// Decodes an upload and makes its squares off the async workers; a bad image becomes
-/// a field error on `image_original` (reported with the body's other errors). The
+/// a field error on `field` (reported with the body's other errors). The
 /// decode's estimated peak memory is taken from `budget` for as long as it runs: 503
 /// `service_unavailable` when the budget cannot give it now, 400 when it never could.
 pub async fn process_image(
     image: Option<Upload>,
+    field: &str,
     budget: &Budget,
     errors: &mut Vec<FieldError>,
 ) -> Result<Option<Squares>, ApiError> {
@@ -112,7 +125,7 @@ pub async fn process_image(
     let plan = match images::plan(&bytes) {
         Ok(p) => p,
         Err(e) => {
-            invalid(errors, &e);
+            invalid(errors, field, &e);
             return Ok(None);
         }
     };
@@ -122,6 +135,7 @@ pub async fn process_image(
     if plan.peak > limit {
         invalid(
             errors,
+            field,
             &ImageError::TooMuchMemory {
                 width: plan.width,
                 height: plan.height,
@@ -148,7 +162,7 @@ pub async fn process_image(
         Ok(s) => Ok(Some(s)),
         Err(ImageError::Encode(e)) => Err(ApiError::internal(format!("image encode: {e}"))),
         Err(e) => {
-            invalid(errors, &e);
+            invalid(errors, field, &e);
             Ok(None)
         }
     }
