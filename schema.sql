@@ -700,3 +700,15 @@ BEGIN
         + (CASE WHEN NEW.rejected_at IS NULL THEN 1 ELSE -1 END)
     WHERE id = NEW.to_user;
 END;
+
+-- A member's uploaded avatars (SPEC §10 People, `/api/v2/user/avatar/`): the kit lists
+-- them and makes one primary. The primary's media path is `user.avatar`, which User JSON
+-- shows; each image is a 400-pixel square in `media` under `avatar/<user>/`.
+CREATE TABLE user_avatar (
+    id         INTEGER PRIMARY KEY,
+    user_id    INTEGER NOT NULL REFERENCES user (id),
+    path       TEXT    NOT NULL,                       -- the media path, e.g. /media/avatar/1/5-x.jpg
+    created_at INTEGER NOT NULL
+);
+-- a member's avatars, in upload order
+CREATE INDEX user_avatar_user ON user_avatar (user_id, id);

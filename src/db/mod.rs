@@ -25,6 +25,7 @@ pub use engine::{check, checkpoint, indexes, location, migrate, position, seed};
 use engine::{copy_check, error, faults, file_lock, integrity, readers};
 
 pub mod apps;
+pub mod avatars;
 pub mod banners;
 pub mod categories;
 pub mod category_follows;

@@ -57,6 +57,7 @@ pub fn generated_schemas() -> Vec<(String, RefOr<Schema>)> {
     collect::<model::feed::ActivityJson>(&mut out);
     collect::<model::connection::RequestJson>(&mut out);
     collect::<model::connection::StatusJson>(&mut out);
+    collect::<model::avatar::AvatarJson>(&mut out);
     out
 }
 

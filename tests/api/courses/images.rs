@@ -5,38 +5,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::json;
 
 use super::{has, patch};
-use crate::common::{Resp, TestServer};
-
-fn png(w: u32, h: u32) -> Vec<u8> {
-    let img = image::DynamicImage::ImageRgb8(image::ImageBuffer::from_fn(w, h, |x, y| {
-        image::Rgb([(x % 256) as u8, (y % 256) as u8, 90])
-    }));
-    let mut buf = std::io::Cursor::new(Vec::new());
-    img.write_to(&mut buf, image::ImageFormat::Png).unwrap();
-    buf.into_inner()
-}
-
-async fn multipart(
-    s: &TestServer,
-    method: Method,
-    path: &str,
-    tok: &str,
-    form: reqwest::multipart::Form,
-) -> Resp {
-    let r = s
-        .client
-        .request(method, format!("{}{}", s.url, path))
-        .bearer_auth(tok)
-        .multipart(form)
-        .send()
-        .await
-        .unwrap();
-    TestServer::read(r).await
-}
-
-fn image_part(bytes: Vec<u8>, name: &str, mime: &str) -> reqwest::multipart::Part {
-    reqwest::multipart::Part::bytes(bytes).file_name(name.to_owned()).mime_str(mime).unwrap()
-}
+use crate::common::{TestServer, image_part, multipart, png};
 
 #[tokio::test]
 async fn multipart_create_with_an_image() {

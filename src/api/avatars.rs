@@ -1,0 +1,147 @@
+//! `/api/v2/user/avatar/` (SPEC §10 People, the kit's `ChangePicture` dialog): a member
+//! uploads avatars (each a 400-pixel square through the image pipeline, under the
+//! request memory budget), lists them, makes one primary (User JSON's `avatar`) and
+//! deletes them; `/api/v2/user/me/avatar/` answers the current one.
+
+use serde_json::{Map, Value, json};
+use warp::http::{Method, StatusCode};
+use warp::reply::Response;
+
+use crate::api::call::{Call, user, write};
+use crate::api::listing::list_page;
+use crate::api::upload;
+use crate::db::avatars;
+use crate::error::ApiError;
+use crate::http::auth::Principal;
+use crate::http::pagination::Page;
+use crate::http::route::Endpoint;
+use crate::http::{empty, json_response, ok};
+use crate::model::avatar::{Avatar, MAX_AVATARS};
+use crate::model::field::FieldError;
+use crate::model::user::DEFAULT_AVATAR;
+
+/// The upload's form: one file, `avatar`.
+const FORM: upload::Form = upload::Form { file: "avatar", lists: &[] };
+
+/// The side of the square kept (one of [`crate::images::SIZES`]).
+const SIDE: u32 = 400;
+
+/// The endpoints of this module.
+pub fn endpoints() -> Vec<Endpoint> {
+    vec![
+        write(Method::POST, "/api/v2/user/avatar/", "addUserAvatar", add),
+        user(Method::GET, "/api/v2/user/avatar/", "getUserAvatars", list),
+        write(Method::PATCH, "/api/v2/user/avatar/", "setUserPrimaryAvatar", set_primary),
+        write(Method::DELETE, "/api/v2/user/avatar/", "removeUserAvatar", remove),
+        user(Method::GET, "/api/v2/user/me/avatar/", "getCurrentUserAvatar", current),
+    ]
+}
+
+/// `POST /api/v2/user/avatar/` (auth, write): `multipart/form-data` with the image in
+/// `avatar` (JPEG, PNG, WebP or GIF, the limits of SPEC §5); it becomes the caller's
+/// avatar. At most [`MAX_AVATARS`] kept. 201 with the avatar.
+async fn add(mut call: Call<Principal>) -> Result<Response, ApiError> {
+    let (now, base) = (call.now, call.base());
+    // the caller first (401, 403), then the body it may send
+    let who = call.read(|_, who| Ok::<_, ApiError>(who)).await?;
+    call.req.body.authorised(&who);
+    let (fields, image) = upload::read(call.take_body(), &call.req.headers, FORM).await?;
+    let mut errors: Vec<FieldError> = fields
+        .keys()
+        .map(|k| FieldError::new(k.as_str(), "invalid", "Not a field of this request."))
+        .collect();
+    if image.is_none() {
+        errors.push(FieldError::new("avatar", "required", "No file was submitted."));
+    }
+    let squares =
+        upload::process_image(image, FORM.file, &call.state().body_budget, &mut errors).await?;
+    let square = squares.as_ref().and_then(|s| s.squares.iter().find(|q| q.side == SIDE));
+    let (Some(squares), Some(square), true) = (&squares, square, errors.is_empty()) else {
+        return Err(ApiError::Invalid(errors));
+    };
+    let (extension, content_type, bytes) =
+        (squares.extension, squares.content_type, square.bytes.clone());
+    let json = call
+        .write(move |tx, who| {
+            if avatars::count(tx, who.user_id)? >= MAX_AVATARS {
+                return Err(ApiError::field(
+                    "avatar",
+                    "max_value",
+                    format!("You keep {MAX_AVATARS} avatars already: delete one first."),
+                ));
+            }
+            let a = avatars::add(tx, who.user_id, (extension, content_type, &bytes), now)?;
+            Ok(a.to_json(&base, &a.path))
+        })
+        .await?;
+    Ok(json_response(StatusCode::CREATED, &json))
+}
+
+/// `GET /api/v2/user/avatar/` (auth): the caller's avatars, in upload order, the
+/// primary one marked.
+async fn list(call: Call<Principal>) -> Result<Response, ApiError> {
+    let base = call.base();
+    list_page(&call, move |c, who, q| {
+        let page = Page::from_query(q)?;
+        let count = avatars::count(c, who.user_id)?;
+        let current = avatars::current(c, who.user_id)?;
+        let rows = avatars::page(c, who.user_id, page.limit, page.offset)?;
+        Ok((page, count, rows.iter().map(|a| a.to_json(&base, &current)).collect()))
+    })
+    .await
+}
+
+/// The caller's avatar that a `{"avatar_id": N}` body names: 400 without one, 404 when
+/// it is not the caller's.
+fn named(
+    c: &rusqlite::Connection,
+    user: i64,
+    body: &Map<String, Value>,
+) -> Result<Avatar, ApiError> {
+    if let Some(k) = body.keys().find(|k| *k != "avatar_id") {
+        return Err(ApiError::field(k.as_str(), "invalid", "Not a field of this request."));
+    }
+    let id = body.get("avatar_id").and_then(crate::model::ids::id_value).ok_or_else(|| {
+        ApiError::field("avatar_id", "required", "The id of one of your avatars is required.")
+    })?;
+    avatars::get(c, user, id)?.ok_or(ApiError::NotFound)
+}
+
+/// `PATCH /api/v2/user/avatar/` (auth, write): `{"avatar_id": N}` makes that avatar of
+/// the caller's primary; answers it.
+async fn set_primary(mut call: Call<Principal>) -> Result<Response, ApiError> {
+    call.before_body().await?;
+    let base = call.base();
+    let body = call.object().await;
+    let json = call
+        .write(move |tx, who| {
+            let a = named(tx, who.user_id, &body?)?;
+            avatars::set_current(tx, who.user_id, &a.path)?;
+            Ok(a.to_json(&base, &a.path))
+        })
+        .await?;
+    Ok(ok(&json))
+}
+
+/// `DELETE /api/v2/user/avatar/` (auth, write): `{"avatar_id": N}` deletes that avatar
+/// of the caller's and its image; when it was the primary one, the newest remaining one
+/// takes its place (none: the default). 204.
+async fn remove(mut call: Call<Principal>) -> Result<Response, ApiError> {
+    call.before_body().await?;
+    let body = call.object().await;
+    call.write(move |tx, who| {
+        let a = named(tx, who.user_id, &body?)?;
+        avatars::delete(tx, &a)?;
+        Ok(())
+    })
+    .await?;
+    Ok(empty(StatusCode::NO_CONTENT))
+}
+
+/// `GET /api/v2/user/me/avatar/` (auth): `{"avatar": url}`, the caller's avatar now
+/// (hearth's default when none).
+async fn current(call: Call<Principal>) -> Result<Response, ApiError> {
+    let base = call.base();
+    let path = call.read(|c, who| Ok::<_, ApiError>(avatars::current(c, who.user_id)?)).await?;
+    Ok(ok(&json!({ "avatar": base.resolve(&path, DEFAULT_AVATAR) })))
+}

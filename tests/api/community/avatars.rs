@@ -1,0 +1,124 @@
+//! Avatars (SPEC §10 People, `/api/v2/user/avatar/`): upload, list, make primary, delete,
+//! the current one, the limits, and other members' avatars out of reach.
+
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+use crate::common::{TestServer, image_part, multipart, png};
+
+fn form(bytes: Vec<u8>) -> reqwest::multipart::Form {
+    reqwest::multipart::Form::new().part("avatar", image_part(bytes, "me.png", "image/png"))
+}
+
+async fn upload(s: &TestServer, token: &str, bytes: Vec<u8>) -> (StatusCode, Value) {
+    let r = multipart(s, Method::POST, "/api/v2/user/avatar/", token, form(bytes)).await;
+    let body = if r.text.is_empty() { Value::Null } else { r.json() };
+    (r.status, body)
+}
+
+async fn avatar_of(s: &TestServer, id: i64) -> String {
+    s.get(&format!("/api/v2/user/{id}/"), None).await.json()["avatar"]
+        .as_str()
+        .unwrap_or("")
+        .to_owned()
+}
+
+#[tokio::test]
+async fn an_uploaded_avatar_is_a_400_pixel_square_that_becomes_the_members_avatar() {
+    let s = TestServer::start().await;
+    let (alice, a) = s.login("alice");
+    let (code, first) = upload(&s, &a, png(300, 200)).await;
+    assert_eq!(code, StatusCode::CREATED, "{first}");
+    assert_eq!((first["primary"].clone(), first["user"].clone()), (json!(true), json!(alice)));
+    let url = first["avatar"].as_str().unwrap_or("").to_owned();
+    assert!(url.starts_with(&format!("{}/media/avatar/{alice}/", s.url)), "{url}");
+    assert_eq!(avatar_of(&s, alice).await, url, "User JSON shows it");
+    let me = s.get("/api/v2/user/me/avatar/", Some(&a)).await;
+    assert_eq!(me.json(), json!({ "avatar": url }));
+    // served: a 400×400 PNG, cached as immutable
+    let r = s.client.get(&url).send().await.unwrap();
+    assert_eq!(r.headers()["cache-control"], "public, max-age=31536000, immutable");
+    let img = image::load_from_memory(&r.bytes().await.unwrap()).unwrap();
+    assert_eq!((img.width(), img.height()), (400, 400));
+    // a second one takes its place; the list has both, the second primary
+    let (_, second) = upload(&s, &a, png(100, 100)).await;
+    let list = s.get("/api/v2/user/avatar/", Some(&a)).await.json();
+    assert_eq!(list["count"], 2);
+    let flags: Vec<(Value, Value)> = list["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| (x["id"].clone(), x["primary"].clone()))
+        .collect();
+    assert_eq!(
+        flags,
+        vec![(first["id"].clone(), json!(false)), (second["id"].clone(), json!(true))]
+    );
+    // the first made primary again
+    let r = s.patch("/api/v2/user/avatar/", Some(&a), json!({"avatar_id": first["id"]})).await;
+    assert_eq!((r.status, r.json()["primary"].clone()), (StatusCode::OK, json!(true)));
+    assert_eq!(avatar_of(&s, alice).await, url);
+    // deleting the primary one: the newest remaining takes its place, its image is gone
+    let r = s
+        .call(
+            Method::DELETE,
+            "/api/v2/user/avatar/",
+            Some(&a),
+            Some(json!({"avatar_id": first["id"]})),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
+    assert_eq!(avatar_of(&s, alice).await, second["avatar"].as_str().unwrap_or(""));
+    assert_eq!(s.client.get(&url).send().await.unwrap().status(), StatusCode::NOT_FOUND);
+    // the last one gone: hearth's default
+    s.call(
+        Method::DELETE,
+        "/api/v2/user/avatar/",
+        Some(&a),
+        Some(json!({"avatar_id": second["id"]})),
+    )
+    .await;
+    assert_eq!(avatar_of(&s, alice).await, format!("{}/static/default/avatar.svg", s.url));
+    s.assert_consistent();
+}
+
+#[tokio::test]
+async fn bad_uploads_others_avatars_and_the_limit_are_refused() {
+    let s = TestServer::start().await;
+    let (_, a) = s.login("alice");
+    let (_, b) = s.login("bob");
+    let (code, body) = upload(&s, &a, b"not an image".to_vec()).await;
+    assert_eq!(
+        (code, body["errors"][0]["field"].clone()),
+        (StatusCode::BAD_REQUEST, json!("avatar"))
+    );
+    let none = reqwest::multipart::Form::new().text("x", "1");
+    let r = multipart(&s, Method::POST, "/api/v2/user/avatar/", &a, none).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    let r = s.post("/api/v2/user/avatar/", None, json!({})).await;
+    assert_eq!(r.status, StatusCode::UNAUTHORIZED);
+    // bob cannot touch alice's avatar: 404, and hers is unchanged
+    let (_, mine) = upload(&s, &a, png(50, 50)).await;
+    for method in [Method::PATCH, Method::DELETE] {
+        let r = s
+            .call(
+                method.clone(),
+                "/api/v2/user/avatar/",
+                Some(&b),
+                Some(json!({"avatar_id": mine["id"]})),
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::NOT_FOUND, "{method}");
+    }
+    for bad in [json!({}), json!({"avatar_id": "x"}), json!({"avatar_id": 1, "more": 2})] {
+        let r = s.patch("/api/v2/user/avatar/", Some(&a), bad.clone()).await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{bad}");
+    }
+    // at most 20 each
+    for _ in 1..20 {
+        assert_eq!(upload(&s, &a, png(20, 20)).await.0, StatusCode::CREATED);
+    }
+    let (code, body) = upload(&s, &a, png(20, 20)).await;
+    assert_eq!((code, body["errors"][0]["messages"][0]["code"].clone()), (StatusCode::BAD_REQUEST, json!("max_value")));
+    s.assert_consistent();
+}
