@@ -119,6 +119,33 @@ async fn bad_uploads_others_avatars_and_the_limit_are_refused() {
         assert_eq!(upload(&s, &a, png(20, 20)).await.0, StatusCode::CREATED);
     }
     let (code, body) = upload(&s, &a, png(20, 20)).await;
-    assert_eq!((code, body["errors"][0]["messages"][0]["code"].clone()), (StatusCode::BAD_REQUEST, json!("max_value")));
+    assert_eq!(
+        (code, body["errors"][0]["messages"][0]["code"].clone()),
+        (StatusCode::BAD_REQUEST, json!("max_value"))
+    );
+    s.assert_consistent();
+}
+
+#[tokio::test]
+async fn thirty_parallel_uploads_keep_exactly_twenty() {
+    let s = TestServer::start_with(|c| c.max_connections_per_address = 64).await;
+    let (alice, a) = s.login("alice");
+    let uploads = (0..30).map(|i| {
+        let (s, a) = (&s, a.clone());
+        async move { upload(s, &a, png(20 + i, 20)).await.0 }
+    });
+    let codes = futures_util::future::join_all(uploads).await;
+    let made = codes.iter().filter(|c| **c == StatusCode::CREATED).count();
+    let refused = codes.iter().filter(|c| **c == StatusCode::BAD_REQUEST).count();
+    assert_eq!((made, refused), (20, 10), "{codes:?}");
+    assert_eq!(s.get("/api/v2/user/avatar/", Some(&a)).await.json()["count"], 20);
+    let images = s.db_read(|c| {
+        c.query_row(
+            "SELECT count(*) FROM media WHERE path LIKE ?1",
+            [format!("avatar/{alice}/%")],
+            |r| r.get::<_, i64>(0),
+        )
+    });
+    assert_eq!(images, 20, "no image is left behind by a refused upload");
     s.assert_consistent();
 }
