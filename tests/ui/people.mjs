@@ -2,6 +2,9 @@
 // turn connections on and follows off for the whole community, which the views before
 // them must not see). `t` holds run.mjs's helpers and state.
 //
+// An avatar: erin opens the kit's Change Profile Image dialog on her profile header and
+// uploads a PNG; hearth keeps a 400-pixel square of it, and the header shows it.
+//
 // Connections between two browsers: erin asks basil with the friendship button on his
 // card; basil, on his own page, sees the request in UserConnectionsRequestsWidget and
 // accepts it, while erin's page (a second browser context) stays open and turns from
@@ -9,12 +12,57 @@
 // list each other. Every step is confirmed through hearth's API.
 
 import path from 'node:path';
+import zlib from 'node:zlib';
+
+// A w×h RGB PNG (a gradient), made here: what a member picks in the file dialog.
+function png(w, h) {
+  const chunk = (type, data) => {
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(data.length);
+    const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(zlib.crc32(body) >>> 0);
+    return Buffer.concat([len, body, crc]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(w, 0);
+  ihdr.writeUInt32BE(h, 4);
+  ihdr.set([8, 2, 0, 0, 0], 8); // 8-bit RGB
+  const rows = [];
+  for (let y = 0; y < h; y++) {
+    const row = Buffer.alloc(1 + 3 * w);
+    for (let x = 0; x < w; x++) row.set([(x * 4) % 256, (y * 4) % 256, 160], 1 + 3 * x);
+    rows.push(row);
+  }
+  const sig = Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]);
+  return Buffer.concat([sig, chunk('IHDR', ihdr), chunk('IDAT', zlib.deflateSync(Buffer.concat(rows))), chunk('IEND', Buffer.alloc(0))]);
+}
 
 export async function peopleViews(t) {
   const { visit, check, api, hearth, page, browser, pageOrigin, portal, initScript, requests, pageErrors, must, USERS, WAIT_MS, OUT, shots } = t;
   const { erin, basil } = USERS;
   const button = (pg, section) => pg.getByTestId(section).locator('.SCFriendshipButton-root, button').filter({ hasText: /^(Connect|Cancel|Accept|Remove)$/ }).first();
   const statusOf = async (who, whom) => (await api(who, 'GET', `/api/v2/user/${whom}/connection_status/`)).json?.connection_status;
+
+  await visit('avatar', async () => {
+    await check("avatar: erin opens Change Profile Image on her profile header and uploads a PNG: hearth answers 201 with a primary 400×400 avatar under /media/, /user/me/ shows it, and so does the header", async () => {
+      await page.locator('.SCUserProfileHeader-change-picture').first().click();
+      await page.getByText('Upload new image').waitFor({ timeout: WAIT_MS });
+      const [resp] = await Promise.all([
+        page.waitForResponse((r) => r.url() === `${portal}/api/v2/user/avatar/` && r.request().method() === 'POST', { timeout: WAIT_MS }),
+        page.locator('input[type=file]').setInputFiles({ name: 'erin.png', mimeType: 'image/png', buffer: png(120, 80) }),
+      ]);
+      must(resp.status() === 201, `POST /user/avatar/ answered ${resp.status()}`);
+      const made = await resp.json();
+      must(made.primary && made.avatar.startsWith(`${portal}/media/avatar/${erin}/`), `the avatar: ${JSON.stringify(made)}`);
+      const me = (await api(erin, 'GET', '/api/v2/user/me/')).json;
+      must(me.avatar === made.avatar, `/user/me/ avatar ${me.avatar}`);
+      await page.keyboard.press('Escape');
+      const img = page.locator('.SCUserProfileHeader-avatar img').first();
+      await page.waitForFunction((url) => [...document.querySelectorAll('.SCUserProfileHeader-avatar img')].some((i) => i.src === url && i.complete && i.naturalWidth === 400), made.avatar, { timeout: WAIT_MS });
+      must((await img.getAttribute('src')) === made.avatar, `the header shows ${await img.getAttribute('src')}`);
+    });
+  });
 
   await check('people: connections on, follows off (hearth pref set configurations.connection_enabled true, follow_enabled false)', async () => {
     hearth('pref', 'set', 'configurations.connection_enabled', 'true');

@@ -294,7 +294,7 @@ await check(`live socket: 127.0.0.1:80 listens and passes connections on to hear
 });
 
 // the people views' members (people.mjs): erin asks basil for a connection
-const viewTokens = { 'connect-request': token(USERS.erin), 'connect-watch': token(USERS.erin), 'connect-accept': token(USERS.basil), 'connect-list': token(USERS.erin) };
+const viewTokens = { avatar: token(USERS.erin), 'connect-request': token(USERS.erin), 'connect-watch': token(USERS.erin), 'connect-accept': token(USERS.basil), 'connect-list': token(USERS.erin) };
 const writeConfig = () =>
   fs.writeFileSync(
     path.join(pageDir, 'config.json'),

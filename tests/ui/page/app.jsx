@@ -37,7 +37,8 @@
 //   live-revoke        NavigationToolbar signed in with a JWT of alice's that the test
 //                      revokes (the socket closes with 4001);
 //   live-delete        the same, signed in as a user the test deletes;
-//   connect-request    (issue 32, connections on, follows off) erin's page: basil's card,
+//   avatar             (issue 32) erin's UserProfileHeader: the Change Profile Image dialog;
+//   connect-request    (connections on, follows off) erin's page: basil's card,
 //                      whose friendship button asks him for a connection;
 //   connect-accept     basil's page: the bell and UserConnectionsRequestsWidget (Accept);
 //   connect-watch      erin's page again, open in a second browser context while basil
@@ -441,6 +442,16 @@ function ConnectCard({ config }) {
   );
 }
 
+function AvatarPage({ config }) {
+  return (
+    <main className="single">
+      <Section id="avatar" title="UserProfileHeader (erin's own: ChangePicture)" wide>
+        <UserProfileHeader userId={config.ids.erin} />
+      </Section>
+    </main>
+  );
+}
+
 function ConnectAccept({ config }) {
   return (
     <div className="page">
@@ -490,6 +501,7 @@ const VIEWS = {
   'live-toast': LiveToast,
   'live-revoke': Bell,
   'live-delete': Bell,
+  avatar: AvatarPage,
   'connect-request': ConnectCard,
   'connect-accept': ConnectAccept,
   'connect-watch': ConnectCard,
