@@ -240,6 +240,8 @@ CREATE TABLE contribution (
     -- the later of added_at and its newest live comment (a comment: its newest live
     -- reply), kept by the contribution_activity triggers (version 9): the feeds' order
     last_activity_at  INTEGER NOT NULL DEFAULT 0,
+    -- hidden by a moderator for a reason (SPEC §10 People, version 9): shown collapsed
+    collapsed         INTEGER NOT NULL DEFAULT 0,
     UNIQUE (kind, id)
 );
 -- lists: newest first per kind, live items only
@@ -712,3 +714,28 @@ CREATE TABLE user_avatar (
 );
 -- a member's avatars, in upload order
 CREATE INDEX user_avatar_user ON user_avatar (user_id, id);
+
+-- Flags and moderation (SPEC §10 People). A member flags a contribution with one of the
+-- kit's five reasons (0 spam, 1 aggressive, 2 vulgar, 3 poor, 4 off-topic), once per
+-- contribution. Staff decide on a flagged contribution: delete it, hide (collapse) it,
+-- or ignore its flags, each for a reason; a decision undone reopens it. `moderation` holds
+-- a contribution's state: when it was last flagged (the staff queue's order) and the
+-- decision, if any.
+CREATE TABLE flag (
+    contribution_pk INTEGER NOT NULL REFERENCES contribution (pk) ON DELETE CASCADE,
+    user_id         INTEGER NOT NULL REFERENCES user (id),
+    flag_type       INTEGER NOT NULL CHECK (flag_type >= 0 AND flag_type <= 4),
+    created_at      INTEGER NOT NULL,
+    PRIMARY KEY (contribution_pk, user_id)
+) WITHOUT ROWID;
+CREATE TABLE moderation (
+    contribution_pk INTEGER PRIMARY KEY REFERENCES contribution (pk) ON DELETE CASCADE,
+    last_flagged_at INTEGER,
+    status          TEXT    NOT NULL DEFAULT 'open'
+                    CHECK (status = 'open' OR status = 'ignored' OR status = 'hidden' OR status = 'deleted'),
+    flag_type       INTEGER CHECK (flag_type >= 0 AND flag_type <= 4),
+    moderator_id    INTEGER REFERENCES user (id),
+    moderated_at    INTEGER
+);
+-- the staff queue: flagged contributions, the most recently flagged first
+CREATE INDEX moderation_queue ON moderation (last_flagged_at DESC, contribution_pk DESC) WHERE last_flagged_at IS NOT NULL;

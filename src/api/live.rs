@@ -34,6 +34,7 @@ use warp::reply::Response;
 use crate::db::notifications::{Pushed, Type};
 use crate::error::ApiError;
 use crate::http::auth::{Credentials, Principal};
+use crate::model::flag::Reason;
 use crate::state::AppState;
 
 /// The socket's path.
@@ -246,6 +247,15 @@ fn activity_type(kind: Type) -> i64 {
         Type::UserFollow => 97,
         Type::ConnectionRequest => 55,
         Type::ConnectionAccept => 56,
+        Type::DeletedFor(r) => match r {
+            Reason::Spam => 50,
+            Reason::Aggressive => 51,
+            Reason::Vulgar => 52,
+            Reason::Poor => 65,
+            Reason::Offtopic => 66,
+        },
+        Type::UndeletedFor => 54,
+        Type::CollapsedFor(r) => 75 + r.number(),
     }
 }
 

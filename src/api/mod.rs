@@ -21,6 +21,7 @@ pub mod health;
 pub mod jwt;
 pub mod live;
 pub mod media;
+pub mod moderation;
 pub mod notifications;
 pub mod preferences;
 pub mod reactions;
@@ -62,6 +63,7 @@ const AREAS: &[fn() -> Vec<Endpoint>] = &[
     feed::endpoints,
     search::endpoints,
     notifications::endpoints,
+    moderation::endpoints,
 ];
 
 /// Every endpoint hearth serves, in one list (see [`crate::http::route`]).

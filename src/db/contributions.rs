@@ -234,7 +234,8 @@ pub(super) fn select() -> String {
     format!(
         "SELECT c.pk, c.kind, c.id, c.title, c.action, c.text, c.added_at, c.last_edited_at,
                 c.deleted, c.comment_count, t.kind, t.id, p.id,
-                c.html, c.summary, c.summary_html, c.summary_truncated, c.last_activity_at, {}
+                c.html, c.summary, c.summary_html, c.summary_truncated, c.last_activity_at, {},
+                c.collapsed
          FROM contribution c
          JOIN user u ON u.id = c.author_id
          LEFT JOIN contribution t ON t.pk = c.target_pk
@@ -253,6 +254,8 @@ pub(super) fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Contribution> 
         // the author as their minimal JSON shows them
         last_activity_at: r.get(17)?,
         author: crate::db::users::brief_at(r, 18)?,
+        // after the author's six columns
+        collapsed: r.get(24)?,
         categories: Vec::new(),
         votes: Votes::default(),
         latest_comments: Vec::new(),

@@ -44,6 +44,7 @@ pub mod hides;
 pub mod import;
 pub mod jwt;
 pub mod media;
+pub mod moderation;
 pub mod notifications;
 mod pair;
 pub mod preferences;

@@ -96,6 +96,8 @@ pub struct Contribution {
     pub last_edited_at: Option<Timestamp>,
     /// Soft-deleted.
     pub deleted: bool,
+    /// Collapsed by a moderator (SPEC §10 People).
+    pub collapsed: bool,
     /// Live comments on it.
     pub comment_count: i64,
     /// For comments: the kind and id of the contribution it belongs to.
@@ -214,7 +216,7 @@ impl Contribution {
             summary_html: self.rendered.summary_html.clone(),
             summary_truncated: self.rendered.summary_truncated,
             deleted: self.deleted,
-            collapsed: false,
+            collapsed: self.collapsed,
             suspended: false,
             categories: self.categories.iter().map(|c| c.to_json(base)).collect(),
             comment_count: self.comment_count,
@@ -488,6 +490,7 @@ mod tests {
             added_at: 5,
             last_edited_at: None,
             deleted: false,
+            collapsed: false,
             comment_count: 0,
             target: None,
             parent: None,

@@ -14,6 +14,7 @@ pub mod custom_menu;
 pub mod feature;
 pub mod feed;
 pub mod field;
+pub mod flag;
 pub mod html;
 pub mod ids;
 pub mod import;

@@ -58,6 +58,7 @@ pub fn generated_schemas() -> Vec<(String, RefOr<Schema>)> {
     collect::<model::connection::RequestJson>(&mut out);
     collect::<model::connection::StatusJson>(&mut out);
     collect::<model::avatar::AvatarJson>(&mut out);
+    collect::<model::flag::FlagStatusJson>(&mut out);
     out
 }
 

@@ -93,6 +93,18 @@ pub(crate) fn note_json(n: &Note, base: &PublicUrl) -> Value {
         Type::ConnectionAccept => {
             o.insert("accept_user".into(), actor);
         }
+        // a moderator's decision: the contribution it was about (a comment under
+        // `comment`, an item under its kind)
+        Type::DeletedFor(_) | Type::UndeletedFor | Type::CollapsedFor(_) => match comment {
+            Some(c) => {
+                o.insert("comment".into(), c);
+            }
+            None => {
+                if let Some((kind, v)) = item {
+                    o.insert(kind.into(), v);
+                }
+            }
+        },
     }
     Value::Object(o)
 }

@@ -231,6 +231,7 @@ fn v8_rich_text(conn: &Connection) -> Result<(), DbError> {
 fn v9_feeds_and_search(conn: &Connection) -> Result<(), DbError> {
     conn.execute_batch(
         "ALTER TABLE contribution ADD COLUMN last_activity_at INTEGER NOT NULL DEFAULT 0;
+         ALTER TABLE contribution ADD COLUMN collapsed INTEGER NOT NULL DEFAULT 0;
          ALTER TABLE contribution_category ADD COLUMN last_activity_at INTEGER NOT NULL DEFAULT 0;
          ALTER TABLE user ADD COLUMN unseen_notifications INTEGER NOT NULL DEFAULT 0;
          ALTER TABLE user ADD COLUMN connections_counter INTEGER NOT NULL DEFAULT 0;

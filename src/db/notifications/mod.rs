@@ -14,6 +14,7 @@ use std::cell::RefCell;
 use rusqlite::{Connection, params};
 
 use crate::clock::Timestamp;
+use crate::model::flag::Reason;
 
 /// What a notification says happened (the kit's `SCNotificationTypologyType`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,6 +33,12 @@ pub enum Type {
     ConnectionRequest,
     /// The actor accepted the recipient's connection request.
     ConnectionAccept,
+    /// A moderator deleted the recipient's contribution for a reason.
+    DeletedFor(Reason),
+    /// A moderator took back the deletion of the recipient's contribution.
+    UndeletedFor,
+    /// A moderator collapsed the recipient's contribution for a reason.
+    CollapsedFor(Reason),
 }
 
 impl Type {
@@ -45,11 +52,26 @@ impl Type {
             Type::UserFollow => "user_follow",
             Type::ConnectionRequest => "connection_request",
             Type::ConnectionAccept => "connection_accept",
+            Type::DeletedFor(r) => match r {
+                Reason::Spam => "deleted_for_advertising",
+                Reason::Aggressive => "deleted_for_aggressive",
+                Reason::Vulgar => "deleted_for_vulgar",
+                Reason::Poor => "deleted_for_poor",
+                Reason::Offtopic => "deleted_for_offtopic",
+            },
+            Type::UndeletedFor => "undeleted_for",
+            Type::CollapsedFor(r) => match r {
+                Reason::Spam => "collapsed_for_advertising",
+                Reason::Aggressive => "collapsed_for_aggressive",
+                Reason::Vulgar => "collapsed_for_vulgar",
+                Reason::Poor => "collapsed_for_poor",
+                Reason::Offtopic => "collapsed_for_offtopic",
+            },
         }
     }
 
-    /// The type named `s`.
-    pub fn parse(s: &str) -> Option<Type> {
+    /// Every type.
+    pub fn all() -> impl Iterator<Item = Type> {
         [
             Type::Comment,
             Type::NestedComment,
@@ -58,9 +80,16 @@ impl Type {
             Type::UserFollow,
             Type::ConnectionRequest,
             Type::ConnectionAccept,
+            Type::UndeletedFor,
         ]
         .into_iter()
-        .find(|t| t.as_str() == s)
+        .chain(Reason::ALL.into_iter().map(Type::DeletedFor))
+        .chain(Reason::ALL.into_iter().map(Type::CollapsedFor))
+    }
+
+    /// The type named `s`.
+    pub fn parse(s: &str) -> Option<Type> {
+        Type::all().find(|t| t.as_str() == s)
     }
 }
 

@@ -4,5 +4,6 @@
 mod avatars;
 mod connections;
 mod followings;
+mod moderation;
 mod preferences;
 mod reactions;
