@@ -42,6 +42,8 @@ pub enum Line {
     Connection(ConnectionLine),
     /// An open connection request.
     ConnectionRequest(ConnectionRequestLine),
+    /// A member's flag on a contribution.
+    Flag(FlagLine),
 }
 
 impl Line {
@@ -280,6 +282,36 @@ impl CommentLine {
         exactly_one(
             "a comment",
             [("discussion", self.discussion), ("post", self.post), ("status", self.status)],
+        )
+    }
+}
+
+/// `{"record":"flag","user":3,"post":1,"flag_type":0}`: a member's flag on one of
+/// `discussion`, `post`, `status`, `comment`, for a reason 0–4.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlagLine {
+    pub user: i64,
+    pub flag_type: i64,
+    pub discussion: Option<i64>,
+    pub post: Option<i64>,
+    pub status: Option<i64>,
+    pub comment: Option<i64>,
+    #[serde(default, deserialize_with = "time")]
+    pub created_at: Option<Timestamp>,
+}
+
+impl FlagLine {
+    /// What the flag is on: `(kind, id)`.
+    pub fn target(&self) -> Result<(&'static str, i64), String> {
+        exactly_one(
+            "a flag",
+            [
+                ("discussion", self.discussion),
+                ("post", self.post),
+                ("status", self.status),
+                ("comment", self.comment),
+            ],
         )
     }
 }

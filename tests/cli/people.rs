@@ -5,7 +5,7 @@
 use crate::{Env, fails, succeeded};
 
 /// Users 1-4 and a deleted user 5 (5 lines), then 1-2 connected, 3 asking 1, 4 asking 1
-/// (rejected, seen).
+/// (rejected, seen), and user 2's flag on user 1's post.
 fn lines() -> Vec<String> {
     let mut l: Vec<String> =
         (1..=4).map(|i| format!(r#"{{"record":"user","id":{i},"username":"u{i}"}}"#)).collect();
@@ -15,6 +15,8 @@ fn lines() -> Vec<String> {
             .to_owned(),
         r#"{"record":"connection_request","from_user":3,"to_user":1}"#.to_owned(),
         r#"{"record":"connection_request","from_user":4,"to_user":1,"rejected_at":"2025-03-02T00:00:00Z","viewed_at":"2025-03-02T00:00:00Z"}"#.to_owned(),
+        r#"{"record":"post","id":1,"author":1,"text":"hello"}"#.to_owned(),
+        r#"{"record":"flag","user":2,"post":1,"flag_type":3,"created_at":"2025-03-03T00:00:00Z"}"#.to_owned(),
     ]);
     l
 }
@@ -31,6 +33,8 @@ fn connections_and_requests_import_with_exact_counters() {
         // the rejected request is not counted as received
         ("SELECT connection_requests_received_counter FROM user WHERE id = 1", 1),
         ("SELECT connection_requests_sent_counter FROM user WHERE id = 4", 1),
+        ("SELECT flag_type FROM flag WHERE user_id = 2", 3),
+        ("SELECT last_flagged_at FROM moderation", 1_740_960_000_000_000),
     ]);
     let out = e.import(&[r#"{"record":"connection","user":3,"other":4}"#.to_owned()]);
     succeeded(&out);
@@ -60,7 +64,7 @@ fn a_bad_connection_line_is_named_and_nothing_of_its_batch_is_written() {
         let mut all = lines();
         all.push(bad.to_owned());
         let err = fails(e.import(&all), &["import"]);
-        assert!(err.contains("line 9:"), "{bad}: {err}");
+        assert!(err.contains("line 11:"), "{bad}: {err}");
         assert!(err.contains(why), "{bad}: {err}");
         assert_eq!(e.sql("SELECT count(*) FROM user"), 0, "{bad}: rolled back");
     }

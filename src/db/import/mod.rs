@@ -255,6 +255,7 @@ impl Importer {
             }
             Line::Connection(c) => people::connection(conn, &self.known, c, now),
             Line::ConnectionRequest(r) => people::connection_request(conn, &self.known, r, now),
+            Line::Flag(f) => people::flag(conn, &self.known, f, now),
         }
     }
 

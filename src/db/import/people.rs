@@ -1,13 +1,14 @@
-//! Writers for the people records of SPEC §10 (issue 32): `connection` and
-//! `connection_request`. `schema.sql`'s triggers keep the users' connection counters, as
+//! Writers for the people records of SPEC §10 (issue 32): `connection`,
+//! `connection_request` and `flag`. `schema.sql`'s triggers keep the users' connection counters, as
 //! for the API. A deleted user has no connections and no requests (deleting one ends
 //! them), so a line naming one is refused, as is a pair named twice.
 
 use rusqlite::{Connection, params};
 
-use super::{Known, LineError, sql_err};
+use super::{Known, LineError, content, sql_err};
 use crate::clock::Timestamp;
-use crate::model::import::{ConnectionLine, ConnectionRequestLine};
+use crate::model::flag::Reason;
+use crate::model::import::{ConnectionLine, ConnectionRequestLine, FlagLine};
 
 /// Checks the two users of a connection or request line: both exist, live, distinct.
 fn pair(
@@ -87,5 +88,29 @@ pub(super) fn connection_request(
             sql_err("connection_request", &e)
         }
     })?;
+    Ok(())
+}
+
+/// A flag line: the member and the contribution exist (a deleted contribution's flags
+/// are history), the reason is 0–4, one flag per member and contribution; the
+/// contribution enters the staff queue.
+pub(super) fn flag(
+    conn: &Connection,
+    known: &Known,
+    f: FlagLine,
+    now: Timestamp,
+) -> Result<(), LineError> {
+    let (kind, id) = f.target()?;
+    known.user(f.user, "user")?;
+    let reason = Reason::from_number(f.flag_type)
+        .ok_or_else(|| format!("flag_type {} is not 0 to 4", f.flag_type))?;
+    let pk =
+        content::pk_of(conn, kind, id)?.ok_or_else(|| format!("{kind} {id} does not exist"))?;
+    if crate::db::moderation::flag_of(conn, pk, f.user).map_err(|e| sql_err("flag", &e))?.is_some()
+    {
+        return Err(format!("user {} already flagged {kind} {id}", f.user));
+    }
+    crate::db::moderation::toggle_flag(conn, pk, f.user, reason, f.created_at.unwrap_or(now))
+        .map_err(|e| sql_err("flag", &e))?;
     Ok(())
 }
