@@ -5,6 +5,10 @@
 // An avatar: erin opens the kit's Change Profile Image dialog on her profile header and
 // uploads a PNG; hearth keeps a 400-pixel square of it, and the header shows it.
 //
+// Moderation: carol flags a post of bob's as spam with the card's menu; it reaches the
+// staff queue; moira (staff) deletes it for spam with the same menu; bob's notifications
+// page tells him why.
+//
 // Connections between two browsers: erin asks basil with the friendship button on his
 // card; basil, on his own page, sees the request in UserConnectionsRequestsWidget and
 // accepts it, while erin's page (a second browser context) stays open and turns from
@@ -39,7 +43,7 @@ function png(w, h) {
 }
 
 export async function peopleViews(t) {
-  const { visit, check, api, hearth, page, browser, pageOrigin, portal, initScript, requests, pageErrors, must, USERS, WAIT_MS, OUT, shots } = t;
+  const { visit, check, api, hearth, page, browser, pageOrigin, portal, initScript, requests, pageErrors, must, USERS, WAIT_MS, OUT, shots, token, viewTokens, setIds } = t;
   const { erin, basil } = USERS;
   const button = (pg, section) => pg.getByTestId(section).locator('.SCFriendshipButton-root, button').filter({ hasText: /^(Connect|Cancel|Accept|Remove)$/ }).first();
   const statusOf = async (who, whom) => (await api(who, 'GET', `/api/v2/user/${whom}/connection_status/`)).json?.connection_status;
@@ -63,6 +67,64 @@ export async function peopleViews(t) {
       must((await img.getAttribute('src')) === made.avatar, `the header shows ${await img.getAttribute('src')}`);
     });
   });
+
+  // --- moderation
+  let spamPost = null;
+  let moira = null;
+  await check("moderation: bob's post to flag, and moira, a staff member (hearth user create --staff)", async () => {
+    const r = await api(USERS.bob, 'POST', '/api/v2/post/', { text: '<p class="SCEditor-paragraph">Cheap watches, click the link in my profile!</p>' });
+    must(r.status === 201, `bob's post: ${r.status}`);
+    spamPost = r.json.id;
+    moira = JSON.parse(hearth('user', 'create', '--username', 'moira', '--email', 'moira@example.org', '--real-name', 'Moira Stone', '--staff', '--no-password', '--json')).id;
+    Object.assign(viewTokens, { flag: token(USERS.carol), moderate: token(moira), moderated: token(USERS.bob) });
+    setIds({ spamPost });
+  });
+  const openMenu = async () => {
+    await page.getByText('Cheap watches', { exact: false }).first().waitFor({ timeout: WAIT_MS });
+    await page.locator('.SCContributionActionsMenu-button').first().click();
+  };
+  const pickReason = async (section, reason) => {
+    await page.getByText(section, { exact: true }).click();
+    await page.getByText(reason, { exact: true }).click();
+  };
+  await visit('flag', async () => {
+    await check("flag: carol opens the menu of bob's post, Flag with motivation, Spam: hearth holds her flag (flag/status 0) and the post tops moira's staff queue", async () => {
+      must(spamPost, 'no post (the seed above failed)');
+      await openMenu();
+      const [resp] = await Promise.all([
+        page.waitForResponse((r) => r.url() === `${portal}/api/v2/post/${spamPost}/flag/` && r.request().method() === 'POST', { timeout: WAIT_MS }),
+        pickReason('Flag with motivation', 'Spam'),
+      ]);
+      must(resp.status() === 204, `POST flag answered ${resp.status()}`);
+      const st = await api(USERS.carol, 'GET', `/api/v2/post/${spamPost}/flag/status/`);
+      must(st.json?.flag_type === 0, `carol's flag: ${JSON.stringify(st.json)}`);
+      const q = await api(moira, 'GET', '/api/v2/moderation/contribution/');
+      must(q.status === 200 && q.json.results[0]?.contribution?.id === spamPost && q.json.results[0].moderation_status === 'open', `the queue: ${JSON.stringify(q.json).slice(0, 300)}`);
+    });
+  }, { fullPage: false });
+  await visit('moderate', async () => {
+    await check("moderate: moira opens the same menu, Delete with motivation, Spam, Yes: hearth deletes the post for spam (moderation status deleted, 404 for members)", async () => {
+      await openMenu();
+      await pickReason('Delete with motivation', 'Spam');
+      const [resp] = await Promise.all([
+        page.waitForResponse((r) => r.url() === `${portal}/api/v2/moderation/contribution/${spamPost}/` && r.request().method() === 'PATCH', { timeout: WAIT_MS }),
+        page.getByRole('button', { name: 'Yes' }).click(),
+      ]);
+      must(resp.status() === 200, `PATCH moderation answered ${resp.status()}`);
+      const st = await api(moira, 'GET', `/api/v2/moderation/contribution/${spamPost}/status/?contribution_type=post`);
+      must(st.json?.status === 'deleted' && st.json.flag_type === 0, `the state: ${JSON.stringify(st.json)}`);
+      const seen = await api(USERS.carol, 'GET', `/api/v2/post/${spamPost}/`);
+      must(seen.status === 404, `carol reads the post: ${seen.status}`);
+    });
+  }, { fullPage: false });
+  await visit('moderated', async () => {
+    await check("moderated: bob's NotificationFeed shows why his post was removed (deleted_for_advertising, the post under it)", async () => {
+      await page.locator('#notifications').getByText('has been removed', { exact: false }).first().waitFor({ timeout: WAIT_MS });
+      const n = await api(USERS.bob, 'GET', '/api/v2/notification/?limit=5');
+      const note = n.json.results.flatMap((g) => g.aggregated).find((x) => x.type === 'deleted_for_advertising');
+      must(note?.post?.id === spamPost, `bob's notifications: ${JSON.stringify(n.json).slice(0, 300)}`);
+    });
+  }, { fullPage: false });
 
   await check('people: connections on, follows off (hearth pref set configurations.connection_enabled true, follow_enabled false)', async () => {
     hearth('pref', 'set', 'configurations.connection_enabled', 'true');

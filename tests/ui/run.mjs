@@ -293,12 +293,14 @@ await check(`live socket: 127.0.0.1:80 listens and passes connections on to hear
   if (proxyError) throw new Error(`cannot listen on 127.0.0.1:80 (${proxyError.code}: ${proxyError.message}); the suite needs it for the kit's socket: run it as root, or give node cap_net_bind_service, or free the port`);
 });
 
+// ids made by later views' seeds (people.mjs sets them, then writes the config again)
+const laterIds = {};
 // the people views' members (people.mjs): erin asks basil for a connection
 const viewTokens = { avatar: token(USERS.erin), 'connect-request': token(USERS.erin), 'connect-watch': token(USERS.erin), 'connect-accept': token(USERS.basil), 'connect-list': token(USERS.erin) };
 const writeConfig = () =>
   fs.writeFileSync(
     path.join(pageDir, 'config.json'),
-    JSON.stringify({ portal, token: token(USERS.alice), tokens: { ...liveTokens, ...viewTokens }, ids: { me: 1, other: 2, course: 1, discussion: 1, baking: 1, music: 3, barbara: 5, basil: USERS.basil, erin: USERS.erin, alicePost: notes.post }, xss }),
+    JSON.stringify({ portal, token: token(USERS.alice), tokens: { ...liveTokens, ...viewTokens }, ids: { me: 1, other: 2, course: 1, discussion: 1, baking: 1, music: 3, barbara: 5, basil: USERS.basil, erin: USERS.erin, alicePost: notes.post, ...laterIds }, xss }),
   );
 writeConfig();
 
@@ -1306,7 +1308,11 @@ await visit('live-revoke', async () => {
 }, { fullPage: false });
 
 // --- issue 32: people (connections on, follows off: after every other view)
-await peopleViews({ visit, check, api, hearth, page, browser, pageOrigin, portal, initScript, requests, pageErrors, must, USERS, WAIT_MS, OUT, shots });
+const setIds = (ids) => {
+  Object.assign(laterIds, ids);
+  writeConfig();
+};
+await peopleViews({ visit, check, api, hearth, page, browser, pageOrigin, portal, initScript, requests, pageErrors, must, USERS, WAIT_MS, OUT, shots, token, viewTokens, setIds });
 
 // --- the record
 const seen = new Map();

@@ -38,6 +38,9 @@
 //                      revokes (the socket closes with 4001);
 //   live-delete        the same, signed in as a user the test deletes;
 //   avatar             (issue 32) erin's UserProfileHeader: the Change Profile Image dialog;
+//   flag               carol's page: a post of bob's, flagged with its actions menu;
+//   moderate           moira's (staff) page: the same post, deleted for a reason with it;
+//   moderated          bob's NotificationFeed, telling him why;
 //   connect-request    (connections on, follows off) erin's page: basil's card,
 //                      whose friendship button asks him for a connection;
 //   connect-accept     basil's page: the bell and UserConnectionsRequestsWidget (Accept);
@@ -452,6 +455,16 @@ function AvatarPage({ config }) {
   );
 }
 
+function FlaggedPost({ config }) {
+  return (
+    <main className="single">
+      <Section id="flagged-post" title="FeedObject (bob's post) and its actions menu" wide>
+        <FeedObject feedObjectId={config.ids.spamPost} feedObjectType="post" />
+      </Section>
+    </main>
+  );
+}
+
 function ConnectAccept({ config }) {
   return (
     <div className="page">
@@ -502,6 +515,9 @@ const VIEWS = {
   'live-revoke': Bell,
   'live-delete': Bell,
   avatar: AvatarPage,
+  flag: FlaggedPost,
+  moderate: FlaggedPost,
+  moderated: Notifications,
   'connect-request': ConnectCard,
   'connect-accept': ConnectAccept,
   'connect-watch': ConnectCard,
