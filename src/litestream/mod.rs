@@ -38,6 +38,7 @@ pub mod wal;
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::db::Db;
@@ -139,56 +140,25 @@ impl Source {
     }
 }
 
-/// How often a failure to ask the control socket is logged at WARN (the others at
-/// DEBUG): a starved Litestream misses many answers.
-const WARN_EVERY: Duration = Duration::from_secs(60);
-
 /// Reads where the replica holds the WAL up to, from a [`Source`].
 #[derive(Debug)]
-struct Replicated {
-    source: Source,
-    ltx: PathBuf,
-    db: PathBuf,
-    /// Control socket questions failed in a row, and when to ask again: each failure
-    /// doubles the wait (up to 16 looks), so that a stopped Litestream does not find a
-    /// queue of questions when it runs again.
-    fails: u32,
-    next_ask: Option<Instant>,
-    warned: Option<Instant>,
+enum Replicated {
+    /// The newest LTX file in this directory ([`Source::File`], [`Source::Local`]).
+    Newest(PathBuf),
+    /// The control socket's last answer, placed by the local LTX files in this
+    /// directory ([`Source::Socket`]).
+    Asked(socket::Asker, PathBuf),
+    /// Nothing: the socket could not be asked at all (no progress, the strict side).
+    Unknown,
 }
 
 impl Replicated {
-    fn new(source: Source, db: &Path) -> Replicated {
-        let ltx = source.ltx_dir(db);
-        Replicated { source, ltx, db: db.to_owned(), fails: 0, next_ask: None, warned: None }
-    }
-
-    /// Where the replica holds the WAL up to, as far as can be told at `now`
-    /// (blocking: it reads files, and may ask the control socket).
-    fn read(&mut self, now: Instant) -> Option<wal::WalPoint> {
-        let Source::Socket(sock) = &self.source else {
-            return wal::copied(&self.ltx);
-        };
-        if self.next_ask.is_some_and(|t| now < t) {
-            return None;
-        }
-        match socket::replicated_txid(sock, &self.db) {
-            Ok(txid) => {
-                self.fails = 0;
-                self.next_ask = None;
-                wal::upto(&self.ltx, txid)
-            }
-            Err(e) => {
-                self.fails = self.fails.saturating_add(1);
-                self.next_ask = Some(now + POLL * 2u32.pow(self.fails.min(4)));
-                if self.warned.is_none_or(|t| now.saturating_duration_since(t) > WARN_EVERY) {
-                    self.warned = Some(now);
-                    tracing::warn!(error = %e, "cannot ask Litestream's control socket where the replica is: counted as no progress");
-                } else {
-                    tracing::debug!(error = %e, "cannot ask Litestream's control socket");
-                }
-                None
-            }
+    /// Where the replica holds the WAL up to (blocking: it reads files).
+    fn read(&self) -> Option<wal::WalPoint> {
+        match self {
+            Replicated::Newest(dir) => wal::copied(dir),
+            Replicated::Asked(asker, dir) => wal::upto(dir, asker.latest()),
+            Replicated::Unknown => None,
         }
     }
 }
@@ -254,7 +224,19 @@ pub async fn watch(db: Db, under: Under, limit: Duration, source: Source) {
         PathBuf::from(p)
     };
     let ltx = source.ltx_dir(db.path());
-    let mut replicated = Some(Replicated::new(source.clone(), db.path()));
+    // dropped with this task: the asking thread ends with it
+    let replicated = Arc::new(match &source {
+        Source::Socket(path) => {
+            match socket::Asker::start(path.clone(), db.path().to_owned(), POLL) {
+                Ok(a) => Replicated::Asked(a, ltx.clone()),
+                Err(e) => {
+                    tracing::error!(error = %e, "cannot start asking Litestream's control socket: writes wait once the bound passes");
+                    Replicated::Unknown
+                }
+            }
+        }
+        Source::File(_) | Source::Local => Replicated::Newest(ltx.clone()),
+    });
     let mut tail = wal::WalTail::default();
     let mut lag = Lag::default();
     let mut orphaned = false;
@@ -272,20 +254,18 @@ pub async fn watch(db: Db, under: Under, limit: Duration, source: Source) {
                 "Litestream, which ran this hearth (-exec), is gone: nothing replicates new writes, so writes are refused until both are restarted"
             );
         }
-        let (t, path) = (std::mem::take(&mut tail), wal_path.clone());
-        let r = replicated.take().unwrap_or_else(|| Replicated::new(source.clone(), db.path()));
+        let (t, path, r) = (std::mem::take(&mut tail), wal_path.clone(), Arc::clone(&replicated));
         let looked = tokio::task::spawn_blocking(move || {
-            let (mut t, mut r) = (t, r);
+            let mut t = t;
             let committed = t.advance(&path);
-            let copied = r.read(crate::clock::instant()).and_then(|p| t.place(p));
-            (t, r, committed, copied)
+            let copied = r.read().and_then(|p| t.place(p));
+            (t, committed, copied)
         })
         .await;
-        let Ok((t, r, committed, copied)) = looked else {
+        let Ok((t, committed, copied)) = looked else {
             continue;
         };
         tail = t;
-        replicated = Some(r);
         // a WAL that cannot be read adds no commits; those seen before still count
         let committed = committed.unwrap_or_else(|e| {
             tracing::debug!(error = %e, "reading the WAL failed");

@@ -14,15 +14,76 @@
 //! The TXID is placed in the WAL by Litestream's local LTX file of that transaction
 //! (`.<db>-litestream/ltx/0/`, [`super::wal::upto`]): Litestream deletes a local L0 file
 //! only once the replica's copy is compacted and old, and never the newest.
+//!
+//! The questions are asked by a thread of their own ([`Asker`]), one at a time, so the
+//! watch keeps its 100 ms pace however slowly Litestream answers, and a stopped or
+//! starved Litestream finds at most one question waiting when it runs again. Until a
+//! new answer comes, the last one stands: what the replica held then, it still holds.
 
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
-/// How long one question may take: a Litestream that does not answer (stopped,
-/// starved, stuck) tells nothing new, and the watch looks again.
-pub const TIMEOUT: Duration = Duration::from_millis(250);
+/// How long one question may wait for its answer before it is asked again on a new
+/// connection (a Litestream stopped that long finds one question per this time).
+pub const TIMEOUT: Duration = Duration::from_secs(5);
+/// How often a failure to ask is logged at WARN (the others at DEBUG).
+const WARN_EVERY: Duration = Duration::from_secs(60);
+
+/// The control socket's answers, kept current by a thread of their own until dropped.
+#[derive(Debug)]
+pub struct Asker {
+    /// The last `replicated_txid` answered (0: none yet, as Litestream says when it
+    /// does not know).
+    latest: Arc<AtomicU64>,
+    stop: Arc<AtomicBool>,
+}
+
+impl Asker {
+    /// Starts asking the control socket `socket` about the database `db`, a question
+    /// every `every` after the last answer.
+    pub fn start(socket: PathBuf, db: PathBuf, every: Duration) -> std::io::Result<Asker> {
+        let latest = Arc::new(AtomicU64::new(0));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (l, s) = (Arc::clone(&latest), Arc::clone(&stop));
+        std::thread::Builder::new().name("litestream-socket".to_owned()).spawn(move || {
+            let mut warned: Option<std::time::Instant> = None;
+            while !s.load(Ordering::Acquire) {
+                match replicated_txid(&socket, &db) {
+                    // as answered: lower after an upload error (Litestream forgets
+                    // its position), which only errs on the strict side
+                    Ok(txid) => l.store(txid, Ordering::Release),
+                    Err(e) => {
+                        let now = crate::clock::instant();
+                        if warned.is_none_or(|t| now.saturating_duration_since(t) > WARN_EVERY) {
+                            warned = Some(now);
+                            tracing::warn!(error = %e, "cannot ask Litestream's control socket where the replica is: counted as no progress");
+                        } else {
+                            tracing::debug!(error = %e, "cannot ask Litestream's control socket");
+                        }
+                    }
+                }
+                std::thread::sleep(every);
+            }
+        })?;
+        Ok(Asker { latest, stop })
+    }
+
+    /// The replica's position as last answered (0: not known).
+    pub fn latest(&self) -> u64 {
+        self.latest.load(Ordering::Acquire)
+    }
+}
+
+impl Drop for Asker {
+    fn drop(&mut self) {
+        // the thread ends after its question in flight, if any
+        self.stop.store(true, Ordering::Release);
+    }
+}
 /// The most of an answer read.
 const MAX_ANSWER: u64 = 64 * 1024;
 
@@ -71,6 +132,7 @@ fn parse(answer: &[u8]) -> Result<u64, String> {
 
 #[cfg(test)]
 mod tests {
+    #![expect(clippy::unwrap_used, reason = "tests fail loudly")]
     use super::*;
 
     #[test]
@@ -86,9 +148,42 @@ mod tests {
     }
 
     #[test]
+    fn the_asker_keeps_the_last_answer() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("litestream.sock");
+        let listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+        // a Litestream that answers 7, then 9, then hangs up on every question
+        std::thread::spawn(move || {
+            for (i, conn) in listener.incoming().enumerate() {
+                let Ok(mut c) = conn else { return };
+                let mut request = [0u8; 4096];
+                let n = c.read(&mut request).unwrap_or(0);
+                assert!(String::from_utf8_lossy(&request[..n]).starts_with("POST /sync HTTP/1.1"));
+                if i < 2 {
+                    let body = format!("{{\"replicated_txid\":{}}}", 7 + 2 * i);
+                    let _ = write!(
+                        c,
+                        "HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{body}",
+                        body.len()
+                    );
+                }
+            }
+        });
+        let asker =
+            Asker::start(path, PathBuf::from("/tmp/t.db"), Duration::from_millis(5)).unwrap();
+        let start = crate::clock::instant();
+        while asker.latest() != 9 {
+            assert!(start.elapsed() < Duration::from_secs(5), "{}", asker.latest());
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+        assert_eq!(asker.latest(), 9, "failed questions leave the last answer");
+    }
+
+    #[test]
     fn no_socket_is_an_error_that_names_it() {
         let dir = std::env::temp_dir().join("hearth-no-such-dir/litestream.sock");
-        let e = replicated_txid(&dir, Path::new("/tmp/t.db")).err().unwrap_or_default();
+        let e = replicated_txid(&dir, Path::new("/tmp/t.db")).unwrap_err();
         assert!(e.contains("cannot connect to") && e.contains("litestream.sock"), "{e}");
     }
 }
