@@ -97,7 +97,7 @@ pub enum Source {
     /// files are what the replica holds.
     File(PathBuf),
     /// Litestream's local LTX files beside the database: what it has read from the
-    /// WAL, uploaded or not (for replicas hearth cannot read: s3 and the others).
+    /// WAL, uploaded or not (the weaker fallback, where no socket is enabled).
     Local,
 }
 

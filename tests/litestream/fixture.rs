@@ -48,7 +48,13 @@ impl Site {
         let token = fresh_db(&db);
         let replica = dir.path().join("replica");
         let cfg = config(dir.path(), &db, &replica);
-        let source = format!("socket:{}", dir.path().join("litestream.sock").display());
+        // HEARTH_TRIALS_SOURCE=file|local (scripts/litestream-trials): another source, to
+        // compare on the same build
+        let source = match std::env::var("HEARTH_TRIALS_SOURCE").as_deref() {
+            Ok("file") => replica.display().to_string(),
+            Ok("local") => "local".to_owned(),
+            _ => format!("socket:{}", dir.path().join("litestream.sock").display()),
+        };
         Site { dir, db, replica, cfg, token, source }
     }
 

@@ -7,6 +7,8 @@
 //!   `litestream restore`, `hearth check` passes and every write acknowledged more
 //!   than 1 s before the kill is in the restored file. `HEARTH_LITESTREAM_TRIALS`
 //!   trials (default 10; `scripts/litestream-trials` runs its share of N).
+//! - `a_replica_that_cannot_be_written_holds_writes_within_the_bound` (bound.rs): the
+//!   replication bound on what the replica holds, with its file system read-only.
 //! - `trials_*` (trials.rs): Litestream restarted, starved and out of replica disk under
 //!   writes; `verify_*` (verify.rs): `hearth verify-replica` against a real replica.
 //! - `shutdown_under_litestream_is_fast`: SIGTERM to hearth under Litestream.

@@ -1,6 +1,7 @@
 //! Crash trials of the kinds issue 28 found losing acknowledged writes (SPEC §9): hearth
 //! with Litestream beside it (`serve --litestream on --replication-lag-limit 1s
-//! --litestream-replica REPLICA`: the bound reads the file replica), four
+//! --litestream-replica socket:PATH`: the bound asks Litestream's control socket what
+//! the replica holds, as the packaged units do), four
 //! concurrent API writers, something done to Litestream, then `kill -9` of both (the
 //! machine lost), `litestream restore`, `hearth check`, and the acknowledged writes the
 //! restore lacks counted by age.
@@ -11,7 +12,7 @@
 //! - `disk_full`: the replica on a 4 MiB tmpfs that fills up under the writes.
 //!
 //! What the bound guarantees (src/litestream/): while hearth acknowledges writes, the
-//! replica holds every commit older than the bound (its own LTX files say so). So
+//! replica holds every commit older than the bound (Litestream's answer says so). So
 //! nothing acknowledged more than the bound before the last moment hearth was accepting
 //! writes is lost, give or take the watch's look ([`MARGIN`]), for every kind: a
 //! starved Litestream that has read the WAL but not uploaded it, and a full replica
