@@ -154,6 +154,16 @@ pub struct ServeArgs {
     /// (`5s`, `500ms`, or seconds; 0 = no limit).
     #[arg(long, env = "HEARTH_REPLICATION_LAG_LIMIT", default_value = "5s", value_parser = crate::replica::parse_duration)]
     pub replication_lag_limit: Duration,
+    /// Under Litestream: where --replication-lag-limit reads what the replica holds, so
+    /// that the bound holds on what is uploaded. `socket:/PATH`: Litestream's control
+    /// socket (`socket:` in litestream.yml; any replica type, s3 included, as the
+    /// packaged units set it); `/PATH` or `file:///PATH`: a file replica's directory
+    /// (Litestream's `path:` for it); `local`, the default: Litestream's LTX files
+    /// beside the database, which say what it has read from the WAL, not what it has
+    /// uploaded (weaker: a Litestream that cannot upload goes unseen;
+    /// docs/operations.md).
+    #[arg(long, env = "HEARTH_LITESTREAM_REPLICA", value_name = "socket:PATH|PATH|local", value_parser = crate::litestream::Source::parse)]
+    pub litestream_replica: Option<crate::litestream::Source>,
     /// After this long without a request, SQLite's page caches are emptied and the
     /// allocator returns freed memory to the system (`2s`, `500ms`, seconds; 0 = never).
     #[arg(long, env = "HEARTH_RELEASE_MEMORY_AFTER", default_value = "2s", value_parser = crate::replica::parse_duration)]
@@ -272,11 +282,16 @@ pub fn run(path: &Path, args: ServeArgs, clock: Clock) -> CliResult {
         }
         let _litestream = match under {
             Some(under) => {
-                tracing::info!(?under, lag_limit_ms = args.replication_lag_limit.as_millis(), "under Litestream: no checkpoints of hearth's own, and writes wait when Litestream is behind the lag limit");
+                let source = args.litestream_replica.clone();
+                tracing::info!(?under, lag_limit_ms = args.replication_lag_limit.as_millis(), ?source, "under Litestream: no checkpoints of hearth's own, and writes wait when the replica is behind the lag limit");
+                if source.is_none() {
+                    tracing::warn!("the replication bound reads Litestream's local LTX files (what it has read, not what the replica holds): set --litestream-replica to Litestream's control socket (socket:/PATH) or a file replica's path (docs/operations.md)");
+                }
                 Some(AbortOnDrop(tokio::spawn(crate::litestream::watch(
                     db.clone(),
                     under,
                     args.replication_lag_limit,
+                    source.unwrap_or(crate::litestream::Source::Local),
                 ))))
             }
             None => None,

@@ -74,10 +74,17 @@ pub fn covered(copied: Option<Position>, wal: Position) -> bool {
     c.generation > wal.generation || (c.generation == wal.generation && c.end >= wal.end)
 }
 
-/// The newest local LTX file in `dir` (`.<db>-litestream/ltx/0`): where it ends in
-/// the WAL. `None` when there is none (Litestream has not read the database yet) or
-/// the newest cannot be read (it is being written: the next look sees it).
+/// The newest LTX file in `dir` (Litestream's local `.<db>-litestream/ltx/0`, or a
+/// file replica's `ltx/0`, which holds byte copies of them): where it ends in the WAL.
+/// `None` when there is none (Litestream has not read the database yet) or the newest
+/// cannot be read (it is being written: the next look sees it).
 pub fn copied(dir: &Path) -> Option<WalPoint> {
+    upto(dir, u64::MAX)
+}
+
+/// [`copied`] among the LTX files in `dir` that end at transaction `txid` or before:
+/// where the WAL is copied up to when a replica holds `txid`.
+pub fn upto(dir: &Path, txid: u64) -> Option<WalPoint> {
     let newest = std::fs::read_dir(dir)
         .ok()?
         .filter_map(Result::ok)
@@ -88,6 +95,7 @@ pub fn copied(dir: &Path) -> Option<WalPoint> {
             let (_, max) = name.strip_suffix(".ltx")?.split_once('-')?;
             Some((u64::from_str_radix(max, 16).ok()?, e.path()))
         })
+        .filter(|(max, _)| *max <= txid)
         .max_by_key(|(txid, _)| *txid)?;
     let mut h = [0u8; LTX_HEADER];
     File::open(&newest.1).and_then(|f| f.read_exact_at(&mut h, 0)).ok()?;
@@ -236,5 +244,8 @@ mod tests {
         ltx(3, 0xa, 99, 1, 4);
         std::fs::write(dir.path().join("0000000000000020-0000000000000020.ltx.tmp"), b"x").unwrap();
         assert_eq!(copied(dir.path()), Some(WalPoint { salt1: 5, salt2: 7, end: 12_392 }));
+        assert_eq!(upto(dir.path(), 0x1e), Some(WalPoint { salt1: 4, salt2: 7, end: 100 }));
+        assert_eq!(upto(dir.path(), 0x1f), copied(dir.path()));
+        assert_eq!(upto(dir.path(), 0), None, "nothing that early");
     }
 }

@@ -277,3 +277,153 @@ async fn hearth_stopped_while_litestream_is_down_leaves_the_wal_for_it() {
         all.as_millis()
     );
 }
+
+/// The newest TXID among the LTX files `MIN-MAX.ltx` in `dir` (0: none).
+fn newest_txid(dir: &std::path::Path) -> u64 {
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter_map(|e| {
+                    let name = e.file_name().into_string().ok()?;
+                    let (_, max) = name.strip_suffix(".ltx")?.split_once('-')?;
+                    u64::from_str_radix(max, 16).ok()
+                })
+                .max()
+                .unwrap_or(0)
+        })
+        .unwrap_or(0)
+}
+
+/// `mount -o remount,MODE DIR`, retried while the file system is busy (a file
+/// Litestream has open for writing makes a read-only remount fail with EBUSY).
+fn remount(dir: &std::path::Path, mode: &str) {
+    let start = Instant::now();
+    loop {
+        let out = std::process::Command::new("mount")
+            .args(["-o", &format!("remount,{mode}")])
+            .arg(dir)
+            .output()
+            .unwrap();
+        if out.status.success() {
+            return;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "mount -o remount,{mode}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// The gap issue 28 left: Litestream reads the WAL and writes its local LTX files, but
+/// cannot upload them (the replica's file system read-only: as a full disk, a lost
+/// mount or a bucket that refuses writes). A bound that followed the local files saw
+/// nothing wrong and acknowledged writes that never reached the replica; a bound on
+/// what the replica holds refuses them within the limit, whether it asks Litestream's
+/// control socket (the packaged setup, any replica type) or reads a file replica's
+/// directory.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replica_that_cannot_be_written_holds_writes_within_the_bound() {
+    let Some(_serial) = crate::fixture::begin().await else {
+        return;
+    };
+    unwritable_replica(false).await;
+    unwritable_replica(true).await;
+}
+
+/// [`a_replica_that_cannot_be_written_holds_writes_within_the_bound`] with the bound
+/// asking the control socket, or with `file_replica` reading the replica's directory.
+async fn unwritable_replica(file_replica: bool) {
+    let mut site = Site::new();
+    if file_replica {
+        site.source = site.replica.display().to_string();
+    }
+    let _tmpfs = crate::trials::Tmpfs::mount(&site.replica, "64m");
+    let mut litestream = site.litestream(1);
+    let limit = format!("{}ms", LIMIT.as_millis());
+    let mut server =
+        site.beside(&["--replication-lag-limit", &limit, "--metrics-listen", "127.0.0.1:0"]);
+    // the metrics listener's line comes first: not Proc::url
+    let url = format!("http://{}", addr_after(&server, "hearth listening on http://"));
+    let metrics = format!("http://{}/metrics", addr_after(&server, "metrics listening on http://"));
+    let c = Client::new();
+    site.first_snapshot(&server).await;
+    let writers = Writers::start(&url, &site.token, 2, "");
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    assert!(writers.seen().refused.is_empty(), "no refusals while the replica keeps up");
+    assert_eq!(status(&c, &format!("{url}/readyz")).await, 200);
+
+    // the replica cannot be written any more; Litestream goes on reading the WAL
+    remount(&site.replica, "ro");
+    let frozen = Instant::now();
+    let uploaded = newest_txid(&site.replica.join("ltx/0"));
+    until("writes refused once the replica cannot be written", LIMIT + MARGIN, async || {
+        writers.seen().refused.iter().any(|t| *t > frozen)
+    })
+    .await;
+    let reaction = writers.seen().refused.iter().find(|t| **t > frozen).copied().unwrap();
+    let r = c.get(format!("{url}/readyz")).send().await.unwrap();
+    assert_eq!(r.status(), 503);
+    let ready: serde_json::Value = r.json().await.unwrap();
+    assert!(ready.to_string().contains("replication"), "/readyz says why: {ready}");
+    let r = new_course(&c, &url, &site.token, "refused").send().await.unwrap();
+    assert_eq!(r.status(), 503);
+    assert!(r.headers().contains_key("retry-after"), "{:?}", r.headers());
+    let body: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(body["errors"][0]["code"], "service_unavailable");
+    let m = c.get(&metrics).send().await.unwrap().text().await.unwrap();
+    assert!(m.contains("hearth_replication_writes_held 1"), "{m}");
+    // what the old bound read: Litestream's local LTX files went on past the replica's
+    let local = newest_txid(&crate::fixture::local_ltx(&site.db));
+    assert_eq!(newest_txid(&site.replica.join("ltx/0")), uploaded, "nothing uploaded");
+    assert!(
+        local > uploaded,
+        "Litestream read on locally (local TXID {local}, replica {uploaded}): the local files alone would not have held writes"
+    );
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    let log = std::fs::read_to_string(site.d().join("litestream-1.log")).unwrap();
+    assert!(log.contains("read-only file system"), "Litestream says why:\n{log}");
+
+    // writable again: Litestream uploads what it holds, writes are accepted again
+    remount(&site.replica, "rw");
+    let thawed = Instant::now();
+    let back = until(
+        "writes accepted once the replica is writable",
+        Duration::from_secs(15),
+        async || writers.seen().acked.last().is_some_and(|(_, at)| *at > thawed),
+    )
+    .await;
+    until("/readyz 200 once the replica is writable", Duration::from_secs(5), async || {
+        status(&c, &format!("{url}/readyz")).await == 200
+    })
+    .await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+
+    // the machine dies
+    let killed = Instant::now();
+    server.kill9();
+    litestream.kill9();
+    let seen = writers.stop().await;
+    let held =
+        seen.acked.iter().filter(|(_, at)| *at > frozen + LIMIT + MARGIN && *at < thawed).count();
+    assert_eq!(held, 0, "nothing acknowledged while the replica could not be written");
+    let old = nothing_older_than_the_bound_lost(
+        &site,
+        killed,
+        &seen,
+        "after the replica was read-only, then writable again",
+    );
+    let log = server.log();
+    assert_eq!(log.matches("refusing writes (503)").count(), 1, "one WARN:\n{log}");
+    eprintln!(
+        "replica read-only, lag bound {} ms, position from {}: writes refused {} ms after, accepted again {} ms after it was writable; {} writes acknowledged, {} older than the bound at the kill, all restored",
+        LIMIT.as_millis(),
+        site.source,
+        reaction.duration_since(frozen).as_millis(),
+        back.as_millis(),
+        seen.acked.len(),
+        old
+    );
+}

@@ -23,13 +23,17 @@ pub async fn begin() -> Option<tokio::sync::MutexGuard<'static, ()>> {
 }
 
 /// A fresh database `dir/hearth.db` with a staff user (`token` is theirs) and a
-/// Litestream configuration `cfg` replicating it to the file replica `dir/replica`.
+/// Litestream configuration `cfg` replicating it to the file replica `dir/replica`;
+/// `source` is where hearth's replication bound reads the replica's position
+/// (`--litestream-replica`): Litestream's control socket, as the packaged units set
+/// it, unless a test names another.
 pub struct Site {
     pub dir: tempfile::TempDir,
     pub db: PathBuf,
     pub replica: PathBuf,
     pub cfg: PathBuf,
     pub token: String,
+    pub source: String,
 }
 
 impl Site {
@@ -44,7 +48,14 @@ impl Site {
         let token = fresh_db(&db);
         let replica = dir.path().join("replica");
         let cfg = config(dir.path(), &db, &replica);
-        Site { dir, db, replica, cfg, token }
+        // HEARTH_TRIALS_SOURCE=file|local (scripts/litestream-trials): another source, to
+        // compare on the same build
+        let source = match std::env::var("HEARTH_TRIALS_SOURCE").as_deref() {
+            Ok("file") => replica.display().to_string(),
+            Ok("local") => "local".to_owned(),
+            _ => format!("socket:{}", dir.path().join("litestream.sock").display()),
+        };
+        Site { dir, db, replica, cfg, token, source }
     }
 
     /// The temporary directory.
@@ -53,9 +64,10 @@ impl Site {
     }
 
     /// hearth under `litestream replicate -exec` with the serve flags `args`, its log
-    /// `NAME.log`.
+    /// `NAME.log`; its replication bound reads [`Site::source`].
     pub fn under(&self, args: &str, name: &str) -> Proc {
-        replicate(self.d(), &self.db, &self.cfg, args, name)
+        let args = format!("--litestream-replica {} {args}", self.source);
+        replicate(self.d(), &self.db, &self.cfg, &args, name)
     }
 
     /// `litestream replicate` alone (hearth beside it), its log `litestream-I.log`.
@@ -66,12 +78,14 @@ impl Site {
     }
 
     /// `hearth serve --litestream on` beside Litestream with the serve flags `args`,
-    /// its log `hearth.log`; writes as fast as they go (no per-user write rate).
+    /// its log `hearth.log`; writes as fast as they go (no per-user write rate); its
+    /// replication bound reads [`Site::source`].
     pub fn beside(&self, args: &[&str]) -> Proc {
         let mut hearth = std::process::Command::new(crate::hearth());
         hearth.env("HEARTH_USER_WRITE_RATE", "0");
         hearth.arg("--db").arg(&self.db);
-        hearth.args(["serve", "--listen", "127.0.0.1:0", "--litestream", "on"]).args(args);
+        hearth.args(["serve", "--listen", "127.0.0.1:0", "--litestream", "on"]);
+        hearth.arg("--litestream-replica").arg(&self.source).args(args);
         Proc::start(hearth, &self.d().join("hearth.log"))
     }
 
@@ -98,6 +112,12 @@ impl Site {
         assert!(hearth_ok(&restored, &["check"], None).contains("ok"), "{what}: hearth check");
         course_names(&restored)
     }
+}
+
+/// Litestream's local LTX files of `db` (level 0, beside it: its default `meta-path`).
+pub fn local_ltx(db: &Path) -> PathBuf {
+    let name = db.file_name().unwrap().to_str().unwrap();
+    db.with_file_name(format!(".{name}-litestream")).join("ltx/0")
 }
 
 /// The names of the courses in the hearth database `db`.

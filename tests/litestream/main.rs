@@ -6,7 +6,9 @@
 //!   `monitor-interval` 100 ms) under concurrent API writes, `kill -9` of both,
 //!   `litestream restore`, `hearth check` passes and every write acknowledged more
 //!   than 1 s before the kill is in the restored file. `HEARTH_LITESTREAM_TRIALS`
-//!   trials (default 10; `scripts/litestream-trials` runs a quarter of its N).
+//!   trials (default 10; `scripts/litestream-trials` runs its share of N).
+//! - `a_replica_that_cannot_be_written_holds_writes_within_the_bound` (bound.rs): the
+//!   replication bound on what the replica holds, with its file system read-only.
 //! - `trials_*` (trials.rs): Litestream restarted, starved and out of replica disk under
 //!   writes; `verify_*` (verify.rs): `hearth verify-replica` against a real replica.
 //! - `shutdown_under_litestream_is_fast`: SIGTERM to hearth under Litestream.
@@ -126,13 +128,16 @@ pub fn restore(dir: &Path, context: &str) -> PathBuf {
     restored
 }
 
-/// A Litestream configuration replicating `db` to the file replica `replica`.
+/// A Litestream configuration replicating `db` to the file replica `replica`, its
+/// control socket `dir/litestream.sock` (where hearth's bound asks for the replica's
+/// position, as the packaged configuration has it).
 pub fn config(dir: &Path, db: &Path, replica: &Path) -> PathBuf {
     let path = dir.join("litestream.yml");
     std::fs::write(
         &path,
         format!(
-            "dbs:\n  - path: {}\n    monitor-interval: 100ms\n    replica:\n      type: file\n      path: {}\n      sync-interval: 100ms\n",
+            "socket:\n  enabled: true\n  path: {}\ndbs:\n  - path: {}\n    monitor-interval: 100ms\n    replica:\n      type: file\n      path: {}\n      sync-interval: 100ms\n",
+            dir.join("litestream.sock").display(),
             db.display(),
             replica.display()
         ),
