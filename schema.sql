@@ -739,3 +739,13 @@ CREATE TABLE moderation (
 );
 -- the staff queue: flagged contributions, the most recently flagged first
 CREATE INDEX moderation_queue ON moderation (last_flagged_at DESC, contribution_pk DESC) WHERE last_flagged_at IS NOT NULL;
+
+-- A member's data export (SPEC §10 People, `/api/v2/udp/`): the last one asked for and
+-- made, a zip of JSON files and images built off the request path, kept until the next.
+CREATE TABLE data_export (
+    user_id       INTEGER PRIMARY KEY REFERENCES user (id),
+    requested_at  INTEGER NOT NULL,
+    generated_at  INTEGER,
+    downloaded_at INTEGER,
+    archive       BLOB
+);

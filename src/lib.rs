@@ -26,6 +26,7 @@ pub mod error;
 pub mod http;
 pub mod hub;
 pub mod images;
+pub mod jobs;
 pub mod limits;
 pub mod litestream;
 pub mod logs;

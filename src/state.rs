@@ -70,6 +70,8 @@ pub struct AppState {
     pub role: crate::role::Role,
     /// The open live sockets (`/ws/notify`), which committed notifications reach.
     pub hub: Arc<crate::hub::Hub>,
+    /// The members' data exports being built.
+    pub exports: Arc<crate::jobs::Exports>,
 }
 
 impl std::fmt::Debug for AppState {
@@ -103,6 +105,7 @@ impl AppState {
         db.set_push_sink(Box::new(move |pushed| to.publish(pushed)));
         Ok(AppState {
             hub,
+            exports: Arc::default(),
             login_limiter,
             write_quota,
             body_budget: crate::limits::budget::Budget::new(config.max_body_memory),

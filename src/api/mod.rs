@@ -15,6 +15,7 @@ pub mod contributions;
 pub mod contributors;
 pub mod courses;
 pub mod custom_menus;
+pub mod data_export;
 pub mod features;
 pub mod feed;
 pub mod health;
@@ -64,6 +65,7 @@ const AREAS: &[fn() -> Vec<Endpoint>] = &[
     search::endpoints,
     notifications::endpoints,
     moderation::endpoints,
+    data_export::endpoints,
 ];
 
 /// Every endpoint hearth serves, in one list (see [`crate::http::route`]).

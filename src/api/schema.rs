@@ -34,7 +34,12 @@ mod tests {
             .collect();
         assert_eq!(
             writing_gets,
-            ["/oauth/authorize/", "/oauth/authorize", "/api/v2/notification/"]
+            [
+                "/oauth/authorize/",
+                "/oauth/authorize",
+                "/api/v2/notification/",
+                "/api/v2/udp/download/"
+            ]
         );
         // and the one request with a body that changes nothing
         let reading_posts: Vec<&str> = crate::api::router()

@@ -1,6 +1,7 @@
 //! Domain types and the JSON shapes the API returns. Depends on nothing above it.
 
 pub mod app;
+pub mod archive;
 pub mod avatar;
 pub mod banner;
 pub mod boolean;

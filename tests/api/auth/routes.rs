@@ -96,6 +96,12 @@ impl Fixtures {
         assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
         let section = r.json()["id"].as_i64().unwrap();
         let category = s.category("Fixture category");
+        // a made data export of the owner's, for `/udp/download/`
+        let now = s.clock.now();
+        s.db_write(move |tx| {
+            hearth::db::export::requested(tx, owner, now)?;
+            hearth::db::export::generated(tx, owner, b"an archive", now)
+        });
         Fixtures { owner, other, discussion, post, status, comment, course, section, category }
     }
 

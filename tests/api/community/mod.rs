@@ -3,6 +3,7 @@
 
 mod avatars;
 mod connections;
+mod data_export;
 mod followings;
 mod moderation;
 mod preferences;
