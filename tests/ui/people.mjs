@@ -5,6 +5,9 @@
 // An avatar: erin opens the kit's Change Profile Image dialog on her profile header and
 // uploads a PNG; hearth keeps a 400-pixel square of it, and the header shows it.
 //
+// Data portability: basil asks for his data with the kit's AccountDataPortability, waits
+// for it, downloads the zip, which holds his posts and not others'.
+//
 // Moderation: carol flags a post of bob's as spam with the card's menu; it reaches the
 // staff queue; moira (staff) deletes it for spam with the same menu; bob's notifications
 // page tells him why.
@@ -15,8 +18,32 @@
 // "Cancel" to "Remove" through the live socket; then both users' UserConnectionsWidget
 // list each other. Every step is confirmed through hearth's API.
 
+import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
+
+// The names of a zip's files, and one file's text (its central directory, then the
+// entry: stored or deflated): enough to read what the kit saved.
+function zipEntries(buf) {
+  const end = buf.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  const count = buf.readUInt16LE(end + 10);
+  let at = buf.readUInt32LE(end + 16);
+  const out = [];
+  for (let i = 0; i < count; i++) {
+    const [method, size, nameLen, extraLen, commentLen, local] = [buf.readUInt16LE(at + 10), buf.readUInt32LE(at + 20), buf.readUInt16LE(at + 28), buf.readUInt16LE(at + 30), buf.readUInt16LE(at + 32), buf.readUInt32LE(at + 42)];
+    out.push({ name: buf.toString('utf8', at + 46, at + 46 + nameLen), method, size, local });
+    at += 46 + nameLen + extraLen + commentLen;
+  }
+  return out;
+}
+const zipNames = (buf) => zipEntries(buf).map((e) => e.name);
+function zipText(buf, name) {
+  const e = zipEntries(buf).find((x) => x.name === name);
+  if (!e) return '';
+  const start = e.local + 30 + buf.readUInt16LE(e.local + 26) + buf.readUInt16LE(e.local + 28);
+  const data = buf.subarray(start, start + e.size);
+  return (e.method === 8 ? zlib.inflateRawSync(data) : data).toString('utf8');
+}
 
 // A w×h RGB PNG (a gradient), made here: what a member picks in the file dialog.
 function png(w, h) {
@@ -67,6 +94,32 @@ export async function peopleViews(t) {
       must((await img.getAttribute('src')) === made.avatar, `the header shows ${await img.getAttribute('src')}`);
     });
   });
+
+  // --- data portability
+  Object.assign(viewTokens, { 'data-export': token(USERS.basil) });
+  setIds({});
+  await visit('data-export', async () => {
+    await check("data-export: basil clicks Create your file, the kit follows hearth's progress until Download file shows; the zip it saves holds README.txt, his profile and his posts (\"Workshop note\"), and no one else's", async () => {
+      const area = page.getByTestId('data-export');
+      const create = area.locator('button', { hasText: 'Create your file' });
+      await create.waitFor({ timeout: WAIT_MS });
+      await page.waitForFunction(() => ![...document.querySelectorAll('[data-testid=data-export] button')].some((b) => b.disabled), null, { timeout: WAIT_MS }).catch(() => {});
+      must(await create.isEnabled(), `the button is disabled: ${await create.evaluate((b) => b.outerHTML.slice(0, 300))}; hearth's state ${JSON.stringify((await api(basil, 'GET', '/api/v2/udp/')).json)}`);
+      await create.click();
+      // (the buttons' text holds their icons' ligature names too: matched by part)
+      const download = area.locator('button', { hasText: 'Download file' });
+      // the kit asks hearth every 5 s
+      await download.waitFor({ timeout: WAIT_MS + 10000 });
+      const [file] = await Promise.all([page.waitForEvent('download', { timeout: WAIT_MS }), download.click()]);
+      const zip = fs.readFileSync(await file.path());
+      const names = zipNames(zip);
+      for (const f of ['README.txt', 'profile.json', 'contributions.json']) must(names.includes(f), `no ${f} in ${names.join(', ')}`);
+      const text = zipText(zip, 'contributions.json');
+      must(text.includes('Workshop note 30') && !text.includes('Bake log'), `contributions.json: ${text.slice(0, 200)}`);
+      const st = (await api(basil, 'GET', '/api/v2/udp/')).json;
+      must(st.generated_at && st.downloaded_at, `the state: ${JSON.stringify(st)}`);
+    });
+  }, { fullPage: false });
 
   // --- moderation
   let spamPost = null;

@@ -38,6 +38,7 @@
 //                      revokes (the socket closes with 4001);
 //   live-delete        the same, signed in as a user the test deletes;
 //   avatar             (issue 32) erin's UserProfileHeader: the Change Profile Image dialog;
+//   data-export        basil's AccountDataPortability: create, follow, download his data;
 //   flag               carol's page: a post of bob's, flagged with its actions menu;
 //   moderate           moira's (staff) page: the same post, deleted for a reason with it;
 //   moderated          bob's NotificationFeed, telling him why;
@@ -62,6 +63,7 @@ import { createRoot } from 'react-dom/client';
 import { SCContextProvider } from '@selfcommunity/react-core';
 import theme from '@selfcommunity/react-theme-default';
 import {
+  AccountDataPortability,
   CategoriesPopularWidget,
   CommentsObject,
   Composer,
@@ -455,6 +457,16 @@ function AvatarPage({ config }) {
   );
 }
 
+function DataExport() {
+  return (
+    <main className="single">
+      <Section id="data-export" title="AccountDataPortability (basil's)" wide>
+        <AccountDataPortability />
+      </Section>
+    </main>
+  );
+}
+
 function FlaggedPost({ config }) {
   return (
     <main className="single">
@@ -515,6 +527,7 @@ const VIEWS = {
   'live-revoke': Bell,
   'live-delete': Bell,
   avatar: AvatarPage,
+  'data-export': DataExport,
   flag: FlaggedPost,
   moderate: FlaggedPost,
   moderated: Notifications,
