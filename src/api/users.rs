@@ -23,6 +23,7 @@ pub fn endpoints() -> Vec<Endpoint> {
         ca(Method::GET, "/api/v2/user/{id}/", "getUser", get_user),
         write(Method::PATCH, "/api/v2/user/{id}/", "patchUser", edit_profile),
         write(Method::PUT, "/api/v2/user/{id}/", "updateUser", edit_profile),
+        write(Method::DELETE, "/api/v2/user/{id}/", "userDelete", delete_account),
         ca(Method::GET, "/api/v2/user/{id}/followings/", "getUserFollowings", |c| {
             list_connections(c, Direction::Followings)
         }),
@@ -118,6 +119,33 @@ async fn edit_profile(mut call: Call<Principal>) -> Result<Response, ApiError> {
         })
         .await?;
     Ok(ok(&json))
+}
+
+/// `DELETE /api/v2/user/{id}/` (write, no body): a member deletes their own account
+/// (staff may delete anyone's; another member's id is 403): `db::account::erase`, its
+/// personal data erased; `?hard=1` deletes and erases their contributions too. 204.
+async fn delete_account(mut call: Call<Principal>) -> Result<Response, ApiError> {
+    call.before_body().await?;
+    let (id, q) = (call.id(), call.query()?);
+    let no_body = call.no_body().await;
+    call.write(move |tx, who| {
+        no_body?;
+        let hard = match q.get("hard") {
+            None | Some("0") => false,
+            Some("1") => true,
+            Some(_) => return Err(ApiError::field("hard", "invalid", "Must be 0 or 1.")),
+        };
+        if who.user_id != id && !who.is_staff {
+            return Err(ApiError::PermissionDenied);
+        }
+        if !crate::db::users::is_live(tx, id)? {
+            return Err(ApiError::NotFound);
+        }
+        crate::db::account::erase(tx, id, hard)?;
+        Ok(())
+    })
+    .await?;
+    Ok(crate::http::empty(warp::http::StatusCode::NO_CONTENT))
 }
 
 /// `mutual`: exactly `0` or `1` (SPEC §3: it is not a boolean).

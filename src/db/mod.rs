@@ -24,6 +24,7 @@ mod engine;
 pub use engine::{check, checkpoint, indexes, location, migrate, position, seed};
 use engine::{copy_check, error, faults, file_lock, integrity, readers};
 
+pub mod account;
 pub mod apps;
 pub mod avatars;
 pub mod banners;

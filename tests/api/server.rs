@@ -147,7 +147,7 @@ async fn other_methods_are_405_with_the_allow_list() {
         (Method::DELETE, "/static/reactions/like.svg", "GET, HEAD"),
         (Method::POST, "/media/user/1/a.png", "GET, HEAD"),
         (Method::DELETE, "/api/v2/user/me/", "GET, HEAD"),
-        (Method::DELETE, "/api/v2/user/1/", "GET, HEAD, PUT, PATCH"),
+        (Method::POST, "/api/v2/user/1/", "GET, HEAD, PUT, PATCH, DELETE"),
         (Method::POST, "/api/v2/user/1/followers/", "GET, HEAD"),
         (Method::GET, "/api/v2/user/1/follow/", "POST"),
         (Method::POST, "/api/v2/user/1/is_follower/", "GET, HEAD"),

@@ -1,6 +1,7 @@
 //! Issue 5: reactions, dynamic preferences, users and followings, over real HTTP; the
 //! helpers shared by the files below.
 
+mod account;
 mod avatars;
 mod connections;
 mod data_export;

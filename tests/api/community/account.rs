@@ -1,0 +1,75 @@
+//! Deleting one's account (SPEC §10 People): the account ends at once, its personal
+//! data is erased, its contributions stay (or go, with `hard=1`), and nobody else can
+//! delete it.
+
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+use crate::common::TestServer;
+
+#[tokio::test]
+async fn a_member_deletes_their_account_and_their_data_goes() {
+    let s = TestServer::start().await;
+    let (alice, a) = s.login("alice");
+    let (bob, b) = s.login("bob");
+    let post = s.create_id("/api/v2/post/", &a, json!({"text": "my first loaf"})).await;
+    s.patch(
+        &format!("/api/v2/user/{alice}/"),
+        Some(&a),
+        json!({"bio": "baker", "real_name": "Alice B"}),
+    )
+    .await;
+    // another member may not
+    let r = s.call(Method::DELETE, &format!("/api/v2/user/{alice}/"), Some(&b), None).await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN);
+    let r =
+        s.call(Method::DELETE, &format!("/api/v2/user/{alice}/?hard=yes"), Some(&a), None).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    let r = s.call(Method::DELETE, &format!("/api/v2/user/{alice}/"), Some(&a), None).await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
+    // ended at once
+    assert_eq!(s.get("/api/v2/user/me/", Some(&a)).await.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(s.get(&format!("/api/v2/user/{alice}/"), None).await.status, StatusCode::NOT_FOUND);
+    // erased
+    let row: (String, Option<String>, String, String) = s.db_read(|c| {
+        c.query_row(
+            "SELECT username, email, real_name, bio FROM user WHERE id = ?1",
+            [alice],
+            |r| r.try_into(),
+        )
+    });
+    assert_eq!(row, (format!("deleted-user-{alice}"), None, String::new(), String::new()));
+    // the post stays, a deleted user's
+    let p = s.get(&format!("/api/v2/post/{post}/"), Some(&b)).await.json();
+    assert_eq!(
+        (p["text"].clone(), p["author"]["deleted"].clone()),
+        (json!("my first loaf"), json!(true))
+    );
+    // the name and the address are free again
+    s.user("alice", None, false);
+    let _ = bob;
+    s.assert_consistent();
+}
+
+#[tokio::test]
+async fn a_hard_delete_takes_the_contributions_and_their_texts() {
+    let s = TestServer::start().await;
+    let (alice, a) = s.login("alice");
+    let (_, b) = s.login("bob");
+    let post = s.create_id("/api/v2/post/", &a, json!({"text": "private thoughts"})).await;
+    let search = "/api/v2/search/?type=feed&search=private";
+    assert_eq!(s.get(search, Some(&b)).await.json()["count"], Value::from(1));
+    let r = s.call(Method::DELETE, &format!("/api/v2/user/{alice}/?hard=1"), Some(&a), None).await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT);
+    assert_eq!(
+        s.get(&format!("/api/v2/post/{post}/"), Some(&b)).await.status,
+        StatusCode::NOT_FOUND
+    );
+    let text: String = s.db_read(|c| {
+        c.query_row("SELECT text FROM contribution WHERE author_id = ?1", [alice], |r| r.get(0))
+    });
+    assert_eq!(text, "");
+    let found = s.get(search, Some(&b)).await.json();
+    assert_eq!(found["count"], Value::from(0));
+    s.assert_consistent();
+}
