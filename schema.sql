@@ -749,3 +749,31 @@ CREATE TABLE data_export (
     downloaded_at INTEGER,
     archive       BLOB
 );
+
+-- Legal pages (SPEC §10 People, `hearth legal`): staff-kept revisions of the terms
+-- ("tec") and the privacy policy, each valid from a time; the newest valid revision
+-- of each is what members accept (the kit's ConsentSolution), once per member and
+-- revision.
+CREATE TABLE legal_page (
+    id           INTEGER PRIMARY KEY,
+    policy       TEXT    NOT NULL CHECK (policy = 'tec' OR policy = 'privacy'),
+    title        TEXT    NOT NULL,
+    body         TEXT    NOT NULL,                  -- as staff wrote it
+    html_body    TEXT    NOT NULL,                  -- through the rich-text sanitizer (§5)
+    html_summary TEXT    NOT NULL,
+    valid_from   INTEGER NOT NULL,
+    valid_to     INTEGER,
+    created_at   INTEGER NOT NULL
+);
+-- a policy's revisions, the newest valid first
+CREATE INDEX legal_page_policy ON legal_page (policy, valid_from DESC, id DESC);
+CREATE TABLE legal_ack (
+    id              INTEGER PRIMARY KEY,
+    page_id         INTEGER NOT NULL REFERENCES legal_page (id) ON DELETE CASCADE,
+    user_id         INTEGER NOT NULL REFERENCES user (id),
+    accepted_at     INTEGER,
+    not_accepted_at INTEGER,
+    UNIQUE (page_id, user_id)
+);
+-- a member's acknowledgements, in order
+CREATE INDEX legal_ack_user ON legal_ack (user_id, id);

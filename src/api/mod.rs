@@ -20,6 +20,7 @@ pub mod features;
 pub mod feed;
 pub mod health;
 pub mod jwt;
+pub mod legal;
 pub mod live;
 pub mod media;
 pub mod moderation;
@@ -66,6 +67,7 @@ const AREAS: &[fn() -> Vec<Endpoint>] = &[
     notifications::endpoints,
     moderation::endpoints,
     data_export::endpoints,
+    legal::endpoints,
 ];
 
 /// Every endpoint hearth serves, in one list (see [`crate::http::route`]).

@@ -8,6 +8,7 @@ pub mod docs;
 pub mod import;
 pub mod init;
 pub mod jwt;
+pub mod legal;
 pub mod maint;
 pub mod menu;
 pub mod pref;
@@ -68,6 +69,9 @@ pub enum Command {
     /// Broadcast banners: staff's messages to every member.
     #[command(subcommand)]
     Banner(banner::BannerCommand),
+    /// Legal pages: the terms and the privacy policy members accept.
+    #[command(subcommand)]
+    Legal(legal::LegalCommand),
     /// Load an NDJSON export (`-` reads stdin) in batched transactions.
     Import {
         /// The file (one JSON object per line, its kind under "record"); `-` reads stdin.
@@ -209,6 +213,7 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Category(c) => category::run(&open_existing(&cli.db)?, c, &clock),
         Command::Menu(c) => menu::run(&open_existing(&cli.db)?, c, &clock),
         Command::Banner(c) => banner::run(&open_existing(&cli.db)?, c, &clock),
+        Command::Legal(c) => legal::run(&open_existing(&cli.db)?, c, &clock),
         Command::Import { file, batch_lines } => {
             import::run(&open_existing(&cli.db)?, &file, batch_lines, &clock)
         }

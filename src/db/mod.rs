@@ -45,6 +45,7 @@ pub mod follows;
 pub mod hides;
 pub mod import;
 pub mod jwt;
+pub mod legal;
 pub mod media;
 pub mod moderation;
 pub mod notifications;

@@ -19,6 +19,7 @@ pub mod flag;
 pub mod html;
 pub mod ids;
 pub mod import;
+pub mod legal;
 pub mod link;
 pub mod listing;
 pub mod preference;

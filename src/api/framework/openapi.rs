@@ -59,6 +59,8 @@ pub fn generated_schemas() -> Vec<(String, RefOr<Schema>)> {
     collect::<model::connection::StatusJson>(&mut out);
     collect::<model::avatar::AvatarJson>(&mut out);
     collect::<model::flag::FlagStatusJson>(&mut out);
+    collect::<model::legal::PageJson>(&mut out);
+    collect::<model::legal::AckJson>(&mut out);
     out
 }
 

@@ -65,6 +65,7 @@ struct Fixtures {
     course: i64,
     section: i64,
     category: i64,
+    legal: i64,
 }
 
 impl Fixtures {
@@ -102,7 +103,26 @@ impl Fixtures {
             hearth::db::export::requested(tx, owner, now)?;
             hearth::db::export::generated(tx, owner, b"an archive", now)
         });
-        Fixtures { owner, other, discussion, post, status, comment, course, section, category }
+        // the terms and the privacy policy in force, for `/legal_page/...`
+        let legal = s.db_write(move |tx| {
+            hearth::db::legal::add(tx, "privacy", "Privacy", "<p>p</p>", now, now)?;
+            let tec = hearth::db::legal::add(tx, "tec", "Terms", "<p>t</p>", now, now)?;
+            // the owner's answer, for `/legal_page/{id}/user_ack/`
+            hearth::db::legal::acknowledge(tx, tec, owner, true, now)?;
+            Ok(tec)
+        });
+        Fixtures {
+            owner,
+            other,
+            discussion,
+            post,
+            status,
+            comment,
+            course,
+            section,
+            category,
+            legal,
+        }
     }
 
     /// The path with its `{id}` (chosen by the segment before it; a user's settings are
@@ -130,6 +150,7 @@ impl Fixtures {
                     "custom_menu" => 1,
                     // the moderation routes: the post (their `contribution_type` is a query)
                     "contribution" => self.post,
+                    "legal_page" => self.legal,
                     other => panic!("no fixture for {other}/{{id}}"),
                 }
                 .to_string(),

@@ -6,6 +6,7 @@ mod avatars;
 mod connections;
 mod data_export;
 mod followings;
+mod legal;
 mod moderation;
 mod preferences;
 mod reactions;
