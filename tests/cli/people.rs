@@ -69,3 +69,32 @@ fn a_bad_connection_line_is_named_and_nothing_of_its_batch_is_written() {
         assert_eq!(e.sql("SELECT count(*) FROM user"), 0, "{bad}: rolled back");
     }
 }
+
+#[test]
+fn staff_add_legal_revisions_with_the_cli() {
+    let e = Env::initialised();
+    let body = e.dir.path().join("terms.html");
+    std::fs::write(&body, "<p>Be kind.</p><script>alert(1)</script>").unwrap();
+    let b = body.to_str().unwrap();
+    let out = e.ok(&["legal", "add", "--policy", "tec", "--title", "Terms", "--body-file", b]);
+    assert!(out.contains("added tec revision 1"), "{out}");
+    let later = ["legal", "add", "--policy", "privacy", "--title", "Privacy", "--body-file", b];
+    e.ok(&[&later[..], &["--valid-from", "2030-01-01T00:00:00Z"]].concat());
+    let list: serde_json::Value =
+        serde_json::from_str(&e.ok(&["legal", "list", "--json"])).unwrap();
+    assert_eq!(list.as_array().map(Vec::len), Some(2));
+    let html: String = e.value("SELECT html_body FROM legal_page WHERE id = 1");
+    assert!(html.contains("Be kind.") && !html.contains("script"), "{html}");
+    for (args, why) in [
+        (vec!["--policy", "cookies", "--title", "C", "--body-file", b], "one of tec, privacy"),
+        (vec!["--policy", "tec", "--title", " ", "--body-file", b], "--title"),
+        (vec!["--policy", "tec", "--title", "T", "--body-file", "/nonexistent"], "/nonexistent"),
+        (
+            vec!["--policy", "tec", "--title", "T", "--body-file", b, "--valid-from", "soon"],
+            "RFC 3339",
+        ),
+    ] {
+        let err = e.fails(&[&["legal", "add"][..], &args].concat());
+        assert!(err.contains(why), "{args:?}: {err}");
+    }
+}
