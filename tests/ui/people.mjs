@@ -8,6 +8,10 @@
 // Data portability: basil asks for his data with the kit's AccountDataPortability, waits
 // for it, downloads the zip, which holds his posts and not others'.
 //
+// Legal pages: staff add the terms and the privacy policy (`hearth legal add`, the terms
+// with a payload the sanitizer must drop); dave's page asks him with ConsentSolution,
+// he accepts both, and hearth holds his answers.
+//
 // Moderation: carol flags a post of bob's as spam with the card's menu; it reaches the
 // staff queue; moira (staff) deletes it for spam with the same menu; bob's notifications
 // page tells him why.
@@ -19,6 +23,7 @@
 // list each other. Every step is confirmed through hearth's API.
 
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 
@@ -118,6 +123,44 @@ export async function peopleViews(t) {
       must(text.includes('Workshop note 30') && !text.includes('Bake log'), `contributions.json: ${text.slice(0, 200)}`);
       const st = (await api(basil, 'GET', '/api/v2/udp/')).json;
       must(st.generated_at && st.downloaded_at, `the state: ${JSON.stringify(st)}`);
+    });
+  }, { fullPage: false });
+
+  // --- legal pages
+  await check('legal: the terms and the privacy policy, added with hearth legal add (the terms carry a script payload)', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-legal.'));
+    const terms = path.join(dir, 'terms.html');
+    fs.writeFileSync(terms, '<h2>Community terms</h2><p>Be kind to each other.</p><img src=x onerror="__xss(\'legal\')"><script>__xss("legal2")</script>');
+    const privacy = path.join(dir, 'privacy.html');
+    fs.writeFileSync(privacy, '<p>We keep your e-mail address and what you post.</p>');
+    hearth('legal', 'add', '--policy', 'tec', '--title', 'Community terms', '--body-file', terms);
+    hearth('legal', 'add', '--policy', 'privacy', '--title', 'Privacy policy', '--body-file', privacy);
+    fs.rmSync(dir, { recursive: true, force: true });
+    Object.assign(viewTokens, { consent: token(USERS.dave) });
+    setIds({});
+  });
+  await visit('consent', async () => {
+    await check("consent: dave's ConsentSolution shows the terms (their words, not their script), he switches on his consent, Next, the privacy policy, consent, Close: hearth has both accepted", async () => {
+      const dialog = page.locator('.SCConsentSolution-root');
+      await dialog.getByText('Be kind to each other.').waitFor({ timeout: WAIT_MS });
+      // (the dialog closes at the end: its first page, for the record, once it has
+      // slid into place)
+      await page.waitForFunction(() => (document.querySelector('.SCConsentSolution-root .MuiDialog-paper')?.getBoundingClientRect().top ?? 999) < 200, null, { timeout: WAIT_MS }).catch(() => {});
+      await page.screenshot({ path: path.join(OUT, 'consent-terms.png') });
+      shots.push(path.join(OUT, 'consent-terms.png'));
+      for (const [title, next] of [['Community terms', 'Next'], ['Privacy policy', 'Close']]) {
+        await dialog.getByText(`Accept document ${title}`).waitFor({ timeout: WAIT_MS });
+        const [ack] = await Promise.all([
+          page.waitForResponse((r) => /\/api\/v2\/legal_page\/\d+\/ack\/$/.test(r.url()) && r.request().method() === 'POST', { timeout: WAIT_MS }),
+          dialog.locator('input[name=consent]').click(),
+        ]);
+        must(ack.status() === 200, `POST ack answered ${ack.status()}`);
+        await dialog.locator('button', { hasText: next }).click();
+      }
+      const acks = (await api(USERS.dave, 'GET', '/api/v2/legal_page/user_acks/')).json;
+      must(acks.count === 2 && acks.results.every((a) => a.accepted_at), `dave's answers: ${JSON.stringify(acks)}`);
+      const docs = (await api(USERS.dave, 'GET', '/api/v2/legal_page/last_revisions/')).json;
+      must(docs.every((d) => d.ack?.accepted_at), `the revisions in force: ${JSON.stringify(docs).slice(0, 300)}`);
     });
   }, { fullPage: false });
 

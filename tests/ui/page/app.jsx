@@ -39,6 +39,8 @@
 //   live-delete        the same, signed in as a user the test deletes;
 //   avatar             (issue 32) erin's UserProfileHeader: the Change Profile Image dialog;
 //   data-export        basil's AccountDataPortability: create, follow, download his data;
+//   consent            dave's page: ConsentSolution asks him to accept the terms and the
+//                      privacy policy hearth holds;
 //   flag               carol's page: a post of bob's, flagged with its actions menu;
 //   moderate           moira's (staff) page: the same post, deleted for a reason with it;
 //   moderated          bob's NotificationFeed, telling him why;
@@ -67,6 +69,7 @@ import {
   CategoriesPopularWidget,
   CommentsObject,
   Composer,
+  ConsentSolution,
   Course,
   FeedObject,
   Footer,
@@ -467,6 +470,16 @@ function DataExport() {
   );
 }
 
+function Consent() {
+  return (
+    <main className="single">
+      <Section id="consent" title="ConsentSolution (dave's)" wide>
+        <ConsentSolution />
+      </Section>
+    </main>
+  );
+}
+
 function FlaggedPost({ config }) {
   return (
     <main className="single">
@@ -528,6 +541,7 @@ const VIEWS = {
   'live-delete': Bell,
   avatar: AvatarPage,
   'data-export': DataExport,
+  consent: Consent,
   flag: FlaggedPost,
   moderate: FlaggedPost,
   moderated: Notifications,
