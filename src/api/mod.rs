@@ -3,6 +3,7 @@
 //! [`router`] from them, once, for the server, CORS, the replica layer and the OpenAPI
 //! document alike.
 
+pub mod account;
 pub mod avatars;
 pub mod categories;
 // the framework the areas' handlers are written with: the caller (call, auth), lists,
@@ -45,6 +46,7 @@ const AREAS: &[fn() -> Vec<Endpoint>] = &[
     contributions::endpoints,
     health::endpoints,
     schema::endpoints,
+    account::endpoints,
     avatars::endpoints,
     connections::endpoints,
     users::endpoints,

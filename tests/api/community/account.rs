@@ -73,3 +73,63 @@ async fn a_hard_delete_takes_the_contributions_and_their_texts() {
     assert_eq!(found["count"], Value::from(0));
     s.assert_consistent();
 }
+
+#[tokio::test]
+async fn a_member_changes_their_password_with_the_current_one() {
+    let s = TestServer::start_with(|c| c.login_max_failures = 3).await;
+    let alice = s.user("alice", Some("old password"), false);
+    let bob = s.user("bob", Some("bob's password"), false);
+    let a = s.jwt(alice);
+    let path = format!("/api/v2/user/{alice}/change_password/");
+    // another member's: 403 before any password work
+    let r = s
+        .patch(
+            &format!("/api/v2/user/{bob}/change_password/"),
+            Some(&a),
+            json!({"password": "bob's password", "new_password": "stolen password"}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN);
+    for (bad, field) in [
+        (json!({"password": "old password", "new_password": "short"}), "new_password"),
+        (json!({"password": "old password", "new_password": "old password"}), "new_password"),
+        (json!({"new_password": "a new password"}), "password"),
+        (json!({"password": "old password", "new_password": "a new password", "x": 1}), "x"),
+    ] {
+        let r = s.patch(&path, Some(&a), bad.clone()).await;
+        assert_eq!(
+            (r.status, r.json()["errors"][0]["field"].clone()),
+            (StatusCode::BAD_REQUEST, json!(field)),
+            "{bad}"
+        );
+    }
+    let r = s
+        .patch(&path, Some(&a), json!({"password": "wrong", "new_password": "a new password"}))
+        .await;
+    r.assert_field_error("password", "invalid");
+    let r = s
+        .patch(
+            &path,
+            Some(&a),
+            json!({"password": "old password", "new_password": "a new password"}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
+    let hash: String = s
+        .db_read(|c| c.query_row("SELECT password FROM user WHERE id = ?1", [alice], |r| r.get(0)));
+    assert!(hearth::token::password::verify("a new password", &hash));
+    // guessing is limited like sign-ins
+    let mut codes = Vec::new();
+    for _ in 0..4 {
+        codes.push(
+            s.patch(
+                &path,
+                Some(&a),
+                json!({"password": "guess", "new_password": "another password"}),
+            )
+            .await
+            .status,
+        );
+    }
+    assert_eq!(codes.last(), Some(&StatusCode::TOO_MANY_REQUESTS), "{codes:?}");
+}
