@@ -44,6 +44,10 @@ pub enum Line {
     ConnectionRequest(ConnectionRequestLine),
     /// A member's flag on a contribution.
     Flag(FlagLine),
+    /// A revision of the terms or the privacy policy.
+    LegalPage(LegalPageLine),
+    /// A member's answer to a legal page revision.
+    LegalAck(LegalAckLine),
 }
 
 impl Line {
@@ -56,6 +60,7 @@ impl Line {
             Line::Course(c) => Some(c.id),
             Line::Discussion(d) | Line::Post(d) | Line::Status(d) => Some(d.id),
             Line::Comment(c) => Some(c.id),
+            Line::LegalPage(p) => Some(p.id),
             _ => None,
         }
     }
@@ -299,6 +304,33 @@ pub struct FlagLine {
     pub comment: Option<i64>,
     #[serde(default, deserialize_with = "time")]
     pub created_at: Option<Timestamp>,
+}
+
+/// `{"record":"legal_page","id":1,"policy":"tec","title":"Terms","body":"<p>...</p>"}`
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LegalPageLine {
+    pub id: i64,
+    pub policy: String,
+    pub title: String,
+    pub body: String,
+    #[serde(default, deserialize_with = "time")]
+    pub valid_from: Option<Timestamp>,
+    #[serde(default, deserialize_with = "time")]
+    pub created_at: Option<Timestamp>,
+}
+
+/// `{"record":"legal_ack","user":3,"page":1,"accepted_at":"..."}`: exactly one of
+/// `accepted_at`, `not_accepted_at`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LegalAckLine {
+    pub user: i64,
+    pub page: i64,
+    #[serde(default, deserialize_with = "time")]
+    pub accepted_at: Option<Timestamp>,
+    #[serde(default, deserialize_with = "time")]
+    pub not_accepted_at: Option<Timestamp>,
 }
 
 impl FlagLine {

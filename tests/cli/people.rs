@@ -5,7 +5,7 @@
 use crate::{Env, fails, succeeded};
 
 /// Users 1-4 and a deleted user 5 (5 lines), then 1-2 connected, 3 asking 1, 4 asking 1
-/// (rejected, seen), and user 2's flag on user 1's post.
+/// (rejected, seen), user 2's flag on user 1's post, the terms and user 2's acceptance.
 fn lines() -> Vec<String> {
     let mut l: Vec<String> =
         (1..=4).map(|i| format!(r#"{{"record":"user","id":{i},"username":"u{i}"}}"#)).collect();
@@ -17,6 +17,8 @@ fn lines() -> Vec<String> {
         r#"{"record":"connection_request","from_user":4,"to_user":1,"rejected_at":"2025-03-02T00:00:00Z","viewed_at":"2025-03-02T00:00:00Z"}"#.to_owned(),
         r#"{"record":"post","id":1,"author":1,"text":"hello"}"#.to_owned(),
         r#"{"record":"flag","user":2,"post":1,"flag_type":3,"created_at":"2025-03-03T00:00:00Z"}"#.to_owned(),
+        r#"{"record":"legal_page","id":1,"policy":"tec","title":"Terms","body":"<p>Be kind.</p><script>x()</script>"}"#.to_owned(),
+        r#"{"record":"legal_ack","user":2,"page":1,"accepted_at":"2025-03-04T00:00:00Z"}"#.to_owned(),
     ]);
     l
 }
@@ -35,6 +37,8 @@ fn connections_and_requests_import_with_exact_counters() {
         ("SELECT connection_requests_sent_counter FROM user WHERE id = 4", 1),
         ("SELECT flag_type FROM flag WHERE user_id = 2", 3),
         ("SELECT last_flagged_at FROM moderation", 1_740_960_000_000_000),
+        ("SELECT count(*) FROM legal_ack WHERE user_id = 2 AND accepted_at IS NOT NULL", 1),
+        ("SELECT instr(html_body, 'script') FROM legal_page WHERE id = 1", 0),
     ]);
     let out = e.import(&[r#"{"record":"connection","user":3,"other":4}"#.to_owned()]);
     succeeded(&out);
@@ -64,7 +68,7 @@ fn a_bad_connection_line_is_named_and_nothing_of_its_batch_is_written() {
         let mut all = lines();
         all.push(bad.to_owned());
         let err = fails(e.import(&all), &["import"]);
-        assert!(err.contains("line 11:"), "{bad}: {err}");
+        assert!(err.contains("line 13:"), "{bad}: {err}");
         assert!(err.contains(why), "{bad}: {err}");
         assert_eq!(e.sql("SELECT count(*) FROM user"), 0, "{bad}: rolled back");
     }

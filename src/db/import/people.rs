@@ -1,5 +1,5 @@
 //! Writers for the people records of SPEC §10 (issue 32): `connection`,
-//! `connection_request` and `flag`. `schema.sql`'s triggers keep the users' connection counters, as
+//! `connection_request`, `flag`, `legal_page` and `legal_ack`. `schema.sql`'s triggers keep the users' connection counters, as
 //! for the API. A deleted user has no connections and no requests (deleting one ends
 //! them), so a line naming one is refused, as is a pair named twice.
 
@@ -8,7 +8,9 @@ use rusqlite::{Connection, params};
 use super::{Known, LineError, content, sql_err};
 use crate::clock::Timestamp;
 use crate::model::flag::Reason;
-use crate::model::import::{ConnectionLine, ConnectionRequestLine, FlagLine};
+use crate::model::import::{
+    ConnectionLine, ConnectionRequestLine, FlagLine, LegalAckLine, LegalPageLine,
+};
 
 /// Checks the two users of a connection or request line: both exist, live, distinct.
 fn pair(
@@ -112,5 +114,78 @@ pub(super) fn flag(
     }
     crate::db::moderation::toggle_flag(conn, pk, f.user, reason, f.created_at.unwrap_or(now))
         .map_err(|e| sql_err("flag", &e))?;
+    Ok(())
+}
+
+/// A legal page line: a revision of `tec` or `privacy` with its id, its body through the
+/// rich-text sanitizer as staff's are.
+pub(super) fn legal_page(
+    conn: &Connection,
+    p: LegalPageLine,
+    now: Timestamp,
+) -> Result<(), LineError> {
+    use crate::model::legal::{BODY_MAX, POLICIES, TITLE_MAX};
+    if !POLICIES.contains(&p.policy.as_str()) {
+        return Err(format!("policy {:?} is not tec or privacy", p.policy));
+    }
+    if p.title.trim().is_empty() || p.title.chars().count() > TITLE_MAX {
+        return Err(format!("title must be 1 to {TITLE_MAX} characters"));
+    }
+    if p.body.len() > BODY_MAX {
+        return Err(format!("body is more than {BODY_MAX} bytes"));
+    }
+    let r = crate::model::rich_text::render(&p.body);
+    let created = p.created_at.unwrap_or(now);
+    conn.prepare_cached(
+        "INSERT INTO legal_page (id, policy, title, body, html_body, html_summary, valid_from, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    )
+    .and_then(|mut s| {
+        s.execute(params![
+            p.id,
+            p.policy,
+            p.title.trim(),
+            p.body,
+            r.html,
+            r.summary_html,
+            p.valid_from.unwrap_or(created),
+            created
+        ])
+    })
+    .map_err(|e| {
+        if crate::db::is_unique_violation(&e) {
+            format!("legal page {} already exists", p.id)
+        } else {
+            sql_err("legal_page", &e)
+        }
+    })?;
+    Ok(())
+}
+
+/// A legal ack line: the member and the revision exist, one answer each.
+pub(super) fn legal_ack(
+    conn: &Connection,
+    known: &Known,
+    a: LegalAckLine,
+) -> Result<(), LineError> {
+    known.user(a.user, "user")?;
+    let page = crate::db::legal::get(conn, a.page).map_err(|e| sql_err("legal_ack", &e))?;
+    if page.is_none() {
+        return Err(format!("legal page {} does not exist", a.page));
+    }
+    if a.accepted_at.is_some() == a.not_accepted_at.is_some() {
+        return Err("a legal_ack needs exactly one of accepted_at, not_accepted_at".into());
+    }
+    conn.prepare_cached(
+        "INSERT INTO legal_ack (page_id, user_id, accepted_at, not_accepted_at) VALUES (?1, ?2, ?3, ?4)",
+    )
+    .and_then(|mut s| s.execute(params![a.page, a.user, a.accepted_at, a.not_accepted_at]))
+    .map_err(|e| {
+        if crate::db::is_unique_violation(&e) {
+            format!("user {} already answered legal page {}", a.user, a.page)
+        } else {
+            sql_err("legal_ack", &e)
+        }
+    })?;
     Ok(())
 }
