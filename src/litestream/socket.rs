@@ -98,12 +98,12 @@ pub fn replicated_txid(socket: &Path, db: &Path) -> Result<u64, String> {
     let io = |e: std::io::Error| format!("{}: {e}", socket.display());
     s.set_read_timeout(Some(TIMEOUT)).map_err(io)?;
     s.set_write_timeout(Some(TIMEOUT)).map_err(io)?;
-    write!(
-        s,
+    // one write: `write!` would send the request in pieces
+    let request = format!(
         "POST /sync HTTP/1.1\r\nHost: litestream\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
-    )
-    .map_err(io)?;
+    );
+    s.write_all(request.as_bytes()).map_err(io)?;
     let mut answer = Vec::new();
     s.take(MAX_ANSWER).read_to_end(&mut answer).map_err(io)?;
     parse(&answer)
@@ -156,9 +156,16 @@ mod tests {
         std::thread::spawn(move || {
             for (i, conn) in listener.incoming().enumerate() {
                 let Ok(mut c) = conn else { return };
-                let mut request = [0u8; 4096];
-                let n = c.read(&mut request).unwrap_or(0);
-                assert!(String::from_utf8_lossy(&request[..n]).starts_with("POST /sync HTTP/1.1"));
+                // the whole request, however it arrives
+                let mut request = Vec::new();
+                let mut buf = [0u8; 4096];
+                while !String::from_utf8_lossy(&request).contains("}") {
+                    match c.read(&mut buf) {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => request.extend_from_slice(&buf[..n]),
+                    }
+                }
+                assert!(String::from_utf8_lossy(&request).starts_with("POST /sync HTTP/1.1"));
                 if i < 2 {
                     let body = format!("{{\"replicated_txid\":{}}}", 7 + 2 * i);
                     let _ = write!(
