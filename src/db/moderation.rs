@@ -132,11 +132,18 @@ pub fn state(conn: &Connection, pk: i64) -> rusqlite::Result<State> {
     }))
 }
 
-/// How many contributions were ever flagged (the queue's count: a counter of the
-/// queue index's rows, which only grows).
+/// The most flagged contributions the queue counts (the pagination's offset cap: a
+/// page past it is refused anyway), so that its count reads at most that many rows.
+pub const QUEUE_COUNT_CAP: i64 = 10_000;
+
+/// How many contributions were ever flagged, up to [`QUEUE_COUNT_CAP`] (a walk of the
+/// queue's index, bounded).
 pub fn queue_count(conn: &Connection) -> rusqlite::Result<i64> {
-    conn.prepare_cached("SELECT count(*) FROM moderation WHERE last_flagged_at IS NOT NULL")?
-        .query_row([], |r| r.get(0))
+    conn.prepare_cached(&format!(
+        "SELECT count(*) FROM (SELECT 1 FROM moderation INDEXED BY moderation_queue
+         WHERE last_flagged_at IS NOT NULL LIMIT {QUEUE_COUNT_CAP})"
+    ))?
+    .query_row([], |r| r.get(0))
 }
 
 /// One page of the staff queue: flagged contributions, the most recently flagged
