@@ -126,6 +126,19 @@ async fn create(kind: Kind, mut call: Call<Principal>) -> Result<Response, ApiEr
     let json = call
         .write(move |tx, who| {
             let (draft, mut errors) = checked?;
+            // a community where only staff publish (`configurations.post_only_staff_enabled`,
+            // the kit then hides its Composer from members): comments stay open to all
+            if kind != Kind::Comment
+                && !who.is_staff
+                && crate::db::preferences::get_bool(
+                    tx,
+                    "configurations",
+                    "post_only_staff_enabled",
+                    false,
+                )?
+            {
+                return Err(ApiError::PermissionDenied);
+            }
             // the checks that need the database, collected with the others
             let required = crate::db::preferences::get_bool(
                 tx,

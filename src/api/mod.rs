@@ -31,6 +31,7 @@ pub mod reactions;
 pub mod schema;
 pub mod search;
 pub mod user_courses;
+pub mod user_facts;
 pub mod user_hiding;
 pub mod user_settings;
 pub mod users;
@@ -49,6 +50,7 @@ const AREAS: &[fn() -> Vec<Endpoint>] = &[
     account::endpoints,
     avatars::endpoints,
     connections::endpoints,
+    user_facts::endpoints,
     users::endpoints,
     reactions::endpoints,
     preferences::endpoints,

@@ -133,3 +133,44 @@ async fn a_member_changes_their_password_with_the_current_one() {
     }
     assert_eq!(codes.last(), Some(&StatusCode::TOO_MANY_REQUESTS), "{codes:?}");
 }
+
+#[tokio::test]
+async fn counters_and_permissions_say_what_hearth_holds_and_enforces() {
+    let s = TestServer::start().await;
+    let (alice, a) = s.login("alice");
+    let (bob, b) = s.login("bob");
+    s.create_id("/api/v2/post/", &a, json!({"text": "p"})).await;
+    s.create_id("/api/v2/status/", &a, json!({"text": "s"})).await;
+    s.post_empty(&format!("/api/v2/user/{alice}/follow/"), Some(&b)).await;
+    s.set_pref("configurations", "connection_enabled", json!(true));
+    s.post_empty(&format!("/api/v2/user/{alice}/connection/request/"), Some(&b)).await;
+    let mine = s.get(&format!("/api/v2/user/{alice}/counters/"), Some(&a)).await.json();
+    assert_eq!(
+        (mine["posts"].clone(), mine["statuses"].clone(), mine["followers"].clone()),
+        (json!(1), json!(1), json!(1))
+    );
+    assert_eq!(mine["connection_requests_received_counter"], 1);
+    let seen = s.get(&format!("/api/v2/user/{alice}/counters/"), Some(&b)).await.json();
+    assert_eq!(seen["connection_requests_received_counter"], 0, "another's requests are not shown");
+    assert_eq!(s.get("/api/v2/user/999/counters/", None).await.status, StatusCode::NOT_FOUND);
+    // permissions: what hearth enforces
+    let p = s.get("/api/v2/user/me/permission/", Some(&a)).await.json();
+    assert_eq!(
+        (p["create_post"].clone(), p["request_connection"].clone(), p["create_poll"].clone()),
+        (json!(true), json!(true), json!(false))
+    );
+    s.set_pref("configurations", "post_only_staff_enabled", json!(true));
+    assert_eq!(s.get("/api/v2/user/me/permission/", Some(&a)).await.json()["create_post"], false);
+    assert_eq!(
+        s.post("/api/v2/post/", Some(&a), json!({"text": "x"})).await.status,
+        StatusCode::FORBIDDEN
+    );
+    let post = s
+        .create_id("/api/v2/post/", &s.jwt(s.user("mod", None, true)), json!({"text": "staff"}))
+        .await;
+    let r = s
+        .post("/api/v2/comment/", Some(&a), json!({"post": post, "text": "comments stay open"}))
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    let _ = bob;
+}
