@@ -32,8 +32,10 @@ pub fn endpoints() -> Vec<Endpoint> {
 
 /// The two fields of the body: (current, new).
 fn passwords(body: &Map<String, Value>) -> Result<(String, String), ApiError> {
-    if let Some(k) = body.keys().find(|k| *k != "password" && *k != "new_password") {
-        return Err(ApiError::field(k.as_str(), "invalid", "Not a field of this request."));
+    if let Some(e) =
+        crate::model::field::FieldError::first_unknown(body, &["password", "new_password"])
+    {
+        return Err(ApiError::Invalid(vec![e]));
     }
     let text = |k: &str| match body.get(k) {
         Some(Value::String(s)) if !s.is_empty() => Ok(s.clone()),

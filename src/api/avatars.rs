@@ -46,10 +46,8 @@ async fn add(mut call: Call<Principal>) -> Result<Response, ApiError> {
     let who = call.read(|_, who| Ok::<_, ApiError>(who)).await?;
     call.req.body.authorised(&who);
     let (fields, image) = upload::read(call.take_body(), &call.req.headers, FORM).await?;
-    let mut errors: Vec<FieldError> = fields
-        .keys()
-        .map(|k| FieldError::new(k.as_str(), "invalid", "Not a field of this request."))
-        .collect();
+    let mut errors: Vec<FieldError> =
+        fields.keys().map(|k| FieldError::unknown(k.as_str())).collect();
     if image.is_none() {
         errors.push(FieldError::new("avatar", "required", "No file was submitted."));
     }
@@ -98,8 +96,8 @@ fn named(
     user: i64,
     body: &Map<String, Value>,
 ) -> Result<Avatar, ApiError> {
-    if let Some(k) = body.keys().find(|k| *k != "avatar_id") {
-        return Err(ApiError::field(k.as_str(), "invalid", "Not a field of this request."));
+    if let Some(e) = FieldError::first_unknown(body, &["avatar_id"]) {
+        return Err(ApiError::Invalid(vec![e]));
     }
     let id = body.get("avatar_id").and_then(crate::model::ids::id_value).ok_or_else(|| {
         ApiError::field("avatar_id", "required", "The id of one of your avatars is required.")

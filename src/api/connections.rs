@@ -236,8 +236,8 @@ async fn statuses(mut call: Call<Principal>) -> Result<Response, ApiError> {
 
 /// The `users` list of a `statuses/` body (nothing else may be in it).
 fn users_of(body: &Map<String, Value>) -> Result<Vec<i64>, ApiError> {
-    if let Some(k) = body.keys().find(|k| *k != "users") {
-        return Err(ApiError::field(k.as_str(), "invalid", "Not a field of this request."));
+    if let Some(e) = crate::model::field::FieldError::first_unknown(body, &["users"]) {
+        return Err(ApiError::Invalid(vec![e]));
     }
     let Some(Value::Array(items)) = body.get("users") else {
         return Err(ApiError::field("users", "required", "A list of user ids is required."));

@@ -146,8 +146,8 @@ async fn in_force(
 
 /// `accept` of an acknowledgement: `1`/`0` as a number, a string or a boolean.
 fn accept_of(body: &Map<String, Value>) -> Result<bool, ApiError> {
-    if let Some(k) = body.keys().find(|k| *k != "accept") {
-        return Err(ApiError::field(k.as_str(), "invalid", "Not a field of this request."));
+    if let Some(e) = crate::model::field::FieldError::first_unknown(body, &["accept"]) {
+        return Err(ApiError::Invalid(vec![e]));
     }
     match body.get("accept") {
         Some(Value::Bool(b)) => Ok(*b),

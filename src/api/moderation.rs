@@ -106,8 +106,8 @@ fn reason(v: Option<&Value>, field: &str) -> Result<Reason, ApiError> {
 
 /// Only the `allowed` keys in a body.
 fn only(body: &Map<String, Value>, allowed: &[&str]) -> Result<(), ApiError> {
-    match body.keys().find(|k| !allowed.contains(&k.as_str())) {
-        Some(k) => Err(ApiError::field(k.as_str(), "invalid", "Not a field of this request.")),
+    match crate::model::field::FieldError::first_unknown(body, allowed) {
+        Some(e) => Err(ApiError::Invalid(vec![e])),
         None => Ok(()),
     }
 }

@@ -27,6 +27,19 @@ impl FieldError {
         FieldError::new(field, "required", "This field is required.")
     }
 
+    /// A key a body may not hold: code `invalid`.
+    pub fn unknown(field: impl Into<String>) -> Self {
+        FieldError::new(field, "invalid", "Not a field of this request.")
+    }
+
+    /// The first key of `body` that is not one of `allowed`, as [`Self::unknown`].
+    pub fn first_unknown(
+        body: &serde_json::Map<String, serde_json::Value>,
+        allowed: &[&str],
+    ) -> Option<Self> {
+        body.keys().find(|k| !allowed.contains(&k.as_str())).map(|k| Self::unknown(k.as_str()))
+    }
+
     /// One field, one message.
     pub fn new(field: impl Into<String>, code: &'static str, message: impl Into<String>) -> Self {
         FieldError {
