@@ -5,6 +5,7 @@ pub mod backup;
 pub mod banner;
 pub mod category;
 pub mod docs;
+pub mod flag;
 pub mod import;
 pub mod init;
 pub mod jwt;
@@ -72,6 +73,9 @@ pub enum Command {
     /// Legal pages: the terms and the privacy policy members accept.
     #[command(subcommand)]
     Legal(legal::LegalCommand),
+    /// The moderation queue: the contributions members flagged.
+    #[command(subcommand)]
+    Flag(flag::FlagCommand),
     /// Load an NDJSON export (`-` reads stdin) in batched transactions.
     Import {
         /// The file (one JSON object per line, its kind under "record"); `-` reads stdin.
@@ -214,6 +218,7 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Menu(c) => menu::run(&open_existing(&cli.db)?, c, &clock),
         Command::Banner(c) => banner::run(&open_existing(&cli.db)?, c, &clock),
         Command::Legal(c) => legal::run(&open_existing(&cli.db)?, c, &clock),
+        Command::Flag(c) => flag::run(&open_existing(&cli.db)?, c),
         Command::Import { file, batch_lines } => {
             import::run(&open_existing(&cli.db)?, &file, batch_lines, &clock)
         }

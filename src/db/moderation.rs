@@ -157,6 +157,35 @@ pub fn queue(conn: &Connection, limit: i64, offset: i64) -> rusqlite::Result<Vec
     .collect()
 }
 
+/// A queued contribution as the CLI lists it: its state, kind, id, author and flags.
+#[derive(Debug, Clone)]
+pub struct Queued {
+    pub state: State,
+    pub kind: crate::model::contribution::Kind,
+    pub id: i64,
+    pub author: String,
+    pub flags: i64,
+}
+
+/// The first `limit` entries of the staff queue, with what the CLI shows of each.
+pub fn queued(conn: &Connection, limit: i64) -> rusqlite::Result<Vec<Queued>> {
+    let mut out = Vec::new();
+    for state in queue(conn, limit, 0)? {
+        let row = conn
+            .prepare_cached(
+                "SELECT c.kind, c.id, u.username,
+                        (SELECT count(*) FROM flag f WHERE f.contribution_pk = c.pk)
+                 FROM contribution c JOIN user u ON u.id = c.author_id WHERE c.pk = ?1",
+            )?
+            .query_row([state.pk], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .optional()?;
+        if let Some((kind, id, author, flags)) = row {
+            out.push(Queued { state, kind, id, author, flags });
+        }
+    }
+    Ok(out)
+}
+
 /// What a moderator does to a contribution.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Action {

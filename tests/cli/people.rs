@@ -102,3 +102,23 @@ fn staff_add_legal_revisions_with_the_cli() {
         assert!(err.contains(why), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn staff_list_the_flagged_contributions_with_the_cli() {
+    // the imported flag puts user 1's post in the queue
+    let e = Env::imported(&lines());
+    let out = e.ok(&["flag", "list"]);
+    assert!(
+        out.contains("post")
+            && out.contains("1 flag(s)")
+            && out.contains("open")
+            && out.contains("u1"),
+        "{out}"
+    );
+    let list: serde_json::Value = serde_json::from_str(&e.ok(&["flag", "list", "--json"])).unwrap();
+    assert_eq!(list[0]["contribution_type"], "post");
+    assert_eq!(
+        (list[0]["flags"].clone(), list[0]["author"].clone()),
+        (serde_json::json!(1), serde_json::json!("u1"))
+    );
+}
