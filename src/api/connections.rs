@@ -11,7 +11,7 @@ use warp::reply::Response;
 use crate::api::call::{Call, ca, user, write};
 use crate::api::listing::list_page;
 use crate::api::people::{Relations, users_json};
-use crate::api::toggle::other_live_user;
+use crate::api::toggle::{other_live_user, question};
 use crate::clock::{Timestamp, rfc3339};
 use crate::db::connections::{self, Outcome, Refused, Requests};
 use crate::error::ApiError;
@@ -124,23 +124,6 @@ async fn act(mut call: Call<Principal>, action: Action) -> Result<Response, ApiE
         })
         .await?;
     Ok(ok(&StatusJson::from(status)))
-}
-
-/// A question about the pair (caller, `{id}`) (auth): 404 when `{id}` is no live user.
-async fn question(
-    call: Call<Principal>,
-    answer: fn(&Connection, i64, i64) -> rusqlite::Result<Value>,
-) -> Result<Response, ApiError> {
-    let id = call.id();
-    let json = call
-        .read(move |c, who| {
-            if !crate::db::users::is_live(c, id)? {
-                return Err(ApiError::NotFound);
-            }
-            Ok(answer(c, who.user_id, id)?)
-        })
-        .await?;
-    Ok(ok(&json))
 }
 
 /// `GET /api/v2/user/{id}/connections/` (CA): `{id}`'s connections, newest first.

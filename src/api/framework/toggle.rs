@@ -49,26 +49,23 @@ pub(crate) fn other_live_user(
     Ok(())
 }
 
-/// The question about a relation (`GET /api/v2/user/{id}/is_followed/` and the like,
-/// auth): `{key: holds(c, caller, id)}`; 404 when `{id}` is no live user.
-async fn question<F>(
-    call: Call<Principal>,
-    key: &'static str,
-    holds: F,
-) -> Result<Response, ApiError>
+/// A question about the caller and user `{id}` (`GET /api/v2/user/{id}/is_followed/`,
+/// `.../connection_status/` and the like, auth): `answer(c, caller, id)`; 404 when
+/// `{id}` is no live user.
+pub(crate) async fn question<F>(call: Call<Principal>, answer: F) -> Result<Response, ApiError>
 where
-    F: Fn(&Connection, i64, i64) -> rusqlite::Result<bool> + Send + 'static,
+    F: Fn(&Connection, i64, i64) -> rusqlite::Result<serde_json::Value> + Send + 'static,
 {
     let id = call.id();
-    let answer = call
+    let json = call
         .read(move |c, who| {
             if !crate::db::users::is_live(c, id)? {
                 return Err(ApiError::NotFound);
             }
-            Ok(holds(c, who.user_id, id)?)
+            Ok(answer(c, who.user_id, id)?)
         })
         .await?;
-    Ok(ok(&json!({ key: answer })))
+    Ok(ok(&json))
 }
 
 /// The two questions about a relation between users, one each way, as `(path,
@@ -83,9 +80,11 @@ pub(crate) fn both_ways(
     let key = |path: &'static str| path.trim_end_matches('/').rsplit('/').next().unwrap_or(path);
     let (to_key, from_key) = (key(towards.0), key(from.0));
     [
-        user(Method::GET, towards.0, towards.1, move |c| question(c, to_key, holds)),
+        user(Method::GET, towards.0, towards.1, move |c| {
+            question(c, move |c, caller, id| Ok(json!({ to_key: holds(c, caller, id)? })))
+        }),
         user(Method::GET, from.0, from.1, move |c| {
-            question(c, from_key, move |c, caller, id| holds(c, id, caller))
+            question(c, move |c, caller, id| Ok(json!({ from_key: holds(c, id, caller)? })))
         }),
     ]
 }
