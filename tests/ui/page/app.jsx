@@ -118,6 +118,29 @@ function Section({ id, title, wide, children }) {
   );
 }
 
+// A page of one wide section.
+function Single({ id, title, children }) {
+  return (
+    <main className="single">
+      <Section id={id} title={title} wide>
+        {children}
+      </Section>
+    </main>
+  );
+}
+
+// A page under the kit's top bar, whose bell shows the unseen notifications.
+function WithBell({ children }) {
+  return (
+    <div className="page">
+      <Section id="navbar" title="NavigationToolbar (the bell)" wide>
+        <NavigationToolbar />
+      </Section>
+      {children}
+    </div>
+  );
+}
+
 // The widgets that list what one user follows, is followed by, or created: each given
 // the signed-in user.
 const USER_WIDGETS = [
@@ -181,11 +204,9 @@ function Shell({ config }) {
 // The discussion page as the templates build it.
 function Detail({ config }) {
   return (
-    <main className="single">
-      <Section id="detail" title="react-templates FeedObjectDetail (discussion)" wide>
-        <FeedObjectDetail feedObjectId={config.ids.discussion} feedObjectType="discussion" />
-      </Section>
-    </main>
+    <Single id="detail" title="react-templates FeedObjectDetail (discussion)">
+      <FeedObjectDetail feedObjectId={config.ids.discussion} feedObjectType="discussion" />
+    </Single>
   );
 }
 
@@ -216,11 +237,9 @@ function ComposerPage() {
 // The settings page: the signed-in member's public info, saved with PATCH /api/v2/user/{id}/.
 function Settings() {
   return (
-    <main className="single">
-      <Section id="settings" title="react-ui UserProfileEdit (settings: public info)" wide>
-        <UserProfileEdit />
-      </Section>
-    </main>
+    <Single id="settings" title="react-ui UserProfileEdit (settings: public info)">
+      <UserProfileEdit />
+    </Single>
   );
 }
 
@@ -264,22 +283,20 @@ function XssFeed({ config }) {
   const items = useCorpusItems(config);
   if (!items) return <p>loading</p>;
   return (
-    <main className="single">
-      <Section id="xss-feed" title="XSS corpus: feed cards (FeedObject preview) and snippets" wide>
-        {items.map(({ key, cid, type, id, item }) =>
-          item ? (
-            <div key={key} className="xss-item" data-xss={`preview-${key}`} data-cid={cid}>
-              <FeedObject feedObject={item} feedObjectType={type} template={SCFeedObjectTemplateType.PREVIEW} />
-              <div data-xss={`snippet-${key}`} data-cid={cid}>
-                <FeedObject feedObject={item} feedObjectType={type} template={SCFeedObjectTemplateType.SNIPPET} />
-              </div>
+    <Single id="xss-feed" title="XSS corpus: feed cards (FeedObject preview) and snippets">
+      {items.map(({ key, cid, type, id, item }) =>
+        item ? (
+          <div key={key} className="xss-item" data-xss={`preview-${key}`} data-cid={cid}>
+            <FeedObject feedObject={item} feedObjectType={type} template={SCFeedObjectTemplateType.PREVIEW} />
+            <div data-xss={`snippet-${key}`} data-cid={cid}>
+              <FeedObject feedObject={item} feedObjectType={type} template={SCFeedObjectTemplateType.SNIPPET} />
             </div>
-          ) : (
-            <p key={key} className="missing" data-missing={key}>{`${type} ${id} is not in hearth's list`}</p>
-          ),
-        )}
-      </Section>
-    </main>
+          </div>
+        ) : (
+          <p key={key} className="missing" data-missing={key}>{`${type} ${id} is not in hearth's list`}</p>
+        ),
+      )}
+    </Single>
   );
 }
 
@@ -288,26 +305,22 @@ function XssDetail({ config }) {
     corpusEntries(config.xss[type]).map(([cid, id]) => ({ key: `${type}-${cid}`, cid, type, id })),
   );
   return (
-    <main className="single">
-      <Section id="xss-detail" title="XSS corpus: FeedObject detail template, each read by id" wide>
-        {entries.map(({ key, cid, type, id }) => (
-          <div key={key} className="xss-item" data-xss={`detail-${key}`} data-cid={cid}>
-            <FeedObject feedObjectId={id} feedObjectType={type} template={SCFeedObjectTemplateType.DETAIL} />
-          </div>
-        ))}
-      </Section>
-    </main>
+    <Single id="xss-detail" title="XSS corpus: FeedObject detail template, each read by id">
+      {entries.map(({ key, cid, type, id }) => (
+        <div key={key} className="xss-item" data-xss={`detail-${key}`} data-cid={cid}>
+          <FeedObject feedObjectId={id} feedObjectType={type} template={SCFeedObjectTemplateType.DETAIL} />
+        </div>
+      ))}
+    </Single>
   );
 }
 
 // a corpus post's page: its related sidebar shows the other corpus posts of its category
 function XssRelated({ config }) {
   return (
-    <main className="single">
-      <Section id="xss-related" title="XSS corpus: a post's page (react-templates FeedObjectDetail) and its related sidebar" wide>
-        <FeedObjectDetail feedObjectId={config.xss.post['01']} feedObjectType="post" />
-      </Section>
-    </main>
+    <Single id="xss-related" title="XSS corpus: a post's page (react-templates FeedObjectDetail) and its related sidebar">
+      <FeedObjectDetail feedObjectId={config.xss.post['01']} feedObjectType="post" />
+    </Single>
   );
 }
 
@@ -323,17 +336,15 @@ function XssComments({ config }) {
   }, []);
   if (!state) return <p>loading</p>;
   return (
-    <main className="single">
-      <Section id="xss-comments" title="XSS corpus: the comment list (CommentsObject)" wide>
-        <CommentsObject
-          feedObject={state.post}
-          feedObjectType="post"
-          comments={state.comments}
-          totalLoadedComments={state.comments.length}
-          totalComments={state.comments.length}
-        />
-      </Section>
-    </main>
+    <Single id="xss-comments" title="XSS corpus: the comment list (CommentsObject)">
+      <CommentsObject
+        feedObject={state.post}
+        feedObjectType="post"
+        comments={state.comments}
+        totalLoadedComments={state.comments.length}
+        totalComments={state.comments.length}
+      />
+    </Single>
   );
 }
 
@@ -343,41 +354,33 @@ function XssComments({ config }) {
 // UserProfileHeader and UserFeed). Each pages with infinite scroll.
 function HomeFeed() {
   return (
-    <main className="single">
-      <Section id="feed-home" title="react-templates MainFeed (home)" wide>
-        <MainFeed />
-      </Section>
-    </main>
+    <Single id="feed-home" title="react-templates MainFeed (home)">
+      <MainFeed />
+    </Single>
   );
 }
 
 function Explore() {
   return (
-    <main className="single">
-      <Section id="feed-explore" title="react-templates ExploreFeed" wide>
-        <ExploreFeed />
-      </Section>
-    </main>
+    <Single id="feed-explore" title="react-templates ExploreFeed">
+      <ExploreFeed />
+    </Single>
   );
 }
 
 function CategoryPage({ config }) {
   return (
-    <main className="single">
-      <Section id="category" title="react-templates Category (Music: CategoryHeader, CategoryFeed)" wide>
-        <Category categoryId={config.ids.music} />
-      </Section>
-    </main>
+    <Single id="category" title="react-templates Category (Music: CategoryHeader, CategoryFeed)">
+      <Category categoryId={config.ids.music} />
+    </Single>
   );
 }
 
 function Profile({ config }) {
   return (
-    <main className="single">
-      <Section id="profile-page" title="react-templates UserProfile (barbara: UserProfileHeader, UserFeed)" wide>
-        <UserProfile userId={config.ids.barbara} />
-      </Section>
-    </main>
+    <Single id="profile-page" title="react-templates UserProfile (barbara: UserProfileHeader, UserFeed)">
+      <UserProfile userId={config.ids.barbara} />
+    </Single>
   );
 }
 
@@ -394,27 +397,16 @@ function Search() {
 
 // The notifications (issue 31): the bell, the notifications page, the live socket's toast.
 function Bell() {
-  return (
-    <div className="page">
-      <Section id="navbar" title="NavigationToolbar (the bell)" wide>
-        <NavigationToolbar />
-      </Section>
-    </div>
-  );
+  return <WithBell />;
 }
 
 function Notifications() {
   return (
-    <div className="page">
-      <Section id="navbar" title="NavigationToolbar (the bell)" wide>
-        <NavigationToolbar />
-      </Section>
-      <main className="single">
-        <Section id="notifications" title="react-templates NotificationFeed" wide>
-          <NotificationFeed />
-        </Section>
-      </main>
-    </div>
+    <WithBell>
+      <Single id="notifications" title="react-templates NotificationFeed">
+        <NotificationFeed />
+      </Single>
+    </WithBell>
   );
 }
 
@@ -422,19 +414,14 @@ function Notifications() {
 // fed by the live socket) and the bell's badge
 function LiveToast({ config }) {
   return (
-    <div className="page">
-      <Section id="navbar" title="NavigationToolbar (the bell)" wide>
-        <NavigationToolbar />
-      </Section>
+    <WithBell>
       <Section id="toasts" title="ToastNotifications" wide>
         <ToastNotifications />
       </Section>
-      <main className="single">
-        <Section id="live-post" title="FeedObject (alice's post)" wide>
-          <FeedObject feedObjectId={config.ids.alicePost} feedObjectType="post" />
-        </Section>
-      </main>
-    </div>
+      <Single id="live-post" title="FeedObject (alice's post)">
+        <FeedObject feedObjectId={config.ids.alicePost} feedObjectType="post" />
+      </Single>
+    </WithBell>
   );
 }
 
@@ -442,66 +429,51 @@ function LiveToast({ config }) {
 // the kit's user buttons are friendship buttons (FriendshipUserButton).
 function ConnectCard({ config }) {
   return (
-    <main className="single">
-      <Section id="connect-card" title="User (basil) with FriendshipUserButton" wide>
-        <User userId={config.ids.basil} />
-      </Section>
-    </main>
+    <Single id="connect-card" title="User (basil) with FriendshipUserButton">
+      <User userId={config.ids.basil} />
+    </Single>
   );
 }
 
 function AvatarPage({ config }) {
   return (
-    <main className="single">
-      <Section id="avatar" title="UserProfileHeader (erin's own: ChangePicture)" wide>
-        <UserProfileHeader userId={config.ids.erin} />
-      </Section>
-    </main>
+    <Single id="avatar" title="UserProfileHeader (erin's own: ChangePicture)">
+      <UserProfileHeader userId={config.ids.erin} />
+    </Single>
   );
 }
 
 function DataExport() {
   return (
-    <main className="single">
-      <Section id="data-export" title="AccountDataPortability (basil's)" wide>
-        <AccountDataPortability />
-      </Section>
-    </main>
+    <Single id="data-export" title="AccountDataPortability (basil's)">
+      <AccountDataPortability />
+    </Single>
   );
 }
 
 function Consent() {
   return (
-    <main className="single">
-      <Section id="consent" title="ConsentSolution (dave's)" wide>
-        <ConsentSolution />
-      </Section>
-    </main>
+    <Single id="consent" title="ConsentSolution (dave's)">
+      <ConsentSolution />
+    </Single>
   );
 }
 
 function FlaggedPost({ config }) {
   return (
-    <main className="single">
-      <Section id="flagged-post" title="FeedObject (bob's post) and its actions menu" wide>
-        <FeedObject feedObjectId={config.ids.spamPost} feedObjectType="post" />
-      </Section>
-    </main>
+    <Single id="flagged-post" title="FeedObject (bob's post) and its actions menu">
+      <FeedObject feedObjectId={config.ids.spamPost} feedObjectType="post" />
+    </Single>
   );
 }
 
 function ConnectAccept({ config }) {
   return (
-    <div className="page">
-      <Section id="navbar" title="NavigationToolbar (the bell)" wide>
-        <NavigationToolbar />
-      </Section>
-      <main className="single">
-        <Section id="connect-requests" title="UserConnectionsRequestsWidget" wide>
-          <UserConnectionsRequestsWidget />
-        </Section>
-      </main>
-    </div>
+    <WithBell>
+      <Single id="connect-requests" title="UserConnectionsRequestsWidget">
+        <UserConnectionsRequestsWidget />
+      </Single>
+    </WithBell>
   );
 }
 
