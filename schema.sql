@@ -1,4 +1,4 @@
--- hearth schema, version 9 (kept in PRAGMA user_version; see src/db/migrate.rs, which
+-- hearth schema, version 10 (kept in PRAGMA user_version; see src/db/migrate.rs, which
 -- brings older files up to this version in place).
 --
 -- Conventions:
@@ -493,8 +493,8 @@ CREATE TABLE custom_menu_item (
 );
 CREATE INDEX custom_menu_item_order ON custom_menu_item (custom_menu, position, id);
 
--- Feeds and search (SPEC §10, version 9: from this line to the end, as migration 9
--- makes them; src/db/feed/, src/db/search/).
+-- Feeds and search (SPEC §10, version 9: from this line to the version 10 heading, as
+-- migration 9 makes them; src/db/feed/, src/db/search/).
 --
 -- The feeds walk live top-level items by last activity, newest first: every item
 -- (explore), one author's (a profile, and each followed user in the home feed's merge),
@@ -777,3 +777,7 @@ CREATE TABLE legal_ack (
 );
 -- a member's acknowledgements, in order
 CREATE INDEX legal_ack_user ON legal_ack (user_id, id);
+
+-- Version 10 (SPEC §10: people, groups, events, private messages): from this line to the
+-- end, as migration 10 makes them. Columns that version 10 adds to older tables are in
+-- their tables above, and `src/db/engine/migrate.rs` adds them with ALTER TABLE.

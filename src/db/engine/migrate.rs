@@ -13,7 +13,7 @@ use crate::db::{APPLICATION_ID, DbError};
 pub const SCHEMA: &str = include_str!("../../../schema.sql");
 
 /// The schema version this binary writes.
-pub const VERSION: i64 = 9;
+pub const VERSION: i64 = 10;
 
 /// One step from version N to N+1, run inside the migration's transaction.
 type Step = fn(&Connection) -> Result<(), DbError>;
@@ -30,6 +30,7 @@ const MIGRATIONS: &[Step] = &[
     v7_course_category_ids,
     v8_rich_text,
     v9_feeds_and_search,
+    v10_people_groups_events_messages,
 ];
 
 /// Version 2: reaction labels, category names and category slugs unique
@@ -254,10 +255,34 @@ fn v9_feeds_and_search(conn: &Connection) -> Result<(), DbError> {
     Ok(())
 }
 
-/// [`SCHEMA`]'s feeds and search section: from its heading to the end.
+/// [`SCHEMA`]'s feeds and search section: from its heading to version 10's.
 fn feed_search_statements() -> Option<&'static str> {
-    SCHEMA.find(FEED_SEARCH_HEADING).map(|start| &SCHEMA[start..])
+    let start = SCHEMA.find(FEED_SEARCH_HEADING)?;
+    let end = SCHEMA.find(V10_HEADING)?;
+    SCHEMA.get(start..end)
 }
+
+/// Version 10: the rest of SPEC §10 (people, groups, events, private messages). The
+/// columns it adds to older tables ([`V10_COLUMNS`], each `0`/`NULL` by default, which
+/// is exact for an older file), then [`SCHEMA`]'s version 10 section as it stands: new
+/// tables, indexes and triggers only, which start empty.
+fn v10_people_groups_events_messages(conn: &Connection) -> Result<(), DbError> {
+    for sql in V10_COLUMNS {
+        conn.execute_batch(sql)?;
+    }
+    let start = SCHEMA.find(V10_HEADING).ok_or_else(|| {
+        DbError::NotHearth("schema.sql lacks its version 10 section (a build error)".into())
+    })?;
+    conn.execute_batch(&SCHEMA[start..])?;
+    Ok(())
+}
+
+/// The columns version 10 adds to tables older files have, in the order `schema.sql`
+/// lists them (each last in its table, so a migrated file reads like a fresh one).
+const V10_COLUMNS: &[&str] = &[];
+
+/// The first line of [`SCHEMA`]'s version 10 section.
+const V10_HEADING: &str = "-- Version 10 (SPEC §10: people, groups, events";
 
 /// The first line of [`SCHEMA`]'s feeds and search section.
 const FEED_SEARCH_HEADING: &str = "-- Feeds and search (SPEC §10, version 9";
