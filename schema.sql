@@ -781,3 +781,23 @@ CREATE INDEX legal_ack_user ON legal_ack (user_id, id);
 -- Version 10 (SPEC §10: people, groups, events, private messages): from this line to the
 -- end, as migration 10 makes them. Columns that version 10 adds to older tables are in
 -- their tables above, and `src/db/engine/migrate.rs` adds them with ALTER TABLE.
+
+-- Codes that hearth mails (SPEC §10 People, src/db/account_codes.rs): a sign-up to
+-- verify (the account is made only then: `username`, `email` and the `password` hash
+-- wait here), a password recovery, or a new address for `user_id` (`email`). Stored as
+-- the SHA-256 of the code; single use (taken by deleting the row); short-lived.
+CREATE TABLE account_code (
+    id           INTEGER PRIMARY KEY,
+    code_hash    BLOB    NOT NULL UNIQUE,
+    purpose      TEXT    NOT NULL CHECK (purpose = 'signup' OR purpose = 'recover' OR purpose = 'email'),
+    user_id      INTEGER REFERENCES user (id),
+    username     TEXT,
+    email        TEXT    NOT NULL,
+    password     TEXT,
+    created_at   INTEGER NOT NULL,
+    expires_at   INTEGER NOT NULL
+);
+-- expired codes, swept as new ones are made
+CREATE INDEX account_code_expiry ON account_code (expires_at);
+-- a mail address's open codes (a new sign-up or recovery replaces the older ones)
+CREATE INDEX account_code_email ON account_code (email COLLATE NOCASE, purpose);

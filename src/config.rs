@@ -68,6 +68,11 @@ pub const DEFAULT_USER_WRITE_BURST: u32 = 30;
 /// (`serve --user-daily-bytes`; 0: no budget): 1 MiB posts on two connections grew the
 /// file by 133 MB in 6 s before there was one. Staff are exempt.
 pub const DEFAULT_USER_DAILY_BYTES: u64 = 50 * 1024 * 1024;
+
+/// Mails one client address, and one mail address, may cause an hour
+/// (`serve --mail-rate`): sign-up, recovery and address changes each send one, and a
+/// relay's reputation is the community's.
+pub const DEFAULT_MAIL_RATE: u32 = 10;
 /// Most users the write quota tracks at once ([`crate::limits::writes`]): about 5 MB.
 pub const WRITE_QUOTA_USERS: usize = 100_000;
 /// Most parameters of an OAuth form (token, revocation, authorization, login): RFC
@@ -120,6 +125,12 @@ pub struct Config {
     pub max_sockets_per_address: usize,
     /// How often a live socket checks its token again.
     pub socket_recheck: Duration,
+    /// The SMTP relay (None: no mail, so no sign-up or recovery).
+    pub smtp_url: Option<crate::mail::RelayUrl>,
+    /// The From of hearth's mail (None: `hearth <noreply@HOST>`).
+    pub mail_from: Option<String>,
+    /// Mails per client address and per mail address an hour.
+    pub mail_rate: u32,
 }
 
 impl Config {
@@ -147,6 +158,9 @@ impl Config {
             max_sockets: DEFAULT_MAX_SOCKETS,
             max_sockets_per_address: DEFAULT_MAX_SOCKETS_PER_ADDRESS,
             socket_recheck: SOCKET_RECHECK,
+            smtp_url: None,
+            mail_from: None,
+            mail_rate: DEFAULT_MAIL_RATE,
         }
     }
 
@@ -185,6 +199,15 @@ impl Config {
             }
         }
         client
+    }
+
+    /// The From of hearth's mail: `--mail-from`, else `hearth <noreply@HOST>`.
+    pub fn mail_from(&self) -> String {
+        self.mail_from.clone().unwrap_or_else(|| {
+            let host = self.public_url.0.split("://").nth(1).unwrap_or("localhost");
+            let host = host.split(['/', ':']).next().unwrap_or("localhost");
+            format!("hearth <noreply@{host}>")
+        })
     }
 
     /// Whether cookies must be `Secure` (the public URL is https).

@@ -24,6 +24,8 @@ pub enum Unavailable {
     Sockets,
     /// A read replica serves no live sockets (`api::live`).
     ReplicaSocket,
+    /// The mail queue to the SMTP relay is full (`crate::mail`).
+    Mail,
 }
 
 impl Unavailable {
@@ -32,7 +34,7 @@ impl Unavailable {
         match self {
             Unavailable::Storage => 30,
             Unavailable::Memory | Unavailable::Copy(_) | Unavailable::NotReplicated => 5,
-            Unavailable::Sockets | Unavailable::ReplicaSocket => 30,
+            Unavailable::Sockets | Unavailable::ReplicaSocket | Unavailable::Mail => 30,
         }
     }
 }
@@ -52,6 +54,9 @@ pub enum ApiError {
     PermissionDenied,
     /// 403: the token lacks the `write` scope (RFC 6750 §3.1).
     InsufficientScope,
+    /// 403 `permission_denied` with its own message: a feature this server has off
+    /// (sign-up without a mail relay).
+    Off(&'static str),
     /// 403: a CORS preflight from an origin `serve --cors-origin` does not allow.
     OriginNotAllowed,
     /// 404.
@@ -100,6 +105,7 @@ impl ApiError {
         match self {
             ApiError::NotAuthenticated | ApiError::AuthenticationFailed => StatusCode::UNAUTHORIZED,
             ApiError::PermissionDenied
+            | ApiError::Off(_)
             | ApiError::InsufficientScope
             | ApiError::OriginNotAllowed => StatusCode::FORBIDDEN,
             ApiError::NotFound => StatusCode::NOT_FOUND,
@@ -180,6 +186,11 @@ impl ApiError {
                 "service_unavailable",
                 "A read replica serves no live notifications: connect to the primary.".into(),
             ),
+            ApiError::Unavailable(Unavailable::Mail) => (
+                "service_unavailable",
+                "The server cannot send mail right now. Please try again later.".into(),
+            ),
+            ApiError::Off(why) => ("permission_denied", (*why).into()),
             ApiError::Invalid(_) => ("invalid", "Invalid input.".into()),
             ApiError::Internal(_) => ("server_error", "A server error occurred.".into()),
         }

@@ -30,6 +30,7 @@ pub mod jobs;
 pub mod limits;
 pub mod litestream;
 pub mod logs;
+pub mod mail;
 pub mod model;
 pub mod oauth;
 pub mod replica;

@@ -72,6 +72,10 @@ pub struct AppState {
     pub hub: Arc<crate::hub::Hub>,
     /// The members' data exports being built.
     pub exports: Arc<crate::jobs::Exports>,
+    /// The SMTP relay's queue (`serve --smtp-url`; None: no mail, no sign-up).
+    pub mailer: Option<Arc<crate::mail::Mailer>>,
+    /// Mails caused per client address and per mail address (`serve --mail-rate`).
+    pub mail_limiter: Arc<crate::limits::login::Limiter>,
 }
 
 impl std::fmt::Debug for AppState {
@@ -100,12 +104,25 @@ impl AppState {
             },
             crate::config::WRITE_QUOTA_USERS,
         ));
+        let mailer = match &config.smtp_url {
+            Some(url) => Some(Arc::new(
+                crate::mail::Mailer::start(url, &config.mail_from())
+                    .map_err(crate::db::DbError::Task)?,
+            )),
+            None => None,
+        };
+        let mail_limiter = Arc::new(crate::limits::login::Limiter::new(
+            config.mail_rate,
+            3600 * crate::clock::SECOND,
+        ));
         let hub = Arc::new(crate::hub::Hub::default());
         let to = Arc::clone(&hub);
         db.set_push_sink(Box::new(move |pushed| to.publish(pushed)));
         Ok(AppState {
             hub,
             exports: Arc::default(),
+            mailer,
+            mail_limiter,
             login_limiter,
             write_quota,
             body_budget: crate::limits::budget::Budget::new(config.max_body_memory),

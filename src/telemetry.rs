@@ -46,6 +46,8 @@ pub const THROTTLED: &str = "hearth_throttled_total";
 pub const WRITES_THROTTLED: &str = "hearth_writes_throttled_total";
 /// Access tokens issued, by `grant`.
 pub const TOKENS_ISSUED: &str = "hearth_tokens_issued_total";
+/// Counter: mail for the relay, by outcome (`sent`, `refused`, `timeout`, `queue_full`).
+pub const MAIL: &str = "hearth_mail_total";
 /// Request bodies, decoded images and unsent large responses held in memory.
 pub const BODY_MEMORY: &str = "hearth_body_memory_bytes";
 /// The limit of [`BODY_MEMORY`] (`serve --max-body-memory`).
@@ -111,6 +113,7 @@ pub fn describe() {
         "API writes refused by the per-user write quota (429), by limit."
     );
     describe_counter!(TOKENS_ISSUED, "Access tokens issued, by grant.");
+    describe_counter!(MAIL, "Mail for the SMTP relay, by outcome.");
     describe_gauge!(
         BODY_MEMORY,
         Unit::Bytes,
@@ -186,6 +189,11 @@ pub fn db_read_wait(waited: Duration) {
 /// Records how long a write waited for the writer.
 pub fn db_write_wait(waited: Duration) {
     WRITE_WAIT.get_or_init(|| histogram!(DB_WRITE_WAIT)).record(waited.as_secs_f64());
+}
+
+/// Records what became of a mail (`sent`, `refused`, `timeout`, `queue_full`).
+pub fn mail(outcome: &'static str) {
+    counter!(MAIL, "outcome" => outcome).increment(1);
 }
 
 /// Records a password check's result.

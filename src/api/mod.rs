@@ -30,6 +30,7 @@ pub mod preferences;
 pub mod reactions;
 pub mod schema;
 pub mod search;
+pub mod sign_up;
 pub mod user_courses;
 pub mod user_facts;
 pub mod user_hiding;
@@ -72,6 +73,7 @@ const AREAS: &[fn() -> Vec<Endpoint>] = &[
     moderation::endpoints,
     data_export::endpoints,
     legal::endpoints,
+    sign_up::endpoints,
 ];
 
 /// Every endpoint hearth serves, in one list (see [`crate::http::route`]).

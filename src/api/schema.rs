@@ -41,12 +41,15 @@ mod tests {
                 "/api/v2/udp/download/"
             ]
         );
-        // and the one request with a body that changes nothing
+        // and the requests with a body that change nothing
         let reading_posts: Vec<&str> = crate::api::router()
             .endpoints()
             .filter(|e| e.method != Method::GET && !e.writes)
             .map(|e| e.path)
             .collect();
-        assert_eq!(reading_posts, ["/api/v2/jwt/verify_token/"]);
+        assert_eq!(
+            reading_posts,
+            ["/api/v2/jwt/verify_token/", "/api/v2/account/verify/validation_code/"]
+        );
     }
 }

@@ -79,15 +79,7 @@ pub fn run(db: &Db, cmd: JwtCommand, clock: &Clock) -> CliResult {
                 return Err(CliError(format!("no live user with id {user_id}")));
             }
             let now = clock.now_secs();
-            let claims = jwt::AccessClaims {
-                user_id,
-                token_type: "access".into(),
-                exp: now + ttl,
-                iat: now,
-                jti: token::random_string(16),
-                ext_id: ext_id.map(serde_json::Value::String),
-            };
-            let t = jwt::encode(&claims, &jwt::Key::new(&secret));
+            let t = jwt::mint(user_id, ext_id.map(serde_json::Value::String), now, ttl, &secret);
             if json {
                 print_json(
                     &json!({ "token": t, "user_id": user_id, "expires_at": rfc3339((now + ttl) * SECOND) }),

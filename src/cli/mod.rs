@@ -45,7 +45,7 @@ pub enum Command {
     /// Create the database: schema, JWT secret, default reactions and preferences.
     Init,
     /// Run the server (creates and initialises a missing database).
-    Serve(serve::ServeArgs),
+    Serve(Box<serve::ServeArgs>),
     /// Manage OAuth applications.
     #[command(subcommand)]
     App(app::AppCommand),
@@ -208,7 +208,7 @@ pub fn run(cli: Cli) -> CliResult {
     let clock = Clock::system();
     match cli.command {
         Command::Init => init::run(&cli.db, &clock),
-        Command::Serve(args) => serve::run(&cli.db, args, clock),
+        Command::Serve(args) => serve::run(&cli.db, *args, clock),
         Command::App(c) => app::run(&open_existing(&cli.db)?, c, &clock),
         Command::User(c) => user::run(&open_existing(&cli.db)?, c, &clock),
         Command::Jwt(c) => jwt::run(&open_existing(&cli.db)?, c, &clock),

@@ -83,6 +83,20 @@ pub struct ServeArgs {
     /// a number of bytes or with a unit, e.g. 50MiB; 0: no budget. Staff are exempt.
     #[arg(long, env = "HEARTH_USER_DAILY_BYTES", default_value_t = config::DEFAULT_USER_DAILY_BYTES, value_parser = config::parse_size)]
     pub user_daily_bytes: u64,
+    /// The SMTP relay for sign-up, recovery and address-change mail: smtps://host
+    /// (TLS), smtp://host?tls=required (STARTTLS), or smtp://localhost:25 (plain, only
+    /// to this machine); `user:pass@` before the host when it asks for a login. Without
+    /// one, sign-up and recovery are off (403 that says so).
+    #[arg(long, env = "HEARTH_SMTP_URL", hide_env_values = true)]
+    pub smtp_url: Option<crate::mail::RelayUrl>,
+    /// The From of hearth's mail (default: `hearth <noreply@HOST>`, HOST from
+    /// --public-url).
+    #[arg(long, env = "HEARTH_MAIL_FROM")]
+    pub mail_from: Option<String>,
+    /// Mails one client address, and one mail address, may cause an hour (sign-up,
+    /// recovery, address change; more is 429 with Retry-After).
+    #[arg(long, env = "HEARTH_MAIL_RATE", default_value_t = config::DEFAULT_MAIL_RATE, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub mail_rate: u32,
     /// A reverse proxy whose X-Forwarded-For is believed: an address or CIDR range
     /// (repeatable). The header is read from the right, skipping trusted hops.
     #[arg(
@@ -194,6 +208,12 @@ impl ServeArgs {
         c.max_sockets = size(self.max_sockets);
         c.max_sockets_per_address = size(self.max_sockets_per_address);
         c.socket_recheck = self.socket_recheck.max(Duration::from_millis(10));
+        c.smtp_url.clone_from(&self.smtp_url);
+        c.mail_from.clone_from(&self.mail_from);
+        c.mail_rate = self.mail_rate;
+        c.mail_from()
+            .parse::<lettre::message::Mailbox>()
+            .map_err(|e| CliError(format!("--mail-from {:?}: {e}", c.mail_from())))?;
         if self.trust_proxy {
             c.trusted_proxies.extend(config::loopback_proxies());
         }

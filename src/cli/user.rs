@@ -129,16 +129,7 @@ fn read_password(from_stdin: bool, none: bool) -> CliResult<Option<String>> {
 }
 
 fn validate_email(e: &str) -> CliResult {
-    let ok = e.len() <= 254
-        && !e.chars().any(char::is_whitespace)
-        && e.split_once('@').is_some_and(|(l, d)| {
-            !l.is_empty()
-                && d.contains('.')
-                && !d.starts_with('.')
-                && !d.ends_with('.')
-                && !d.contains('@')
-        });
-    if ok { Ok(()) } else { Err(CliError(format!("{e:?} is not a valid email address"))) }
+    crate::model::user::validate_email(e).map_err(CliError)
 }
 
 fn find(db: &Db, username: &str) -> CliResult<(User, Option<String>)> {

@@ -25,6 +25,7 @@ pub use engine::{check, checkpoint, indexes, location, migrate, position, seed};
 use engine::{copy_check, error, faults, file_lock, integrity, readers};
 
 pub mod account;
+pub mod account_codes;
 pub mod apps;
 pub mod avatars;
 pub mod banners;

@@ -271,6 +271,28 @@ pub fn insert(conn: &Connection, u: &NewUser) -> rusqlite::Result<i64> {
     Ok(conn.last_insert_rowid())
 }
 
+/// Whether any user (deleted ones too: their names stay taken) has this username,
+/// compared case-insensitively.
+pub fn username_taken(conn: &Connection, username: &str) -> rusqlite::Result<bool> {
+    conn.prepare_cached("SELECT 1 FROM user WHERE username_key = ?1")?
+        .exists([username_key(username)])
+}
+
+/// Whether any user (deleted ones too) has this mail address, compared as the unique
+/// index compares it.
+pub fn email_taken(conn: &Connection, email: &str) -> rusqlite::Result<bool> {
+    conn.prepare_cached("SELECT 1 FROM user WHERE email = ?1 COLLATE NOCASE")?.exists([email])
+}
+
+/// The live user with this mail address (case-insensitive).
+pub fn by_email(conn: &Connection, email: &str) -> rusqlite::Result<Option<User>> {
+    conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM user WHERE email = ?1 COLLATE NOCASE AND deleted = 0"
+    ))?
+    .query_row([email], from_row)
+    .optional()
+}
+
 /// Live users by id.
 pub fn list(conn: &Connection) -> rusqlite::Result<Vec<User>> {
     let mut stmt =

@@ -17,6 +17,8 @@ pub enum LimitKey {
     User(String),
     /// A client address (an IPv6 client by its /64).
     Addr(super::AddrKey),
+    /// A mail address, lowercased (the mails sent to it: `api::sign_up`).
+    Mail(String),
 }
 
 /// Above this many tracked keys, stale ones are swept on the next failure.
@@ -103,6 +105,19 @@ pub struct Reservation {
 impl Reservation {
     /// The check failed: it stays counted.
     pub fn failed(self) {}
+
+    /// The check succeeded and nothing is reset: the reservation is taken back from
+    /// every key (a right sign-up or recovery code).
+    pub fn cancelled(self) {
+        let mut map = self.limiter.map();
+        for k in &self.keys {
+            if let Some(q) = map.get_mut(k)
+                && let Some(i) = q.iter().rposition(|&t| t == self.at)
+            {
+                q.remove(i);
+            }
+        }
+    }
 
     /// The check succeeded: `reset` loses its count entirely (the username), and the
     /// reservation is taken back from the other keys (the address).

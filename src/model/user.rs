@@ -24,6 +24,24 @@ pub fn validate_username(u: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Longest mail address (RFC 5321's path limit).
+pub const EMAIL_MAX: usize = 254;
+
+/// Checks a mail address: one `@`, something before it, a dotted domain after it, no
+/// spaces or control characters, at most [`EMAIL_MAX`] bytes.
+pub fn validate_email(e: &str) -> Result<(), String> {
+    let ok = e.len() <= EMAIL_MAX
+        && !e.chars().any(|c| c.is_whitespace() || c.is_control())
+        && e.split_once('@').is_some_and(|(l, d)| {
+            !l.is_empty()
+                && d.contains('.')
+                && !d.starts_with('.')
+                && !d.ends_with('.')
+                && !d.contains('@')
+        });
+    if ok { Ok(()) } else { Err(format!("{e:?} is not a valid email address")) }
+}
+
 /// The key usernames are unique and looked up by (case-insensitive).
 pub fn username_key(u: &str) -> String {
     u.to_lowercase()

@@ -82,6 +82,20 @@ pub fn encode(claims: &AccessClaims, key: &Key) -> String {
     format!("{signing_input}.{}", URL_SAFE_NO_PAD.encode(sig.as_ref()))
 }
 
+/// A new access JWT for `user_id`, valid `ttl` seconds from `now` (seconds), signed
+/// with `secret` (`hearth jwt mint`, and a verified sign-up's first sign-in).
+pub fn mint(user_id: i64, ext_id: Option<Value>, now: i64, ttl: i64, secret: &str) -> String {
+    let claims = AccessClaims {
+        user_id,
+        token_type: "access".into(),
+        exp: now + ttl,
+        iat: now,
+        jti: crate::token::random_string(16),
+        ext_id,
+    };
+    encode(&claims, &Key::new(secret))
+}
+
 /// Does this look like a JWT (three dot-separated parts) rather than an opaque token?
 pub fn looks_like_jwt(token: &str) -> bool {
     token.bytes().filter(|&b| b == b'.').count() == 2

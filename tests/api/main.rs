@@ -25,3 +25,4 @@ mod oauth;
 mod openapi;
 mod read_path;
 mod server;
+mod smtp_sink;

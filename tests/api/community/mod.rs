@@ -10,3 +10,4 @@ mod legal;
 mod moderation;
 mod preferences;
 mod reactions;
+mod sign_up;
