@@ -49,6 +49,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { peopleViews } from './people.mjs';
+import { accountViews } from './accounts.mjs';
+import { smtpSink } from './smtp-sink.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '../..');
@@ -123,7 +125,9 @@ try {
 } catch (e) {
   menuSeeded = e;
 }
-const server = spawn(BIN, ['--db', db, 'serve', '--listen', '127.0.0.1:0', '--cors-origin', pageOrigin, '--socket-recheck', '8s'], {
+// the mail hearth sends (sign-up, recovery) lands in a sink of the suite's own
+const sink = await smtpSink();
+const server = spawn(BIN, ['--db', db, 'serve', '--listen', '127.0.0.1:0', '--cors-origin', pageOrigin, '--socket-recheck', '8s', '--smtp-url', sink.url], {
   // the suite writes faster than a person: no per-user write rate
   env: { ...process.env, RUST_LOG: 'info', HEARTH_USER_WRITE_RATE: '0' },
   stdio: ['ignore', 'ignore', 'pipe'],
@@ -1313,6 +1317,7 @@ const setIds = (ids) => {
   writeConfig();
 };
 await peopleViews({ visit, check, api, hearth, page, browser, pageOrigin, portal, initScript, requests, pageErrors, must, USERS, WAIT_MS, OUT, shots, token, viewTokens, setIds });
+await accountViews({ visit, check, hearth, page, portal, must, WAIT_MS, viewTokens, setIds, sink });
 
 // --- the record
 const seen = new Map();
@@ -1343,6 +1348,7 @@ if (process.env.UI_KEEP) {
 await browser.close();
 statics.close();
 wsProxy.close();
+sink.close();
 const failed = results.filter((r) => !r.ok);
 console.log(`\nui: ${results.length - failed.length} passed, ${failed.length} failed`);
 process.exit(failed.length ? 1 : 0);

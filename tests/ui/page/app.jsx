@@ -49,7 +49,10 @@
 //   connect-accept     basil's page: the bell and UserConnectionsRequestsWidget (Accept);
 //   connect-watch      erin's page again, open in a second browser context while basil
 //                      accepts: her button turns without a reload (the live socket);
-//   connect-list       erin's and basil's UserConnectionsWidget afterwards.
+//   connect-list       erin's and basil's UserConnectionsWidget afterwards;
+//   sign-up            (no session) AccountVerify with a new member's mailed code;
+//   recover            (no session) AccountRecover: a member asks for a recovery mail;
+//   reset              (no session) AccountReset with the recovery code: a new password.
 //
 // Every view opens the kit's live socket (SCNotificationProvider, useSCWebSocket) at
 // ws://<portal's host, no port>/ws/notify?subscribe-user, with `notifications.webSocket`
@@ -66,6 +69,9 @@ import { SCContextProvider } from '@selfcommunity/react-core';
 import theme from '@selfcommunity/react-theme-default';
 import {
   AccountDataPortability,
+  AccountRecover,
+  AccountReset,
+  AccountVerify,
   CategoriesPopularWidget,
   CommentsObject,
   Composer,
@@ -490,6 +496,30 @@ function ConnectList({ config }) {
   );
 }
 
+function SignUpVerify({ config }) {
+  return (
+    <Single id="verify" title="AccountVerify (a new member's mailed code)">
+      <AccountVerify validationCode={config.ids.signupCode} />
+    </Single>
+  );
+}
+
+function Recover() {
+  return (
+    <Single id="recover" title="AccountRecover">
+      <AccountRecover />
+    </Single>
+  );
+}
+
+function Reset({ config }) {
+  return (
+    <Single id="reset" title="AccountReset (the mailed recovery code)">
+      <AccountReset validationCode={config.ids.resetCode} />
+    </Single>
+  );
+}
+
 const VIEWS = {
   widgets: Widgets,
   shell: Shell,
@@ -521,6 +551,9 @@ const VIEWS = {
   'connect-accept': ConnectAccept,
   'connect-watch': ConnectCard,
   'connect-list': ConnectList,
+  'sign-up': SignUpVerify,
+  recover: Recover,
+  reset: Reset,
 };
 
 const config = await (await fetch('./config.json')).json();
