@@ -284,6 +284,12 @@ pub fn email_taken(conn: &Connection, email: &str) -> rusqlite::Result<bool> {
     conn.prepare_cached("SELECT 1 FROM user WHERE email = ?1 COLLATE NOCASE")?.exists([email])
 }
 
+/// Sets a user's mail address (a unique violation if another user has it).
+pub fn set_email(conn: &Connection, id: i64, email: &str) -> rusqlite::Result<()> {
+    conn.prepare_cached("UPDATE user SET email = ?2 WHERE id = ?1")?.execute(params![id, email])?;
+    Ok(())
+}
+
 /// The live user with this mail address (case-insensitive).
 pub fn by_email(conn: &Connection, email: &str) -> rusqlite::Result<Option<User>> {
     conn.prepare_cached(&format!(

@@ -87,3 +87,15 @@ pub fn recover(username: &str, code: &str, links: &Links, state: &AppState) -> M
         ),
     }
 }
+
+/// To a member's new address, to prove it.
+pub fn new_address(username: &str, code: &str, state: &AppState) -> Mail {
+    Mail {
+        subject: format!("Confirm your new address at {}", site(state)),
+        body: format!(
+            "Hello {username},\n\nyou asked to use this address for your account at {}.\n\n{}\n\nThe code works once, for 24 hours. If it was not you, ignore this mail: your account keeps its address.\n",
+            site(state),
+            code_line("", code)
+        ),
+    }
+}

@@ -11,6 +11,7 @@
 //!   (`--mail-rate` an hour); wrong codes count as failed sign-ins per address (the
 //!   login limit). Passwords are hashed off the async workers, as sign-ins are.
 
+mod change_email;
 mod mails;
 
 use serde_json::{Map, Value, json};
@@ -58,10 +59,14 @@ pub fn endpoints() -> Vec<Endpoint> {
         anonymous(Method::POST, "/api/v2/account/reset/", "accountReset", reset)
             .body_limit(BODY_LIMIT),
     ]
+    .into_iter()
+    .chain(change_email::endpoints())
+    .collect()
 }
 
-/// Why `create` and `recover` are off.
-const NO_RELAY: &str = "Sign-up and password recovery are off on this community: it sends no mail.";
+/// Why the routes that mail are off.
+const NO_RELAY: &str =
+    "Sign-up, password recovery and address changes are off on this community: it sends no mail.";
 
 /// The body as an object of only `allowed` fields.
 async fn body(
@@ -106,6 +111,11 @@ fn mail_slot(call: &Call<Option<Principal>>, email: &str) -> Result<Reservation,
     let keys =
         [LimitKey::Addr(AddrKey::of(call.req.client_addr())), LimitKey::Mail(email.to_lowercase())];
     state.mail_limiter.reserve(&keys, state.clock.now()).map_err(ApiError::Throttled)
+}
+
+/// The `--mail-rate` key of a mail address.
+fn mail_key(email: &str) -> LimitKey {
+    LimitKey::Mail(email.to_lowercase())
 }
 
 /// One code check's place under the login limit, for the client.

@@ -142,7 +142,8 @@ impl Fixtures {
     /// the owner's, the only ones its token may read), `{section_id}` and `{path}` filled
     /// in; `unknown` fills ids that do not exist instead.
     fn fill(&self, path: &str, unknown: bool) -> String {
-        let settings = path.ends_with("/settings/");
+        // the reads of one's own account: the owner's id
+        let settings = path.ends_with("/settings/") || path.ends_with("/check_email_token/");
         let mut out = Vec::new();
         let mut prev = "";
         for seg in path.split('/') {

@@ -3,9 +3,9 @@
 //! address has an account, and limits that hold under parallel requests.
 
 use reqwest::StatusCode;
-use serde_json::json;
+use serde_json::{Value, json};
 
-use crate::common::TestServer;
+use crate::common::{Resp, TestServer};
 use crate::smtp_sink::{Sink, code_in};
 
 async fn with_relay(rate: u32) -> (TestServer, Sink) {
@@ -32,7 +32,11 @@ async fn without_a_relay_sign_up_and_recovery_are_off_and_say_so() {
     let body = json!({"username": "ann", "email": "ann@example.org", "password": "long enough"});
     let r = s.post("/api/v2/account/create/", None, body).await;
     r.assert_error(StatusCode::FORBIDDEN, "permission_denied");
-    assert!(r.text.contains("Sign-up and password recovery are off"), "{}", r.text);
+    assert!(
+        r.text.contains("Sign-up, password recovery and address changes are off"),
+        "{}",
+        r.text
+    );
     let r = s.post("/api/v2/account/recover/", None, json!({"email": "ann@example.org"})).await;
     assert_eq!(r.status, StatusCode::FORBIDDEN);
     assert_eq!(
@@ -238,4 +242,77 @@ async fn mails_per_address_hold_under_parallel_requests() {
     assert_eq!((made, throttled.len()), (3, 9), "three mails an hour for one client");
     assert!(throttled.iter().all(|r| r.header("retry-after").is_some()));
     assert_eq!(sink.wait_for(3).await.len(), 3);
+}
+
+async fn change(s: &TestServer, who: i64, token: &str, body: Value) -> Resp {
+    s.patch(&format!("/api/v2/user/{who}/change_email/"), Some(token), body).await
+}
+
+async fn confirm(s: &TestServer, who: i64, token: &str, body: Value) -> Resp {
+    s.post(&format!("/api/v2/user/{who}/confirm_email/"), Some(token), body).await
+}
+
+async fn check(s: &TestServer, token: &str, who: i64, code: &str) -> Resp {
+    s.get(&format!("/api/v2/user/{who}/check_email_token/?email_token={code}"), Some(token)).await
+}
+
+#[tokio::test]
+async fn a_new_address_is_the_members_only_once_its_mailed_code_comes_back() {
+    let (s, sink) = with_relay(10).await;
+    let (ann, a) = s.login("ann");
+    let (bob, b) = s.login("bob");
+    s.db_write(move |tx| {
+        tx.execute("UPDATE user SET email = 'ann@example.org' WHERE id = ?1", [ann])?;
+        tx.execute("UPDATE user SET email = 'bob@example.org' WHERE id = ?1", [bob])
+    });
+    // another member's id, another member's address, no proof, not an address
+    assert_eq!(
+        change(&s, ann, &b, json!({"new_email": "x@example.org", "confirm": true})).await.status,
+        StatusCode::FORBIDDEN
+    );
+    change(&s, ann, &a, json!({"new_email": "BOB@example.org", "confirm": true}))
+        .await
+        .assert_field_error("new_email", "unique");
+    change(&s, ann, &a, json!({"new_email": "new@example.org", "confirm": false}))
+        .await
+        .assert_field_error("confirm", "invalid");
+    change(&s, ann, &a, json!({"new_email": "nope", "confirm": true}))
+        .await
+        .assert_field_error("new_email", "invalid");
+    let r = change(
+        &s,
+        ann,
+        &a,
+        json!({"new_email": "new@example.org", "confirm": true, "send_email": true}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
+    let mail = &sink.wait_for(1).await[0];
+    assert_eq!(mail.to, ["new@example.org"], "the code goes to the new address");
+    let code = code_in(mail);
+    let address = |id: i64| {
+        s.db_read(move |c| {
+            c.query_row("SELECT email FROM user WHERE id = ?1", [id], |r| r.get::<_, String>(0))
+        })
+    };
+    assert_eq!(address(ann), "ann@example.org", "nothing changes before the code comes back");
+    assert_eq!(check(&s, &a, ann, &code).await.json(), json!({"is_valid": true}));
+    assert_eq!(check(&s, &b, ann, &code).await.status, StatusCode::FORBIDDEN);
+    // bob cannot use ann's code, not even on his own account
+    let r = confirm(&s, bob, &b, json!({"new_email": "new@example.org", "validation_code": code}))
+        .await;
+    r.assert_field_error("validation_code", "invalid");
+    let r =
+        confirm(&s, ann, &a, json!({"new_email": "other@example.org", "validation_code": code}))
+            .await;
+    r.assert_field_error("validation_code", "invalid");
+    let r = confirm(&s, ann, &a, json!({"new_email": "new@example.org", "validation_code": code}))
+        .await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
+    assert_eq!(address(ann), "new@example.org");
+    assert_eq!(address(bob), "bob@example.org");
+    let r = confirm(&s, ann, &a, json!({"new_email": "new@example.org", "validation_code": code}))
+        .await;
+    r.assert_field_error("validation_code", "invalid");
+    assert_eq!(check(&s, &a, ann, &code).await.json(), json!({"is_valid": false}));
 }
