@@ -48,7 +48,9 @@ CREATE TABLE user (
     unseen_notifications INTEGER NOT NULL DEFAULT 0,      -- notifications not yet seen (version 9, kept by triggers)
     connections_counter  INTEGER NOT NULL DEFAULT 0,      -- connections (friendships) of this user (version 9, kept by triggers)
     connection_requests_sent_counter     INTEGER NOT NULL DEFAULT 0, -- requests this user sent, still open (version 9)
-    connection_requests_received_counter INTEGER NOT NULL DEFAULT 0  -- requests to this user, open and not rejected (version 9)
+    connection_requests_received_counter INTEGER NOT NULL DEFAULT 0, -- requests to this user, open and not rejected (version 9)
+    blocked_at    INTEGER,                                -- when staff blocked this user (version 10; NULL: not blocked)
+    blocked_until INTEGER                                 -- when the block ends (NULL with blocked_at: never)
 );
 CREATE UNIQUE INDEX user_email ON user (email COLLATE NOCASE) WHERE email IS NOT NULL;
 
@@ -801,3 +803,7 @@ CREATE TABLE account_code (
 CREATE INDEX account_code_expiry ON account_code (expires_at);
 -- a mail address's open codes (a new sign-up or recovery replaces the older ones)
 CREATE INDEX account_code_email ON account_code (email COLLATE NOCASE, purpose);
+
+-- Blocked members (SPEC §10 People, `PATCH /moderation/user/{id}/`, `hearth user
+-- suspend`): the staff list, the most recently blocked first.
+CREATE INDEX user_blocked ON user (blocked_at DESC, id DESC) WHERE blocked_at IS NOT NULL;

@@ -55,8 +55,8 @@ pub enum ApiError {
     /// 403: the token lacks the `write` scope (RFC 6750 §3.1).
     InsufficientScope,
     /// 403 `permission_denied` with its own message: a feature this server has off
-    /// (sign-up without a mail relay).
-    Off(&'static str),
+    /// (sign-up without a mail relay), a member whom staff blocked.
+    Refused(&'static str),
     /// 403: a CORS preflight from an origin `serve --cors-origin` does not allow.
     OriginNotAllowed,
     /// 404.
@@ -105,7 +105,7 @@ impl ApiError {
         match self {
             ApiError::NotAuthenticated | ApiError::AuthenticationFailed => StatusCode::UNAUTHORIZED,
             ApiError::PermissionDenied
-            | ApiError::Off(_)
+            | ApiError::Refused(_)
             | ApiError::InsufficientScope
             | ApiError::OriginNotAllowed => StatusCode::FORBIDDEN,
             ApiError::NotFound => StatusCode::NOT_FOUND,
@@ -190,7 +190,7 @@ impl ApiError {
                 "service_unavailable",
                 "The server cannot send mail right now. Please try again later.".into(),
             ),
-            ApiError::Off(why) => ("permission_denied", (*why).into()),
+            ApiError::Refused(why) => ("permission_denied", (*why).into()),
             ApiError::Invalid(_) => ("invalid", "Invalid input.".into()),
             ApiError::Internal(_) => ("server_error", "A server error occurred.".into()),
         }

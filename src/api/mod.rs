@@ -34,6 +34,7 @@ pub mod sign_up;
 pub mod user_courses;
 pub mod user_facts;
 pub mod user_hiding;
+pub mod user_moderation;
 pub mod user_settings;
 pub mod users;
 pub mod votes;
@@ -74,6 +75,7 @@ const AREAS: &[fn() -> Vec<Endpoint>] = &[
     data_export::endpoints,
     legal::endpoints,
     sign_up::endpoints,
+    user_moderation::endpoints,
 ];
 
 /// Every endpoint hearth serves, in one list (see [`crate::http::route`]).

@@ -41,17 +41,20 @@ pub fn endpoints() -> Vec<Endpoint> {
     all
 }
 
-/// `GET /api/v2/user/me/`: the caller as User JSON plus `email` and the unseen
+/// `GET /api/v2/user/me/`: the caller as User JSON plus `email`, `status` (`b` while
+/// staff block the caller) and the unseen
 /// counters the kit's toolbar badge adds up: the caller's unseen notifications (SPEC
 /// §10), and its unseen broadcast banners.
 async fn get_me(call: Call<Principal>) -> Result<Response, ApiError> {
-    let base = call.base();
+    let (base, now) = (call.base(), call.now);
     let json = call
         .read(move |c, who| {
             let user =
                 crate::db::users::get(c, who.user_id)?.ok_or(ApiError::AuthenticationFailed)?;
             let mut j = user.to_json(&base, None, crate::db::users::tags(c, user.id)?);
             j.email = Some(user.email.clone().unwrap_or_default());
+            let blocked = crate::db::user_blocks::is_blocked(c, who.user_id, now)?;
+            j.status = Some(if blocked { "b" } else { "a" });
             j.unseen_interactions_counter = Some(crate::db::notifications::unseen(c, who.user_id)?);
             j.unseen_notification_banners_counter =
                 Some(crate::db::banners::unseen(c, who.user_id)?);

@@ -89,6 +89,22 @@ pub enum UserCommand {
         #[arg(allow_hyphen_values = true)]
         username: String,
     },
+    /// Block a member (SPEC §10 People): they still sign in and read, but may not post,
+    /// comment, vote, flag, follow or ask for connections until the block ends.
+    Suspend {
+        /// The username.
+        #[arg(allow_hyphen_values = true)]
+        username: String,
+        /// Days the block lasts (1–3650); without it, until `hearth user unsuspend`.
+        #[arg(long, value_parser = clap::value_parser!(i64).range(1..=crate::db::user_blocks::MAX_DAYS))]
+        days: Option<i64>,
+    },
+    /// Lift a member's block.
+    Unsuspend {
+        /// The username.
+        #[arg(allow_hyphen_values = true)]
+        username: String,
+    },
 }
 
 /// Where a password comes from (SPEC §2): stdin with `--password-stdin`, none with
@@ -253,6 +269,28 @@ pub fn run(db: &Db, cmd: UserCommand, clock: &Clock) -> CliResult {
                     "no longer staff; its OAuth tokens and sessions ended"
                 }
             );
+        }
+        UserCommand::Suspend { username, days } => {
+            let (user, _) = find(db, &username)?;
+            if user.is_staff {
+                return Err(CliError(format!(
+                    "{username} is staff: take staff away first (hearth user set-staff {username} false)"
+                )));
+            }
+            let now = clock.now();
+            let until = crate::db::user_blocks::until(now, days);
+            write(db, move |tx| {
+                crate::db::user_blocks::block(tx, user.id, now, until).map_err(CliError::from)
+            })?;
+            match until {
+                Some(t) => println!("{username} is blocked until {}", crate::clock::rfc3339(t)),
+                None => println!("{username} is blocked until `hearth user unsuspend {username}`"),
+            }
+        }
+        UserCommand::Unsuspend { username } => {
+            let id = find_id(db, &username)?;
+            write(db, move |tx| crate::db::user_blocks::lift(tx, id).map_err(CliError::from))?;
+            println!("{username} is no longer blocked");
         }
         UserCommand::Delete { username } => {
             let id = find_id(db, &username)?;

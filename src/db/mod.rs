@@ -58,6 +58,7 @@ pub mod related;
 pub mod search;
 pub mod sessions;
 pub mod tokens;
+pub mod user_blocks;
 pub mod user_courses;
 pub mod user_search;
 pub mod user_settings;

@@ -148,6 +148,10 @@ pub struct UserJson {
     /// Only in `GET /api/v2/user/me/`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub email: Option<String>,
+    /// Only in `GET /api/v2/user/me/`: `"a"` (approved) or `"b"` (blocked by staff, SPEC
+    /// §10 People), which the kit's `UserUtils.isBlocked` reads to explain a refusal
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<&'static str>,
     /// Only in `GET /api/v2/user/me/`: the caller's unseen notifications (0 until
     /// hearth writes notifications, SPEC §10)
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -224,6 +228,7 @@ impl User {
             company_role: self.company_role.clone(),
             role: role(self.is_staff),
             email: None,
+            status: None,
             unseen_interactions_counter: None,
             unseen_notification_banners_counter: None,
             connection_requests_sent_counter: None,

@@ -122,3 +122,20 @@ fn staff_list_the_flagged_contributions_with_the_cli() {
         (serde_json::json!(1), serde_json::json!("u1"))
     );
 }
+
+#[test]
+fn user_suspend_blocks_a_member_and_unsuspend_lifts_it() {
+    let e = Env::initialised();
+    e.ok(&["user", "create", "--username", "bob", "--no-password"]);
+    e.ok(&["user", "create", "--username", "moira", "--staff", "--no-password"]);
+    let out = e.ok(&["user", "suspend", "bob", "--days", "3"]);
+    assert!(out.contains("bob is blocked until"), "{out}");
+    assert_eq!(
+        e.sql("SELECT count(*) FROM user WHERE username = 'bob' AND blocked_until IS NOT NULL"),
+        1
+    );
+    assert!(e.fails(&["user", "suspend", "moira"]).contains("take staff away first"));
+    e.fails(&["user", "suspend", "bob", "--days", "0"]);
+    e.ok(&["user", "unsuspend", "bob"]);
+    assert_eq!(e.sql("SELECT count(*) FROM user WHERE blocked_at IS NOT NULL"), 0);
+}

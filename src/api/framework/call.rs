@@ -118,11 +118,19 @@ pub struct Call<W> {
     body_bytes: Arc<AtomicU64>,
     /// Whether a write of this request was charged to the write quota already.
     charged: AtomicBool,
+    /// The endpoint's operation id (what a blocked member may still do: [`BLOCKED_MAY`]).
+    op: &'static str,
     who: PhantomData<fn() -> W>,
 }
 
 impl<W: Who> Call<W> {
-    fn new(mut req: Req, params: Params, auth: Auth, seen: Arc<AtomicI64>) -> Self {
+    fn new(
+        mut req: Req,
+        params: Params,
+        auth: Auth,
+        op: &'static str,
+        seen: Arc<AtomicI64>,
+    ) -> Self {
         let body_bytes = Arc::new(AtomicU64::new(0));
         req.body.metered(Arc::clone(&body_bytes));
         Call {
@@ -134,6 +142,7 @@ impl<W: Who> Call<W> {
             seen,
             body_bytes,
             charged: AtomicBool::new(false),
+            op,
             who: PhantomData,
         }
     }
@@ -195,7 +204,9 @@ impl<W: Who> Call<W> {
     /// write, charged to the caller's write quota with the bytes of the body read so
     /// far (429 when over it; staff are not charged). The check runs where writes are
     /// one at a time, so it is exact however many of a user's writes race; a write
-    /// that fails gives its bytes back.
+    /// that fails gives its bytes back. A member whom staff blocked (SPEC §10 People:
+    /// `PATCH /moderation/user/{id}/`, `hearth user suspend`) is refused here (403),
+    /// in the same transaction, unless the endpoint is one of [`BLOCKED_MAY`].
     pub async fn write<T, F>(&self, f: F) -> Result<T, ApiError>
     where
         F: FnOnce(&Transaction<'_>, W) -> Result<T, ApiError> + Send + 'static,
@@ -208,11 +219,19 @@ impl<W: Who> Call<W> {
             bytes: self.body_bytes.load(Ordering::Relaxed),
             now: self.now,
         });
+        let blocked_may = BLOCKED_MAY.contains(&self.op);
+        let now = self.now;
         self.req
             .state
             .db
             .write(move |tx| {
-                let who = r.resolve(tx)?;
+                let who: W = r.resolve(tx)?;
+                if !blocked_may
+                    && let Some(id) = who.user_id()
+                    && crate::db::user_blocks::is_blocked(tx, id, now)?
+                {
+                    return Err(ApiError::Refused(BLOCKED));
+                }
                 let charge = match &quota {
                     Some(q) => q.charge(&who)?,
                     None => None,
@@ -321,7 +340,7 @@ where
 {
     Endpoint::new(method, path, auth, operation_id, move |req, params| {
         let seen = Arc::new(AtomicI64::new(0));
-        let fut = handler(Call::new(req, params, auth, Arc::clone(&seen)));
+        let fut = handler(Call::new(req, params, auth, operation_id, Arc::clone(&seen)));
         async move {
             let mut resp = respond(fut.await);
             // ids start at 1; the database call that resolved the caller has returned
@@ -333,6 +352,42 @@ where
         }
     })
 }
+
+/// What a member whom staff blocked may still do (by operation id): look after their
+/// own account (password, address, settings, legal answers, their data, deleting it),
+/// read and dismiss what reaches them, follow categories, take back what they wrote,
+/// and end relations (hide, unfollow a course, cancel, reject or remove connections).
+/// Everything else that writes is 403 while the block lasts: contributions, comments,
+/// votes, flags, follows of users, connection requests, the profile (the platform's
+/// `status: b` rules, `@selfcommunity/types` `SCUserType.status`).
+pub const BLOCKED_MAY: [&str; 23] = [
+    "ackLegalPage",
+    "changeUserMail",
+    "changeUserPassword",
+    "confirmUserChangeMail",
+    "deleteComment",
+    "deleteDiscussion",
+    "deletePost",
+    "deleteStatus",
+    "disposeBanners",
+    "followCategory",
+    "generateDataPortability",
+    "getUserConnectionStatuses",
+    "hideUser",
+    "leaveCourse",
+    "markBannersRead",
+    "markFeedRead",
+    "markNotificationsRead",
+    "updateUserSettings",
+    "userCancelRequestConnection",
+    "userDelete",
+    "userMarkSeenConnectionRequest",
+    "userRejectConnectionRequest",
+    "userRemoveConnection",
+];
+
+/// What a blocked member is told.
+const BLOCKED: &str = "Your account is blocked: you cannot do this until the block ends.";
 
 /// The six constructors, one per auth class: each ties its handler's caller type to
 /// the class (`Option<Principal>` where an anonymous caller can be served).
@@ -363,4 +418,18 @@ constructors! {
     write: Write, Principal;
     /// Declares an endpoint for staff callers with the `write` scope.
     staff: Staff, Principal;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::BLOCKED_MAY;
+
+    #[test]
+    fn what_a_blocked_member_may_do_names_real_writes() {
+        let router = crate::api::router();
+        for op in BLOCKED_MAY {
+            let e = router.endpoints().find(|e| e.operation_id == op);
+            assert!(e.is_some_and(|e| e.writes), "{op} is no write of the router");
+        }
+    }
 }

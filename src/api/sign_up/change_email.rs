@@ -74,7 +74,7 @@ async fn change(mut call: Call<Principal>) -> Result<Response, ApiError> {
     }
     let email = text(&body, "new_email")?;
     validate_email(&email).map_err(|m| ApiError::field("new_email", "invalid", m))?;
-    let mailer = call.state().mailer.clone().ok_or(ApiError::Off(NO_RELAY))?;
+    let mailer = call.state().mailer.clone().ok_or(ApiError::Refused(NO_RELAY))?;
     let state = call.state().clone();
     let keys = [LimitKey::Addr(AddrKey::of(call.req.client_addr())), mail_key(&email)];
     state.mail_limiter.reserve(&keys, state.clock.now()).map_err(ApiError::Throttled)?.failed();

@@ -142,7 +142,7 @@ fn wrong_code() -> ApiError {
 async fn create(mut call: Call<Option<Principal>>) -> Result<Response, ApiError> {
     let body =
         body(&mut call, &["username", "email", "password", "invite_code", "promo_code"]).await?;
-    let mailer = call.state().mailer.clone().ok_or(ApiError::Off(NO_RELAY))?;
+    let mailer = call.state().mailer.clone().ok_or(ApiError::Refused(NO_RELAY))?;
     for key in ["invite_code", "promo_code"] {
         if body.get(key).is_some_and(|v| !v.is_null() && v != "") {
             return Err(ApiError::field(key, "invalid", "This community has no such codes."));
@@ -277,7 +277,7 @@ async fn validation_code(mut call: Call<Option<Principal>>) -> Result<Response, 
 /// has it, a recovery code goes to it by mail (valid one hour; a newer one replaces it).
 async fn recover(mut call: Call<Option<Principal>>) -> Result<Response, ApiError> {
     let body = body(&mut call, &["email"]).await?;
-    let mailer = call.state().mailer.clone().ok_or(ApiError::Off(NO_RELAY))?;
+    let mailer = call.state().mailer.clone().ok_or(ApiError::Refused(NO_RELAY))?;
     let email = text(&body, "email")?;
     validate_email(&email).map_err(|m| ApiError::field("email", "invalid", m))?;
     mail_slot(&call, &email)?.failed();

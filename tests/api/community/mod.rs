@@ -11,3 +11,4 @@ mod moderation;
 mod preferences;
 mod reactions;
 mod sign_up;
+mod user_blocks;

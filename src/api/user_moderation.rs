@@ -1,0 +1,147 @@
+//! `/api/v2/moderation/user/...` (SPEC §10 People: suspension of users): staff block a
+//! member for some days or until they lift it, and list the members blocked. What a
+//! blocked member may still do is decided where every write passes
+//! (`api::call::BLOCKED_MAY`); `/user/me/` tells the member (`status: "b"`).
+
+use rusqlite::Connection;
+use serde_json::{Value, json};
+use warp::http::Method;
+use warp::reply::Response;
+
+use crate::api::call::{Call, staff, user};
+use crate::api::listing::list_page;
+use crate::clock::{SECOND, rfc3339};
+use crate::db::user_blocks::{self, Block, MAX_DAYS, until};
+use crate::error::ApiError;
+use crate::http::auth::Principal;
+use crate::http::ok;
+use crate::http::pagination::Page;
+use crate::http::route::Endpoint;
+use crate::model::PublicUrl;
+use crate::model::field::FieldError;
+
+/// The endpoints of this module.
+pub fn endpoints() -> Vec<Endpoint> {
+    vec![
+        user(Method::GET, "/api/v2/moderation/user/", "usersForModeration", blocked),
+        staff(Method::PATCH, "/api/v2/moderation/user/{id}/", "moderateUser", moderate)
+            .body_limit(1024),
+    ]
+}
+
+/// `SCUserModerationType`: the member's User JSON with the block's start, length in
+/// days (null: until lifted) and end.
+fn moderation_json(
+    c: &Connection,
+    b: Option<Block>,
+    id: i64,
+    base: &PublicUrl,
+) -> Result<Value, ApiError> {
+    let u = crate::db::users::get(c, id)?.ok_or(ApiError::NotFound)?;
+    let mut j = serde_json::to_value(u.to_json(base, None, crate::db::users::tags(c, id)?))
+        .map_err(ApiError::internal)?;
+    let days = b.and_then(|b| b.until.map(|until| (until - b.blocked_at) / (86_400 * SECOND)));
+    j["blocked_at"] = json!(b.map(|b| rfc3339(b.blocked_at)));
+    j["days_blocked"] = json!(days);
+    j["expire_at"] = json!(b.and_then(|b| b.until).map(rfc3339));
+    Ok(j)
+}
+
+/// `GET /api/v2/moderation/user/` (staff; `?days_blocked=days|forever`): the members
+/// blocked now or before (a block that ended stays listed until lifted), the most
+/// recently blocked first, as `SCUserModerationType`. An index walk.
+async fn blocked(call: Call<Principal>) -> Result<Response, ApiError> {
+    let base = call.base();
+    list_page(&call, move |c, who, q| {
+        if !who.is_staff {
+            return Err(ApiError::PermissionDenied);
+        }
+        let page = Page::from_query(q)?;
+        let forever = match q.get("days_blocked") {
+            None | Some("") => None,
+            Some("forever") => Some(true),
+            Some("days") => Some(false),
+            Some(_) => {
+                return Err(ApiError::field(
+                    "days_blocked",
+                    "invalid_choice",
+                    "days_blocked is \"days\" or \"forever\".",
+                ));
+            }
+        };
+        let count = user_blocks::count(c, forever, crate::http::pagination::MAX_OFFSET)?;
+        let mut results = Vec::new();
+        for b in user_blocks::list(c, forever, page.limit, page.offset)? {
+            results.push(moderation_json(c, Some(b), b.user_id, &base)?);
+        }
+        Ok((page, count, results))
+    })
+    .await
+}
+
+/// `PATCH /api/v2/moderation/user/{id}/?days_blocked=N` (staff): `{"status": "b"}`
+/// blocks the member for N days (1 to [`MAX_DAYS`]; without it, until lifted),
+/// replacing a block in force; `{"status": "a"}` lifts it. Staff members and oneself
+/// cannot be blocked (400 on `status`: take staff away first). 200 with the member's
+/// `SCUserModerationType`.
+async fn moderate(mut call: Call<Principal>) -> Result<Response, ApiError> {
+    call.before_body().await?;
+    let body = call.object().await;
+    let who = call.read(|_, who| Ok::<_, ApiError>(who)).await?;
+    let body = body?;
+    if let Some(e) = FieldError::first_unknown(&body, &["status"]) {
+        return Err(ApiError::Invalid(vec![e]));
+    }
+    let q = call.query()?;
+    let days = match q.get("days_blocked") {
+        None | Some("" | "forever") => None,
+        Some(d) => {
+            Some(d.parse::<i64>().ok().filter(|d| (1..=MAX_DAYS).contains(d)).ok_or_else(|| {
+                ApiError::field(
+                    "days_blocked",
+                    "invalid",
+                    format!("days_blocked is a number of days from 1 to {MAX_DAYS}."),
+                )
+            })?)
+        }
+    };
+    let block = match body.get("status").and_then(Value::as_str) {
+        Some("b") => true,
+        Some("a") => false,
+        None => return Err(ApiError::field("status", "required", "This field is required.")),
+        Some(_) => {
+            return Err(ApiError::field(
+                "status",
+                "invalid_choice",
+                "status is \"a\" (approved) or \"b\" (blocked).",
+            ));
+        }
+    };
+    let (id, now, base) = (call.id(), call.now, call.base());
+    if block && id == who.user_id {
+        return Err(ApiError::field("status", "invalid", "You cannot block yourself."));
+    }
+    let until = until(now, days);
+    let j = call
+        .write(move |tx, _| {
+            let target = crate::db::users::get(tx, id)?.ok_or(ApiError::NotFound)?;
+            if block && target.is_staff {
+                return Err(ApiError::field(
+                    "status",
+                    "invalid",
+                    "Staff members cannot be blocked: take staff away first.",
+                ));
+            }
+            let found = if block {
+                user_blocks::block(tx, id, now, until)?
+            } else {
+                user_blocks::lift(tx, id)?
+            };
+            if !found {
+                return Err(ApiError::NotFound);
+            }
+            moderation_json(tx, user_blocks::of(tx, id)?, id, &base)
+        })
+        .await?;
+    Ok(ok(&j))
+}
