@@ -24,6 +24,7 @@ pub mod jwt;
 pub mod legal;
 pub mod live;
 pub mod media;
+pub mod messages;
 pub mod moderation;
 pub mod notifications;
 pub mod preferences;
@@ -72,6 +73,7 @@ const AREAS: &[fn() -> Vec<Endpoint>] = &[
     moderation::endpoints,
     data_export::endpoints,
     legal::endpoints,
+    messages::endpoints,
 ];
 
 /// Every endpoint hearth serves, in one list (see [`crate::http::route`]).

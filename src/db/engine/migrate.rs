@@ -279,7 +279,8 @@ fn v10_people_groups_events_messages(conn: &Connection) -> Result<(), DbError> {
 
 /// The columns version 10 adds to tables older files have, in the order `schema.sql`
 /// lists them (each last in its table, so a migrated file reads like a fresh one).
-const V10_COLUMNS: &[&str] = &[];
+const V10_COLUMNS: &[&str] =
+    &["ALTER TABLE notification ADD COLUMN message_id INTEGER REFERENCES private_message (id)"];
 
 /// The first line of [`SCHEMA`]'s version 10 section.
 const V10_HEADING: &str = "-- Version 10 (SPEC §10: people, groups, events";
