@@ -184,9 +184,10 @@ async fn send(mut call: Call<Principal>) -> Result<Response, ApiError> {
 /// theirs); 204. No such thread is 404.
 async fn delete_thread(mut call: Call<Principal>) -> Result<Response, ApiError> {
     call.before_body().await?;
-    call.no_body().await?;
+    let body = call.no_body().await;
     let q = call.query()?;
     call.write(move |tx, who| {
+        body?;
         require_enabled(tx)?;
         let thread = named_thread(tx, who.user_id, &q)?
             .ok_or_else(|| FieldError::required("user"))
@@ -218,9 +219,10 @@ async fn get_one(call: Call<Principal>) -> Result<Response, ApiError> {
 /// themselves; 204. Another's message is 404.
 async fn delete_one(mut call: Call<Principal>) -> Result<Response, ApiError> {
     call.before_body().await?;
-    call.no_body().await?;
+    let body = call.no_body().await;
     let (id, now) = (call.id(), call.now);
     call.write(move |tx, who| {
+        body?;
         require_enabled(tx)?;
         if messages::delete(tx, who.user_id, id, now)? { Ok(()) } else { Err(ApiError::NotFound) }
     })
@@ -295,66 +297,82 @@ async fn upload_file(mut call: Call<Principal>) -> Result<Response, ApiError> {
     call.before_body().await?;
     let q = call.query()?;
     let body = call.take_body();
-    let (map, file) =
-        upload::read(body, &call.req.headers, Form { file: "file", lists: &[] }).await?;
-    let done = q.get("done").is_some();
-    let parent = text(&map, "parentuuid");
-    if parent.is_some()
-        && let Some(f) = &file
-        && let Err(e) = crate::images::plan(&f.bytes)
-    {
-        return Err(ApiError::field("file", "invalid", e.to_string()));
-    }
-    let bytes = file.map(|f| f.bytes);
-    if !done && bytes.is_none() {
-        return Err(ApiError::Invalid(vec![FieldError::required("file")]));
-    }
-    let partindex: Option<i64> = number(&map, "partindex")?;
-    let totalparts: Option<i64> = number(&map, "totalparts")?;
-    let duration: Option<f64> = number(&map, "duration")?;
-    let uuid = text(&map, "uuid");
-    let filename = text(&map, "filename").unwrap_or_else(|| "file".to_owned());
+    // what the form says, judged after the caller is (401 before 400, as every route)
+    let parsed = upload::read(body, &call.req.headers, Form { file: "file", lists: &[] })
+        .await
+        .and_then(|(map, file)| step(&q, &map, file.map(|f| f.bytes)));
     let (base, now) = (call.base(), call.now);
     let json = call
         .write(move |tx, who| {
+            let step = parsed?;
             require_enabled(tx)?;
             let me = who.user_id;
             let whole = |f: model::File| {
                 let j = f.to_json(&base);
                 json!({"file_uuid": j.uuid, "file_url": j.url})
             };
-            if done {
-                let uuid =
-                    uuid.ok_or_else(|| ApiError::Invalid(vec![FieldError::required("uuid")]))?;
-                let f = files::finish(tx, me, &uuid, &filename, totalparts, duration, now)?
-                    .map_err(refused)?;
-                return Ok(whole(f));
+            match step {
+                Step::Done { uuid, filename, parts, duration } => {
+                    let f = files::finish(tx, me, &uuid, &filename, parts, duration, now)?
+                        .map_err(refused)?;
+                    Ok(whole(f))
+                }
+                Step::Thumbnail { parent, bytes } => {
+                    let f = files::set_thumbnail(tx, me, &parent, &bytes, now)?.map_err(refused)?;
+                    let j = f.to_json(&base);
+                    Ok(json!({
+                        "file_uuid": j.uuid, "file_url": j.thumbnail, "parent_file_uuid": j.uuid
+                    }))
+                }
+                Step::Chunk { part, uuid, bytes } => {
+                    let uuid = match uuid {
+                        Some(u) => u,
+                        None => files::create(tx, me, now)?,
+                    };
+                    files::add_chunk(tx, me, &uuid, part, &bytes)?.map_err(refused)?;
+                    Ok(json!({"file_uuid": uuid}))
+                }
+                Step::Whole { filename, duration, bytes } => {
+                    let uuid = files::create(tx, me, now)?;
+                    files::add_chunk(tx, me, &uuid, 0, &bytes)?.map_err(refused)?;
+                    let f = files::finish(tx, me, &uuid, &filename, Some(1), duration, now)?
+                        .map_err(refused)?;
+                    Ok::<_, ApiError>(whole(f))
+                }
             }
-            let bytes = bytes.unwrap_or_default();
-            if let Some(parent) = parent {
-                let f = files::set_thumbnail(tx, me, &parent, &bytes, now)?.map_err(refused)?;
-                let j = f.to_json(&base);
-                return Ok(json!({
-                    "file_uuid": j.uuid, "file_url": j.thumbnail, "parent_file_uuid": j.uuid
-                }));
-            }
-            if let Some(part) = partindex {
-                let uuid = match (part, uuid) {
-                    (_, Some(u)) => u,
-                    (0, None) => files::create(tx, me, now)?,
-                    (_, None) => {
-                        return Err(ApiError::Invalid(vec![FieldError::required("uuid")]));
-                    }
-                };
-                files::add_chunk(tx, me, &uuid, part, &bytes)?.map_err(refused)?;
-                return Ok(json!({"file_uuid": uuid}));
-            }
-            let uuid = files::create(tx, me, now)?;
-            files::add_chunk(tx, me, &uuid, 0, &bytes)?.map_err(refused)?;
-            let f = files::finish(tx, me, &uuid, &filename, Some(1), duration, now)?
-                .map_err(refused)?;
-            Ok::<_, ApiError>(whole(f))
         })
         .await?;
     Ok(ok(&json))
+}
+
+/// One step of the uploader, as its form says.
+enum Step {
+    Whole { filename: String, duration: Option<f64>, bytes: bytes::Bytes },
+    Chunk { part: i64, uuid: Option<String>, bytes: bytes::Bytes },
+    Done { uuid: String, filename: String, parts: Option<i64>, duration: Option<f64> },
+    Thumbnail { parent: String, bytes: bytes::Bytes },
+}
+
+/// Reads the step a form asks for (400 on a field it gets wrong).
+fn step(q: &Query, map: &Map<String, Value>, file: Option<bytes::Bytes>) -> Result<Step, ApiError> {
+    let required = |f: &str| ApiError::Invalid(vec![FieldError::required(f)]);
+    let duration: Option<f64> = number(map, "duration")?;
+    let filename = text(map, "filename").unwrap_or_else(|| "file".to_owned());
+    if q.get("done").is_some() {
+        let uuid = text(map, "uuid").ok_or_else(|| required("uuid"))?;
+        return Ok(Step::Done { uuid, filename, parts: number(map, "totalparts")?, duration });
+    }
+    let bytes = file.ok_or_else(|| required("file"))?;
+    if let Some(parent) = text(map, "parentuuid") {
+        if let Err(e) = crate::images::plan(&bytes) {
+            return Err(ApiError::field("file", "invalid", e.to_string()));
+        }
+        return Ok(Step::Thumbnail { parent, bytes });
+    }
+    match (number::<i64>(map, "partindex")?, text(map, "uuid")) {
+        (Some(part), Some(uuid)) => Ok(Step::Chunk { part, uuid: Some(uuid), bytes }),
+        (Some(0), None) => Ok(Step::Chunk { part: 0, uuid: None, bytes }),
+        (Some(_), None) => Err(required("uuid")),
+        (None, _) => Ok(Step::Whole { filename, duration, bytes }),
+    }
 }
