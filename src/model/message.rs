@@ -333,6 +333,7 @@ pub fn clean_filename(name: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #![expect(clippy::unwrap_used, reason = "tests fail loudly")]
     use super::Send;
     use serde_json::json;
 

@@ -19,7 +19,7 @@ fn chunk(bytes: Vec<u8>) -> Part {
 async fn a_file_in_chunks_becomes_whole_gets_a_thumbnail_and_goes_with_its_message() {
     let s = TestServer::start().await;
     s.set_pref("addons", "private_messages_enabled", json!(true));
-    let (_, a) = s.login("alice");
+    let (alice, a) = s.login("alice");
     let (bob, b) = s.login("bob");
     let pdf: Vec<u8> = [b"%PDF-1.7\n".as_slice(), &vec![b'x'; 300_000]].concat();
     let (first, second) = pdf.split_at(200_000);
@@ -110,12 +110,6 @@ async fn a_file_in_chunks_becomes_whole_gets_a_thumbnail_and_goes_with_its_messa
     let thumb = r.json()["file_url"].as_str().unwrap().to_owned();
     // bob cannot send alice's file; alice can, once
     let body = |to: i64| json!({"recipients": [to], "message": "", "file_uuid": uuid});
-    let (alice, _) = (
-        s.db_read(|c| {
-            c.query_row("SELECT id FROM user WHERE username = 'alice'", [], |r| r.get::<_, i64>(0))
-        }),
-        (),
-    );
     s.post("/api/v2/pm/", Some(&b), body(alice)).await.assert_field_error("file_uuid", "invalid");
     let r = s.post("/api/v2/pm/", Some(&a), body(bob)).await;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
