@@ -48,6 +48,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { messageViews } from './messages.mjs';
 import { peopleViews } from './people.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -1313,6 +1314,8 @@ const setIds = (ids) => {
   writeConfig();
 };
 await peopleViews({ visit, check, api, hearth, page, browser, pageOrigin, portal, initScript, requests, pageErrors, must, USERS, WAIT_MS, OUT, shots, token, viewTokens, setIds });
+// --- issue 33: private messages (on from here)
+await messageViews({ visit, check, api, hearth, page, browser, pageOrigin, portal, initScript, requests, pageErrors, must, USERS, WAIT_MS, OUT, shots, token, viewTokens, setIds });
 
 // --- the record
 const seen = new Map();

@@ -93,21 +93,48 @@ pub fn send(
     file: Option<&str>,
     now: Timestamp,
 ) -> rusqlite::Result<i64> {
-    let thread = ensure_thread(conn, from, to, now)?;
+    let id = write(conn, from, to, text, rendered, file, now, false)?;
+    super::notifications::notify_message(conn, to, from, id, now)?;
+    Ok(id)
+}
+
+/// Writes a message (read by its receiver already, or not) in the thread of `from` and
+/// `to`, made when new, and moves both snippets to it; notifies no one (the import's writer; [`send`] for the API's).
+#[expect(clippy::too_many_arguments, reason = "a message's fields, each its own column")]
+pub fn write(
+    conn: &Connection,
+    from: i64,
+    to: i64,
+    text: &str,
+    rendered: &Rendered,
+    file: Option<&str>,
+    at: Timestamp,
+    read: bool,
+) -> rusqlite::Result<i64> {
+    let thread = ensure_thread(conn, from, to, at)?;
     conn.prepare_cached(
         "INSERT INTO private_message
-           (thread_id, sender_id, receiver_id, text, html, summary, file_uuid, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+           (thread_id, sender_id, receiver_id, text, html, summary, file_uuid, created_at, is_read)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     )?
-    .execute(params![thread, from, to, text, rendered.html, rendered.summary, file, now])?;
+    .execute(params![
+        thread,
+        from,
+        to,
+        text,
+        rendered.html,
+        rendered.summary,
+        file,
+        at,
+        read
+    ])?;
     let id = conn.last_insert_rowid();
+    // a thread is in the order of its ids (an import's lines come in their order)
     conn.prepare_cached(
-        "UPDATE pm_member SET last_id = ?2, last_at = ?3,
-           unread = unread + (user_id = ?4)
+        "UPDATE pm_member SET last_id = ?2, last_at = ?3, unread = unread + (user_id = ?4 AND NOT ?5)
          WHERE thread_id = ?1",
     )?
-    .execute(params![thread, id, now, to])?;
-    super::notifications::notify_message(conn, to, from, id, now)?;
+    .execute(params![thread, id, at, to, read])?;
     Ok(id)
 }
 

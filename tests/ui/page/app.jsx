@@ -50,6 +50,10 @@
 //   connect-watch      erin's page again, open in a second browser context while basil
 //                      accepts: her button turns without a reload (the live socket);
 //   connect-list       erin's and basil's UserConnectionsWidget afterwards.
+//   pm-thread          (private messages on) erin's messages page: PrivateMessageComponent
+//                      with her thread with basil open (snippets, thread, editor);
+//   pm-inbox           basil's messages page, no thread open, in a second browser context
+//                      while erin writes: the snippet turns live, then he opens it.
 //
 // Every view opens the kit's live socket (SCNotificationProvider, useSCWebSocket) at
 // ws://<portal's host, no port>/ws/notify?subscribe-user, with `notifications.webSocket`
@@ -74,6 +78,7 @@ import {
   FeedObject,
   Footer,
   NavigationToolbar,
+  PrivateMessageComponent,
   SCFeedObjectTemplateType,
   User,
   UserConnectionsRequestsWidget,
@@ -490,6 +495,25 @@ function ConnectList({ config }) {
   );
 }
 
+// Private messages (issue 33): the kit's messages page, PrivateMessageComponent (the
+// snippets beside the open thread and its editor), as erin with basil's thread open and
+// as basil with none open.
+function PmThread({ config }) {
+  return (
+    <Single id="pm" title="PrivateMessageComponent (erin's, the thread with basil)">
+      <PrivateMessageComponent id={config.ids.basil} type="user" />
+    </Single>
+  );
+}
+
+function PmInbox() {
+  return (
+    <Single id="pm" title="PrivateMessageComponent (basil's)">
+      <PrivateMessageComponent />
+    </Single>
+  );
+}
+
 const VIEWS = {
   widgets: Widgets,
   shell: Shell,
@@ -521,6 +545,8 @@ const VIEWS = {
   'connect-accept': ConnectAccept,
   'connect-watch': ConnectCard,
   'connect-list': ConnectList,
+  'pm-thread': PmThread,
+  'pm-inbox': PmInbox,
 };
 
 const config = await (await fetch('./config.json')).json();

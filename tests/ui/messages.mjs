@@ -1,0 +1,94 @@
+// The private messages views of the UI suite (issue 33), run by run.mjs after the people
+// views: they turn private messages on (`addons.private_messages_enabled`). `t` holds
+// run.mjs's helpers and state.
+//
+// Two browsers: erin's messages page (PrivateMessageComponent, her thread with basil open)
+// and basil's (no thread open), in a second context of the same browser. erin writes in
+// the kit's editor and sends; basil's snippet turns to her message and shows it unread
+// through the live socket, without a reload; he opens it (hearth marks it read), answers,
+// and his answer appears in erin's open thread, live too. Each step is checked through
+// hearth's API.
+
+import path from 'node:path';
+
+export async function messageViews(t) {
+  const { visit, check, api, hearth, page, browser, pageOrigin, portal, initScript, requests, pageErrors, must, USERS, WAIT_MS, OUT, shots, token, viewTokens, setIds } = t;
+  const { erin, basil } = USERS;
+  const snippetsOf = async (who) => (await api(who, 'GET', '/api/v2/pm/')).json;
+  const threadWith = (who) => (s) => s.results.find((x) => x.sender.id === who || x.receiver.id === who);
+
+  await check('messages: private messages on (hearth pref set addons.private_messages_enabled true), and erin\'s first message to basil through the API', async () => {
+    hearth('pref', 'set', 'addons.private_messages_enabled', 'true');
+    must(JSON.parse(hearth('pref', 'get', 'addons.private_messages_enabled', '--json')).value === true, 'the preference is not on');
+    const r = await api(erin, 'POST', '/api/v2/pm/', { recipients: [basil], message: 'Hello basil, are you coming to the workshop?' });
+    must(r.status === 201 && r.json[0].receiver.id === basil, `POST /pm/ answered ${r.status} ${JSON.stringify(r.json).slice(0, 200)}`);
+  });
+  Object.assign(viewTokens, { 'pm-thread': token(erin), 'pm-inbox': token(basil) });
+  setIds({});
+
+  await visit('pm-thread', async () => {
+    const ctx2 = await browser.newContext({ viewport: { width: 1280, height: 700 } });
+    const page2 = await ctx2.newPage();
+    await page2.addInitScript(initScript);
+    page2.on('pageerror', (e) => pageErrors.push({ view: 'pm-thread', message: `pm-inbox: ${e.message}` }));
+    page2.on('response', (r) => {
+      if (r.url().startsWith(portal)) requests.push({ view: 'pm-thread', method: r.request().method(), path: `(pm-inbox) ${new URL(r.url()).pathname}${new URL(r.url()).search}`, status: r.status() });
+    });
+    const inbox = page2.getByTestId('pm');
+    const thread = page.getByTestId('pm');
+    try {
+      await page2.goto(`${pageOrigin}/?view=pm-inbox`);
+      await check("pm-thread: erin's page shows her thread with basil (the first message, the editor); basil's page lists the thread, unread (the kit's unread mark), and his socket is open", async () => {
+        await thread.locator('.SCPrivateMessageThread-root').getByText('are you coming to the workshop?').waitFor({ timeout: WAIT_MS });
+        await thread.locator('.SCPrivateMessageEditor-root textarea, .SCPrivateMessageEditor-root input').first().waitFor({ timeout: WAIT_MS });
+        const item = inbox.locator('.SCPrivateMessageSnippetItem-root').filter({ hasText: 'erin' });
+        await item.getByText('are you coming to the workshop?').waitFor({ timeout: WAIT_MS });
+        await inbox.locator('.SCPrivateMessageSnippetItem-unread').first().waitFor({ timeout: WAIT_MS });
+        const s = threadWith(erin)(await snippetsOf(basil));
+        must(s?.thread_status === 'new' && s.unread_count === 1, `basil's snippet: ${JSON.stringify(s).slice(0, 200)}`);
+        await page2.waitForFunction(() => window.__sockets.some((x) => x.opened && !x.closed), null, { timeout: WAIT_MS });
+      });
+      await check("pm-thread: erin types in the kit's editor and clicks send: hearth answers 201, her thread shows it; basil's open page shows it in his snippets, unread, through the live socket (no reload), and hearth counts 2 unread for him", async () => {
+        const field = thread.locator('.SCPrivateMessageEditor-root textarea:not([aria-hidden]), .SCPrivateMessageEditor-root input').first();
+        await field.fill('See you at ten <b>sharp</b>');
+        const [resp] = await Promise.all([
+          page.waitForResponse((r) => r.url() === `${portal}/api/v2/pm/` && r.request().method() === 'POST', { timeout: WAIT_MS }),
+          thread.locator('.SCPrivateMessageEditor-root button', { hasText: 'send' }).click(),
+        ]);
+        must(resp.status() === 201, `POST /pm/ answered ${resp.status()}`);
+        await thread.locator('.SCPrivateMessageThread-root').getByText('See you at ten <b>sharp</b>').waitFor({ timeout: WAIT_MS });
+        const navigations = await page2.evaluate(() => performance.getEntriesByType('navigation').length);
+        await inbox.locator('.SCPrivateMessageSnippetItem-root').filter({ hasText: 'See you at ten' }).waitFor({ timeout: 5000 });
+        must((await page2.evaluate(() => performance.getEntriesByType('navigation').length)) === navigations, 'basil\'s page reloaded');
+        const pushed = (await page2.evaluate(() => window.__sockets)).flatMap((x) => x.messages.map((m) => m.data)).filter((d) => d.startsWith('{')).map((d) => JSON.parse(d));
+        must(pushed.some((m) => m.data?.activity_type === 37 && m.data?.notification_obj?.message?.message === 'See you at ten &lt;b&gt;sharp&lt;/b&gt;'), `basil's pushes: ${JSON.stringify(pushed).slice(0, 300)}`);
+        const s = threadWith(erin)(await snippetsOf(basil));
+        must(s?.unread_count === 2 && s.thread_status === 'new', `basil's snippet: ${JSON.stringify(s).slice(0, 200)}`);
+        await page2.screenshot({ path: path.join(OUT, 'pm-inbox.png') });
+        shots.push(path.join(OUT, 'pm-inbox.png'));
+      });
+      await check("pm-thread: basil opens the thread from his snippets (hearth marks it read: 0 unread, his private_message notifications seen), answers with the editor, and erin's open thread shows the answer live", async () => {
+        await inbox.locator('.SCPrivateMessageSnippetItem-root').filter({ hasText: 'See you at ten' }).locator('.MuiListItemButton-root').first().click();
+        await inbox.locator('.SCPrivateMessageThread-root').getByText('are you coming to the workshop?').waitFor({ timeout: WAIT_MS });
+        await inbox.locator('.SCPrivateMessageThread-root').getByText('See you at ten <b>sharp</b>').waitFor({ timeout: WAIT_MS });
+        const s = threadWith(erin)(await snippetsOf(basil));
+        must(s?.unread_count === 0 && s.thread_status === 'seen', `basil's snippet after reading: ${JSON.stringify(s).slice(0, 200)}`);
+        const field = inbox.locator('.SCPrivateMessageEditor-root textarea:not([aria-hidden]), .SCPrivateMessageEditor-root input').first();
+        await field.waitFor({ timeout: WAIT_MS });
+        await field.fill('Yes, see you there');
+        const [resp] = await Promise.all([
+          page2.waitForResponse((r) => r.url() === `${portal}/api/v2/pm/` && r.request().method() === 'POST', { timeout: WAIT_MS }),
+          inbox.locator('.SCPrivateMessageEditor-root button', { hasText: 'send' }).click(),
+        ]);
+        must(resp.status() === 201, `POST /pm/ answered ${resp.status()}`);
+        await thread.locator('.SCPrivateMessageThread-root').getByText('Yes, see you there').waitFor({ timeout: 5000 });
+        const t2 = (await api(erin, 'GET', `/api/v2/pm/?user=${basil}`)).json;
+        must(t2.results.map((m) => m.message).join(' | ') === 'Hello basil, are you coming to the workshop? | See you at ten &lt;b&gt;sharp&lt;/b&gt; | Yes, see you there', `the thread: ${JSON.stringify(t2.results.map((m) => m.message))}`);
+        await page2.screenshot({ path: path.join(OUT, 'pm-inbox-open.png') });
+        shots.push(path.join(OUT, 'pm-inbox-open.png'));
+      });
+    } finally {
+      await ctx2.close();
+    }
+  }, { fullPage: false });
+}
