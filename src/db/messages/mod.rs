@@ -399,3 +399,41 @@ fn refresh(conn: &Connection, thread: i64, user: i64) -> rusqlite::Result<()> {
     .execute([user, thread])?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    #![expect(clippy::unwrap_used, reason = "tests fail loudly")]
+
+    /// The plan of `sql` (every row's detail, joined).
+    fn plan(sql: &str) -> String {
+        let conn = crate::db::migrate::test_db();
+        let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+        let rows = stmt.query_map([], |r| r.get::<_, String>(3)).unwrap();
+        rows.map(Result::unwrap).collect::<Vec<_>>().join("; ")
+    }
+
+    #[test]
+    fn a_thread_page_and_the_snippets_are_index_walks() {
+        let thread = plan(&format!(
+            "SELECT {} FROM private_message m INDEXED BY private_message_thread
+             WHERE m.thread_id = 1 AND {} AND m.id < 99 ORDER BY m.id DESC LIMIT 20",
+            super::MESSAGE_COLUMNS,
+            super::VISIBLE.replace("?1", "7")
+        ));
+        assert!(
+            thread.contains("USING INDEX private_message_thread (thread_id=? AND id<?)")
+                && !thread.contains("TEMP B-TREE"),
+            "{thread}"
+        );
+        let snippets = plan(
+            "SELECT thread_id, last_id, unread FROM pm_member INDEXED BY pm_member_recent
+             WHERE user_id = 7 AND last_id IS NOT NULL
+             ORDER BY last_at DESC, thread_id DESC LIMIT 20",
+        );
+        assert!(
+            snippets.contains("USING INDEX pm_member_recent (user_id=?)")
+                && !snippets.contains("TEMP B-TREE"),
+            "{snippets}"
+        );
+    }
+}
