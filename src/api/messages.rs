@@ -91,29 +91,55 @@ async fn get_list(call: Call<Principal>) -> Result<Response, ApiError> {
         })
         .await;
     }
-    let json = call
-        .write(move |tx, who| {
-            require_enabled(tx)?;
-            let page = Page::from_query(&q)?;
-            let start = match (int(&q, "before_message")?, int(&q, "from_message")?) {
-                (_, Some(from)) => From::Oldest { from },
-                (before, None) => From::Newest { before },
+    // most reads find nothing unread: they stay reads (a reader, no write quota); one
+    // that has something to mark goes through the writer, marks, and reads there
+    let (q2, base2, url2) = (q.clone(), base.clone(), url.clone());
+    let first = call
+        .read(move |c, who| {
+            let (thread, json) = thread_page(c, who.user_id, &q2, &base2, &url2)?;
+            let unread = match thread {
+                Some(t) if who.can_write => messages::unread(c, who.user_id, t)? > 0,
+                _ => false,
             };
-            let thread = named_thread(tx, who.user_id, &q)?.flatten();
-            let (count, page_rows) = match thread {
-                Some(t) => {
-                    if who.can_write {
-                        messages::mark_read(tx, who.user_id, t)?;
-                    }
-                    messages::page(tx, who.user_id, t, start, page.limit, page.offset)?
-                }
-                None => (0, Vec::new()),
-            };
-            let results: Vec<_> = page_rows.iter().map(|m| m.to_json(&base, who.user_id)).collect();
-            Ok::<_, ApiError>(envelope(&url, &q, page, count, results))
+            Ok::<_, ApiError>((unread, json))
         })
         .await?;
+    let json = match first {
+        (false, json) => json,
+        (true, _) => {
+            call.write(move |tx, who| {
+                if let Some(t) = named_thread(tx, who.user_id, &q)?.flatten() {
+                    messages::mark_read(tx, who.user_id, t)?;
+                }
+                Ok::<_, ApiError>(thread_page(tx, who.user_id, &q, &base, &url)?.1)
+            })
+            .await?
+        }
+    };
     Ok(ok(&json))
+}
+
+/// A page of the thread the query names, as `me` sees it, and the thread's id.
+fn thread_page(
+    c: &Connection,
+    me: i64,
+    q: &Query,
+    base: &crate::model::PublicUrl,
+    url: &str,
+) -> Result<(Option<i64>, crate::http::pagination::Paginated<model::MessageJson>), ApiError> {
+    require_enabled(c)?;
+    let page = Page::from_query(q)?;
+    let start = match (int(q, "before_message")?, int(q, "from_message")?) {
+        (_, Some(from)) => From::Oldest { from },
+        (before, None) => From::Newest { before },
+    };
+    let thread = named_thread(c, me, q)?.flatten();
+    let (count, rows) = match thread {
+        Some(t) => messages::page(c, me, t, start, page.limit, page.offset)?,
+        None => (0, Vec::new()),
+    };
+    let results: Vec<_> = rows.iter().map(|m| m.to_json(base, me)).collect();
+    Ok((thread, envelope(url, q, page, count, results)))
 }
 
 /// `POST /api/v2/pm/` (write): `{"recipients": id | [ids], "message": text,

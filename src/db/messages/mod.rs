@@ -252,6 +252,14 @@ pub fn page(
     Ok((count, out))
 }
 
+/// `user`'s unread messages in `thread`.
+pub fn unread(conn: &Connection, user: i64, thread: i64) -> rusqlite::Result<i64> {
+    conn.prepare_cached("SELECT unread FROM pm_member WHERE user_id = ?1 AND thread_id = ?2")?
+        .query_row([user, thread], |r| r.get(0))
+        .optional()
+        .map(Option::unwrap_or_default)
+}
+
 /// Marks what `user` received in `thread` read, with its notifications; how many
 /// messages were unread.
 pub fn mark_read(conn: &Connection, user: i64, thread: i64) -> rusqlite::Result<usize> {

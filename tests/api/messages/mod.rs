@@ -89,6 +89,10 @@ async fn two_users_exchange_messages_with_snippets_unread_counts_and_notificatio
         (sn["results"][0]["thread_status"].clone(), sn["results"][0]["unread_count"].clone()),
         (json!("seen"), json!(0))
     );
+    // a read-only token reads the thread without marking it
+    let ro = s.oauth_token(bob, "read");
+    assert_eq!(thread(&s, &ro, &format!("user={alice}")).await["count"], 2);
+    assert_eq!(snippets(&s, &b).await["results"][0]["unread_count"], 2);
     // bob reads the thread (by user, as the kit does): marked read, notifications seen
     let t = thread(&s, &b, &format!("user={alice}&limit=10")).await;
     assert_eq!(messages_of(&t), ["hello bob", "are you there?"]);
