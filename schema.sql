@@ -605,7 +605,8 @@ CREATE TABLE notification (
     item_pk    INTEGER REFERENCES contribution (pk) ON DELETE CASCADE,
     comment_pk INTEGER REFERENCES contribution (pk) ON DELETE CASCADE,
     created_at INTEGER NOT NULL,
-    is_new     INTEGER NOT NULL DEFAULT 1
+    is_new     INTEGER NOT NULL DEFAULT 1,
+    message_id INTEGER REFERENCES private_message (id)
 );
 -- a user's notifications, newest first
 CREATE INDEX notification_user ON notification (user_id, id DESC);
@@ -807,3 +808,71 @@ CREATE INDEX account_code_email ON account_code (email COLLATE NOCASE, purpose);
 -- Blocked members (SPEC §10 People, `PATCH /moderation/user/{id}/`, `hearth user
 -- suspend`): the staff list, the most recently blocked first.
 CREATE INDEX user_blocked ON user (blocked_at DESC, id DESC) WHERE blocked_at IS NOT NULL;
+-- Private messages (SPEC §10; src/db/messages/). A thread per pair of users (`low_id` <
+-- `high_id`); each message once, with what each side has hidden ("delete for me") and
+-- whether its sender took it back for everyone. `pm_member` is each side's snippet: its
+-- newest visible message and its unread count, kept by the writes in the message's own
+-- transaction and recounted by `hearth check`.
+CREATE TABLE pm_thread (
+    id         INTEGER PRIMARY KEY,
+    low_id     INTEGER NOT NULL REFERENCES user (id),
+    high_id    INTEGER NOT NULL REFERENCES user (id),
+    created_at INTEGER NOT NULL,
+    CHECK (low_id < high_id),
+    UNIQUE (low_id, high_id)
+);
+-- an uploaded file (one message's attachment), its bytes in `media` under `path` once
+-- whole; `parts` are the chunks received (`pm_chunk`) until then
+CREATE TABLE pm_file (
+    uuid       TEXT    PRIMARY KEY,
+    owner_id   INTEGER NOT NULL REFERENCES user (id),
+    filename   TEXT    NOT NULL DEFAULT '',
+    mimetype   TEXT    NOT NULL DEFAULT 'application/octet-stream',
+    filesize   INTEGER NOT NULL DEFAULT 0,
+    duration   REAL,
+    path       TEXT,
+    thumbnail  TEXT,
+    created_at INTEGER NOT NULL
+);
+CREATE INDEX pm_file_owner ON pm_file (owner_id, created_at);
+CREATE TABLE pm_chunk (
+    uuid TEXT    NOT NULL REFERENCES pm_file (uuid) ON DELETE CASCADE,
+    part INTEGER NOT NULL,
+    body BLOB    NOT NULL,
+    PRIMARY KEY (uuid, part)
+) WITHOUT ROWID;
+CREATE TABLE private_message (
+    id              INTEGER PRIMARY KEY,
+    thread_id       INTEGER NOT NULL REFERENCES pm_thread (id),
+    sender_id       INTEGER NOT NULL REFERENCES user (id),
+    receiver_id     INTEGER NOT NULL REFERENCES user (id),
+    text            TEXT    NOT NULL,
+    html            TEXT    NOT NULL,
+    summary         TEXT    NOT NULL,
+    file_uuid       TEXT    REFERENCES pm_file (uuid),
+    created_at      INTEGER NOT NULL,
+    -- the receiver has read it
+    is_read         INTEGER NOT NULL DEFAULT 0,
+    -- taken back by its sender: shown to both as a deleted message
+    withdrawn       INTEGER NOT NULL DEFAULT 0,
+    sender_hidden   INTEGER NOT NULL DEFAULT 0,
+    receiver_hidden INTEGER NOT NULL DEFAULT 0
+);
+-- a thread's messages in order: the thread read's keyset walk
+CREATE INDEX private_message_thread ON private_message (thread_id, id);
+CREATE UNIQUE INDEX private_message_file ON private_message (file_uuid) WHERE file_uuid IS NOT NULL;
+CREATE TABLE pm_member (
+    thread_id  INTEGER NOT NULL REFERENCES pm_thread (id),
+    user_id    INTEGER NOT NULL REFERENCES user (id),
+    other_id   INTEGER NOT NULL REFERENCES user (id),
+    -- the newest message this side sees (NULL: none, the thread is not in its snippets)
+    last_id    INTEGER,
+    last_at    INTEGER,
+    unread     INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (user_id, thread_id)
+) WITHOUT ROWID;
+-- a user's snippets, the most recent thread first: the snippet list's keyset walk
+CREATE INDEX pm_member_recent ON pm_member (user_id, last_at DESC, thread_id DESC)
+    WHERE last_id IS NOT NULL;
+-- a message's notification, taken out with the message
+CREATE INDEX notification_message ON notification (message_id) WHERE message_id IS NOT NULL;

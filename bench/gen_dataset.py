@@ -89,6 +89,10 @@ def parse_args(argv=None):
     p.add_argument("--hub-deleted-posts", type=int, default=1000)
     p.add_argument("--statuses", type=int, default=2000)
     p.add_argument("--comments", type=int, default=10_000)
+    p.add_argument("--pm-threads", type=int, default=100,
+                   help="the hub's private message threads (one message each but the first)")
+    p.add_argument("--pm-messages", type=int, default=2000,
+                   help="messages in the hub's thread with user 2 (what pm_thread reads)")
     p.add_argument("--seed", type=int, default=SEED)
     a = p.parse_args(argv)
     if a.users < 2 or a.categories < 2 or a.courses < 1:
@@ -96,6 +100,7 @@ def parse_args(argv=None):
     a.hub_followings = min(a.hub_followings, a.users - 1)
     a.hub_mutual = min(a.hub_mutual, a.hub_followings)
     a.hub_deleted_posts = min(a.hub_deleted_posts, a.posts)
+    a.pm_threads = min(a.pm_threads, a.users - 1)
     return a
 
 
@@ -239,8 +244,24 @@ def generate(a, out):
             })
             thread_last[target] = i
 
+    # --- private messages (SPEC §10): on; the hub's long thread with user 2 first (its
+    # messages are ids 1..pm_messages), then one message from each other thread's user
+    if a.pm_threads > 0 and a.pm_messages > 0:
+        emit("preference", {"section": "addons", "name": "private_messages_enabled", "value": True})
+        t = EPOCH + 86400 * 200
+        for i in range(a.pm_messages):
+            t += 7
+            sender, receiver = (HUB, 2) if i % 3 else (2, HUB)
+            emit("private_message", {"sender": sender, "receiver": receiver,
+                                     "message": f"Bench message {i + 1}.", "created_at": ts(t)})
+        for other in range(3, a.pm_threads + 2):
+            t += 7
+            emit("private_message", {"sender": other, "receiver": HUB, "read": other % 2 == 0,
+                                     "message": f"Hello from {other}.", "created_at": ts(t)})
+
     return {
         "generator": "bench/gen_dataset.py",
+        "pm": {"thread_user": 2, "messages": a.pm_messages if a.pm_threads > 0 else 0},
         "args": {k: v for k, v in sorted(vars(a).items()) if k != "out"},
         "counts": counts,
         "lines": sum(counts.values()),

@@ -46,13 +46,14 @@ from server import (Server, cpu_seconds, http, password_grant, proc_status,  # n
 SCENARIOS = [
     "ceiling", "healthz", "reactions_search", "prefs_search_keys", "me_jwt", "me_oauth",
     "verify_token", "followings_hub", "followings_hub_mutual1", "course_get",
-    "course_search_p1", "course_search_deep", "feed_home", "feed_explore", "search",
+    "course_search_p1", "course_search_deep", "feed_home", "feed_explore", "search", "pm_thread",
     "course_create", "restore_post",
     "token_password", "token_refresh", "mixed",
 ]
 PASSWORD_CONNECTIONS = 4  # token_password: each request is 600k PBKDF2 iterations
 GEN_FLAGS = ["users", "follows_per_user", "hub_followings", "hub_mutual", "categories",
-             "courses", "discussions", "posts", "hub_deleted_posts", "statuses", "comments"]
+             "courses", "discussions", "posts", "hub_deleted_posts", "statuses", "comments",
+             "pm_threads", "pm_messages"]
 # Dataset presets: sizes given to gen_dataset.py (an explicit size flag overrides one).
 # 1x is the generator's defaults. 10x multiplies the volumes (users, courses and every
 # kind of contribution; follows grow with the users at the same ~50 per user: ~10M)
@@ -362,6 +363,7 @@ def scenario_env(base, meta, jwt, oauth, client_id):
         "BENCH_POSTS": str(counts.get("post", 0)),
         "BENCH_STATUSES": str(counts.get("status", 0)),
         "BENCH_CATEGORIES": str(counts.get("category", 0)),
+        "BENCH_PM_MESSAGES": str(meta.get("pm", {}).get("messages", 0)),
     }
 
 

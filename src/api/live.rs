@@ -255,6 +255,7 @@ fn activity_type(kind: Type) -> i64 {
             Reason::Offtopic => 66,
         },
         Type::UndeletedFor => 54,
+        Type::PrivateMessage => 37,
         Type::CollapsedFor(r) => 75 + r.number(),
     }
 }
@@ -267,9 +268,12 @@ async fn push_body(state: &AppState, user: i64, p: Pushed) -> Result<Value, ApiE
         .read(move |c| {
             // the member's setting (SPEC §8): with toasts off, a push carries the
             // counters and no notification, which the kit makes no toast of
-            let toasts = crate::db::user_settings::stored(c, user)?
-                .iter()
-                .all(|(name, v)| name != "show_toast_notifications" || *v != 0);
+            // a private message is the thread's content, not a toast: the kit's thread
+            // and snippets read it from the push whatever the setting
+            let toasts = p.kind == Type::PrivateMessage
+                || crate::db::user_settings::stored(c, user)?
+                    .iter()
+                    .all(|(name, v)| name != "show_toast_notifications" || *v != 0);
             let note = crate::db::notifications::list::one(c, user, p.id)?;
             let unseen = crate::db::notifications::unseen(c, user)?;
             let mut data = json!({
@@ -291,6 +295,10 @@ async fn push_body(state: &AppState, user: i64, p: Pushed) -> Result<Value, ApiE
                 Type::ConnectionAccept => Some("accept_user"),
                 _ => None,
             };
+            // the kit's thread and snippets match a private message push on `thread_id`
+            if let Some((m, _)) = note.as_ref().and_then(|n| n.message.as_ref()) {
+                data["thread_id"] = json!(m.thread_id);
+            }
             if let (Some(key), Some(n)) = (key, note.as_ref()) {
                 let actor = serde_json::to_value(n.actor.to_json(&base, None, Vec::new()))
                     .unwrap_or(Value::Null);

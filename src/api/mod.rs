@@ -24,6 +24,7 @@ pub mod jwt;
 pub mod legal;
 pub mod live;
 pub mod media;
+pub mod messages;
 pub mod moderation;
 pub mod notifications;
 pub mod preferences;
@@ -76,6 +77,7 @@ const AREAS: &[fn() -> Vec<Endpoint>] = &[
     legal::endpoints,
     sign_up::endpoints,
     user_moderation::endpoints,
+    messages::endpoints,
 ];
 
 /// Every endpoint hearth serves, in one list (see [`crate::http::route`]).

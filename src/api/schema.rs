@@ -38,7 +38,8 @@ mod tests {
                 "/oauth/authorize/",
                 "/oauth/authorize",
                 "/api/v2/notification/",
-                "/api/v2/udp/download/"
+                "/api/v2/udp/download/",
+                "/api/v2/pm/"
             ]
         );
         // and the requests with a body that change nothing

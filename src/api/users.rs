@@ -92,7 +92,13 @@ async fn get_user(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
             let user =
                 crate::db::users::get(c, id)?.filter(|u| !u.deleted).ok_or(ApiError::NotFound)?;
             let status = Relations::load(c)?.of(c, who.map(|p| p.user_id), id)?;
-            Ok::<_, ApiError>(user.to_json(&base, status, crate::db::users::tags(c, id)?))
+            let mut json = user.to_json(&base, status, crate::db::users::tags(c, id)?);
+            if let Some(me) = who.map(|p| p.user_id) {
+                let pm = crate::db::messages::enabled(c)?
+                    && crate::db::messages::may_write(c, me, id)?.is_ok();
+                json.can_send_pm_to = Some(pm);
+            }
+            Ok::<_, ApiError>(json)
         })
         .await?;
     Ok(ok(&json))

@@ -115,6 +115,16 @@ const FILES: &[(&str, &str)] = &[
         "avatars.json",
         "SELECT id, path, created_at FROM user_avatar WHERE user_id = ?1 ORDER BY id",
     ),
+    (
+        "private_messages.json",
+        "SELECT m.id, m.thread_id, s.username AS sender, r.username AS receiver, m.text,
+                f.filename AS file, m.created_at, m.is_read AS read, m.withdrawn AS deleted
+         FROM private_message m JOIN user s ON s.id = m.sender_id JOIN user r ON r.id = m.receiver_id
+         LEFT JOIN pm_file f ON f.uuid = m.file_uuid
+         WHERE m.thread_id IN (SELECT thread_id FROM pm_member WHERE user_id = ?1)
+           AND ((m.sender_id = ?1 AND m.sender_hidden = 0) OR (m.receiver_id = ?1 AND m.receiver_hidden = 0))
+         ORDER BY m.thread_id, m.id",
+    ),
 ];
 
 /// What the archive's README says.
@@ -135,6 +145,8 @@ flags.json              the contributions you flagged (0 spam ... 4 off-topic)
 courses.json            your course memberships
 notifications.json      what you were notified of
 avatars.json, avatars/  the avatars you uploaded
+private_messages.json   the private messages you sent and received (those you have not
+                        deleted for yourself; a file by its name)
 
 Not included: your password (hearth keeps only a salted hash), your sign-in tokens
 (kept only as hashes), and other members' data beyond their username where it is

@@ -48,6 +48,7 @@ pub mod import;
 pub mod jwt;
 pub mod legal;
 pub mod media;
+pub mod messages;
 pub mod moderation;
 pub mod notifications;
 mod pair;

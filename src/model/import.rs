@@ -48,6 +48,8 @@ pub enum Line {
     LegalPage(LegalPageLine),
     /// A member's answer to a legal page revision.
     LegalAck(LegalAckLine),
+    /// A private message between two users.
+    PrivateMessage(PrivateMessageLine),
 }
 
 impl Line {
@@ -140,10 +142,6 @@ pub struct ReactionLine {
     pub image: Option<String>,
     #[serde(default = "yes")]
     pub active: bool,
-}
-
-fn yes() -> bool {
-    true
 }
 
 /// `{"record":"preference","section":"...","name":"...","value":...}`
@@ -413,6 +411,25 @@ pub struct ConnectionRequestLine {
     pub rejected_at: Option<Timestamp>,
     #[serde(default, deserialize_with = "time")]
     pub viewed_at: Option<Timestamp>,
+}
+
+/// `{"record":"private_message","sender":1,"receiver":2,"message":"hi"}`: a message in
+/// the two users' thread (made with the first), read by its receiver unless `read` is
+/// false; optional `created_at`. The text is rich text, rendered as the API renders it.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PrivateMessageLine {
+    pub sender: i64,
+    pub receiver: i64,
+    pub message: String,
+    #[serde(default = "yes")]
+    pub read: bool,
+    #[serde(default, deserialize_with = "time")]
+    pub created_at: Option<Timestamp>,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// Reads an optional RFC 3339 time as a [`Timestamp`], without copying the string

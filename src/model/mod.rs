@@ -22,6 +22,7 @@ pub mod import;
 pub mod legal;
 pub mod link;
 pub mod listing;
+pub mod message;
 pub mod preference;
 pub mod profile;
 pub mod reaction;

@@ -167,6 +167,11 @@ pub struct UserJson {
     /// has not answered or rejected (the kit's requests widget shows it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub connection_requests_received_counter: Option<i64>,
+    /// Only in `GET /api/v2/user/{id}/` for a signed-in caller: whether the caller may
+    /// send this user a private message (private messages on, a live user other than
+    /// the caller, not hidden either way).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub can_send_pm_to: Option<bool>,
 }
 
 /// The `role` of a user with these staff flags.
@@ -233,6 +238,7 @@ impl User {
             unseen_notification_banners_counter: None,
             connection_requests_sent_counter: None,
             connection_requests_received_counter: None,
+            can_send_pm_to: None,
         }
     }
 

@@ -20,6 +20,7 @@ mod feeds;
 mod hardening;
 mod kit;
 mod lists;
+mod messages;
 mod notifications;
 mod oauth;
 mod openapi;

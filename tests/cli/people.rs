@@ -139,3 +139,40 @@ fn user_suspend_blocks_a_member_and_unsuspend_lifts_it() {
     e.ok(&["user", "unsuspend", "bob"]);
     assert_eq!(e.sql("SELECT count(*) FROM user WHERE blocked_at IS NOT NULL"), 0);
 }
+
+#[test]
+fn private_messages_import_into_threads_with_exact_unread_counts() {
+    let mut all = lines();
+    all.extend([
+        r#"{"record":"private_message","sender":1,"receiver":2,"message":"hi <script>x()</script>","created_at":"2025-03-05T00:00:00Z"}"#.to_owned(),
+        r#"{"record":"private_message","sender":2,"receiver":1,"message":"hello","read":false}"#.to_owned(),
+        r#"{"record":"private_message","sender":3,"receiver":1,"message":"one","read":false}"#.to_owned(),
+        r#"{"record":"private_message","sender":5,"receiver":1,"message":"from a deleted user"}"#.to_owned(),
+    ]);
+    let e = Env::imported(&all);
+    assert!(e.ok(&["check"]).contains("ok"), "every counter holds");
+    e.assert_sql(&[
+        ("SELECT count(*) FROM pm_thread", 3),
+        ("SELECT unread FROM pm_member WHERE user_id = 1 AND other_id = 2", 1),
+        ("SELECT unread FROM pm_member WHERE user_id = 2 AND other_id = 1", 0),
+        ("SELECT sum(unread) FROM pm_member WHERE user_id = 1", 2),
+        // plain text: escaped, as the API renders it
+        ("SELECT html = 'hi &lt;script&gt;x()&lt;/script&gt;' FROM private_message WHERE sender_id = 1", 1),
+        ("SELECT count(*) FROM notification WHERE type = 'private_message'", 0),
+    ]);
+    for (bad, why) in [
+        (r#"{"record":"private_message","sender":1,"receiver":1,"message":"x"}"#, "same user"),
+        (
+            r#"{"record":"private_message","sender":1,"receiver":9,"message":"x"}"#,
+            "receiver 9 does not exist",
+        ),
+        (r#"{"record":"private_message","sender":1,"receiver":2,"message":" "}"#, "empty"),
+        (r#"{"record":"private_message","sender":1,"receiver":2}"#, "message"),
+    ] {
+        let e = Env::initialised();
+        let mut all = lines();
+        all.push(bad.to_owned());
+        let err = fails(e.import(&all), &["import"]);
+        assert!(err.contains("line 13:") && err.contains(why), "{bad}: {err}");
+    }
+}

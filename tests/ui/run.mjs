@@ -48,6 +48,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { messageViews } from './messages.mjs';
 import { peopleViews } from './people.mjs';
 import { accountViews } from './accounts.mjs';
 import { smtpSink } from './smtp-sink.mjs';
@@ -1318,6 +1319,8 @@ const setIds = (ids) => {
 };
 await peopleViews({ visit, check, api, hearth, page, browser, pageOrigin, portal, initScript, requests, pageErrors, must, USERS, WAIT_MS, OUT, shots, token, viewTokens, setIds });
 await accountViews({ visit, check, hearth, page, portal, must, WAIT_MS, viewTokens, setIds, sink });
+// --- issue 33: private messages (on from here)
+await messageViews({ visit, check, api, hearth, page, browser, pageOrigin, portal, initScript, requests, pageErrors, must, USERS, WAIT_MS, OUT, shots, token, viewTokens, setIds });
 
 // --- the record
 const seen = new Map();

@@ -35,6 +35,7 @@ const FRAGMENTS: &[(&str, &str)] = &[
     ("feeds", include_str!("../../../openapi/feeds.json")),
     ("notifications", include_str!("../../../openapi/notifications.json")),
     ("people", include_str!("../../../openapi/people.json")),
+    ("messages", include_str!("../../../openapi/messages.json")),
 ];
 
 /// The schemas derived from the JSON types, by name.
@@ -58,6 +59,9 @@ pub fn generated_schemas() -> Vec<(String, RefOr<Schema>)> {
     collect::<model::connection::RequestJson>(&mut out);
     collect::<model::connection::StatusJson>(&mut out);
     collect::<model::avatar::AvatarJson>(&mut out);
+    collect::<model::message::MessageJson>(&mut out);
+    collect::<model::message::SnippetJson>(&mut out);
+    collect::<model::message::FileJson>(&mut out);
     collect::<model::flag::FlagStatusJson>(&mut out);
     collect::<model::legal::PageJson>(&mut out);
     collect::<model::legal::AckJson>(&mut out);

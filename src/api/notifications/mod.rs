@@ -95,6 +95,19 @@ pub(crate) fn note_json(n: &Note, base: &PublicUrl) -> Value {
         }
         // a moderator's decision: the contribution it was about (a comment under
         // `comment`, an item under its kind)
+        // the message (`SCNotificationPrivateMessageType`) and, for the kit's live
+        // handler, the recipient's snippet of its thread
+        Type::PrivateMessage => {
+            if let Some((m, snippet)) = &n.message {
+                let viewer = m.receiver.id;
+                let message = serde_json::to_value(m.to_json(base, viewer)).unwrap_or(Value::Null);
+                let snippet = snippet
+                    .as_ref()
+                    .map(|s| serde_json::to_value(s.to_json(base, viewer)).unwrap_or(Value::Null));
+                o.insert("message".into(), message);
+                o.insert("snippet".into(), snippet.unwrap_or(Value::Null));
+            }
+        }
         Type::DeletedFor(_) | Type::UndeletedFor | Type::CollapsedFor(_) => match comment {
             Some(c) => {
                 o.insert("comment".into(), c);

@@ -22,6 +22,22 @@ pub struct Problem {
 /// violation (first column: something that identifies the bad row).
 const INVARIANTS: &[(&str, &str, &str)] = &[
     (
+        "pm_unread",
+        "a private message thread's unread count matches its unread messages",
+        "SELECT m.user_id FROM pm_member m WHERE m.unread <>
+           (SELECT count(*) FROM private_message p WHERE p.thread_id = m.thread_id
+              AND p.receiver_id = m.user_id AND p.is_read = 0 AND p.withdrawn = 0
+              AND p.receiver_hidden = 0)",
+    ),
+    (
+        "pm_last",
+        "a private message thread's newest message is the newest its member sees",
+        "SELECT m.user_id FROM pm_member m WHERE m.last_id IS NOT
+           (SELECT max(p.id) FROM private_message p WHERE p.thread_id = m.thread_id
+              AND ((p.sender_id = m.user_id AND p.sender_hidden = 0)
+                OR (p.receiver_id = m.user_id AND p.receiver_hidden = 0)))",
+    ),
+    (
         "unseen_notifications",
         "unseen_notifications matches the user's new notifications",
         "SELECT u.id FROM user u WHERE u.unseen_notifications <>

@@ -258,6 +258,7 @@ impl Importer {
             Line::Flag(f) => people::flag(conn, &self.known, f, now),
             Line::LegalPage(p) => people::legal_page(conn, p, now),
             Line::LegalAck(a) => people::legal_ack(conn, &self.known, a),
+            Line::PrivateMessage(m) => people::private_message(conn, &self.known, m, now),
         }
     }
 

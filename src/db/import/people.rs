@@ -1,5 +1,5 @@
-//! Writers for the people records of SPEC §10 (issue 32): `connection`,
-//! `connection_request`, `flag`, `legal_page` and `legal_ack`. `schema.sql`'s triggers keep the users' connection counters, as
+//! Writers for the people records of SPEC §10 (issues 32 and 33): `connection`,
+//! `connection_request`, `flag`, `legal_page`, `legal_ack` and `private_message`. `schema.sql`'s triggers keep the users' connection counters, as
 //! for the API. A deleted user has no connections and no requests (deleting one ends
 //! them), so a line naming one is refused, as is a pair named twice.
 
@@ -10,6 +10,7 @@ use crate::clock::Timestamp;
 use crate::model::flag::Reason;
 use crate::model::import::{
     ConnectionLine, ConnectionRequestLine, FlagLine, LegalAckLine, LegalPageLine,
+    PrivateMessageLine,
 };
 
 /// Checks the two users of a connection or request line: both exist, live, distinct.
@@ -187,5 +188,33 @@ pub(super) fn legal_ack(
             sql_err("legal_ack", &e)
         }
     })?;
+    Ok(())
+}
+
+/// A private message line: two distinct users who exist (a deleted user's messages stay
+/// in the other's thread, as after a deletion through the API), a text the API would
+/// take; the thread, both snippets and the unread count follow, and no one is notified.
+pub(super) fn private_message(
+    conn: &Connection,
+    known: &Known,
+    m: PrivateMessageLine,
+    now: Timestamp,
+) -> Result<(), LineError> {
+    known.user(m.sender, "sender")?;
+    known.user(m.receiver, "receiver")?;
+    if m.sender == m.receiver {
+        return Err("sender and receiver are the same user".to_owned());
+    }
+    let max = crate::model::message::MESSAGE_MAX;
+    if m.message.chars().count() > max {
+        return Err(format!("message has more than {max} characters"));
+    }
+    if crate::model::rich_text::plain(&m.message).trim().is_empty() {
+        return Err("message is empty".to_owned());
+    }
+    let rendered = crate::model::rich_text::render(&m.message);
+    let at = m.created_at.unwrap_or(now);
+    crate::db::messages::write(conn, m.sender, m.receiver, &m.message, &rendered, None, at, m.read)
+        .map_err(|e| sql_err("private_message", &e))?;
     Ok(())
 }

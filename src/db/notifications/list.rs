@@ -7,6 +7,7 @@ use rusqlite::{Connection, params};
 use super::Type;
 use crate::clock::Timestamp;
 use crate::model::contribution::Contribution;
+use crate::model::message::{Message, Snippet};
 use crate::model::user::User;
 
 /// One notification as read.
@@ -19,13 +20,16 @@ pub struct Note {
     pub comment: Option<Contribution>,
     pub at: Timestamp,
     pub is_new: bool,
+    /// A private message's notification: the message, and the recipient's snippet of
+    /// its thread.
+    pub message: Option<(Message, Option<Snippet>)>,
 }
 
 /// The most notifications a list counts (the pagination's offset cap).
 pub const COUNT_CAP: i64 = 10_000;
 
-/// A row: id, type, actor, item, comment, time, new.
-type Row = (i64, String, i64, Option<i64>, Option<i64>, Timestamp, bool);
+/// A row: id, type, actor, item, comment, time, new, message.
+type Row = (i64, String, i64, Option<i64>, Option<i64>, Timestamp, bool, Option<i64>);
 
 /// The rows `user` is shown: the condition on `n` (`?1` the user).
 const SHOWN: &str = "n.user_id = ?1
@@ -51,16 +55,26 @@ pub fn page(
         .query_row([user], |r| r.get(0))?;
     let rows: Vec<Row> = conn
         .prepare_cached(sql!(
-            "SELECT n.id, n.type, n.actor_id, n.item_pk, n.comment_pk, n.created_at, n.is_new
+            "SELECT n.id, n.type, n.actor_id, n.item_pk, n.comment_pk, n.created_at, n.is_new,
+                    n.message_id
              FROM notification n INDEXED BY notification_user WHERE {SHOWN}
              ORDER BY n.id DESC LIMIT ?2 OFFSET ?3"
         ))?
         .query_map(params![user, limit, offset], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?))
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+                r.get(6)?,
+                r.get(7)?,
+            ))
         })?
         .collect::<Result<_, _>>()?;
     let mut out = Vec::with_capacity(rows.len());
-    for (id, kind, actor, item, comment, at, is_new) in rows {
+    for (id, kind, actor, item, comment, at, is_new, message) in rows {
         let Some(kind) = Type::parse(&kind) else { continue };
         let Some(actor) = super::super::users::get(conn, actor)? else { continue };
         let load = |pk: Option<i64>| -> rusqlite::Result<Option<Contribution>> {
@@ -69,7 +83,27 @@ pub fn page(
                 None => None,
             })
         };
-        out.push(Note { id, kind, actor, item: load(item)?, comment: load(comment)?, at, is_new });
+        let message = match message {
+            Some(m) => match super::super::messages::get(conn, user, m)? {
+                Some(m) => {
+                    let snippet = super::super::messages::snippet(conn, user, m.thread_id)?;
+                    Some((m, snippet))
+                }
+                // a message the recipient no longer sees tells nothing
+                None => continue,
+            },
+            None => None,
+        };
+        out.push(Note {
+            id,
+            kind,
+            actor,
+            item: load(item)?,
+            comment: load(comment)?,
+            at,
+            is_new,
+            message,
+        });
     }
     Ok((count, out))
 }

@@ -39,6 +39,8 @@ pub enum Type {
     UndeletedFor,
     /// A moderator collapsed the recipient's contribution for a reason.
     CollapsedFor(Reason),
+    /// A private message to the recipient (`notification.message_id`).
+    PrivateMessage,
 }
 
 impl Type {
@@ -60,6 +62,7 @@ impl Type {
                 Reason::Offtopic => "deleted_for_offtopic",
             },
             Type::UndeletedFor => "undeleted_for",
+            Type::PrivateMessage => "private_message",
             Type::CollapsedFor(r) => match r {
                 Reason::Spam => "collapsed_for_advertising",
                 Reason::Aggressive => "collapsed_for_aggressive",
@@ -81,6 +84,7 @@ impl Type {
             Type::ConnectionRequest,
             Type::ConnectionAccept,
             Type::UndeletedFor,
+            Type::PrivateMessage,
         ]
         .into_iter()
         .chain(Reason::ALL.into_iter().map(Type::DeletedFor))
@@ -127,6 +131,27 @@ pub struct Cause {
 /// Notifies the cause's user, unless it is the actor itself, a deleted user, or one
 /// who hides the actor.
 pub fn notify(conn: &Connection, c: Cause, now: Timestamp) -> rusqlite::Result<()> {
+    insert(conn, c, None, now)
+}
+
+/// Notifies `user` of private message `message` from `actor` (as [`notify`]).
+pub fn notify_message(
+    conn: &Connection,
+    user: i64,
+    actor: i64,
+    message: i64,
+    now: Timestamp,
+) -> rusqlite::Result<()> {
+    let c = Cause { user, actor, kind: Type::PrivateMessage, item_pk: None, comment_pk: None };
+    insert(conn, c, Some(message), now)
+}
+
+fn insert(
+    conn: &Connection,
+    c: Cause,
+    message: Option<i64>,
+    now: Timestamp,
+) -> rusqlite::Result<()> {
     if c.user == c.actor {
         return Ok(());
     }
@@ -140,10 +165,19 @@ pub fn notify(conn: &Connection, c: Cause, now: Timestamp) -> rusqlite::Result<(
         return Ok(());
     }
     conn.prepare_cached(
-        "INSERT INTO notification (user_id, type, actor_id, item_pk, comment_pk, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        "INSERT INTO notification
+           (user_id, type, actor_id, item_pk, comment_pk, created_at, message_id)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     )?
-    .execute(params![c.user, c.kind.as_str(), c.actor, c.item_pk, c.comment_pk, now])?;
+    .execute(params![
+        c.user,
+        c.kind.as_str(),
+        c.actor,
+        c.item_pk,
+        c.comment_pk,
+        now,
+        message
+    ])?;
     let id = conn.last_insert_rowid();
     PUSHED.with(|p| p.borrow_mut().push(Pushed { user_id: c.user, kind: c.kind, id }));
     Ok(())

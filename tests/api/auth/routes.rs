@@ -79,6 +79,7 @@ struct Fixtures {
     section: i64,
     category: i64,
     legal: i64,
+    message: i64,
 }
 
 impl Fixtures {
@@ -124,7 +125,14 @@ impl Fixtures {
             hearth::db::legal::acknowledge(tx, tec, owner, true, now)?;
             Ok(tec)
         });
+        // a private message from the owner, for `/pm/{id}/` (private messages on)
+        s.set_pref("addons", "private_messages_enabled", json!(true));
+        let r =
+            s.post("/api/v2/pm/", Some(&t), json!({"recipients": [other], "message": "m"})).await;
+        assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+        let message = r.json()[0]["id"].as_i64().unwrap();
         Fixtures {
+            message,
             owner,
             other,
             discussion,
@@ -165,6 +173,7 @@ impl Fixtures {
                     // the moderation routes: the post (their `contribution_type` is a query)
                     "contribution" => self.post,
                     "legal_page" => self.legal,
+                    "pm" => self.message,
                     other => panic!("no fixture for {other}/{{id}}"),
                 }
                 .to_string(),

@@ -42,6 +42,19 @@ async fn the_export_holds_the_members_data_and_nobody_elses() {
     let theirs = s.create_id("/api/v2/post/", &b, json!({"text": "bob's secret recipe"})).await;
     s.create_id("/api/v2/comment/", &a, json!({"post": theirs, "text": "alice says hi"})).await;
     s.post_empty(&format!("/api/v2/user/{bob}/follow/"), Some(&a)).await;
+    // private messages: alice's thread with bob, and one between bob and carol
+    s.set_pref("addons", "private_messages_enabled", json!(true));
+    let (carol, c) = s.login("carol");
+    for (tok, to, text) in [
+        (&a, bob, "alice writes to bob"),
+        (&b, alice, "bob writes back"),
+        (&c, bob, "carol to bob"),
+    ] {
+        let r =
+            s.post("/api/v2/pm/", Some(tok), json!({"recipients": [to], "message": text})).await;
+        assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    }
+    let _ = carol;
     assert_eq!(s.get("/api/v2/udp/download/", Some(&a)).await.status, StatusCode::NOT_FOUND);
     let st = s.get("/api/v2/udp/", Some(&a)).await.json();
     assert_eq!((st["computing"].clone(), st["requested_at"].clone()), (json!(false), Value::Null));
@@ -72,6 +85,14 @@ async fn the_export_holds_the_members_data_and_nobody_elses() {
     assert!(!mine.contains("bob's secret recipe"), "another member's post: {mine}");
     let follows: Value = serde_json::from_slice(&all["followings.json"]).unwrap();
     assert_eq!(follows[0]["username"], "bob");
+    let pms: Value = serde_json::from_slice(&all["private_messages.json"]).unwrap();
+    let texts: Vec<&str> =
+        pms.as_array().unwrap().iter().map(|m| m["text"].as_str().unwrap()).collect();
+    assert_eq!(texts, ["alice writes to bob", "bob writes back"], "not bob's thread with carol");
+    assert_eq!(
+        (pms[1]["sender"].clone(), pms[1]["receiver"].clone()),
+        (json!("bob"), json!("alice"))
+    );
     assert!(s.get("/api/v2/udp/", Some(&a)).await.json()["downloaded_at"].is_string());
     // bob has none of his own; alice's is not his
     assert_eq!(s.get("/api/v2/udp/download/", Some(&b)).await.status, StatusCode::NOT_FOUND);

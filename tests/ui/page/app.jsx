@@ -50,6 +50,10 @@
 //   connect-watch      erin's page again, open in a second browser context while basil
 //                      accepts: her button turns without a reload (the live socket);
 //   connect-list       erin's and basil's UserConnectionsWidget afterwards;
+//   pm-thread          (private messages on) erin's messages page: PrivateMessageComponent
+//                      with her thread with basil open (snippets, thread, editor);
+//   pm-inbox           basil's messages page, no thread open, in a second browser context
+//                      while erin writes: the snippet turns live, then he opens it;
 //   sign-up            (no session) AccountVerify with a new member's mailed code;
 //   recover            (no session) AccountRecover: a member asks for a recovery mail;
 //   reset              (no session) AccountReset with the recovery code: a new password.
@@ -80,6 +84,7 @@ import {
   FeedObject,
   Footer,
   NavigationToolbar,
+  PrivateMessageComponent,
   SCFeedObjectTemplateType,
   User,
   UserConnectionsRequestsWidget,
@@ -496,6 +501,32 @@ function ConnectList({ config }) {
   );
 }
 
+// Private messages (issue 33): the kit's messages page, PrivateMessageComponent (the
+// snippets beside the open thread and its editor), as erin with basil's thread open and
+// as basil with none open. The component fills its container's height (a site gives it
+// the window's, under its top bar).
+const PM_HEIGHT = { height: 600 };
+
+function PmThread({ config }) {
+  return (
+    <Single id="pm" title="PrivateMessageComponent (erin's, the thread with basil)">
+      <div style={PM_HEIGHT}>
+        <PrivateMessageComponent id={config.ids.basil} type="user" />
+      </div>
+    </Single>
+  );
+}
+
+function PmInbox() {
+  return (
+    <Single id="pm" title="PrivateMessageComponent (basil's)">
+      <div style={PM_HEIGHT}>
+        <PrivateMessageComponent />
+      </div>
+    </Single>
+  );
+}
+
 function SignUpVerify({ config }) {
   return (
     <Single id="verify" title="AccountVerify (a new member's mailed code)">
@@ -551,6 +582,8 @@ const VIEWS = {
   'connect-accept': ConnectAccept,
   'connect-watch': ConnectCard,
   'connect-list': ConnectList,
+  'pm-thread': PmThread,
+  'pm-inbox': PmInbox,
   'sign-up': SignUpVerify,
   recover: Recover,
   reset: Reset,

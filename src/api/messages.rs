@@ -1,0 +1,404 @@
+//! Private messages (SPEC §10, the kit's 11 `pm/` rows; `db::messages`): snippets and
+//! threads (`GET /api/v2/pm/`, which marks a thread read as it is read), sending text
+//! and files, deleting a message (for everyone by its sender, for themselves by its
+//! receiver) or a thread (for the caller), the recipient picker and the uploader's
+//! steps. All of it answers 403 while `addons.private_messages_enabled` is off.
+//! Threads are between two users: the kit's group threads (`?group=`) are not served.
+
+use rusqlite::Connection;
+use serde_json::{Map, Value, json};
+use warp::http::{Method, StatusCode};
+use warp::reply::Response;
+
+use crate::api::call::{Call, user, write};
+use crate::api::listing::list_page;
+use crate::api::people::users_json;
+use crate::api::upload::{self, Form};
+use crate::db::messages::{self, From, Refused, files};
+use crate::error::ApiError;
+use crate::http::auth::Principal;
+use crate::http::pagination::{Page, envelope};
+use crate::http::query::Query;
+use crate::http::route::Endpoint;
+use crate::http::{json_response, ok};
+use crate::model::field::FieldError;
+use crate::model::message::{self as model, Send};
+
+/// The endpoints of this module.
+pub fn endpoints() -> Vec<Endpoint> {
+    vec![
+        // a thread read marks it read: a GET that writes (with a token that may)
+        user(Method::GET, "/api/v2/pm/", "getPrivateMessages", get_list).writes(),
+        write(Method::POST, "/api/v2/pm/", "sendPrivateMessage", send),
+        write(Method::DELETE, "/api/v2/pm/", "deletePrivateMessageThread", delete_thread),
+        user(Method::GET, "/api/v2/pm/search/", "searchPrivateMessageUsers", search),
+        write(Method::POST, "/api/v2/pm/upload/", "uploadPrivateMessageFile", upload_file),
+        user(Method::GET, "/api/v2/pm/{id}/", "getPrivateMessage", get_one),
+        write(Method::DELETE, "/api/v2/pm/{id}/", "deletePrivateMessage", delete_one),
+    ]
+}
+
+/// 403 unless private messages are on.
+fn require_enabled(c: &Connection) -> Result<(), ApiError> {
+    if messages::enabled(c)? { Ok(()) } else { Err(ApiError::PermissionDenied) }
+}
+
+/// An integer query parameter (400 on the field when it is not one).
+fn int(q: &Query, name: &str) -> Result<Option<i64>, ApiError> {
+    q.get(name)
+        .map(|v| {
+            v.trim()
+                .parse::<i64>()
+                .map_err(|_| ApiError::field(name, "invalid", "A valid integer is required."))
+        })
+        .transpose()
+}
+
+/// The thread a query names for `me`: `thread` (one of the caller's), or `user` (the
+/// thread with that user; `None` when they have none yet). `group` is 400: hearth's
+/// threads are between two users.
+fn named_thread(c: &Connection, me: i64, q: &Query) -> Result<Option<Option<i64>>, ApiError> {
+    if q.get("group").is_some() {
+        return Err(ApiError::field("group", "invalid", "Group threads are not served."));
+    }
+    if let Some(t) = int(q, "thread")? {
+        return match messages::other_member(c, me, t)? {
+            Some(_) => Ok(Some(Some(t))),
+            None => Err(ApiError::NotFound),
+        };
+    }
+    match int(q, "user")? {
+        Some(u) => Ok(Some(messages::thread_between(c, me, u)?)),
+        None => Ok(None),
+    }
+}
+
+/// `GET /api/v2/pm/` (auth): with `user` or `thread`, that thread's messages (the
+/// newest page first, `before_message`/`from_message` to walk it), marked read for the
+/// caller (a read-only token reads without marking); without, the caller's snippets.
+async fn get_list(call: Call<Principal>) -> Result<Response, ApiError> {
+    let (base, q) = (call.base(), call.query()?);
+    let url = base.at(&call.req.path);
+    let wants_thread =
+        q.get("user").is_some() || q.get("thread").is_some() || q.get("group").is_some();
+    if !wants_thread {
+        return list_page(&call, move |c, who, q| {
+            require_enabled(c)?;
+            let page = Page::from_query(q)?;
+            let (count, snippets) = messages::snippets(c, who.user_id, page.limit, page.offset)?;
+            let results: Vec<_> = snippets.iter().map(|s| s.to_json(&base, who.user_id)).collect();
+            Ok((page, count, results))
+        })
+        .await;
+    }
+    // most reads find nothing unread: they stay reads (a reader, no write quota); one
+    // that has something to mark goes through the writer, marks, and reads there
+    let (q2, base2, url2) = (q.clone(), base.clone(), url.clone());
+    let first = call
+        .read(move |c, who| {
+            let (thread, json) = thread_page(c, who.user_id, &q2, &base2, &url2)?;
+            let unread = match thread {
+                Some(t) if who.can_write => messages::unread(c, who.user_id, t)? > 0,
+                _ => false,
+            };
+            Ok::<_, ApiError>((unread, json))
+        })
+        .await?;
+    let json = match first {
+        (false, json) => json,
+        (true, _) => {
+            call.write(move |tx, who| {
+                if let Some(t) = named_thread(tx, who.user_id, &q)?.flatten() {
+                    messages::mark_read(tx, who.user_id, t)?;
+                }
+                Ok::<_, ApiError>(thread_page(tx, who.user_id, &q, &base, &url)?.1)
+            })
+            .await?
+        }
+    };
+    Ok(ok(&json))
+}
+
+/// A page of the thread the query names, as `me` sees it, and the thread's id.
+fn thread_page(
+    c: &Connection,
+    me: i64,
+    q: &Query,
+    base: &crate::model::PublicUrl,
+    url: &str,
+) -> Result<(Option<i64>, crate::http::pagination::Paginated<model::MessageJson>), ApiError> {
+    require_enabled(c)?;
+    let page = Page::from_query(q)?;
+    let start = match (int(q, "before_message")?, int(q, "from_message")?) {
+        (_, Some(from)) => From::Oldest { from },
+        (before, None) => From::Newest { before },
+    };
+    let thread = named_thread(c, me, q)?.flatten();
+    let (count, rows) = match thread {
+        Some(t) => messages::page(c, me, t, start, page.limit, page.offset)?,
+        None => (0, Vec::new()),
+    };
+    let results: Vec<_> = rows.iter().map(|m| m.to_json(base, me)).collect();
+    Ok((thread, envelope(url, q, page, count, results)))
+}
+
+/// `POST /api/v2/pm/` (write): `{"recipients": id | [ids], "message": text,
+/// "file_uuid"?: uuid}` sends one message to each recipient (each in its thread with
+/// the caller); 201 with the messages as a list. All or nothing: a recipient who is not
+/// a live user is 400 on `recipients`, one hidden either way (SPEC §8) 403.
+async fn send(mut call: Call<Principal>) -> Result<Response, ApiError> {
+    call.before_body().await?;
+    let body = call.object().await;
+    let base = call.base();
+    let now = call.now;
+    let json = call
+        .write(move |tx, who| {
+            let body = body?;
+            require_enabled(tx)?;
+            let send = Send::parse(&body).map_err(ApiError::Invalid)?;
+            for &to in &send.recipients {
+                match messages::may_write(tx, who.user_id, to)? {
+                    Ok(()) => {}
+                    Err(Refused::Yourself) => {
+                        return Err(ApiError::field(
+                            "recipients",
+                            "invalid",
+                            "You cannot write to yourself.",
+                        ));
+                    }
+                    Err(Refused::Unknown) => {
+                        return Err(ApiError::field("recipients", "invalid", "No such user."));
+                    }
+                    Err(Refused::Hidden) => return Err(ApiError::PermissionDenied),
+                }
+            }
+            if let Some(f) = &send.file {
+                if send.recipients.len() > 1 {
+                    return Err(ApiError::field(
+                        "file_uuid",
+                        "invalid",
+                        "A file goes to one recipient.",
+                    ));
+                }
+                if !files::usable(tx, who.user_id, f)? {
+                    return Err(ApiError::field("file_uuid", "invalid", "No such file."));
+                }
+            }
+            let rendered = crate::model::rich_text::render(&send.text);
+            let mut out = Vec::with_capacity(send.recipients.len());
+            for &to in &send.recipients {
+                let id = messages::send(
+                    tx,
+                    who.user_id,
+                    to,
+                    &send.text,
+                    &rendered,
+                    send.file.as_deref(),
+                    now,
+                )?;
+                let m = messages::get(tx, who.user_id, id)?.ok_or(ApiError::NotFound)?;
+                out.push(m.to_json(&base, who.user_id));
+            }
+            Ok::<_, ApiError>(out)
+        })
+        .await?;
+    Ok(json_response(StatusCode::CREATED, &json))
+}
+
+/// `DELETE /api/v2/pm/?user=` (or `?thread=`) (write): the caller's thread with that
+/// user is deleted for the caller (every message hidden for them; the other side keeps
+/// theirs); 204. No such thread is 404.
+async fn delete_thread(mut call: Call<Principal>) -> Result<Response, ApiError> {
+    call.before_body().await?;
+    let body = call.no_body().await;
+    let q = call.query()?;
+    call.write(move |tx, who| {
+        body?;
+        require_enabled(tx)?;
+        let thread = named_thread(tx, who.user_id, &q)?
+            .ok_or_else(|| FieldError::required("user"))
+            .map_err(|e| ApiError::Invalid(vec![e]))?
+            .ok_or(ApiError::NotFound)?;
+        messages::delete_thread(tx, who.user_id, thread)?;
+        Ok::<_, ApiError>(())
+    })
+    .await?;
+    Ok(crate::reply::empty(StatusCode::NO_CONTENT))
+}
+
+/// `GET /api/v2/pm/{id}/` (auth): one of the caller's messages; 404 for another's or
+/// one hidden for the caller.
+async fn get_one(call: Call<Principal>) -> Result<Response, ApiError> {
+    let (id, base) = (call.id(), call.base());
+    let json = call
+        .read(move |c, who| {
+            require_enabled(c)?;
+            let m = messages::get(c, who.user_id, id)?.ok_or(ApiError::NotFound)?;
+            Ok::<_, ApiError>(m.to_json(&base, who.user_id))
+        })
+        .await?;
+    Ok(ok(&json))
+}
+
+/// `DELETE /api/v2/pm/{id}/` (write): its sender takes it back for everyone (gone when
+/// younger than a minute, else shown to both as deleted); its receiver deletes it for
+/// themselves; 204. Another's message is 404.
+async fn delete_one(mut call: Call<Principal>) -> Result<Response, ApiError> {
+    call.before_body().await?;
+    let body = call.no_body().await;
+    let (id, now) = (call.id(), call.now);
+    call.write(move |tx, who| {
+        body?;
+        require_enabled(tx)?;
+        if messages::delete(tx, who.user_id, id, now)? { Ok(()) } else { Err(ApiError::NotFound) }
+    })
+    .await?;
+    Ok(crate::reply::empty(StatusCode::NO_CONTENT))
+}
+
+/// `GET /api/v2/pm/search/?user=` (auth): the users whose username starts with `user`
+/// that the caller may write to, as a paginated User list.
+async fn search(call: Call<Principal>) -> Result<Response, ApiError> {
+    let base = call.base();
+    list_page(&call, move |c, who, q| {
+        require_enabled(c)?;
+        let page = Page::from_query(q)?;
+        let prefix = q.text("user").unwrap_or("").trim().to_owned();
+        if prefix.is_empty() {
+            return Ok((page, 0, Vec::new()));
+        }
+        let (count, users) = crate::db::user_search::by_prefix_for(
+            c,
+            &prefix,
+            Some(who.user_id),
+            page.limit,
+            page.offset,
+        )?;
+        Ok((page, count, users_json(c, users, Some(who.user_id), &base)?))
+    })
+    .await
+}
+
+/// The file steps' refusals, as field errors.
+fn refused(e: files::Refused) -> ApiError {
+    match e {
+        files::Refused::Unknown => ApiError::field("uuid", "invalid", "No such upload."),
+        files::Refused::TooLarge => ApiError::field(
+            "file",
+            "max_value",
+            format!("A file is at most {} bytes.", model::FILE_MAX),
+        ),
+        files::Refused::Parts => {
+            ApiError::field("partindex", "invalid", "The parts do not make a whole file.")
+        }
+    }
+}
+
+/// A text field of a form.
+fn text(map: &Map<String, Value>, name: &str) -> Option<String> {
+    match map.get(name) {
+        Some(Value::String(s)) if !s.trim().is_empty() => Some(s.trim().to_owned()),
+        Some(Value::Number(n)) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// An integer field of a form (400 when it is not one).
+fn number<T: std::str::FromStr>(
+    map: &Map<String, Value>,
+    name: &str,
+) -> Result<Option<T>, ApiError> {
+    text(map, name)
+        .map(|v| v.parse::<T>().map_err(|_| ApiError::field(name, "invalid", "Not a number.")))
+        .transpose()
+}
+
+/// `POST /api/v2/pm/upload/` (write; multipart): the kit's uploader, one route for four
+/// steps. With `?done`: `uuid`, `filename`, `totalparts` make the chunks whole → `{file_uuid,
+/// file_url}`. With `parentuuid`: `file` is that file's thumbnail (an image) →
+/// `{file_uuid, file_url, parent_file_uuid}`. With `partindex`: `file` is that chunk
+/// (`uuid` from the first chunk's answer, `totalparts`) → `{file_uuid}`. Otherwise
+/// `file` is a whole file → `{file_uuid, file_url}`.
+async fn upload_file(mut call: Call<Principal>) -> Result<Response, ApiError> {
+    call.before_body().await?;
+    let q = call.query()?;
+    let body = call.take_body();
+    // what the form says, judged after the caller is (401 before 400, as every route)
+    let parsed = upload::read(body, &call.req.headers, Form { file: "file", lists: &[] })
+        .await
+        .and_then(|(map, file)| step(&q, &map, file.map(|f| f.bytes)));
+    let (base, now) = (call.base(), call.now);
+    let json = call
+        .write(move |tx, who| {
+            let step = parsed?;
+            require_enabled(tx)?;
+            let me = who.user_id;
+            let whole = |f: model::File| {
+                let j = f.to_json(&base);
+                json!({"file_uuid": j.uuid, "file_url": j.url})
+            };
+            match step {
+                Step::Done { uuid, filename, parts, duration } => {
+                    let f = files::finish(tx, me, &uuid, &filename, parts, duration, now)?
+                        .map_err(refused)?;
+                    Ok(whole(f))
+                }
+                Step::Thumbnail { parent, bytes } => {
+                    let f = files::set_thumbnail(tx, me, &parent, &bytes, now)?.map_err(refused)?;
+                    let j = f.to_json(&base);
+                    Ok(json!({
+                        "file_uuid": j.uuid, "file_url": j.thumbnail, "parent_file_uuid": j.uuid
+                    }))
+                }
+                Step::Chunk { part, uuid, bytes } => {
+                    let uuid = match uuid {
+                        Some(u) => u,
+                        None => files::create(tx, me, now)?,
+                    };
+                    files::add_chunk(tx, me, &uuid, part, &bytes)?.map_err(refused)?;
+                    Ok(json!({"file_uuid": uuid}))
+                }
+                Step::Whole { filename, duration, bytes } => {
+                    let uuid = files::create(tx, me, now)?;
+                    files::add_chunk(tx, me, &uuid, 0, &bytes)?.map_err(refused)?;
+                    let f = files::finish(tx, me, &uuid, &filename, Some(1), duration, now)?
+                        .map_err(refused)?;
+                    Ok::<_, ApiError>(whole(f))
+                }
+            }
+        })
+        .await?;
+    Ok(ok(&json))
+}
+
+/// One step of the uploader, as its form says.
+enum Step {
+    Whole { filename: String, duration: Option<f64>, bytes: bytes::Bytes },
+    Chunk { part: i64, uuid: Option<String>, bytes: bytes::Bytes },
+    Done { uuid: String, filename: String, parts: Option<i64>, duration: Option<f64> },
+    Thumbnail { parent: String, bytes: bytes::Bytes },
+}
+
+/// Reads the step a form asks for (400 on a field it gets wrong).
+fn step(q: &Query, map: &Map<String, Value>, file: Option<bytes::Bytes>) -> Result<Step, ApiError> {
+    let required = |f: &str| ApiError::Invalid(vec![FieldError::required(f)]);
+    let duration: Option<f64> = number(map, "duration")?;
+    let filename = text(map, "filename").unwrap_or_else(|| "file".to_owned());
+    if q.get("done").is_some() {
+        let uuid = text(map, "uuid").ok_or_else(|| required("uuid"))?;
+        return Ok(Step::Done { uuid, filename, parts: number(map, "totalparts")?, duration });
+    }
+    let bytes = file.ok_or_else(|| required("file"))?;
+    if let Some(parent) = text(map, "parentuuid") {
+        if let Err(e) = crate::images::plan(&bytes) {
+            return Err(ApiError::field("file", "invalid", e.to_string()));
+        }
+        return Ok(Step::Thumbnail { parent, bytes });
+    }
+    match (number::<i64>(map, "partindex")?, text(map, "uuid")) {
+        (Some(part), Some(uuid)) => Ok(Step::Chunk { part, uuid: Some(uuid), bytes }),
+        (Some(0), None) => Ok(Step::Chunk { part: 0, uuid: None, bytes }),
+        (Some(_), None) => Err(required("uuid")),
+        (None, _) => Ok(Step::Whole { filename, duration, bytes }),
+    }
+}
