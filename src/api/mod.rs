@@ -10,7 +10,7 @@ pub mod categories;
 // toggles, people's JSON, the OpenAPI document (api/framework/)
 mod framework;
 pub use framework::{auth, call, openapi};
-use framework::{listing, people, toggle, upload};
+use framework::{listing, members, people, toggle, upload};
 pub mod connections;
 pub mod contributions;
 pub mod contributors;

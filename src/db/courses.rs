@@ -1,5 +1,5 @@
 //! Courses: the course record, its categories, lists and search, counts, sections.
-//! Memberships are in [`super::course_members`], sections in [`super::course_sections`]
+//! Memberships are in [`super::members`], sections in [`super::course_sections`]
 //! (re-exported here).
 
 use rusqlite::types::ToSql;
@@ -128,7 +128,7 @@ pub fn create(
     categories: &[i64],
 ) -> rusqlite::Result<i64> {
     let id = insert(conn, c, id)?;
-    super::course_members::set(conn, id, c.created_by, JoinStatus::Creator, c.created_at)?;
+    super::members::set(conn, super::members::Roster::Course, id, c.created_by, JoinStatus::Creator, c.created_at)?;
     add_categories(conn, id, categories)?;
     Ok(id)
 }

@@ -34,7 +34,7 @@ pub mod connections;
 pub mod contribution_tally;
 pub mod contributions;
 pub mod contributors;
-pub mod course_members;
+pub mod members;
 pub mod course_sections;
 pub mod course_view;
 pub mod courses;
