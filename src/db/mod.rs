@@ -42,6 +42,7 @@ pub mod custom_menus;
 pub mod export;
 pub mod feed;
 pub mod follows;
+pub mod groups;
 pub mod hides;
 pub mod import;
 pub mod jwt;

@@ -15,6 +15,7 @@ pub mod custom_menu;
 pub mod feature;
 pub mod feed;
 pub mod field;
+pub mod group;
 pub mod flag;
 pub mod html;
 pub mod ids;
