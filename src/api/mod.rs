@@ -19,6 +19,7 @@ pub mod custom_menus;
 pub mod data_export;
 pub mod features;
 pub mod feed;
+pub mod groups;
 pub mod health;
 pub mod jwt;
 pub mod legal;
@@ -44,6 +45,7 @@ use crate::state::AppState;
 /// Every area's endpoints, in matching order: adding an area is one line here.
 const AREAS: &[fn() -> Vec<Endpoint>] = &[
     courses::endpoints,
+    groups::endpoints,
     contributions::endpoints,
     health::endpoints,
     schema::endpoints,

@@ -108,6 +108,10 @@ pub struct Contribution {
     pub categories: Vec<Category>,
     /// Its votes, as the caller sees them.
     pub votes: Votes,
+    /// The id of the group it was made in (a comment: its item's; SPEC §10 Groups).
+    pub group_id: Option<i64>,
+    /// That group as the caller sees it (items, not comments).
+    pub group: Option<super::group::GroupSeen>,
     /// The later of its creation and its newest live comment (a comment's: its newest
     /// live reply).
     pub last_activity_at: Timestamp,
@@ -234,7 +238,10 @@ impl Contribution {
             tags: Vec::new(),
             location: None,
             poll: None,
-            group: None,
+            group: self
+                .group
+                .as_ref()
+                .map(|g| serde_json::to_value(g.to_json(base)).unwrap_or(Value::Null)),
             event: None,
             title: (self.kind == Kind::Discussion).then(|| self.title.clone().unwrap_or_default()),
             action: (self.kind == Kind::Status).then(|| self.action.clone().unwrap_or_default()),
@@ -280,6 +287,8 @@ pub struct Draft {
     pub target: Option<(Kind, i64)>,
     /// Comments: the parent comment id.
     pub parent: Option<i64>,
+    /// Discussions and posts: the group it is made in (SPEC §10 Groups).
+    pub group: Option<i64>,
 }
 
 pub use super::ids::id_value;
@@ -405,6 +414,17 @@ pub fn validate(kind: Kind, body: &Map<String, Value>) -> (Draft, Vec<FieldError
     } else {
         draft.categories = categories(body, &mut errors);
     }
+    // a discussion or a post may be made in a group (the kit's Composer sends its id);
+    // statuses and comments have none of their own (a comment is in its item's group)
+    if matches!(kind, Kind::Discussion | Kind::Post) {
+        draft.group = id_field(body, "group", &mut errors);
+    } else if body.get("group").is_some_and(|g| !g.is_null()) {
+        errors.push(FieldError::new(
+            "group",
+            "invalid",
+            "Only discussions and posts are made in a group.",
+        ));
+    }
     // hearth keeps no polls (`addons.polls_enabled` is off): a poll is refused, never
     // silently dropped
     if body.get("poll").is_some_and(|p| !p.is_null()) {
@@ -498,6 +518,8 @@ mod tests {
             votes: Votes::default(),
             last_activity_at: 0,
             latest_comments: Vec::new(),
+            group_id: None,
+            group: None,
         };
         assert_eq!(c.slug(), "grusse-world");
         c.kind = Kind::Post;

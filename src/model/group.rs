@@ -111,6 +111,22 @@ impl Group {
     }
 }
 
+/// A group as one caller sees it beside something else (an item made in it, a
+/// notification about it): the record, the caller's status, its creator.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupSeen {
+    pub group: Group,
+    pub status: Option<JoinStatus>,
+    pub creator: super::user::User,
+}
+
+impl GroupSeen {
+    /// Its JSON.
+    pub fn to_json(&self, base: &PublicUrl) -> GroupJson {
+        self.group.to_json(base, self.status, self.creator.minimal(base))
+    }
+}
+
 /// Group JSON (`SCGroupType`).
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 #[schema(as = Group)]

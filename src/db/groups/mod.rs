@@ -20,7 +20,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use super::members::{self, Roster};
 use crate::clock::Timestamp;
 use crate::model::course::name_key;
-use crate::model::group::{Group, JoinStatus};
+use crate::model::group::{Group, GroupSeen, JoinStatus};
 
 /// The columns [`from_row`] reads, for a `community_group` aliased `g`.
 const COLUMNS: &str = "g.id, g.name, g.slug, g.description, g.color, g.privacy, g.visible,
@@ -96,6 +96,19 @@ pub fn seen(
         }
         None => Ok(None),
     }
+}
+
+/// A group as `viewer` sees it beside an item or a notification: the record, the
+/// viewer's status and the creator (`None` when either is gone).
+pub fn seen_by(
+    conn: &Connection,
+    id: i64,
+    viewer: Option<i64>,
+) -> rusqlite::Result<Option<GroupSeen>> {
+    let Some(group) = get(conn, id)? else { return Ok(None) };
+    let Some(creator) = super::users::get(conn, group.created_by)? else { return Ok(None) };
+    let status = members::status_of(conn, Roster::Group, id, viewer)?;
+    Ok(Some(GroupSeen { group, status, creator }))
 }
 
 /// Whether another live or deleted group than `except` has this name (compared

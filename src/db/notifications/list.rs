@@ -7,6 +7,7 @@ use rusqlite::{Connection, params};
 use super::Type;
 use crate::clock::Timestamp;
 use crate::model::contribution::Contribution;
+use crate::model::group::GroupSeen;
 use crate::model::user::User;
 
 /// One notification as read.
@@ -17,6 +18,8 @@ pub struct Note {
     pub actor: User,
     pub item: Option<Contribution>,
     pub comment: Option<Contribution>,
+    /// The group it is about, the recipient's status in it, and its creator.
+    pub group: Option<GroupSeen>,
     pub at: Timestamp,
     pub is_new: bool,
 }
@@ -24,13 +27,23 @@ pub struct Note {
 /// The most notifications a list counts (the pagination's offset cap).
 pub const COUNT_CAP: i64 = 10_000;
 
-/// A row: id, type, actor, item, comment, time, new.
-type Row = (i64, String, i64, Option<i64>, Option<i64>, Timestamp, bool);
+/// A row: id, type, actor, item, comment, time, new, group.
+type Row = (i64, String, i64, Option<i64>, Option<i64>, Timestamp, bool, Option<i64>);
 
-/// The rows `user` is shown: the condition on `n` (`?1` the user).
-const SHOWN: &str = "n.user_id = ?1
+/// The rows `user` is shown: the condition on `n` (`?1` the user): not from a hidden
+/// or deleted actor, and never about an item or a group the user may not see (the
+/// groups' rules, `db::groups`).
+fn shown() -> &'static str {
+    sql!(
+        "n.user_id = ?1
     AND NOT EXISTS (SELECT 1 FROM user_hide h WHERE h.user_id = ?1 AND h.hidden_id = n.actor_id)
-    AND EXISTS (SELECT 1 FROM user a WHERE a.id = n.actor_id AND a.deleted = 0)";
+    AND EXISTS (SELECT 1 FROM user a WHERE a.id = n.actor_id AND a.deleted = 0)
+    AND (n.item_pk IS NULL OR EXISTS (SELECT 1 FROM contribution c WHERE c.pk = n.item_pk AND {}))
+    AND (n.group_id IS NULL OR EXISTS (SELECT 1 FROM community_group g WHERE g.id = n.group_id AND {}))",
+        crate::db::groups::item_shown(1),
+        crate::db::groups::visible(1)
+    )
+}
 
 /// One page of `user`'s notifications, newest first, and how many it has (up to
 /// 10,000).
@@ -45,22 +58,34 @@ pub fn page(
     let count: i64 = conn
         .prepare_cached(sql!(
             "SELECT count(*) FROM (SELECT 1 FROM notification n INDEXED BY notification_user
-             WHERE {SHOWN} LIMIT {})",
+             WHERE {} LIMIT {})",
+            shown(),
             COUNT_CAP
         ))?
         .query_row([user], |r| r.get(0))?;
     let rows: Vec<Row> = conn
         .prepare_cached(sql!(
-            "SELECT n.id, n.type, n.actor_id, n.item_pk, n.comment_pk, n.created_at, n.is_new
-             FROM notification n INDEXED BY notification_user WHERE {SHOWN}
-             ORDER BY n.id DESC LIMIT ?2 OFFSET ?3"
+            "SELECT n.id, n.type, n.actor_id, n.item_pk, n.comment_pk, n.created_at, n.is_new,
+                    n.group_id
+             FROM notification n INDEXED BY notification_user WHERE {}
+             ORDER BY n.id DESC LIMIT ?2 OFFSET ?3",
+            shown()
         ))?
         .query_map(params![user, limit, offset], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?))
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+                r.get(6)?,
+                r.get(7)?,
+            ))
         })?
         .collect::<Result<_, _>>()?;
     let mut out = Vec::with_capacity(rows.len());
-    for (id, kind, actor, item, comment, at, is_new) in rows {
+    for (id, kind, actor, item, comment, at, is_new, group) in rows {
         let Some(kind) = Type::parse(&kind) else { continue };
         let Some(actor) = super::super::users::get(conn, actor)? else { continue };
         let load = |pk: Option<i64>| -> rusqlite::Result<Option<Contribution>> {
@@ -69,7 +94,20 @@ pub fn page(
                 None => None,
             })
         };
-        out.push(Note { id, kind, actor, item: load(item)?, comment: load(comment)?, at, is_new });
+        let group = match group {
+            Some(g) => crate::db::groups::seen_by(conn, g, Some(user))?,
+            None => None,
+        };
+        out.push(Note {
+            id,
+            kind,
+            actor,
+            item: load(item)?,
+            comment: load(comment)?,
+            group,
+            at,
+            is_new,
+        });
     }
     Ok((count, out))
 }
@@ -91,7 +129,7 @@ pub fn mark_seen(conn: &Connection, user: i64, ids: &[i64]) -> rusqlite::Result<
 /// shown): what a live push carries.
 pub fn one(conn: &Connection, user: i64, id: i64) -> rusqlite::Result<Option<Note>> {
     let offset: Option<i64> = conn
-        .prepare_cached(sql!("SELECT count(*) FROM notification n WHERE {SHOWN} AND n.id > ?2"))?
+        .prepare_cached(sql!("SELECT count(*) FROM notification n WHERE {} AND n.id > ?2", shown()))?
         .query_row(params![user, id], |r| r.get(0))
         .ok();
     let Some(offset) = offset else { return Ok(None) };
