@@ -164,7 +164,11 @@ async fn create(kind: Kind, mut call: Call<Principal>) -> Result<Response, ApiEr
                 match store::meta(tx, tk, tid)? {
                     Some(m)
                         if !m.deleted
-                            && crate::db::groups::shows_item(tx, m.group_id, Some(who.user_id))? =>
+                            && crate::db::groups::shows_item(
+                                tx,
+                                m.group_id,
+                                Some(who.user_id),
+                            )? =>
                     {
                         target_pk = Some(m.pk);
                         group_id = m.group_id;

@@ -128,7 +128,14 @@ pub fn create(
     categories: &[i64],
 ) -> rusqlite::Result<i64> {
     let id = insert(conn, c, id)?;
-    super::members::set(conn, super::members::Roster::Course, id, c.created_by, JoinStatus::Creator, c.created_at)?;
+    super::members::set(
+        conn,
+        super::members::Roster::Course,
+        id,
+        c.created_by,
+        JoinStatus::Creator,
+        c.created_at,
+    )?;
     add_categories(conn, id, categories)?;
     Ok(id)
 }

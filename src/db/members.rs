@@ -36,9 +36,12 @@ pub fn status(
     id: i64,
     user: i64,
 ) -> rusqlite::Result<Option<JoinStatus>> {
-    conn.prepare_cached(roster_sql!(of, "SELECT join_status FROM {t} WHERE {k} = ?1 AND user_id = ?2"))?
-        .query_row([id, user], |r| r.get(0))
-        .optional()
+    conn.prepare_cached(roster_sql!(
+        of,
+        "SELECT join_status FROM {t} WHERE {k} = ?1 AND user_id = ?2"
+    ))?
+    .query_row([id, user], |r| r.get(0))
+    .optional()
 }
 
 /// The statuses in `of`'s `id` of those of `users` who have one, in one query.

@@ -96,9 +96,7 @@ impl Group {
             image_medium: url(200),
             image_small: url(100),
             emotional_image: match &self.cover_key {
-                Some(k) => {
-                    base.at(&format!("/media/{}", super::course::media_path(k, COVER_SIDE)))
-                }
+                Some(k) => base.at(&format!("/media/{}", super::course::media_path(k, COVER_SIDE))),
                 None => base.at(DEFAULT_COVER),
             },
             emotional_image_position: 0,
@@ -222,7 +220,11 @@ fn too_long(field: &'static str, max: usize) -> FieldError {
 
 /// Whether `field` of the body asks for the default image back (null or an empty
 /// text field); an error when it holds text that is no file.
-fn clears_image(map: &Map<String, Value>, field: &'static str, errors: &mut Vec<FieldError>) -> bool {
+fn clears_image(
+    map: &Map<String, Value>,
+    field: &'static str,
+    errors: &mut Vec<FieldError>,
+) -> bool {
     match map.get(field) {
         None => false,
         Some(Value::Null) => true,

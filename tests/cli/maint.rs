@@ -214,7 +214,11 @@ fn restore_migrates_an_older_backup_on_a_copy() {
     let src_bytes = std::fs::read(&src).unwrap();
     let out = restore(&e, &src, &["--discard-current"]);
     succeeded(&out);
-    assert!(String::from_utf8(out.stdout).unwrap().contains(&format!("migrated from schema version 1 to {}", crate::migrate::CURRENT)));
+    assert!(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .contains(&format!("migrated from schema version 1 to {}", crate::migrate::CURRENT))
+    );
     assert_eq!(std::fs::read(&src).unwrap(), src_bytes, "the backup is never changed");
     e.assert_sql(&[
         ("PRAGMA user_version", crate::migrate::CURRENT),

@@ -107,7 +107,8 @@ async fn list(call: Call<Principal>, fixed: Option<JoinStatus>) -> Result<Respon
         managed_course(c, id, who)?;
         let statuses = if let Some(f) = fixed { vec![f] } else { member_statuses(q)? };
         let page = Page::from_query(q)?;
-        let (count, rows) = members::list(c, Roster::Course, id, &statuses, page.limit, page.offset)?;
+        let (count, rows) =
+            members::list(c, Roster::Course, id, &statuses, page.limit, page.offset)?;
         let results: Vec<MemberJson> = rows
             .into_iter()
             .map(|(u, s)| MemberJson { user: u.minimal(&base), join_status: s })

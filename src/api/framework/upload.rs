@@ -42,7 +42,8 @@ pub async fn read(
     headers: &HeaderMap,
     form_shape: Form,
 ) -> Result<(Map<String, Value>, Option<Upload>), ApiError> {
-    let (map, mut files, held) = read_files(body, headers, form_shape.lists, &[form_shape.file]).await?;
+    let (map, mut files, held) =
+        read_files(body, headers, form_shape.lists, &[form_shape.file]).await?;
     Ok((map, files.pop().flatten().map(|bytes| Upload { bytes, held })))
 }
 

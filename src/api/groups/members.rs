@@ -97,9 +97,11 @@ async fn unsubscribe(mut call: Call<Principal>) -> Result<Response, ApiError> {
     let id = call.id();
     let target = match call.query()?.get("user") {
         None => None,
-        Some(v) => Some(v.trim().parse::<i64>().map_err(|_| {
-            ApiError::field("user", "invalid", "A valid integer is required.")
-        })?),
+        Some(v) => Some(
+            v.trim()
+                .parse::<i64>()
+                .map_err(|_| ApiError::field("user", "invalid", "A valid integer is required."))?,
+        ),
     };
     call.no_body().await?;
     call.write(move |tx, who| {
@@ -219,8 +221,14 @@ async fn suggest(call: Call<Principal>, of_group: bool) -> Result<Response, ApiE
         }
         let page = Page::from_query(q)?;
         let prefix = q.get("search").unwrap_or("").trim().to_owned();
-        let (count, users) =
-            crate::db::groups::suggested_users(c, id, who.user_id, &prefix, page.limit, page.offset)?;
+        let (count, users) = crate::db::groups::suggested_users(
+            c,
+            id,
+            who.user_id,
+            &prefix,
+            page.limit,
+            page.offset,
+        )?;
         let results = crate::api::people::users_json(c, users, Some(who.user_id), &base)?;
         Ok((page, count, results))
     })

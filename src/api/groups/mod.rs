@@ -74,7 +74,11 @@ pub(crate) fn managed_group(
     who: Principal,
 ) -> Result<(Group, Option<JoinStatus>), ApiError> {
     let (g, status) = visible_group(c, id, Some(who))?;
-    if crate::model::course::manages(status) { Ok((g, status)) } else { Err(ApiError::PermissionDenied) }
+    if crate::model::course::manages(status) {
+        Ok((g, status))
+    } else {
+        Err(ApiError::PermissionDenied)
+    }
 }
 
 /// Whether `who` may make an item in group `id`: groups on, the group visible to it and
@@ -158,7 +162,9 @@ fn check_against_db(
         errors.push(FieldError::new("name", "unique", "A group with this name already exists."));
     }
     match input.privacy {
-        Some(GroupPrivacy::Private) if g.privacy != GroupPrivacy::Private && !pref("groups_private_enabled")? => {
+        Some(GroupPrivacy::Private)
+            if g.privacy != GroupPrivacy::Private && !pref("groups_private_enabled")? =>
+        {
             errors.push(FieldError::new(
                 "privacy",
                 "invalid_choice",
@@ -188,7 +194,12 @@ fn check_against_db(
 fn may_create(c: &Connection, who: Principal) -> Result<(), ApiError> {
     enabled(c)?;
     if !who.is_staff
-        && crate::db::preferences::get_bool(c, "configurations", "groups_only_staff_enabled", false)?
+        && crate::db::preferences::get_bool(
+            c,
+            "configurations",
+            "groups_only_staff_enabled",
+            false,
+        )?
     {
         return Err(ApiError::PermissionDenied);
     }

@@ -215,7 +215,10 @@ pub fn search(
     offset: i64,
 ) -> rusqlite::Result<(i64, Vec<i64>)> {
     let pattern = text.map(|t| {
-        format!("%{}%", t.to_lowercase().replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_"))
+        format!(
+            "%{}%",
+            t.to_lowercase().replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_")
+        )
     });
     const MATCH: &str = "(?2 IS NULL OR lower(g.name) LIKE ?2 ESCAPE '\\'
         OR lower(g.description) LIKE ?2 ESCAPE '\\')";

@@ -46,12 +46,14 @@ fn who_sees_a_group_and_its_items() {
         assert!(sees(private, v), "{v:?}");
         assert!(shows_item(&conn, None, v).unwrap());
     }
-    assert_eq!([None, Some(1), Some(2), Some(3), Some(4)].map(|v| items(private, v)), [
-        false, true, true, false, false
-    ]);
-    assert_eq!([None, Some(1), Some(2), Some(3), Some(4)].map(|v| sees(hidden, v)), [
-        false, true, true, true, false
-    ]);
+    assert_eq!(
+        [None, Some(1), Some(2), Some(3), Some(4)].map(|v| items(private, v)),
+        [false, true, true, false, false]
+    );
+    assert_eq!(
+        [None, Some(1), Some(2), Some(3), Some(4)].map(|v| sees(hidden, v)),
+        [false, true, true, true, false]
+    );
     assert_eq!(search(&conn, None, None, 10, 0).unwrap(), (2, vec![private, public]));
     assert_eq!(search(&conn, Some(3), Some("HID"), 10, 0).unwrap(), (1, vec![hidden]));
     let counter = |g: i64| get(&conn, g).unwrap().unwrap().subscribers_counter;

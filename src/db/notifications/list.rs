@@ -129,7 +129,10 @@ pub fn mark_seen(conn: &Connection, user: i64, ids: &[i64]) -> rusqlite::Result<
 /// shown): what a live push carries.
 pub fn one(conn: &Connection, user: i64, id: i64) -> rusqlite::Result<Option<Note>> {
     let offset: Option<i64> = conn
-        .prepare_cached(sql!("SELECT count(*) FROM notification n WHERE {} AND n.id > ?2", shown()))?
+        .prepare_cached(sql!(
+            "SELECT count(*) FROM notification n WHERE {} AND n.id > ?2",
+            shown()
+        ))?
         .query_row(params![user, id], |r| r.get(0))
         .ok();
     let Some(offset) = offset else { return Ok(None) };

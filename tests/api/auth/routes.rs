@@ -156,7 +156,7 @@ impl Fixtures {
                     // the moderation routes: the post (their `contribution_type` is a query)
                     "contribution" => self.post,
                     "legal_page" => self.legal,
-                "group" => self.group,
+                    "group" => self.group,
                     other => panic!("no fixture for {other}/{{id}}"),
                 }
                 .to_string(),
