@@ -49,6 +49,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { peopleViews } from './people.mjs';
+import { groupsViews } from './groups.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '../..');
@@ -1313,6 +1314,9 @@ const setIds = (ids) => {
   writeConfig();
 };
 await peopleViews({ visit, check, api, hearth, page, browser, pageOrigin, portal, initScript, requests, pageErrors, must, USERS, WAIT_MS, OUT, shots, token, viewTokens, setIds });
+
+// --- issue 33: groups (groups on: after the people views)
+await groupsViews({ visit, check, api, hearth, page, portal, must, USERS, WAIT_MS, token, viewTokens, setIds });
 
 // --- the record
 const seen = new Map();

@@ -208,16 +208,22 @@ async fn invite_users(mut call: Call<Principal>) -> Result<Response, ApiError> {
     Ok(empty(StatusCode::NO_CONTENT))
 }
 
-/// `GET /api/v2/group/{id}/user/?search=` (the group's creator and admins) and
-/// `GET /api/v2/group/user/?search=` (a group being made): live users whose username
-/// starts with `search`, by username, without the caller and (for a group) its
-/// members, invited users and requesters.
+/// `GET /api/v2/group/{id}/user/?search=` (anyone who sees the group: the kit's
+/// GroupInviteButton asks on every group page) and `GET /api/v2/group/user/?search=`
+/// (a group being made): live users whose username starts with `search`, by
+/// username, without the caller; for a member of the group, also without its members,
+/// invited users and requesters (what a member may know: others get the plain list,
+/// which says nothing of a private group's members).
 async fn suggest(call: Call<Principal>, of_group: bool) -> Result<Response, ApiError> {
     let (id, base) = (of_group.then(|| call.id()), call.base());
     list_page(&call, move |c, who, q| {
         enabled(c)?;
-        if let Some(id) = id {
-            managed_group(c, id, who)?;
+        let mut id = id;
+        if let Some(g) = id {
+            let (_, status) = visible_group(c, g, Some(who))?;
+            if !is_member(status) {
+                id = None;
+            }
         }
         let page = Page::from_query(q)?;
         let prefix = q.get("search").unwrap_or("").trim().to_owned();

@@ -23,7 +23,7 @@ async fn requests_invitations_and_their_notifications() {
     assert_eq!(ids(&ok(&s.get(&path("request_subscribe/"), Some(&ta)).await)["results"]), [b]);
     assert_eq!(group_notes(&s, &ta).await, [("user_requested_to_join_group".into(), id)]);
     // the lists and the invitations are the admins' (403 for a member or a stranger)
-    for p in ["request_subscribe/", "invite/", "user/?search="] {
+    for p in ["request_subscribe/", "invite/"] {
         assert_eq!(s.status(&path(p), Some(&tc)).await, 403, "{p}");
     }
     let r = s.post(&path("invite/"), Some(&tc), json!({"users": [d]})).await;
@@ -46,6 +46,9 @@ async fn requests_invitations_and_their_notifications() {
     // users to invite: not the caller, not the members
     let suggested = ok(&s.get(&path("user/?search="), Some(&ta)).await);
     assert_eq!(ids(&suggested["results"]), [d]);
+    // a stranger's suggestions say nothing of the members
+    let stranger = ok(&s.get(&path("user/?search="), Some(&s.jwt(d))).await);
+    assert_eq!(ids(&stranger["results"]), [a, b, c]);
     let fresh = ok(&s.get("/api/v2/group/user/?search=b", Some(&ta)).await);
     assert_eq!(ids(&fresh["results"]), [b]);
     // leaving, removing, and the creator who can do neither

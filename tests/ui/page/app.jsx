@@ -50,6 +50,14 @@
 //   connect-watch      erin's page again, open in a second browser context while basil
 //                      accepts: her button turns without a reload (the live socket);
 //   connect-list       erin's and basil's UserConnectionsWidget afterwards.
+//   group-create       (issue 33, groups on) alice's CreateGroupButton: the kit's
+//                      GroupForm makes a group;
+//   group-invite       alice's Group page (react-templates Group: GroupHeader, GroupFeed
+//                      and its widgets): GroupInviteButton invites bob;
+//   group-accept       bob's Group page: GroupSubscribeButton accepts the invitation;
+//   group-post         bob's Group page again, under the group feed's InlineComposerWidget
+//                      (see GroupComposer): he posts in the group, the feed shows it;
+//   groups             alice's Groups list (react-ui Groups: the groups she is in).
 //
 // Every view opens the kit's live socket (SCNotificationProvider, useSCWebSocket) at
 // ws://<portal's host, no port>/ws/notify?subscribe-user, with `notifications.webSocket`
@@ -62,7 +70,7 @@
 // ./config.json, written by the test driver.
 import React, { useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
-import { SCContextProvider } from '@selfcommunity/react-core';
+import { SCContextProvider, useSCFetchGroup } from '@selfcommunity/react-core';
 import theme from '@selfcommunity/react-theme-default';
 import {
   AccountDataPortability,
@@ -71,6 +79,9 @@ import {
   Composer,
   ConsentSolution,
   Course,
+  CreateGroupButton,
+  Groups,
+  InlineComposerWidget,
   FeedObject,
   Footer,
   NavigationToolbar,
@@ -85,7 +96,7 @@ import {
   UserProfileEdit,
   UserProfileHeader,
 } from '@selfcommunity/react-ui';
-import { Category, ExploreFeed, FeedObjectDetail, MainFeed, NotificationFeed, UserProfile } from '@selfcommunity/react-templates';
+import { Category, ExploreFeed, FeedObjectDetail, Group, MainFeed, NotificationFeed, UserProfile } from '@selfcommunity/react-templates';
 
 // One widget's crash must not blank the page (React unmounts the whole tree on an
 // uncaught render error): each section catches its own, shows it, and records it in
@@ -490,6 +501,55 @@ function ConnectList({ config }) {
   );
 }
 
+// Groups (issue 33): with configurations.groups_enabled on.
+function GroupCreate() {
+  return (
+    <Single id="group-create" title="CreateGroupButton (alice's): GroupForm">
+      <CreateGroupButton />
+    </Single>
+  );
+}
+
+function GroupPage({ config }) {
+  return (
+    <WithBell>
+      <Single id="group" title="Group (react-templates): GroupHeader, GroupFeed">
+        <Group groupId={config.ids.group} />
+      </Single>
+    </WithBell>
+  );
+}
+
+// The group feed's own composer, as GroupFeed makes it (InlineComposerWidget with the
+// group as its default audience): GroupFeed shows it as its feed's header only once its
+// virtual scroller has mounted, a ref no render follows, so on a freshly loaded page it
+// does not show; the same widget is mounted here above the page.
+function GroupComposer({ groupId }) {
+  const { scGroup } = useSCFetchGroup({ id: groupId });
+  return scGroup ? <InlineComposerWidget defaultValue={{ group: scGroup }} feedType="group" /> : null;
+}
+
+function GroupPostPage({ config }) {
+  return (
+    <WithBell>
+      <Single id="group-composer" title="InlineComposerWidget (the group feed's composer)">
+        <GroupComposer groupId={config.ids.group} />
+      </Single>
+      <Single id="group" title="Group (react-templates): GroupHeader, GroupFeed">
+        <Group groupId={config.ids.group} />
+      </Single>
+    </WithBell>
+  );
+}
+
+function GroupsList() {
+  return (
+    <Single id="groups" title="Groups (alice's)">
+      <Groups />
+    </Single>
+  );
+}
+
 const VIEWS = {
   widgets: Widgets,
   shell: Shell,
@@ -521,6 +581,11 @@ const VIEWS = {
   'connect-accept': ConnectAccept,
   'connect-watch': ConnectCard,
   'connect-list': ConnectList,
+  'group-create': GroupCreate,
+  'group-invite': GroupPage,
+  'group-accept': GroupPage,
+  'group-post': GroupPostPage,
+  groups: GroupsList,
 };
 
 const config = await (await fetch('./config.json')).json();
