@@ -5,6 +5,7 @@
 use rusqlite::types::ToSql;
 use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 
+use super::members::Roster;
 use crate::model::course::{Course, JoinStatus, name_key};
 
 pub use super::course_sections::{
@@ -128,14 +129,8 @@ pub fn create(
     categories: &[i64],
 ) -> rusqlite::Result<i64> {
     let id = insert(conn, c, id)?;
-    super::members::set(
-        conn,
-        super::members::Roster::Course,
-        id,
-        c.created_by,
-        JoinStatus::Creator,
-        c.created_at,
-    )?;
+    let (by, at) = (c.created_by, c.created_at);
+    super::members::set(conn, Roster::Course, id, by, JoinStatus::Creator, at)?;
     add_categories(conn, id, categories)?;
     Ok(id)
 }

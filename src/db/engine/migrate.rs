@@ -262,20 +262,14 @@ fn feed_search_statements() -> Option<&'static str> {
     SCHEMA.get(start..end)
 }
 
-/// Version 10: the rest of SPEC §10 (people, groups, events, private messages). The
-/// columns it adds to older tables ([`V10_COLUMNS`], each `0`/`NULL` by default, which
-/// is exact for an older file), then [`SCHEMA`]'s version 10 section as it stands: new
-/// tables, indexes and triggers only, which start empty.
+/// Version 10: the rest of SPEC §10. The columns it adds to older tables ([`V10_COLUMNS`],
+/// `0`/`NULL` by default: exact for an older file), then [`SCHEMA`]'s version 10 section.
 fn v10_people_groups_events_messages(conn: &Connection) -> Result<(), DbError> {
     for sql in V10_COLUMNS {
-        // `ALTER TABLE {table} ADD COLUMN {column} ...`: a table an older step made
-        // from today's text (`notification`, by step 9) already has the column
-        let words: Vec<&str> = sql.split_whitespace().collect();
-        let (table, column) = (words.get(2).copied(), words.get(5).copied());
-        let has: bool = conn
-            .prepare("SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2")?
-            .exists([table, column])?;
-        if !has {
+        // `ALTER TABLE t ADD COLUMN c`, unless a table an older step made from today's text has c
+        let w: Vec<&str> = sql.split_whitespace().collect();
+        let q = "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2";
+        if !conn.prepare(q)?.exists([w.get(2), w.get(5)])? {
             conn.execute_batch(sql)?;
         }
     }
@@ -286,8 +280,7 @@ fn v10_people_groups_events_messages(conn: &Connection) -> Result<(), DbError> {
     Ok(())
 }
 
-/// The columns version 10 adds to tables older files have, in the order `schema.sql`
-/// lists them (each last in its table, so a migrated file reads like a fresh one).
+/// The columns version 10 adds to older tables, each last in its table as in `schema.sql`.
 const V10_COLUMNS: &[&str] = &[
     "ALTER TABLE contribution ADD COLUMN group_id INTEGER REFERENCES community_group (id)",
     "ALTER TABLE notification ADD COLUMN group_id INTEGER REFERENCES community_group (id)",
