@@ -98,9 +98,17 @@ export async function groupsViews(t) {
       await page.getByTestId('group').getByText('Welcome! Share your starters here.').waitFor({ timeout: WAIT_MS });
       const inFeed = page.getByTestId('group').locator('.SCInlineComposerWidget-root button').first();
       const above = page.getByTestId('group-composer').locator('.SCInlineComposerWidget-root button').first();
-      await above.waitFor({ timeout: WAIT_MS });
-      await ((await inFeed.isVisible()) ? inFeed : above).click();
+      await above.waitFor({ timeout: WAIT_MS }).catch(async (e) => {
+        throw new Error(`${e.message}: the composer section holds ${(await page.getByTestId('group-composer').innerHTML()).slice(0, 600)}`);
+      });
       const editor = page.locator('.SCComposer-root [contenteditable="true"]');
+      // (a click while the page still renders may land before the widget listens: again)
+      let fromFeed = false;
+      for (let i = 0; i < 3 && !(await editor.isVisible()); i++) {
+        fromFeed = await inFeed.isVisible();
+        await (fromFeed ? inFeed : above).click();
+        await editor.waitFor({ timeout: 5000 }).catch(() => {});
+      }
       await editor.waitFor({ timeout: WAIT_MS });
       await editor.click();
       await page.keyboard.type('Day 3: the starter doubled overnight.', { delay: 5 });
@@ -115,7 +123,10 @@ export async function groupsViews(t) {
       must(sent.group === group, `the Composer sent group ${JSON.stringify(sent.group)}`);
       post = await resp.json();
       must(post.group?.id === group, `the post's group: ${JSON.stringify(post.group)}`);
-      await page.locator('.SCFeedObject-root').filter({ hasText: 'the starter doubled overnight' }).first().waitFor({ timeout: WAIT_MS });
+      // the feed's composer adds the post to the feed; after the widget above the page,
+      // the feed shows it when loaded again
+      if (!fromFeed) await page.reload();
+      await page.getByTestId('group').locator('.SCFeedObject-root').filter({ hasText: 'the starter doubled overnight' }).first().waitFor({ timeout: WAIT_MS });
       const feed = (await api(bob, 'GET', `/api/v2/group/${group}/feed/`)).json;
       must(feed.results.some((u) => u[u.type]?.id === post.id), `the group feed: ${JSON.stringify(feed).slice(0, 300)}`);
       const explore = (await api(USERS.carol, 'GET', '/api/v2/feed/explore/?limit=100')).json;
