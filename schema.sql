@@ -244,6 +244,9 @@ CREATE TABLE contribution (
     last_activity_at  INTEGER NOT NULL DEFAULT 0,
     -- hidden by a moderator for a reason (SPEC §10 People, version 9): shown collapsed
     collapsed         INTEGER NOT NULL DEFAULT 0,
+    -- the group a discussion or post was made in (SPEC §10 Groups, version 10): its
+    -- members alone see it when the group is private (db::groups::ITEM_SHOWN)
+    group_id          INTEGER REFERENCES community_group (id),
     UNIQUE (kind, id)
 );
 -- lists: newest first per kind, live items only
@@ -606,7 +609,9 @@ CREATE TABLE notification (
     comment_pk INTEGER REFERENCES contribution (pk) ON DELETE CASCADE,
     created_at INTEGER NOT NULL,
     is_new     INTEGER NOT NULL DEFAULT 1,
-    message_id INTEGER REFERENCES private_message (id)
+    message_id INTEGER REFERENCES private_message (id),  -- a private message's (version 10)
+    -- the group an invitation, request or acceptance is about (version 10)
+    group_id   INTEGER REFERENCES community_group (id)
 );
 -- a user's notifications, newest first
 CREATE INDEX notification_user ON notification (user_id, id DESC);
@@ -876,3 +881,86 @@ CREATE INDEX pm_member_recent ON pm_member (user_id, last_at DESC, thread_id DES
     WHERE last_id IS NOT NULL;
 -- a message's notification, taken out with the message
 CREATE INDEX notification_message ON notification (message_id) WHERE message_id IS NOT NULL;
+-- Groups (SPEC §10 "Groups, events and private messages"). `community_group` (GROUP is
+-- a keyword): public groups show everything to everyone; a private group shows its
+-- feed and members to its members alone, and itself to everyone when `visible`, else
+-- only to members and invited users (db::groups::VISIBLE). Memberships use the course
+-- members' statuses and code (db::members): creator, manager, joined ("subscribed"),
+-- invited, requested. `subscribers_counter` counts creator, managers and joined
+-- members, kept by the triggers below and recounted by `hearth check`.
+CREATE TABLE community_group (
+    id                  INTEGER PRIMARY KEY,
+    name                TEXT    NOT NULL,
+    -- the name as compared for uniqueness (model::course::name_key)
+    name_key            TEXT    NOT NULL UNIQUE,
+    slug                TEXT    NOT NULL UNIQUE,
+    description         TEXT    NOT NULL DEFAULT '',
+    color               TEXT    NOT NULL DEFAULT '',
+    privacy             TEXT    NOT NULL CHECK (privacy = 'public' OR privacy = 'private'),
+    visible             INTEGER NOT NULL DEFAULT 1,
+    -- the avatar's and the cover's media keys (db::media), NULL for the defaults
+    image_key           TEXT,
+    cover_key           TEXT,
+    created_at          INTEGER NOT NULL,
+    created_by          INTEGER NOT NULL REFERENCES user (id),
+    deleted             INTEGER NOT NULL DEFAULT 0,
+    subscribers_counter INTEGER NOT NULL DEFAULT 0
+);
+-- the search's order (newest first) over live groups
+CREATE INDEX community_group_live ON community_group (deleted, id DESC);
+
+CREATE TABLE group_member (
+    group_id    INTEGER NOT NULL REFERENCES community_group (id),
+    user_id     INTEGER NOT NULL REFERENCES user (id),
+    join_status TEXT    NOT NULL CHECK (join_status = 'creator' OR join_status = 'manager' OR join_status = 'joined' OR join_status = 'invited' OR join_status = 'requested'),
+    created_at  INTEGER NOT NULL,
+    PRIMARY KEY (group_id, user_id)
+) WITHOUT ROWID;
+CREATE INDEX group_member_user ON group_member (user_id, join_status, group_id);
+CREATE INDEX group_member_status ON group_member (group_id, join_status, created_at);
+
+CREATE TRIGGER group_member_insert AFTER INSERT ON group_member
+WHEN NEW.join_status IN ('creator', 'manager', 'joined')
+BEGIN
+    UPDATE community_group SET subscribers_counter = subscribers_counter + 1 WHERE id = NEW.group_id;
+END;
+CREATE TRIGGER group_member_delete AFTER DELETE ON group_member
+WHEN OLD.join_status IN ('creator', 'manager', 'joined')
+BEGIN
+    UPDATE community_group SET subscribers_counter = subscribers_counter - 1 WHERE id = OLD.group_id;
+END;
+CREATE TRIGGER group_member_update AFTER UPDATE OF join_status ON group_member
+WHEN (OLD.join_status IN ('creator', 'manager', 'joined')) <> (NEW.join_status IN ('creator', 'manager', 'joined'))
+BEGIN
+    UPDATE community_group
+    SET subscribers_counter = subscribers_counter + CASE WHEN NEW.join_status IN ('creator', 'manager', 'joined') THEN 1 ELSE -1 END
+    WHERE id = NEW.group_id;
+END;
+
+-- a group's feed: its live top-level items by last activity (db::feed, Feed::Group)
+CREATE INDEX contribution_group_feed ON contribution (group_id, last_activity_at DESC, pk DESC)
+WHERE group_id IS NOT NULL AND target_pk IS NULL AND deleted = 0;
+-- live top-level items made in groups, per kind: what the community-wide lists and
+-- feeds (which leave group items to their group) take off contribution_tally
+CREATE TABLE contribution_group_tally (
+    kind TEXT PRIMARY KEY,
+    live INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TRIGGER contribution_group_tally_insert AFTER INSERT ON contribution
+WHEN NEW.deleted = 0 AND NEW.group_id IS NOT NULL
+BEGIN
+    INSERT INTO contribution_group_tally (kind, live) VALUES (NEW.kind, 1)
+    ON CONFLICT (kind) DO UPDATE SET live = live + 1;
+END;
+CREATE TRIGGER contribution_group_tally_delete AFTER DELETE ON contribution
+WHEN OLD.deleted = 0 AND OLD.group_id IS NOT NULL
+BEGIN
+    UPDATE contribution_group_tally SET live = live - 1 WHERE kind = OLD.kind;
+END;
+CREATE TRIGGER contribution_group_tally_update AFTER UPDATE OF deleted ON contribution
+WHEN NEW.group_id IS NOT NULL AND (OLD.deleted = 0) <> (NEW.deleted = 0)
+BEGIN
+    INSERT INTO contribution_group_tally (kind, live)
+    VALUES (NEW.kind, CASE WHEN NEW.deleted = 0 THEN 1 ELSE -1 END)
+    ON CONFLICT (kind) DO UPDATE SET live = live + excluded.live;
+END;

@@ -158,14 +158,32 @@ async fn create(kind: Kind, mut call: Call<Principal>) -> Result<Response, ApiEr
                 ));
             }
             let mut target_pk = None;
+            // a comment is in its item's group; an item in the group its body names
+            let mut group_id = None;
             if let Some((tk, tid)) = draft.target {
                 match store::meta(tx, tk, tid)? {
-                    Some(m) if !m.deleted => target_pk = Some(m.pk),
+                    Some(m)
+                        if !m.deleted
+                            && crate::db::groups::shows_item(
+                                tx,
+                                m.group_id,
+                                Some(who.user_id),
+                            )? =>
+                    {
+                        target_pk = Some(m.pk);
+                        group_id = m.group_id;
+                    }
                     _ => errors.push(FieldError::new(
                         tk.as_str(),
                         "invalid",
                         format!("No {} with id {tid}.", tk.as_str()),
                     )),
+                }
+            }
+            if let Some(g) = draft.group {
+                match crate::api::groups::member_of(tx, g, who)? {
+                    Ok(()) => group_id = Some(g),
+                    Err(e) => errors.push(e),
                 }
             }
             let mut parent_pk = None;
@@ -196,6 +214,7 @@ async fn create(kind: Kind, mut call: Call<Principal>) -> Result<Response, ApiEr
                     target_pk,
                     parent_pk,
                     categories: draft.categories,
+                    group_id,
                 },
             )?;
             let created = store::get(tx, kind, id, Some(who.user_id))?
@@ -211,9 +230,11 @@ async fn read(kind: Kind, call: Call<Option<Principal>>) -> Result<Response, Api
     let (id, base) = (call.id(), call.base());
     let json = call
         .read(move |c, who| {
-            let item =
-                store::get(c, kind, id, who.map(|w| w.user_id))?.ok_or(ApiError::NotFound)?;
-            if item.deleted && who.map(|w| w.user_id) != Some(item.author.id) {
+            let viewer = who.map(|w| w.user_id);
+            let item = store::get(c, kind, id, viewer)?.ok_or(ApiError::NotFound)?;
+            if item.deleted && viewer != Some(item.author.id)
+                || !crate::db::groups::shows_item(c, item.group_id, viewer)?
+            {
                 return Err(ApiError::NotFound);
             }
             Ok::<_, ApiError>(item.to_json(&base))
@@ -263,7 +284,16 @@ async fn list(kind: Kind, call: Call<Option<Principal>>) -> Result<Response, Api
             let mut nothing = false;
             for (tk, tid) in filters {
                 match store::meta(c, tk, tid)? {
-                    Some(m) if m.deleted => nothing = true,
+                    Some(m)
+                        if m.deleted
+                            || !crate::db::groups::shows_item(
+                                c,
+                                m.group_id,
+                                who.map(|w| w.user_id),
+                            )? =>
+                    {
+                        nothing = true;
+                    }
                     Some(m) if tk == Kind::Comment => {
                         nothing |= target.is_some_and(|t| Some(t) != m.target_pk);
                         scope = Scope::Replies(m.pk);
@@ -300,6 +330,9 @@ async fn related(kind: Kind, call: Call<Option<Principal>>) -> Result<Response, 
             let page = Page::from_query(&q)?;
             let viewer = who.map(|w| w.user_id);
             let m = store::meta(c, kind, id)?.filter(|m| !m.deleted).ok_or(ApiError::NotFound)?;
+            if !crate::db::groups::shows_item(c, m.group_id, who.map(|w| w.user_id))? {
+                return Err(ApiError::NotFound);
+            }
             let all = crate::db::related::related(c, m.pk, viewer)?;
             let count = i64::try_from(all.len()).unwrap_or(i64::MAX);
             let mut items = crate::api::listing::window(&all, page).to_vec();

@@ -21,9 +21,15 @@ pub fn endpoints() -> Vec<Endpoint> {
 /// name), `limit`, `offset`; like preferences, every row in one page without `limit`.
 async fn list(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
     // a bad token is 401 whatever the parameters (resolved in the read)
-    list_page(&call, |_c, _who, q| {
+    list_page(&call, |c, _who, q| {
         let page = Page::from_query_with(q, None, MAX_LIMIT)?;
-        let all = feature::matching(q.get("name"), q.text("search"));
+        let mut on = Vec::new();
+        for s in &feature::SWITCHED {
+            on.push(crate::db::preferences::get_bool(c, s.section, s.name, false)?);
+        }
+        let all = feature::matching(q.get("name"), q.text("search"), |s| {
+            feature::SWITCHED.iter().position(|x| x == s).is_some_and(|i| on[i])
+        });
         let (count, results) = crate::model::listing::page(all, page.limit, page.offset);
         Ok((page, count, results))
     })

@@ -257,6 +257,10 @@ fn activity_type(kind: Type) -> i64 {
         Type::UndeletedFor => 54,
         Type::PrivateMessage => 37,
         Type::CollapsedFor(r) => 75 + r.number(),
+        Type::GroupInvite => 31,
+        Type::GroupRequest => 32,
+        Type::GroupAccept => 33,
+        Type::GroupAdded => 34,
     }
 }
 
@@ -298,6 +302,11 @@ async fn push_body(state: &AppState, user: i64, p: Pushed) -> Result<Value, ApiE
             // the kit's thread and snippets match a private message push on `thread_id`
             if let Some((m, _)) = note.as_ref().and_then(|n| n.message.as_ref()) {
                 data["thread_id"] = json!(m.thread_id);
+            }
+            // the kit's subscribed-groups manager reads the group's id beside the
+            // notification (and its status from the type)
+            if let Some(g) = note.as_ref().and_then(|n| n.group.as_ref()) {
+                data["group"] = json!(g.group.id);
             }
             if let (Some(key), Some(n)) = (key, note.as_ref()) {
                 let actor = serde_json::to_value(n.actor.to_json(&base, None, Vec::new()))

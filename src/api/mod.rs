@@ -10,7 +10,7 @@ pub mod categories;
 // toggles, people's JSON, the OpenAPI document (api/framework/)
 mod framework;
 pub use framework::{auth, call, openapi};
-use framework::{listing, people, toggle, upload};
+use framework::{listing, members, people, toggle, upload};
 pub mod connections;
 pub mod contributions;
 pub mod contributors;
@@ -19,6 +19,7 @@ pub mod custom_menus;
 pub mod data_export;
 pub mod features;
 pub mod feed;
+pub mod groups;
 pub mod health;
 pub mod jwt;
 pub mod legal;
@@ -47,6 +48,7 @@ use crate::state::AppState;
 /// Every area's endpoints, in matching order: adding an area is one line here.
 const AREAS: &[fn() -> Vec<Endpoint>] = &[
     courses::endpoints,
+    groups::endpoints,
     contributions::endpoints,
     health::endpoints,
     schema::endpoints,

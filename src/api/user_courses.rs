@@ -7,7 +7,8 @@ use warp::reply::Response;
 use crate::api::call::{Call, ca};
 use crate::api::courses::{course_json, member_statuses};
 use crate::api::listing::list_page;
-use crate::db::{course_members, courses, user_courses};
+use crate::db::members::{self, Roster};
+use crate::db::{courses, user_courses};
 use crate::error::ApiError;
 use crate::http::auth::Principal;
 use crate::http::pagination::Page;
@@ -34,7 +35,7 @@ async fn list(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
         let mut results = Vec::with_capacity(ids.len());
         for course_id in ids {
             if let Some(course) = courses::get(c, course_id)? {
-                let status = course_members::status_of(c, course_id, viewer)?;
+                let status = members::status_of(c, Roster::Course, course_id, viewer)?;
                 results.push(course_json(c, &course, viewer, status, &base)?);
             }
         }

@@ -41,8 +41,9 @@ pub fn endpoints() -> Vec<Endpoint> {
     out
 }
 
-/// The item a caller may see: 404 when it does not exist, or is deleted and the
-/// caller is not its creator (SPEC §5's rule for reading an item).
+/// The item a caller may see: 404 when it does not exist, is deleted and the caller
+/// is not its creator (SPEC §5's rule for reading an item), or was made in a group
+/// whose items the caller may not see (`db::groups::item_shown`).
 pub(crate) fn visible_item(
     c: &Connection,
     kind: Kind,
@@ -50,7 +51,8 @@ pub(crate) fn visible_item(
     who: Option<i64>,
 ) -> Result<Meta, ApiError> {
     let m = store::meta(c, kind, id)?.ok_or(ApiError::NotFound)?;
-    if m.deleted && who != Some(m.author_id) {
+    if m.deleted && who != Some(m.author_id) || !crate::db::groups::shows_item(c, m.group_id, who)?
+    {
         return Err(ApiError::NotFound);
     }
     Ok(m)
@@ -114,7 +116,10 @@ async fn vote(kind: Kind, mut call: Call<Principal>) -> Result<Response, ApiErro
     let body = optional_object(&mut call).await;
     call.write(move |tx, who| {
         let reaction = chosen_reaction(&q, body?.as_ref())?;
-        let item = store::meta(tx, kind, id)?.filter(|m| !m.deleted).ok_or(ApiError::NotFound)?;
+        let item = visible_item(tx, kind, id, Some(who.user_id))?;
+        if item.deleted {
+            return Err(ApiError::NotFound);
+        }
         let usable = crate::db::reactions::get(tx, reaction)?.is_some_and(|r| r.active);
         if !usable {
             return Err(ApiError::field(

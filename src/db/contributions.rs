@@ -32,6 +32,8 @@ pub struct Meta {
     pub target_pk: Option<i64>,
     /// Replies: the comment it answers.
     pub parent_pk: Option<i64>,
+    /// The group it was made in (a comment: its item's).
+    pub group_id: Option<i64>,
 }
 
 /// A row to insert (already validated).
@@ -46,15 +48,18 @@ pub struct NewContribution {
     pub target_pk: Option<i64>,
     pub parent_pk: Option<i64>,
     pub categories: Vec<i64>,
+    /// The group it is made in (a comment: pass its item's).
+    pub group_id: Option<i64>,
 }
 
 /// The permission/counter facts of one item.
 pub fn meta(conn: &Connection, kind: Kind, id: i64) -> rusqlite::Result<Option<Meta>> {
     conn.prepare_cached(
-        "SELECT pk, kind, author_id, deleted, target_pk, parent_pk FROM contribution WHERE kind = ?1 AND id = ?2",
+        "SELECT pk, kind, author_id, deleted, target_pk, parent_pk, group_id FROM contribution
+         WHERE kind = ?1 AND id = ?2",
     )?
     .query_row(params![kind.as_str(), id], |r| {
-        Ok(from_columns!(r => Meta { pk, kind, author_id, deleted, target_pk, parent_pk }))
+        Ok(from_columns!(r => Meta { pk, kind, author_id, deleted, target_pk, parent_pk, group_id }))
     })
     .optional()
 }
@@ -73,8 +78,9 @@ pub fn insert(conn: &Connection, new: &NewContribution) -> rusqlite::Result<i64>
     let r = rich_text::render(&new.text);
     conn.prepare_cached(
         "INSERT INTO contribution (kind, id, author_id, title, action, text, added_at, target_pk, parent_pk,
-                                   html, summary, summary_html, summary_truncated, last_activity_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?7)",
+                                   html, summary, summary_html, summary_truncated, last_activity_at,
+                                   group_id)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?7, ?14)",
     )?
     .execute(params![
         new.kind.as_str(),
@@ -89,7 +95,8 @@ pub fn insert(conn: &Connection, new: &NewContribution) -> rusqlite::Result<i64>
         r.html,
         r.summary,
         r.stored_summary_html(),
-        r.summary_truncated
+        r.summary_truncated,
+        new.group_id
     ])?;
     let pk = conn.last_insert_rowid();
     link_categories(conn, pk, &new.categories)?;
@@ -235,7 +242,7 @@ pub(super) fn select() -> String {
         "SELECT c.pk, c.kind, c.id, c.title, c.action, c.text, c.added_at, c.last_edited_at,
                 c.deleted, c.comment_count, t.kind, t.id, p.id,
                 c.html, c.summary, c.summary_html, c.summary_truncated, c.last_activity_at, {},
-                c.collapsed
+                c.collapsed, c.group_id
          FROM contribution c
          JOIN user u ON u.id = c.author_id
          LEFT JOIN contribution t ON t.pk = c.target_pk
@@ -259,11 +266,14 @@ pub(super) fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Contribution> 
         categories: Vec::new(),
         votes: Votes::default(),
         latest_comments: Vec::new(),
+        group_id: r.get(25)?,
+        // loaded by `complete`
+        group: None,
     }))
 }
 
 /// Fills in what an item shows `viewer` besides its row: categories (marked followed),
-/// votes, and for a top-level comment with replies its
+/// votes, its group, and for a top-level comment with replies its
 /// [`LATEST_REPLIES`] newest live replies, oldest of them first.
 pub(super) fn complete(
     conn: &Connection,
@@ -272,6 +282,10 @@ pub(super) fn complete(
 ) -> rusqlite::Result<()> {
     c.categories = categories::of_contribution(conn, c.pk, viewer)?;
     c.votes = votes::votes_of(conn, c.pk, viewer)?;
+    // an item's group (a comment's is its item's, which its JSON does not repeat)
+    if let Some(g) = c.group_id.filter(|_| c.kind != Kind::Comment) {
+        c.group = super::groups::seen_by(conn, g, viewer)?;
+    }
     if c.kind == Kind::Comment && c.parent.is_none() && c.comment_count > 0 {
         let mut latest = page(
             conn,
@@ -358,8 +372,9 @@ pub enum Order {
 fn scope_sql(scope: Scope, order: Order) -> (&'static str, &'static str) {
     let desc = order == Order::NewestFirst;
     match scope {
+        // items made in groups are their groups' (their feeds), not the community's
         Scope::All => (
-            "c.kind = ?1 AND ?2 IS NULL",
+            "c.kind = ?1 AND ?2 IS NULL AND c.group_id IS NULL",
             if desc { "c.added_at DESC, c.id DESC" } else { "c.added_at ASC, c.id ASC" },
         ),
         // (`+c.kind`: the thread's own index, never a walk of every comment)
@@ -442,7 +457,10 @@ pub fn list(
     let (hidden, who) = hidden_sql(conn, viewer)?;
     let total: i64 = match (scope, who) {
         // the newest-first list of a kind: its total is kept by triggers
-        (Scope::All, None) => super::contribution_tally::live(conn, kind)?,
+        (Scope::All, None) => {
+            super::contribution_tally::live(conn, kind)?
+                - super::contribution_tally::in_groups(conn, kind)?
+        }
         // less the hidden authors' live items, counted from their own rows
         // (`contribution_author`): never a walk of the whole kind (issue 27)
         (Scope::All, Some(v)) => {
@@ -451,10 +469,12 @@ pub fn list(
                     "SELECT count(*) FROM user_hide h
                      JOIN contribution c INDEXED BY contribution_author
                        ON c.author_id = h.hidden_id AND c.kind = ?1 AND c.deleted = 0
-                     WHERE h.user_id = ?2",
+                     WHERE h.user_id = ?2 AND c.group_id IS NULL",
                 )?
                 .query_row(params![kind.as_str(), v], |r| r.get(0))?;
-            super::contribution_tally::live(conn, kind)? - hidden
+            super::contribution_tally::live(conn, kind)?
+                - super::contribution_tally::in_groups(conn, kind)?
+                - hidden
         }
         // a comment's live replies: its own counter
         (Scope::Replies(pk), None) => conn

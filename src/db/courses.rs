@@ -1,10 +1,11 @@
 //! Courses: the course record, its categories, lists and search, counts, sections.
-//! Memberships are in [`super::course_members`], sections in [`super::course_sections`]
+//! Memberships are in [`super::members`], sections in [`super::course_sections`]
 //! (re-exported here).
 
 use rusqlite::types::ToSql;
 use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 
+use super::members::Roster;
 use crate::model::course::{Course, JoinStatus, name_key};
 
 pub use super::course_sections::{
@@ -128,7 +129,8 @@ pub fn create(
     categories: &[i64],
 ) -> rusqlite::Result<i64> {
     let id = insert(conn, c, id)?;
-    super::course_members::set(conn, id, c.created_by, JoinStatus::Creator, c.created_at)?;
+    let (by, at) = (c.created_by, c.created_at);
+    super::members::set(conn, Roster::Course, id, by, JoinStatus::Creator, at)?;
     add_categories(conn, id, categories)?;
     Ok(id)
 }

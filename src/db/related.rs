@@ -32,7 +32,8 @@ pub fn related(
     let (hidden, who) = hidden_sql(conn, viewer)?;
     let mut stmt = conn.prepare_cached(&format!(
         "{} JOIN contribution_category cc ON cc.contribution_pk = c.pk
-         WHERE cc.category_id = ?1 AND c.pk <> ?2 AND c.kind <> 'comment' AND c.deleted = 0 {hidden}
+         WHERE cc.category_id = ?1 AND c.pk <> ?2 AND c.kind <> 'comment' AND c.deleted = 0
+           AND c.group_id IS NULL {hidden}
          ORDER BY cc.contribution_pk DESC LIMIT ?3",
         select()
     ))?;

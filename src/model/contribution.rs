@@ -108,6 +108,9 @@ pub struct Contribution {
     pub categories: Vec<Category>,
     /// Its votes, as the caller sees them.
     pub votes: Votes,
+    /// The group it was made in (a comment: its item's), and as the caller sees it.
+    pub group_id: Option<i64>,
+    pub group: Option<super::group::GroupSeen>,
     /// The later of its creation and its newest live comment (a comment's: its newest
     /// live reply).
     pub last_activity_at: Timestamp,
@@ -119,7 +122,7 @@ pub struct Contribution {
 /// Kind-specific fields are present only for their kind (`title` for discussions,
 /// `action` for statuses, the four ids, `in_reply_to` and `latest_comments` for
 /// comments, null when absent). What hearth does not keep (views, shares, flags,
-/// followers of an item, media, polls, tags, places, groups, events) is always there,
+/// followers of an item, media, polls, tags, places, events) is always there,
 /// with the value that is true of it: nothing.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 #[schema(as = Contribution)]
@@ -173,6 +176,7 @@ pub struct ContributionJson {
     pub tags: Vec<Value>,
     pub location: Option<Value>,
     pub poll: Option<Value>,
+    /// The group it was made in (Group JSON as the caller sees it); null for none
     pub group: Option<Value>,
     pub event: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -234,7 +238,7 @@ impl Contribution {
             tags: Vec::new(),
             location: None,
             poll: None,
-            group: None,
+            group: self.group.as_ref().and_then(|g| serde_json::to_value(g.to_json(base)).ok()),
             event: None,
             title: (self.kind == Kind::Discussion).then(|| self.title.clone().unwrap_or_default()),
             action: (self.kind == Kind::Status).then(|| self.action.clone().unwrap_or_default()),
@@ -280,6 +284,8 @@ pub struct Draft {
     pub target: Option<(Kind, i64)>,
     /// Comments: the parent comment id.
     pub parent: Option<i64>,
+    /// Discussions and posts: the group it is made in (SPEC §10 Groups).
+    pub group: Option<i64>,
 }
 
 pub use super::ids::id_value;
@@ -405,6 +411,17 @@ pub fn validate(kind: Kind, body: &Map<String, Value>) -> (Draft, Vec<FieldError
     } else {
         draft.categories = categories(body, &mut errors);
     }
+    // discussions and posts may be made in a group (a comment is in its item's)
+    let group = id_field(body, "group", &mut errors);
+    if matches!(kind, Kind::Discussion | Kind::Post) {
+        draft.group = group;
+    } else if group.is_some() {
+        errors.push(FieldError::new(
+            "group",
+            "invalid",
+            "Only discussions and posts are in groups.",
+        ));
+    }
     // hearth keeps no polls (`addons.polls_enabled` is off): a poll is refused, never
     // silently dropped
     if body.get("poll").is_some_and(|p| !p.is_null()) {
@@ -498,6 +515,8 @@ mod tests {
             votes: Votes::default(),
             last_activity_at: 0,
             latest_comments: Vec::new(),
+            group_id: None,
+            group: None,
         };
         assert_eq!(c.slug(), "grusse-world");
         c.kind = Kind::Post;

@@ -134,6 +134,53 @@ string_enum! {
     }
 }
 
+string_enum! {
+    /// A group's `privacy` (SPEC §10 Groups; see `db::groups::VISIBLE`).
+    GroupPrivacy {
+        /// Everyone sees it and its items; anyone may join.
+        Public = "public",
+        /// Its feed and members are for its members; joining is a request.
+        Private = "private",
+    }
+}
+
+string_enum! {
+    /// A group's `subscription_status` for a user: the course statuses as the kit's
+    /// `SCGroupSubscriptionStatusType` names them (creator, manager and joined are
+    /// `subscribed`).
+    SubscriptionStatus {
+        /// A member.
+        Subscribed = "subscribed",
+        /// Asked to join a private group, not yet accepted.
+        Requested = "requested",
+        /// Invited, not yet joined.
+        Invited = "invited",
+    }
+}
+
+impl GroupPrivacy {
+    /// The privacy named `s`, or the API's `invalid_choice` message.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        Self::find(s).ok_or_else(|| format!("\"{s}\" is not a valid choice (public, private)."))
+    }
+}
+
+impl SubscriptionStatus {
+    /// The status named `s`, or the API's message for an unknown one.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        Self::find(s).ok_or_else(|| format!("\"{s}\" is not a valid subscription status."))
+    }
+
+    /// How a course-style membership status shows in a group.
+    pub const fn of(status: JoinStatus) -> Self {
+        match status {
+            JoinStatus::Creator | JoinStatus::Manager | JoinStatus::Joined => Self::Subscribed,
+            JoinStatus::Invited => Self::Invited,
+            JoinStatus::Requested => Self::Requested,
+        }
+    }
+}
+
 impl CourseType {
     /// The type named `s`, or the API's `invalid_choice` message.
     pub fn parse(s: &str) -> Result<Self, String> {

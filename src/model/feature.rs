@@ -27,12 +27,46 @@ pub const FEATURES: [Feature; 3] = [
     Feature { id: 3, name: "course", enabled: true },
 ];
 
+/// A feature hearth implements that a community turns on with a preference (SPEC §10:
+/// each area is on when its preference says so, and its feature is then listed as
+/// enabled); absent from the list while the preference is off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Switched {
+    pub feature: Feature,
+    /// The preference's section and name.
+    pub section: &'static str,
+    pub name: &'static str,
+}
+
+/// The switched features.
+pub const SWITCHED: [Switched; 2] = [
+    // groups (SPEC §10 Groups)
+    Switched {
+        feature: Feature { id: 4, name: "grouping", enabled: true },
+        section: "configurations",
+        name: "groups_enabled",
+    },
+    // the audience of an item (its group), which the kit's Composer and groups
+    // pages need beside `grouping`
+    Switched {
+        feature: Feature { id: 5, name: "tagging", enabled: true },
+        section: "configurations",
+        name: "groups_enabled",
+    },
+];
+
 /// The features whose name is `name` (exactly, when given) and contains `search`
-/// (case-insensitively, when given), by id.
-pub fn matching(name: Option<&str>, search: Option<&str>) -> Vec<Feature> {
+/// (case-insensitively, when given), by id; a switched feature only when `on` says
+/// its preference is on.
+pub fn matching(
+    name: Option<&str>,
+    search: Option<&str>,
+    on: impl Fn(&Switched) -> bool,
+) -> Vec<Feature> {
     let needle = search.map(str::to_lowercase);
     FEATURES
         .iter()
+        .chain(SWITCHED.iter().filter(|s| on(s)).map(|s| &s.feature))
         .filter(|f| name.is_none_or(|n| f.name == n))
         .filter(|f| needle.as_deref().is_none_or(|s| f.name.contains(s)))
         .copied()
@@ -46,14 +80,19 @@ mod tests {
     #[test]
     fn filters_by_name_and_search() {
         let names = |v: Vec<Feature>| v.iter().map(|f| f.name).collect::<Vec<_>>();
-        assert_eq!(names(matching(None, None)), ["api_v2", "reaction", "course"]);
-        assert_eq!(names(matching(Some("course"), None)), ["course"]);
-        assert_eq!(names(matching(Some("cours"), None)), Vec::<&str>::new());
-        assert_eq!(names(matching(None, Some("RE"))), ["reaction"]);
-        assert_eq!(names(matching(Some("course"), Some("api"))), Vec::<&str>::new());
-        let mut ids: Vec<i64> = FEATURES.iter().map(|f| f.id).collect();
+        let off = |_: &Switched| false;
+        assert_eq!(names(matching(None, None, off)), ["api_v2", "reaction", "course"]);
+        assert_eq!(names(matching(Some("course"), None, off)), ["course"]);
+        assert_eq!(names(matching(Some("cours"), None, off)), Vec::<&str>::new());
+        assert_eq!(names(matching(None, Some("RE"), off)), ["reaction"]);
+        assert_eq!(names(matching(Some("course"), Some("api"), off)), Vec::<&str>::new());
+        let on = |_: &Switched| true;
+        assert_eq!(names(matching(None, Some("ing"), on)), ["grouping", "tagging"]);
+        let mut ids: Vec<i64> =
+            FEATURES.iter().chain(SWITCHED.iter().map(|s| &s.feature)).map(|f| f.id).collect();
+        ids.sort_unstable();
         ids.dedup();
-        assert_eq!(ids.len(), FEATURES.len(), "ids are unique");
+        assert_eq!(ids.len(), FEATURES.len() + SWITCHED.len(), "ids are unique");
         assert!(FEATURES.iter().all(|f| f.enabled));
     }
 }

@@ -50,6 +50,10 @@ pub enum Line {
     LegalAck(LegalAckLine),
     /// A private message between two users.
     PrivateMessage(PrivateMessageLine),
+    /// A group (SPEC §10 Groups); `created_by` becomes its creator member.
+    Group(GroupLine),
+    /// A group membership (the course members' statuses).
+    GroupMember(GroupMemberLine),
 }
 
 impl Line {
@@ -63,6 +67,7 @@ impl Line {
             Line::Discussion(d) | Line::Post(d) | Line::Status(d) => Some(d.id),
             Line::Comment(c) => Some(c.id),
             Line::LegalPage(p) => Some(p.id),
+            Line::Group(g) => Some(g.id),
             _ => None,
         }
     }
@@ -244,6 +249,39 @@ pub struct ContributionLine {
     pub added_at: Option<Timestamp>,
     #[serde(default)]
     pub deleted: bool,
+    /// Discussions and posts: the group it was made in.
+    pub group: Option<i64>,
+}
+
+/// `{"record":"group","id":1,"name":"Hikers","created_by":1}`: optional `description`,
+/// `privacy` (`public`, the default, or `private`), `visible` (default true), `color`,
+/// `created_at`, `deleted`. The slug comes from the name.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GroupLine {
+    pub id: i64,
+    pub name: String,
+    pub created_by: i64,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    pub color: String,
+    pub privacy: Option<String>,
+    pub visible: Option<bool>,
+    #[serde(default, deserialize_with = "time")]
+    pub created_at: Option<Timestamp>,
+    #[serde(default)]
+    pub deleted: bool,
+}
+
+/// `{"record":"group_member","group":1,"user":2,"join_status":"joined"}` (`manager`:
+/// an admin; `invited`, `requested`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GroupMemberLine {
+    pub group: i64,
+    pub user: i64,
+    pub join_status: String,
 }
 
 /// A comment: exactly one of `discussion`, `post`, `status`.

@@ -16,6 +16,7 @@ pub mod feature;
 pub mod feed;
 pub mod field;
 pub mod flag;
+pub mod group;
 pub mod html;
 pub mod ids;
 pub mod import;

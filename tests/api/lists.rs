@@ -48,7 +48,14 @@ fn set_statuses(s: &TestServer, course: i64, users: &[i64], status: JoinStatus) 
     let users = users.to_vec();
     s.db_write(move |tx| {
         for u in users {
-            hearth::db::course_members::set(tx, course, u, status, now)?;
+            hearth::db::members::set(
+                tx,
+                hearth::db::members::Roster::Course,
+                course,
+                u,
+                status,
+                now,
+            )?;
         }
         Ok(())
     });

@@ -17,6 +17,7 @@ mod contributions;
 mod cors;
 mod courses;
 mod feeds;
+mod groups;
 mod hardening;
 mod kit;
 mod lists;

@@ -271,6 +271,7 @@ mod catalog;
 mod cors;
 mod durability;
 mod fail2ban;
+mod groups;
 mod import;
 mod init;
 mod kit;

@@ -52,6 +52,7 @@ import { messageViews } from './messages.mjs';
 import { peopleViews } from './people.mjs';
 import { accountViews } from './accounts.mjs';
 import { smtpSink } from './smtp-sink.mjs';
+import { groupsViews } from './groups.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '../..');
@@ -1321,6 +1322,9 @@ await peopleViews({ visit, check, api, hearth, page, browser, pageOrigin, portal
 await accountViews({ visit, check, hearth, page, portal, must, WAIT_MS, viewTokens, setIds, sink });
 // --- issue 33: private messages (on from here)
 await messageViews({ visit, check, api, hearth, page, browser, pageOrigin, portal, initScript, requests, pageErrors, must, USERS, WAIT_MS, OUT, shots, token, viewTokens, setIds });
+
+// --- issue 33: groups (groups on: after the people views)
+await groupsViews({ visit, check, api, hearth, page, portal, must, USERS, WAIT_MS, token, viewTokens, setIds });
 
 // --- the record
 const seen = new Map();

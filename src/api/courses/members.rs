@@ -1,14 +1,13 @@
 //! Course membership: join, leave, status, invitations, requests, roles, member lists.
 
-use rusqlite::Connection;
-use serde_json::Value;
 use warp::http::{Method, StatusCode};
 use warp::reply::Response;
 
 use super::{course_json, managed_course, member_statuses, visible_course};
 use crate::api::call::{Call, ca, user, write};
 use crate::api::listing::list_page;
-use crate::db::course_members as members;
+use crate::api::members::{missing_user, pre_write, required_users, user_list};
+use crate::db::members::{self, Roster};
 use crate::error::ApiError;
 use crate::http::auth::Principal;
 use crate::http::pagination::Page;
@@ -16,7 +15,6 @@ use crate::http::route::Endpoint;
 use crate::http::{empty, ok};
 use crate::model::course::{JoinStatus, MemberJson, Privacy};
 use crate::model::field::FieldError;
-use crate::model::ids::{self, ListError};
 
 /// The endpoints of this module. `GET invite/` (the invited users) is not in SPEC: the
 /// SDK's `getCourseInvitedUsers` calls it.
@@ -36,13 +34,6 @@ pub fn endpoints() -> Vec<Endpoint> {
         }),
         write(Method::POST, "/api/v2/course/{id}/role/", "changeCourseRoles", set_roles),
     ]
-}
-
-/// 401/403 (scope) before anything about the body.
-async fn pre_write(call: &mut Call<Principal>) -> Result<(), ApiError> {
-    let who = call.read(|_, who| Ok(who)).await?;
-    call.req.body.authorised(&who);
-    Ok(())
 }
 
 /// `POST /api/v2/course/{id}/join/`: open → joined; private → requested (an invited
@@ -67,7 +58,7 @@ async fn join_course(mut call: Call<Principal>) -> Result<Response, ApiError> {
             };
             let status = match next {
                 Some(s) => {
-                    members::set(tx, id, who.user_id, s, now)?;
+                    members::set(tx, Roster::Course, id, who.user_id, s, now)?;
                     Some(s)
                 }
                 None => status,
@@ -89,7 +80,7 @@ async fn leave(mut call: Call<Principal>) -> Result<Response, ApiError> {
         if status == Some(JoinStatus::Creator) {
             return Err(ApiError::PermissionDenied);
         }
-        members::remove(tx, id, who.user_id)?;
+        members::remove(tx, Roster::Course, id, who.user_id)?;
         Ok::<_, ApiError>(())
     })
     .await?;
@@ -116,7 +107,8 @@ async fn list(call: Call<Principal>, fixed: Option<JoinStatus>) -> Result<Respon
         managed_course(c, id, who)?;
         let statuses = if let Some(f) = fixed { vec![f] } else { member_statuses(q)? };
         let page = Page::from_query(q)?;
-        let (count, rows) = members::list(c, id, &statuses, page.limit, page.offset)?;
+        let (count, rows) =
+            members::list(c, Roster::Course, id, &statuses, page.limit, page.offset)?;
         let results: Vec<MemberJson> = rows
             .into_iter()
             .map(|(u, s)| MemberJson { user: u.minimal(&base), join_status: s })
@@ -124,39 +116,6 @@ async fn list(call: Call<Principal>, fixed: Option<JoinStatus>) -> Result<Respon
         Ok((page, count, results))
     })
     .await
-}
-
-/// A list of user ids in a body field (a lone id counts as a list of one), read before
-/// the write transaction: absent → None; more than [`ids::MAX_ITEMS`] → `max_length`;
-/// repeats collapse. Whether the users exist is the transaction's question.
-fn user_list(
-    body: &serde_json::Map<String, Value>,
-    field: &'static str,
-    errors: &mut Vec<FieldError>,
-) -> Option<Vec<i64>> {
-    let parsed = match body.get(field)? {
-        Value::Array(items) => ids::from_values(items),
-        v @ (Value::Number(_) | Value::String(_)) => {
-            ids::id_value(v).map(|id| vec![id]).ok_or(ListError::NotAnId)
-        }
-        _ => {
-            errors.push(FieldError::new(field, "invalid", "Expected a list of user ids."));
-            return None;
-        }
-    };
-    let not_an_id = "Each user must be an integer id (a number or a numeric string).";
-    parsed.map(ids::dedup).map_err(|e| errors.push(e.on(field, not_an_id))).ok()
-}
-
-/// The error on `field` when `users` names one that is not a live user (one query).
-fn missing_user(
-    c: &Connection,
-    users: &[i64],
-    field: &'static str,
-) -> Result<Option<FieldError>, ApiError> {
-    Ok(members::first_non_user(c, users)?.map(|bad| {
-        FieldError::new(field, "invalid", format!("Invalid pk \"{bad}\" - object does not exist."))
-    }))
 }
 
 /// `POST /api/v2/course/{id}/invite/` (invite; accept requests) and `DELETE` (withdraw
@@ -170,31 +129,11 @@ async fn invite_users(mut call: Call<Principal>, add: bool) -> Result<Response, 
     drop(body);
     call.write(move |tx, who| {
         managed_course(tx, id, who)?;
-        let users = match users {
-            Some(u) if !u.is_empty() => u,
-            Some(_) if errors.is_empty() => {
-                return Err(ApiError::field("users", "required", "Give at least one user id."));
-            }
-            None if errors.is_empty() => {
-                return Err(ApiError::Invalid(vec![FieldError::required("users")]));
-            }
-            _ => return Err(ApiError::Invalid(errors)),
-        };
-        if let Some(e) = missing_user(tx, &users, "users")? {
-            return Err(ApiError::Invalid(vec![e]));
-        }
-        let statuses = members::statuses(tx, id, &users)?;
-        for u in users {
-            match (add, statuses.get(&u)) {
-                (true, None) => members::set(tx, id, u, JoinStatus::Invited, now)?,
-                (true, Some(JoinStatus::Requested)) => {
-                    members::set(tx, id, u, JoinStatus::Joined, now)?
-                }
-                (false, Some(JoinStatus::Invited)) => members::remove(tx, id, u)?,
-                // inviting a member, or withdrawing what is not an invitation,
-                // changes nothing
-                _ => {}
-            }
+        let users = required_users(tx, users, errors, "users")?;
+        if add {
+            members::invite(tx, Roster::Course, id, &users, now)?;
+        } else {
+            members::withdraw(tx, Roster::Course, id, &users)?;
         }
         Ok::<_, ApiError>(())
     })
@@ -231,7 +170,7 @@ async fn set_roles(mut call: Call<Principal>) -> Result<Response, ApiError> {
                 errors.push(e);
                 continue;
             }
-            let statuses = members::statuses(tx, id, users)?;
+            let statuses = members::statuses(tx, Roster::Course, id, users)?;
             for u in users {
                 match statuses.get(u) {
                     Some(JoinStatus::Creator) => {
@@ -266,8 +205,8 @@ async fn set_roles(mut call: Call<Principal>) -> Result<Response, ApiError> {
         }
         for (u, to) in changes {
             match to {
-                Some(s) => members::set(tx, id, u, s, now)?,
-                None => members::remove(tx, id, u)?,
+                Some(s) => members::set(tx, Roster::Course, id, u, s, now)?,
+                None => members::remove(tx, Roster::Course, id, u)?,
             }
         }
         Ok::<_, ApiError>(())

@@ -14,9 +14,9 @@ use crate::api::listing::list_page;
 use crate::api::upload;
 use crate::clock::Timestamp;
 use crate::db::categories;
-use crate::db::course_members;
 use crate::db::course_view::{self, Extras, View};
 use crate::db::courses as db;
+use crate::db::members::{Roster, status_of};
 use crate::error::ApiError;
 use crate::http::auth::Principal;
 use crate::http::pagination::Page;
@@ -55,7 +55,7 @@ pub(crate) fn visible_course(
     who: Option<Principal>,
 ) -> Result<(Course, Option<JoinStatus>), ApiError> {
     let course = db::get(c, id)?.ok_or(ApiError::NotFound)?;
-    let status = course_members::status_of(c, id, who.map(|w| w.user_id))?;
+    let status = status_of(c, Roster::Course, id, who.map(|w| w.user_id))?;
     if visible(&course, status) { Ok((course, status)) } else { Err(ApiError::NotFound) }
 }
 

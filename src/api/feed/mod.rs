@@ -47,7 +47,7 @@ pub(crate) fn units_json(
 }
 
 /// Answers one page of `feed` (`None`: 404, the feed's subject is not there).
-async fn serve<W>(
+pub(crate) async fn serve<W>(
     call: Call<W>,
     feed: impl Fn(&Connection, Option<i64>) -> Result<Feed, ApiError> + Send + 'static,
 ) -> Result<Response, ApiError>

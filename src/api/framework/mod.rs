@@ -6,6 +6,7 @@
 pub mod auth;
 pub mod call;
 pub(in crate::api) mod listing;
+pub(in crate::api) mod members;
 pub mod openapi;
 pub(in crate::api) mod people;
 pub(in crate::api) mod toggle;

@@ -42,9 +42,24 @@ pub async fn read(
     headers: &HeaderMap,
     form_shape: Form,
 ) -> Result<(Map<String, Value>, Option<Upload>), ApiError> {
+    let (map, mut files, held) =
+        read_files(body, headers, form_shape.lists, &[form_shape.file]).await?;
+    Ok((map, files.pop().flatten().map(|bytes| Upload { bytes, held })))
+}
+
+/// Reads a body whose form may carry several files (a group's avatar and cover): the
+/// fields as a JSON object, each of `files`' uploads (in that order, `None` when not
+/// sent), and the body's memory, which the caller keeps until the images are made.
+pub async fn read_files(
+    body: Body,
+    headers: &HeaderMap,
+    list_fields: &[&str],
+    files: &[&str],
+) -> Result<(Map<String, Value>, Vec<Option<Bytes>>, Option<Permit>), ApiError> {
+    let mut uploads = vec![None; files.len()];
     if media_type(headers).as_deref() != Some("multipart/form-data") {
         return match json::<Value>(body, headers).await? {
-            Value::Object(m) => Ok((m, None)),
+            Value::Object(m) => Ok((m, uploads, None)),
             _ => Err(ApiError::ParseError("expected a JSON object".into())),
         };
     }
@@ -57,7 +72,6 @@ pub async fn read(
     let mut form = multer::Multipart::new(stream, boundary);
     let mut map = Map::new();
     let mut lists: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    let mut image = None;
     let bad = |e: multer::Error| ApiError::ParseError(format!("multipart: {e}"));
     while let Some(field) = form.next_field().await.map_err(bad)? {
         let name = field.name().unwrap_or("").to_owned();
@@ -65,8 +79,10 @@ pub async fn read(
         let data = field.bytes().await.map_err(bad)?;
         if let Some(file_name) = file_name {
             // an empty file input sends an empty part without a name: no upload
-            if name == form_shape.file && !(file_name.is_empty() && data.is_empty()) {
-                image = Some(data);
+            if let Some(i) = files.iter().position(|f| *f == name)
+                && !(file_name.is_empty() && data.is_empty())
+            {
+                uploads[i] = Some(data);
             }
             continue;
         }
@@ -78,7 +94,7 @@ pub async fn read(
             Some((k, rest)) if rest.ends_with(']') => k.to_owned(),
             _ => name,
         };
-        if form_shape.lists.contains(&key.as_str()) {
+        if list_fields.contains(&key.as_str()) {
             lists.entry(key).or_default().push(text);
         } else {
             map.insert(key, Value::String(text));
@@ -93,7 +109,7 @@ pub async fn read(
         };
         map.insert(k, value);
     }
-    Ok((map, image.map(|bytes| Upload { bytes, held })))
+    Ok((map, uploads, held))
 }
 
 /// Image jobs running at once. Their memory is counted against the request budget

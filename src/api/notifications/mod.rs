@@ -93,6 +93,15 @@ pub(crate) fn note_json(n: &Note, base: &PublicUrl) -> Value {
         Type::ConnectionAccept => {
             o.insert("accept_user".into(), actor);
         }
+        // SCNotificationGroupActivityType: the actor and the group
+        Type::GroupInvite | Type::GroupRequest | Type::GroupAccept | Type::GroupAdded => {
+            let group = n
+                .group
+                .as_ref()
+                .map(|g| serde_json::to_value(g.to_json(base)).unwrap_or(Value::Null));
+            o.insert("group".into(), group.unwrap_or(Value::Null));
+            o.insert("user".into(), actor);
+        }
         // a moderator's decision: the contribution it was about (a comment under
         // `comment`, an item under its kind)
         // the message (`SCNotificationPrivateMessageType`) and, for the kit's live

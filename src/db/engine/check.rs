@@ -250,6 +250,29 @@ const INVARIANTS: &[(&str, &str, &str)] = &[
         "SELECT pk FROM contribution WHERE length(CAST(text AS BLOB)) > 1048576",
     ),
     (
+        "group_subscribers_counter",
+        "subscribers_counter matches the group's creator, admins and members",
+        "SELECT g.id FROM community_group g WHERE g.subscribers_counter <>
+           (SELECT count(*) FROM group_member m WHERE m.group_id = g.id
+            AND m.join_status IN ('creator', 'manager', 'joined'))",
+    ),
+    (
+        "group_creator",
+        "every group has exactly one creator membership, its created_by",
+        "SELECT g.id FROM community_group g WHERE
+           (SELECT count(*) FROM group_member m WHERE m.group_id = g.id AND m.join_status = 'creator') <> 1
+           OR NOT EXISTS (SELECT 1 FROM group_member m WHERE m.group_id = g.id AND m.user_id = g.created_by
+                          AND m.join_status = 'creator')",
+    ),
+    (
+        "contribution_group_tally",
+        "contribution_group_tally counts the live items made in groups, per kind",
+        "SELECT t.live FROM contribution_group_tally t WHERE t.live <>
+           (SELECT count(*) FROM contribution c WHERE c.kind = t.kind AND c.deleted = 0 AND c.group_id IS NOT NULL)
+         UNION ALL SELECT c.pk FROM contribution c WHERE c.deleted = 0 AND c.group_id IS NOT NULL
+           AND NOT EXISTS (SELECT 1 FROM contribution_group_tally t WHERE t.kind = c.kind)",
+    ),
+    (
         "positive_ids",
         "ids of users, categories, reactions, courses and contributions are positive",
         "SELECT id FROM user WHERE id < 1 UNION ALL SELECT id FROM category WHERE id < 1

@@ -114,16 +114,11 @@ const UNIQUE_TEXTS: [UniqueText; 3] = [
         table: "category",
         select: "SELECT id, slug FROM category ORDER BY id",
         write: Write::Renamed("UPDATE category SET slug = ?2 WHERE id = ?1"),
-        key: slug_key,
+        key: |s| s.to_ascii_lowercase(), // what `slug COLLATE NOCASE` compares
         suffix: ("-", ""),
         warning: "category slugs are unique case-insensitively now: changed a duplicate",
     },
 ];
-
-/// What `slug COLLATE NOCASE` compares.
-fn slug_key(slug: &str) -> String {
-    slug.to_ascii_lowercase()
-}
 
 /// Version 3: what the platform's UI kit reads (SPEC §8): votes and their tallies,
 /// category follows (with `user.categories_counter` and `category.followers_counter`),
@@ -262,20 +257,14 @@ fn feed_search_statements() -> Option<&'static str> {
     SCHEMA.get(start..end)
 }
 
-/// Version 10: the rest of SPEC §10 (people, groups, events, private messages). The
-/// columns it adds to older tables ([`V10_COLUMNS`], each `0`/`NULL` by default, which
-/// is exact for an older file), then [`SCHEMA`]'s version 10 section as it stands: new
-/// tables, indexes and triggers only, which start empty.
+/// Version 10: the rest of SPEC §10. The columns it adds to older tables ([`V10_COLUMNS`],
+/// `0`/`NULL` by default: exact for an older file), then [`SCHEMA`]'s version 10 section.
 fn v10_people_groups_events_messages(conn: &Connection) -> Result<(), DbError> {
     for sql in V10_COLUMNS {
-        // a table an older step made from `SCHEMA`'s text as it stands today (the
-        // feeds' and notifications' tables of step 9) has the column already
-        let mut words = sql.split_whitespace();
-        let (table, column) = (words.nth(2).unwrap_or(""), words.nth(2).unwrap_or(""));
-        let has: bool = conn
-            .prepare("SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2")?
-            .exists([table, column])?;
-        if !has {
+        // `ALTER TABLE t ADD COLUMN c`, unless a table an older step made from today's text has c
+        let w: Vec<&str> = sql.split_whitespace().collect();
+        let q = "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2";
+        if !conn.prepare(q)?.exists([w.get(2), w.get(5)])? {
             conn.execute_batch(sql)?;
         }
     }
@@ -286,12 +275,13 @@ fn v10_people_groups_events_messages(conn: &Connection) -> Result<(), DbError> {
     Ok(())
 }
 
-/// The columns version 10 adds to tables older files have, in the order `schema.sql`
-/// lists them (each last in its table, so a migrated file reads like a fresh one).
+/// The columns version 10 adds to older tables, each last in its table as in `schema.sql`.
 const V10_COLUMNS: &[&str] = &[
     "ALTER TABLE user ADD COLUMN blocked_at INTEGER",
     "ALTER TABLE user ADD COLUMN blocked_until INTEGER",
     "ALTER TABLE notification ADD COLUMN message_id INTEGER REFERENCES private_message (id)",
+    "ALTER TABLE contribution ADD COLUMN group_id INTEGER REFERENCES community_group (id)",
+    "ALTER TABLE notification ADD COLUMN group_id INTEGER REFERENCES community_group (id)",
 ];
 
 /// The first line of [`SCHEMA`]'s version 10 section.

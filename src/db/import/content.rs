@@ -41,12 +41,13 @@ pub(super) fn insert_contribution(
     deleted: bool,
     target: Option<i64>,
     parent: Option<i64>,
+    group: Option<i64>,
 ) -> Result<i64, LineError> {
     let r = crate::model::rich_text::render(text);
     conn.prepare_cached(
         "INSERT INTO contribution (kind, id, author_id, title, action, text, added_at, deleted, target_pk, parent_pk,
-                                   html, summary, summary_html, summary_truncated, last_activity_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?7)",
+                                   html, summary, summary_html, summary_truncated, last_activity_at, group_id)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?7, ?15)",
     )
     .and_then(|mut s| {
         s.execute(params![
@@ -63,7 +64,8 @@ pub(super) fn insert_contribution(
             r.html,
             r.summary,
             r.stored_summary_html(),
-            r.summary_truncated
+            r.summary_truncated,
+            group
         ])
     })
     .map_err(|e| sql_err(&format!("{kind} {id}"), &e))?;

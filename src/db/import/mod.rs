@@ -21,6 +21,7 @@ use crate::model::{slug, user};
 
 mod content;
 mod follows;
+mod groups;
 mod kit;
 mod people;
 
@@ -259,6 +260,8 @@ impl Importer {
             Line::LegalPage(p) => people::legal_page(conn, p, now),
             Line::LegalAck(a) => people::legal_ack(conn, &self.known, a),
             Line::PrivateMessage(m) => people::private_message(conn, &self.known, m, now),
+            Line::Group(g) => groups::group(conn, &self.known, g, now),
+            Line::GroupMember(m) => groups::group_member(conn, &self.known, m, now),
         }
     }
 
@@ -353,8 +356,13 @@ impl Importer {
         check_text(&d.text)?;
         let title = if kind == "discussion" { d.title } else { None };
         let action = if kind == "status" { Some(d.action.unwrap_or_default()) } else { None };
+        let group = match d.group {
+            Some(_) if kind == "status" => return Err("a status is made in no group".into()),
+            Some(g) => Some(groups::live_group(conn, g)?),
+            None => None,
+        };
         let pk = content::insert_contribution(
-            conn, kind, d.id, d.author, title, action, &d.text, at, d.deleted, None, None,
+            conn, kind, d.id, d.author, title, action, &d.text, at, d.deleted, None, None, group,
         )?;
         content::link_categories(conn, pk, &d.categories)?;
         if !d.deleted {
@@ -379,6 +387,8 @@ impl Importer {
         check_text(&c.text)?;
         let target =
             content::pk_of(conn, kind, id)?.ok_or_else(|| format!("{kind} {id} does not exist"))?;
+        // a comment is in its item's group
+        let group = groups::group_of(conn, target)?;
         // a reply answers a comment on the same item, as the API requires
         let parent = match c.parent {
             None => None,
@@ -400,6 +410,7 @@ impl Importer {
             c.deleted,
             Some(target),
             parent,
+            group,
         )?;
         if !c.deleted {
             for counted in [Some(target), parent].into_iter().flatten() {

@@ -7,6 +7,7 @@ use rusqlite::{Connection, params};
 use super::Type;
 use crate::clock::Timestamp;
 use crate::model::contribution::Contribution;
+use crate::model::group::GroupSeen;
 use crate::model::message::{Message, Snippet};
 use crate::model::user::User;
 
@@ -18,6 +19,8 @@ pub struct Note {
     pub actor: User,
     pub item: Option<Contribution>,
     pub comment: Option<Contribution>,
+    /// The group it is about, the recipient's status in it, and its creator.
+    pub group: Option<GroupSeen>,
     pub at: Timestamp,
     pub is_new: bool,
     /// A private message's notification: the message, and the recipient's snippet of
@@ -28,13 +31,23 @@ pub struct Note {
 /// The most notifications a list counts (the pagination's offset cap).
 pub const COUNT_CAP: i64 = 10_000;
 
-/// A row: id, type, actor, item, comment, time, new, message.
-type Row = (i64, String, i64, Option<i64>, Option<i64>, Timestamp, bool, Option<i64>);
+/// A row: id, type, actor, item, comment, time, new, group, message.
+type Row = (i64, String, i64, Option<i64>, Option<i64>, Timestamp, bool, Option<i64>, Option<i64>);
 
-/// The rows `user` is shown: the condition on `n` (`?1` the user).
-const SHOWN: &str = "n.user_id = ?1
+/// The rows `user` is shown: the condition on `n` (`?1` the user): not from a hidden
+/// or deleted actor, and never about an item or a group the user may not see (the
+/// groups' rules, `db::groups`).
+fn shown() -> &'static str {
+    sql!(
+        "n.user_id = ?1
     AND NOT EXISTS (SELECT 1 FROM user_hide h WHERE h.user_id = ?1 AND h.hidden_id = n.actor_id)
-    AND EXISTS (SELECT 1 FROM user a WHERE a.id = n.actor_id AND a.deleted = 0)";
+    AND EXISTS (SELECT 1 FROM user a WHERE a.id = n.actor_id AND a.deleted = 0)
+    AND (n.item_pk IS NULL OR EXISTS (SELECT 1 FROM contribution c WHERE c.pk = n.item_pk AND {}))
+    AND (n.group_id IS NULL OR EXISTS (SELECT 1 FROM community_group g WHERE g.id = n.group_id AND {}))",
+        crate::db::groups::item_shown(1),
+        crate::db::groups::visible(1)
+    )
+}
 
 /// One page of `user`'s notifications, newest first, and how many it has (up to
 /// 10,000).
@@ -49,16 +62,18 @@ pub fn page(
     let count: i64 = conn
         .prepare_cached(sql!(
             "SELECT count(*) FROM (SELECT 1 FROM notification n INDEXED BY notification_user
-             WHERE {SHOWN} LIMIT {})",
+             WHERE {} LIMIT {})",
+            shown(),
             COUNT_CAP
         ))?
         .query_row([user], |r| r.get(0))?;
     let rows: Vec<Row> = conn
         .prepare_cached(sql!(
             "SELECT n.id, n.type, n.actor_id, n.item_pk, n.comment_pk, n.created_at, n.is_new,
-                    n.message_id
-             FROM notification n INDEXED BY notification_user WHERE {SHOWN}
-             ORDER BY n.id DESC LIMIT ?2 OFFSET ?3"
+                    n.group_id, n.message_id
+             FROM notification n INDEXED BY notification_user WHERE {}
+             ORDER BY n.id DESC LIMIT ?2 OFFSET ?3",
+            shown()
         ))?
         .query_map(params![user, limit, offset], |r| {
             Ok((
@@ -70,11 +85,12 @@ pub fn page(
                 r.get(5)?,
                 r.get(6)?,
                 r.get(7)?,
+                r.get(8)?,
             ))
         })?
         .collect::<Result<_, _>>()?;
     let mut out = Vec::with_capacity(rows.len());
-    for (id, kind, actor, item, comment, at, is_new, message) in rows {
+    for (id, kind, actor, item, comment, at, is_new, group, message) in rows {
         let Some(kind) = Type::parse(&kind) else { continue };
         let Some(actor) = super::super::users::get(conn, actor)? else { continue };
         let load = |pk: Option<i64>| -> rusqlite::Result<Option<Contribution>> {
@@ -82,6 +98,10 @@ pub fn page(
                 Some(pk) => super::super::contributions::by_pks(conn, &[pk], Some(user))?.pop(),
                 None => None,
             })
+        };
+        let group = match group {
+            Some(g) => crate::db::groups::seen_by(conn, g, Some(user))?,
+            None => None,
         };
         let message = match message {
             Some(m) => match super::super::messages::get(conn, user, m)? {
@@ -100,6 +120,7 @@ pub fn page(
             actor,
             item: load(item)?,
             comment: load(comment)?,
+            group,
             at,
             is_new,
             message,
@@ -125,7 +146,10 @@ pub fn mark_seen(conn: &Connection, user: i64, ids: &[i64]) -> rusqlite::Result<
 /// shown): what a live push carries.
 pub fn one(conn: &Connection, user: i64, id: i64) -> rusqlite::Result<Option<Note>> {
     let offset: Option<i64> = conn
-        .prepare_cached(sql!("SELECT count(*) FROM notification n WHERE {SHOWN} AND n.id > ?2"))?
+        .prepare_cached(sql!(
+            "SELECT count(*) FROM notification n WHERE {} AND n.id > ?2",
+            shown()
+        ))?
         .query_row(params![user, id], |r| r.get(0))
         .ok();
     let Some(offset) = offset else { return Ok(None) };

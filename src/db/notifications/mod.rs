@@ -41,6 +41,14 @@ pub enum Type {
     CollapsedFor(Reason),
     /// A private message to the recipient (`notification.message_id`).
     PrivateMessage,
+    /// A group's admin invited the recipient.
+    GroupInvite,
+    /// The actor asks to join a private group the recipient administers.
+    GroupRequest,
+    /// The actor, invited, joined a group the recipient administers.
+    GroupAccept,
+    /// A group's admin accepted the recipient's request: the recipient is a member.
+    GroupAdded,
 }
 
 impl Type {
@@ -63,6 +71,10 @@ impl Type {
             },
             Type::UndeletedFor => "undeleted_for",
             Type::PrivateMessage => "private_message",
+            Type::GroupInvite => "user_invited_to_join_group",
+            Type::GroupRequest => "user_requested_to_join_group",
+            Type::GroupAccept => "user_accepted_to_join_group",
+            Type::GroupAdded => "user_added_to_group",
             Type::CollapsedFor(r) => match r {
                 Reason::Spam => "collapsed_for_advertising",
                 Reason::Aggressive => "collapsed_for_aggressive",
@@ -85,6 +97,10 @@ impl Type {
             Type::ConnectionAccept,
             Type::UndeletedFor,
             Type::PrivateMessage,
+            Type::GroupInvite,
+            Type::GroupRequest,
+            Type::GroupAccept,
+            Type::GroupAdded,
         ]
         .into_iter()
         .chain(Reason::ALL.into_iter().map(Type::DeletedFor))
@@ -128,10 +144,22 @@ pub struct Cause {
     pub comment_pk: Option<i64>,
 }
 
-/// Notifies the cause's user, unless it is the actor itself, a deleted user, or one
-/// who hides the actor.
+/// Notifies the cause's user, unless it is the actor itself, a deleted user, one who
+/// hides the actor, or one who may not see the item (made in a private group:
+/// [`crate::db::groups::item_shown`]).
 pub fn notify(conn: &Connection, c: Cause, now: Timestamp) -> rusqlite::Result<()> {
-    insert(conn, c, None, now)
+    if let Some(item) = c.item_pk {
+        let shown = conn
+            .prepare_cached(sql!(
+                "SELECT {} FROM contribution c WHERE c.pk = ?2",
+                crate::db::groups::item_shown(1)
+            ))?
+            .query_row(params![c.user, item], |r| r.get::<_, bool>(0))?;
+        if !shown {
+            return Ok(());
+        }
+    }
+    insert(conn, c, None, None, now)
 }
 
 /// Notifies `user` of private message `message` from `actor` (as [`notify`]).
@@ -143,12 +171,47 @@ pub fn notify_message(
     now: Timestamp,
 ) -> rusqlite::Result<()> {
     let c = Cause { user, actor, kind: Type::PrivateMessage, item_pk: None, comment_pk: None };
-    insert(conn, c, Some(message), now)
+    insert(conn, c, None, Some(message), now)
 }
 
+/// Notifies `user` that `actor` did `kind` about `group` (an invitation, a request, an
+/// acceptance), with [`notify`]'s rules; the recipient sees the group (it is invited
+/// to it, a member, or administers it).
+pub fn notify_group(
+    conn: &Connection,
+    user: i64,
+    actor: i64,
+    kind: Type,
+    group: i64,
+    now: Timestamp,
+) -> rusqlite::Result<()> {
+    let c = Cause { user, actor, kind, item_pk: None, comment_pk: None };
+    insert(conn, c, Some(group), None, now)
+}
+
+/// Takes out the notifications of `kind` about `group` to `recipient` or by `actor`
+/// (whichever are given: at least one, so that an index finds them): an invitation
+/// answered or withdrawn, a request answered or taken back.
+pub fn forget_group(
+    conn: &Connection,
+    group: i64,
+    kind: Type,
+    recipient: Option<i64>,
+    actor: Option<i64>,
+) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "DELETE FROM notification WHERE group_id = ?1 AND type = ?2
+         AND (?3 IS NULL OR user_id = ?3) AND (?4 IS NULL OR actor_id = ?4)",
+    )?
+    .execute(params![group, kind.as_str(), recipient, actor])?;
+    Ok(())
+}
+
+/// Writes the notification (with the group or the private message it is about).
 fn insert(
     conn: &Connection,
     c: Cause,
+    group: Option<i64>,
     message: Option<i64>,
     now: Timestamp,
 ) -> rusqlite::Result<()> {
@@ -166,8 +229,8 @@ fn insert(
     }
     conn.prepare_cached(
         "INSERT INTO notification
-           (user_id, type, actor_id, item_pk, comment_pk, created_at, message_id)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+           (user_id, type, actor_id, item_pk, comment_pk, created_at, group_id, message_id)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     )?
     .execute(params![
         c.user,
@@ -176,6 +239,7 @@ fn insert(
         c.item_pk,
         c.comment_pk,
         now,
+        group,
         message
     ])?;
     let id = conn.last_insert_rowid();

@@ -68,10 +68,17 @@ fn ranked(
 const USER_VISIBLE: &str =
     "s.rowid NOT IN (SELECT h.hidden_id FROM user_hide h WHERE h.user_id = ?2)";
 
-/// Live top-level items whose author the viewer does not hide.
-const ITEM_VISIBLE: &str = "EXISTS (SELECT 1 FROM contribution c WHERE c.pk = s.rowid
+/// Live top-level items whose author the viewer does not hide, made in no group or in
+/// one whose items the viewer may see (`db::groups::item_shown`).
+fn item_visible() -> &'static str {
+    sql!(
+        "EXISTS (SELECT 1 FROM contribution c WHERE c.pk = s.rowid
      AND c.deleted = 0 AND c.target_pk IS NULL
-     AND c.author_id NOT IN (SELECT h.hidden_id FROM user_hide h WHERE h.user_id = ?2))";
+     AND c.author_id NOT IN (SELECT h.hidden_id FROM user_hide h WHERE h.user_id = ?2)
+     AND {})",
+        crate::db::groups::item_shown(2)
+    )
+}
 
 /// Categories: the index holds the live, active ones, which everyone sees (no viewer
 /// is bound: `?2` is null).
@@ -101,7 +108,7 @@ pub fn items(
     limit: i64,
     offset: i64,
 ) -> rusqlite::Result<(i64, Vec<i64>)> {
-    ranked(conn, "search_item", ITEM_VISIBLE, expr, viewer, limit, offset)
+    ranked(conn, "search_item", item_visible(), expr, viewer, limit, offset)
 }
 
 /// One page of the ids of the categories matching `expr`, best first, and their count.

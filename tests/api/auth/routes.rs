@@ -80,6 +80,7 @@ struct Fixtures {
     category: i64,
     legal: i64,
     message: i64,
+    group: i64,
 }
 
 impl Fixtures {
@@ -111,6 +112,9 @@ impl Fixtures {
         assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
         let section = r.json()["id"].as_i64().unwrap();
         let category = s.category("Fixture category");
+        // groups are on (their routes are 404 while off), one public group of the owner's
+        s.set_pref("configurations", "groups_enabled", json!(true));
+        let group = create("/api/v2/group/", json!({"name": "Fixture group"})).await;
         // a made data export of the owner's, for `/udp/download/`
         let now = s.clock.now();
         s.db_write(move |tx| {
@@ -143,6 +147,7 @@ impl Fixtures {
             section,
             category,
             legal,
+            group,
         }
     }
 
@@ -174,6 +179,7 @@ impl Fixtures {
                     "contribution" => self.post,
                     "legal_page" => self.legal,
                     "pm" => self.message,
+                    "group" => self.group,
                     other => panic!("no fixture for {other}/{{id}}"),
                 }
                 .to_string(),

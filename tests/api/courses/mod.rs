@@ -27,7 +27,9 @@ async fn patch(s: &TestServer, tok: &str, id: i64, b: Value) -> Resp {
 fn set_status(s: &TestServer, course: i64, user: i64, status: &str) {
     let now = s.clock.now();
     let status = hearth::model::course::JoinStatus::parse(status).unwrap();
-    s.db_write(move |tx| hearth::db::course_members::set(tx, course, user, status, now));
+    s.db_write(move |tx| {
+        hearth::db::members::set(tx, hearth::db::members::Roster::Course, course, user, status, now)
+    });
 }
 
 fn field_codes(r: &Resp) -> Vec<(String, String)> {

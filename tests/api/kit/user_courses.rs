@@ -59,8 +59,9 @@ async fn a_users_courses_are_what_the_search_lets_the_caller_see() {
     // cy manages the draft
     invite(draft, w.cy).await;
     s.db_write(move |tx| {
-        hearth::db::course_members::set(
+        hearth::db::members::set(
             tx,
+            hearth::db::members::Roster::Course,
             draft,
             w.cy,
             hearth::model::course::JoinStatus::Manager,

@@ -56,7 +56,15 @@
 //                      while erin writes: the snippet turns live, then he opens it;
 //   sign-up            (no session) AccountVerify with a new member's mailed code;
 //   recover            (no session) AccountRecover: a member asks for a recovery mail;
-//   reset              (no session) AccountReset with the recovery code: a new password.
+//   reset              (no session) AccountReset with the recovery code: a new password;
+//   group-create       (issue 33, groups on) alice's CreateGroupButton: the kit's
+//                      GroupForm makes a group;
+//   group-invite       alice's Group page (react-templates Group: GroupHeader, GroupFeed
+//                      and its widgets): GroupInviteButton invites bob;
+//   group-accept       bob's Group page: GroupSubscribeButton accepts the invitation;
+//   group-post         bob's Group page again, under the group feed's InlineComposerWidget
+//                      (see GroupComposer): he posts in the group, the feed shows it;
+//   groups             alice's Groups list (react-ui Groups: the groups she is in).
 //
 // Every view opens the kit's live socket (SCNotificationProvider, useSCWebSocket) at
 // ws://<portal's host, no port>/ws/notify?subscribe-user, with `notifications.webSocket`
@@ -69,7 +77,7 @@
 // ./config.json, written by the test driver.
 import React, { useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
-import { SCContextProvider } from '@selfcommunity/react-core';
+import { SCContextProvider, useSCFetchGroup } from '@selfcommunity/react-core';
 import theme from '@selfcommunity/react-theme-default';
 import {
   AccountDataPortability,
@@ -81,6 +89,9 @@ import {
   Composer,
   ConsentSolution,
   Course,
+  CreateGroupButton,
+  Groups,
+  InlineComposerWidget,
   FeedObject,
   Footer,
   NavigationToolbar,
@@ -96,7 +107,7 @@ import {
   UserProfileEdit,
   UserProfileHeader,
 } from '@selfcommunity/react-ui';
-import { Category, ExploreFeed, FeedObjectDetail, MainFeed, NotificationFeed, UserProfile } from '@selfcommunity/react-templates';
+import { Category, ExploreFeed, FeedObjectDetail, Group, MainFeed, NotificationFeed, UserProfile } from '@selfcommunity/react-templates';
 
 // One widget's crash must not blank the page (React unmounts the whole tree on an
 // uncaught render error): each section catches its own, shows it, and records it in
@@ -551,6 +562,55 @@ function Reset({ config }) {
   );
 }
 
+// Groups (issue 33): with configurations.groups_enabled on.
+function GroupCreate() {
+  return (
+    <Single id="group-create" title="CreateGroupButton (alice's): GroupForm">
+      <CreateGroupButton />
+    </Single>
+  );
+}
+
+function GroupPage({ config }) {
+  return (
+    <WithBell>
+      <Single id="group" title="Group (react-templates): GroupHeader, GroupFeed">
+        <Group groupId={config.ids.group} />
+      </Single>
+    </WithBell>
+  );
+}
+
+// The group feed's own composer, as GroupFeed makes it (InlineComposerWidget with the
+// group as its default audience): GroupFeed shows it as its feed's header only once its
+// virtual scroller has mounted, a ref no render follows, so on a freshly loaded page it
+// does not show; the same widget is mounted here above the page.
+function GroupComposer({ groupId }) {
+  const { scGroup } = useSCFetchGroup({ id: groupId });
+  return scGroup ? <InlineComposerWidget defaultValue={{ group: scGroup }} feedType="group" /> : null;
+}
+
+function GroupPostPage({ config }) {
+  return (
+    <WithBell>
+      <Single id="group-composer" title="InlineComposerWidget (the group feed's composer)">
+        <GroupComposer groupId={config.ids.group} />
+      </Single>
+      <Single id="group" title="Group (react-templates): GroupHeader, GroupFeed">
+        <Group groupId={config.ids.group} />
+      </Single>
+    </WithBell>
+  );
+}
+
+function GroupsList() {
+  return (
+    <Single id="groups" title="Groups (alice's)">
+      <Groups />
+    </Single>
+  );
+}
+
 const VIEWS = {
   widgets: Widgets,
   shell: Shell,
@@ -587,6 +647,11 @@ const VIEWS = {
   'sign-up': SignUpVerify,
   recover: Recover,
   reset: Reset,
+  'group-create': GroupCreate,
+  'group-invite': GroupPage,
+  'group-accept': GroupPage,
+  'group-post': GroupPostPage,
+  groups: GroupsList,
 };
 
 const config = await (await fetch('./config.json')).json();

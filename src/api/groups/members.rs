@@ -1,0 +1,242 @@
+//! A group's membership (the course members' statuses and machinery, `db::members`
+//! with `Roster::Group`, and `api::members`): subscribe, leave, remove, status,
+//! invitations, requests, member lists, and the users an admin may invite. Each
+//! change that concerns someone else notifies them (`db::notifications`' group types).
+
+use rusqlite::Connection;
+use serde_json::json;
+use warp::http::{Method, StatusCode};
+use warp::reply::Response;
+
+use super::{enabled, managed_group, visible_group};
+use crate::api::call::{Call, ca, user, write};
+use crate::api::listing::list_page;
+use crate::api::members::{pre_write, required_users, user_list};
+use crate::clock::Timestamp;
+use crate::db::groups::is_member;
+use crate::db::members::{self, Roster};
+use crate::db::notifications::{Type, forget_group, notify_group};
+use crate::error::ApiError;
+use crate::http::auth::Principal;
+use crate::http::pagination::Page;
+use crate::http::route::Endpoint;
+use crate::http::{empty, ok};
+use crate::model::group::{GroupPrivacy, JoinStatus, SubscriptionStatus};
+use crate::model::user::UserMinimal;
+
+/// The endpoints of this module.
+pub fn endpoints() -> Vec<Endpoint> {
+    const SUBSCRIBE: &str = "/api/v2/group/{id}/subscribe/";
+    const INVITE: &str = "/api/v2/group/{id}/invite/";
+    vec![
+        ca(Method::GET, SUBSCRIBE, "listGroupMembers", list_members),
+        write(Method::POST, SUBSCRIBE, "subscribeToGroup", subscribe),
+        write(Method::DELETE, SUBSCRIBE, "unsubscribeFromGroup", unsubscribe),
+        ca(Method::GET, "/api/v2/group/{id}/status/", "getGroupSubscriptionStatus", status),
+        user(Method::GET, INVITE, "listGroupInvitedUsers", |c| {
+            managed_list(c, JoinStatus::Invited)
+        }),
+        write(Method::POST, INVITE, "inviteOrAcceptGroupUsers", invite_users),
+        user(Method::GET, "/api/v2/group/{id}/request_subscribe/", "listGroupRequests", |c| {
+            managed_list(c, JoinStatus::Requested)
+        }),
+        user(Method::GET, "/api/v2/group/{id}/user/", "suggestGroupUsers", |c| suggest(c, true)),
+        user(Method::GET, "/api/v2/group/user/", "suggestNewGroupUsers", |c| suggest(c, false)),
+    ]
+}
+
+/// Notifies the creator and admins of group `id` (the actor excepted) of `kind`.
+fn notify_admins(
+    tx: &Connection,
+    id: i64,
+    actor: i64,
+    kind: Type,
+    now: Timestamp,
+) -> Result<(), ApiError> {
+    let statuses = [JoinStatus::Creator, JoinStatus::Manager];
+    let (_, admins) = members::list(tx, Roster::Group, id, &statuses, 100, 0)?;
+    for (admin, _) in admins {
+        notify_group(tx, admin.id, actor, kind, id, now)?;
+    }
+    Ok(())
+}
+
+/// `POST /api/v2/group/{id}/subscribe/`: a public group → subscribed; a private one →
+/// requested (its admins are notified); an invited user joins (its admins are
+/// notified); a member or a requester keeps their status. 204.
+async fn subscribe(mut call: Call<Principal>) -> Result<Response, ApiError> {
+    pre_write(&mut call).await?;
+    let (id, now) = (call.id(), call.now);
+    call.no_body().await?;
+    call.write(move |tx, who| {
+        let (g, status) = visible_group(tx, id, Some(who))?;
+        let (next, tell) = match (status, g.privacy) {
+            (Some(JoinStatus::Invited), _) => (JoinStatus::Joined, Some(Type::GroupAccept)),
+            (Some(_), _) => return Ok(()),
+            (None, GroupPrivacy::Public) => (JoinStatus::Joined, None),
+            (None, GroupPrivacy::Private) => (JoinStatus::Requested, Some(Type::GroupRequest)),
+        };
+        members::set(tx, Roster::Group, id, who.user_id, next, now)?;
+        if status == Some(JoinStatus::Invited) {
+            forget_group(tx, id, Type::GroupInvite, Some(who.user_id), None)?;
+        }
+        if let Some(kind) = tell {
+            notify_admins(tx, id, who.user_id, kind, now)?;
+        }
+        Ok::<_, ApiError>(())
+    })
+    .await?;
+    Ok(empty(StatusCode::NO_CONTENT))
+}
+
+/// `DELETE /api/v2/group/{id}/subscribe/`: leave (or withdraw a request, or decline an
+/// invitation); the creator cannot leave (403). With `?user=N`, an admin removes
+/// user N (a member, an invited user or a requester; the creator never: 400). 204.
+async fn unsubscribe(mut call: Call<Principal>) -> Result<Response, ApiError> {
+    pre_write(&mut call).await?;
+    let id = call.id();
+    let target = match call.query()?.get("user") {
+        None => None,
+        Some(v) => Some(
+            v.trim()
+                .parse::<i64>()
+                .map_err(|_| ApiError::field("user", "invalid", "A valid integer is required."))?,
+        ),
+    };
+    call.no_body().await?;
+    call.write(move |tx, who| {
+        match target {
+            Some(u) if u != who.user_id => managed_group(tx, id, who)?,
+            _ => visible_group(tx, id, Some(who))?,
+        };
+        let user = target.unwrap_or(who.user_id);
+        match members::status(tx, Roster::Group, id, user)? {
+            Some(JoinStatus::Creator) if user != who.user_id => {
+                return Err(ApiError::field("user", "invalid", "The creator cannot be removed."));
+            }
+            Some(JoinStatus::Creator) => return Err(ApiError::PermissionDenied),
+            // an invitation declined or withdrawn, a request taken back or refused:
+            // its notification goes too
+            Some(JoinStatus::Invited) => {
+                forget_group(tx, id, Type::GroupInvite, Some(user), None)?;
+            }
+            Some(JoinStatus::Requested) => {
+                forget_group(tx, id, Type::GroupRequest, None, Some(user))?;
+            }
+            _ => {}
+        }
+        members::remove(tx, Roster::Group, id, user)?;
+        Ok::<_, ApiError>(())
+    })
+    .await?;
+    Ok(empty(StatusCode::NO_CONTENT))
+}
+
+/// `GET /api/v2/group/{id}/status/` (CA) → `{"status": subscription status or null}`.
+async fn status(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
+    let id = call.id();
+    let json = call
+        .read(move |c, who| {
+            let (_, status) = visible_group(c, id, who)?;
+            Ok::<_, ApiError>(json!({ "status": status.map(SubscriptionStatus::of) }))
+        })
+        .await?;
+    Ok(ok(&json))
+}
+
+/// One page of the users of group `id` whose status is in `statuses`, as User Minimal.
+fn users_page(
+    c: &Connection,
+    id: i64,
+    statuses: &[JoinStatus],
+    page: Page,
+    base: &crate::model::PublicUrl,
+) -> Result<(Page, i64, Vec<UserMinimal>), ApiError> {
+    let (count, rows) = members::list(c, Roster::Group, id, statuses, page.limit, page.offset)?;
+    Ok((page, count, rows.into_iter().map(|(u, _)| u.minimal(base)).collect()))
+}
+
+/// `GET /api/v2/group/{id}/subscribe/` (CA): the members (creator, admins, subscribed),
+/// in the order they came: everyone who sees a public group, the members of a
+/// private one (403 for others).
+async fn list_members(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
+    let (id, base) = (call.id(), call.base());
+    list_page(&call, move |c, who, q| {
+        let (g, status) = visible_group(c, id, who)?;
+        if g.privacy == GroupPrivacy::Private && !is_member(status) {
+            return Err(ApiError::PermissionDenied);
+        }
+        users_page(c, id, &JoinStatus::MEMBERS, Page::from_query(q)?, &base)
+    })
+    .await
+}
+
+/// `GET invite/` (invited users) and `GET request_subscribe/` (requesters): creator
+/// and admins only.
+async fn managed_list(call: Call<Principal>, fixed: JoinStatus) -> Result<Response, ApiError> {
+    let (id, base) = (call.id(), call.base());
+    list_page(&call, move |c, who, q| {
+        managed_group(c, id, who)?;
+        users_page(c, id, &[fixed], Page::from_query(q)?, &base)
+    })
+    .await
+}
+
+/// `POST /api/v2/group/{id}/invite/` `{"users": [ids]}` (creator and admins): invites
+/// users with no status (notified: `user_invited_to_join_group`) and accepts
+/// requesters (notified: `user_added_to_group`); members keep their status. 204.
+async fn invite_users(mut call: Call<Principal>) -> Result<Response, ApiError> {
+    pre_write(&mut call).await?;
+    let (id, now) = (call.id(), call.now);
+    let body = call.object().await?;
+    let mut errors = Vec::new();
+    let users = user_list(&body, "users", &mut errors);
+    drop(body);
+    call.write(move |tx, who| {
+        managed_group(tx, id, who)?;
+        let users = required_users(tx, users, errors, "users")?;
+        for (u, s) in members::invite(tx, Roster::Group, id, &users, now)? {
+            let kind = if s == JoinStatus::Invited { Type::GroupInvite } else { Type::GroupAdded };
+            if kind == Type::GroupAdded {
+                forget_group(tx, id, Type::GroupRequest, None, Some(u))?;
+            }
+            notify_group(tx, u, who.user_id, kind, id, now)?;
+        }
+        Ok::<_, ApiError>(())
+    })
+    .await?;
+    Ok(empty(StatusCode::NO_CONTENT))
+}
+
+/// `GET /api/v2/group/{id}/user/?search=` (anyone who sees the group: the kit's
+/// GroupInviteButton asks on every group page) and `GET /api/v2/group/user/?search=`
+/// (a group being made): live users whose username starts with `search`, by
+/// username, without the caller; for a member of the group, also without its members,
+/// invited users and requesters (what a member may know: others get the plain list,
+/// which says nothing of a private group's members).
+async fn suggest(call: Call<Principal>, of_group: bool) -> Result<Response, ApiError> {
+    let (id, base) = (of_group.then(|| call.id()), call.base());
+    list_page(&call, move |c, who, q| {
+        enabled(c)?;
+        let mut id = id;
+        if let Some(g) = id {
+            let (_, status) = visible_group(c, g, Some(who))?;
+            if !is_member(status) {
+                id = None;
+            }
+        }
+        let page = Page::from_query(q)?;
+        let prefix = q.get("search").unwrap_or("").trim().to_owned();
+        let (count, users) = crate::db::groups::suggested_users(
+            c,
+            id,
+            who.user_id,
+            &prefix,
+            page.limit,
+            page.offset,
+        )?;
+        let results = crate::api::people::users_json(c, users, Some(who.user_id), &base)?;
+        Ok((page, count, results))
+    })
+    .await
+}
