@@ -964,3 +964,52 @@ BEGIN
     VALUES (NEW.kind, CASE WHEN NEW.deleted = 0 THEN 1 ELSE -1 END)
     ON CONFLICT (kind) DO UPDATE SET live = live + excluded.live;
 END;
+
+-- Polls (SPEC §10 People: polls on posts and poll votes; src/db/polls.rs): a
+-- discussion's or post's poll, its choices in order, and who voted which choice.
+-- `vote_count` and the authors' `polls_counter` are kept by the triggers below and
+-- recounted by `hearth check`.
+CREATE TABLE poll (
+    contribution_pk  INTEGER PRIMARY KEY REFERENCES contribution (pk),
+    title            TEXT    NOT NULL,
+    multiple_choices INTEGER NOT NULL DEFAULT 0,
+    expiration_at    INTEGER,                          -- NULL: open until closed
+    closed           INTEGER NOT NULL DEFAULT 0,
+    added_at         INTEGER NOT NULL
+);
+CREATE TABLE poll_choice (
+    id              INTEGER PRIMARY KEY,
+    contribution_pk INTEGER NOT NULL REFERENCES poll (contribution_pk),
+    position        INTEGER NOT NULL,
+    choice          TEXT    NOT NULL,
+    added_at        INTEGER NOT NULL,
+    vote_count      INTEGER NOT NULL DEFAULT 0
+);
+-- a poll's choices in order
+CREATE INDEX poll_choice_poll ON poll_choice (contribution_pk, position);
+CREATE TABLE poll_vote (
+    choice_id       INTEGER NOT NULL REFERENCES poll_choice (id),
+    user_id         INTEGER NOT NULL REFERENCES user (id),
+    contribution_pk INTEGER NOT NULL REFERENCES poll (contribution_pk),
+    added_at        INTEGER NOT NULL,
+    PRIMARY KEY (choice_id, user_id)
+) WITHOUT ROWID;
+-- a member's votes in one poll (a single-choice vote replaces them)
+CREATE INDEX poll_vote_user ON poll_vote (contribution_pk, user_id);
+-- a choice's voters, the newest first
+CREATE INDEX poll_vote_choice ON poll_vote (choice_id, added_at DESC);
+CREATE TRIGGER poll_vote_insert AFTER INSERT ON poll_vote BEGIN
+    UPDATE poll_choice SET vote_count = vote_count + 1 WHERE id = NEW.choice_id;
+END;
+CREATE TRIGGER poll_vote_delete AFTER DELETE ON poll_vote BEGIN
+    UPDATE poll_choice SET vote_count = vote_count - 1 WHERE id = OLD.choice_id;
+END;
+CREATE TRIGGER poll_insert AFTER INSERT ON poll BEGIN
+    UPDATE user SET polls_counter = polls_counter + 1
+    WHERE id = (SELECT author_id FROM contribution WHERE pk = NEW.contribution_pk AND deleted = 0);
+END;
+CREATE TRIGGER poll_item_deleted AFTER UPDATE OF deleted ON contribution
+WHEN OLD.deleted <> NEW.deleted AND EXISTS (SELECT 1 FROM poll WHERE contribution_pk = NEW.pk) BEGIN
+    UPDATE user SET polls_counter = polls_counter + (CASE WHEN NEW.deleted THEN -1 ELSE 1 END)
+    WHERE id = NEW.author_id;
+END;

@@ -186,6 +186,9 @@ async fn create(kind: Kind, mut call: Call<Principal>) -> Result<Response, ApiEr
                     Err(e) => errors.push(e),
                 }
             }
+            if let Some(poll) = &draft.poll {
+                errors.extend(crate::api::polls::may_make(tx, poll, &who, now)?);
+            }
             let mut parent_pk = None;
             if let Some(pid) = draft.parent {
                 match store::meta(tx, Kind::Comment, pid)? {
@@ -217,6 +220,11 @@ async fn create(kind: Kind, mut call: Call<Principal>) -> Result<Response, ApiEr
                     group_id,
                 },
             )?;
+            if let Some(poll) = &draft.poll {
+                let m = store::meta(tx, kind, id)?
+                    .ok_or_else(|| ApiError::internal("contribution vanished after insert"))?;
+                crate::db::polls::insert(tx, m.pk, poll, now)?;
+            }
             let created = store::get(tx, kind, id, Some(who.user_id))?
                 .ok_or_else(|| ApiError::internal("contribution vanished after insert"))?;
             Ok::<_, ApiError>(created.to_json(&base))

@@ -28,6 +28,7 @@ pub mod media;
 pub mod messages;
 pub mod moderation;
 pub mod notifications;
+pub mod polls;
 pub mod preferences;
 pub mod reactions;
 pub mod schema;
@@ -79,6 +80,7 @@ const AREAS: &[fn() -> Vec<Endpoint>] = &[
     legal::endpoints,
     sign_up::endpoints,
     user_moderation::endpoints,
+    polls::endpoints,
     messages::endpoints,
 ];
 

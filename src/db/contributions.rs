@@ -269,6 +269,7 @@ pub(super) fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Contribution> 
         group_id: r.get(25)?,
         // loaded by `complete`
         group: None,
+        poll: None,
     }))
 }
 
@@ -285,6 +286,9 @@ pub(super) fn complete(
     // an item's group (a comment's is its item's, which its JSON does not repeat)
     if let Some(g) = c.group_id.filter(|_| c.kind != Kind::Comment) {
         c.group = super::groups::seen_by(conn, g, viewer)?;
+    }
+    if matches!(c.kind, Kind::Discussion | Kind::Post) {
+        c.poll = super::polls::of(conn, c.pk, viewer)?;
     }
     if c.kind == Kind::Comment && c.parent.is_none() && c.comment_count > 0 {
         let mut latest = page(

@@ -53,6 +53,7 @@ pub mod messages;
 pub mod moderation;
 pub mod notifications;
 mod pair;
+pub mod polls;
 pub mod preferences;
 pub mod profiles;
 pub mod reactions;

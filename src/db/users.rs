@@ -374,7 +374,7 @@ pub fn soft_delete(conn: &Connection, id: i64) -> rusqlite::Result<()> {
 /// its follows, category follows and votes counted in stop counting it (SPEC §8:
 /// counters count live users); its connections and connection requests end (the
 /// triggers take them off the other users' counters); then [`revoke_credentials`].
-const LEAVING: [&str; 9] = [
+const LEAVING: [&str; 10] = [
     "DELETE FROM connection WHERE other_id = ?1 AND user_id IN (SELECT other_id FROM connection WHERE user_id = ?1)",
     "DELETE FROM connection WHERE user_id = ?1",
     "DELETE FROM connection_request WHERE from_user = ?1",
@@ -390,6 +390,8 @@ const LEAVING: [&str; 9] = [
     "UPDATE vote_tally SET n = n - 1
      WHERE (contribution_pk, reaction_id) IN
            (SELECT contribution_pk, reaction_id FROM vote WHERE user_id = ?1)",
+    // a poll counts live members' votes (its choices' counts follow, by trigger)
+    "DELETE FROM poll_vote WHERE user_id = ?1",
 ];
 
 /// The tags of a user.

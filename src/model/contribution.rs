@@ -111,6 +111,8 @@ pub struct Contribution {
     /// The group it was made in (a comment: its item's), and as the caller sees it.
     pub group_id: Option<i64>,
     pub group: Option<super::group::GroupSeen>,
+    /// Discussions and posts: its poll, with the caller's votes.
+    pub poll: Option<super::poll::PollJson>,
     /// The later of its creation and its newest live comment (a comment's: its newest
     /// live reply).
     pub last_activity_at: Timestamp,
@@ -237,7 +239,7 @@ impl Contribution {
             addressing: Vec::new(),
             tags: Vec::new(),
             location: None,
-            poll: None,
+            poll: self.poll.as_ref().and_then(|p| serde_json::to_value(p).ok()),
             group: self.group.as_ref().and_then(|g| serde_json::to_value(g.to_json(base)).ok()),
             event: None,
             title: (self.kind == Kind::Discussion).then(|| self.title.clone().unwrap_or_default()),
@@ -286,6 +288,8 @@ pub struct Draft {
     pub parent: Option<i64>,
     /// Discussions and posts: the group it is made in (SPEC §10 Groups).
     pub group: Option<i64>,
+    /// Discussions and posts: its poll.
+    pub poll: Option<super::poll::PollInput>,
 }
 
 pub use super::ids::id_value;
@@ -422,14 +426,16 @@ pub fn validate(kind: Kind, body: &Map<String, Value>) -> (Draft, Vec<FieldError
             "Only discussions and posts are in groups.",
         ));
     }
-    // hearth keeps no polls (`addons.polls_enabled` is off): a poll is refused, never
-    // silently dropped
-    if body.get("poll").is_some_and(|p| !p.is_null()) {
-        errors.push(FieldError::new(
-            "poll",
-            "invalid",
-            "Polls are not enabled on this community (addons.polls_enabled).",
-        ));
+    match body.get("poll").filter(|p| !p.is_null()) {
+        Some(_) if !matches!(kind, Kind::Discussion | Kind::Post) => {
+            errors.push(FieldError::new(
+                "poll",
+                "invalid",
+                "Only discussions and posts have polls.",
+            ));
+        }
+        Some(p) => super::poll::parse(p).map_or_else(|e| errors.push(e), |p| draft.poll = Some(p)),
+        None => {}
     }
     (draft, errors)
 }
@@ -475,126 +481,5 @@ pub fn missing_categories(kind: Kind, draft: &Draft, errors: &[FieldError]) -> O
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    fn check(kind: Kind, body: Value) -> (Draft, Vec<String>) {
-        let map = body.as_object().cloned().unwrap_or_default();
-        let (d, errs) = validate(kind, &map);
-        (d, errs.into_iter().map(|e| format!("{}:{}", e.field, e.messages[0].code)).collect())
-    }
-
-    #[test]
-    fn kinds_round_trip() {
-        for k in Kind::ALL {
-            assert_eq!(Kind::parse(k.as_str()), Some(k));
-        }
-        assert_eq!(Kind::parse("poll"), None);
-    }
-
-    #[test]
-    fn slugs_come_from_the_title_or_the_text() {
-        let mut c = Contribution {
-            pk: 1,
-            kind: Kind::Discussion,
-            id: 1,
-            author: User::default(),
-            title: Some("Grüße, World!".into()),
-            action: None,
-            text: "body".into(),
-            rendered: Rendered::default(),
-            added_at: 5,
-            last_edited_at: None,
-            deleted: false,
-            collapsed: false,
-            comment_count: 0,
-            target: None,
-            parent: None,
-            categories: Vec::new(),
-            votes: Votes::default(),
-            last_activity_at: 0,
-            latest_comments: Vec::new(),
-            group_id: None,
-            group: None,
-        };
-        assert_eq!(c.slug(), "grusse-world");
-        c.kind = Kind::Post;
-        c.title = None;
-        c.rendered = super::super::rich_text::render(&"🙂 ".repeat(2000));
-        assert_eq!(c.slug(), "post");
-        c.rendered = super::super::rich_text::render(
-            r#"<p class="SCEditor-paragraph"><b>Hello</b> <a href="https://x.org">world</a></p>"#,
-        );
-        assert_eq!(c.slug(), "hello-world", "from the plain text, never the markup");
-        let base = PublicUrl("http://h".into());
-        let j = c.to_json(&base);
-        assert_eq!(j.last_activity_at, rfc3339(5), "never before creation");
-        assert!(j.in_reply_to.is_none() && j.latest_comments.is_none());
-        c.kind = Kind::Comment;
-        let j = serde_json::to_value(c.to_json(&base)).unwrap_or_default();
-        assert_eq!(j["in_reply_to"], Value::Null);
-        assert_eq!(j["latest_comments"], serde_json::json!([]));
-        assert_eq!(j["medias"], serde_json::json!([]));
-        assert_eq!((j["voted"].clone(), j["reaction"].clone()), (Value::Bool(false), Value::Null));
-    }
-
-    #[test]
-    fn discussion_title_rules() {
-        assert_eq!(check(Kind::Discussion, json!({})).1, vec!["title:required"]);
-        assert_eq!(check(Kind::Discussion, json!({"title": "  "})).1, vec!["title:required"]);
-        assert_eq!(
-            check(Kind::Discussion, json!({"title": "x".repeat(251)})).1,
-            vec!["title:max_length"]
-        );
-        let (d, e) = check(Kind::Discussion, json!({"title": " t ", "text": "b"}));
-        assert!(e.is_empty());
-        assert_eq!(d.title.as_deref(), Some("t"));
-        assert_eq!(d.text, "b");
-    }
-
-    #[test]
-    fn all_errors_at_once() {
-        let (_, e) = check(Kind::Status, json!({"text": 3, "action": 4, "categories": "x"}));
-        assert_eq!(e, vec!["text:invalid", "action:invalid", "categories:invalid"]);
-    }
-
-    #[test]
-    fn categories_accept_numeric_strings_and_dedupe() {
-        let (d, e) = check(Kind::Post, json!({"text": "t", "categories": [2, "3", "2"]}));
-        assert!(e.is_empty());
-        assert_eq!(d.categories, vec![2, 3]);
-        let map = json!({"text": "t", "categories": []});
-        let (d, e) = validate(Kind::Post, map.as_object().unwrap_or(&Map::new()));
-        assert!(e.is_empty());
-        let missing = missing_categories(Kind::Post, &d, &e);
-        assert_eq!(missing.map(|m| m.field), Some("categories".into()));
-        assert!(missing_categories(Kind::Comment, &d, &e).is_none());
-        let map = json!({"text": "t", "categories": vec![1; 1001]});
-        let (d, e) = validate(Kind::Post, map.as_object().unwrap_or(&Map::new()));
-        assert_eq!(e[0].messages[0].code, "max_length");
-        assert!(missing_categories(Kind::Post, &d, &e).is_none());
-    }
-
-    #[test]
-    fn a_poll_is_refused_not_dropped() {
-        let poll = json!({"title": "q", "choices": [{"choice": "a"}, {"choice": "b"}]});
-        assert_eq!(check(Kind::Post, json!({"text": "t", "poll": poll})).1, vec!["poll:invalid"]);
-        assert!(check(Kind::Post, json!({"text": "t", "poll": null})).1.is_empty());
-    }
-
-    #[test]
-    fn comment_needs_exactly_one_target() {
-        assert_eq!(check(Kind::Comment, json!({"text": "c"})).1, vec!["non_field_errors:required"]);
-        assert_eq!(
-            check(Kind::Comment, json!({"text": "c", "post": 1, "status": 2})).1,
-            vec!["non_field_errors:invalid"]
-        );
-        assert_eq!(check(Kind::Comment, json!({"text": "c", "post": "x"})).1, vec!["post:invalid"]);
-        let (d, e) =
-            check(Kind::Comment, json!({"text": "c", "post": "4", "status": null, "parent": 9}));
-        assert!(e.is_empty());
-        assert_eq!(d.target, Some((Kind::Post, 4)));
-        assert_eq!(d.parent, Some(9));
-    }
-}
+#[path = "contribution_tests.rs"]
+mod tests;

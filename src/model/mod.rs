@@ -24,6 +24,7 @@ pub mod legal;
 pub mod link;
 pub mod listing;
 pub mod message;
+pub mod poll;
 pub mod preference;
 pub mod profile;
 pub mod reaction;

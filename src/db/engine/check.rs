@@ -134,6 +134,19 @@ const INVARIANTS: &[(&str, &str, &str)] = &[
            (SELECT count(*) FROM contribution c WHERE c.author_id = u.id AND c.kind = 'post' AND c.deleted = 0)",
     ),
     (
+        "polls_counter",
+        "polls_counter matches live discussions and posts with a poll",
+        "SELECT u.id FROM user u WHERE u.polls_counter <>
+           (SELECT count(*) FROM poll p JOIN contribution c ON c.pk = p.contribution_pk
+            WHERE c.author_id = u.id AND c.deleted = 0)",
+    ),
+    (
+        "poll_vote_count",
+        "a poll choice's vote_count matches its votes",
+        "SELECT c.id FROM poll_choice c WHERE c.vote_count <>
+           (SELECT count(*) FROM poll_vote v WHERE v.choice_id = c.id)",
+    ),
+    (
         "discussions_counter",
         "discussions_counter matches live discussions",
         "SELECT u.id FROM user u WHERE u.discussions_counter <>

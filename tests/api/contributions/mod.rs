@@ -10,6 +10,7 @@ use crate::common::TestServer;
 mod access;
 mod lifecycle;
 mod lists;
+mod polls;
 mod rich_text;
 mod threads;
 mod validation;
