@@ -57,6 +57,8 @@
 //   sign-up            (no session) AccountVerify with a new member's mailed code;
 //   recover            (no session) AccountRecover: a member asks for a recovery mail;
 //   reset              (no session) AccountReset with the recovery code: a new password;
+//   poll               (polls on) carol's page: alice's post with a poll (FeedObject),
+//                      voted with its Vote buttons;
 //   group-create       (issue 33, groups on) alice's CreateGroupButton: the kit's
 //                      GroupForm makes a group;
 //   group-invite       alice's Group page (react-templates Group: GroupHeader, GroupFeed
@@ -538,6 +540,14 @@ function PmInbox() {
   );
 }
 
+function PollPost({ config }) {
+  return (
+    <Single id="poll-post" title="FeedObject (alice's post with a poll)">
+      <FeedObject feedObjectId={config.ids.pollPost} feedObjectType="post" />
+    </Single>
+  );
+}
+
 function SignUpVerify({ config }) {
   return (
     <Single id="verify" title="AccountVerify (a new member's mailed code)">
@@ -647,6 +657,7 @@ const VIEWS = {
   'sign-up': SignUpVerify,
   recover: Recover,
   reset: Reset,
+  poll: PollPost,
   'group-create': GroupCreate,
   'group-invite': GroupPage,
   'group-accept': GroupPage,

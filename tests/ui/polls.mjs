@@ -1,0 +1,50 @@
+// The polls view of the UI suite (issue 32), run by run.mjs after the account views.
+// Polls on (`hearth pref set addons.polls_enabled true`), alice posts "Which flour for
+// the Sunday loaf?" with three choices (through the API, as the composer sends it);
+// carol's page shows the post with the kit's FeedObject: she votes "Rye" with the
+// poll's Vote button, hearth counts it as hers; she votes "Spelt" and her vote moves
+// (a single-choice poll); every count is confirmed through the API.
+
+export async function pollViews(t) {
+  const { visit, check, api, hearth, page, portal, must, USERS, WAIT_MS, token, viewTokens, setIds } = t;
+  let post = null;
+  const choices = () => post.poll.choices;
+  const counts = async () => (await api(USERS.carol, 'GET', `/api/v2/post/${post.id}/`)).json.poll.choices.map((c) => [c.vote_count, c.voted]);
+
+  await check('polls: on (hearth pref set addons.polls_enabled true); alice posts a poll of three choices', async () => {
+    hearth('pref', 'set', 'addons.polls_enabled', 'true');
+    const poll = { title: 'Which flour for the Sunday loaf?', multiple_choices: false, expiration_at: null, choices: [{ choice: 'Rye' }, { choice: 'Spelt' }, { choice: 'Wheat' }] };
+    const r = await api(USERS.alice, 'POST', '/api/v2/post/', { text: '<p class="SCEditor-paragraph">Help me choose</p>', poll });
+    must(r.status === 201 && r.json.poll?.choices?.length === 3, `the post: ${r.status} ${JSON.stringify(r.json).slice(0, 300)}`);
+    post = r.json;
+    Object.assign(viewTokens, { poll: token(USERS.carol) });
+    setIds({ pollPost: post.id });
+  });
+  await visit('poll', async () => {
+    await check("poll: carol's FeedObject shows alice's poll and its three choices; she clicks Vote on Rye: hearth answers 204 and counts her vote (1, hers); Vote on Spelt moves it (0, 1)", async () => {
+      must(post, 'no post (the seed above failed)');
+      await page.getByText('Which flour for the Sunday loaf?').first().waitFor({ timeout: WAIT_MS }).catch(async () => {
+        await page.locator('button', { hasText: 'View Poll' }).first().click();
+        await page.getByText('Which flour for the Sunday loaf?').first().waitFor({ timeout: WAIT_MS });
+      });
+      const voteFor = async (label, choice) => {
+        const row = page.locator('[class*="poll-object-choices-root"]').filter({ hasText: label }).first();
+        const [resp] = await Promise.all([
+          page.waitForResponse((r) => r.url() === `${portal}/api/v2/post/${post.id}/poll/vote/` && r.request().method() === 'POST', { timeout: WAIT_MS }),
+          row.locator('button').first().click(),
+        ]);
+        must(resp.status() === 204, `the vote for ${label} answered ${resp.status()}`);
+        must(JSON.parse(resp.request().postData()).choice === choice.id, `the kit sent ${resp.request().postData()}`);
+      };
+      await voteFor('Rye', choices()[0]);
+      let c = await counts();
+      must(JSON.stringify(c) === JSON.stringify([[1, true], [0, false], [0, false]]), `after Rye: ${JSON.stringify(c)}`);
+      await page.waitForFunction(() => document.body.innerText.includes('1 voter'), null, { timeout: WAIT_MS });
+      await voteFor('Spelt', choices()[1]);
+      c = await counts();
+      must(JSON.stringify(c) === JSON.stringify([[0, false], [1, true], [0, false]]), `after Spelt: ${JSON.stringify(c)}`);
+      const alice = (await api(USERS.alice, 'GET', `/api/v2/post/${post.id}/`)).json.poll.choices.map((x) => x.voted);
+      must(alice.every((v) => v === false), `alice's view marks carol's vote as hers: ${alice}`);
+    });
+  }, { fullPage: false });
+}
