@@ -12,6 +12,8 @@ pub mod course;
 pub mod course_enums;
 pub mod course_input;
 pub mod custom_menu;
+pub mod event;
+pub mod event_time;
 pub mod feature;
 pub mod feed;
 pub mod field;

@@ -227,8 +227,9 @@ async fn suggest(call: Call<Principal>, of_group: bool) -> Result<Response, ApiE
         }
         let page = Page::from_query(q)?;
         let prefix = q.get("search").unwrap_or("").trim().to_owned();
-        let (count, users) = crate::db::groups::suggested_users(
+        let (count, users) = members::suggested_users(
             c,
+            Roster::Group,
             id,
             who.user_id,
             &prefix,

@@ -291,6 +291,7 @@ fn v10_people_groups_events_messages(conn: &Connection) -> Result<(), DbError> {
 const V10_COLUMNS: &[&str] = &[
     "ALTER TABLE contribution ADD COLUMN group_id INTEGER REFERENCES community_group (id)",
     "ALTER TABLE notification ADD COLUMN group_id INTEGER REFERENCES community_group (id)",
+    "ALTER TABLE notification ADD COLUMN event_id INTEGER REFERENCES event (id)",
 ];
 
 /// The first line of [`SCHEMA`]'s version 10 section.

@@ -47,6 +47,14 @@ pub enum Type {
     GroupAccept,
     /// A group's admin accepted the recipient's request: the recipient is a member.
     GroupAdded,
+    /// An event's admin invited the recipient.
+    EventInvite,
+    /// The actor asks to join a private event the recipient administers.
+    EventRequest,
+    /// The actor, invited, joined an event the recipient administers.
+    EventAccept,
+    /// An event's admin accepted the recipient's request: the recipient is a member.
+    EventAdded,
 }
 
 impl Type {
@@ -72,6 +80,10 @@ impl Type {
             Type::GroupRequest => "user_requested_to_join_group",
             Type::GroupAccept => "user_accepted_to_join_group",
             Type::GroupAdded => "user_added_to_group",
+            Type::EventInvite => "user_invited_to_join_event",
+            Type::EventRequest => "user_requested_to_join_event",
+            Type::EventAccept => "user_accepted_to_join_event",
+            Type::EventAdded => "user_added_to_event",
             Type::CollapsedFor(r) => match r {
                 Reason::Spam => "collapsed_for_advertising",
                 Reason::Aggressive => "collapsed_for_aggressive",
@@ -97,6 +109,10 @@ impl Type {
             Type::GroupRequest,
             Type::GroupAccept,
             Type::GroupAdded,
+            Type::EventInvite,
+            Type::EventRequest,
+            Type::EventAccept,
+            Type::EventAdded,
         ]
         .into_iter()
         .chain(Reason::ALL.into_iter().map(Type::DeletedFor))
@@ -155,7 +171,7 @@ pub fn notify(conn: &Connection, c: Cause, now: Timestamp) -> rusqlite::Result<(
             return Ok(());
         }
     }
-    insert(conn, c, None, now)
+    insert(conn, c, Subject::None, now)
 }
 
 /// Notifies `user` that `actor` did `kind` about `group` (an invitation, a request, an
@@ -170,7 +186,44 @@ pub fn notify_group(
     now: Timestamp,
 ) -> rusqlite::Result<()> {
     let c = Cause { user, actor, kind, item_pk: None, comment_pk: None };
-    insert(conn, c, Some(group), now)
+    insert(conn, c, Subject::Group(group), now)
+}
+
+/// [`notify_group`] for an event: `actor` did `kind` about `event`.
+pub fn notify_event(
+    conn: &Connection,
+    user: i64,
+    actor: i64,
+    kind: Type,
+    event: i64,
+    now: Timestamp,
+) -> rusqlite::Result<()> {
+    let c = Cause { user, actor, kind, item_pk: None, comment_pk: None };
+    insert(conn, c, Subject::Event(event), now)
+}
+
+/// [`forget_group`] for an event.
+pub fn forget_event(
+    conn: &Connection,
+    event: i64,
+    kind: Type,
+    recipient: Option<i64>,
+    actor: Option<i64>,
+) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "DELETE FROM notification WHERE event_id = ?1 AND type = ?2
+         AND (?3 IS NULL OR user_id = ?3) AND (?4 IS NULL OR actor_id = ?4)",
+    )?
+    .execute(params![event, kind.as_str(), recipient, actor])?;
+    Ok(())
+}
+
+/// What a notification is about besides an item: a group or an event.
+#[derive(Debug, Clone, Copy)]
+enum Subject {
+    None,
+    Group(i64),
+    Event(i64),
 }
 
 /// Takes out the notifications of `kind` about `group` to `recipient` or by `actor`
@@ -191,10 +244,15 @@ pub fn forget_group(
     Ok(())
 }
 
-fn insert(conn: &Connection, c: Cause, group: Option<i64>, now: Timestamp) -> rusqlite::Result<()> {
+fn insert(conn: &Connection, c: Cause, about: Subject, now: Timestamp) -> rusqlite::Result<()> {
     if c.user == c.actor {
         return Ok(());
     }
+    let (group, event) = match about {
+        Subject::None => (None, None),
+        Subject::Group(g) => (Some(g), None),
+        Subject::Event(e) => (None, Some(e)),
+    };
     let wanted = conn
         .prepare_cached(
             "SELECT 1 FROM user u WHERE u.id = ?1 AND u.deleted = 0
@@ -205,10 +263,20 @@ fn insert(conn: &Connection, c: Cause, group: Option<i64>, now: Timestamp) -> ru
         return Ok(());
     }
     conn.prepare_cached(
-        "INSERT INTO notification (user_id, type, actor_id, item_pk, comment_pk, created_at, group_id)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        "INSERT INTO notification (user_id, type, actor_id, item_pk, comment_pk, created_at,
+                                   group_id, event_id)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     )?
-    .execute(params![c.user, c.kind.as_str(), c.actor, c.item_pk, c.comment_pk, now, group])?;
+    .execute(params![
+        c.user,
+        c.kind.as_str(),
+        c.actor,
+        c.item_pk,
+        c.comment_pk,
+        now,
+        group,
+        event
+    ])?;
     let id = conn.last_insert_rowid();
     PUSHED.with(|p| p.borrow_mut().push(Pushed { user_id: c.user, kind: c.kind, id }));
     Ok(())
