@@ -135,13 +135,16 @@ pub fn slug_taken(conn: &Connection, slug: &str, except: i64) -> rusqlite::Resul
         .exists(params![slug, except])
 }
 
-/// Stores a new event and its creator's membership (going); returns its id.
+/// Stores a new event (under `e.id` when not 0: an import) and its creator's
+/// membership (going); returns its id.
 pub fn create(conn: &Connection, e: &Event) -> rusqlite::Result<i64> {
     conn.prepare_cached(
-        "INSERT INTO event (name, slug, description, color, privacy, visible, start_at, end_at,
-                            timezone, recurring, location, geolocation, geolocation_lat,
-                            geolocation_lng, link, image_key, show_on_feed, created_at, created_by)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+        "INSERT INTO event (id, name, slug, description, color, privacy, visible, start_at,
+                            end_at, timezone, recurring, location, geolocation, geolocation_lat,
+                            geolocation_lng, link, image_key, show_on_feed, created_at, created_by,
+                            deleted)
+         VALUES (NULLIF(?20, 0), ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,
+                 ?16, ?17, ?18, ?19, ?21)",
     )?
     .execute(params![
         e.name,
@@ -162,7 +165,9 @@ pub fn create(conn: &Connection, e: &Event) -> rusqlite::Result<i64> {
         e.image_key,
         e.show_on_feed,
         e.created_at,
-        e.created_by
+        e.created_by,
+        e.id,
+        e.deleted
     ])?;
     let id = conn.last_insert_rowid();
     members::set(conn, Roster::Event, id, e.created_by, JoinStatus::Creator, e.created_at)?;
