@@ -49,6 +49,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { peopleViews } from './people.mjs';
+import { eventsViews } from './events.mjs';
 import { groupsViews } from './groups.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -1317,6 +1318,9 @@ await peopleViews({ visit, check, api, hearth, page, browser, pageOrigin, portal
 
 // --- issue 33: groups (groups on: after the people views)
 await groupsViews({ visit, check, api, hearth, page, portal, must, USERS, WAIT_MS, token, viewTokens, setIds });
+
+// --- issue 33: events (events on: after the groups views)
+await eventsViews({ visit, check, api, hearth, page, portal, must, USERS, WAIT_MS, token, viewTokens, setIds });
 
 // --- the record
 const seen = new Map();
