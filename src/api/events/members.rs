@@ -12,7 +12,7 @@ use warp::reply::Response;
 use super::{enabled, managed_event, visible_event};
 use crate::api::call::{Call, ca, user, write};
 use crate::api::listing::list_page;
-use crate::api::members::{pre_write, required_users, user_list};
+use crate::api::members::{admins, pre_write, required_users, target_user, user_list, users_page};
 use crate::clock::Timestamp;
 use crate::db::events::{self as db, shows_members};
 use crate::db::members::{self, Roster};
@@ -23,7 +23,6 @@ use crate::http::pagination::Page;
 use crate::http::route::Endpoint;
 use crate::http::{empty, ok};
 use crate::model::event::{EventPrivacy, EventStatus, JoinStatus};
-use crate::model::user::UserMinimal;
 
 /// The endpoints of this module.
 pub fn endpoints() -> Vec<Endpoint> {
@@ -63,10 +62,8 @@ fn notify_admins(
     kind: Type,
     now: Timestamp,
 ) -> Result<(), ApiError> {
-    let statuses = [JoinStatus::Creator, JoinStatus::Manager];
-    let (_, admins) = members::list(tx, Roster::Event, id, &statuses, 100, 0)?;
-    for (admin, _) in admins {
-        notify_event(tx, admin.id, actor, kind, id, now)?;
+    for admin in admins(tx, Roster::Event, id)? {
+        notify_event(tx, admin, actor, kind, id, now)?;
     }
     Ok(())
 }
@@ -150,14 +147,7 @@ async fn take_back(mut call: Call<Principal>, going: bool) -> Result<Response, A
 async fn unsubscribe(mut call: Call<Principal>) -> Result<Response, ApiError> {
     pre_write(&mut call).await?;
     let id = call.id();
-    let target = match call.query()?.get("user") {
-        None => None,
-        Some(v) => Some(
-            v.trim()
-                .parse::<i64>()
-                .map_err(|_| ApiError::field("user", "invalid", "A valid integer is required."))?,
-        ),
-    };
+    let target = target_user(&call)?;
     call.no_body().await?;
     call.write(move |tx, who| {
         match target {
@@ -195,13 +185,6 @@ async fn status(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
     Ok(ok(&json))
 }
 
-fn minimal(
-    users: Vec<crate::model::user::User>,
-    base: &crate::model::PublicUrl,
-) -> Vec<UserMinimal> {
-    users.into_iter().map(|u| u.minimal(base)).collect()
-}
-
 /// `GET /api/v2/event/{id}/subscribe/` (CA): the members (creator, admins, subscribed),
 /// in the order they came: everyone who sees a public event, the members of a
 /// private one (403 for others).
@@ -212,10 +195,7 @@ async fn list_members(call: Call<Option<Principal>>) -> Result<Response, ApiErro
         if !shows_members(&e, status) {
             return Err(ApiError::PermissionDenied);
         }
-        let page = Page::from_query(q)?;
-        let (count, rows) =
-            members::list(c, Roster::Event, id, &JoinStatus::MEMBERS, page.limit, page.offset)?;
-        Ok((page, count, minimal(rows.into_iter().map(|(u, _)| u).collect(), &base)))
+        users_page(c, Roster::Event, id, &JoinStatus::MEMBERS, Page::from_query(q)?, &base)
     })
     .await
 }
@@ -231,7 +211,7 @@ async fn list_answered(call: Call<Option<Principal>>, going: bool) -> Result<Res
         }
         let page = Page::from_query(q)?;
         let (count, users) = db::answered(c, id, going, page.limit, page.offset)?;
-        Ok((page, count, minimal(users, &base)))
+        Ok((page, count, users.into_iter().map(|u| u.minimal(&base)).collect()))
     })
     .await
 }
@@ -242,9 +222,7 @@ async fn managed_list(call: Call<Principal>, fixed: JoinStatus) -> Result<Respon
     let (id, base) = (call.id(), call.base());
     list_page(&call, move |c, who, q| {
         managed_event(c, id, who)?;
-        let page = Page::from_query(q)?;
-        let (count, rows) = members::list(c, Roster::Event, id, &[fixed], page.limit, page.offset)?;
-        Ok((page, count, minimal(rows.into_iter().map(|(u, _)| u).collect(), &base)))
+        users_page(c, Roster::Event, id, &[fixed], Page::from_query(q)?, &base)
     })
     .await
 }
