@@ -5,6 +5,8 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
 use serde_json::Value;
 
+pub use super::event_import::{EVENT_FIELDS, EventLine, EventMemberLine};
+
 use super::course::{CourseType, JoinStatus, Privacy};
 use crate::clock::{Timestamp, parse_rfc3339};
 
@@ -291,56 +293,6 @@ pub struct GroupMemberLine {
     pub join_status: String,
 }
 
-/// `{"record":"event","id":1,"created_by":1,"name":"Meetup","start_date":"...",
-/// "end_date":"...","recurring":"weekly","location":"virtual","link":"https://..."}`:
-/// the API's event body (`model::event::EventInput`, the same rules: `timezone`,
-/// `privacy`, `visible`, `description`, `color`, `geolocation`, `geolocation_lat`,
-/// `geolocation_lng`), and `created_at`, `deleted`, `show_on_feed`. The slug comes
-/// from the name. Other fields are refused.
-#[derive(Debug, Deserialize)]
-pub struct EventLine {
-    pub id: i64,
-    pub created_by: i64,
-    #[serde(default, deserialize_with = "time")]
-    pub created_at: Option<Timestamp>,
-    #[serde(default)]
-    pub deleted: bool,
-    pub show_on_feed: Option<bool>,
-    /// The body's fields.
-    #[serde(flatten)]
-    pub body: serde_json::Map<String, serde_json::Value>,
-}
-
-/// The body fields an event line may hold.
-pub const EVENT_FIELDS: [&str; 14] = [
-    "name",
-    "description",
-    "color",
-    "privacy",
-    "visible",
-    "start_date",
-    "end_date",
-    "timezone",
-    "recurring",
-    "location",
-    "geolocation",
-    "geolocation_lat",
-    "geolocation_lng",
-    "link",
-];
-
-/// `{"record":"event_member","event":1,"user":2,"join_status":"joined","going":true}`
-/// (`going`: a member's answer, absent for none; `manager`: an admin; `invited`,
-/// `requested`, which do not answer).
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct EventMemberLine {
-    pub event: i64,
-    pub user: i64,
-    pub join_status: String,
-    pub going: Option<bool>,
-}
-
 /// A comment: exactly one of `discussion`, `post`, `status`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -510,7 +462,7 @@ pub struct ConnectionRequestLine {
 
 /// Reads an optional RFC 3339 time as a [`Timestamp`], without copying the string
 /// (this runs on the import's parsing thread, once per follow).
-fn time<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Timestamp>, D::Error> {
+pub(super) fn time<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Timestamp>, D::Error> {
     struct Time;
     impl<'de> Visitor<'de> for Time {
         type Value = Option<Timestamp>;

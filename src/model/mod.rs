@@ -13,6 +13,7 @@ pub mod course_enums;
 pub mod course_input;
 pub mod custom_menu;
 pub mod event;
+pub mod event_import;
 pub mod event_time;
 pub mod feature;
 pub mod feed;
