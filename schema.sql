@@ -611,7 +611,9 @@ CREATE TABLE notification (
     is_new     INTEGER NOT NULL DEFAULT 1,
     message_id INTEGER REFERENCES private_message (id),  -- a private message's (version 10)
     -- the group an invitation, request or acceptance is about (version 10)
-    group_id   INTEGER REFERENCES community_group (id)
+    group_id   INTEGER REFERENCES community_group (id),
+    -- the event an invitation, request or acceptance is about (version 10)
+    event_id   INTEGER REFERENCES event (id)
 );
 -- a user's notifications, newest first
 CREATE INDEX notification_user ON notification (user_id, id DESC);
@@ -1012,4 +1014,81 @@ CREATE TRIGGER poll_item_deleted AFTER UPDATE OF deleted ON contribution
 WHEN OLD.deleted <> NEW.deleted AND EXISTS (SELECT 1 FROM poll WHERE contribution_pk = NEW.pk) BEGIN
     UPDATE user SET polls_counter = polls_counter + (CASE WHEN NEW.deleted THEN -1 ELSE 1 END)
     WHERE id = NEW.author_id;
+END;
+
+-- Events (SPEC §10 "Groups, events and private messages"). An event's times are UTC
+-- seconds (`start_at`, `end_at`) and the IANA zone it was planned in (`timezone`): a
+-- recurring event (`daily`, `weekly`, `monthly`, forever, as the kit offers) repeats
+-- at the same wall-clock time in that zone (model::event). Privacy is the groups' rule
+-- (db::members::visible_sql): a public event shows everything to everyone; a private
+-- one shows its members, feed and gallery to its members alone, and itself to
+-- everyone when `visible`, else only to members, invited users and requesters.
+-- `show_on_feed` is the creator's hide/show switch. Memberships are the course and
+-- group statuses (db::members, Roster::Event) plus the member's answer (`going`: 1
+-- going, 0 not going, NULL none yet). `subscribers_counter` counts creator, managers
+-- and joined members, `goings_counter` those of them going; the triggers below keep
+-- both and `hearth check` recounts them.
+CREATE TABLE event (
+    id                  INTEGER PRIMARY KEY,
+    name                TEXT    NOT NULL,
+    slug                TEXT    NOT NULL UNIQUE,
+    description         TEXT    NOT NULL DEFAULT '',
+    color               TEXT    NOT NULL DEFAULT '',
+    privacy             TEXT    NOT NULL CHECK (privacy = 'public' OR privacy = 'private'),
+    visible             INTEGER NOT NULL DEFAULT 1,
+    start_at            INTEGER NOT NULL,
+    end_at              INTEGER NOT NULL CHECK (end_at > start_at),
+    timezone            TEXT    NOT NULL DEFAULT 'UTC',
+    recurring           TEXT    NOT NULL CHECK (recurring IN ('never', 'daily', 'weekly', 'monthly')),
+    location            TEXT    NOT NULL CHECK (location IN ('in person', 'virtual')),
+    geolocation         TEXT,
+    geolocation_lat     REAL,
+    geolocation_lng     REAL,
+    link                TEXT,
+    -- the image's media key (db::media), NULL for the default
+    image_key           TEXT,
+    show_on_feed        INTEGER NOT NULL DEFAULT 1,
+    created_at          INTEGER NOT NULL,
+    created_by          INTEGER NOT NULL REFERENCES user (id),
+    deleted             INTEGER NOT NULL DEFAULT 0,
+    subscribers_counter INTEGER NOT NULL DEFAULT 0,
+    goings_counter      INTEGER NOT NULL DEFAULT 0
+);
+-- the search's walk over live events, by first start
+CREATE INDEX event_live ON event (deleted, start_at, id);
+
+CREATE TABLE event_member (
+    event_id    INTEGER NOT NULL REFERENCES event (id),
+    user_id     INTEGER NOT NULL REFERENCES user (id),
+    join_status TEXT    NOT NULL CHECK (join_status = 'creator' OR join_status = 'manager' OR join_status = 'joined' OR join_status = 'invited' OR join_status = 'requested'),
+    created_at  INTEGER NOT NULL,
+    going       INTEGER CHECK (going IS NULL OR (going IN (0, 1) AND join_status IN ('creator', 'manager', 'joined'))),
+    PRIMARY KEY (event_id, user_id)
+) WITHOUT ROWID;
+CREATE INDEX event_member_user ON event_member (user_id, join_status, event_id);
+CREATE INDEX event_member_status ON event_member (event_id, join_status, created_at);
+CREATE INDEX event_member_going ON event_member (event_id, going, created_at) WHERE going IS NOT NULL;
+
+CREATE TRIGGER event_member_insert AFTER INSERT ON event_member
+WHEN NEW.join_status IN ('creator', 'manager', 'joined')
+BEGIN
+    UPDATE event SET subscribers_counter = subscribers_counter + 1,
+                     goings_counter = goings_counter + (NEW.going IS 1)
+    WHERE id = NEW.event_id;
+END;
+CREATE TRIGGER event_member_delete AFTER DELETE ON event_member
+WHEN OLD.join_status IN ('creator', 'manager', 'joined')
+BEGIN
+    UPDATE event SET subscribers_counter = subscribers_counter - 1,
+                     goings_counter = goings_counter - (OLD.going IS 1)
+    WHERE id = OLD.event_id;
+END;
+CREATE TRIGGER event_member_update AFTER UPDATE OF join_status, going ON event_member
+BEGIN
+    UPDATE event
+    SET subscribers_counter = subscribers_counter
+          + (NEW.join_status IN ('creator', 'manager', 'joined'))
+          - (OLD.join_status IN ('creator', 'manager', 'joined')),
+        goings_counter = goings_counter + (NEW.going IS 1) - (OLD.going IS 1)
+    WHERE id = NEW.event_id;
 END;

@@ -25,7 +25,11 @@ async fn list(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
         let page = Page::from_query_with(q, None, MAX_LIMIT)?;
         let mut on = Vec::new();
         for s in &feature::SWITCHED {
-            on.push(crate::db::preferences::get_bool(c, s.section, s.name, false)?);
+            let mut any = false;
+            for name in s.names {
+                any = any || crate::db::preferences::get_bool(c, s.section, name, false)?;
+            }
+            on.push(any);
         }
         let all = feature::matching(q.get("name"), q.text("search"), |s| {
             feature::SWITCHED.iter().position(|x| x == s).is_some_and(|i| on[i])

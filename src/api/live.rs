@@ -261,12 +261,17 @@ fn activity_type(kind: Type) -> i64 {
         Type::GroupRequest => 32,
         Type::GroupAccept => 33,
         Type::GroupAdded => 34,
+        Type::EventInvite => 7,
+        Type::EventRequest => 10,
+        Type::EventAccept => 14,
+        Type::EventAdded => 15,
     }
 }
 
 /// The message of one push: the notification as the list shows it, and the counters.
 async fn push_body(state: &AppState, user: i64, p: Pushed) -> Result<Value, ApiError> {
     let base = state.config.public_url.clone();
+    let now = state.clock.now();
     state
         .db
         .read(move |c| {
@@ -288,7 +293,7 @@ async fn push_body(state: &AppState, user: i64, p: Pushed) -> Result<Value, ApiE
                 "notification_obj": note
                     .as_ref()
                     .filter(|_| toasts)
-                    .map(|n| crate::api::notifications::note_json(n, &base)),
+                    .map(|n| crate::api::notifications::note_json(n, &base, now)),
                 "count_interactions": unseen,
                 "count_notification_banners": 0,
             });
@@ -307,6 +312,10 @@ async fn push_body(state: &AppState, user: i64, p: Pushed) -> Result<Value, ApiE
             // notification (and its status from the type)
             if let Some(g) = note.as_ref().and_then(|n| n.group.as_ref()) {
                 data["group"] = json!(g.group.id);
+            }
+            // and the events' manager the event's
+            if let Some(e) = note.as_ref().and_then(|n| n.event.as_ref()) {
+                data["event"] = json!(e.event.id);
             }
             if let (Some(key), Some(n)) = (key, note.as_ref()) {
                 let actor = serde_json::to_value(n.actor.to_json(&base, None, Vec::new()))

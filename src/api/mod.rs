@@ -17,6 +17,7 @@ pub mod contributors;
 pub mod courses;
 pub mod custom_menus;
 pub mod data_export;
+pub mod events;
 pub mod features;
 pub mod feed;
 pub mod groups;
@@ -50,6 +51,7 @@ use crate::state::AppState;
 const AREAS: &[fn() -> Vec<Endpoint>] = &[
     courses::endpoints,
     groups::endpoints,
+    events::endpoints,
     contributions::endpoints,
     health::endpoints,
     schema::endpoints,

@@ -32,3 +32,31 @@ pub fn delete_prefix(conn: &Connection, prefix: &str) -> rusqlite::Result<()> {
     conn.execute("DELETE FROM media WHERE substr(path, 1, length(?1)) = ?1", [prefix])?;
     Ok(())
 }
+
+/// Stores the squares of a new image under `prefix` (`group/7/image/`: a fresh
+/// versioned key below it; `only`: the one side kept) and drops the previous ones;
+/// returns the key (the media path with `-{side}` left out).
+pub fn store_squares(
+    conn: &Connection,
+    prefix: &str,
+    squares: &crate::images::Squares,
+    only: Option<u32>,
+    now: Timestamp,
+) -> rusqlite::Result<String> {
+    delete_prefix(conn, prefix)?;
+    let key = format!(
+        "{prefix}{}.{}",
+        crate::token::random_string(8).to_ascii_lowercase().replace(['-', '_'], "x"),
+        squares.extension
+    );
+    for sq in squares.squares.iter().filter(|s| only.is_none_or(|o| o == s.side)) {
+        put(
+            conn,
+            &crate::model::course::media_path(&key, sq.side),
+            squares.content_type,
+            &sq.bytes,
+            now,
+        )?;
+    }
+    Ok(key)
+}

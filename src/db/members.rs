@@ -1,6 +1,7 @@
-//! Memberships: one row per (course or group, user) with its `join_status`, the same
-//! statuses and rules for both (SPEC §5 "Courses", §10 "Groups"): a [`Roster`] names
-//! whose members a call is about. What the API does with them (invite, accept, roles)
+//! Memberships: one row per (course, group or event, user) with its `join_status`, the
+//! same statuses and rules for all (SPEC §5 "Courses", §10 "Groups, events"): a
+//! [`Roster`] names whose members a call is about. Groups and events also share who
+//! sees them ([`visible_sql`]). What the API does with them (invite, accept, roles)
 //! is `api::framework::members`.
 
 use std::collections::HashMap;
@@ -11,11 +12,29 @@ use crate::clock::Timestamp;
 use crate::model::course::JoinStatus;
 use crate::model::user::User;
 
-/// Whose memberships: a course's (`course_member`) or a group's (`group_member`).
+/// Whose memberships: a course's (`course_member`), a group's (`group_member`) or an
+/// event's (`event_member`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Roster {
     Course,
     Group,
+    Event,
+}
+
+/// The SQL condition that the group or event `{alias}` (a `community_group` or `event`
+/// row) is one viewer `?{n}` may see (null: anonymous): a live one that is public, or
+/// private and `visible`, or of which the viewer is a member, invited or a requester.
+/// Groups' and events' one rule (`db::groups::visible`, `db::events::visible`).
+pub fn visible_sql(of: Roster, alias: &str, n: u8) -> String {
+    let (t, k) = match of {
+        Roster::Course => ("course_member", "course_id"),
+        Roster::Group => ("group_member", "group_id"),
+        Roster::Event => ("event_member", "event_id"),
+    };
+    format!(
+        "({alias}.deleted = 0 AND ({alias}.privacy = 'public' OR {alias}.visible = 1
+          OR EXISTS (SELECT 1 FROM {t} vm WHERE vm.{k} = {alias}.id AND vm.user_id = ?{n})))"
+    )
 }
 
 /// The statement `$sql` (with `{t}` the roster's table and `{k}` its key column) for
@@ -25,6 +44,7 @@ macro_rules! roster_sql {
         match $roster {
             Roster::Course => sql!($($arg)+, t = "course_member", k = "course_id"),
             Roster::Group => sql!($($arg)+, t = "group_member", k = "group_id"),
+            Roster::Event => sql!($($arg)+, t = "event_member", k = "event_id"),
         }
     };
 }
@@ -183,6 +203,47 @@ pub fn withdraw(conn: &Connection, of: Roster, id: i64, users: &[i64]) -> rusqli
         }
     }
     Ok(())
+}
+
+/// The most a suggestion counts (as the mention picker's).
+pub const COUNT_CAP: i64 = 1000;
+
+/// One page of live users whose username starts with `prefix` (case-insensitively),
+/// by username, leaving out `except` and, for a group or an event (`id`; none for one
+/// being made), its members, invited users and requesters, and how many (up to
+/// [`COUNT_CAP`]). A range of the `username_key` index: whom an admin may invite.
+pub fn suggested_users(
+    conn: &Connection,
+    of: Roster,
+    id: Option<i64>,
+    except: i64,
+    prefix: &str,
+    limit: i64,
+    offset: i64,
+) -> rusqlite::Result<(i64, Vec<User>)> {
+    let low = crate::model::user::username_key(prefix);
+    let high = format!("{low}\u{10FFFF}");
+    let count = conn
+        .prepare_cached(roster_sql!(
+            of,
+            "SELECT count(*) FROM (SELECT 1 FROM user WHERE username_key >= ?1 AND username_key < ?2
+               AND deleted = 0 AND id <> ?3
+               AND NOT EXISTS (SELECT 1 FROM {t} m WHERE m.{k} = ?4 AND m.user_id = user.id)
+             LIMIT {COUNT_CAP})"
+        ))?
+        .query_row(params![low, high, except, id], |r| r.get(0))?;
+    let users = conn
+        .prepare_cached(roster_sql!(
+            of,
+            "SELECT {cols} FROM user WHERE username_key >= ?1 AND username_key < ?2
+               AND deleted = 0 AND id <> ?3
+               AND NOT EXISTS (SELECT 1 FROM {t} m WHERE m.{k} = ?4 AND m.user_id = user.id)
+             ORDER BY username_key LIMIT ?5 OFFSET ?6",
+            cols = crate::db::users::COLUMNS
+        ))?
+        .query_map(params![low, high, except, id, limit, offset], crate::db::users::from_row)?
+        .collect::<Result<_, _>>()?;
+    Ok((count, users))
 }
 
 #[cfg(test)]

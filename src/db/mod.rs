@@ -39,6 +39,7 @@ pub mod course_sections;
 pub mod course_view;
 pub mod courses;
 pub mod custom_menus;
+pub mod events;
 pub mod export;
 pub mod feed;
 pub mod follows;

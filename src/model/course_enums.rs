@@ -158,6 +158,82 @@ string_enum! {
     }
 }
 
+string_enum! {
+    /// An event's `recurring` (the kit's `SCEventRecurrenceType`; model::event_time).
+    Recurrence {
+        /// Once.
+        Never = "never",
+        /// Every day at the same wall-clock time in the event's zone.
+        Daily = "daily",
+        /// Every week on the same weekday and time.
+        Weekly = "weekly",
+        /// Every month on the same day (the month's last when it is shorter).
+        Monthly = "monthly",
+    }
+}
+
+string_enum! {
+    /// An event's `location` (the kit's `SCEventLocationType` without live streams,
+    /// which hearth does not have: SPEC §10 "Not in turn 3").
+    Location {
+        /// At a place (`geolocation`, with optional coordinates).
+        Person = "in person",
+        /// Online, at `link`.
+        Online = "virtual",
+    }
+}
+
+string_enum! {
+    /// An event's `subscription_status` for a user (the kit's
+    /// `SCEventSubscriptionStatusType`): a member's answer when it gave one.
+    EventStatus {
+        /// A member who has not answered.
+        Subscribed = "subscribed",
+        /// Asked to join a private event, not yet accepted.
+        Requested = "requested",
+        /// Invited, not yet joined.
+        Invited = "invited",
+        /// A member going.
+        Going = "going",
+        /// A member not going.
+        NotGoing = "not_going",
+    }
+}
+
+impl Recurrence {
+    /// The recurrence named `s`, or the API's `invalid_choice` message.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        Self::find(s).ok_or_else(|| {
+            format!("\"{s}\" is not a valid choice (never, daily, weekly, monthly).")
+        })
+    }
+}
+
+impl Location {
+    /// The location named `s`, or the API's `invalid_choice` message.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        Self::find(s).ok_or_else(|| format!("\"{s}\" is not a valid choice (in person, virtual)."))
+    }
+}
+
+impl EventStatus {
+    /// The status named `s`, or the API's message for an unknown one.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        Self::find(s).ok_or_else(|| format!("\"{s}\" is not a valid subscription status."))
+    }
+
+    /// How a membership and a member's answer (`going`) show.
+    pub const fn of(status: JoinStatus, going: Option<bool>) -> Self {
+        match (status, going) {
+            (JoinStatus::Invited, _) => Self::Invited,
+            (JoinStatus::Requested, _) => Self::Requested,
+            (_, Some(true)) => Self::Going,
+            (_, Some(false)) => Self::NotGoing,
+            (_, None) => Self::Subscribed,
+        }
+    }
+}
+
 impl GroupPrivacy {
     /// The privacy named `s`, or the API's `invalid_choice` message.
     pub fn parse(s: &str) -> Result<Self, String> {

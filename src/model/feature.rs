@@ -33,25 +33,31 @@ pub const FEATURES: [Feature; 3] = [
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Switched {
     pub feature: Feature,
-    /// The preference's section and name.
+    /// The preferences' section and names: on while any of them is.
     pub section: &'static str,
-    pub name: &'static str,
+    pub names: &'static [&'static str],
 }
 
 /// The switched features.
-pub const SWITCHED: [Switched; 2] = [
+pub const SWITCHED: [Switched; 3] = [
     // groups (SPEC §10 Groups)
     Switched {
         feature: Feature { id: 4, name: "grouping", enabled: true },
         section: "configurations",
-        name: "groups_enabled",
+        names: &["groups_enabled"],
     },
     // the audience of an item (its group), which the kit's Composer and groups
-    // pages need beside `grouping`
+    // pages need beside `grouping`, and its CreateEventButton beside `event`
     Switched {
         feature: Feature { id: 5, name: "tagging", enabled: true },
         section: "configurations",
-        name: "groups_enabled",
+        names: &["groups_enabled", "events_enabled"],
+    },
+    // events (SPEC §10 Events)
+    Switched {
+        feature: Feature { id: 6, name: "event", enabled: true },
+        section: "configurations",
+        names: &["events_enabled"],
     },
 ];
 

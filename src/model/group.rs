@@ -192,7 +192,8 @@ pub struct GroupInput {
 pub const IMAGE_FIELD: &str = "image_original";
 pub const COVER_FIELD: &str = "emotional_image_original";
 
-fn text(
+/// A text field of a body (`None`: absent; null and non-strings are errors).
+pub(super) fn text(
     map: &Map<String, Value>,
     field: &'static str,
     errors: &mut Vec<FieldError>,
@@ -210,7 +211,8 @@ fn text(
     }
 }
 
-fn too_long(field: &'static str, max: usize) -> FieldError {
+/// The `max_length` error of `field`.
+pub(super) fn too_long(field: &'static str, max: usize) -> FieldError {
     FieldError::new(
         field,
         "max_length",
@@ -220,7 +222,7 @@ fn too_long(field: &'static str, max: usize) -> FieldError {
 
 /// Whether `field` of the body asks for the default image back (null or an empty
 /// text field); an error when it holds text that is no file.
-fn clears_image(
+pub(super) fn clears_image(
     map: &Map<String, Value>,
     field: &'static str,
     errors: &mut Vec<FieldError>,
@@ -240,6 +242,38 @@ fn clears_image(
     }
 }
 
+/// A boolean field of a body: a JSON boolean or a form's text (DRF's grammar).
+pub(super) fn boolean(
+    map: &Map<String, Value>,
+    field: &'static str,
+    errors: &mut Vec<FieldError>,
+) -> Option<bool> {
+    let parsed = match map.get(field)? {
+        Value::Bool(b) => Some(*b),
+        Value::String(s) => super::boolean::parse_field(s),
+        _ => None,
+    };
+    if parsed.is_none() {
+        errors.push(FieldError::new(field, "invalid", "Must be a valid boolean."));
+    }
+    parsed
+}
+
+/// The `invite_users` list of a body (a lone id counts as a list of one).
+pub(super) fn invite_list(map: &Map<String, Value>, e: &mut Vec<FieldError>) -> Option<Vec<i64>> {
+    match map.get("invite_users") {
+        None | Some(Value::Null) => None,
+        Some(Value::Array(items)) => ids::from_values(items)
+            .map(ids::dedup)
+            .map_err(|err| e.push(err.on("invite_users", "Must be a list of user ids.")))
+            .ok(),
+        Some(v) => ids::id_value(v).map(|id| vec![id]).or_else(|| {
+            e.push(FieldError::new("invite_users", "invalid", "Must be a list of user ids."));
+            None
+        }),
+    }
+}
+
 impl GroupInput {
     /// Reads a body with every rule that needs no database: lengths, choices, the
     /// `invite_users` list; `name` and `privacy` required when `full` (create and PUT).
@@ -250,29 +284,8 @@ impl GroupInput {
         let description = text(map, "description", &mut e);
         let color = text(map, "color", &mut e).map(|s| s.trim().to_owned());
         let privacy = text(map, "privacy", &mut e);
-        let visible = match map.get("visible") {
-            None => None,
-            Some(Value::Bool(b)) => Some(*b),
-            Some(Value::String(s)) => super::boolean::parse_field(s).or_else(|| {
-                e.push(FieldError::new("visible", "invalid", "Must be a valid boolean."));
-                None
-            }),
-            Some(_) => {
-                e.push(FieldError::new("visible", "invalid", "Must be a valid boolean."));
-                None
-            }
-        };
-        let invite_users = match map.get("invite_users") {
-            None | Some(Value::Null) => None,
-            Some(Value::Array(items)) => ids::from_values(items)
-                .map(ids::dedup)
-                .map_err(|err| e.push(err.on("invite_users", "Must be a list of user ids.")))
-                .ok(),
-            Some(v) => ids::id_value(v).map(|id| vec![id]).or_else(|| {
-                e.push(FieldError::new("invite_users", "invalid", "Must be a list of user ids."));
-                None
-            }),
-        };
+        let visible = boolean(map, "visible", &mut e);
+        let invite_users = invite_list(map, &mut e);
         let mut input = GroupInput {
             name,
             description,

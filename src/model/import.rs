@@ -5,6 +5,8 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
 use serde_json::Value;
 
+pub use super::event_import::{EVENT_FIELDS, EventLine, EventMemberLine};
+
 use super::course::{CourseType, JoinStatus, Privacy};
 use crate::clock::{Timestamp, parse_rfc3339};
 
@@ -54,6 +56,10 @@ pub enum Line {
     Group(GroupLine),
     /// A group membership (the course members' statuses).
     GroupMember(GroupMemberLine),
+    /// An event (SPEC §10 Events); `created_by` becomes its creator member, going.
+    Event(EventLine),
+    /// An event membership (the course members' statuses) with its answer.
+    EventMember(EventMemberLine),
 }
 
 impl Line {
@@ -68,6 +74,7 @@ impl Line {
             Line::Comment(c) => Some(c.id),
             Line::LegalPage(p) => Some(p.id),
             Line::Group(g) => Some(g.id),
+            Line::Event(e) => Some(e.id),
             _ => None,
         }
     }
@@ -472,7 +479,7 @@ fn yes() -> bool {
 
 /// Reads an optional RFC 3339 time as a [`Timestamp`], without copying the string
 /// (this runs on the import's parsing thread, once per follow).
-fn time<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Timestamp>, D::Error> {
+pub(super) fn time<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Timestamp>, D::Error> {
     struct Time;
     impl<'de> Visitor<'de> for Time {
         type Value = Option<Timestamp>;

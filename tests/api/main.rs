@@ -16,6 +16,7 @@ mod consistency;
 mod contributions;
 mod cors;
 mod courses;
+mod events;
 mod feeds;
 mod groups;
 mod hardening;

@@ -270,6 +270,7 @@ mod backup;
 mod catalog;
 mod cors;
 mod durability;
+mod events;
 mod fail2ban;
 mod groups;
 mod import;

@@ -53,6 +53,7 @@ import { peopleViews } from './people.mjs';
 import { accountViews } from './accounts.mjs';
 import { pollViews } from './polls.mjs';
 import { smtpSink } from './smtp-sink.mjs';
+import { eventsViews } from './events.mjs';
 import { groupsViews } from './groups.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -1327,6 +1328,9 @@ await messageViews({ visit, check, api, hearth, page, browser, pageOrigin, porta
 
 // --- issue 33: groups (groups on: after the people views)
 await groupsViews({ visit, check, api, hearth, page, portal, must, USERS, WAIT_MS, token, viewTokens, setIds });
+
+// --- issue 33: events (events on: after the groups views)
+await eventsViews({ visit, check, api, hearth, page, portal, must, USERS, WAIT_MS, token, viewTokens, setIds });
 
 // --- the record
 const seen = new Map();

@@ -7,9 +7,10 @@ use rusqlite::Connection;
 use serde_json::Value;
 
 use crate::api::call::Call;
-use crate::db::members;
+use crate::db::members::{self, Roster};
 use crate::error::ApiError;
 use crate::http::auth::Principal;
+use crate::model::course::JoinStatus;
 use crate::model::field::FieldError;
 use crate::model::ids::{self, ListError};
 
@@ -75,4 +76,39 @@ pub fn required_users(
         return Err(ApiError::Invalid(vec![e]));
     }
     Ok(users)
+}
+
+/// The `?user=N` of a `DELETE subscribe/` (an admin removing N): absent → None; not an
+/// integer → 400 on `user`.
+pub fn target_user(call: &Call<Principal>) -> Result<Option<i64>, ApiError> {
+    match call.query()?.get("user") {
+        None => Ok(None),
+        Some(v) => v
+            .trim()
+            .parse::<i64>()
+            .map(Some)
+            .map_err(|_| ApiError::field("user", "invalid", "A valid integer is required.")),
+    }
+}
+
+/// The creator and admins of `of`'s `id` (at most 100), whom its requests and
+/// acceptances notify.
+pub fn admins(c: &Connection, of: Roster, id: i64) -> Result<Vec<i64>, ApiError> {
+    let statuses = [JoinStatus::Creator, JoinStatus::Manager];
+    let (_, admins) = members::list(c, of, id, &statuses, 100, 0)?;
+    Ok(admins.into_iter().map(|(u, _)| u.id).collect())
+}
+
+/// One page of the users of `of`'s `id` whose status is in `statuses`, as User Minimal
+/// (the member, invited and requester lists).
+pub fn users_page(
+    c: &Connection,
+    of: Roster,
+    id: i64,
+    statuses: &[JoinStatus],
+    page: crate::http::pagination::Page,
+    base: &crate::model::PublicUrl,
+) -> Result<(crate::http::pagination::Page, i64, Vec<crate::model::user::UserMinimal>), ApiError> {
+    let (count, rows) = members::list(c, of, id, statuses, page.limit, page.offset)?;
+    Ok((page, count, rows.into_iter().map(|(u, _)| u.minimal(base)).collect()))
 }

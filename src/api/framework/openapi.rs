@@ -31,6 +31,7 @@ const FRAGMENTS: &[(&str, &str)] = &[
     ("contributions", include_str!("../../../openapi/contributions.json")),
     ("courses", include_str!("../../../openapi/courses.json")),
     ("groups", include_str!("../../../openapi/groups.json")),
+    ("events", include_str!("../../../openapi/events.json")),
     ("kit", include_str!("../../../openapi/kit.json")),
     ("site", include_str!("../../../openapi/site.json")),
     ("feeds", include_str!("../../../openapi/feeds.json")),
@@ -55,6 +56,7 @@ pub fn generated_schemas() -> Vec<(String, RefOr<Schema>)> {
     collect::<model::course::SectionJson>(&mut out);
     collect::<model::course::MemberJson>(&mut out);
     collect::<model::group::GroupJson>(&mut out);
+    collect::<model::event::EventJson>(&mut out);
     collect::<model::custom_menu::MenuJson>(&mut out);
     collect::<model::feed::UnitJson>(&mut out);
     collect::<model::feed::ActivityJson>(&mut out);

@@ -11,7 +11,7 @@ use warp::reply::Response;
 use super::{enabled, managed_group, visible_group};
 use crate::api::call::{Call, ca, user, write};
 use crate::api::listing::list_page;
-use crate::api::members::{pre_write, required_users, user_list};
+use crate::api::members::{admins, pre_write, required_users, target_user, user_list, users_page};
 use crate::clock::Timestamp;
 use crate::db::groups::is_member;
 use crate::db::members::{self, Roster};
@@ -22,7 +22,6 @@ use crate::http::pagination::Page;
 use crate::http::route::Endpoint;
 use crate::http::{empty, ok};
 use crate::model::group::{GroupPrivacy, JoinStatus, SubscriptionStatus};
-use crate::model::user::UserMinimal;
 
 /// The endpoints of this module.
 pub fn endpoints() -> Vec<Endpoint> {
@@ -53,10 +52,8 @@ fn notify_admins(
     kind: Type,
     now: Timestamp,
 ) -> Result<(), ApiError> {
-    let statuses = [JoinStatus::Creator, JoinStatus::Manager];
-    let (_, admins) = members::list(tx, Roster::Group, id, &statuses, 100, 0)?;
-    for (admin, _) in admins {
-        notify_group(tx, admin.id, actor, kind, id, now)?;
+    for admin in admins(tx, Roster::Group, id)? {
+        notify_group(tx, admin, actor, kind, id, now)?;
     }
     Ok(())
 }
@@ -95,14 +92,7 @@ async fn subscribe(mut call: Call<Principal>) -> Result<Response, ApiError> {
 async fn unsubscribe(mut call: Call<Principal>) -> Result<Response, ApiError> {
     pre_write(&mut call).await?;
     let id = call.id();
-    let target = match call.query()?.get("user") {
-        None => None,
-        Some(v) => Some(
-            v.trim()
-                .parse::<i64>()
-                .map_err(|_| ApiError::field("user", "invalid", "A valid integer is required."))?,
-        ),
-    };
+    let target = target_user(&call)?;
     call.no_body().await?;
     call.write(move |tx, who| {
         match target {
@@ -144,18 +134,6 @@ async fn status(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
     Ok(ok(&json))
 }
 
-/// One page of the users of group `id` whose status is in `statuses`, as User Minimal.
-fn users_page(
-    c: &Connection,
-    id: i64,
-    statuses: &[JoinStatus],
-    page: Page,
-    base: &crate::model::PublicUrl,
-) -> Result<(Page, i64, Vec<UserMinimal>), ApiError> {
-    let (count, rows) = members::list(c, Roster::Group, id, statuses, page.limit, page.offset)?;
-    Ok((page, count, rows.into_iter().map(|(u, _)| u.minimal(base)).collect()))
-}
-
 /// `GET /api/v2/group/{id}/subscribe/` (CA): the members (creator, admins, subscribed),
 /// in the order they came: everyone who sees a public group, the members of a
 /// private one (403 for others).
@@ -166,7 +144,7 @@ async fn list_members(call: Call<Option<Principal>>) -> Result<Response, ApiErro
         if g.privacy == GroupPrivacy::Private && !is_member(status) {
             return Err(ApiError::PermissionDenied);
         }
-        users_page(c, id, &JoinStatus::MEMBERS, Page::from_query(q)?, &base)
+        users_page(c, Roster::Group, id, &JoinStatus::MEMBERS, Page::from_query(q)?, &base)
     })
     .await
 }
@@ -177,7 +155,7 @@ async fn managed_list(call: Call<Principal>, fixed: JoinStatus) -> Result<Respon
     let (id, base) = (call.id(), call.base());
     list_page(&call, move |c, who, q| {
         managed_group(c, id, who)?;
-        users_page(c, id, &[fixed], Page::from_query(q)?, &base)
+        users_page(c, Roster::Group, id, &[fixed], Page::from_query(q)?, &base)
     })
     .await
 }
@@ -227,8 +205,9 @@ async fn suggest(call: Call<Principal>, of_group: bool) -> Result<Response, ApiE
         }
         let page = Page::from_query(q)?;
         let prefix = q.get("search").unwrap_or("").trim().to_owned();
-        let (count, users) = crate::db::groups::suggested_users(
+        let (count, users) = members::suggested_users(
             c,
+            Roster::Group,
             id,
             who.user_id,
             &prefix,

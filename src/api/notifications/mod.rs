@@ -51,7 +51,7 @@ pub fn endpoints() -> Vec<Endpoint> {
 }
 
 /// The JSON of one notification (`SCNotificationType` and its type's fields).
-pub(crate) fn note_json(n: &Note, base: &PublicUrl) -> Value {
+pub(crate) fn note_json(n: &Note, base: &PublicUrl, now: crate::clock::Timestamp) -> Value {
     let mut o = Map::new();
     o.insert("sid".into(), json!(n.id.to_string()));
     o.insert("is_new".into(), json!(n.is_new));
@@ -102,6 +102,15 @@ pub(crate) fn note_json(n: &Note, base: &PublicUrl) -> Value {
             o.insert("group".into(), group.unwrap_or(Value::Null));
             o.insert("user".into(), actor);
         }
+        // SCNotificationEventActivityType: the actor and the event
+        Type::EventInvite | Type::EventRequest | Type::EventAccept | Type::EventAdded => {
+            let event = n
+                .event
+                .as_ref()
+                .map(|e| serde_json::to_value(e.to_json(base, now)).unwrap_or(Value::Null));
+            o.insert("event".into(), event.unwrap_or(Value::Null));
+            o.insert("user".into(), actor);
+        }
         // a moderator's decision: the contribution it was about (a comment under
         // `comment`, an item under its kind)
         // the message (`SCNotificationPrivateMessageType`) and, for the kit's live
@@ -133,7 +142,7 @@ pub(crate) fn note_json(n: &Note, base: &PublicUrl) -> Value {
 
 /// The page's notifications, grouped as the kit shows them: notifications of the same
 /// type about the same item that follow each other make one group, under that item.
-fn groups(notes: &[Note], base: &PublicUrl) -> Vec<Value> {
+fn groups(notes: &[Note], base: &PublicUrl, now: crate::clock::Timestamp) -> Vec<Value> {
     let mut out: Vec<(Option<i64>, Type, Value)> = Vec::new();
     for n in notes {
         let key = n.item.as_ref().map(|c| c.pk);
@@ -145,7 +154,7 @@ fn groups(notes: &[Note], base: &PublicUrl) -> Vec<Value> {
         if joins {
             if let Some((_, _, g)) = out.last_mut() {
                 if let Some(a) = g["aggregated"].as_array_mut() {
-                    a.push(note_json(n, base));
+                    a.push(note_json(n, base, now));
                 }
                 if n.is_new {
                     g["is_new"] = json!(true);
@@ -162,7 +171,7 @@ fn groups(notes: &[Note], base: &PublicUrl) -> Vec<Value> {
                 serde_json::to_value(c.to_json(base)).unwrap_or(Value::Null),
             );
         }
-        g.insert("aggregated".into(), json!([note_json(n, base)]));
+        g.insert("aggregated".into(), json!([note_json(n, base, now)]));
         out.push((key, n.kind, Value::Object(g)));
     }
     out.into_iter().map(|(_, _, g)| g).collect()
@@ -172,7 +181,7 @@ fn groups(notes: &[Note], base: &PublicUrl) -> Vec<Value> {
 /// groups; the page's notifications are marked seen (their `is_new` says whether they
 /// were new before this read) unless the token is read-only.
 async fn list(call: Call<Principal>) -> Result<Response, ApiError> {
-    let (base, q) = (call.base(), call.query()?);
+    let (base, q, now) = (call.base(), call.query()?, call.now);
     let url = base.at(&call.req.path);
     let json = call
         .write(move |tx, who| {
@@ -183,7 +192,7 @@ async fn list(call: Call<Principal>) -> Result<Response, ApiError> {
                 let ids: Vec<i64> = notes.iter().filter(|n| n.is_new).map(|n| n.id).collect();
                 notifications::list::mark_seen(tx, who.user_id, &ids)?;
             }
-            Ok::<_, ApiError>(envelope(&url, &q, page, count, groups(&notes, &base)))
+            Ok::<_, ApiError>(envelope(&url, &q, page, count, groups(&notes, &base, now)))
         })
         .await?;
     Ok(ok(&json))

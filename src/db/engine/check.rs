@@ -286,6 +286,23 @@ const INVARIANTS: &[(&str, &str, &str)] = &[
            AND NOT EXISTS (SELECT 1 FROM contribution_group_tally t WHERE t.kind = c.kind)",
     ),
     (
+        "event_counters",
+        "subscribers_counter and goings_counter match the event's members and those going",
+        "SELECT e.id FROM event e WHERE e.subscribers_counter <>
+           (SELECT count(*) FROM event_member m WHERE m.event_id = e.id
+            AND m.join_status IN ('creator', 'manager', 'joined'))
+           OR e.goings_counter <> (SELECT count(*) FROM event_member m WHERE m.event_id = e.id
+            AND m.join_status IN ('creator', 'manager', 'joined') AND m.going = 1)",
+    ),
+    (
+        "event_creator",
+        "every event has exactly one creator membership, its created_by",
+        "SELECT e.id FROM event e WHERE
+           (SELECT count(*) FROM event_member m WHERE m.event_id = e.id AND m.join_status = 'creator') <> 1
+           OR NOT EXISTS (SELECT 1 FROM event_member m WHERE m.event_id = e.id AND m.user_id = e.created_by
+                          AND m.join_status = 'creator')",
+    ),
+    (
         "positive_ids",
         "ids of users, categories, reactions, courses and contributions are positive",
         "SELECT id FROM user WHERE id < 1 UNION ALL SELECT id FROM category WHERE id < 1

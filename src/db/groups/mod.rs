@@ -14,7 +14,7 @@
 
 mod people;
 
-pub use people::{is_member, suggested_users, user_groups};
+pub use people::{is_member, user_groups};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::members::{self, Roster};
@@ -38,10 +38,7 @@ const MEMBER: &str = "('creator', 'manager', 'joined')";
 
 /// The SQL condition that group `g` is one viewer `?{n}` may see (null: anonymous).
 pub fn visible(n: u8) -> String {
-    format!(
-        "(g.deleted = 0 AND (g.privacy = 'public' OR g.visible = 1
-          OR EXISTS (SELECT 1 FROM group_member vm WHERE vm.group_id = g.id AND vm.user_id = ?{n})))"
-    )
+    members::visible_sql(Roster::Group, "g", n)
 }
 
 /// The SQL condition that item `c` (a contribution row) is one viewer `?{n}` may see
@@ -182,22 +179,7 @@ pub fn store_image(
     only: Option<u32>,
     now: Timestamp,
 ) -> rusqlite::Result<String> {
-    super::media::delete_prefix(conn, &format!("group/{group}/{what}/"))?;
-    let key = format!(
-        "group/{group}/{what}/{}.{}",
-        crate::token::random_string(8).to_ascii_lowercase().replace(['-', '_'], "x"),
-        squares.extension
-    );
-    for sq in squares.squares.iter().filter(|s| only.is_none_or(|o| o == s.side)) {
-        super::media::put(
-            conn,
-            &crate::model::course::media_path(&key, sq.side),
-            squares.content_type,
-            &sq.bytes,
-            now,
-        )?;
-    }
-    Ok(key)
+    super::media::store_squares(conn, &format!("group/{group}/{what}/"), squares, only, now)
 }
 
 /// Drops a group's stored avatar or cover.

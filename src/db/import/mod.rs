@@ -20,6 +20,7 @@ use crate::model::import::{CommentLine, ContributionLine, Line, UserLine};
 use crate::model::{slug, user};
 
 mod content;
+mod events;
 mod follows;
 mod groups;
 mod kit;
@@ -262,6 +263,8 @@ impl Importer {
             Line::PrivateMessage(m) => people::private_message(conn, &self.known, m, now),
             Line::Group(g) => groups::group(conn, &self.known, g, now),
             Line::GroupMember(m) => groups::group_member(conn, &self.known, m, now),
+            Line::Event(e) => events::event(conn, &self.known, e, now),
+            Line::EventMember(m) => events::event_member(conn, &self.known, m, now),
         }
     }
 

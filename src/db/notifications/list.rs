@@ -7,6 +7,7 @@ use rusqlite::{Connection, params};
 use super::Type;
 use crate::clock::Timestamp;
 use crate::model::contribution::Contribution;
+use crate::model::event::EventSeen;
 use crate::model::group::GroupSeen;
 use crate::model::message::{Message, Snippet};
 use crate::model::user::User;
@@ -21,18 +22,31 @@ pub struct Note {
     pub comment: Option<Contribution>,
     /// The group it is about, the recipient's status in it, and its creator.
     pub group: Option<GroupSeen>,
-    pub at: Timestamp,
-    pub is_new: bool,
+    /// The event it is about, the recipient's status in it, and its creator.
+    pub event: Option<EventSeen>,
     /// A private message's notification: the message, and the recipient's snippet of
     /// its thread.
     pub message: Option<(Message, Option<Snippet>)>,
+    pub at: Timestamp,
+    pub is_new: bool,
 }
 
 /// The most notifications a list counts (the pagination's offset cap).
 pub const COUNT_CAP: i64 = 10_000;
 
-/// A row: id, type, actor, item, comment, time, new, group, message.
-type Row = (i64, String, i64, Option<i64>, Option<i64>, Timestamp, bool, Option<i64>, Option<i64>);
+/// A row: id, type, actor, item, comment, time, new, group, event, message.
+type Row = (
+    i64,
+    String,
+    i64,
+    Option<i64>,
+    Option<i64>,
+    Timestamp,
+    bool,
+    Option<i64>,
+    Option<i64>,
+    Option<i64>,
+);
 
 /// The rows `user` is shown: the condition on `n` (`?1` the user): not from a hidden
 /// or deleted actor, and never about an item or a group the user may not see (the
@@ -43,9 +57,11 @@ fn shown() -> &'static str {
     AND NOT EXISTS (SELECT 1 FROM user_hide h WHERE h.user_id = ?1 AND h.hidden_id = n.actor_id)
     AND EXISTS (SELECT 1 FROM user a WHERE a.id = n.actor_id AND a.deleted = 0)
     AND (n.item_pk IS NULL OR EXISTS (SELECT 1 FROM contribution c WHERE c.pk = n.item_pk AND {}))
-    AND (n.group_id IS NULL OR EXISTS (SELECT 1 FROM community_group g WHERE g.id = n.group_id AND {}))",
+    AND (n.group_id IS NULL OR EXISTS (SELECT 1 FROM community_group g WHERE g.id = n.group_id AND {}))
+    AND (n.event_id IS NULL OR EXISTS (SELECT 1 FROM event e WHERE e.id = n.event_id AND {}))",
         crate::db::groups::item_shown(1),
-        crate::db::groups::visible(1)
+        crate::db::groups::visible(1),
+        crate::db::events::visible(1)
     )
 }
 
@@ -70,7 +86,7 @@ pub fn page(
     let rows: Vec<Row> = conn
         .prepare_cached(sql!(
             "SELECT n.id, n.type, n.actor_id, n.item_pk, n.comment_pk, n.created_at, n.is_new,
-                    n.group_id, n.message_id
+                    n.group_id, n.event_id, n.message_id
              FROM notification n INDEXED BY notification_user WHERE {}
              ORDER BY n.id DESC LIMIT ?2 OFFSET ?3",
             shown()
@@ -86,11 +102,12 @@ pub fn page(
                 r.get(6)?,
                 r.get(7)?,
                 r.get(8)?,
+                r.get(9)?,
             ))
         })?
         .collect::<Result<_, _>>()?;
     let mut out = Vec::with_capacity(rows.len());
-    for (id, kind, actor, item, comment, at, is_new, group, message) in rows {
+    for (id, kind, actor, item, comment, at, is_new, group, event, message) in rows {
         let Some(kind) = Type::parse(&kind) else { continue };
         let Some(actor) = super::super::users::get(conn, actor)? else { continue };
         let load = |pk: Option<i64>| -> rusqlite::Result<Option<Contribution>> {
@@ -101,6 +118,10 @@ pub fn page(
         };
         let group = match group {
             Some(g) => crate::db::groups::seen_by(conn, g, Some(user))?,
+            None => None,
+        };
+        let event = match event {
+            Some(e) => crate::db::events::seen_by(conn, e, Some(user))?,
             None => None,
         };
         let message = match message {
@@ -121,9 +142,10 @@ pub fn page(
             item: load(item)?,
             comment: load(comment)?,
             group,
+            event,
+            message,
             at,
             is_new,
-            message,
         });
     }
     Ok((count, out))

@@ -49,6 +49,14 @@ pub enum Type {
     GroupAccept,
     /// A group's admin accepted the recipient's request: the recipient is a member.
     GroupAdded,
+    /// An event's admin invited the recipient.
+    EventInvite,
+    /// The actor asks to join a private event the recipient administers.
+    EventRequest,
+    /// The actor, invited, joined an event the recipient administers.
+    EventAccept,
+    /// An event's admin accepted the recipient's request: the recipient is a member.
+    EventAdded,
 }
 
 impl Type {
@@ -75,6 +83,10 @@ impl Type {
             Type::GroupRequest => "user_requested_to_join_group",
             Type::GroupAccept => "user_accepted_to_join_group",
             Type::GroupAdded => "user_added_to_group",
+            Type::EventInvite => "user_invited_to_join_event",
+            Type::EventRequest => "user_requested_to_join_event",
+            Type::EventAccept => "user_accepted_to_join_event",
+            Type::EventAdded => "user_added_to_event",
             Type::CollapsedFor(r) => match r {
                 Reason::Spam => "collapsed_for_advertising",
                 Reason::Aggressive => "collapsed_for_aggressive",
@@ -101,6 +113,10 @@ impl Type {
             Type::GroupRequest,
             Type::GroupAccept,
             Type::GroupAdded,
+            Type::EventInvite,
+            Type::EventRequest,
+            Type::EventAccept,
+            Type::EventAdded,
         ]
         .into_iter()
         .chain(Reason::ALL.into_iter().map(Type::DeletedFor))
@@ -159,7 +175,7 @@ pub fn notify(conn: &Connection, c: Cause, now: Timestamp) -> rusqlite::Result<(
             return Ok(());
         }
     }
-    insert(conn, c, None, None, now)
+    insert(conn, c, Subject::None, now)
 }
 
 /// Notifies `user` of private message `message` from `actor` (as [`notify`]).
@@ -171,7 +187,7 @@ pub fn notify_message(
     now: Timestamp,
 ) -> rusqlite::Result<()> {
     let c = Cause { user, actor, kind: Type::PrivateMessage, item_pk: None, comment_pk: None };
-    insert(conn, c, None, Some(message), now)
+    insert(conn, c, Subject::Message(message), now)
 }
 
 /// Notifies `user` that `actor` did `kind` about `group` (an invitation, a request, an
@@ -186,7 +202,45 @@ pub fn notify_group(
     now: Timestamp,
 ) -> rusqlite::Result<()> {
     let c = Cause { user, actor, kind, item_pk: None, comment_pk: None };
-    insert(conn, c, Some(group), None, now)
+    insert(conn, c, Subject::Group(group), now)
+}
+
+/// [`notify_group`] for an event: `actor` did `kind` about `event`.
+pub fn notify_event(
+    conn: &Connection,
+    user: i64,
+    actor: i64,
+    kind: Type,
+    event: i64,
+    now: Timestamp,
+) -> rusqlite::Result<()> {
+    let c = Cause { user, actor, kind, item_pk: None, comment_pk: None };
+    insert(conn, c, Subject::Event(event), now)
+}
+
+/// [`forget_group`] for an event.
+pub fn forget_event(
+    conn: &Connection,
+    event: i64,
+    kind: Type,
+    recipient: Option<i64>,
+    actor: Option<i64>,
+) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "DELETE FROM notification WHERE event_id = ?1 AND type = ?2
+         AND (?3 IS NULL OR user_id = ?3) AND (?4 IS NULL OR actor_id = ?4)",
+    )?
+    .execute(params![event, kind.as_str(), recipient, actor])?;
+    Ok(())
+}
+
+/// What a notification is about besides an item: a group, an event or a private message.
+#[derive(Debug, Clone, Copy)]
+enum Subject {
+    None,
+    Group(i64),
+    Event(i64),
+    Message(i64),
 }
 
 /// Takes out the notifications of `kind` about `group` to `recipient` or by `actor`
@@ -207,17 +261,16 @@ pub fn forget_group(
     Ok(())
 }
 
-/// Writes the notification (with the group or the private message it is about).
-fn insert(
-    conn: &Connection,
-    c: Cause,
-    group: Option<i64>,
-    message: Option<i64>,
-    now: Timestamp,
-) -> rusqlite::Result<()> {
+fn insert(conn: &Connection, c: Cause, about: Subject, now: Timestamp) -> rusqlite::Result<()> {
     if c.user == c.actor {
         return Ok(());
     }
+    let (group, event, message) = match about {
+        Subject::None => (None, None, None),
+        Subject::Group(g) => (Some(g), None, None),
+        Subject::Event(e) => (None, Some(e), None),
+        Subject::Message(m) => (None, None, Some(m)),
+    };
     let wanted = conn
         .prepare_cached(
             "SELECT 1 FROM user u WHERE u.id = ?1 AND u.deleted = 0
@@ -228,9 +281,9 @@ fn insert(
         return Ok(());
     }
     conn.prepare_cached(
-        "INSERT INTO notification
-           (user_id, type, actor_id, item_pk, comment_pk, created_at, group_id, message_id)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        "INSERT INTO notification (user_id, type, actor_id, item_pk, comment_pk, created_at,
+                                   group_id, event_id, message_id)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     )?
     .execute(params![
         c.user,
@@ -240,6 +293,7 @@ fn insert(
         c.comment_pk,
         now,
         group,
+        event,
         message
     ])?;
     let id = conn.last_insert_rowid();

@@ -81,6 +81,7 @@ struct Fixtures {
     legal: i64,
     message: i64,
     group: i64,
+    event: i64,
 }
 
 impl Fixtures {
@@ -115,6 +116,15 @@ impl Fixtures {
         // groups are on (their routes are 404 while off), one public group of the owner's
         s.set_pref("configurations", "groups_enabled", json!(true));
         let group = create("/api/v2/group/", json!({"name": "Fixture group"})).await;
+        // events are on too, one public event of the owner's
+        s.set_pref("configurations", "events_enabled", json!(true));
+        let event = create(
+            "/api/v2/event/",
+            json!({"name": "Fixture event", "start_date": "2030-01-01T10:00:00Z",
+                   "end_date": "2030-01-01T12:00:00Z", "recurring": "never",
+                   "location": "virtual", "link": "https://meet.example/fixture"}),
+        )
+        .await;
         // a made data export of the owner's, for `/udp/download/`
         let now = s.clock.now();
         s.db_write(move |tx| {
@@ -148,6 +158,7 @@ impl Fixtures {
             category,
             legal,
             group,
+            event,
         }
     }
 
@@ -180,6 +191,7 @@ impl Fixtures {
                     "legal_page" => self.legal,
                     "pm" => self.message,
                     "group" => self.group,
+                    "event" => self.event,
                     other => panic!("no fixture for {other}/{{id}}"),
                 }
                 .to_string(),

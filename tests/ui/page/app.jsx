@@ -67,6 +67,12 @@
 //   group-post         bob's Group page again, under the group feed's InlineComposerWidget
 //                      (see GroupComposer): he posts in the group, the feed shows it;
 //   groups             alice's Groups list (react-ui Groups: the groups she is in).
+//   event-create       (issue 33, events on) alice's CreateEventButton: the kit's
+//                      EventForm makes an online event;
+//   event-rsvp         bob's event page (EventHeader and the widgets react-templates
+//                      Event shows beside its feed): EventSubscribeButton answers going;
+//   events             the community's Events (react-ui Events: the search) and bob's
+//                      MyEventsWidget (the events he goes to).
 //
 // Every view opens the kit's live socket (SCNotificationProvider, useSCWebSocket) at
 // ws://<portal's host, no port>/ws/notify?subscribe-user, with `notifications.webSocket`
@@ -91,7 +97,14 @@ import {
   Composer,
   ConsentSolution,
   Course,
+  CreateEventButton,
   CreateGroupButton,
+  EventHeader,
+  EventInfoWidget,
+  EventMembersWidget,
+  Events,
+  MyEventsWidget,
+  RelatedEventsWidget,
   Groups,
   InlineComposerWidget,
   FeedObject,
@@ -621,6 +634,44 @@ function GroupsList() {
   );
 }
 
+// Events (issue 33): with configurations.events_enabled on.
+function EventCreate() {
+  return (
+    <Single id="event-create" title="CreateEventButton (alice's): EventForm">
+      <CreateEventButton />
+    </Single>
+  );
+}
+
+// An event's page as react-templates Event lays it out, without its EventFeed: hearth
+// does not serve an event's feed yet (GET /event/{id}/feed/ is 404).
+function EventPage({ config }) {
+  const id = config.ids.event;
+  return (
+    <WithBell>
+      <Single id="event" title="EventHeader, EventInfoWidget, EventMembersWidget, RelatedEventsWidget">
+        <EventHeader eventId={id} />
+        <EventInfoWidget eventId={id} />
+        <EventMembersWidget eventId={id} />
+        <RelatedEventsWidget eventId={id} />
+      </Single>
+    </WithBell>
+  );
+}
+
+function EventsPage() {
+  return (
+    <div className="page">
+      <Section id="events" title="Events (the search)" wide>
+        <Events />
+      </Section>
+      <Section id="my-events" title="MyEventsWidget (bob's)">
+        <MyEventsWidget />
+      </Section>
+    </div>
+  );
+}
+
 const VIEWS = {
   widgets: Widgets,
   shell: Shell,
@@ -663,6 +714,9 @@ const VIEWS = {
   'group-accept': GroupPage,
   'group-post': GroupPostPage,
   groups: GroupsList,
+  'event-create': EventCreate,
+  'event-rsvp': EventPage,
+  events: EventsPage,
 };
 
 const config = await (await fetch('./config.json')).json();

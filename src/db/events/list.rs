@@ -1,0 +1,154 @@
+//! The lists of events (the search, a user's events, the suggestions): one walk of the
+//! events the viewer may list ([`super::listed`]) narrowed in SQL by text, location,
+//! creator, membership and follows; then the date filter and the order, which depend
+//! on each event's recurrence in its own zone (model::event_time), in Rust over those
+//! rows (their times only), and a page of ids.
+//!
+//! The order, the same in every list: events under way or to come first, the soonest
+//! next occurrence first; then the events that are over, the latest first; ties by id.
+
+use jiff::tz::TimeZone;
+use rusqlite::{Connection, params};
+
+use crate::clock::Timestamp;
+use crate::model::event::{JoinStatus, Location, Recurrence};
+use crate::model::event_time::{DateFilter, Schedule, zone};
+
+/// Whose events a list walks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Scope {
+    /// Every event the viewer may list.
+    All,
+    /// Those in which `user` has one of `statuses` (and, with `going`, gave that
+    /// answer).
+    MemberOf { user: i64, statuses: Vec<JoinStatus>, going: Option<bool> },
+    /// Those the viewer is not in at all (suggestions).
+    NotIn,
+}
+
+/// What narrows a list.
+#[derive(Debug, Clone)]
+pub struct Filters {
+    /// In the name or the description (case-insensitively).
+    pub text: Option<String>,
+    pub location: Option<Location>,
+    pub created_by: Option<i64>,
+    /// Only events that a user the viewer follows is a member of.
+    pub follows: bool,
+    pub date: Option<DateFilter>,
+    /// The zone the date filter counts days in.
+    pub zone: TimeZone,
+    /// An event left out (an event's related events).
+    pub except: Option<i64>,
+}
+
+impl Default for Filters {
+    fn default() -> Self {
+        Filters {
+            text: None,
+            location: None,
+            created_by: None,
+            follows: false,
+            date: None,
+            zone: TimeZone::UTC,
+            except: None,
+        }
+    }
+}
+
+/// A row of the walk: id and times.
+type Row = (i64, Timestamp, Timestamp, String, Recurrence);
+
+/// One page of the ids of the events `viewer` may list in `scope` that pass
+/// `filters` at `now`, in the lists' order, and how many pass.
+pub fn page(
+    conn: &Connection,
+    viewer: Option<i64>,
+    scope: &Scope,
+    filters: &Filters,
+    now: Timestamp,
+    limit: i64,
+    offset: i64,
+) -> rusqlite::Result<(i64, Vec<i64>)> {
+    let pattern = filters.text.as_ref().map(|t| {
+        format!(
+            "%{}%",
+            t.to_lowercase().replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_")
+        )
+    });
+    let (join, user, statuses, going) = match scope {
+        Scope::MemberOf { user, statuses, going } => (
+            "JOIN event_member um INDEXED BY event_member_user ON um.user_id = ?6 AND um.event_id = e.id
+               AND um.join_status IN (SELECT value FROM json_each(?7))",
+            Some(*user),
+            serde_json::to_string(statuses).unwrap_or_else(|_| "[]".into()),
+            *going,
+        ),
+        _ => ("", None, "[]".to_owned(), None),
+    };
+    // `um` exists only with a membership scope (every parameter is named either way)
+    let answer = if user.is_some() {
+        "(?5 IS NULL OR um.going = ?5)"
+    } else {
+        "(?5 IS NULL AND ?6 IS NULL AND ?7 IS NOT NULL)"
+    };
+    let not_in = if *scope == Scope::NotIn {
+        "AND NOT EXISTS (SELECT 1 FROM event_member sm WHERE sm.event_id = e.id AND sm.user_id = ?1)"
+    } else {
+        ""
+    };
+    let follows = if filters.follows {
+        "AND EXISTS (SELECT 1 FROM follow f JOIN event_member fm ON fm.user_id = f.followed
+               WHERE f.follower = ?1 AND fm.event_id = e.id
+                 AND fm.join_status IN ('creator', 'manager', 'joined'))"
+    } else {
+        ""
+    };
+    let sql = format!(
+        "SELECT e.id, e.start_at, e.end_at, e.timezone, e.recurring FROM event e {join}
+         WHERE {} AND (?2 IS NULL OR lower(e.name) LIKE ?2 ESCAPE '\\'
+                       OR lower(e.description) LIKE ?2 ESCAPE '\\')
+           AND (?3 IS NULL OR e.location = ?3) AND (?4 IS NULL OR e.created_by = ?4)
+           AND (?8 IS NULL OR e.id <> ?8) AND {answer} {not_in} {follows}",
+        super::listed(1)
+    );
+    let rows: Vec<Row> = conn
+        .prepare_cached(&sql)?
+        .query_map(
+            params![
+                viewer,
+                pattern,
+                filters.location,
+                filters.created_by,
+                going,
+                user,
+                statuses,
+                filters.except
+            ],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+        )?
+        .collect::<Result<_, _>>()?;
+    let mut kept: Vec<((bool, i64), i64)> = rows
+        .into_iter()
+        .filter_map(|(id, start, end, tz, recurring)| {
+            let s = Schedule { start, end, zone: zone(&tz).unwrap_or(TimeZone::UTC), recurring };
+            if filters.date.is_some_and(|d| !d.matches(&s, now, &filters.zone)) {
+                return None;
+            }
+            let key = match s.first_ending_after(now) {
+                Some((next, _)) => (false, next),
+                None => (true, -end),
+            };
+            Some((key, id))
+        })
+        .collect();
+    kept.sort_unstable();
+    let count = i64::try_from(kept.len()).unwrap_or(i64::MAX);
+    let ids = kept
+        .into_iter()
+        .skip(usize::try_from(offset).unwrap_or(usize::MAX))
+        .take(usize::try_from(limit).unwrap_or(0))
+        .map(|(_, id)| id)
+        .collect();
+    Ok((count, ids))
+}

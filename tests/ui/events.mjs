@@ -1,0 +1,93 @@
+// The events views of the UI suite (issue 33), run by run.mjs after the groups views.
+// Events are turned on for the whole community first (hearth pref set
+// configurations.events_enabled true). `t` holds run.mjs's helpers and state.
+//
+// The kit's EventForm shows its location fields (EventAddress) only when the community
+// has a Google geocoding key (providers.google_geocoding_api_key): without one it
+// renders none, and the form then submits an event in person with no place (and calls
+// `lat.toString()` on null). The suite sets a placeholder key, which only makes the
+// form show its tabs; the Google Maps script the kit then asks for is not hearth's and
+// does not load here, and the online tab the view uses needs none of it.
+//
+// alice makes an online event with CreateEventButton and EventForm; bob, on the
+// event's page (react-templates Event), answers going with EventSubscribeButton (the
+// kit subscribes first, then goes); the community's Events search and bob's
+// MyEventsWidget show it. Every step is confirmed through hearth's API.
+
+export async function eventsViews(t) {
+  const { visit, check, api, hearth, page, portal, must, USERS, WAIT_MS, token, viewTokens, setIds } = t;
+  const { alice, bob } = USERS;
+  const NAME = 'Sourdough bake-along';
+  let event = null;
+
+  await check('events: on (hearth pref set configurations.events_enabled true); /feature/ lists event and tagging', async () => {
+    hearth('pref', 'set', 'configurations.events_enabled', 'true');
+    hearth('pref', 'set', 'providers.google_geocoding_api_key', 'hearth-ui-suite-placeholder');
+    const names = (await api(alice, 'GET', '/api/v2/feature/')).json.results.map((f) => f.name);
+    must(names.includes('event') && names.includes('tagging'), `features: ${names.join(', ')}`);
+    Object.assign(viewTokens, { 'event-create': token(alice), 'event-rsvp': token(bob), events: token(bob) });
+    setIds({});
+  });
+
+  await visit('event-create', async () => {
+    await check(`event-create: alice clicks Create Event, fills the EventForm (name, the online tab's link) and creates "${NAME}": hearth answers 201 with an online event she administers and goes to`, async () => {
+      await page.locator('.SCCreateEventButton-root').first().click();
+      const form = page.locator('.SCEventForm-root');
+      await form.getByPlaceholder('Event name').waitFor({ timeout: WAIT_MS });
+      await form.getByPlaceholder('Event name').fill(NAME);
+      await form.getByText('Url link').first().click();
+      await form.getByPlaceholder('Enter the event link').fill('https://meet.example/bake-along');
+      const [resp] = await Promise.all([
+        page.waitForResponse((r) => r.url() === `${portal}/api/v2/event/` && r.request().method() === 'POST', { timeout: WAIT_MS }),
+        form.locator('button', { hasText: /^Create Event$/ }).last().click(),
+      ]);
+      must(resp.status() === 201, `POST /event/ answered ${resp.status()}: ${(await resp.text()).slice(0, 300)}`);
+      event = (await resp.json()).id;
+      const got = (await api(alice, 'GET', `/api/v2/event/${event}/`)).json;
+      must(got.name === NAME && got.managed_by.id === alice && got.subscription_status === 'going' && got.location === 'virtual' && got.link === 'https://meet.example/bake-along', `the event: ${JSON.stringify(got).slice(0, 400)}`);
+      setIds({ event });
+    });
+  }, { fullPage: false });
+
+  await visit('event-rsvp', async () => {
+    await check("event-rsvp: bob opens the event's page and picks Going in EventSubscribeButton until the kit has sent it (it subscribes first, then goes): hearth has him going, 2 going", async () => {
+      must(event, 'no event (the view before failed)');
+      await page.getByText(NAME).first().waitFor({ timeout: WAIT_MS });
+      const sent = [];
+      let status = null;
+      // each pick is one request (subscribe/ while the button's copy of the event has
+      // no status, then going/); a few tries at most
+      for (let i = 0; i < 4 && status !== 'going'; i++) {
+        const button = page.locator('button', { hasText: /Would you like to attend\?/ }).first();
+        await button.waitFor({ timeout: WAIT_MS });
+        await button.click();
+        const [resp] = await Promise.all([
+          page.waitForResponse((r) => /\/api\/v2\/event\/\d+\/(subscribe|going)\/$/.test(r.url()) && r.request().method() === 'POST', { timeout: WAIT_MS }),
+          page.locator('.MuiMenu-root input[value="going"]').click(),
+        ]);
+        must(resp.status() === 204, `POST ${resp.url()} answered ${resp.status()}`);
+        sent.push(new URL(resp.url()).pathname);
+        status = (await api(bob, 'GET', `/api/v2/event/${event}/status/`)).json.status;
+        must(['subscribed', 'going'].includes(status), `bob's status after ${sent.at(-1)}: ${status}`);
+      }
+      must(status === 'going', `bob's status after ${sent.join(', ')}: ${status}`);
+      await page.locator('button', { hasText: /Going/ }).first().waitFor({ timeout: WAIT_MS });
+      const got = (await api(bob, 'GET', `/api/v2/event/${event}/`)).json;
+      must(got.subscription_status === 'going' && got.goings_counter === 2 && got.subscribers_counter === 2, `the event as bob sees it: ${JSON.stringify(got).slice(0, 300)}`);
+      const going = (await api(bob, 'GET', `/api/v2/event/${event}/going/`)).json;
+      must(going.results.map((u) => u.id).includes(bob), `going: ${JSON.stringify(going)}`);
+    });
+  }, { fullPage: false });
+
+  await visit('events', async () => {
+    await check(`events: the community's Events (GET /event/search/) and bob's MyEventsWidget (GET /event/?subscription_status=going) show "${NAME}"`, async () => {
+      must(event, 'no event');
+      await page.getByTestId('events').getByText(NAME).first().waitFor({ timeout: WAIT_MS });
+      await page.getByTestId('my-events').getByText(NAME).first().waitFor({ timeout: WAIT_MS });
+      const found = (await api(bob, 'GET', `/api/v2/event/search/?search=${encodeURIComponent('bake-along')}`)).json;
+      must(found.results.some((e) => e.id === event), `the search: ${JSON.stringify(found).slice(0, 300)}`);
+      const mine = (await api(bob, 'GET', '/api/v2/event/?subscription_status=going')).json;
+      must(mine.results.some((e) => e.id === event), `bob's events: ${JSON.stringify(mine).slice(0, 300)}`);
+    });
+  }, { fullPage: false });
+}
