@@ -24,6 +24,17 @@ use crate::http::route::Endpoint;
 use crate::http::{empty, ok};
 use crate::model::event::{EventPrivacy, EventStatus, JoinStatus};
 
+/// What the shared invitation handlers (`api::members`) need of events.
+static INVITATIONS: crate::api::members::Invitations = crate::api::members::Invitations {
+    roster: Roster::Event,
+    managed: |c, id, who| managed_event(c, id, who).map(|_| ()),
+    invited: Type::EventInvite,
+    added: Type::EventAdded,
+    requested: Type::EventRequest,
+    notify: crate::db::notifications::notify_event,
+    forget: crate::db::notifications::forget_event,
+};
+
 /// The endpoints of this module.
 pub fn endpoints() -> Vec<Endpoint> {
     const SUBSCRIBE: &str = "/api/v2/event/{id}/subscribe/";
@@ -42,12 +53,14 @@ pub fn endpoints() -> Vec<Endpoint> {
         write(Method::DELETE, NOT_GOING, "removeNotGoingToEvent", |c| take_back(c, false)),
         ca(Method::GET, "/api/v2/event/{id}/status/", "getEventSubscriptionStatus", status),
         user(Method::GET, INVITE, "listEventInvitedUsers", |c| {
-            managed_list(c, JoinStatus::Invited)
+            crate::api::members::managed_list(&INVITATIONS, c, JoinStatus::Invited)
         }),
-        write(Method::POST, INVITE, "inviteOrAcceptEventUsers", invite_users),
+        write(Method::POST, INVITE, "inviteOrAcceptEventUsers", |c| {
+            crate::api::members::invite_users(&INVITATIONS, c)
+        }),
         write(Method::DELETE, INVITE, "withdrawEventInvitations", withdraw),
         user(Method::GET, "/api/v2/event/{id}/request_subscribe/", "listEventRequests", |c| {
-            managed_list(c, JoinStatus::Requested)
+            crate::api::members::managed_list(&INVITATIONS, c, JoinStatus::Requested)
         }),
         user(Method::GET, "/api/v2/event/{id}/user/", "suggestEventUsers", |c| suggest(c, true)),
         user(Method::GET, "/api/v2/event/user/", "suggestNewEventUsers", |c| suggest(c, false)),
@@ -214,43 +227,6 @@ async fn list_answered(call: Call<Option<Principal>>, going: bool) -> Result<Res
         Ok((page, count, users.into_iter().map(|u| u.minimal(&base)).collect()))
     })
     .await
-}
-
-/// `GET invite/` (invited users) and `GET request_subscribe/` (requesters): creator
-/// and admins only.
-async fn managed_list(call: Call<Principal>, fixed: JoinStatus) -> Result<Response, ApiError> {
-    let (id, base) = (call.id(), call.base());
-    list_page(&call, move |c, who, q| {
-        managed_event(c, id, who)?;
-        users_page(c, Roster::Event, id, &[fixed], Page::from_query(q)?, &base)
-    })
-    .await
-}
-
-/// `POST /api/v2/event/{id}/invite/` `{"users": [ids]}` (creator and admins): invites
-/// users with no status (notified: `user_invited_to_join_event`) and accepts
-/// requesters (notified: `user_added_to_event`); members keep their status. 204.
-async fn invite_users(mut call: Call<Principal>) -> Result<Response, ApiError> {
-    pre_write(&mut call).await?;
-    let (id, now) = (call.id(), call.now);
-    let body = call.object().await?;
-    let mut errors = Vec::new();
-    let users = user_list(&body, "users", &mut errors);
-    drop(body);
-    call.write(move |tx, who| {
-        managed_event(tx, id, who)?;
-        let users = required_users(tx, users, errors, "users")?;
-        for (u, s) in members::invite(tx, Roster::Event, id, &users, now)? {
-            let kind = if s == JoinStatus::Invited { Type::EventInvite } else { Type::EventAdded };
-            if kind == Type::EventAdded {
-                forget_event(tx, id, Type::EventRequest, None, Some(u))?;
-            }
-            notify_event(tx, u, who.user_id, kind, id, now)?;
-        }
-        Ok::<_, ApiError>(())
-    })
-    .await?;
-    Ok(empty(StatusCode::NO_CONTENT))
 }
 
 /// `DELETE /api/v2/event/{id}/invite/` `{"users": [ids]}` (creator and admins):

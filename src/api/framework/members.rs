@@ -1,15 +1,23 @@
 //! Membership bodies and checks that courses and groups share (SPEC §5 "Courses",
 //! §10 "Groups"): the auth-before-body step of their writes, the user lists a body
-//! names, and the check that those users exist. The statuses themselves are
-//! [`crate::db::members`].
+//! names, and the check that those users exist; and for the areas with invitations
+//! (groups, events: [`Invitations`]) the invitation handlers themselves. The statuses
+//! are [`crate::db::members`].
 
 use rusqlite::Connection;
 use serde_json::Value;
+use warp::http::StatusCode;
+use warp::reply::Response;
 
 use crate::api::call::Call;
+use crate::api::listing::list_page;
+use crate::clock::Timestamp;
 use crate::db::members::{self, Roster};
+use crate::db::notifications::Type;
 use crate::error::ApiError;
 use crate::http::auth::Principal;
+use crate::http::empty;
+use crate::http::pagination::Page;
 use crate::model::course::JoinStatus;
 use crate::model::field::FieldError;
 use crate::model::ids::{self, ListError};
@@ -111,4 +119,72 @@ pub fn users_page(
 ) -> Result<(crate::http::pagination::Page, i64, Vec<crate::model::user::UserMinimal>), ApiError> {
     let (count, rows) = members::list(c, of, id, statuses, page.limit, page.offset)?;
     Ok((page, count, rows.into_iter().map(|(u, _)| u.minimal(base)).collect()))
+}
+
+/// What an area with invitations and requests (groups, events) plugs into the shared
+/// handlers below: its roster, who manages an item, and its notification types.
+pub struct Invitations {
+    pub roster: Roster,
+    /// 403 unless `who` manages item `id` (404 when it may not see it).
+    pub managed: fn(&Connection, i64, Principal) -> Result<(), ApiError>,
+    /// The types of an invitation, of a requester accepted, and of a request.
+    pub invited: Type,
+    pub added: Type,
+    pub requested: Type,
+    /// Notifies `user` that `actor` did `kind` about item `id`.
+    pub notify: Notify,
+    /// Takes out the notifications of `kind` about item `id` (to a recipient, by an
+    /// actor).
+    pub forget: Forget,
+}
+
+/// `(conn, user, actor, kind, id, now)`: `db::notifications::notify_group` and its
+/// event twin.
+pub type Notify = fn(&Connection, i64, i64, Type, i64, Timestamp) -> rusqlite::Result<()>;
+/// `(conn, id, kind, recipient, actor)`: `db::notifications::forget_group` and its
+/// event twin.
+pub type Forget = fn(&Connection, i64, Type, Option<i64>, Option<i64>) -> rusqlite::Result<()>;
+
+/// `GET …/invite/` (invited users) and `GET …/request_subscribe/` (requesters): for
+/// the item's creator and admins only.
+pub async fn managed_list(
+    area: &'static Invitations,
+    call: Call<Principal>,
+    fixed: JoinStatus,
+) -> Result<Response, ApiError> {
+    let (id, base) = (call.id(), call.base());
+    list_page(&call, move |c, who, q| {
+        (area.managed)(c, id, who)?;
+        users_page(c, area.roster, id, &[fixed], Page::from_query(q)?, &base)
+    })
+    .await
+}
+
+/// `POST …/invite/` `{"users": [ids]}` (creator and admins): invites users with no
+/// status (notified: the area's `invited` type) and accepts requesters (notified:
+/// `added`, their request's notification taken out); members keep their status. 204.
+pub async fn invite_users(
+    area: &'static Invitations,
+    mut call: Call<Principal>,
+) -> Result<Response, ApiError> {
+    pre_write(&mut call).await?;
+    let (id, now) = (call.id(), call.now);
+    let body = call.object().await?;
+    let mut errors = Vec::new();
+    let users = user_list(&body, "users", &mut errors);
+    drop(body);
+    call.write(move |tx, who| {
+        (area.managed)(tx, id, who)?;
+        let users = required_users(tx, users, errors, "users")?;
+        for (u, s) in members::invite(tx, area.roster, id, &users, now)? {
+            let kind = if s == JoinStatus::Invited { area.invited } else { area.added };
+            if kind == area.added {
+                (area.forget)(tx, id, area.requested, None, Some(u))?;
+            }
+            (area.notify)(tx, u, who.user_id, kind, id, now)?;
+        }
+        Ok::<_, ApiError>(())
+    })
+    .await?;
+    Ok(empty(StatusCode::NO_CONTENT))
 }

@@ -11,7 +11,7 @@ use warp::reply::Response;
 use super::{enabled, managed_group, visible_group};
 use crate::api::call::{Call, ca, user, write};
 use crate::api::listing::list_page;
-use crate::api::members::{admins, pre_write, required_users, target_user, user_list, users_page};
+use crate::api::members::{admins, pre_write, target_user, users_page};
 use crate::clock::Timestamp;
 use crate::db::groups::is_member;
 use crate::db::members::{self, Roster};
@@ -23,6 +23,17 @@ use crate::http::route::Endpoint;
 use crate::http::{empty, ok};
 use crate::model::group::{GroupPrivacy, JoinStatus, SubscriptionStatus};
 
+/// What the shared invitation handlers (`api::members`) need of groups.
+static INVITATIONS: crate::api::members::Invitations = crate::api::members::Invitations {
+    roster: Roster::Group,
+    managed: |c, id, who| managed_group(c, id, who).map(|_| ()),
+    invited: Type::GroupInvite,
+    added: Type::GroupAdded,
+    requested: Type::GroupRequest,
+    notify: crate::db::notifications::notify_group,
+    forget: crate::db::notifications::forget_group,
+};
+
 /// The endpoints of this module.
 pub fn endpoints() -> Vec<Endpoint> {
     const SUBSCRIBE: &str = "/api/v2/group/{id}/subscribe/";
@@ -33,11 +44,13 @@ pub fn endpoints() -> Vec<Endpoint> {
         write(Method::DELETE, SUBSCRIBE, "unsubscribeFromGroup", unsubscribe),
         ca(Method::GET, "/api/v2/group/{id}/status/", "getGroupSubscriptionStatus", status),
         user(Method::GET, INVITE, "listGroupInvitedUsers", |c| {
-            managed_list(c, JoinStatus::Invited)
+            crate::api::members::managed_list(&INVITATIONS, c, JoinStatus::Invited)
         }),
-        write(Method::POST, INVITE, "inviteOrAcceptGroupUsers", invite_users),
+        write(Method::POST, INVITE, "inviteOrAcceptGroupUsers", |c| {
+            crate::api::members::invite_users(&INVITATIONS, c)
+        }),
         user(Method::GET, "/api/v2/group/{id}/request_subscribe/", "listGroupRequests", |c| {
-            managed_list(c, JoinStatus::Requested)
+            crate::api::members::managed_list(&INVITATIONS, c, JoinStatus::Requested)
         }),
         user(Method::GET, "/api/v2/group/{id}/user/", "suggestGroupUsers", |c| suggest(c, true)),
         user(Method::GET, "/api/v2/group/user/", "suggestNewGroupUsers", |c| suggest(c, false)),
@@ -147,43 +160,6 @@ async fn list_members(call: Call<Option<Principal>>) -> Result<Response, ApiErro
         users_page(c, Roster::Group, id, &JoinStatus::MEMBERS, Page::from_query(q)?, &base)
     })
     .await
-}
-
-/// `GET invite/` (invited users) and `GET request_subscribe/` (requesters): creator
-/// and admins only.
-async fn managed_list(call: Call<Principal>, fixed: JoinStatus) -> Result<Response, ApiError> {
-    let (id, base) = (call.id(), call.base());
-    list_page(&call, move |c, who, q| {
-        managed_group(c, id, who)?;
-        users_page(c, Roster::Group, id, &[fixed], Page::from_query(q)?, &base)
-    })
-    .await
-}
-
-/// `POST /api/v2/group/{id}/invite/` `{"users": [ids]}` (creator and admins): invites
-/// users with no status (notified: `user_invited_to_join_group`) and accepts
-/// requesters (notified: `user_added_to_group`); members keep their status. 204.
-async fn invite_users(mut call: Call<Principal>) -> Result<Response, ApiError> {
-    pre_write(&mut call).await?;
-    let (id, now) = (call.id(), call.now);
-    let body = call.object().await?;
-    let mut errors = Vec::new();
-    let users = user_list(&body, "users", &mut errors);
-    drop(body);
-    call.write(move |tx, who| {
-        managed_group(tx, id, who)?;
-        let users = required_users(tx, users, errors, "users")?;
-        for (u, s) in members::invite(tx, Roster::Group, id, &users, now)? {
-            let kind = if s == JoinStatus::Invited { Type::GroupInvite } else { Type::GroupAdded };
-            if kind == Type::GroupAdded {
-                forget_group(tx, id, Type::GroupRequest, None, Some(u))?;
-            }
-            notify_group(tx, u, who.user_id, kind, id, now)?;
-        }
-        Ok::<_, ApiError>(())
-    })
-    .await?;
-    Ok(empty(StatusCode::NO_CONTENT))
 }
 
 /// `GET /api/v2/group/{id}/user/?search=` (anyone who sees the group: the kit's
