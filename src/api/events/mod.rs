@@ -127,50 +127,19 @@ fn check_against_db(
     e: &Event,
     errors: &mut Vec<FieldError>,
 ) -> Result<(), ApiError> {
-    let pref = |name: &str| crate::db::preferences::get_bool(c, "configurations", name, false);
-    match input.privacy {
-        Some(EventPrivacy::Private)
-            if e.privacy != EventPrivacy::Private && !pref("events_private_enabled")? =>
-        {
-            errors.push(FieldError::new(
-                "privacy",
-                "invalid_choice",
-                "Private events are off in this community (configurations.events_private_enabled).",
-            ));
-        }
-        Some(EventPrivacy::Public) if e.id != 0 && e.privacy == EventPrivacy::Private => {
-            errors.push(FieldError::new(
-                "privacy",
-                "invalid",
-                "A private event cannot become public.",
-            ));
-        }
-        _ => {}
-    }
-    if input.visible == Some(false) && e.visible && !pref("events_visibility_enabled")? {
-        errors.push(FieldError::new(
-            "visible",
-            "invalid",
-            "Hidden events are off in this community (configurations.events_visibility_enabled).",
-        ));
-    }
-    Ok(())
+    let switched = crate::api::members::Switched {
+        area: "event",
+        is_new: e.id == 0,
+        private: e.privacy == EventPrivacy::Private,
+        visible: e.visible,
+    };
+    switched.check(c, input.privacy.map(|p| p == EventPrivacy::Private), input.visible, errors)
 }
 
 /// 403 unless the caller may create events (`events_only_staff_enabled`).
 fn may_create(c: &Connection, who: Principal) -> Result<(), ApiError> {
     enabled(c)?;
-    if !who.is_staff
-        && crate::db::preferences::get_bool(
-            c,
-            "configurations",
-            "events_only_staff_enabled",
-            false,
-        )?
-    {
-        return Err(ApiError::PermissionDenied);
-    }
-    Ok(())
+    crate::api::members::may_create(c, "event", who)
 }
 
 /// An event body, read once `who` may send it: the input, the problems found without

@@ -188,3 +188,74 @@ pub async fn invite_users(
     .await?;
     Ok(empty(StatusCode::NO_CONTENT))
 }
+
+/// An item with members (a group, an event) as its community's switches judge it:
+/// `area` names it ("group", "event") and its preferences
+/// (`configurations.{area}s_private_enabled`, `_visibility_enabled`).
+pub struct Switched {
+    pub area: &'static str,
+    /// The item before the change (`is_new`: there is none yet).
+    pub is_new: bool,
+    pub private: bool,
+    pub visible: bool,
+}
+
+impl Switched {
+    /// The rules of the community's switches, added to `errors`: a private item or a
+    /// hidden one only where the community has them, and a private item never made
+    /// public again (`wants_private`, `wants_visible`: what the body asks).
+    pub fn check(
+        &self,
+        c: &Connection,
+        wants_private: Option<bool>,
+        wants_visible: Option<bool>,
+        errors: &mut Vec<FieldError>,
+    ) -> Result<(), ApiError> {
+        let on = |switch: &str| {
+            crate::db::preferences::get_bool(
+                c,
+                "configurations",
+                &format!("{}s_{switch}_enabled", self.area),
+                false,
+            )
+        };
+        let area = self.area;
+        match wants_private {
+            Some(true) if !self.private && !on("private")? => errors.push(FieldError::new(
+                "privacy",
+                "invalid_choice",
+                format!(
+                    "Private {area}s are off in this community (configurations.{area}s_private_enabled)."
+                ),
+            )),
+            Some(false) if !self.is_new && self.private => errors.push(FieldError::new(
+                "privacy",
+                "invalid",
+                format!("A private {area} cannot become public."),
+            )),
+            _ => {}
+        }
+        if wants_visible == Some(false) && self.visible && !on("visibility")? {
+            errors.push(FieldError::new(
+                "visible",
+                "invalid",
+                format!(
+                    "Hidden {area}s are off in this community (configurations.{area}s_visibility_enabled)."
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// 403 unless `who` may create items of `area` (`configurations.{area}s_only_staff_enabled`
+/// keeps it to staff).
+pub fn may_create(c: &Connection, area: &str, who: Principal) -> Result<(), ApiError> {
+    let only_staff = crate::db::preferences::get_bool(
+        c,
+        "configurations",
+        &format!("{area}s_only_staff_enabled"),
+        false,
+    )?;
+    if only_staff && !who.is_staff { Err(ApiError::PermissionDenied) } else { Ok(()) }
+}

@@ -154,56 +154,25 @@ fn check_against_db(
     g: &Group,
     errors: &mut Vec<FieldError>,
 ) -> Result<(), ApiError> {
-    let pref = |name: &str| crate::db::preferences::get_bool(c, "configurations", name, false);
     if let Some(name) = &input.name
         && !name.is_empty()
         && db::name_taken(c, name, g.id)?
     {
         errors.push(FieldError::new("name", "unique", "A group with this name already exists."));
     }
-    match input.privacy {
-        Some(GroupPrivacy::Private)
-            if g.privacy != GroupPrivacy::Private && !pref("groups_private_enabled")? =>
-        {
-            errors.push(FieldError::new(
-                "privacy",
-                "invalid_choice",
-                "Private groups are off in this community (configurations.groups_private_enabled).",
-            ));
-        }
-        Some(GroupPrivacy::Public) if g.id != 0 && g.privacy == GroupPrivacy::Private => {
-            errors.push(FieldError::new(
-                "privacy",
-                "invalid",
-                "A private group cannot become public.",
-            ));
-        }
-        _ => {}
-    }
-    if input.visible == Some(false) && g.visible && !pref("groups_visibility_enabled")? {
-        errors.push(FieldError::new(
-            "visible",
-            "invalid",
-            "Hidden groups are off in this community (configurations.groups_visibility_enabled).",
-        ));
-    }
-    Ok(())
+    let switched = crate::api::members::Switched {
+        area: "group",
+        is_new: g.id == 0,
+        private: g.privacy == GroupPrivacy::Private,
+        visible: g.visible,
+    };
+    switched.check(c, input.privacy.map(|p| p == GroupPrivacy::Private), input.visible, errors)
 }
 
 /// 403 unless the caller may create groups (`groups_only_staff_enabled`).
 fn may_create(c: &Connection, who: Principal) -> Result<(), ApiError> {
     enabled(c)?;
-    if !who.is_staff
-        && crate::db::preferences::get_bool(
-            c,
-            "configurations",
-            "groups_only_staff_enabled",
-            false,
-        )?
-    {
-        return Err(ApiError::PermissionDenied);
-    }
-    Ok(())
+    crate::api::members::may_create(c, "group", who)
 }
 
 /// A group body, read once `who` may send it: the input, the problems found without
