@@ -247,6 +247,9 @@ CREATE TABLE contribution (
     -- the group a discussion or post was made in (SPEC §10 Groups, version 10): its
     -- members alone see it when the group is private (db::groups::ITEM_SHOWN)
     group_id          INTEGER REFERENCES community_group (id),
+    -- the event a discussion or post was made in (version 10): like group_id
+    -- (db::events::item_shown); an item is in one group, one event or neither
+    event_id          INTEGER REFERENCES event (id),
     UNIQUE (kind, id)
 );
 -- lists: newest first per kind, live items only
@@ -942,27 +945,28 @@ END;
 -- a group's feed: its live top-level items by last activity (db::feed, Feed::Group)
 CREATE INDEX contribution_group_feed ON contribution (group_id, last_activity_at DESC, pk DESC)
 WHERE group_id IS NOT NULL AND target_pk IS NULL AND deleted = 0;
--- live top-level items made in groups, per kind: what the community-wide lists and
--- feeds (which leave group items to their group) take off contribution_tally
-CREATE TABLE contribution_group_tally (
+-- live top-level items made in groups or events, per kind: what the community-wide
+-- lists and feeds (which leave those items to their group's or event's feed) take off
+-- contribution_tally
+CREATE TABLE contribution_space_tally (
     kind TEXT PRIMARY KEY,
     live INTEGER NOT NULL
 ) WITHOUT ROWID;
-CREATE TRIGGER contribution_group_tally_insert AFTER INSERT ON contribution
-WHEN NEW.deleted = 0 AND NEW.group_id IS NOT NULL
+CREATE TRIGGER contribution_space_tally_insert AFTER INSERT ON contribution
+WHEN NEW.deleted = 0 AND (NEW.group_id IS NOT NULL OR NEW.event_id IS NOT NULL)
 BEGIN
-    INSERT INTO contribution_group_tally (kind, live) VALUES (NEW.kind, 1)
+    INSERT INTO contribution_space_tally (kind, live) VALUES (NEW.kind, 1)
     ON CONFLICT (kind) DO UPDATE SET live = live + 1;
 END;
-CREATE TRIGGER contribution_group_tally_delete AFTER DELETE ON contribution
-WHEN OLD.deleted = 0 AND OLD.group_id IS NOT NULL
+CREATE TRIGGER contribution_space_tally_delete AFTER DELETE ON contribution
+WHEN OLD.deleted = 0 AND (OLD.group_id IS NOT NULL OR OLD.event_id IS NOT NULL)
 BEGIN
-    UPDATE contribution_group_tally SET live = live - 1 WHERE kind = OLD.kind;
+    UPDATE contribution_space_tally SET live = live - 1 WHERE kind = OLD.kind;
 END;
-CREATE TRIGGER contribution_group_tally_update AFTER UPDATE OF deleted ON contribution
-WHEN NEW.group_id IS NOT NULL AND (OLD.deleted = 0) <> (NEW.deleted = 0)
+CREATE TRIGGER contribution_space_tally_update AFTER UPDATE OF deleted ON contribution
+WHEN (NEW.group_id IS NOT NULL OR NEW.event_id IS NOT NULL) AND (OLD.deleted = 0) <> (NEW.deleted = 0)
 BEGIN
-    INSERT INTO contribution_group_tally (kind, live)
+    INSERT INTO contribution_space_tally (kind, live)
     VALUES (NEW.kind, CASE WHEN NEW.deleted = 0 THEN 1 ELSE -1 END)
     ON CONFLICT (kind) DO UPDATE SET live = live + excluded.live;
 END;
@@ -1068,6 +1072,9 @@ CREATE TABLE event_member (
 CREATE INDEX event_member_user ON event_member (user_id, join_status, event_id);
 CREATE INDEX event_member_status ON event_member (event_id, join_status, created_at);
 CREATE INDEX event_member_going ON event_member (event_id, going, created_at) WHERE going IS NOT NULL;
+-- an event's feed: its live top-level items by last activity (db::feed, Feed::Event)
+CREATE INDEX contribution_event_feed ON contribution (event_id, last_activity_at DESC, pk DESC)
+WHERE event_id IS NOT NULL AND target_pk IS NULL AND deleted = 0;
 
 CREATE TRIGGER event_member_insert AFTER INSERT ON event_member
 WHEN NEW.join_status IN ('creator', 'manager', 'joined')

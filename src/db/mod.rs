@@ -61,6 +61,7 @@ pub mod reactions;
 pub mod related;
 pub mod search;
 pub mod sessions;
+pub mod spaces;
 pub mod tokens;
 pub mod user_blocks;
 pub mod user_courses;

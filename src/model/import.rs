@@ -258,6 +258,8 @@ pub struct ContributionLine {
     pub deleted: bool,
     /// Discussions and posts: the group it was made in.
     pub group: Option<i64>,
+    /// Discussions and posts: the event it was made in (not with `group`).
+    pub event: Option<i64>,
 }
 
 /// `{"record":"group","id":1,"name":"Hikers","created_by":1}`: optional `description`,

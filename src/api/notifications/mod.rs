@@ -62,9 +62,9 @@ pub(crate) fn note_json(n: &Note, base: &PublicUrl, now: crate::clock::Timestamp
     let item = n
         .item
         .as_ref()
-        .map(|c| (c.kind.as_str(), serde_json::to_value(c.to_json(base)).unwrap_or(Value::Null)));
+        .map(|c| (c.kind.as_str(), serde_json::to_value(c.to_json(base, now)).unwrap_or(Value::Null)));
     let comment =
-        n.comment.as_ref().map(|c| serde_json::to_value(c.to_json(base)).unwrap_or(Value::Null));
+        n.comment.as_ref().map(|c| serde_json::to_value(c.to_json(base, now)).unwrap_or(Value::Null));
     match n.kind {
         Type::Comment | Type::NestedComment => {
             o.insert("comment".into(), comment.unwrap_or(Value::Null));
@@ -168,7 +168,7 @@ fn groups(notes: &[Note], base: &PublicUrl, now: crate::clock::Timestamp) -> Vec
         if let Some(c) = &n.item {
             g.insert(
                 c.kind.as_str().into(),
-                serde_json::to_value(c.to_json(base)).unwrap_or(Value::Null),
+                serde_json::to_value(c.to_json(base, now)).unwrap_or(Value::Null),
             );
         }
         g.insert("aggregated".into(), json!([note_json(n, base, now)]));

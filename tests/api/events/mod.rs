@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 
 use crate::common::{Resp, TestServer};
 
+mod feed;
 mod members;
 mod privacy;
 
