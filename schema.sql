@@ -1099,3 +1099,46 @@ BEGIN
         goings_counter = goings_counter + (NEW.going IS 1) - (OLD.going IS 1)
     WHERE id = NEW.event_id;
 END;
+
+-- Media (SPEC §5 images, the kit's uploader; src/db/media_items.rs): a picture a
+-- member sends in chunks (media_upload, its bytes by offset in media_chunk), made whole
+-- into a media_item whose picture is in `media` (served under /media/m/...); an event's
+-- gallery shows pictures its managers added (event_gallery).
+CREATE TABLE media_upload (
+    id         TEXT    PRIMARY KEY,
+    owner_id   INTEGER NOT NULL REFERENCES user (id),
+    -- bytes received so far, from offset 0 without a gap; the whole file's size
+    received   INTEGER NOT NULL DEFAULT 0,
+    total      INTEGER,
+    created_at INTEGER NOT NULL
+);
+CREATE INDEX media_upload_owner ON media_upload (owner_id, created_at);
+CREATE TABLE media_chunk (
+    upload_id TEXT    NOT NULL REFERENCES media_upload (id) ON DELETE CASCADE,
+    start     INTEGER NOT NULL,
+    body      BLOB    NOT NULL,
+    PRIMARY KEY (upload_id, start)
+) WITHOUT ROWID;
+CREATE TABLE media_item (
+    id         INTEGER PRIMARY KEY,
+    owner_id   INTEGER NOT NULL REFERENCES user (id),
+    type       TEXT    NOT NULL CHECK (type = 'image'),
+    title      TEXT    NOT NULL DEFAULT '',
+    -- the picture's path in `media`
+    path       TEXT    NOT NULL,
+    mimetype   TEXT    NOT NULL,
+    width      INTEGER NOT NULL,
+    height     INTEGER NOT NULL,
+    size       INTEGER NOT NULL,
+    created_at INTEGER NOT NULL
+);
+CREATE INDEX media_item_owner ON media_item (owner_id, id);
+CREATE TABLE event_gallery (
+    event_id INTEGER NOT NULL REFERENCES event (id),
+    media_id INTEGER NOT NULL REFERENCES media_item (id),
+    added_at INTEGER NOT NULL,
+    PRIMARY KEY (event_id, media_id)
+) WITHOUT ROWID;
+-- a gallery's page, newest first
+CREATE INDEX event_gallery_newest ON event_gallery (event_id, added_at DESC, media_id DESC);
+CREATE INDEX event_gallery_media ON event_gallery (media_id);

@@ -26,6 +26,7 @@ pub mod jwt;
 pub mod legal;
 pub mod live;
 pub mod media;
+pub mod media_items;
 pub mod messages;
 pub mod moderation;
 pub mod notifications;
@@ -66,6 +67,7 @@ const AREAS: &[fn() -> Vec<Endpoint>] = &[
     crate::oauth::endpoints,
     crate::http::statics::endpoints,
     media::endpoints,
+    media_items::endpoints,
     features::endpoints,
     votes::endpoints,
     contributors::endpoints,

@@ -49,6 +49,7 @@ pub mod import;
 pub mod jwt;
 pub mod legal;
 pub mod media;
+pub mod media_items;
 pub mod members;
 pub mod messages;
 pub mod moderation;

@@ -9,11 +9,7 @@ use rusqlite::{Connection, params};
 /// The SQL condition that item `c` (a contribution row) is one viewer `?{n}` may see as
 /// far as its group and its event go.
 pub fn item_shown(n: u8) -> String {
-    format!(
-        "({} AND {})",
-        super::groups::item_shown(n),
-        super::events::item_shown(n)
-    )
+    format!("({} AND {})", super::groups::item_shown(n), super::events::item_shown(n))
 }
 
 /// [`item_shown`] for one item: whether `viewer` may see an item made in `group` or

@@ -26,6 +26,7 @@ pub mod import;
 pub mod legal;
 pub mod link;
 pub mod listing;
+pub mod media;
 pub mod message;
 pub mod poll;
 pub mod preference;

@@ -3,6 +3,7 @@
 //! while the preference `configurations.events_enabled` is true: every event route is
 //! 404 while it is off. Who sees an event and what is in it is `db::events`' rules.
 
+mod gallery;
 mod lists;
 mod members;
 
@@ -38,6 +39,7 @@ pub fn endpoints() -> Vec<Endpoint> {
         ca(Method::GET, "/api/v2/event/{id}/feed/", "getEventFeed", feed),
     ]
     .into_iter()
+    .chain(gallery::endpoints())
     .chain(lists::endpoints())
     .chain(members::endpoints())
     .collect()

@@ -38,6 +38,7 @@ const FRAGMENTS: &[(&str, &str)] = &[
     ("notifications", include_str!("../../../openapi/notifications.json")),
     ("people", include_str!("../../../openapi/people.json")),
     ("messages", include_str!("../../../openapi/messages.json")),
+    ("media", include_str!("../../../openapi/media.json")),
 ];
 
 /// The schemas derived from the JSON types, by name.
@@ -52,6 +53,7 @@ pub fn generated_schemas() -> Vec<(String, RefOr<Schema>)> {
     collect::<model::feature::Feature>(&mut out);
     collect::<model::vote::VoteJson>(&mut out);
     collect::<model::contribution::ContributionJson>(&mut out);
+    collect::<model::media::MediaJson>(&mut out);
     collect::<model::course::CourseJson>(&mut out);
     collect::<model::course::SectionJson>(&mut out);
     collect::<model::course::MemberJson>(&mut out);

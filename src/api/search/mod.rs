@@ -102,7 +102,8 @@ async fn search_all(call: Call<Option<Principal>>) -> Result<Response, ApiError>
             }
         };
         let Some(expr) = expr(q)? else { return Ok((page, 0, Vec::new())) };
-        let (count, results) = search_page(c, target, &expr, who.map(|w| w.user_id), page, &base, now)?;
+        let (count, results) =
+            search_page(c, target, &expr, who.map(|w| w.user_id), page, &base, now)?;
         Ok((page, count, results))
     })
     .await

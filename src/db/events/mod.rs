@@ -12,6 +12,7 @@
 //! Memberships are [`super::members`] with [`Roster::Event`], plus each member's answer
 //! (`going`): [`status`], [`answer`].
 
+pub mod gallery;
 mod list;
 
 pub use list::{Filters, Scope, page};

@@ -91,4 +91,3 @@ pub(super) fn group_member(
     .map_err(|e| sql_err("group_member", &e))?;
     Ok(())
 }
-

@@ -70,6 +70,7 @@ fn every_api_write_needs_the_write_scope_and_every_open_route_only_reads() {
 /// One item of every kind, owned by `owner`, for the route tables.
 struct Fixtures {
     owner: i64,
+    media: i64,
     other: i64,
     discussion: i64,
     post: i64,
@@ -145,7 +146,16 @@ impl Fixtures {
             s.post("/api/v2/pm/", Some(&t), json!({"recipients": [other], "message": "m"})).await;
         assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
         let message = r.json()[0]["id"].as_i64().unwrap();
+        // a picture of the owner's in the public event's gallery, for `/media/{id}/`
+        let png = crate::common::png(2, 2);
+        let media = s.db_write(move |tx| {
+            let m =
+                hearth::db::media_items::create(tx, owner, "png", "image/png", 2, 2, &png, now)?;
+            hearth::db::events::gallery::add(tx, event, m, now)?;
+            Ok(m)
+        });
         Fixtures {
+            media,
             message,
             owner,
             other,
@@ -192,6 +202,7 @@ impl Fixtures {
                     "pm" => self.message,
                     "group" => self.group,
                     "event" => self.event,
+                    "media" => self.media,
                     other => panic!("no fixture for {other}/{{id}}"),
                 }
                 .to_string(),
