@@ -647,12 +647,18 @@ function EventCreate() {
 // An event's page: react-templates Event (EventHeader, then EventFeed with its info
 // widget, its composer for members, and its widgets: location, members, the photo
 // gallery, related events).
+function EventSection({ config }) {
+  return (
+    <Single id="event" title="Event (react-templates): EventHeader, EventFeed">
+      <Event eventId={config.ids.event} />
+    </Single>
+  );
+}
+
 function EventPage({ config }) {
   return (
     <WithBell>
-      <Single id="event" title="Event (react-templates): EventHeader, EventFeed">
-        <Event eventId={config.ids.event} />
-      </Single>
+      <EventSection config={config} />
     </WithBell>
   );
 }
@@ -671,7 +677,7 @@ function EventPostPage({ config }) {
       <Single id="event-composer" title="InlineComposerWidget (the event feed's composer)">
         <EventComposer eventId={config.ids.event} />
       </Single>
-      <EventPage config={config} />
+      <EventSection config={config} />
     </WithBell>
   );
 }
