@@ -16,6 +16,13 @@ Shape (defaults):
     1-2 categories each; 0-2 course_member lines each (never the creator).
   * 4,000 discussions, 4,000 posts (posts 1..1000 by user 1, all deleted), 2,000
     statuses, 10,000 comments (threads on live items, some replies with a parent).
+  * 100 groups (SPEC section 10); group 1 is the hub group: public, created by user 2,
+    with members 1..200 (user 1 joined) and 2,000 posts (ids after the other posts) by
+    them; the other groups public or private by id, 0-3 members each, no posts.
+  * 2,000 events over 2025-2027 (a tenth weekly, monthly or daily), public but every
+    fifth private, virtual or in person, in three zones, 0-2 members each besides the
+    creator; user 1 joined (going) every 50th. Groups and events are switched on.
+  * private messages: user 1's thread of 2,000 with user 2, and 99 more threads.
 
 Python 3 standard library only.
 """
@@ -36,6 +43,8 @@ EPOCH = 1735689600  # 2025-01-01T00:00:00Z
 HUB = 1
 COURSE_TYPES = ("self-paced", "structured", "scheduled")
 JOIN_STATUSES = ("joined", "manager", "invited", "requested")
+EVENT_ZONES = ("UTC", "Europe/Rome", "America/New_York")
+EVENT_RECURRENCES = {0: "weekly", 1: "monthly", 2: "daily"}  # by id % 30: a tenth recur
 
 
 def privacy_of(course_id):
@@ -93,6 +102,12 @@ def parse_args(argv=None):
                    help="the hub's private message threads (one message each but the first)")
     p.add_argument("--pm-messages", type=int, default=2000,
                    help="messages in the hub's thread with user 2 (what pm_thread reads)")
+    p.add_argument("--groups", type=int, default=100,
+                   help="groups; group 1 is the hub group (user 1 a member) that group_feed reads")
+    p.add_argument("--group-posts", type=int, default=2000, help="posts in the hub group")
+    p.add_argument("--hub-group-members", type=int, default=200,
+                   help="members of the hub group: users 1..N (user 2 created it)")
+    p.add_argument("--events", type=int, default=2000, help="events (what event_search lists)")
     p.add_argument("--seed", type=int, default=SEED)
     a = p.parse_args(argv)
     if a.users < 2 or a.categories < 2 or a.courses < 1:
@@ -101,6 +116,9 @@ def parse_args(argv=None):
     a.hub_mutual = min(a.hub_mutual, a.hub_followings)
     a.hub_deleted_posts = min(a.hub_deleted_posts, a.posts)
     a.pm_threads = min(a.pm_threads, a.users - 1)
+    a.hub_group_members = max(2, min(a.hub_group_members, a.users))
+    if a.groups < 1:
+        a.group_posts = 0
     return a
 
 
@@ -199,6 +217,35 @@ def generate(a, out):
             members.add(m)
             emit("course_member", {"course": cid, "user": m, "join_status": rng.choice(JOIN_STATUSES)})
 
+    # --- groups (SPEC section 10): on; group 1, the hub group, is public, created by
+    # user 2, with users 1..hub_group_members as members (what group_feed reads)
+    if a.groups > 0:
+        emit("preference", {"section": "configurations", "name": "groups_enabled", "value": True})
+    t = EPOCH + 86400 * 90
+    for gid in range(1, a.groups + 1):
+        t += 60
+        creator = 2 if gid == 1 else rng.randint(1, n)
+        emit("group", {
+            "id": gid,
+            "name": "Hub group" if gid == 1 else f"Group {gid:06d}",
+            "created_by": creator,
+            "description": f"Bench group number {gid}, about topic {gid % 97}.",
+            "privacy": "private" if gid % 4 == 3 else "public",
+            "created_at": ts(t),
+        })
+        if gid == 1:
+            for m in range(1, a.hub_group_members + 1):
+                if m != creator:
+                    emit("group_member", {"group": gid, "user": m, "join_status": "joined"})
+            continue
+        members = set()
+        for _ in range(rng.randint(0, 3)):
+            m = rng.randint(1, n)
+            if m == creator or m in members:
+                continue
+            members.add(m)
+            emit("group_member", {"group": gid, "user": m, "join_status": rng.choice(JOIN_STATUSES)})
+
     # --- contributions -----------------------------------------------------------
     t = EPOCH + 86400 * 120
 
@@ -220,12 +267,15 @@ def generate(a, out):
     for i in range(1, a.posts + 1):
         hub_post = i <= a.hub_deleted_posts
         contribution("post", i, HUB if hub_post else rng.randint(1, n), hub_post, {})
+    # the hub group's posts, ids after the others, by its members
+    for i in range(a.posts + 1, a.posts + a.group_posts + 1):
+        contribution("post", i, rng.randint(1, a.hub_group_members), False, {"group": 1})
     for i in range(1, a.statuses + 1):
         contribution("status", i, rng.randint(1, n), False, {"action": "says"})
 
     # Comments on live items only; a thread's later comments may reply to an earlier one.
     targets = [("discussion", i) for i in range(1, a.discussions + 1)]
-    targets += [("post", i) for i in range(a.hub_deleted_posts + 1, a.posts + 1)]
+    targets += [("post", i) for i in range(a.hub_deleted_posts + 1, a.posts + a.group_posts + 1)]
     targets += [("status", i) for i in range(1, a.statuses + 1)]
     thread_last = {}
     if targets:
@@ -243,6 +293,43 @@ def generate(a, out):
                 "deleted": False,
             })
             thread_last[target] = i
+
+    # --- events (SPEC section 10): on; spread over 2025-2027 so that the date filters
+    # find some whatever today is in that span
+    if a.events > 0:
+        emit("preference", {"section": "configurations", "name": "events_enabled", "value": True})
+    span = 3 * 365 * 86400
+    for eid in range(1, a.events + 1):
+        creator = rng.randint(1, n)
+        start = EPOCH + rng.randrange(span // 3600) * 3600
+        line = {
+            "id": eid,
+            "created_by": creator,
+            "name": f"Event {eid:06d}",
+            "description": f"Bench event number {eid}, about topic {eid % 97}.",
+            "start_date": ts(start),
+            "end_date": ts(start + 3600 * rng.randint(1, 3)),
+            "timezone": EVENT_ZONES[eid % len(EVENT_ZONES)],
+            "recurring": EVENT_RECURRENCES.get(eid % 30, "never"),
+            "privacy": "private" if eid % 5 == 4 else "public",
+            "created_at": ts(EPOCH + eid * 60),
+        }
+        if eid % 2:
+            line.update(location="virtual", link=f"https://meet.bench.example/{eid}")
+        else:
+            line.update(location="in person", geolocation=f"Bench Hall {eid % 50}")
+        emit("event", line)
+        members = {creator}
+        if eid % 50 == 0 and HUB not in members:
+            members.add(HUB)
+            emit("event_member", {"event": eid, "user": HUB, "join_status": "joined", "going": True})
+        for _ in range(rng.randint(0, 2)):
+            m = rng.randint(2, n)
+            if m in members:
+                continue
+            members.add(m)
+            emit("event_member", {"event": eid, "user": m, "join_status": "joined",
+                                  "going": rng.random() < 0.7})
 
     # --- private messages (SPEC §10): on; the hub's long thread with user 2 first (its
     # messages are ids 1..pm_messages), then one message from each other thread's user
@@ -274,6 +361,9 @@ def generate(a, out):
             "visible_to_all": visible["open"] + visible["private"],
         },
         "hub_deleted_posts": [1, a.hub_deleted_posts],
+        "groups": {"count": a.groups, "hub_group": 1 if a.groups else None,
+                   "hub_group_posts": a.group_posts, "hub_group_members": a.hub_group_members},
+        "events": {"count": a.events, "topics": 97},
     }
 
 

@@ -47,24 +47,29 @@ SCENARIOS = [
     "ceiling", "healthz", "reactions_search", "prefs_search_keys", "me_jwt", "me_oauth",
     "verify_token", "followings_hub", "followings_hub_mutual1", "course_get",
     "course_search_p1", "course_search_deep", "feed_home", "feed_explore", "search", "pm_thread",
+    "group_feed", "event_search",
     "course_create", "restore_post",
     "token_password", "token_refresh", "mixed",
 ]
 PASSWORD_CONNECTIONS = 4  # token_password: each request is 600k PBKDF2 iterations
 GEN_FLAGS = ["users", "follows_per_user", "hub_followings", "hub_mutual", "categories",
              "courses", "discussions", "posts", "hub_deleted_posts", "statuses", "comments",
-             "pm_threads", "pm_messages"]
+             "pm_threads", "pm_messages", "groups", "group_posts", "hub_group_members", "events"]
 # Dataset presets: sizes given to gen_dataset.py (an explicit size flag overrides one).
 # 1x is the generator's defaults. 10x multiplies the volumes (users, courses and every
 # kind of contribution; follows grow with the users at the same ~50 per user: ~10M)
 # and keeps the shape: the hub's 1,000 followings / 300 mutual and its 1,000 deleted
 # posts are what followings_hub and restore_post read and write, and 40 categories are
 # a taxonomy, not a volume. So a scenario does the same work per request at 1x and 10x,
-# over tables ten times larger.
+# over tables ten times larger. The hub group's posts, the groups, the events and the
+# private messages (the hub's threads and its thread with user 2) grow tenfold too: the
+# group feed, the event search and the PM thread read ten times more rows around the
+# same page.
 PRESETS = {
     "1x": {},
     "10x": {"users": 200_000, "courses": 1_000_000, "discussions": 40_000, "posts": 40_000,
-            "statuses": 20_000, "comments": 100_000},
+            "statuses": 20_000, "comments": 100_000, "groups": 1_000, "group_posts": 20_000,
+            "events": 20_000, "pm_threads": 1_000, "pm_messages": 20_000},
 }
 
 
@@ -364,6 +369,8 @@ def scenario_env(base, meta, jwt, oauth, client_id):
         "BENCH_STATUSES": str(counts.get("status", 0)),
         "BENCH_CATEGORIES": str(counts.get("category", 0)),
         "BENCH_PM_MESSAGES": str(meta.get("pm", {}).get("messages", 0)),
+        "BENCH_HUB_GROUP": str((meta.get("groups") or {}).get("hub_group") or 0),
+        "BENCH_EVENT_TOPICS": str((meta.get("events") or {}).get("topics", 97)),
     }
 
 
@@ -480,6 +487,12 @@ def preflight(base, jwt, oauth, meta, mixed=False):
         ("/api/v2/reaction/search/?search=a&active=true", None, "count", 3),
         ("/api/v2/post/1/", auth, "deleted", True),
     ]
+    groups, events = meta.get("groups") or {}, meta.get("events") or {}
+    if groups.get("hub_group"):
+        checks.append((f"/api/v2/group/{groups['hub_group']}/feed/?limit=1", auth, "count",
+                       groups["hub_group_posts"]))
+    if events.get("count"):
+        checks.append(("/api/v2/event/search/?limit=1", auth, None, None))
     if mixed:
         live_post = meta["hub_deleted_posts"][1] + 1
         checks += [
