@@ -4,6 +4,7 @@ records, the metrics histograms, pair.py's alternation and ratios, sockets.py's 
 handshake and frames. Run:
 python3 -m unittest bench/test_harness.py (scripts/test does)"""
 
+import json
 import os
 import sys
 import tempfile
@@ -11,6 +12,7 @@ import unittest
 from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen_dataset  # noqa: E402
 import harness  # noqa: E402
 import metrics  # noqa: E402
 import mixed  # noqa: E402
@@ -34,6 +36,10 @@ class Presets(unittest.TestCase):
         self.assertEqual((a.gen_users, a.gen_courses, a.gen_discussions, a.gen_posts,
                           a.gen_statuses, a.gen_comments),
                          (200_000, 1_000_000, 40_000, 40_000, 20_000, 100_000))
+        # what group_feed, event_search and pm_thread read grows tenfold too
+        self.assertEqual((a.gen_groups, a.gen_group_posts, a.gen_events, a.gen_pm_threads,
+                          a.gen_pm_messages), (1_000, 20_000, 20_000, 1_000, 20_000))
+        self.assertIsNone(a.gen_hub_group_members)
         # follows per user, the hub's lists and posts and the categories: the generator's
         self.assertIsNone(a.gen_follows_per_user)
         self.assertIsNone(a.gen_hub_followings)
@@ -53,6 +59,42 @@ class Presets(unittest.TestCase):
 
     def test_mixed_runs_last(self):
         self.assertEqual(args("--scenarios", "mixed,healthz").scenarios, ["healthz", "mixed"])
+
+
+class Dataset(unittest.TestCase):
+    def test_groups_and_events_arrive_as_the_scenarios_read_them(self):
+        import io
+        a = gen_dataset.parse_args(["--out", "-", "--users", "300", "--courses", "5",
+                                    "--discussions", "5", "--posts", "20", "--hub-deleted-posts", "5",
+                                    "--statuses", "5", "--comments", "10", "--groups", "6",
+                                    "--group-posts", "30", "--hub-group-members", "10",
+                                    "--events", "100", "--pm-threads", "3", "--pm-messages", "5"])
+        out = io.StringIO()
+        meta = gen_dataset.generate(a, out)
+        lines = [json.loads(line) for line in out.getvalue().splitlines()]
+        kinds = [r["record"] for r in lines]
+        group_posts = [r for r in lines if r["record"] == "post" and r.get("group") == 1]
+        self.assertEqual(len(group_posts), 30)
+        self.assertEqual([r["id"] for r in group_posts], list(range(21, 51)))
+        self.assertTrue(all(1 <= r["author"] <= 10 for r in group_posts), "by its members")
+        hub_group = next(r for r in lines if r["record"] == "group" and r["id"] == 1)
+        self.assertEqual((hub_group["created_by"], hub_group["privacy"]), (2, "public"))
+        self.assertIn({"record": "group_member", "group": 1, "user": 1, "join_status": "joined"}, lines)
+        # a group comes before the posts made in it
+        self.assertLess(kinds.index("group"), kinds.index("post"))
+        self.assertEqual(meta["counts"]["event"], 100)
+        self.assertEqual(meta["groups"]["hub_group_posts"], 30)
+        prefs = {(r["section"], r["name"]) for r in lines if r["record"] == "preference"}
+        self.assertLessEqual({("configurations", "groups_enabled"), ("configurations", "events_enabled"),
+                              ("addons", "private_messages_enabled")}, prefs)
+        # no member twice in an event, never its creator
+        seen = set()
+        creators = {r["id"]: r["created_by"] for r in lines if r["record"] == "event"}
+        for r in lines:
+            if r["record"] == "event_member":
+                self.assertNotIn((r["event"], r["user"]), seen)
+                self.assertNotEqual(creators[r["event"]], r["user"])
+                seen.add((r["event"], r["user"]))
 
 
 class MixedUsers(unittest.TestCase):
