@@ -868,8 +868,11 @@ CREATE TABLE private_message (
     sender_hidden   INTEGER NOT NULL DEFAULT 0,
     receiver_hidden INTEGER NOT NULL DEFAULT 0
 );
--- a thread's messages in order: the thread read's keyset walk
-CREATE INDEX private_message_thread ON private_message (thread_id, id);
+-- a thread's messages in order: the thread read's keyset walk; the sides and their
+-- hidden flags make it cover the page's count of what the viewer sees, which otherwise
+-- reads every message's row (issue 33's bench: 20,000 messages counted in ~4 ms, ~1.3 ms)
+CREATE INDEX private_message_thread ON private_message (thread_id, id, sender_id, sender_hidden,
+                                                        receiver_id, receiver_hidden);
 CREATE UNIQUE INDEX private_message_file ON private_message (file_uuid) WHERE file_uuid IS NOT NULL;
 CREATE TABLE pm_member (
     thread_id  INTEGER NOT NULL REFERENCES pm_thread (id),
