@@ -54,9 +54,19 @@ CREATE TABLE user (
 );
 CREATE UNIQUE INDEX user_email ON user (email COLLATE NOCASE) WHERE email IS NOT NULL;
 
+-- A user tag (SCTagType). `name` is unique over all tags (hearth keeps only user
+-- tags, so the platform's "unique together with type" is the same rule); the columns
+-- after `name` are version 10's, their defaults what an older file's tags were.
 CREATE TABLE tag (
-    id   INTEGER PRIMARY KEY,
-    name TEXT NOT NULL UNIQUE
+    id               INTEGER PRIMARY KEY,
+    name             TEXT NOT NULL UNIQUE,
+    description      TEXT NOT NULL DEFAULT '',
+    color            TEXT NOT NULL DEFAULT '#9e9e9e',
+    visible          INTEGER NOT NULL DEFAULT 1,
+    visibility_boost INTEGER NOT NULL DEFAULT 0,
+    active           INTEGER NOT NULL DEFAULT 1,
+    deleted          INTEGER NOT NULL DEFAULT 0,
+    created_at       INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE user_tag (
     user_id INTEGER NOT NULL REFERENCES user (id) ON DELETE CASCADE,
@@ -1092,3 +1102,24 @@ BEGIN
         goings_counter = goings_counter + (NEW.going IS 1) - (OLD.going IS 1)
     WHERE id = NEW.event_id;
 END;
+
+-- Tags: addressing and onboarding (version 10, issue 32) ----------------------------
+-- The tags a discussion or post is addressed to (its `addressing`). Stored and shown;
+-- hearth does not narrow who reads an addressed item (docs/decisions.md).
+CREATE TABLE contribution_addressing (
+    contribution_pk INTEGER NOT NULL REFERENCES contribution (pk),
+    tag_id          INTEGER NOT NULL REFERENCES tag (id),
+    PRIMARY KEY (contribution_pk, tag_id)
+) WITHOUT ROWID;
+CREATE INDEX contribution_addressing_tag ON contribution_addressing (tag_id);
+-- who holds a tag (the tag's members; `user_tag`'s key starts with the user)
+CREATE INDEX user_tag_tag ON user_tag (tag_id, user_id);
+
+-- The community's onboarding steps (SCStepType), one row per step that staff started
+-- or completed; a step without a row has not been started.
+CREATE TABLE onboarding_step (
+    id           INTEGER PRIMARY KEY CHECK (id BETWEEN 1 AND 6),
+    status       TEXT    NOT NULL CHECK (status IN ('in_progress', 'completed')),
+    started_at   INTEGER NOT NULL,
+    completed_at INTEGER
+);

@@ -29,12 +29,14 @@ pub mod media;
 pub mod messages;
 pub mod moderation;
 pub mod notifications;
+pub mod onboarding;
 pub mod polls;
 pub mod preferences;
 pub mod reactions;
 pub mod schema;
 pub mod search;
 pub mod sign_up;
+pub mod tags;
 pub mod user_courses;
 pub mod user_facts;
 pub mod user_hiding;
@@ -84,6 +86,9 @@ const AREAS: &[fn() -> Vec<Endpoint>] = &[
     user_moderation::endpoints,
     polls::endpoints,
     messages::endpoints,
+    // tags and onboarding (issue 32)
+    tags::endpoints,
+    onboarding::endpoints,
 ];
 
 /// Every endpoint hearth serves, in one list (see [`crate::http::route`]).

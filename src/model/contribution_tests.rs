@@ -42,6 +42,7 @@ fn slugs_come_from_the_title_or_the_text() {
         group_id: None,
         group: None,
         poll: None,
+        addressing: Vec::new(),
     };
     assert_eq!(c.slug(), "grusse-world");
     c.kind = Kind::Post;

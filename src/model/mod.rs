@@ -27,6 +27,7 @@ pub mod legal;
 pub mod link;
 pub mod listing;
 pub mod message;
+pub mod onboarding;
 pub mod poll;
 pub mod preference;
 pub mod profile;
@@ -34,6 +35,7 @@ pub mod reaction;
 pub mod rich_text;
 pub mod settings;
 pub mod slug;
+pub mod tag;
 pub mod user;
 pub mod vote;
 

@@ -38,6 +38,8 @@ const FRAGMENTS: &[(&str, &str)] = &[
     ("notifications", include_str!("../../../openapi/notifications.json")),
     ("people", include_str!("../../../openapi/people.json")),
     ("messages", include_str!("../../../openapi/messages.json")),
+    // tags and onboarding (issue 32)
+    ("tags", include_str!("../../../openapi/tags.json")),
 ];
 
 /// The schemas derived from the JSON types, by name.
@@ -69,6 +71,9 @@ pub fn generated_schemas() -> Vec<(String, RefOr<Schema>)> {
     collect::<model::flag::FlagStatusJson>(&mut out);
     collect::<model::legal::PageJson>(&mut out);
     collect::<model::legal::AckJson>(&mut out);
+    // tags and onboarding (issue 32)
+    collect::<model::tag::TagJson>(&mut out);
+    collect::<model::onboarding::StepJson>(&mut out);
     out
 }
 
