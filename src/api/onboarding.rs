@@ -15,7 +15,7 @@ use crate::http::auth::Principal;
 use crate::http::ok;
 use crate::http::pagination::Page;
 use crate::http::route::Endpoint;
-use crate::model::onboarding::{GENERATED, STEPS, StepJson, step_json};
+use crate::model::onboarding::{GENERATED, STEPS, Status, StepJson, step_json};
 
 /// The endpoints of this module.
 pub fn endpoints() -> Vec<Endpoint> {
@@ -75,16 +75,16 @@ async fn change(mut call: Call<Principal>, complete: bool) -> Result<Response, A
     // the kit sends generation parameters to start/; none of them applies here
     let _ = call.take_body();
     let (id, now) = (call.id(), call.now);
-    if step_json(id, crate::model::onboarding::Status::NotStarted).is_none() {
-        return Err(ApiError::NotFound);
-    }
-    if !complete && GENERATED.contains(&id) {
-        return Err(ApiError::Refused(NO_GENERATION));
-    }
     let json = call
         .write(move |tx, _who| {
+            // after the caller is resolved: a bad token is 401 whatever the step
+            if step_json(id, Status::NotStarted).is_none() {
+                return Err(ApiError::NotFound);
+            }
             if complete {
                 store::complete(tx, id, now)?;
+            } else if GENERATED.contains(&id) {
+                return Err(ApiError::Refused(NO_GENERATION));
             } else {
                 store::start(tx, id, now)?;
             }

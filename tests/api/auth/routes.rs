@@ -82,6 +82,7 @@ struct Fixtures {
     message: i64,
     group: i64,
     event: i64,
+    tag: i64,
 }
 
 impl Fixtures {
@@ -145,7 +146,16 @@ impl Fixtures {
             s.post("/api/v2/pm/", Some(&t), json!({"recipients": [other], "message": "m"})).await;
         assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
         let message = r.json()[0]["id"].as_i64().unwrap();
+        // a user tag, for `/tag/{id}/`
+        let tag = s.db_write(move |tx| {
+            let t = hearth::model::tag::TagInput {
+                name: Some("Fixture tag".into()),
+                ..Default::default()
+            };
+            hearth::db::tags::insert(tx, &t.new_tag(now))
+        });
         Fixtures {
+            tag,
             message,
             owner,
             other,
@@ -192,6 +202,9 @@ impl Fixtures {
                     "pm" => self.message,
                     "group" => self.group,
                     "event" => self.event,
+                    "tag" => self.tag,
+                    // the "appearance" step, which hearth may start
+                    "onboarding" => 3,
                     other => panic!("no fixture for {other}/{{id}}"),
                 }
                 .to_string(),
@@ -214,9 +227,12 @@ impl Fixtures {
 }
 
 /// The routes only staff may call (a member is 403 whatever its token): moderation,
-/// and the flag lists.
+/// the flag lists, user tags and onboarding.
 fn staff_only(m: &str, template: &str) -> bool {
-    template.starts_with("/api/v2/moderation/") || (m == "GET" && template.ends_with("/flag/"))
+    template.starts_with("/api/v2/moderation/")
+        || (m == "GET" && template.ends_with("/flag/"))
+        || template.starts_with("/api/v2/tag/")
+        || template.starts_with("/api/v2/onboarding/")
 }
 
 fn method(m: &str) -> Method {
