@@ -17,6 +17,7 @@ pub mod probe;
 pub mod reaction;
 pub mod restore;
 pub mod serve;
+pub mod tag;
 pub mod user;
 pub mod verify_replica;
 
@@ -76,6 +77,9 @@ pub enum Command {
     /// The moderation queue: the contributions members flagged.
     #[command(subcommand)]
     Flag(flag::FlagCommand),
+    /// User tags: staff's labels on members (profiles show the visible ones).
+    #[command(subcommand)]
+    Tag(tag::TagCommand),
     /// Load an NDJSON export (`-` reads stdin) in batched transactions.
     Import {
         /// The file (one JSON object per line, its kind under "record"); `-` reads stdin.
@@ -219,6 +223,7 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Banner(c) => banner::run(&open_existing(&cli.db)?, c, &clock),
         Command::Legal(c) => legal::run(&open_existing(&cli.db)?, c, &clock),
         Command::Flag(c) => flag::run(&open_existing(&cli.db)?, c),
+        Command::Tag(c) => tag::run(&open_existing(&cli.db)?, c, &clock),
         Command::Import { file, batch_lines } => {
             import::run(&open_existing(&cli.db)?, &file, batch_lines, &clock)
         }

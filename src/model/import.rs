@@ -6,6 +6,7 @@ use serde::de::{self, Deserializer, Visitor};
 use serde_json::Value;
 
 pub use super::event_import::{EVENT_FIELDS, EventLine, EventMemberLine};
+pub use super::tag::{TagLine, UserTagLine};
 
 use super::course::{CourseType, JoinStatus, Privacy};
 use crate::clock::{Timestamp, parse_rfc3339};
@@ -60,6 +61,10 @@ pub enum Line {
     Event(EventLine),
     /// An event membership (the course members' statuses) with its answer.
     EventMember(EventMemberLine),
+    /// A user tag (SPEC §10 People).
+    Tag(TagLine),
+    /// A user holding a tag.
+    UserTag(UserTagLine),
 }
 
 impl Line {
@@ -75,6 +80,7 @@ impl Line {
             Line::LegalPage(p) => Some(p.id),
             Line::Group(g) => Some(g.id),
             Line::Event(e) => Some(e.id),
+            Line::Tag(t) => Some(t.id),
             _ => None,
         }
     }

@@ -221,6 +221,46 @@ pub fn check_color(c: &str) -> Result<String, String> {
     }
 }
 
+/// `{"record":"tag","id":1,"name":"Mentor","color":"#3f51b5"}`: a user tag with the
+/// API's fields and rules (`description`, `color`, `visible`, `visibility_boost`,
+/// `active`, `deleted`; `type` "user" only) and `created_at`.
+#[derive(Debug, serde::Deserialize)]
+pub struct TagLine {
+    pub id: i64,
+    #[serde(default, deserialize_with = "super::import::time")]
+    pub created_at: Option<Timestamp>,
+    /// The body's fields.
+    #[serde(flatten)]
+    pub body: Map<String, Value>,
+}
+
+impl TagLine {
+    /// The tag this line holds, by the API's rules.
+    pub fn to_tag(&self, now: Timestamp) -> Result<Tag, String> {
+        let input = TagInput::parse(&self.body, true).map_err(|errors| {
+            errors
+                .iter()
+                .map(|e| {
+                    let m = e.messages.first().map_or("", |m| m.message.as_str());
+                    format!("{}: {m}", e.field)
+                })
+                .collect::<Vec<_>>()
+                .join("; ")
+        })?;
+        let mut tag = input.new_tag(self.created_at.unwrap_or(now));
+        tag.id = self.id;
+        Ok(tag)
+    }
+}
+
+/// `{"record":"user_tag","user":2,"tag":1}`: user 2 holds tag 1.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UserTagLine {
+    pub user: i64,
+    pub tag: i64,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

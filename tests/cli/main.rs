@@ -289,4 +289,5 @@ mod replica;
 mod run;
 mod serve;
 mod settings;
+mod tags;
 mod user;
