@@ -55,6 +55,7 @@ import { pollViews } from './polls.mjs';
 import { smtpSink } from './smtp-sink.mjs';
 import { eventsViews } from './events.mjs';
 import { groupsViews } from './groups.mjs';
+import { tagsViews } from './tags.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '../..');
@@ -1331,6 +1332,9 @@ await groupsViews({ visit, check, api, hearth, page, portal, must, USERS, WAIT_M
 
 // --- issue 33: events (events on: after the groups views)
 await eventsViews({ visit, check, api, hearth, page, portal, must, USERS, WAIT_MS, token, viewTokens, setIds });
+
+// --- issue 32: user tags and onboarding (alice staff from here: last)
+await tagsViews({ visit, check, api, hearth, page, portal, must, USERS, WAIT_MS, token, viewTokens, setIds });
 
 // --- the record
 const seen = new Map();

@@ -57,6 +57,9 @@
 //   sign-up            (no session) AccountVerify with a new member's mailed code;
 //   recover            (no session) AccountRecover: a member asks for a recovery mail;
 //   reset              (no session) AccountReset with the recovery code: a new password;
+//   tags               (issue 32) carol's page: bob's UserInfo with the tags staff gave
+//                      him, and his post addressed to a tag (FeedObject's chips);
+//   onboarding         alice's (staff, the community's creator) OnBoardingWidget;
 //   poll               (polls on) carol's page: alice's post with a poll (FeedObject),
 //                      voted with its Vote buttons;
 //   group-create       (issue 33, groups on) alice's CreateGroupButton: the kit's
@@ -109,6 +112,7 @@ import {
   InlineComposerWidget,
   FeedObject,
   Footer,
+  OnBoardingWidget,
   NavigationToolbar,
   PrivateMessageComponent,
   SCFeedObjectTemplateType,
@@ -119,6 +123,7 @@ import {
   UserFollowedUsersWidget,
   UserFollowersWidget,
   ToastNotifications,
+  UserInfo,
   UserProfileEdit,
   UserProfileHeader,
 } from '@selfcommunity/react-ui';
@@ -672,6 +677,30 @@ function EventsPage() {
   );
 }
 
+// User tags (issue 32): bob's UserInfo with its tags field (the tags staff gave him that
+// are visible), and his post addressed to one of them (FeedObject's header chips).
+function TaggedUser({ config }) {
+  return (
+    <div className="page">
+      <Section id="user-info" title="UserInfo (bob's, with his tags)">
+        <UserInfo userId={config.ids.bob} fields={['real_name', 'tags']} />
+      </Section>
+      <Section id="addressed-post" title="FeedObject (bob's post addressed to a tag)" wide>
+        <FeedObject feedObjectId={config.ids.taggedPost} feedObjectType="post" />
+      </Section>
+    </div>
+  );
+}
+
+// Onboarding (issue 32): the widget the kit shows the community's creator (alice, staff).
+function Onboarding() {
+  return (
+    <Single id="onboarding" title="OnBoardingWidget (alice's, the community's creator)">
+      <OnBoardingWidget />
+    </Single>
+  );
+}
+
 const VIEWS = {
   widgets: Widgets,
   shell: Shell,
@@ -717,6 +746,8 @@ const VIEWS = {
   'event-create': EventCreate,
   'event-rsvp': EventPage,
   events: EventsPage,
+  tags: TaggedUser,
+  onboarding: Onboarding,
 };
 
 const config = await (await fetch('./config.json')).json();
