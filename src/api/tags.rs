@@ -148,7 +148,7 @@ async fn assign(mut call: Call<Principal>) -> Result<Response, ApiError> {
                 })?,
             };
             let tag = store::get(tx, id)?.filter(|t| !t.deleted).ok_or(ApiError::NotFound)?;
-            if !crate::db::users::get(tx, user)?.is_some_and(|u| !u.deleted) {
+            if crate::db::users::get(tx, user)?.is_none_or(|u| u.deleted) {
                 return Err(ApiError::field(
                     "user",
                     "invalid",

@@ -291,7 +291,7 @@ mod tests {
         let p = TagInput::parse(&obj(json!({"active": false})), false).unwrap_or_default();
         let t2 = p.apply(t.clone());
         assert_eq!((t2.name.as_str(), t2.active, t2.color.as_str()), ("a", false, DEFAULT_COLOR));
-        assert_eq!(t.to_json().created_at.is_some(), true);
+        assert!(t.to_json().created_at.is_some());
     }
 
     #[test]

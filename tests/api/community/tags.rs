@@ -192,10 +192,7 @@ async fn posts_are_addressed_to_the_tags_their_author_may_address() {
     // tags he does not hold, inactive or unknown ones, and bad shapes: 400 on addressing
     for bad in [json!([other]), json!([off]), json!([999999]), json!("1"), json!(["x"])] {
         let r = s.post("/api/v2/post/", Some(&b), json!({"text": "x", "addressing": bad})).await;
-        r.assert_field_error(
-            "addressing",
-            if bad.is_array() && bad[0].is_i64() { "invalid" } else { "invalid" },
-        );
+        r.assert_field_error("addressing", "invalid");
     }
     let r = s.post("/api/v2/status/", Some(&b), json!({"text": "x", "addressing": [mine]})).await;
     r.assert_field_error("addressing", "invalid");
