@@ -385,31 +385,20 @@ pub struct LegalAckLine {
 impl FlagLine {
     /// What the flag is on: `(kind, id)`.
     pub fn target(&self) -> Result<(&'static str, i64), String> {
-        exactly_one(
-            "a flag",
-            [
-                ("discussion", self.discussion),
-                ("post", self.post),
-                ("status", self.status),
-                ("comment", self.comment),
-            ],
-        )
+        item("a flag", [self.discussion, self.post, self.status, self.comment])
     }
 }
 
 impl VoteLine {
     /// What the vote is on: `(kind, id)`.
     pub fn target(&self) -> Result<(&'static str, i64), String> {
-        exactly_one(
-            "a vote",
-            [
-                ("discussion", self.discussion),
-                ("post", self.post),
-                ("status", self.status),
-                ("comment", self.comment),
-            ],
-        )
+        item("a vote", [self.discussion, self.post, self.status, self.comment])
     }
+}
+
+/// The one of a line's discussion, post, status and comment ids that is set.
+fn item(what: &str, [d, p, s, c]: [Option<i64>; 4]) -> Result<(&'static str, i64), String> {
+    exactly_one(what, [("discussion", d), ("post", p), ("status", s), ("comment", c)])
 }
 
 /// The one field of `fields` that is set, or the error naming them all.
