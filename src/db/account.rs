@@ -54,8 +54,9 @@ pub fn erase(conn: &Connection, id: i64, hard: bool) -> rusqlite::Result<()> {
 }
 
 /// What an erased account loses besides its profile (`?1`: the user): its avatars and
-/// their images, its data export, settings, hidden users, flags and notifications.
-const ERASING: [&str; 9] = [
+/// their images, its data export, settings, hidden users, flags, notifications and
+/// contact requests.
+const ERASING: [&str; 10] = [
     "DELETE FROM media WHERE path IN (SELECT substr(path, 8) FROM user_avatar WHERE user_id = ?1)",
     "DELETE FROM user_avatar WHERE user_id = ?1",
     "DELETE FROM data_export WHERE user_id = ?1",
@@ -65,4 +66,5 @@ const ERASING: [&str; 9] = [
     "DELETE FROM notification WHERE user_id = ?1",
     "DELETE FROM banner_state WHERE user_id = ?1",
     "DELETE FROM account_code WHERE user_id = ?1",
+    "DELETE FROM contact_request WHERE user_id = ?1",
 ];

@@ -38,6 +38,7 @@ const FRAGMENTS: &[(&str, &str)] = &[
     ("notifications", include_str!("../../../openapi/notifications.json")),
     ("people", include_str!("../../../openapi/people.json")),
     ("messages", include_str!("../../../openapi/messages.json")),
+    ("custom", include_str!("../../../openapi/custom.json")),
 ];
 
 /// The schemas derived from the JSON types, by name.
@@ -69,6 +70,10 @@ pub fn generated_schemas() -> Vec<(String, RefOr<Schema>)> {
     collect::<model::flag::FlagStatusJson>(&mut out);
     collect::<model::legal::PageJson>(&mut out);
     collect::<model::legal::AckJson>(&mut out);
+    collect::<model::custom_adv::AdvJson>(&mut out);
+    collect::<model::custom_page::PageJson>(&mut out);
+    collect::<model::community::CommunityJson>(&mut out);
+    collect::<model::community::ContactJson>(&mut out);
     out
 }
 
