@@ -82,6 +82,8 @@ struct Fixtures {
     message: i64,
     group: i64,
     event: i64,
+    adv: i64,
+    page: i64,
 }
 
 impl Fixtures {
@@ -145,7 +147,34 @@ impl Fixtures {
             s.post("/api/v2/pm/", Some(&t), json!({"recipients": [other], "message": "m"})).await;
         assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
         let message = r.json()[0]["id"].as_i64().unwrap();
+        // an active adv and a published custom page, for `/custom_adv/{id}/` and
+        // `/custom_page/{id}/`; contact requests on, for `/contact/request/`
+        let (adv, page) = s.db_write(move |tx| {
+            use hearth::db::custom_content::{self, NewPage};
+            let a = hearth::model::custom_adv::NewAdv {
+                position: "BELOW_TOPBAR".into(),
+                image: Some("/static/a.png".into()),
+                active: true,
+                ..Default::default()
+            };
+            let adv = custom_content::add_adv(tx, None, &a, now, now)?;
+            let p = NewPage {
+                id: None,
+                slug: "about",
+                title: "About",
+                body: "<p>a</p>",
+                valid_from: now,
+                valid_to: None,
+                active: true,
+                created_at: now,
+                updated_at: now,
+            };
+            Ok((adv, custom_content::add_page(tx, &p)?))
+        });
+        s.set_pref("configurations", "contact_api_enabled", json!(true));
         Fixtures {
+            adv,
+            page,
             message,
             owner,
             other,
@@ -192,6 +221,9 @@ impl Fixtures {
                     "pm" => self.message,
                     "group" => self.group,
                     "event" => self.event,
+                    "custom_adv" => self.adv,
+                    "custom_page" => self.page,
+                    "community" => 1,
                     other => panic!("no fixture for {other}/{{id}}"),
                 }
                 .to_string(),
