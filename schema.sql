@@ -1142,3 +1142,50 @@ CREATE TABLE event_gallery (
 -- a gallery's page, newest first
 CREATE INDEX event_gallery_newest ON event_gallery (event_id, added_at DESC, media_id DESC);
 CREATE INDEX event_gallery_media ON event_gallery (media_id);
+
+-- Custom advs and pages, and contact requests (SPEC §10 "Custom ADV, menus & pages",
+-- "Contact us"; src/db/custom_content.rs, src/db/contact.rs). Advs and pages are kept by
+-- staff (`hearth adv`, `hearth page`), none by default; their HTML (`embed_code`,
+-- `html_body`) is stored sanitized. A contact request is a message to staff
+-- (`hearth contact list`), plain text; its sender's account is forgotten with it.
+CREATE TABLE custom_adv (
+    id          INTEGER PRIMARY KEY,
+    position    TEXT    NOT NULL CHECK (position IN ('BELOW_TOPBAR', 'BELOW_THE_POST', 'IN_POST_COMMENTS', 'RELATED_POSTS_COLUMN', 'TOOLS_COLUMN', 'IN_STREAM', 'ABOVE_THE_STREAM', 'ABOVE_THE_STREAM_CATEGORY')),
+    title       TEXT,
+    link        TEXT,
+    image       TEXT,
+    embed_code  TEXT,
+    active      INTEGER NOT NULL DEFAULT 1 CHECK (active IN (0, 1)),
+    category_id INTEGER REFERENCES category (id),
+    created_at  INTEGER NOT NULL,
+    updated_at  INTEGER NOT NULL,
+    CHECK (image IS NOT NULL OR embed_code IS NOT NULL)
+);
+-- the kit's search: a slot's active advs
+CREATE INDEX custom_adv_position ON custom_adv (position, active, id);
+
+CREATE TABLE custom_page (
+    id           INTEGER PRIMARY KEY,
+    slug         TEXT    NOT NULL UNIQUE,
+    title        TEXT    NOT NULL,
+    body         TEXT    NOT NULL,                        -- as staff wrote it
+    html_body    TEXT    NOT NULL,                        -- sanitized (SPEC §5)
+    html_summary TEXT    NOT NULL,
+    valid_from   INTEGER NOT NULL,
+    valid_to     INTEGER,
+    active       INTEGER NOT NULL DEFAULT 1 CHECK (active IN (0, 1)),
+    created_at   INTEGER NOT NULL,
+    updated_at   INTEGER NOT NULL
+);
+
+CREATE TABLE contact_request (
+    id         INTEGER PRIMARY KEY,
+    user_id    INTEGER REFERENCES user (id) ON DELETE SET NULL,
+    name       TEXT    NOT NULL,
+    surname    TEXT    NOT NULL,
+    email      TEXT    NOT NULL,
+    message    TEXT    NOT NULL,
+    created_at INTEGER NOT NULL
+);
+-- a member's requests (their data export; forgotten with the account)
+CREATE INDEX contact_request_user ON contact_request (user_id) WHERE user_id IS NOT NULL;

@@ -39,6 +39,7 @@ const FRAGMENTS: &[(&str, &str)] = &[
     ("people", include_str!("../../../openapi/people.json")),
     ("messages", include_str!("../../../openapi/messages.json")),
     ("media", include_str!("../../../openapi/media.json")),
+    ("custom", include_str!("../../../openapi/custom.json")),
 ];
 
 /// The schemas derived from the JSON types, by name.
@@ -71,6 +72,10 @@ pub fn generated_schemas() -> Vec<(String, RefOr<Schema>)> {
     collect::<model::flag::FlagStatusJson>(&mut out);
     collect::<model::legal::PageJson>(&mut out);
     collect::<model::legal::AckJson>(&mut out);
+    collect::<model::custom_adv::AdvJson>(&mut out);
+    collect::<model::custom_page::PageJson>(&mut out);
+    collect::<model::community::CommunityJson>(&mut out);
+    collect::<model::community::ContactJson>(&mut out);
     out
 }
 

@@ -20,6 +20,7 @@ use crate::model::import::{CommentLine, ContributionLine, Line, UserLine};
 use crate::model::{slug, user};
 
 mod content;
+mod custom;
 mod events;
 mod follows;
 mod groups;
@@ -265,6 +266,8 @@ impl Importer {
             Line::GroupMember(m) => groups::group_member(conn, &self.known, m, now),
             Line::Event(e) => events::event(conn, &self.known, e, now),
             Line::EventMember(m) => events::event_member(conn, &self.known, m, now),
+            Line::CustomAdv(a) => custom::adv(conn, &self.known, &a, now),
+            Line::CustomPage(p) => custom::page(conn, &p, now),
         }
     }
 

@@ -83,6 +83,8 @@ struct Fixtures {
     message: i64,
     group: i64,
     event: i64,
+    adv: i64,
+    page: i64,
 }
 
 impl Fixtures {
@@ -154,8 +156,35 @@ impl Fixtures {
             hearth::db::events::gallery::add(tx, event, m, now)?;
             Ok(m)
         });
+        // an active adv and a published custom page, for `/custom_adv/{id}/` and
+        // `/custom_page/{id}/`; contact requests on, for `/contact/request/`
+        let (adv, page) = s.db_write(move |tx| {
+            use hearth::db::custom_content::{self, NewPage};
+            let a = hearth::model::custom_adv::NewAdv {
+                position: "BELOW_TOPBAR".into(),
+                image: Some("/static/a.png".into()),
+                active: true,
+                ..Default::default()
+            };
+            let adv = custom_content::add_adv(tx, None, &a, now, now)?;
+            let p = NewPage {
+                id: None,
+                slug: "about",
+                title: "About",
+                body: "<p>a</p>",
+                valid_from: now,
+                valid_to: None,
+                active: true,
+                created_at: now,
+                updated_at: now,
+            };
+            Ok((adv, custom_content::add_page(tx, &p)?))
+        });
+        s.set_pref("configurations", "contact_api_enabled", json!(true));
         Fixtures {
             media,
+            adv,
+            page,
             message,
             owner,
             other,
@@ -203,6 +232,9 @@ impl Fixtures {
                     "group" => self.group,
                     "event" => self.event,
                     "media" => self.media,
+                    "custom_adv" => self.adv,
+                    "custom_page" => self.page,
+                    "community" => 1,
                     other => panic!("no fixture for {other}/{{id}}"),
                 }
                 .to_string(),

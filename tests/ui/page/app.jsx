@@ -6,7 +6,7 @@
 // One bundle, several pages: `?view=` picks what to mount (the driver visits each in turn
 // in the same browser):
 //   widgets (default)  the §8 widgets: profile header, cards, follow widgets, a discussion;
-//   shell              the app shell: NavigationToolbar (badge) and Footer;
+//   shell              the app shell: NavigationToolbar (badge), a CustomAdv and Footer;
 //   detail             the discussion page: react-templates' FeedObjectDetail (the
 //                      contribution, its comment box, the comment list and replies);
 //   composer           the Composer dialog; what it publishes is then shown as a feed card
@@ -103,6 +103,7 @@ import {
   Course,
   CreateEventButton,
   CreateGroupButton,
+  CustomAdv,
   EventMediaWidget,
   Events,
   MyEventsWidget,
@@ -226,6 +227,9 @@ function Shell({ config }) {
     <div className="page">
       <Section id="navbar" title="NavigationToolbar" wide>
         <NavigationToolbar />
+      </Section>
+      <Section id="adv" title="CustomAdv (BELOW_TOPBAR)" wide>
+        <CustomAdv position="BELOW_TOPBAR" />
       </Section>
       <main>
         <Section id="content" title="FeedObject (discussion)" wide>
