@@ -257,6 +257,9 @@ CREATE TABLE contribution (
     -- the group a discussion or post was made in (SPEC §10 Groups, version 10): its
     -- members alone see it when the group is private (db::groups::ITEM_SHOWN)
     group_id          INTEGER REFERENCES community_group (id),
+    -- the event a discussion or post was made in (version 10): like group_id
+    -- (db::events::item_shown); an item is in one group, one event or neither
+    event_id          INTEGER REFERENCES event (id),
     UNIQUE (kind, id)
 );
 -- lists: newest first per kind, live items only
@@ -952,27 +955,28 @@ END;
 -- a group's feed: its live top-level items by last activity (db::feed, Feed::Group)
 CREATE INDEX contribution_group_feed ON contribution (group_id, last_activity_at DESC, pk DESC)
 WHERE group_id IS NOT NULL AND target_pk IS NULL AND deleted = 0;
--- live top-level items made in groups, per kind: what the community-wide lists and
--- feeds (which leave group items to their group) take off contribution_tally
-CREATE TABLE contribution_group_tally (
+-- live top-level items made in groups or events, per kind: what the community-wide
+-- lists and feeds (which leave those items to their group's or event's feed) take off
+-- contribution_tally
+CREATE TABLE contribution_space_tally (
     kind TEXT PRIMARY KEY,
     live INTEGER NOT NULL
 ) WITHOUT ROWID;
-CREATE TRIGGER contribution_group_tally_insert AFTER INSERT ON contribution
-WHEN NEW.deleted = 0 AND NEW.group_id IS NOT NULL
+CREATE TRIGGER contribution_space_tally_insert AFTER INSERT ON contribution
+WHEN NEW.deleted = 0 AND (NEW.group_id IS NOT NULL OR NEW.event_id IS NOT NULL)
 BEGIN
-    INSERT INTO contribution_group_tally (kind, live) VALUES (NEW.kind, 1)
+    INSERT INTO contribution_space_tally (kind, live) VALUES (NEW.kind, 1)
     ON CONFLICT (kind) DO UPDATE SET live = live + 1;
 END;
-CREATE TRIGGER contribution_group_tally_delete AFTER DELETE ON contribution
-WHEN OLD.deleted = 0 AND OLD.group_id IS NOT NULL
+CREATE TRIGGER contribution_space_tally_delete AFTER DELETE ON contribution
+WHEN OLD.deleted = 0 AND (OLD.group_id IS NOT NULL OR OLD.event_id IS NOT NULL)
 BEGIN
-    UPDATE contribution_group_tally SET live = live - 1 WHERE kind = OLD.kind;
+    UPDATE contribution_space_tally SET live = live - 1 WHERE kind = OLD.kind;
 END;
-CREATE TRIGGER contribution_group_tally_update AFTER UPDATE OF deleted ON contribution
-WHEN NEW.group_id IS NOT NULL AND (OLD.deleted = 0) <> (NEW.deleted = 0)
+CREATE TRIGGER contribution_space_tally_update AFTER UPDATE OF deleted ON contribution
+WHEN (NEW.group_id IS NOT NULL OR NEW.event_id IS NOT NULL) AND (OLD.deleted = 0) <> (NEW.deleted = 0)
 BEGIN
-    INSERT INTO contribution_group_tally (kind, live)
+    INSERT INTO contribution_space_tally (kind, live)
     VALUES (NEW.kind, CASE WHEN NEW.deleted = 0 THEN 1 ELSE -1 END)
     ON CONFLICT (kind) DO UPDATE SET live = live + excluded.live;
 END;
@@ -1078,6 +1082,9 @@ CREATE TABLE event_member (
 CREATE INDEX event_member_user ON event_member (user_id, join_status, event_id);
 CREATE INDEX event_member_status ON event_member (event_id, join_status, created_at);
 CREATE INDEX event_member_going ON event_member (event_id, going, created_at) WHERE going IS NOT NULL;
+-- an event's feed: its live top-level items by last activity (db::feed, Feed::Event)
+CREATE INDEX contribution_event_feed ON contribution (event_id, last_activity_at DESC, pk DESC)
+WHERE event_id IS NOT NULL AND target_pk IS NULL AND deleted = 0;
 
 CREATE TRIGGER event_member_insert AFTER INSERT ON event_member
 WHEN NEW.join_status IN ('creator', 'manager', 'joined')
@@ -1123,3 +1130,93 @@ CREATE TABLE onboarding_step (
     started_at   INTEGER NOT NULL,
     completed_at INTEGER
 );
+
+-- Media (SPEC §5 images, the kit's uploader; src/db/media_items.rs): a picture a
+-- member sends in chunks (media_upload, its bytes by offset in media_chunk), made whole
+-- into a media_item whose picture is in `media` (served under /media/m/...); an event's
+-- gallery shows pictures its managers added (event_gallery).
+CREATE TABLE media_upload (
+    id         TEXT    PRIMARY KEY,
+    owner_id   INTEGER NOT NULL REFERENCES user (id),
+    -- bytes received so far, from offset 0 without a gap; the whole file's size
+    received   INTEGER NOT NULL DEFAULT 0,
+    total      INTEGER,
+    created_at INTEGER NOT NULL
+);
+CREATE INDEX media_upload_owner ON media_upload (owner_id, created_at);
+CREATE TABLE media_chunk (
+    upload_id TEXT    NOT NULL REFERENCES media_upload (id) ON DELETE CASCADE,
+    start     INTEGER NOT NULL,
+    body      BLOB    NOT NULL,
+    PRIMARY KEY (upload_id, start)
+) WITHOUT ROWID;
+CREATE TABLE media_item (
+    id         INTEGER PRIMARY KEY,
+    owner_id   INTEGER NOT NULL REFERENCES user (id),
+    type       TEXT    NOT NULL CHECK (type = 'image'),
+    title      TEXT    NOT NULL DEFAULT '',
+    -- the picture's path in `media`
+    path       TEXT    NOT NULL,
+    mimetype   TEXT    NOT NULL,
+    width      INTEGER NOT NULL,
+    height     INTEGER NOT NULL,
+    size       INTEGER NOT NULL,
+    created_at INTEGER NOT NULL
+);
+CREATE INDEX media_item_owner ON media_item (owner_id, id);
+CREATE TABLE event_gallery (
+    event_id INTEGER NOT NULL REFERENCES event (id),
+    media_id INTEGER NOT NULL REFERENCES media_item (id),
+    added_at INTEGER NOT NULL,
+    PRIMARY KEY (event_id, media_id)
+) WITHOUT ROWID;
+-- a gallery's page, newest first
+CREATE INDEX event_gallery_newest ON event_gallery (event_id, added_at DESC, media_id DESC);
+CREATE INDEX event_gallery_media ON event_gallery (media_id);
+
+-- Custom advs and pages, and contact requests (SPEC §10 "Custom ADV, menus & pages",
+-- "Contact us"; src/db/custom_content.rs, src/db/contact.rs). Advs and pages are kept by
+-- staff (`hearth adv`, `hearth page`), none by default; their HTML (`embed_code`,
+-- `html_body`) is stored sanitized. A contact request is a message to staff
+-- (`hearth contact list`), plain text; its sender's account is forgotten with it.
+CREATE TABLE custom_adv (
+    id          INTEGER PRIMARY KEY,
+    position    TEXT    NOT NULL CHECK (position IN ('BELOW_TOPBAR', 'BELOW_THE_POST', 'IN_POST_COMMENTS', 'RELATED_POSTS_COLUMN', 'TOOLS_COLUMN', 'IN_STREAM', 'ABOVE_THE_STREAM', 'ABOVE_THE_STREAM_CATEGORY')),
+    title       TEXT,
+    link        TEXT,
+    image       TEXT,
+    embed_code  TEXT,
+    active      INTEGER NOT NULL DEFAULT 1 CHECK (active IN (0, 1)),
+    category_id INTEGER REFERENCES category (id),
+    created_at  INTEGER NOT NULL,
+    updated_at  INTEGER NOT NULL,
+    CHECK (image IS NOT NULL OR embed_code IS NOT NULL)
+);
+-- the kit's search: a slot's active advs
+CREATE INDEX custom_adv_position ON custom_adv (position, active, id);
+
+CREATE TABLE custom_page (
+    id           INTEGER PRIMARY KEY,
+    slug         TEXT    NOT NULL UNIQUE,
+    title        TEXT    NOT NULL,
+    body         TEXT    NOT NULL,                        -- as staff wrote it
+    html_body    TEXT    NOT NULL,                        -- sanitized (SPEC §5)
+    html_summary TEXT    NOT NULL,
+    valid_from   INTEGER NOT NULL,
+    valid_to     INTEGER,
+    active       INTEGER NOT NULL DEFAULT 1 CHECK (active IN (0, 1)),
+    created_at   INTEGER NOT NULL,
+    updated_at   INTEGER NOT NULL
+);
+
+CREATE TABLE contact_request (
+    id         INTEGER PRIMARY KEY,
+    user_id    INTEGER REFERENCES user (id) ON DELETE SET NULL,
+    name       TEXT    NOT NULL,
+    surname    TEXT    NOT NULL,
+    email      TEXT    NOT NULL,
+    message    TEXT    NOT NULL,
+    created_at INTEGER NOT NULL
+);
+-- a member's requests (their data export; forgotten with the account)
+CREATE INDEX contact_request_user ON contact_request (user_id) WHERE user_id IS NOT NULL;

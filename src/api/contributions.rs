@@ -158,20 +158,21 @@ async fn create(kind: Kind, mut call: Call<Principal>) -> Result<Response, ApiEr
                 ));
             }
             let mut target_pk = None;
-            // a comment is in its item's group; an item in the group its body names
-            let mut group_id = None;
+            // a comment is in its item's group or event; an item in the one its body names
+            let (mut group_id, mut event_id) = (None, None);
             if let Some((tk, tid)) = draft.target {
                 match store::meta(tx, tk, tid)? {
                     Some(m)
                         if !m.deleted
-                            && crate::db::groups::shows_item(
+                            && crate::db::spaces::shows_item(
                                 tx,
                                 m.group_id,
+                                m.event_id,
                                 Some(who.user_id),
                             )? =>
                     {
                         target_pk = Some(m.pk);
-                        group_id = m.group_id;
+                        (group_id, event_id) = (m.group_id, m.event_id);
                     }
                     _ => errors.push(FieldError::new(
                         tk.as_str(),
@@ -183,6 +184,12 @@ async fn create(kind: Kind, mut call: Call<Principal>) -> Result<Response, ApiEr
             if let Some(g) = draft.group {
                 match crate::api::groups::member_of(tx, g, who)? {
                     Ok(()) => group_id = Some(g),
+                    Err(e) => errors.push(e),
+                }
+            }
+            if let Some(e) = draft.event {
+                match crate::api::events::member_of(tx, e, who)? {
+                    Ok(()) => event_id = Some(e),
                     Err(e) => errors.push(e),
                 }
             }
@@ -219,6 +226,7 @@ async fn create(kind: Kind, mut call: Call<Principal>) -> Result<Response, ApiEr
                     parent_pk,
                     categories: draft.categories,
                     group_id,
+                    event_id,
                 },
             )?;
             if let Some(poll) = &draft.poll {
@@ -233,7 +241,7 @@ async fn create(kind: Kind, mut call: Call<Principal>) -> Result<Response, ApiEr
             }
             let created = store::get(tx, kind, id, Some(who.user_id))?
                 .ok_or_else(|| ApiError::internal("contribution vanished after insert"))?;
-            Ok::<_, ApiError>(created.to_json(&base))
+            Ok::<_, ApiError>(created.to_json(&base, now))
         })
         .await?;
     Ok(json_response(StatusCode::CREATED, &json))
@@ -241,17 +249,17 @@ async fn create(kind: Kind, mut call: Call<Principal>) -> Result<Response, ApiEr
 
 /// `GET /api/v2/{kind}/{id}/`: a deleted item is 404 except for its creator.
 async fn read(kind: Kind, call: Call<Option<Principal>>) -> Result<Response, ApiError> {
-    let (id, base) = (call.id(), call.base());
+    let (id, base, now) = (call.id(), call.base(), call.now);
     let json = call
         .read(move |c, who| {
             let viewer = who.map(|w| w.user_id);
             let item = store::get(c, kind, id, viewer)?.ok_or(ApiError::NotFound)?;
             if item.deleted && viewer != Some(item.author.id)
-                || !crate::db::groups::shows_item(c, item.group_id, viewer)?
+                || !crate::db::spaces::shows_item(c, item.group_id, item.event_id, viewer)?
             {
                 return Err(ApiError::NotFound);
             }
-            Ok::<_, ApiError>(item.to_json(&base))
+            Ok::<_, ApiError>(item.to_json(&base, now))
         })
         .await?;
     Ok(ok(&json))
@@ -263,7 +271,7 @@ async fn read(kind: Kind, call: Call<Option<Principal>>) -> Result<Response, Api
 /// the list to that item's top-level comments, `parent` to one comment's replies
 /// (the threads the kit's comment list reads); neither lists every comment.
 async fn list(kind: Kind, call: Call<Option<Principal>>) -> Result<Response, ApiError> {
-    let (base, q) = (call.base(), call.query()?);
+    let (base, q, now) = (call.base(), call.query()?, call.now);
     let url = base.at(&call.req.path);
     let json = call
         .read(move |c, who| {
@@ -300,9 +308,10 @@ async fn list(kind: Kind, call: Call<Option<Principal>>) -> Result<Response, Api
                 match store::meta(c, tk, tid)? {
                     Some(m)
                         if m.deleted
-                            || !crate::db::groups::shows_item(
+                            || !crate::db::spaces::shows_item(
                                 c,
                                 m.group_id,
+                                m.event_id,
                                 who.map(|w| w.user_id),
                             )? =>
                     {
@@ -326,7 +335,7 @@ async fn list(kind: Kind, call: Call<Option<Principal>>) -> Result<Response, Api
             } else {
                 store::list(c, kind, scope, who.map(|w| w.user_id), order, page.limit, page.offset)?
             };
-            let results = items.iter().map(|i| i.to_json(&base)).collect();
+            let results = items.iter().map(|i| i.to_json(&base, now)).collect();
             Ok::<_, ApiError>(envelope(&url, &q, page, count, results))
         })
         .await?;
@@ -337,21 +346,21 @@ async fn list(kind: Kind, call: Call<Option<Principal>>) -> Result<Response, Api
 /// this one, newest first, at most [`crate::db::related::RELATED_MAX`]
 /// (`db::related`), paginated; a deleted or unknown item is 404.
 async fn related(kind: Kind, call: Call<Option<Principal>>) -> Result<Response, ApiError> {
-    let (id, base, q) = (call.id(), call.base(), call.query()?);
+    let (id, base, q, now) = (call.id(), call.base(), call.query()?, call.now);
     let url = base.at(&call.req.path);
     let json = call
         .read(move |c, who| {
             let page = Page::from_query(&q)?;
             let viewer = who.map(|w| w.user_id);
             let m = store::meta(c, kind, id)?.filter(|m| !m.deleted).ok_or(ApiError::NotFound)?;
-            if !crate::db::groups::shows_item(c, m.group_id, who.map(|w| w.user_id))? {
+            if !crate::db::spaces::shows_item(c, m.group_id, m.event_id, viewer)? {
                 return Err(ApiError::NotFound);
             }
             let all = crate::db::related::related(c, m.pk, viewer)?;
             let count = i64::try_from(all.len()).unwrap_or(i64::MAX);
             let mut items = crate::api::listing::window(&all, page).to_vec();
             crate::db::related::complete_all(c, &mut items, viewer)?;
-            let results = items.iter().map(|i| i.to_json(&base)).collect();
+            let results = items.iter().map(|i| i.to_json(&base, now)).collect();
             Ok::<_, ApiError>(envelope(&url, &q, page, count, results))
         })
         .await?;

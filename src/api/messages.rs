@@ -13,7 +13,7 @@ use warp::reply::Response;
 use crate::api::call::{Call, user, write};
 use crate::api::listing::list_page;
 use crate::api::people::users_json;
-use crate::api::upload::{self, Form};
+use crate::api::upload::{self, Form, text};
 use crate::db::messages::{self, From, Refused, files};
 use crate::error::ApiError;
 use crate::http::auth::Principal;
@@ -291,15 +291,6 @@ fn refused(e: files::Refused) -> ApiError {
         files::Refused::Parts => {
             ApiError::field("partindex", "invalid", "The parts do not make a whole file.")
         }
-    }
-}
-
-/// A text field of a form.
-fn text(map: &Map<String, Value>, name: &str) -> Option<String> {
-    match map.get(name) {
-        Some(Value::String(s)) if !s.trim().is_empty() => Some(s.trim().to_owned()),
-        Some(Value::Number(n)) => Some(n.to_string()),
-        _ => None,
     }
 }
 

@@ -6,6 +6,7 @@
 pub mod account;
 pub mod avatars;
 pub mod categories;
+pub mod community;
 // the framework the areas' handlers are written with: the caller (call, auth), lists,
 // toggles, people's JSON, the OpenAPI document (api/framework/)
 mod framework;
@@ -15,6 +16,7 @@ pub mod connections;
 pub mod contributions;
 pub mod contributors;
 pub mod courses;
+pub mod custom_content;
 pub mod custom_menus;
 pub mod data_export;
 pub mod events;
@@ -26,6 +28,7 @@ pub mod jwt;
 pub mod legal;
 pub mod live;
 pub mod media;
+pub mod media_items;
 pub mod messages;
 pub mod moderation;
 pub mod notifications;
@@ -68,6 +71,7 @@ const AREAS: &[fn() -> Vec<Endpoint>] = &[
     crate::oauth::endpoints,
     crate::http::statics::endpoints,
     media::endpoints,
+    media_items::endpoints,
     features::endpoints,
     votes::endpoints,
     contributors::endpoints,
@@ -89,6 +93,9 @@ const AREAS: &[fn() -> Vec<Endpoint>] = &[
     // tags and onboarding (issue 32)
     tags::endpoints,
     onboarding::endpoints,
+    // custom advs and pages, community info, contact us (issue 32)
+    custom_content::endpoints,
+    community::endpoints,
 ];
 
 /// Every endpoint hearth serves, in one list (see [`crate::http::route`]).

@@ -199,6 +199,7 @@ fn flagged_json(
     s: &moderation::State,
     viewer: i64,
     base: &PublicUrl,
+    now: crate::clock::Timestamp,
 ) -> Result<Option<Value>, ApiError> {
     let Some(item) = store::by_pks(c, &[s.pk], Some(viewer))?.pop() else { return Ok(None) };
     let by = match s.moderator {
@@ -207,7 +208,7 @@ fn flagged_json(
     };
     Ok(Some(json!({
         "contribution_type": item.kind.as_str(),
-        "contribution": item.to_json(base),
+        "contribution": item.to_json(base, now),
         "last_flagged_at": s.last_flagged_at.map(crate::clock::rfc3339),
         "moderation_status": s.status.as_str(),
         "moderation_type": s.reason.map(Reason::number),
@@ -219,14 +220,14 @@ fn flagged_json(
 /// `GET /api/v2/moderation/contribution/` (staff): the flagged contributions, the most
 /// recently flagged first, each with its moderation state.
 async fn queue(call: Call<Principal>) -> Result<Response, ApiError> {
-    let base = call.base();
+    let (base, now) = (call.base(), call.now);
     list_page(&call, move |c, who, q: &Query| {
         staff(&who)?;
         let page = Page::from_query(q)?;
         let count = moderation::queue_count(c)?;
         let mut results = Vec::new();
         for s in moderation::queue(c, page.limit, page.offset)? {
-            results.extend(flagged_json(c, &s, who.user_id, &base)?);
+            results.extend(flagged_json(c, &s, who.user_id, &base, now)?);
         }
         Ok((page, count, results))
     })

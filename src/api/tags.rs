@@ -177,8 +177,8 @@ async fn addressable(call: Call<Principal>) -> Result<Response, ApiError> {
 
 /// The field errors of a new item's addressing: tags the author may not address with
 /// ([`store::addressable`]), or none where the community requires addressing
-/// (`configurations.post_addressing_required_enabled`; an item in a group is addressed
-/// to its group).
+/// (`configurations.post_addressing_required_enabled`; an item in a group or an event is
+/// addressed to it).
 pub(crate) fn addressing_errors(
     tx: &Connection,
     kind: Kind,
@@ -196,7 +196,7 @@ pub(crate) fn addressing_errors(
             "post_addressing_required_enabled",
             false,
         )?;
-        if required && draft.group.is_none() {
+        if required && draft.group.is_none() && draft.event.is_none() {
             errors.push(FieldError::new(
                 "addressing",
                 "required",

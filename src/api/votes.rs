@@ -43,7 +43,7 @@ pub fn endpoints() -> Vec<Endpoint> {
 
 /// The item a caller may see: 404 when it does not exist, is deleted and the caller
 /// is not its creator (SPEC §5's rule for reading an item), or was made in a group
-/// whose items the caller may not see (`db::groups::item_shown`).
+/// or an event whose items the caller may not see (`db::spaces::item_shown`).
 pub(crate) fn visible_item(
     c: &Connection,
     kind: Kind,
@@ -51,7 +51,8 @@ pub(crate) fn visible_item(
     who: Option<i64>,
 ) -> Result<Meta, ApiError> {
     let m = store::meta(c, kind, id)?.ok_or(ApiError::NotFound)?;
-    if m.deleted && who != Some(m.author_id) || !crate::db::groups::shows_item(c, m.group_id, who)?
+    if m.deleted && who != Some(m.author_id)
+        || !crate::db::spaces::shows_item(c, m.group_id, m.event_id, who)?
     {
         return Err(ApiError::NotFound);
     }

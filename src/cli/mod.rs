@@ -1,9 +1,11 @@
 //! The command line (SPEC §2): clap definitions and one module per command group.
 
+pub mod adv;
 pub mod app;
 pub mod backup;
 pub mod banner;
 pub mod category;
+pub mod contact;
 pub mod docs;
 pub mod flag;
 pub mod import;
@@ -12,6 +14,7 @@ pub mod jwt;
 pub mod legal;
 pub mod maint;
 pub mod menu;
+pub mod page;
 pub mod pref;
 pub mod probe;
 pub mod reaction;
@@ -68,6 +71,15 @@ pub enum Command {
     /// The links of the footer menus the UI kit shows.
     #[command(subcommand)]
     Menu(menu::MenuCommand),
+    /// The advs the UI kit's CustomAdv slots show.
+    #[command(subcommand)]
+    Adv(adv::AdvCommand),
+    /// The community's own pages (about us, rules...), read as custom pages.
+    #[command(subcommand)]
+    Page(page::PageCommand),
+    /// The contact requests members sent staff.
+    #[command(subcommand)]
+    Contact(contact::ContactCommand),
     /// Broadcast banners: staff's messages to every member.
     #[command(subcommand)]
     Banner(banner::BannerCommand),
@@ -220,6 +232,9 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Reaction(c) => reaction::run(&open_existing(&cli.db)?, c),
         Command::Category(c) => category::run(&open_existing(&cli.db)?, c, &clock),
         Command::Menu(c) => menu::run(&open_existing(&cli.db)?, c, &clock),
+        Command::Adv(c) => adv::run(&open_existing(&cli.db)?, c, &clock),
+        Command::Page(c) => page::run(&open_existing(&cli.db)?, c, &clock),
+        Command::Contact(c) => contact::run(&open_existing(&cli.db)?, c),
         Command::Banner(c) => banner::run(&open_existing(&cli.db)?, c, &clock),
         Command::Legal(c) => legal::run(&open_existing(&cli.db)?, c, &clock),
         Command::Flag(c) => flag::run(&open_existing(&cli.db)?, c),

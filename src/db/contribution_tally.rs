@@ -23,12 +23,12 @@ pub fn live(conn: &Connection, kind: Kind) -> rusqlite::Result<i64> {
         .unwrap_or(0))
 }
 
-/// Live items of `kind` made in groups (`contribution_group_tally`, kept by its
-/// triggers): what the community-wide lists and feeds, which leave them to their
-/// groups, take off [`live`].
-pub fn in_groups(conn: &Connection, kind: Kind) -> rusqlite::Result<i64> {
+/// Live items of `kind` made in groups or events (`contribution_space_tally`, kept by
+/// its triggers): what the community-wide lists and feeds, which leave them to their
+/// group's or event's feed, take off [`live`].
+pub fn in_spaces(conn: &Connection, kind: Kind) -> rusqlite::Result<i64> {
     Ok(conn
-        .prepare_cached("SELECT live FROM contribution_group_tally WHERE kind = ?1")?
+        .prepare_cached("SELECT live FROM contribution_space_tally WHERE kind = ?1")?
         .query_row([kind.as_str()], |r| r.get(0))
         .optional()?
         .unwrap_or(0))

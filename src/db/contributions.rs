@@ -34,6 +34,8 @@ pub struct Meta {
     pub parent_pk: Option<i64>,
     /// The group it was made in (a comment: its item's).
     pub group_id: Option<i64>,
+    /// The event it was made in (a comment: its item's).
+    pub event_id: Option<i64>,
 }
 
 /// A row to insert (already validated).
@@ -50,16 +52,21 @@ pub struct NewContribution {
     pub categories: Vec<i64>,
     /// The group it is made in (a comment: pass its item's).
     pub group_id: Option<i64>,
+    /// The event it is made in (a comment: pass its item's).
+    pub event_id: Option<i64>,
 }
 
 /// The permission/counter facts of one item.
 pub fn meta(conn: &Connection, kind: Kind, id: i64) -> rusqlite::Result<Option<Meta>> {
     conn.prepare_cached(
-        "SELECT pk, kind, author_id, deleted, target_pk, parent_pk, group_id FROM contribution
+        "SELECT pk, kind, author_id, deleted, target_pk, parent_pk, group_id, event_id
+         FROM contribution
          WHERE kind = ?1 AND id = ?2",
     )?
     .query_row(params![kind.as_str(), id], |r| {
-        Ok(from_columns!(r => Meta { pk, kind, author_id, deleted, target_pk, parent_pk, group_id }))
+        Ok(from_columns!(r => Meta {
+            pk, kind, author_id, deleted, target_pk, parent_pk, group_id, event_id
+        }))
     })
     .optional()
 }
@@ -79,8 +86,8 @@ pub fn insert(conn: &Connection, new: &NewContribution) -> rusqlite::Result<i64>
     conn.prepare_cached(
         "INSERT INTO contribution (kind, id, author_id, title, action, text, added_at, target_pk, parent_pk,
                                    html, summary, summary_html, summary_truncated, last_activity_at,
-                                   group_id)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?7, ?14)",
+                                   group_id, event_id)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?7, ?14, ?15)",
     )?
     .execute(params![
         new.kind.as_str(),
@@ -96,7 +103,8 @@ pub fn insert(conn: &Connection, new: &NewContribution) -> rusqlite::Result<i64>
         r.summary,
         r.stored_summary_html(),
         r.summary_truncated,
-        new.group_id
+        new.group_id,
+        new.event_id
     ])?;
     let pk = conn.last_insert_rowid();
     link_categories(conn, pk, &new.categories)?;
@@ -242,7 +250,7 @@ pub(super) fn select() -> String {
         "SELECT c.pk, c.kind, c.id, c.title, c.action, c.text, c.added_at, c.last_edited_at,
                 c.deleted, c.comment_count, t.kind, t.id, p.id,
                 c.html, c.summary, c.summary_html, c.summary_truncated, c.last_activity_at, {},
-                c.collapsed, c.group_id
+                c.collapsed, c.group_id, c.event_id
          FROM contribution c
          JOIN user u ON u.id = c.author_id
          LEFT JOIN contribution t ON t.pk = c.target_pk
@@ -267,8 +275,10 @@ pub(super) fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Contribution> 
         votes: Votes::default(),
         latest_comments: Vec::new(),
         group_id: r.get(25)?,
+        event_id: r.get(26)?,
         // loaded by `complete`
         group: None,
+        event: None,
         poll: None,
         addressing: Vec::new(),
     }))
@@ -287,6 +297,9 @@ pub(super) fn complete(
     // an item's group (a comment's is its item's, which its JSON does not repeat)
     if let Some(g) = c.group_id.filter(|_| c.kind != Kind::Comment) {
         c.group = super::groups::seen_by(conn, g, viewer)?;
+    }
+    if let Some(e) = c.event_id.filter(|_| c.kind != Kind::Comment) {
+        c.event = super::events::seen_by(conn, e, viewer)?;
     }
     if matches!(c.kind, Kind::Discussion | Kind::Post) {
         c.poll = super::polls::of(conn, c.pk, viewer)?;
@@ -380,7 +393,7 @@ fn scope_sql(scope: Scope, order: Order) -> (&'static str, &'static str) {
     match scope {
         // items made in groups are their groups' (their feeds), not the community's
         Scope::All => (
-            "c.kind = ?1 AND ?2 IS NULL AND c.group_id IS NULL",
+            "c.kind = ?1 AND ?2 IS NULL AND c.group_id IS NULL AND c.event_id IS NULL",
             if desc { "c.added_at DESC, c.id DESC" } else { "c.added_at ASC, c.id ASC" },
         ),
         // (`+c.kind`: the thread's own index, never a walk of every comment)
@@ -465,7 +478,7 @@ pub fn list(
         // the newest-first list of a kind: its total is kept by triggers
         (Scope::All, None) => {
             super::contribution_tally::live(conn, kind)?
-                - super::contribution_tally::in_groups(conn, kind)?
+                - super::contribution_tally::in_spaces(conn, kind)?
         }
         // less the hidden authors' live items, counted from their own rows
         // (`contribution_author`): never a walk of the whole kind (issue 27)
@@ -475,11 +488,11 @@ pub fn list(
                     "SELECT count(*) FROM user_hide h
                      JOIN contribution c INDEXED BY contribution_author
                        ON c.author_id = h.hidden_id AND c.kind = ?1 AND c.deleted = 0
-                     WHERE h.user_id = ?2 AND c.group_id IS NULL",
+                     WHERE h.user_id = ?2 AND c.group_id IS NULL AND c.event_id IS NULL",
                 )?
                 .query_row(params![kind.as_str(), v], |r| r.get(0))?;
             super::contribution_tally::live(conn, kind)?
-                - super::contribution_tally::in_groups(conn, kind)?
+                - super::contribution_tally::in_spaces(conn, kind)?
                 - hidden
         }
         // a comment's live replies: its own counter

@@ -130,6 +130,11 @@ const FILES: &[(&str, &str)] = &[
            AND ((m.sender_id = ?1 AND m.sender_hidden = 0) OR (m.receiver_id = ?1 AND m.receiver_hidden = 0))
          ORDER BY m.thread_id, m.id",
     ),
+    (
+        "contact_requests.json",
+        "SELECT id, name, surname, email, message, created_at FROM contact_request
+         WHERE user_id = ?1 ORDER BY id",
+    ),
 ];
 
 /// What the archive's README says.
@@ -153,6 +158,7 @@ tags.json               the tags staff gave you (those kept off your profile too
 avatars.json, avatars/  the avatars you uploaded
 private_messages.json   the private messages you sent and received (those you have not
                         deleted for yourself; a file by its name)
+contact_requests.json   the messages you sent the community's staff
 
 Not included: your password (hearth keeps only a salted hash), your sign-in tokens
 (kept only as hashes), and other members' data beyond their username where it is

@@ -33,7 +33,7 @@ pub fn related(
     let mut stmt = conn.prepare_cached(&format!(
         "{} JOIN contribution_category cc ON cc.contribution_pk = c.pk
          WHERE cc.category_id = ?1 AND c.pk <> ?2 AND c.kind <> 'comment' AND c.deleted = 0
-           AND c.group_id IS NULL {hidden}
+           AND c.group_id IS NULL AND c.event_id IS NULL {hidden}
          ORDER BY cc.contribution_pk DESC LIMIT ?3",
         select()
     ))?;

@@ -1,6 +1,9 @@
-//! Course images (SPEC §5): read an upload's header, refuse what is too big before
-//! decoding a pixel, say how much memory the decode will take (SPEC §3: image decoding
-//! counts against the request memory budget), and make the four center-cropped squares.
+//! Images (SPEC §5): read an upload's header, refuse what is too big before decoding a
+//! pixel, say how much memory the decode will take (SPEC §3: image decoding counts
+//! against the request memory budget), and make the four center-cropped squares of a
+//! course's, a group's or a member's image ([`squares_of`]), or one picture of a
+//! gallery or an item, whole and at most [`PICTURE_SIDE`] a side ([`picture_of`]).
+//! Either is encoded anew: nothing of the upload but its pixels is kept (no EXIF).
 //! Pure CPU work with no HTTP or SQL: callers run it in `spawn_blocking`, outside any
 //! database transaction.
 //!
@@ -50,6 +53,50 @@ pub const SIZES: [(&str, u32); 4] =
 /// The side the centered square is reduced to by the box filter before the quality
 /// resize: twice the largest square, so the box filter's coarseness never shows.
 pub const WORK_SIDE: u32 = 2 * SIZES[0].1;
+
+/// The longest side of a picture ([`picture_of`]).
+pub const PICTURE_SIDE: u32 = 1280;
+
+/// What an upload becomes: the centered square ([`squares_of`]) or the whole image
+/// ([`picture_of`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    Square,
+    Whole,
+}
+
+impl Shape {
+    /// The region of a `width`×`height` image the box filter reads, and the size it
+    /// reduces it to: the centered square to at most [`WORK_SIDE`]; the whole image to
+    /// at most twice [`PICTURE_SIDE`] on its longer side, its proportions kept.
+    fn region_and_work(self, width: u32, height: u32) -> ((u32, u32), (u32, u32)) {
+        match self {
+            Shape::Square => {
+                let side = width.min(height);
+                let out = side.min(WORK_SIDE);
+                ((side, side), (out, out))
+            }
+            Shape::Whole => {
+                let (w, h) = fit(width, height, 2 * PICTURE_SIDE);
+                ((width, height), (w, h))
+            }
+        }
+    }
+}
+
+/// `width`×`height` scaled down (never up) to at most `side` on its longer side.
+pub fn fit(width: u32, height: u32, side: u32) -> (u32, u32) {
+    let long = width.max(height);
+    if long <= side {
+        return (width, height);
+    }
+    let scale = |v: u32| {
+        u32::try_from((u64::from(v) * u64::from(side) + u64::from(long) / 2) / u64::from(long))
+            .unwrap_or(1)
+            .max(1)
+    };
+    (scale(width), scale(height))
+}
 
 /// Memory of the decoders' own state (tables, zlib window, row buffers), and of the
 /// encoders of the squares, on top of what [`Plan::peak`] counts by the pixel.
@@ -115,6 +162,17 @@ pub struct Square {
     pub bytes: Vec<u8>,
 }
 
+/// The picture of one upload ([`picture_of`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Picture {
+    /// `png` (images with transparency) or `jpg`.
+    pub extension: &'static str,
+    pub content_type: &'static str,
+    pub width: u32,
+    pub height: u32,
+    pub bytes: Vec<u8>,
+}
+
 /// The four squares of one upload, all in one format.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Squares {
@@ -130,6 +188,8 @@ pub struct Squares {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Plan {
     format: ImageFormat,
+    /// What the upload is made into.
+    pub shape: Shape,
     /// Width in pixels.
     pub width: u32,
     /// Height in pixels.
@@ -164,10 +224,15 @@ fn png_decoder(bytes: &[u8]) -> png::Decoder<Cursor<&[u8]>> {
     d
 }
 
+/// [`plan_for`] the squares.
+pub fn plan(bytes: &[u8]) -> Result<Plan, ImageError> {
+    plan_for(bytes, Shape::Square)
+}
+
 /// Reads an upload's header: refuses what is too large, not an accepted format, or
 /// more than [`MAX_SIDE`] on a side, before any pixel is decoded; and estimates the
-/// memory the rest will take.
-pub fn plan(bytes: &[u8]) -> Result<Plan, ImageError> {
+/// memory the rest will take to make it into `shape`.
+pub fn plan_for(bytes: &[u8], shape: Shape) -> Result<Plan, ImageError> {
     if bytes.len() > MAX_BYTES {
         return Err(ImageError::TooLarge);
     }
@@ -191,13 +256,20 @@ pub fn plan(bytes: &[u8]) -> Result<Plan, ImageError> {
     if width == 0 || height == 0 {
         return Err(ImageError::NotAnImage("empty image".into()));
     }
-    let out = width.min(height).min(WORK_SIDE) as usize;
+    let (_, (out_w, out_h)) = shape.region_and_work(width, height);
+    let (out_w, out_h) = (out_w as usize, out_h as usize);
     let channels = if alpha { 4 } else { 3 };
-    // the box filter's sums and result, then the first quality resize (f32 samples)
-    let work = out * out * channels * 5 + out * SIZES[0].1 as usize * channels * 4;
+    // the box filter's sums and result, then the first quality resize (f32 samples):
+    // to the largest square, or to the picture
+    let first = match shape {
+        Shape::Square => SIZES[0].1 as usize,
+        Shape::Whole => PICTURE_SIDE as usize,
+    };
+    let work = out_w * out_h * channels * 5 + out_w.max(out_h) * first * channels * 4;
     let extra = decoder_extra(format, bytes, width, height);
     Ok(Plan {
         format,
+        shape,
         width,
         height,
         alpha,
@@ -300,182 +372,34 @@ pub fn squares_of(bytes: &[u8], plan: &Plan) -> Result<Squares, ImageError> {
     Ok(Squares { extension, content_type, squares: out })
 }
 
+/// Makes the picture of an upload planned for [`Shape::Whole`]: the whole image at most
+/// [`PICTURE_SIDE`] a side, PNG when it has an alpha channel, else JPEG.
+pub fn picture_of(bytes: &[u8], plan: &Plan) -> Result<Picture, ImageError> {
+    let work = if plan.format == ImageFormat::Png {
+        shrink_png(bytes, plan)?
+    } else {
+        shrink_frame(bytes, plan)?
+    };
+    let (w, h) = fit(plan.width, plan.height, PICTURE_SIDE);
+    let picture = if (work.width(), work.height()) == (w, h) {
+        work
+    } else {
+        work.resize_exact(w, h, FilterType::CatmullRom)
+    };
+    let (format, extension, content_type) = if plan.alpha {
+        (ImageFormat::Png, "png", "image/png")
+    } else {
+        (ImageFormat::Jpeg, "jpg", "image/jpeg")
+    };
+    let mut buf = Cursor::new(Vec::new());
+    picture.write_to(&mut buf, format).map_err(|e| ImageError::Encode(e.to_string()))?;
+    Ok(Picture { extension, content_type, width: w, height: h, bytes: buf.into_inner() })
+}
+
 /// [`plan`] then [`squares_of`], with no memory budget.
 pub fn squares(bytes: &[u8]) -> Result<Squares, ImageError> {
     squares_of(bytes, &plan(bytes)?)
 }
 
 #[cfg(test)]
-mod tests {
-    #![expect(clippy::unwrap_used, reason = "tests fail loudly")]
-
-    use super::*;
-    use image::{GenericImageView, ImageBuffer, Rgb, Rgba};
-
-    fn encode(img: DynamicImage, format: ImageFormat) -> Vec<u8> {
-        let mut buf = Cursor::new(Vec::new());
-        img.write_to(&mut buf, format).unwrap();
-        buf.into_inner()
-    }
-
-    fn rgb(w: u32, h: u32) -> DynamicImage {
-        DynamicImage::ImageRgb8(ImageBuffer::from_fn(w, h, |x, y| {
-            Rgb([(x % 256) as u8, (y % 256) as u8, 128])
-        }))
-    }
-
-    #[test]
-    fn non_square_png_becomes_four_squares() {
-        let png = encode(rgb(300, 200), ImageFormat::Png);
-        let s = squares(&png).unwrap();
-        assert_eq!(s.extension, "jpg");
-        let sides: Vec<u32> = s.squares.iter().map(|q| q.side).collect();
-        assert_eq!(sides, vec![600, 400, 200, 100]);
-        for q in &s.squares {
-            let img = image::load_from_memory(&q.bytes).unwrap();
-            assert_eq!(img.dimensions(), (q.side, q.side));
-        }
-    }
-
-    #[test]
-    fn transparency_keeps_png() {
-        let img = DynamicImage::ImageRgba8(ImageBuffer::from_fn(50, 80, |_, _| Rgba([1, 2, 3, 4])));
-        let s = squares(&encode(img, ImageFormat::Png)).unwrap();
-        assert_eq!((s.extension, s.content_type), ("png", "image/png"));
-        let small = image::load_from_memory(&s.squares[3].bytes).unwrap();
-        assert!(small.color().has_alpha());
-    }
-
-    #[test]
-    fn every_accepted_format_decodes() {
-        for f in [ImageFormat::Jpeg, ImageFormat::Gif, ImageFormat::WebP] {
-            let bytes = encode(rgb(40, 30), f);
-            assert!(squares(&bytes).is_ok(), "{f:?}");
-        }
-    }
-
-    /// The colour of the middle of the largest square.
-    fn middle(s: &Squares) -> [u8; 4] {
-        let img = image::load_from_memory(&s.squares[0].bytes).unwrap();
-        img.get_pixel(300, 300).0
-    }
-
-    #[test]
-    fn center_crop_takes_the_middle_in_every_path() {
-        // red in the middle third of a wide image, blue elsewhere: the square is red
-        let wide = |w: u32, h: u32| {
-            ImageBuffer::from_fn(w, h, move |x, _| {
-                if (w / 3..2 * w / 3).contains(&x) { Rgb([255u8, 0, 0]) } else { Rgb([0, 0, 255]) }
-            })
-        };
-        // small (no box step), large (box step), JPEG (a whole frame)
-        for (img, f) in [
-            (DynamicImage::ImageRgb8(wide(300, 100)), ImageFormat::Png),
-            (DynamicImage::ImageRgb8(wide(3900, 1300)), ImageFormat::Png),
-            (DynamicImage::ImageRgb8(wide(3900, 1300)), ImageFormat::Jpeg),
-        ] {
-            let s = squares(&encode(img, f)).unwrap();
-            let [r, g, b, _] = middle(&s);
-            assert!(r > 240 && g < 16 && b < 16, "{f:?}: {r} {g} {b}");
-        }
-    }
-
-    #[test]
-    fn sixteen_bit_and_interlaced_pngs_stream() {
-        // 16-bit RGBA, half transparent: 8-bit colour, alpha kept
-        let img: ImageBuffer<Rgba<u16>, Vec<u16>> =
-            ImageBuffer::from_fn(1300, 1250, |_, _| Rgba([65535, 32896, 0, 32896]));
-        let bytes = encode(DynamicImage::ImageRgba16(img), ImageFormat::Png);
-        let p = plan(&bytes).unwrap();
-        assert!(p.alpha);
-        assert!(p.peak < 64 * 1024 * 1024, "{}", p.peak);
-        let s = squares_of(&bytes, &p).unwrap();
-        assert_eq!(s.extension, "png");
-        let [r, g, b, a] = middle(&s);
-        assert!(r == 255 && (126..=130).contains(&g) && b == 0, "{r} {g} {b}");
-        assert!((126..=130).contains(&a), "{a}");
-        // an Adam7-interlaced PNG: every pass lands where it belongs
-        let (w, h) = (1251, 1213);
-        let pixel = |x: u32, y: u32| [(x % 7) as u8 * 30, (y % 5) as u8 * 50, 77];
-        let plain = ImageBuffer::from_fn(w, h, |x, y| Rgb(pixel(x, y)));
-        let plain = squares(&encode(DynamicImage::ImageRgb8(plain), ImageFormat::Png));
-        assert_eq!(squares(&adam7_png(w, h, pixel)).unwrap(), plain.unwrap());
-    }
-
-    /// An interlaced 8-bit RGB PNG (png's encoder writes none): the rows of each pass,
-    /// filter byte 0, in one stored (uncompressed) zlib stream.
-    fn adam7_png(w: u32, h: u32, pixel: impl Fn(u32, u32) -> [u8; 3]) -> Vec<u8> {
-        let mut raw = Vec::new();
-        for (y, x0, dx) in png_rows(w, h, true) {
-            raw.push(0);
-            for x in (x0..w).step_by(dx as usize) {
-                raw.extend(pixel(x, y));
-            }
-        }
-        let mut zlib = vec![0x78, 0x01];
-        let blocks: Vec<&[u8]> = raw.chunks(65535).collect();
-        for (i, block) in blocks.iter().enumerate() {
-            let len = block.len() as u16;
-            zlib.push(u8::from(i + 1 == blocks.len()));
-            zlib.extend(len.to_le_bytes());
-            zlib.extend((!len).to_le_bytes());
-            zlib.extend(*block);
-        }
-        let (mut a, mut b) = (1u32, 0u32);
-        for byte in &raw {
-            a = (a + u32::from(*byte)) % 65521;
-            b = (b + a) % 65521;
-        }
-        zlib.extend(((b << 16) | a).to_be_bytes());
-        let mut info = png::Info::with_size(w, h);
-        info.color_type = png::ColorType::Rgb;
-        info.bit_depth = png::BitDepth::Eight;
-        info.interlaced = true;
-        let mut out = Vec::new();
-        {
-            let mut writer =
-                png::Encoder::with_info(&mut out, info).unwrap().write_header().unwrap();
-            writer.write_chunk(png::chunk::IDAT, &zlib).unwrap();
-            writer.write_chunk(png::chunk::IEND, &[]).unwrap();
-            std::mem::forget(writer);
-        }
-        out
-    }
-
-    #[test]
-    fn refuses_non_images_and_oversized_ones() {
-        assert!(matches!(squares(b"this is just text"), Err(ImageError::NotAnImage(_))));
-        assert!(matches!(squares(&vec![0u8; MAX_BYTES + 1]), Err(ImageError::TooLarge)));
-        // a truncated PNG and JPEG: the header parses, the pixels do not
-        for f in [ImageFormat::Png, ImageFormat::Jpeg] {
-            let bytes = encode(rgb(64, 64), f);
-            assert!(
-                matches!(squares(&bytes[..bytes.len() / 2]), Err(ImageError::NotAnImage(_))),
-                "{f:?}"
-            );
-        }
-    }
-
-    #[test]
-    fn refuses_huge_dimensions_from_the_header() {
-        // a 9000×10 PNG cut just after the start of its pixel data: refused on the
-        // dimensions alone, before any decoding
-        let png = encode(rgb(9000, 10), ImageFormat::Png);
-        let idat = png.windows(4).position(|w| w == b"IDAT").unwrap();
-        assert_eq!(
-            plan(&png[..idat + 8]).err(),
-            Some(ImageError::TooManyPixels { width: 9000, height: 10 })
-        );
-        // a real 8001×1 PNG
-        let png = encode(rgb(8001, 1), ImageFormat::Png);
-        assert!(matches!(plan(&png), Err(ImageError::TooManyPixels { width: 8001, .. })));
-    }
-
-    #[test]
-    fn the_plan_counts_the_frame() {
-        let jpeg = encode(rgb(2000, 1000), ImageFormat::Jpeg);
-        let p = plan(&jpeg).unwrap();
-        assert!(p.peak >= 2000 * 1000 * 3 + jpeg.len(), "{}", p.peak);
-        assert!(p.peak < 2000 * 1000 * 3 + 64 * 1024 * 1024, "{}", p.peak);
-    }
-}
+mod tests;

@@ -1,19 +1,21 @@
 //! Decoding an upload straight down to the working size: PNGs row by row (8- or 16-bit,
 //! interlaced or not, cut to 8 bits as they come), other formats as one frame that is
-//! averaged down and freed at once. What `squares_of` resizes from.
+//! averaged down and freed at once. What `squares_of` and `picture_of` resize from.
 
 use super::*;
 
-/// The box filter: sums the pixels of the centered square of a `width`×`height` image
-/// into `out`×`out` cells, in any row order, one pass over the pixels.
+/// The box filter: sums the pixels of a region of a `width`×`height` image (the
+/// centered square, or the whole image: [`Shape`]) into `out_w`×`out_h` cells, in any
+/// row order, one pass over the pixels.
 pub(super) struct Shrinker {
-    /// The square: its top-left corner and side, in source pixels.
+    /// The region: its top-left corner and size, in source pixels.
     x0: u32,
     y0: u32,
-    side: u32,
-    out: u32,
+    region_h: u32,
+    out_w: u32,
+    out_h: u32,
     alpha: bool,
-    /// Output column of each source column of the square.
+    /// Output column of each source column of the region.
     col: Vec<u32>,
     /// Source columns (rows) per output column (row).
     col_n: Vec<u32>,
@@ -22,39 +24,45 @@ pub(super) struct Shrinker {
     sums: Vec<u32>,
 }
 
+/// How many of `from` source pixels fall in each of `to` cells, and the cell of each.
+fn cells(from: u32, to: u32) -> (Vec<u32>, Vec<u32>) {
+    let cell = |i: u32| u32::try_from(u64::from(i) * u64::from(to) / u64::from(from)).unwrap_or(0);
+    let of: Vec<u32> = (0..from).map(cell).collect();
+    let mut n = vec![0u32; to as usize];
+    for c in &of {
+        n[*c as usize] += 1;
+    }
+    (of, n)
+}
+
 impl Shrinker {
-    fn new(width: u32, height: u32, alpha: bool) -> Shrinker {
-        let side = width.min(height);
-        let out = side.min(WORK_SIDE);
-        let cell =
-            |i: u32| u32::try_from(u64::from(i) * u64::from(out) / u64::from(side)).unwrap_or(0);
-        let col: Vec<u32> = (0..side).map(cell).collect();
-        let mut col_n = vec![0u32; out as usize];
-        for c in &col {
-            col_n[*c as usize] += 1;
-        }
+    fn new(width: u32, height: u32, alpha: bool, shape: Shape) -> Shrinker {
+        let ((rw, rh), (out_w, out_h)) = shape.region_and_work(width, height);
+        let (col, col_n) = cells(rw, out_w);
+        let (_, row_n) = cells(rh, out_h);
         Shrinker {
-            x0: (width - side) / 2,
-            y0: (height - side) / 2,
-            side,
-            out,
+            x0: (width - rw) / 2,
+            y0: (height - rh) / 2,
+            region_h: rh,
+            out_w,
+            out_h,
             alpha,
-            row_n: col_n.clone(),
+            row_n,
             col_n,
             col,
-            sums: vec![0; out as usize * out as usize * if alpha { 4 } else { 3 }],
+            sums: vec![0; out_w as usize * out_h as usize * if alpha { 4 } else { 3 }],
         }
     }
 
     /// Adds one decoded row: `samples` pixels of `channels` 8-bit samples (gray, gray +
     /// alpha, RGB, RGBA), the `i`th at column `x_start + i * x_step` of source row `y`.
     fn push(&mut self, y: u32, x_start: u32, x_step: u32, channels: usize, data: &[u8]) {
-        if y < self.y0 || y >= self.y0 + self.side || channels == 0 {
+        if y < self.y0 || y >= self.y0 + self.region_h || channels == 0 {
             return;
         }
-        let cell_row = u64::from(y - self.y0) * u64::from(self.out) / u64::from(self.side);
+        let cell_row = u64::from(y - self.y0) * u64::from(self.out_h) / u64::from(self.region_h);
         let stride = if self.alpha { 4 } else { 3 };
-        let base = cell_row as usize * self.out as usize * stride;
+        let base = cell_row as usize * self.out_w as usize * stride;
         // the pixels left of the square are skipped in one step
         let skip = self.x0.saturating_sub(x_start).div_ceil(x_step.max(1)) as usize;
         for (i, px) in data.chunks_exact(channels).enumerate().skip(skip) {
@@ -88,12 +96,12 @@ impl Shrinker {
         }
     }
 
-    /// The averaged square.
+    /// The averaged region.
     fn finish(self) -> DynamicImage {
         let stride = if self.alpha { 4 } else { 3 };
         let mut px = Vec::with_capacity(self.sums.len());
         for (i, cell) in self.sums.chunks_exact(stride).enumerate() {
-            let (row, col) = (i / self.out as usize, i % self.out as usize);
+            let (row, col) = (i / self.out_w as usize, i % self.out_w as usize);
             let n = (self.row_n[row] * self.col_n[col]).max(1);
             let avg = |sum: u32, n: u32| u8::try_from((sum + n / 2) / n).unwrap_or(u8::MAX);
             if self.alpha {
@@ -106,13 +114,13 @@ impl Shrinker {
                 px.extend(cell.iter().map(|s| avg(*s, n)));
             }
         }
-        let side = self.out;
+        let (w, h) = (self.out_w, self.out_h);
         let img = if self.alpha {
-            image::RgbaImage::from_raw(side, side, px).map(DynamicImage::ImageRgba8)
+            image::RgbaImage::from_raw(w, h, px).map(DynamicImage::ImageRgba8)
         } else {
-            image::RgbImage::from_raw(side, side, px).map(DynamicImage::ImageRgb8)
+            image::RgbImage::from_raw(w, h, px).map(DynamicImage::ImageRgb8)
         };
-        img.unwrap_or_else(|| DynamicImage::new_rgb8(side, side))
+        img.unwrap_or_else(|| DynamicImage::new_rgb8(w, h))
     }
 }
 
@@ -155,7 +163,7 @@ pub(super) fn shrink_png(bytes: &[u8], plan: &Plan) -> Result<DynamicImage, Imag
     let (color, _) = reader.output_color_type();
     let channels = color.samples();
     let interlaced = reader.info().interlaced;
-    let mut shrinker = Shrinker::new(plan.width, plan.height, plan.alpha);
+    let mut shrinker = Shrinker::new(plan.width, plan.height, plan.alpha, plan.shape);
     for (y, x0, dx) in png_rows(plan.width, plan.height, interlaced) {
         let row = reader
             .next_row()
@@ -194,7 +202,7 @@ pub(super) fn shrink_frame(bytes: &[u8], plan: &Plan) -> Result<DynamicImage, Im
     };
     let channels = usize::from(frame.color().channel_count());
     let width = frame.width();
-    let mut shrinker = Shrinker::new(width, frame.height(), plan.alpha);
+    let mut shrinker = Shrinker::new(width, frame.height(), plan.alpha, plan.shape);
     let row_len = width as usize * channels;
     if row_len > 0 {
         for (y, row) in frame.as_bytes().chunks_exact(row_len).enumerate() {

@@ -111,6 +111,9 @@ pub struct Contribution {
     /// The group it was made in (a comment: its item's), and as the caller sees it.
     pub group_id: Option<i64>,
     pub group: Option<super::group::GroupSeen>,
+    /// The event it was made in (a comment: its item's), and as the caller sees it.
+    pub event_id: Option<i64>,
+    pub event: Option<super::event::EventSeen>,
     /// Discussions and posts: its poll, with the caller's votes.
     pub poll: Option<super::poll::PollJson>,
     /// Discussions and posts: the tags it is addressed to (`SCTagType`), by id.
@@ -182,6 +185,7 @@ pub struct ContributionJson {
     pub poll: Option<Value>,
     /// The group it was made in (Group JSON as the caller sees it); null for none
     pub group: Option<Value>,
+    /// The event it was made in (Event JSON as the caller sees it); null for none
     pub event: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
@@ -204,9 +208,9 @@ pub struct ContributionJson {
 }
 
 impl Contribution {
-    /// The object JSON (`voted` and `reaction` for the caller whose votes
-    /// [`Contribution::votes`] holds).
-    pub fn to_json(&self, base: &PublicUrl) -> ContributionJson {
+    /// The object JSON at `now` (`voted` and `reaction` for the caller whose votes
+    /// [`Contribution::votes`] holds; its event's next date and `running` at `now`).
+    pub fn to_json(&self, base: &PublicUrl, now: Timestamp) -> ContributionJson {
         let is_comment = self.kind == Kind::Comment;
         let target_id =
             |k: Kind| is_comment.then(|| self.target.filter(|(tk, _)| *tk == k).map(|(_, id)| id));
@@ -247,7 +251,10 @@ impl Contribution {
             location: None,
             poll: self.poll.as_ref().and_then(|p| serde_json::to_value(p).ok()),
             group: self.group.as_ref().and_then(|g| serde_json::to_value(g.to_json(base)).ok()),
-            event: None,
+            event: self
+                .event
+                .as_ref()
+                .and_then(|e| serde_json::to_value(e.to_json(base, now)).ok()),
             title: (self.kind == Kind::Discussion).then(|| self.title.clone().unwrap_or_default()),
             action: (self.kind == Kind::Status).then(|| self.action.clone().unwrap_or_default()),
             discussion: target_id(Kind::Discussion),
@@ -258,7 +265,7 @@ impl Contribution {
             latest_comments: is_comment.then(|| {
                 self.latest_comments
                     .iter()
-                    .map(|c| serde_json::to_value(c.to_json(base)).unwrap_or(Value::Null))
+                    .map(|c| serde_json::to_value(c.to_json(base, now)).unwrap_or(Value::Null))
                     .collect()
             }),
         }
@@ -294,6 +301,8 @@ pub struct Draft {
     pub parent: Option<i64>,
     /// Discussions and posts: the group it is made in (SPEC §10 Groups).
     pub group: Option<i64>,
+    /// Discussions and posts: the event it is made in (SPEC §10 Events).
+    pub event: Option<i64>,
     /// Discussions and posts: its poll.
     pub poll: Option<super::poll::PollInput>,
     /// Discussions and posts: the tag ids it is addressed to, deduplicated.
@@ -423,16 +432,30 @@ pub fn validate(kind: Kind, body: &Map<String, Value>) -> (Draft, Vec<FieldError
     } else {
         draft.categories = categories(body, &mut errors);
     }
-    // discussions and posts may be made in a group (a comment is in its item's)
+    // discussions and posts may be made in a group or an event (a comment is in its
+    // item's), not in both
     let group = id_field(body, "group", &mut errors);
+    let event = id_field(body, "event", &mut errors);
     if matches!(kind, Kind::Discussion | Kind::Post) {
         draft.group = group;
-    } else if group.is_some() {
-        errors.push(FieldError::new(
-            "group",
-            "invalid",
-            "Only discussions and posts are in groups.",
-        ));
+        draft.event = event;
+        if group.is_some() && event.is_some() {
+            errors.push(FieldError::new(
+                "event",
+                "invalid",
+                "An item is made in a group or in an event, not in both.",
+            ));
+        }
+    } else {
+        for (name, given) in [("group", group), ("event", event)] {
+            if given.is_some() {
+                errors.push(FieldError::new(
+                    name,
+                    "invalid",
+                    format!("Only discussions and posts are in {name}s."),
+                ));
+            }
+        }
     }
     match body.get("addressing") {
         None | Some(Value::Null) => {}
@@ -456,11 +479,11 @@ pub fn validate(kind: Kind, body: &Map<String, Value>) -> (Draft, Vec<FieldError
             errors.push(FieldError::new("addressing", "invalid", "Expected a list of tag ids."));
         }
     }
-    if draft.group.is_some() && !draft.addressing.is_empty() {
+    if (draft.group.is_some() || draft.event.is_some()) && !draft.addressing.is_empty() {
         errors.push(FieldError::new(
             "addressing",
             "invalid",
-            "An item made in a group is addressed to the group, not to tags.",
+            "An item made in a group or an event is addressed to it, not to tags.",
         ));
     }
     match body.get("poll").filter(|p| !p.is_null()) {

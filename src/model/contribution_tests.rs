@@ -41,6 +41,8 @@ fn slugs_come_from_the_title_or_the_text() {
         latest_comments: Vec::new(),
         group_id: None,
         group: None,
+        event_id: None,
+        event: None,
         poll: None,
         addressing: Vec::new(),
     };
@@ -54,11 +56,11 @@ fn slugs_come_from_the_title_or_the_text() {
     );
     assert_eq!(c.slug(), "hello-world", "from the plain text, never the markup");
     let base = PublicUrl("http://h".into());
-    let j = c.to_json(&base);
+    let j = c.to_json(&base, 0);
     assert_eq!(j.last_activity_at, rfc3339(5), "never before creation");
     assert!(j.in_reply_to.is_none() && j.latest_comments.is_none());
     c.kind = Kind::Comment;
-    let j = serde_json::to_value(c.to_json(&base)).unwrap_or_default();
+    let j = serde_json::to_value(c.to_json(&base, 0)).unwrap_or_default();
     assert_eq!(j["in_reply_to"], Value::Null);
     assert_eq!(j["latest_comments"], serde_json::json!([]));
     assert_eq!(j["medias"], serde_json::json!([]));

@@ -74,9 +74,9 @@ pub struct ActivityJson {
 }
 
 impl Unit {
-    /// The unit's JSON.
-    pub fn to_json(&self, base: &PublicUrl) -> UnitJson {
-        let item = self.item.to_json(base);
+    /// The unit's JSON at `now`.
+    pub fn to_json(&self, base: &PublicUrl, now: Timestamp) -> UnitJson {
+        let item = self.item.to_json(base, now);
         let under = |k: Kind| (self.item.kind == k).then(|| item.clone());
         UnitJson {
             kind: self.item.kind.as_str(),
@@ -94,7 +94,7 @@ impl Unit {
                         What::Vote => "vote",
                     },
                     comment: match &a.what {
-                        What::Comment(c) => Some(c.to_json(base)),
+                        What::Comment(c) => Some(c.to_json(base, now)),
                         What::Vote => None,
                     },
                     author: a.author.minimal(base),

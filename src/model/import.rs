@@ -5,6 +5,7 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
 use serde_json::Value;
 
+pub use super::custom_import::{CustomAdvLine, CustomPageLine};
 pub use super::event_import::{EVENT_FIELDS, EventLine, EventMemberLine};
 pub use super::tag::{TagLine, UserTagLine};
 
@@ -65,6 +66,10 @@ pub enum Line {
     Tag(TagLine),
     /// A user holding a tag.
     UserTag(UserTagLine),
+    /// A custom adv (SPEC §10), its embed code through the sanitizer.
+    CustomAdv(CustomAdvLine),
+    /// A custom page (SPEC §10), its body through the sanitizer.
+    CustomPage(CustomPageLine),
 }
 
 impl Line {
@@ -81,6 +86,8 @@ impl Line {
             Line::Group(g) => Some(g.id),
             Line::Event(e) => Some(e.id),
             Line::Tag(t) => Some(t.id),
+            Line::CustomAdv(a) => Some(a.id),
+            Line::CustomPage(p) => Some(p.id),
             _ => None,
         }
     }
@@ -264,6 +271,8 @@ pub struct ContributionLine {
     pub deleted: bool,
     /// Discussions and posts: the group it was made in.
     pub group: Option<i64>,
+    /// Discussions and posts: the event it was made in (not with `group`).
+    pub event: Option<i64>,
 }
 
 /// `{"record":"group","id":1,"name":"Hikers","created_by":1}`: optional `description`,
@@ -514,81 +523,5 @@ pub fn parse(line: &str) -> Result<Line, String> {
 }
 
 #[cfg(test)]
-mod tests {
-    #![expect(clippy::unwrap_used, reason = "tests fail loudly")]
-    use super::*;
-
-    #[test]
-    fn parses_each_kind() {
-        assert!(matches!(
-            parse(r#"{"record":"follow","follower":1,"followed":2}"#),
-            Ok(Line::Follow(_))
-        ));
-        assert!(matches!(
-            parse(
-                r#"{"record":"course","id":1,"created_by":2,"name":"A","type":"self-paced","categories":[1]}"#
-            ),
-            Ok(Line::Course(_))
-        ));
-        assert!(matches!(
-            parse(r#"{"record":"post","id":1,"author":1,"text":"t"}"#),
-            Ok(Line::Post(_))
-        ));
-        assert!(matches!(
-            parse(
-                r#"{"record":"vote","user":1,"reaction":2,"comment":3,"voted_at":"2026-01-02T03:04:05Z"}"#
-            ),
-            Ok(Line::Vote(VoteLine { comment: Some(3), voted_at: Some(_), .. }))
-        ));
-        assert!(matches!(
-            parse(r#"{"record":"category_follow","user":1,"category":2}"#),
-            Ok(Line::CategoryFollow(CategoryFollowLine { created_at: None, .. }))
-        ));
-        assert!(parse(r#"{"record":"vote","user":1,"post":3}"#).unwrap_err().contains("reaction"));
-        assert!(parse(r#"{"record":"category_follow","user":1,"category":2,"x":1}"#).is_err());
-    }
-
-    #[test]
-    fn explains_bad_lines() {
-        assert!(parse("{").is_err());
-        assert!(parse(r#"{"record":"spaceship"}"#).unwrap_err().contains("unknown record"));
-        assert!(parse(r#"{"type":"user"}"#).unwrap_err().contains("record"));
-        assert!(parse(r#"{"record":"follow","follower":1}"#).unwrap_err().contains("followed"));
-        assert!(parse(r#"{"record":"follow","follower":"x","followed":2}"#).is_err());
-    }
-
-    #[test]
-    fn course_choices_keep_the_importer_messages() {
-        let course = |extra: &str| match parse(&format!(
-            r#"{{"record":"course","id":1,"created_by":2,"name":"A"{extra}}}"#
-        )) {
-            Ok(Line::Course(c)) => c.choices(),
-            other => Err(format!("not a course line: {other:?}")),
-        };
-        assert_eq!(course(r#","type":"scheduled""#), Ok((CourseType::Scheduled, Privacy::Draft)));
-        assert_eq!(
-            course(r#","type":"structured","privacy":"secret""#),
-            Ok((CourseType::Structured, Privacy::Secret))
-        );
-        assert_eq!(
-            course(r#","type":"weird","privacy":"nope""#),
-            Err("type \"weird\" is not self-paced, structured or scheduled".into())
-        );
-        assert_eq!(
-            course(r#","type":"self-paced","privacy":"public""#),
-            Err("privacy \"public\" is not \"\", open, private or secret".into())
-        );
-        let member = |status: &str| match parse(&format!(
-            r#"{{"record":"course_member","course":1,"user":2,"join_status":"{status}"}}"#
-        )) {
-            Ok(Line::CourseMember(m)) => m.status(),
-            other => Err(format!("not a membership line: {other:?}")),
-        };
-        assert_eq!(member("requested"), Ok(JoinStatus::Requested));
-        assert_eq!(member("creator"), Ok(JoinStatus::Creator));
-        assert_eq!(
-            member("owner"),
-            Err("join_status \"owner\" is not one of manager, joined, invited, requested".into())
-        );
-    }
-}
+#[path = "import_tests.rs"]
+mod tests;

@@ -41,6 +41,16 @@ pub fn ids(v: &Value) -> Vec<i64> {
 }
 
 /// The `key` text of each of a list's results (or of a plain array's elements).
+/// The item ids of a page of feed units.
+pub fn unit_ids(page: &Value) -> Vec<i64> {
+    page["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u[u["type"].as_str().unwrap()]["id"].as_i64().unwrap())
+        .collect()
+}
+
 pub fn texts(v: &Value, key: &str) -> Vec<String> {
     map_list(v, |x| x[key].as_str().unwrap().to_owned())
 }

@@ -5,7 +5,7 @@
 use crate::{Env, fails};
 
 /// Users 1-3; a private weekly event of user 1 with member 2 going and invited 3; a
-/// public event of user 2 that user 1 says no to.
+/// public event of user 2 that user 1 says no to; a post in the first with a comment.
 fn lines() -> Vec<String> {
     let mut l: Vec<String> =
         (1..=3).map(|i| format!(r#"{{"record":"user","id":{i},"username":"u{i}"}}"#)).collect();
@@ -16,6 +16,8 @@ fn lines() -> Vec<String> {
             r#"{"record":"event_member","event":7,"user":3,"join_status":"invited"}"#,
             r#"{"record":"event","id":8,"created_by":2,"name":"Standup","start_date":"2026-05-01T10:00:00+02:00","end_date":"2026-05-01T12:00:00+02:00","recurring":"never","location":"in person","geolocation":"Milan"}"#,
             r#"{"record":"event_member","event":8,"user":1,"join_status":"joined","going":false}"#,
+            r#"{"record":"post","id":1,"author":2,"text":"agenda","event":7}"#,
+            r#"{"record":"comment","id":1,"author":1,"text":"ok","post":1}"#,
         ]
         .map(str::to_owned),
     );
@@ -33,6 +35,8 @@ fn events_and_members_import_with_exact_counters() {
         ("SELECT goings_counter FROM event WHERE id = 8", 1),
         ("SELECT count(*) FROM event WHERE slug = 'standup-2'", 1),
         ("SELECT count(*) FROM event WHERE timezone = 'Europe/Rome' AND recurring = 'weekly'", 1),
+        ("SELECT count(*) FROM contribution WHERE event_id = 7", 2),
+        ("SELECT live FROM contribution_space_tally WHERE kind = 'post'", 1),
     ]);
 }
 
@@ -53,13 +57,16 @@ fn a_bad_event_line_is_named_and_nothing_of_its_batch_is_written() {
         (r#"{"record":"event_member","event":7,"user":1,"join_status":"joined"}"#.into(), "creator's join_status"),
         (r#"{"record":"event_member","event":7,"user":2,"join_status":"joined"}"#.into(), "already in event 7"),
         (r#"{"record":"event_member","event":8,"user":3,"join_status":"invited","going":true}"#.into(), "only members answer"),
+        (r#"{"record":"post","id":2,"author":1,"text":"x","event":9}"#.into(), "event 9 does not exist"),
+        (r#"{"record":"post","id":2,"author":1,"text":"x","event":7,"group":1}"#.into(), "not in both"),
+        (r#"{"record":"status","id":1,"author":1,"text":"x","event":7}"#.into(), "no group or event"),
     ];
     for (bad, why) in cases {
         let e = Env::initialised();
         let mut all = lines();
         all.push(bad.clone());
         let err = fails(e.import(&all), &["import"]);
-        assert!(err.contains("line 9:"), "{bad}: {err}");
+        assert!(err.contains("line 11:"), "{bad}: {err}");
         assert!(err.contains(why), "{bad}: {err}");
         assert_eq!(e.sql("SELECT count(*) FROM user"), 0, "{bad}: rolled back");
     }

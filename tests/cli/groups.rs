@@ -32,7 +32,7 @@ fn groups_and_members_import_with_exact_counters() {
         ("SELECT subscribers_counter FROM community_group WHERE id = 8", 1),
         ("SELECT count(*) FROM community_group WHERE slug = 'inner-circle-2'", 1),
         ("SELECT count(*) FROM contribution WHERE group_id = 7", 2),
-        ("SELECT live FROM contribution_group_tally WHERE kind = 'post'", 1),
+        ("SELECT live FROM contribution_space_tally WHERE kind = 'post'", 1),
     ]);
 }
 
@@ -56,7 +56,7 @@ fn a_bad_group_line_is_named_and_nothing_of_its_batch_is_written() {
         ),
         (r#"{"record":"group_member","group":7,"user":2,"join_status":"joined"}"#, "group_member"),
         (r#"{"record":"post","id":2,"author":1,"text":"x","group":9}"#, "group 9 does not exist"),
-        (r#"{"record":"status","id":1,"author":1,"text":"x","group":7}"#, "no group"),
+        (r#"{"record":"status","id":1,"author":1,"text":"x","group":7}"#, "no group or event"),
     ];
     for (bad, why) in cases {
         let e = Env::initialised();

@@ -269,6 +269,7 @@ mod app;
 mod backup;
 mod catalog;
 mod cors;
+mod custom;
 mod durability;
 mod events;
 mod fail2ban;

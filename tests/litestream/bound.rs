@@ -134,12 +134,17 @@ async fn litestream_stopped_or_killed_under_writes_holds_writes_within_the_bound
     let seen = writers.stop().await;
     signal("-KILL", &hearth.to_string());
     let log = server.log();
-    assert_eq!(
-        log.matches("refusing writes (503)").count(),
-        1,
-        "one WARN per state change:\n{log}"
+    // one WARN per change of state, not one per look: a refusal, then its catch-up (a
+    // Litestream just resumed may fall behind once more while it catches up on a loaded
+    // machine: a change of state too, logged as such)
+    let refusals = log.matches("refusing writes (503)").count();
+    let catch_ups = log.matches("writes are accepted again").count();
+    assert!((1..=3).contains(&refusals), "one WARN per state change ({refusals}):\n{log}");
+    // (but one that began just before the kill, which nothing can catch up from)
+    assert!(
+        catch_ups <= refusals && refusals <= catch_ups + 1,
+        "each refusal ends with one catch-up line:\n{log}"
     );
-    assert_eq!(log.matches("writes are accepted again").count(), 1, "{log}");
     assert!(log.contains("Litestream, which ran this hearth (-exec), is gone"), "{log}");
 
     // restored: nothing acknowledged more than the bound before the kill is lost
@@ -149,9 +154,14 @@ async fn litestream_stopped_or_killed_under_writes_holds_writes_within_the_bound
         &seen,
         "after Litestream was stopped, resumed and killed",
     );
-    let after =
-        seen.acked.iter().filter(|(_, at)| *at > killed + Duration::from_millis(200)).count();
-    assert_eq!(after, 0, "nothing acknowledged once hearth noticed");
+    // once hearth had noticed (the test saw /readyz 503 and a refusal), only a write
+    // already past the gate may still be answered: 200 ms for it to finish
+    let after = seen
+        .acked
+        .iter()
+        .filter(|(_, at)| *at > killed + noticed + Duration::from_millis(200))
+        .count();
+    assert_eq!(after, 0, "nothing acknowledged once hearth noticed ({noticed:?} after the kill)");
     eprintln!(
         "lag bound {} ms: writes refused {} ms after Litestream stopped (SIGSTOP), accepted again {} ms after SIGCONT, refused {} ms after it was killed; {} writes acknowledged, {} older than the bound at the kill, all restored",
         LIMIT.as_millis(),

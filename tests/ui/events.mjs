@@ -11,8 +11,44 @@
 //
 // alice makes an online event with CreateEventButton and EventForm; bob, on the
 // event's page (react-templates Event), answers going with EventSubscribeButton (the
-// kit subscribes first, then goes); the community's Events search and bob's
-// MyEventsWidget show it. Every step is confirmed through hearth's API.
+// kit subscribes first, then goes), then posts in the event feed's composer; alice
+// adds a photo to the event's gallery with EventMediaWidget (the kit's chunked
+// uploader, a PNG made here); the community's Events search and bob's MyEventsWidget
+// show the event. Every step is confirmed through hearth's API.
+
+import { deflateSync } from 'node:zlib';
+import { publishInFeed } from './compose.mjs';
+
+// A `w`×`h` RGB PNG (a gradient), written by hand: the suite has no image library.
+function pngBytes(w, h) {
+  const crcTable = Array.from({ length: 256 }, (_, n) => {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    return c >>> 0;
+  });
+  const crc = (buf) => {
+    let c = 0xffffffff;
+    for (const b of buf) c = crcTable[(c ^ b) & 0xff] ^ (c >>> 8);
+    return (c ^ 0xffffffff) >>> 0;
+  };
+  const chunk = (type, data) => {
+    const out = Buffer.alloc(12 + data.length);
+    out.writeUInt32BE(data.length, 0);
+    out.write(type, 4, 'ascii');
+    data.copy(out, 8);
+    out.writeUInt32BE(crc(out.subarray(4, 8 + data.length)), 8 + data.length);
+    return out;
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(w, 0);
+  header.writeUInt32BE(h, 4);
+  header.set([8, 2, 0, 0, 0], 8); // 8-bit RGB, no interlace
+  const rows = Buffer.alloc((w * 3 + 1) * h);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) rows.set([200, (x * 255) / w, (y * 255) / h], y * (w * 3 + 1) + 1 + x * 3);
+  }
+  return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', header), chunk('IDAT', deflateSync(rows)), chunk('IEND', Buffer.alloc(0))]);
+}
 
 export async function eventsViews(t) {
   const { visit, check, api, hearth, page, portal, must, USERS, WAIT_MS, token, viewTokens, setIds } = t;
@@ -25,7 +61,7 @@ export async function eventsViews(t) {
     hearth('pref', 'set', 'providers.google_geocoding_api_key', 'hearth-ui-suite-placeholder');
     const names = (await api(alice, 'GET', '/api/v2/feature/')).json.results.map((f) => f.name);
     must(names.includes('event') && names.includes('tagging'), `features: ${names.join(', ')}`);
-    Object.assign(viewTokens, { 'event-create': token(alice), 'event-rsvp': token(bob), events: token(bob) });
+    Object.assign(viewTokens, { 'event-create': token(alice), 'event-rsvp': token(bob), 'event-post': token(bob), 'event-gallery': token(alice), events: token(bob) });
     setIds({});
   });
 
@@ -76,6 +112,44 @@ export async function eventsViews(t) {
       must(got.subscription_status === 'going' && got.goings_counter === 2 && got.subscribers_counter === 2, `the event as bob sees it: ${JSON.stringify(got).slice(0, 300)}`);
       const going = (await api(bob, 'GET', `/api/v2/event/${event}/going/`)).json;
       must(going.results.map((u) => u.id).includes(bob), `going: ${JSON.stringify(going)}`);
+    });
+  }, { fullPage: false });
+
+  await visit('event-post', async () => {
+    await check("event-post: bob (going) writes in the event feed's composer and publishes: hearth holds a post in the event, the event feed shows it, explore does not", async () => {
+      must(event, 'no event');
+      await page.getByTestId('event').getByText(NAME).first().waitFor({ timeout: WAIT_MS });
+      const { sent, item } = await publishInFeed(t, { feedId: 'event', composerId: 'event-composer', text: 'I will bring rye flour for everyone.' });
+      must(sent.event === event, `the Composer sent event ${JSON.stringify(sent.event)}`);
+      must(item.event?.id === event, `the post's event: ${JSON.stringify(item.event)}`);
+      const feed = (await api(alice, 'GET', `/api/v2/event/${event}/feed/`)).json;
+      must(feed.results.some((u) => u[u.type]?.id === item.id), `the event feed: ${JSON.stringify(feed).slice(0, 300)}`);
+      const explore = (await api(USERS.carol, 'GET', '/api/v2/feed/explore/?limit=100')).json;
+      must(!explore.results.some((u) => u[u.type]?.id === item.id && u.type === item.type), 'the event post is in explore');
+    });
+  }, { fullPage: false });
+
+  await visit('event-gallery', async () => {
+    await check("event-gallery: alice picks a photo in EventMediaWidget: the kit uploads it in chunks (media/upload/chunk/, complete/ with its MD5) and adds it (POST gallery/ 201); hearth's gallery holds it and the widget shows hearth's picture", async () => {
+      must(event, 'no event');
+      const widget = page.locator('.SCEventMediaWidget-root');
+      const add = widget.locator('button').first();
+      await add.waitFor({ timeout: WAIT_MS });
+      const completed = page.waitForResponse((r) => r.url() === `${portal}/api/v2/media/upload/complete/`, { timeout: WAIT_MS });
+      const added = page.waitForResponse((r) => r.url() === `${portal}/api/v2/event/${event}/gallery/` && r.request().method() === 'POST', { timeout: WAIT_MS });
+      const [chooser] = await Promise.all([page.waitForEvent('filechooser', { timeout: WAIT_MS }), add.click()]);
+      await chooser.setFiles({ name: 'loaves.png', mimeType: 'image/png', buffer: pngBytes(640, 400) });
+      const done = await completed;
+      must(done.status() === 201, `complete/ answered ${done.status()}: ${(await done.text()).slice(0, 300)}`);
+      const resp = await added;
+      must(resp.status() === 201, `POST gallery/ answered ${resp.status()}: ${(await resp.text()).slice(0, 300)}`);
+      const media = await resp.json();
+      must(media.type === 'image' && media.image.startsWith(`${portal}/media/m/`) && media.image_width > 0, `the media: ${JSON.stringify(media)}`);
+      const gallery = (await api(bob, 'GET', `/api/v2/event/${event}/gallery/`)).json;
+      must(gallery.count === 1 && gallery.results[0].id === media.id, `the gallery as bob reads it: ${JSON.stringify(gallery).slice(0, 300)}`);
+      await page.waitForFunction((url) => [...document.querySelectorAll('.SCEventMediaWidget-media')].some((e) => getComputedStyle(e).backgroundImage.includes(url)), media.image, { timeout: WAIT_MS });
+      const picture = await fetch(media.image);
+      must(picture.ok && picture.headers.get('content-type').startsWith('image/'), `the picture: ${picture.status} ${picture.headers.get('content-type')}`);
     });
   }, { fullPage: false });
 

@@ -10,6 +10,8 @@
 // alice's Groups list shows the group. Every step is confirmed through hearth's API,
 // and the private group's post stays out of the community-wide feeds.
 
+import { publishInFeed } from './compose.mjs';
+
 export async function groupsViews(t) {
   const { visit, check, api, hearth, page, portal, must, USERS, WAIT_MS, token, viewTokens, setIds } = t;
   const { alice, bob } = USERS;
@@ -94,39 +96,11 @@ export async function groupsViews(t) {
   await visit('group-post', async () => {
     await check("group-post: bob writes in the group feed's composer and publishes: hearth holds a post in the group, the group feed shows it, the community's explore feed does not", async () => {
       must(group, 'no group');
-      // the group feed's composer when it shows, else the same widget above the page
       await page.getByTestId('group').getByText('Welcome! Share your starters here.').waitFor({ timeout: WAIT_MS });
-      const inFeed = page.getByTestId('group').locator('.SCInlineComposerWidget-root button').first();
-      const above = page.getByTestId('group-composer').locator('.SCInlineComposerWidget-root button').first();
-      await above.waitFor({ timeout: WAIT_MS }).catch(async (e) => {
-        throw new Error(`${e.message}: the composer section holds ${(await page.getByTestId('group-composer').innerHTML()).slice(0, 600)}`);
-      });
-      const editor = page.locator('.SCComposer-root [contenteditable="true"]');
-      // (a click while the page still renders may land before the widget listens: again)
-      let fromFeed = false;
-      for (let i = 0; i < 3 && !(await editor.isVisible()); i++) {
-        fromFeed = await inFeed.isVisible();
-        await (fromFeed ? inFeed : above).click();
-        await editor.waitFor({ timeout: 5000 }).catch(() => {});
-      }
-      await editor.waitFor({ timeout: WAIT_MS });
-      await editor.click();
-      await page.keyboard.type('Day 3: the starter doubled overnight.', { delay: 5 });
-      const publish = page.locator('.SCComposer-root button[type="submit"]');
-      await page.waitForFunction((b) => !b.disabled, await publish.elementHandle(), { timeout: WAIT_MS });
-      const [resp] = await Promise.all([
-        page.waitForResponse((r) => /\/api\/v2\/(post|discussion)\/$/.test(r.url()) && r.request().method() === 'POST', { timeout: WAIT_MS }),
-        publish.click(),
-      ]);
-      must(resp.status() === 201, `POST ${new URL(resp.url()).pathname} answered ${resp.status()}: ${(await resp.text()).slice(0, 200)}`);
-      const sent = resp.request().postDataJSON();
+      const { sent, item } = await publishInFeed(t, { feedId: 'group', composerId: 'group-composer', text: 'Day 3: the starter doubled overnight.' });
       must(sent.group === group, `the Composer sent group ${JSON.stringify(sent.group)}`);
-      post = await resp.json();
+      post = item;
       must(post.group?.id === group, `the post's group: ${JSON.stringify(post.group)}`);
-      // the feed's composer adds the post to the feed; after the widget above the page,
-      // the feed shows it when loaded again
-      if (!fromFeed) await page.reload();
-      await page.getByTestId('group').locator('.SCFeedObject-root').filter({ hasText: 'the starter doubled overnight' }).first().waitFor({ timeout: WAIT_MS });
       const feed = (await api(bob, 'GET', `/api/v2/group/${group}/feed/`)).json;
       must(feed.results.some((u) => u[u.type]?.id === post.id), `the group feed: ${JSON.stringify(feed).slice(0, 300)}`);
       const explore = (await api(USERS.carol, 'GET', '/api/v2/feed/explore/?limit=100')).json;

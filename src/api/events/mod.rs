@@ -3,6 +3,7 @@
 //! while the preference `configurations.events_enabled` is true: every event route is
 //! 404 while it is off. Who sees an event and what is in it is `db::events`' rules.
 
+mod gallery;
 mod lists;
 mod members;
 
@@ -35,8 +36,10 @@ pub fn endpoints() -> Vec<Endpoint> {
         write(Method::DELETE, "/api/v2/event/{id}/", "deleteEvent", delete),
         write(Method::POST, "/api/v2/event/{id}/hide/", "hideEvent", |c| show(c, false)),
         write(Method::POST, "/api/v2/event/{id}/show/", "showEvent", |c| show(c, true)),
+        ca(Method::GET, "/api/v2/event/{id}/feed/", "getEventFeed", feed),
     ]
     .into_iter()
+    .chain(gallery::endpoints())
     .chain(lists::endpoints())
     .chain(members::endpoints())
     .collect()
@@ -74,6 +77,34 @@ pub(crate) fn managed_event(
     } else {
         Err(ApiError::PermissionDenied)
     }
+}
+
+/// Whether `who` may make an item in event `id` (a discussion or post with `event`):
+/// a member of an event it sees (its creator, a manager, or joined, whatever its
+/// answer); otherwise the field error on `event`.
+pub(crate) fn member_of(
+    c: &Connection,
+    id: i64,
+    who: Principal,
+) -> Result<Result<(), FieldError>, ApiError> {
+    let seen = visible_event(c, id, Some(who));
+    crate::api::members::member_of(seen, |(_, status)| db::is_member(status), "event", id)
+}
+
+/// `GET /api/v2/event/{id}/feed/` (CA): the items made in the event (`db::feed`'s
+/// event feed), newest activity first, for those who may see them: everyone who sees
+/// a public event, the members of a private one (403 for others who see the event).
+async fn feed(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
+    let id = call.id();
+    crate::api::feed::serve(call, move |c, viewer| {
+        enabled(c)?;
+        let (e, status) = db::seen(c, id, viewer)?.ok_or(ApiError::NotFound)?;
+        if e.privacy == EventPrivacy::Private && !db::is_member(status) {
+            return Err(ApiError::PermissionDenied);
+        }
+        Ok(crate::db::feed::Feed::Event(id))
+    })
+    .await
 }
 
 /// An event's JSON at `now` for a caller whose status is `status`.

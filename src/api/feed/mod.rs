@@ -10,6 +10,7 @@ use warp::reply::Response;
 
 use crate::api::call::{Call, Who, ca, user, write};
 use crate::api::listing::list_page;
+use crate::clock::Timestamp;
 use crate::db::feed::{self, Feed};
 use crate::error::ApiError;
 use crate::http::auth::Principal;
@@ -42,8 +43,9 @@ pub(crate) fn units_json(
     pks: &[i64],
     viewer: Option<i64>,
     base: &PublicUrl,
+    now: Timestamp,
 ) -> Result<Vec<UnitJson>, ApiError> {
-    Ok(feed::units(c, pks, viewer)?.iter().map(|u| u.to_json(base)).collect())
+    Ok(feed::units(c, pks, viewer)?.iter().map(|u| u.to_json(base, now)).collect())
 }
 
 /// Answers one page of `feed` (`None`: 404, the feed's subject is not there).
@@ -54,12 +56,12 @@ pub(crate) async fn serve<W>(
 where
     W: Who,
 {
-    let base = call.base();
+    let (base, now) = (call.base(), call.now);
     list_page(&call, move |c, who, q| {
         let page = Page::from_query(q)?;
         let viewer = who.user_id();
         let (count, pks) = feed::page(c, feed(c, viewer)?, viewer, page.limit, page.offset)?;
-        Ok((page, count, units_json(c, &pks, viewer, &base)?))
+        Ok((page, count, units_json(c, &pks, viewer, &base, now)?))
     })
     .await
 }
@@ -99,14 +101,14 @@ async fn author(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
 /// `GET /api/v2/category/{id}/feed/trending/` (CA): a live category's trending items
 /// (`db::feed::trending`), best first.
 async fn trending(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
-    let (id, base) = (call.id(), call.base());
+    let (id, base, now) = (call.id(), call.base(), call.now);
     list_page(&call, move |c, who, q| {
         let page = Page::from_query(q)?;
         let viewer = who.map(|w| w.user_id);
         crate::api::categories::live(c, id)?;
         let all = feed::trending::items(c, id, viewer)?;
         let pks = crate::api::listing::window(&all, page);
-        Ok((page, all.len() as i64, units_json(c, pks, viewer, &base)?))
+        Ok((page, all.len() as i64, units_json(c, pks, viewer, &base, now)?))
     })
     .await
 }

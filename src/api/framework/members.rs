@@ -99,6 +99,32 @@ pub fn target_user(call: &Call<Principal>) -> Result<Option<i64>, ApiError> {
     }
 }
 
+/// Whether the caller may make an item in the group or event `id` (body field
+/// `field`), from what looking it up as the caller gave: its status there when the
+/// caller sees it (`is_member` says whether that is a member's), 404 when not; any
+/// other error is passed on. Not a member: the field error on `field`.
+pub fn member_of<S>(
+    seen: Result<S, ApiError>,
+    is_member: impl FnOnce(S) -> bool,
+    field: &str,
+    id: i64,
+) -> Result<Result<(), FieldError>, ApiError> {
+    let member = match seen {
+        Ok(status) => is_member(status),
+        Err(ApiError::NotFound) => false,
+        Err(e) => return Err(e),
+    };
+    Ok(if member {
+        Ok(())
+    } else {
+        Err(FieldError::new(
+            field,
+            "invalid",
+            format!("No {field} with id {id} of which you are a member."),
+        ))
+    })
+}
+
 /// The creator and admins of `of`'s `id` (at most 100), whom its requests and
 /// acceptances notify.
 pub fn admins(c: &Connection, of: Roster, id: i64) -> Result<Vec<i64>, ApiError> {

@@ -40,6 +40,8 @@ const FRAGMENTS: &[(&str, &str)] = &[
     ("messages", include_str!("../../../openapi/messages.json")),
     // tags and onboarding (issue 32)
     ("tags", include_str!("../../../openapi/tags.json")),
+    ("media", include_str!("../../../openapi/media.json")),
+    ("custom", include_str!("../../../openapi/custom.json")),
 ];
 
 /// The schemas derived from the JSON types, by name.
@@ -54,6 +56,7 @@ pub fn generated_schemas() -> Vec<(String, RefOr<Schema>)> {
     collect::<model::feature::Feature>(&mut out);
     collect::<model::vote::VoteJson>(&mut out);
     collect::<model::contribution::ContributionJson>(&mut out);
+    collect::<model::media::MediaJson>(&mut out);
     collect::<model::course::CourseJson>(&mut out);
     collect::<model::course::SectionJson>(&mut out);
     collect::<model::course::MemberJson>(&mut out);
@@ -74,6 +77,10 @@ pub fn generated_schemas() -> Vec<(String, RefOr<Schema>)> {
     // tags and onboarding (issue 32)
     collect::<model::tag::TagJson>(&mut out);
     collect::<model::onboarding::StepJson>(&mut out);
+    collect::<model::custom_adv::AdvJson>(&mut out);
+    collect::<model::custom_page::PageJson>(&mut out);
+    collect::<model::community::CommunityJson>(&mut out);
+    collect::<model::community::ContactJson>(&mut out);
     out
 }
 

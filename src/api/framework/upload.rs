@@ -12,7 +12,7 @@ use warp::http::HeaderMap;
 
 use crate::error::ApiError;
 use crate::http::body::{Body, MULTIPART_LIMIT, json, media_type};
-use crate::images::{self, ImageError, Squares};
+use crate::images::{self, ImageError, Picture, Shape, Squares};
 use crate::limits::budget::{Budget, Permit};
 use crate::model::field::FieldError;
 
@@ -112,6 +112,15 @@ pub async fn read_files(
     Ok((map, uploads, held))
 }
 
+/// A text field of a form (trimmed; a number as its digits; empty: none).
+pub fn text(map: &Map<String, Value>, name: &str) -> Option<String> {
+    match map.get(name) {
+        Some(Value::String(s)) if !s.trim().is_empty() => Some(s.trim().to_owned()),
+        Some(Value::Number(n)) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
 /// Image jobs running at once. Their memory is counted against the request budget
 /// (each takes its [`images::Plan::peak`]: 36 MiB for any PNG, 221 MiB for an
 /// 8000×8000 baseline JPEG, more for progressive JPEG and WebP; measured in
@@ -134,11 +143,33 @@ pub async fn process_image(
     budget: &Budget,
     errors: &mut Vec<FieldError>,
 ) -> Result<Option<Squares>, ApiError> {
+    process(image, field, budget, errors, Shape::Square, images::squares_of).await
+}
+
+/// [`process_image`] for a picture (a gallery's, an item's): the whole image, at most
+/// [`images::PICTURE_SIDE`] a side.
+pub async fn process_picture(
+    image: Option<Upload>,
+    field: &str,
+    budget: &Budget,
+    errors: &mut Vec<FieldError>,
+) -> Result<Option<Picture>, ApiError> {
+    process(image, field, budget, errors, Shape::Whole, images::picture_of).await
+}
+
+async fn process<T: Send + 'static>(
+    image: Option<Upload>,
+    field: &str,
+    budget: &Budget,
+    errors: &mut Vec<FieldError>,
+    shape: Shape,
+    make: fn(&[u8], &images::Plan) -> Result<T, ImageError>,
+) -> Result<Option<T>, ApiError> {
     let Some(Upload { bytes, held }) = image else {
         return Ok(None);
     };
     // the header alone: cheap, and it refuses most bad uploads before any waiting
-    let plan = match images::plan(&bytes) {
+    let plan = match images::plan_for(&bytes, shape) {
         Ok(p) => p,
         Err(e) => {
             invalid(errors, field, &e);
@@ -167,10 +198,10 @@ pub async fn process_image(
     let span = tracing::Span::current();
     let result = tokio::task::spawn_blocking(move || {
         let _entered = span.enter();
-        let squares = images::squares_of(&bytes, &plan);
+        let made = make(&bytes, &plan);
         // the upload and the decode's share go back as soon as the job ends
         drop((bytes, held, decoding));
-        squares
+        made
     })
     .await
     .map_err(|e| ApiError::internal(format!("image task: {e}")))?;

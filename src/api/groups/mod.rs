@@ -88,20 +88,8 @@ pub(crate) fn member_of(
     id: i64,
     who: Principal,
 ) -> Result<Result<(), FieldError>, ApiError> {
-    let member = match visible_group(c, id, Some(who)) {
-        Ok((_, status)) => db::is_member(status),
-        Err(ApiError::NotFound) => false,
-        Err(e) => return Err(e),
-    };
-    Ok(if member {
-        Ok(())
-    } else {
-        Err(FieldError::new(
-            "group",
-            "invalid",
-            format!("No group with id {id} of which you are a member."),
-        ))
-    })
+    let seen = visible_group(c, id, Some(who));
+    crate::api::members::member_of(seen, |(_, status)| db::is_member(status), "group", id)
 }
 
 /// A group's JSON for a caller whose status is `status`.

@@ -59,12 +59,13 @@ pub(crate) fn note_json(n: &Note, base: &PublicUrl, now: crate::clock::Timestamp
     o.insert("active_at".into(), json!(crate::clock::rfc3339(n.at)));
     let actor =
         serde_json::to_value(n.actor.to_json(base, None, Vec::new())).unwrap_or(Value::Null);
-    let item = n
-        .item
+    let item = n.item.as_ref().map(|c| {
+        (c.kind.as_str(), serde_json::to_value(c.to_json(base, now)).unwrap_or(Value::Null))
+    });
+    let comment = n
+        .comment
         .as_ref()
-        .map(|c| (c.kind.as_str(), serde_json::to_value(c.to_json(base)).unwrap_or(Value::Null)));
-    let comment =
-        n.comment.as_ref().map(|c| serde_json::to_value(c.to_json(base)).unwrap_or(Value::Null));
+        .map(|c| serde_json::to_value(c.to_json(base, now)).unwrap_or(Value::Null));
     match n.kind {
         Type::Comment | Type::NestedComment => {
             o.insert("comment".into(), comment.unwrap_or(Value::Null));
@@ -168,7 +169,7 @@ fn groups(notes: &[Note], base: &PublicUrl, now: crate::clock::Timestamp) -> Vec
         if let Some(c) = &n.item {
             g.insert(
                 c.kind.as_str().into(),
-                serde_json::to_value(c.to_json(base)).unwrap_or(Value::Null),
+                serde_json::to_value(c.to_json(base, now)).unwrap_or(Value::Null),
             );
         }
         g.insert("aggregated".into(), json!([note_json(n, base, now)]));

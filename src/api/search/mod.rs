@@ -63,11 +63,12 @@ fn search_page(
     viewer: Option<i64>,
     page: Page,
     base: &PublicUrl,
+    now: crate::clock::Timestamp,
 ) -> Result<(i64, Vec<Value>), ApiError> {
     Ok(match target {
         Target::Items => {
             let (count, pks) = search::items(c, expr, viewer, page.limit, page.offset)?;
-            let units = crate::api::feed::units_json(c, &pks, viewer, base)?;
+            let units = crate::api::feed::units_json(c, &pks, viewer, base, now)?;
             (count, units.into_iter().map(|u| json!(u)).collect())
         }
         Target::Users => {
@@ -89,7 +90,7 @@ fn search_page(
 /// (by name); best match first, ties newest first; what the caller may not see is
 /// never counted or shown. Ranks and counts the 1000 newest matches.
 async fn search_all(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
-    let base = call.base();
+    let (base, now) = (call.base(), call.now);
     list_page(&call, move |c, who, q| {
         let page = Page::from_query(q)?;
         let target = match q.get("type").map(str::trim) {
@@ -101,7 +102,8 @@ async fn search_all(call: Call<Option<Principal>>) -> Result<Response, ApiError>
             }
         };
         let Some(expr) = expr(q)? else { return Ok((page, 0, Vec::new())) };
-        let (count, results) = search_page(c, target, &expr, who.map(|w| w.user_id), page, &base)?;
+        let (count, results) =
+            search_page(c, target, &expr, who.map(|w| w.user_id), page, &base, now)?;
         Ok((page, count, results))
     })
     .await

@@ -278,12 +278,14 @@ const INVARIANTS: &[(&str, &str, &str)] = &[
                           AND m.join_status = 'creator')",
     ),
     (
-        "contribution_group_tally",
-        "contribution_group_tally counts the live items made in groups, per kind",
-        "SELECT t.live FROM contribution_group_tally t WHERE t.live <>
-           (SELECT count(*) FROM contribution c WHERE c.kind = t.kind AND c.deleted = 0 AND c.group_id IS NOT NULL)
-         UNION ALL SELECT c.pk FROM contribution c WHERE c.deleted = 0 AND c.group_id IS NOT NULL
-           AND NOT EXISTS (SELECT 1 FROM contribution_group_tally t WHERE t.kind = c.kind)",
+        "contribution_space_tally",
+        "contribution_space_tally counts the live items made in groups or events, per kind",
+        "SELECT t.live FROM contribution_space_tally t WHERE t.live <>
+           (SELECT count(*) FROM contribution c WHERE c.kind = t.kind AND c.deleted = 0
+            AND (c.group_id IS NOT NULL OR c.event_id IS NOT NULL))
+         UNION ALL SELECT c.pk FROM contribution c WHERE c.deleted = 0
+           AND (c.group_id IS NOT NULL OR c.event_id IS NOT NULL)
+           AND NOT EXISTS (SELECT 1 FROM contribution_space_tally t WHERE t.kind = c.kind)",
     ),
     (
         "event_counters",

@@ -281,6 +281,7 @@ const V10_COLUMNS: &[&str] = &[
     "ALTER TABLE user ADD COLUMN blocked_until INTEGER",
     "ALTER TABLE notification ADD COLUMN message_id INTEGER REFERENCES private_message (id)",
     "ALTER TABLE contribution ADD COLUMN group_id INTEGER REFERENCES community_group (id)",
+    "ALTER TABLE contribution ADD COLUMN event_id INTEGER REFERENCES event (id)",
     "ALTER TABLE notification ADD COLUMN group_id INTEGER REFERENCES community_group (id)",
     "ALTER TABLE notification ADD COLUMN event_id INTEGER REFERENCES event (id)",
     "ALTER TABLE tag ADD COLUMN description TEXT NOT NULL DEFAULT ''",

@@ -12,6 +12,7 @@
 //! Memberships are [`super::members`] with [`Roster::Event`], plus each member's answer
 //! (`going`): [`status`], [`answer`].
 
+pub mod gallery;
 mod list;
 
 pub use list::{Filters, Scope, page};
@@ -70,6 +71,19 @@ pub fn listed(n: u8) -> String {
         "({} AND (e.show_on_feed = 1
           OR EXISTS (SELECT 1 FROM event_member lm WHERE lm.event_id = e.id AND lm.user_id = ?{n})))",
         visible(n)
+    )
+}
+
+/// The SQL condition that item `c` (a contribution row) is one viewer `?{n}` may see
+/// as far as its event goes: in no event, or in a live event that is public or of which
+/// the viewer is a member (creator, manager or joined, whatever its answer). Joined
+/// with the groups' rule by [`super::spaces::item_shown`].
+pub fn item_shown(n: u8) -> String {
+    format!(
+        "(c.event_id IS NULL OR EXISTS (SELECT 1 FROM event ie WHERE ie.id = c.event_id
+          AND ie.deleted = 0 AND (ie.privacy = 'public' OR EXISTS (SELECT 1 FROM event_member iem
+            WHERE iem.event_id = ie.id AND iem.user_id = ?{n}
+              AND iem.join_status IN ('creator', 'manager', 'joined')))))"
     )
 }
 

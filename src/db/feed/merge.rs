@@ -42,7 +42,7 @@ struct Source {
 /// An author's rows after a key (`?1` the author, `?2`/`?3` the key, `?4` how many).
 pub(super) const AUTHOR_AFTER: &str = "SELECT c.last_activity_at, c.pk, c.author_id
      FROM contribution c INDEXED BY contribution_author_feed
-     WHERE c.author_id = ?1 AND c.target_pk IS NULL AND c.deleted = 0 AND c.group_id IS NULL
+     WHERE c.author_id = ?1 AND c.target_pk IS NULL AND c.deleted = 0 AND c.group_id IS NULL AND c.event_id IS NULL
        AND (c.last_activity_at, c.pk) < (?2, ?3)
      ORDER BY c.last_activity_at DESC, c.pk DESC LIMIT ?4";
 
@@ -52,13 +52,13 @@ pub(super) const CATEGORY_AFTER: &str =
      FROM contribution_category cc INDEXED BY contribution_category_feed
      JOIN contribution c ON c.pk = cc.contribution_pk
      WHERE cc.category_id = ?1 AND (cc.last_activity_at, cc.contribution_pk) < (?2, ?3)
-       AND c.target_pk IS NULL AND c.deleted = 0 AND c.group_id IS NULL
+       AND c.target_pk IS NULL AND c.deleted = 0 AND c.group_id IS NULL AND c.event_id IS NULL
      ORDER BY cc.last_activity_at DESC, cc.contribution_pk DESC LIMIT ?4";
 
 /// Explore's rows after a key (`?1`/`?2` the key, `?3` how many).
 pub(super) const EXPLORE_AFTER: &str = "SELECT c.last_activity_at, c.pk, c.author_id
      FROM contribution c INDEXED BY contribution_feed
-     WHERE c.target_pk IS NULL AND c.deleted = 0 AND c.group_id IS NULL
+     WHERE c.target_pk IS NULL AND c.deleted = 0 AND c.group_id IS NULL AND c.event_id IS NULL
        AND (c.last_activity_at, c.pk) < (?1, ?2)
      ORDER BY c.last_activity_at DESC, c.pk DESC LIMIT ?3";
 

@@ -1,7 +1,8 @@
 //! The feeds (SPEC §10): live top-level items (discussions, posts, statuses) by last
 //! activity, newest first (ties: the later written first).
 //!
-//! - explore: every item (but those made in groups, which their group's feed shows);
+//! - explore: every item (but those made in groups or events, which their group's or
+//!   event's feed shows);
 //! - an author's (a profile's feed) and a category's;
 //! - home: the caller's own items and those of the users and categories it follows,
 //!   merged ([`merge`]); when they run out, the explore items not already shown follow,
@@ -43,6 +44,8 @@ pub enum Feed {
     Author(i64),
     /// One group's items (SPEC §10 Groups): who may read it is the caller's question.
     Group(i64),
+    /// One event's items (SPEC §10 Events): who may read it is the caller's question.
+    Event(i64),
 }
 
 /// The SQL condition that item `c`'s author is not one the viewer (parameter `?{n}`)
@@ -85,6 +88,10 @@ pub fn page(
             let (from, pk, order) = group_sql();
             capped(conn, from, pk, order, viewer, group, limit, offset)
         }
+        Feed::Event(event) => {
+            let (from, pk, order) = event_sql();
+            capped(conn, from, pk, order, viewer, event, limit, offset)
+        }
     }
 }
 
@@ -92,7 +99,7 @@ pub fn page(
 fn explore_sql() -> String {
     format!(
         "SELECT c.pk FROM contribution c INDEXED BY contribution_feed
-         WHERE c.target_pk IS NULL AND c.deleted = 0 AND c.group_id IS NULL AND {}
+         WHERE c.target_pk IS NULL AND c.deleted = 0 AND c.group_id IS NULL AND c.event_id IS NULL AND {}
          ORDER BY c.last_activity_at DESC, c.pk DESC LIMIT ?2 OFFSET ?3",
         not_hidden(1)
     )
@@ -102,7 +109,7 @@ fn explore_sql() -> String {
 fn author_sql() -> (&'static str, &'static str, &'static str) {
     let from = sql!(
         "FROM contribution c INDEXED BY contribution_author_feed
-         WHERE c.author_id = ?2 AND c.target_pk IS NULL AND c.deleted = 0 AND c.group_id IS NULL
+         WHERE c.author_id = ?2 AND c.target_pk IS NULL AND c.deleted = 0 AND c.group_id IS NULL AND c.event_id IS NULL
            AND {}",
         not_hidden(1)
     );
@@ -115,7 +122,7 @@ fn category_sql() -> (&'static str, &'static str, &'static str) {
         "FROM contribution_category cc INDEXED BY contribution_category_feed
          JOIN contribution c ON c.pk = cc.contribution_pk
          WHERE cc.category_id = ?2 AND c.target_pk IS NULL AND c.deleted = 0
-           AND c.group_id IS NULL AND {}",
+           AND c.group_id IS NULL AND c.event_id IS NULL AND {}",
         not_hidden(1)
     );
     (from, "cc.contribution_pk", "cc.last_activity_at DESC, cc.contribution_pk DESC")
@@ -126,6 +133,16 @@ fn group_sql() -> (&'static str, &'static str, &'static str) {
     let from = sql!(
         "FROM contribution c INDEXED BY contribution_group_feed
          WHERE c.group_id = ?2 AND c.target_pk IS NULL AND c.deleted = 0 AND {}",
+        not_hidden(1)
+    );
+    (from, "c.pk", "c.last_activity_at DESC, c.pk DESC")
+}
+
+/// An event's feed for [`capped`]: its `FROM`, its pk column, its order.
+fn event_sql() -> (&'static str, &'static str, &'static str) {
+    let from = sql!(
+        "FROM contribution c INDEXED BY contribution_event_feed
+         WHERE c.event_id = ?2 AND c.target_pk IS NULL AND c.deleted = 0 AND {}",
         not_hidden(1)
     );
     (from, "c.pk", "c.last_activity_at DESC, c.pk DESC")
@@ -160,7 +177,7 @@ pub fn explore_count(conn: &Connection, viewer: Option<i64>) -> rusqlite::Result
     let mut total = 0;
     for kind in Kind::TARGETS {
         total += super::contribution_tally::live(conn, kind)?
-            - super::contribution_tally::in_groups(conn, kind)?;
+            - super::contribution_tally::in_spaces(conn, kind)?;
     }
     let hidden: i64 = match viewer {
         None => 0,
@@ -169,7 +186,7 @@ pub fn explore_count(conn: &Connection, viewer: Option<i64>) -> rusqlite::Result
                 "SELECT count(*) FROM user_hide h
                  JOIN contribution c INDEXED BY contribution_author_feed
                    ON c.author_id = h.hidden_id AND c.target_pk IS NULL AND c.deleted = 0
-                 WHERE h.user_id = ?1 AND c.group_id IS NULL",
+                 WHERE h.user_id = ?1 AND c.group_id IS NULL AND c.event_id IS NULL",
             )?
             .query_row([v], |r| r.get(0))?,
     };

@@ -26,7 +26,7 @@ fn window(
                 + coalesce((SELECT sum(t.n) FROM vote_tally t WHERE t.contribution_pk = c.pk), 0)
          FROM contribution_category cc INDEXED BY contribution_category_feed
          JOIN contribution c ON c.pk = cc.contribution_pk
-         WHERE cc.category_id = ?1 AND c.target_pk IS NULL AND c.deleted = 0 AND c.group_id IS NULL
+         WHERE cc.category_id = ?1 AND c.target_pk IS NULL AND c.deleted = 0 AND c.group_id IS NULL AND c.event_id IS NULL
            AND {}
          ORDER BY cc.last_activity_at DESC, cc.contribution_pk DESC LIMIT ?3",
         super::not_hidden(2)

@@ -52,20 +52,6 @@ pub fn item_shown(n: u8) -> String {
     )
 }
 
-/// [`item_shown`] for one item's group: whether `viewer` may see an item made in
-/// `group` (always, for an item in none).
-pub fn shows_item(
-    conn: &Connection,
-    group: Option<i64>,
-    viewer: Option<i64>,
-) -> rusqlite::Result<bool> {
-    if group.is_none() {
-        return Ok(true);
-    }
-    conn.prepare_cached(sql!("SELECT {} FROM (SELECT ?2 AS group_id) c", item_shown(1)))?
-        .query_row(params![viewer, group], |r| r.get(0))
-}
-
 /// A group, deleted or not.
 pub fn get(conn: &Connection, id: i64) -> rusqlite::Result<Option<Group>> {
     conn.prepare_cached(sql!("SELECT {COLUMNS} FROM community_group g WHERE g.id = ?1"))?

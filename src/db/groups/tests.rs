@@ -40,11 +40,12 @@ fn who_sees_a_group_and_its_items() {
     members::set(&conn, Roster::Group, hidden, 3, JoinStatus::Invited, 0).unwrap();
     members::set(&conn, Roster::Group, private, 3, JoinStatus::Requested, 0).unwrap();
     let sees = |g: i64, v: Option<i64>| seen(&conn, g, v).unwrap().is_some();
-    let items = |g: i64, v: Option<i64>| shows_item(&conn, Some(g), v).unwrap();
+    let items =
+        |g: i64, v: Option<i64>| crate::db::spaces::shows_item(&conn, Some(g), None, v).unwrap();
     for v in [None, Some(1), Some(2), Some(3), Some(4)] {
         assert!(sees(public, v) && items(public, v), "{v:?}");
         assert!(sees(private, v), "{v:?}");
-        assert!(shows_item(&conn, None, v).unwrap());
+        assert!(crate::db::spaces::shows_item(&conn, None, None, v).unwrap());
     }
     assert_eq!(
         [None, Some(1), Some(2), Some(3), Some(4)].map(|v| items(private, v)),

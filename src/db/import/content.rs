@@ -41,13 +41,14 @@ pub(super) fn insert_contribution(
     deleted: bool,
     target: Option<i64>,
     parent: Option<i64>,
-    group: Option<i64>,
+    space: Space,
 ) -> Result<i64, LineError> {
     let r = crate::model::rich_text::render(text);
     conn.prepare_cached(
         "INSERT INTO contribution (kind, id, author_id, title, action, text, added_at, deleted, target_pk, parent_pk,
-                                   html, summary, summary_html, summary_truncated, last_activity_at, group_id)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?7, ?15)",
+                                   html, summary, summary_html, summary_truncated, last_activity_at, group_id,
+                                   event_id)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?7, ?15, ?16)",
     )
     .and_then(|mut s| {
         s.execute(params![
@@ -65,7 +66,8 @@ pub(super) fn insert_contribution(
             r.summary,
             r.stored_summary_html(),
             r.summary_truncated,
-            group
+            space.group,
+            space.event
         ])
     })
     .map_err(|e| sql_err(&format!("{kind} {id}"), &e))?;
@@ -75,6 +77,54 @@ pub(super) fn insert_contribution(
             .map_err(|e| sql_err(&format!("{kind} {id}"), &e))?;
     }
     Ok(pk)
+}
+
+/// Where an item was made (a comment: its item's): a group, an event or neither.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Space {
+    pub group: Option<i64>,
+    pub event: Option<i64>,
+}
+
+impl Space {
+    /// An item line's `group` and `event`, each checked to exist; a status and an item
+    /// in both are refused.
+    pub fn of_line(
+        conn: &Connection,
+        kind: &str,
+        group: Option<i64>,
+        event: Option<i64>,
+    ) -> Result<Self, LineError> {
+        if (group.is_some() || event.is_some()) && kind == "status" {
+            return Err("a status is made in no group or event".into());
+        }
+        if group.is_some() && event.is_some() {
+            return Err("an item is made in a group or in an event, not in both".into());
+        }
+        let exists = |table: &str, what: &str, id: Option<i64>| match id {
+            None => Ok(None),
+            Some(id) => {
+                let found = conn
+                    .prepare_cached(&format!("SELECT 1 FROM {table} WHERE id = ?1"))
+                    .and_then(|mut s| s.exists([id]))
+                    .map_err(|e| sql_err(what, &e))?;
+                if found { Ok(Some(id)) } else { Err(format!("{what} {id} does not exist")) }
+            }
+        };
+        Ok(Self {
+            group: exists("community_group", "group", group)?,
+            event: exists("event", "event", event)?,
+        })
+    }
+
+    /// The space of contribution `pk` (a comment's item).
+    pub fn of_item(conn: &Connection, pk: i64) -> Result<Self, LineError> {
+        conn.prepare_cached("SELECT group_id, event_id FROM contribution WHERE pk = ?1")
+            .and_then(|mut s| {
+                s.query_row([pk], |r| Ok(Self { group: r.get(0)?, event: r.get(1)? }))
+            })
+            .map_err(|e| sql_err("comment", &e))
+    }
 }
 
 /// Links contribution `pk` to categories the caller has checked.

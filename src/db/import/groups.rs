@@ -91,19 +91,3 @@ pub(super) fn group_member(
     .map_err(|e| sql_err("group_member", &e))?;
     Ok(())
 }
-
-/// The id of group `id` when it exists (an item line's `group`).
-pub(super) fn live_group(conn: &Connection, id: i64) -> Result<i64, LineError> {
-    let found = conn
-        .prepare_cached("SELECT 1 FROM community_group WHERE id = ?1")
-        .and_then(|mut s| s.exists([id]))
-        .map_err(|e| sql_err("group", &e))?;
-    if found { Ok(id) } else { Err(format!("group {id} does not exist")) }
-}
-
-/// The group of contribution `pk` (a comment's item).
-pub(super) fn group_of(conn: &Connection, pk: i64) -> Result<Option<i64>, LineError> {
-    conn.prepare_cached("SELECT group_id FROM contribution WHERE pk = ?1")
-        .and_then(|mut s| s.query_row([pk], |r| r.get(0)))
-        .map_err(|e| sql_err("comment", &e))
-}

@@ -20,6 +20,7 @@ use crate::model::import::{CommentLine, ContributionLine, Line, UserLine};
 use crate::model::{slug, user};
 
 mod content;
+mod custom;
 mod events;
 mod follows;
 mod groups;
@@ -268,6 +269,8 @@ impl Importer {
             Line::EventMember(m) => events::event_member(conn, &self.known, m, now),
             Line::Tag(t) => tags::tag(conn, &t, now),
             Line::UserTag(t) => tags::user_tag(conn, &self.known, &t),
+            Line::CustomAdv(a) => custom::adv(conn, &self.known, &a, now),
+            Line::CustomPage(p) => custom::page(conn, &p, now),
         }
     }
 
@@ -362,13 +365,9 @@ impl Importer {
         check_text(&d.text)?;
         let title = if kind == "discussion" { d.title } else { None };
         let action = if kind == "status" { Some(d.action.unwrap_or_default()) } else { None };
-        let group = match d.group {
-            Some(_) if kind == "status" => return Err("a status is made in no group".into()),
-            Some(g) => Some(groups::live_group(conn, g)?),
-            None => None,
-        };
+        let space = content::Space::of_line(conn, kind, d.group, d.event)?;
         let pk = content::insert_contribution(
-            conn, kind, d.id, d.author, title, action, &d.text, at, d.deleted, None, None, group,
+            conn, kind, d.id, d.author, title, action, &d.text, at, d.deleted, None, None, space,
         )?;
         content::link_categories(conn, pk, &d.categories)?;
         if !d.deleted {
@@ -393,8 +392,8 @@ impl Importer {
         check_text(&c.text)?;
         let target =
             content::pk_of(conn, kind, id)?.ok_or_else(|| format!("{kind} {id} does not exist"))?;
-        // a comment is in its item's group
-        let group = groups::group_of(conn, target)?;
+        // a comment is in its item's group or event
+        let space = content::Space::of_item(conn, target)?;
         // a reply answers a comment on the same item, as the API requires
         let parent = match c.parent {
             None => None,
@@ -416,7 +415,7 @@ impl Importer {
             c.deleted,
             Some(target),
             parent,
-            group,
+            space,
         )?;
         if !c.deleted {
             for counted in [Some(target), parent].into_iter().flatten() {

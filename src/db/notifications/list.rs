@@ -59,7 +59,7 @@ fn shown() -> &'static str {
     AND (n.item_pk IS NULL OR EXISTS (SELECT 1 FROM contribution c WHERE c.pk = n.item_pk AND {}))
     AND (n.group_id IS NULL OR EXISTS (SELECT 1 FROM community_group g WHERE g.id = n.group_id AND {}))
     AND (n.event_id IS NULL OR EXISTS (SELECT 1 FROM event e WHERE e.id = n.event_id AND {}))",
-        crate::db::groups::item_shown(1),
+        crate::db::spaces::item_shown(1),
         crate::db::groups::visible(1),
         crate::db::events::visible(1)
     )

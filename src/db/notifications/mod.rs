@@ -162,13 +162,13 @@ pub struct Cause {
 
 /// Notifies the cause's user, unless it is the actor itself, a deleted user, one who
 /// hides the actor, or one who may not see the item (made in a private group:
-/// [`crate::db::groups::item_shown`]).
+/// [`crate::db::spaces::item_shown`]).
 pub fn notify(conn: &Connection, c: Cause, now: Timestamp) -> rusqlite::Result<()> {
     if let Some(item) = c.item_pk {
         let shown = conn
             .prepare_cached(sql!(
                 "SELECT {} FROM contribution c WHERE c.pk = ?2",
-                crate::db::groups::item_shown(1)
+                crate::db::spaces::item_shown(1)
             ))?
             .query_row(params![c.user, item], |r| r.get::<_, bool>(0))?;
         if !shown {

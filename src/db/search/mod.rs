@@ -68,15 +68,15 @@ fn ranked(
 const USER_VISIBLE: &str =
     "s.rowid NOT IN (SELECT h.hidden_id FROM user_hide h WHERE h.user_id = ?2)";
 
-/// Live top-level items whose author the viewer does not hide, made in no group or in
-/// one whose items the viewer may see (`db::groups::item_shown`).
+/// Live top-level items whose author the viewer does not hide, made in no group or
+/// event, or in one whose items the viewer may see (`db::spaces::item_shown`).
 fn item_visible() -> &'static str {
     sql!(
         "EXISTS (SELECT 1 FROM contribution c WHERE c.pk = s.rowid
      AND c.deleted = 0 AND c.target_pk IS NULL
      AND c.author_id NOT IN (SELECT h.hidden_id FROM user_hide h WHERE h.user_id = ?2)
      AND {})",
-        crate::db::groups::item_shown(2)
+        crate::db::spaces::item_shown(2)
     )
 }
 

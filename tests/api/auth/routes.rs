@@ -70,6 +70,7 @@ fn every_api_write_needs_the_write_scope_and_every_open_route_only_reads() {
 /// One item of every kind, owned by `owner`, for the route tables.
 struct Fixtures {
     owner: i64,
+    media: i64,
     other: i64,
     discussion: i64,
     post: i64,
@@ -83,6 +84,8 @@ struct Fixtures {
     group: i64,
     event: i64,
     tag: i64,
+    adv: i64,
+    page: i64,
 }
 
 impl Fixtures {
@@ -154,8 +157,44 @@ impl Fixtures {
             };
             hearth::db::tags::insert(tx, &t.new_tag(now))
         });
+        // a picture of the owner's in the public event's gallery, for `/media/{id}/`
+        let png = crate::common::png(2, 2);
+        let media = s.db_write(move |tx| {
+            let m =
+                hearth::db::media_items::create(tx, owner, "png", "image/png", 2, 2, &png, now)?;
+            hearth::db::events::gallery::add(tx, event, m, now)?;
+            Ok(m)
+        });
+        // an active adv and a published custom page, for `/custom_adv/{id}/` and
+        // `/custom_page/{id}/`; contact requests on, for `/contact/request/`
+        let (adv, page) = s.db_write(move |tx| {
+            use hearth::db::custom_content::{self, NewPage};
+            let a = hearth::model::custom_adv::NewAdv {
+                position: "BELOW_TOPBAR".into(),
+                image: Some("/static/a.png".into()),
+                active: true,
+                ..Default::default()
+            };
+            let adv = custom_content::add_adv(tx, None, &a, now, now)?;
+            let p = NewPage {
+                id: None,
+                slug: "about",
+                title: "About",
+                body: "<p>a</p>",
+                valid_from: now,
+                valid_to: None,
+                active: true,
+                created_at: now,
+                updated_at: now,
+            };
+            Ok((adv, custom_content::add_page(tx, &p)?))
+        });
+        s.set_pref("configurations", "contact_api_enabled", json!(true));
         Fixtures {
             tag,
+            media,
+            adv,
+            page,
             message,
             owner,
             other,
@@ -205,6 +244,10 @@ impl Fixtures {
                     "tag" => self.tag,
                     // the "appearance" step, which hearth may start
                     "onboarding" => 3,
+                    "media" => self.media,
+                    "custom_adv" => self.adv,
+                    "custom_page" => self.page,
+                    "community" => 1,
                     other => panic!("no fixture for {other}/{{id}}"),
                 }
                 .to_string(),

@@ -4,6 +4,7 @@
 mod account;
 mod avatars;
 mod connections;
+mod contact;
 mod data_export;
 mod followings;
 mod legal;

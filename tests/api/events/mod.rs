@@ -6,6 +6,8 @@ use serde_json::{Value, json};
 
 use crate::common::{Resp, TestServer};
 
+mod feed;
+mod gallery;
 mod members;
 mod privacy;
 

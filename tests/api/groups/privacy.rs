@@ -2,20 +2,10 @@
 //! the one rule that a private group's items are its members' alone, in detail, lists,
 //! feeds, search, votes, comments and notifications.
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::{create, ok, server};
-use crate::common::TestServer;
-
-/// The item ids of a page of feed units.
-fn unit_ids(page: &Value) -> Vec<i64> {
-    page["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|u| u[u["type"].as_str().unwrap()]["id"].as_i64().unwrap())
-        .collect()
-}
+use crate::common::{TestServer, unit_ids};
 
 /// How many notification groups `tok`'s user has.
 async fn notes(s: &TestServer, tok: &str) -> usize {

@@ -6,7 +6,7 @@
 // One bundle, several pages: `?view=` picks what to mount (the driver visits each in turn
 // in the same browser):
 //   widgets (default)  the §8 widgets: profile header, cards, follow widgets, a discussion;
-//   shell              the app shell: NavigationToolbar (badge) and Footer;
+//   shell              the app shell: NavigationToolbar (badge), a CustomAdv and Footer;
 //   detail             the discussion page: react-templates' FeedObjectDetail (the
 //                      contribution, its comment box, the comment list and replies);
 //   composer           the Composer dialog; what it publishes is then shown as a feed card
@@ -72,8 +72,12 @@
 //   groups             alice's Groups list (react-ui Groups: the groups she is in).
 //   event-create       (issue 33, events on) alice's CreateEventButton: the kit's
 //                      EventForm makes an online event;
-//   event-rsvp         bob's event page (EventHeader and the widgets react-templates
-//                      Event shows beside its feed): EventSubscribeButton answers going;
+//   event-rsvp         bob's event page (react-templates Event: EventHeader, EventFeed
+//                      and its widgets): EventSubscribeButton answers going;
+//   event-post         bob's event page again, under the event feed's composer (see
+//                      EventComposer): he posts in the event, its feed shows it;
+//   event-gallery      alice's EventMediaWidget: she uploads a photo (the kit's chunked
+//                      uploader) into her event's gallery;
 //   events             the community's Events (react-ui Events: the search) and bob's
 //                      MyEventsWidget (the events he goes to).
 //
@@ -88,7 +92,7 @@
 // ./config.json, written by the test driver.
 import React, { useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
-import { SCContextProvider, useSCFetchGroup } from '@selfcommunity/react-core';
+import { SCContextProvider, useSCFetchEvent, useSCFetchGroup } from '@selfcommunity/react-core';
 import theme from '@selfcommunity/react-theme-default';
 import {
   AccountDataPortability,
@@ -102,12 +106,10 @@ import {
   Course,
   CreateEventButton,
   CreateGroupButton,
-  EventHeader,
-  EventInfoWidget,
-  EventMembersWidget,
+  CustomAdv,
+  EventMediaWidget,
   Events,
   MyEventsWidget,
-  RelatedEventsWidget,
   Groups,
   InlineComposerWidget,
   FeedObject,
@@ -127,7 +129,7 @@ import {
   UserProfileEdit,
   UserProfileHeader,
 } from '@selfcommunity/react-ui';
-import { Category, ExploreFeed, FeedObjectDetail, Group, MainFeed, NotificationFeed, UserProfile } from '@selfcommunity/react-templates';
+import { Category, Event, ExploreFeed, FeedObjectDetail, Group, MainFeed, NotificationFeed, UserProfile } from '@selfcommunity/react-templates';
 
 // One widget's crash must not blank the page (React unmounts the whole tree on an
 // uncaught render error): each section catches its own, shows it, and records it in
@@ -230,6 +232,9 @@ function Shell({ config }) {
     <div className="page">
       <Section id="navbar" title="NavigationToolbar" wide>
         <NavigationToolbar />
+      </Section>
+      <Section id="adv" title="CustomAdv (BELOW_TOPBAR)" wide>
+        <CustomAdv position="BELOW_TOPBAR" />
       </Section>
       <main>
         <Section id="content" title="FeedObject (discussion)" wide>
@@ -648,19 +653,51 @@ function EventCreate() {
   );
 }
 
-// An event's page as react-templates Event lays it out, without its EventFeed: hearth
-// does not serve an event's feed yet (GET /event/{id}/feed/ is 404).
+// An event's page: react-templates Event (EventHeader, then EventFeed with its info
+// widget, its composer for members, and its widgets: location, members, the photo
+// gallery, related events).
+function EventSection({ config }) {
+  return (
+    <Single id="event" title="Event (react-templates): EventHeader, EventFeed">
+      <Event eventId={config.ids.event} />
+    </Single>
+  );
+}
+
 function EventPage({ config }) {
-  const id = config.ids.event;
   return (
     <WithBell>
-      <Single id="event" title="EventHeader, EventInfoWidget, EventMembersWidget, RelatedEventsWidget">
-        <EventHeader eventId={id} />
-        <EventInfoWidget eventId={id} />
-        <EventMembersWidget eventId={id} />
-        <RelatedEventsWidget eventId={id} />
-      </Single>
+      <EventSection config={config} />
     </WithBell>
+  );
+}
+
+// The event feed's own composer, as EventFeed makes it (InlineComposerWidget with the
+// event as its default audience), mounted above the page for the reason GroupComposer
+// says.
+function EventComposer({ eventId }) {
+  const { scEvent } = useSCFetchEvent({ id: eventId });
+  return scEvent ? <InlineComposerWidget defaultValue={{ event: scEvent }} feedType="event" /> : null;
+}
+
+function EventPostPage({ config }) {
+  return (
+    <WithBell>
+      <Single id="event-composer" title="InlineComposerWidget (the event feed's composer)">
+        <EventComposer eventId={config.ids.event} />
+      </Single>
+      <EventSection config={config} />
+    </WithBell>
+  );
+}
+
+// The event's photo gallery as its manager sees it (EventFeed shows the same widget in
+// its right column).
+function EventGalleryPage({ config }) {
+  return (
+    <Single id="event-gallery" title="EventMediaWidget (alice's event)">
+      <EventMediaWidget eventId={config.ids.event} />
+    </Single>
   );
 }
 
@@ -745,6 +782,8 @@ const VIEWS = {
   groups: GroupsList,
   'event-create': EventCreate,
   'event-rsvp': EventPage,
+  'event-post': EventPostPage,
+  'event-gallery': EventGalleryPage,
   events: EventsPage,
   tags: TaggedUser,
   onboarding: Onboarding,

@@ -1,0 +1,103 @@
+//! `/api/v2/event/{id}/gallery/` (SPEC §10 Events, the kit's `EventMediaWidget`): an
+//! event's photo gallery. Read by those who may see the event's items (everyone who
+//! sees a public event, a private one's members); its managers add their own pictures
+//! (uploaded through `/api/v2/media/upload/`) and take any out.
+
+use serde::Deserialize;
+use warp::http::{Method, StatusCode};
+use warp::reply::Response;
+
+use super::{managed_event, visible_event};
+use crate::api::call::{Call, ca, write};
+use crate::api::listing::list_page;
+use crate::db::events::{self as db, gallery};
+use crate::db::media_items;
+use crate::error::ApiError;
+use crate::http::auth::Principal;
+use crate::http::pagination::Page;
+use crate::http::route::Endpoint;
+use crate::http::{empty, json_response};
+use crate::model::event::EventPrivacy;
+use crate::model::media::GALLERY_MAX;
+
+/// The endpoints of this module.
+pub fn endpoints() -> Vec<Endpoint> {
+    let path = "/api/v2/event/{id}/gallery/";
+    vec![
+        ca(Method::GET, path, "getEventPhotoGallery", list),
+        write(Method::POST, path, "addMediaToEventPhotoGallery", add),
+        write(Method::DELETE, path, "removeMediasFromEventPhotoGallery", remove),
+    ]
+}
+
+/// `GET …/gallery/` (CA): the pictures, newest first; 403 for those who see a private
+/// event without being its member.
+async fn list(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
+    let (id, base) = (call.id(), call.base());
+    list_page(&call, move |c, who, q| {
+        let page = Page::from_query(q)?;
+        let (e, status) = visible_event(c, id, who)?;
+        if e.privacy == EventPrivacy::Private && !db::is_member(status) {
+            return Err(ApiError::PermissionDenied);
+        }
+        let (count, items) = gallery::page(c, id, page.limit, page.offset)?;
+        Ok((page, count, items.iter().map(|m| m.to_json(&base)).collect()))
+    })
+    .await
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Add {
+    media: i64,
+}
+
+/// `POST …/gallery/` (write): `{"media": id}`, a picture of the caller's, joins the
+/// gallery (again: nothing changes); its creator and managers only (403). 201 with the
+/// media. 400 on `media` when it is not the caller's, or the gallery is full.
+async fn add(mut call: Call<Principal>) -> Result<Response, ApiError> {
+    call.before_body().await?;
+    let (id, now, base) = (call.id(), call.now, call.base());
+    let body = call.json::<Add>().await;
+    let json = call
+        .write(move |tx, who| {
+            managed_event(tx, id, who)?;
+            let Add { media } = body?;
+            let item =
+                media_items::get(tx, media)?.filter(|m| m.owner_id == who.user_id).ok_or_else(
+                    || ApiError::field("media", "invalid", "No picture of yours with that id."),
+                )?;
+            if !gallery::add(tx, id, media, now)? {
+                return Err(ApiError::field(
+                    "media",
+                    "max_value",
+                    format!("A gallery holds at most {GALLERY_MAX} pictures."),
+                ));
+            }
+            Ok::<_, ApiError>(item.to_json(&base))
+        })
+        .await?;
+    Ok(json_response(StatusCode::CREATED, &json))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Remove {
+    medias: Vec<i64>,
+}
+
+/// `DELETE …/gallery/` (write): `{"medias": [id, …]}` leave the gallery (each stays its
+/// owner's); its creator and managers only (403); 204.
+async fn remove(mut call: Call<Principal>) -> Result<Response, ApiError> {
+    call.before_body().await?;
+    let id = call.id();
+    let body = call.json::<Remove>().await;
+    call.write(move |tx, who| {
+        managed_event(tx, id, who)?;
+        let Remove { medias } = body?;
+        gallery::remove(tx, id, &medias)?;
+        Ok::<_, ApiError>(())
+    })
+    .await?;
+    Ok(empty(StatusCode::NO_CONTENT))
+}

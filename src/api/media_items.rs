@@ -1,0 +1,190 @@
+//! `/api/v2/media/...` (SPEC §5 images; the kit's `MediaChunkUploader`): a member sends
+//! a picture in chunks, each a `multipart/form-data` body with the bytes in `image` and
+//! where they lie in `Content-Range`, then completes it; the picture goes through the
+//! image pipeline (decoding limits, the memory budget, re-encoded at most
+//! [`crate::images::PICTURE_SIDE`] a side, nothing of the upload kept but its pixels)
+//! and becomes a media item that an event's gallery can show.
+
+use md5::Digest;
+use serde_json::json;
+use warp::http::{Method, StatusCode};
+use warp::reply::Response;
+
+use crate::api::call::{Call, ca, write};
+use crate::api::upload::{self, Form, text};
+use crate::clock::rfc3339;
+use crate::db::media_items::{self, Refused};
+use crate::error::ApiError;
+use crate::http::auth::Principal;
+use crate::http::route::Endpoint;
+use crate::http::{empty, json_response, ok};
+use crate::model::field::FieldError;
+use crate::model::media::ChunkRange;
+
+/// The form field that carries a chunk (the uploader's `paramName` for pictures).
+const FORM: Form = Form { file: "image", lists: &[] };
+
+/// The endpoints of this module.
+pub fn endpoints() -> Vec<Endpoint> {
+    vec![
+        write(Method::POST, "/api/v2/media/upload/chunk/", "uploadMediaChunk", chunk),
+        write(Method::POST, "/api/v2/media/upload/complete/", "completeMediaUpload", complete),
+        ca(Method::GET, "/api/v2/media/{id}/", "getMediaItem", get),
+        write(Method::DELETE, "/api/v2/media/{id}/", "deleteMediaItem", delete),
+    ]
+}
+
+/// A refused step as the API answers it.
+fn refused(r: Refused) -> ApiError {
+    match r {
+        Refused::Unknown => ApiError::field("upload_id", "invalid", "No such upload of yours."),
+        Refused::Offset { expected } => ApiError::field(
+            "upload_id",
+            "invalid",
+            format!("This chunk must start at byte {expected} (Content-Range)."),
+        ),
+        Refused::TooLarge => ApiError::field(
+            "image",
+            "invalid",
+            format!("A picture has at most {} bytes.", crate::images::MAX_BYTES),
+        ),
+        Refused::Incomplete => {
+            ApiError::field("upload_id", "invalid", "The upload is missing some of its bytes.")
+        }
+        Refused::TooMany => ApiError::Refused(
+            "You have too many unfinished uploads: complete them, or wait a day for them to expire.",
+        ),
+    }
+}
+
+/// `POST /api/v2/media/upload/chunk/` (write; multipart): `image` holds the chunk,
+/// `upload_id` the upload (none: a new one), `Content-Range: bytes START-END/TOTAL`
+/// where it lies (none: the whole file). Each chunk starts where the ones before end.
+/// → `{upload_id, offset, expires}` (`offset`: the bytes received so far).
+async fn chunk(mut call: Call<Principal>) -> Result<Response, ApiError> {
+    call.before_body().await?;
+    let range = call
+        .req
+        .headers
+        .get(warp::http::header::CONTENT_RANGE)
+        .map(|v| v.to_str().unwrap_or("?").to_owned());
+    let parsed =
+        upload::read(call.take_body(), &call.req.headers, FORM).await.and_then(|(map, file)| {
+            let bytes = file.map(|f| f.bytes).ok_or_else(|| {
+                ApiError::Invalid(vec![FieldError::new("image", "required", "No chunk was sent.")])
+            })?;
+            let range = ChunkRange::parse(range.as_deref(), bytes.len()).ok_or_else(|| {
+                ApiError::field("image", "invalid", "Content-Range does not describe this chunk.")
+            })?;
+            Ok((text(&map, "upload_id"), range, bytes))
+        });
+    let now = call.now;
+    let json = call
+        .write(move |tx, who| {
+            let (id, range, bytes) = parsed?;
+            let (id, offset, expires) =
+                media_items::add_chunk(tx, who.user_id, id.as_deref(), range, &bytes, now)?
+                    .map_err(refused)?;
+            Ok::<_, ApiError>(
+                json!({"upload_id": id, "offset": offset, "expires": rfc3339(expires)}),
+            )
+        })
+        .await?;
+    Ok(ok(&json))
+}
+
+/// `POST /api/v2/media/upload/complete/` (write; multipart or JSON): `upload_id`,
+/// `type` (`image`: hearth takes pictures only), and optionally `md5` (hex), which must
+/// be the whole file's. The picture is made (400 on `image` when it is not one hearth
+/// takes) and stored; 201 with the media (`SCMediaType`). The upload ends either way.
+async fn complete(mut call: Call<Principal>) -> Result<Response, ApiError> {
+    let who = call.read(|_, who| Ok::<_, ApiError>(who)).await?;
+    call.req.body.authorised(&who);
+    let (map, _) = upload::read(call.take_body(), &call.req.headers, FORM).await?;
+    let mut errors = Vec::new();
+    let id = text(&map, "upload_id");
+    if id.is_none() {
+        errors.push(FieldError::required("upload_id"));
+    }
+    match text(&map, "type").as_deref() {
+        Some("image") => {}
+        None => errors.push(FieldError::required("type")),
+        Some(_) => errors.push(FieldError::new("type", "invalid", "Only pictures (image).")),
+    }
+    let (Some(id), true) = (id, errors.is_empty()) else {
+        return Err(ApiError::Invalid(errors));
+    };
+    let now = call.now;
+    let bytes = call
+        .write(move |tx, who| {
+            Ok(media_items::take_whole(tx, who.user_id, &id, now)?.map_err(refused)?)
+        })
+        .await?;
+    if let Some(sum) = text(&map, "md5") {
+        let got = format!("{:x}", md5::Md5::digest(&bytes));
+        if !got.eq_ignore_ascii_case(&sum) {
+            return Err(ApiError::field(
+                "md5",
+                "invalid",
+                "The MD5 of the bytes received differs.",
+            ));
+        }
+    }
+    let upload = upload::Upload { bytes: bytes.into(), held: None };
+    let picture =
+        upload::process_picture(Some(upload), "image", &call.state().body_budget, &mut errors)
+            .await?;
+    let (Some(p), true) = (picture, errors.is_empty()) else {
+        return Err(ApiError::Invalid(errors));
+    };
+    let base = call.base();
+    let json = call
+        .write(move |tx, who| {
+            let id = media_items::create(
+                tx,
+                who.user_id,
+                p.extension,
+                p.content_type,
+                p.width,
+                p.height,
+                &p.bytes,
+                now,
+            )?;
+            let item = media_items::get(tx, id)?
+                .ok_or_else(|| ApiError::internal("media item vanished after insert"))?;
+            Ok::<_, ApiError>(item.to_json(&base))
+        })
+        .await?;
+    Ok(json_response(StatusCode::CREATED, &json))
+}
+
+/// `GET /api/v2/media/{id}/` (CA): an item its owner sees, and those who may see a
+/// gallery that shows it; 404 for others.
+async fn get(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
+    let (id, base) = (call.id(), call.base());
+    let json = call
+        .read(move |c, who| {
+            let item = media_items::get(c, id)?.ok_or(ApiError::NotFound)?;
+            if !media_items::visible(c, &item, who.map(|w| w.user_id))? {
+                return Err(ApiError::NotFound);
+            }
+            Ok::<_, ApiError>(item.to_json(&base))
+        })
+        .await?;
+    Ok(ok(&json))
+}
+
+/// `DELETE /api/v2/media/{id}/` (write): its owner deletes an item (out of every
+/// gallery, its picture gone); 404 for others' items; 204.
+async fn delete(call: Call<Principal>) -> Result<Response, ApiError> {
+    let id = call.id();
+    call.write(move |tx, who| {
+        let item = media_items::get(tx, id)?
+            .filter(|m| m.owner_id == who.user_id)
+            .ok_or(ApiError::NotFound)?;
+        media_items::delete(tx, &item)?;
+        Ok::<_, ApiError>(())
+    })
+    .await?;
+    Ok(empty(StatusCode::NO_CONTENT))
+}

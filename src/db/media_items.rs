@@ -1,0 +1,192 @@
+//! Media items (SPEC §5 images, the kit's chunked uploader; `model::media`): an upload
+//! in chunks, each starting where the bytes received so far end, made whole once
+//! (`take_whole`: the bytes leave the database for the image pipeline, outside any
+//! transaction), then stored as a picture in `media` with its `media_item` row. An
+//! event's gallery ([`super::events::gallery`]) shows items; removing one from a
+//! gallery keeps it its owner's.
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use crate::clock::Timestamp;
+use crate::model::media::{ChunkRange, MediaItem, OPEN_UPLOADS_MAX, UPLOAD_MAX, UPLOAD_TTL};
+
+/// Why a chunk or a completion was refused (400 on a field, 429 for too many uploads).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refused {
+    /// No open upload of the caller's with that id (or it expired).
+    Unknown,
+    /// The chunk does not start where the bytes received so far end.
+    Offset { expected: i64 },
+    /// More than [`UPLOAD_MAX`] bytes, or more than the upload said it would have.
+    TooLarge,
+    /// Fewer bytes than the upload said it would have.
+    Incomplete,
+    /// [`OPEN_UPLOADS_MAX`] unfinished uploads already.
+    TooMany,
+}
+
+/// An open upload after a chunk: its id, the bytes received, when it expires.
+pub type Progress = (String, i64, Timestamp);
+
+const COLUMNS: &str = "id, owner_id, title, path, mimetype, width, height, size, created_at";
+
+fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<MediaItem> {
+    Ok(from_columns!(r => MediaItem {
+        id, owner_id, title, path, mimetype, width, height, size, created_at
+    }))
+}
+
+/// Adds a chunk to `owner`'s upload `id` (`None`: the first chunk of a new upload).
+/// Expired uploads of the owner go first.
+pub fn add_chunk(
+    conn: &Connection,
+    owner: i64,
+    id: Option<&str>,
+    range: ChunkRange,
+    bytes: &[u8],
+    now: Timestamp,
+) -> rusqlite::Result<Result<Progress, Refused>> {
+    conn.prepare_cached("DELETE FROM media_upload WHERE owner_id = ?1 AND created_at < ?2")?
+        .execute(params![owner, now - UPLOAD_TTL])?;
+    let len = i64::try_from(bytes.len()).unwrap_or(i64::MAX);
+    let (id, received, total, created) = match id {
+        Some(id) => {
+            let open = conn
+                .prepare_cached(
+                    "SELECT received, total, created_at FROM media_upload
+                     WHERE id = ?1 AND owner_id = ?2",
+                )?
+                .query_row(params![id, owner], |r| {
+                    Ok((r.get::<_, i64>(0)?, r.get::<_, Option<i64>>(1)?, r.get(2)?))
+                })
+                .optional()?;
+            let Some((received, total, created)) = open else { return Ok(Err(Refused::Unknown)) };
+            (id.to_owned(), received, total, created)
+        }
+        None => {
+            let open: i64 = conn
+                .prepare_cached("SELECT count(*) FROM media_upload WHERE owner_id = ?1")?
+                .query_row([owner], |r| r.get(0))?;
+            if open >= OPEN_UPLOADS_MAX {
+                return Ok(Err(Refused::TooMany));
+            }
+            let id = crate::token::random_string(16);
+            conn.prepare_cached(
+                "INSERT INTO media_upload (id, owner_id, created_at) VALUES (?1, ?2, ?3)",
+            )?
+            .execute(params![id, owner, now])?;
+            (id, 0, None, now)
+        }
+    };
+    if range.start != received {
+        return Ok(Err(Refused::Offset { expected: received }));
+    }
+    let total = total.or(range.total);
+    if received + len > total.unwrap_or(UPLOAD_MAX).min(UPLOAD_MAX) {
+        return Ok(Err(Refused::TooLarge));
+    }
+    conn.prepare_cached("INSERT INTO media_chunk (upload_id, start, body) VALUES (?1, ?2, ?3)")?
+        .execute(params![id, received, bytes])?;
+    conn.prepare_cached("UPDATE media_upload SET received = ?2, total = ?3 WHERE id = ?1")?
+        .execute(params![id, received + len, total])?;
+    Ok(Ok((id, received + len, created + UPLOAD_TTL)))
+}
+
+/// The whole file of `owner`'s upload `id`, which ends the upload: its chunks in order.
+pub fn take_whole(
+    conn: &Connection,
+    owner: i64,
+    id: &str,
+    now: Timestamp,
+) -> rusqlite::Result<Result<Vec<u8>, Refused>> {
+    let open = conn
+        .prepare_cached(
+            "SELECT received, total FROM media_upload
+             WHERE id = ?1 AND owner_id = ?2 AND created_at >= ?3",
+        )?
+        .query_row(params![id, owner, now - UPLOAD_TTL], |r| {
+            Ok((r.get::<_, i64>(0)?, r.get::<_, Option<i64>>(1)?))
+        })
+        .optional()?;
+    let Some((received, total)) = open else { return Ok(Err(Refused::Unknown)) };
+    if received == 0 || total.is_some_and(|t| t != received) {
+        return Ok(Err(Refused::Incomplete));
+    }
+    let mut body = Vec::with_capacity(usize::try_from(received).unwrap_or(0));
+    let mut chunks =
+        conn.prepare_cached("SELECT body FROM media_chunk WHERE upload_id = ?1 ORDER BY start")?;
+    for chunk in chunks.query_map([id], |r| r.get::<_, Vec<u8>>(0))? {
+        body.extend_from_slice(&chunk?);
+    }
+    conn.prepare_cached("DELETE FROM media_chunk WHERE upload_id = ?1")?.execute([id])?;
+    conn.prepare_cached("DELETE FROM media_upload WHERE id = ?1")?.execute([id])?;
+    Ok(Ok(body))
+}
+
+/// Stores a picture of `owner`'s as a new item; its id.
+#[expect(clippy::too_many_arguments, reason = "one column each")]
+pub fn create(
+    conn: &Connection,
+    owner: i64,
+    extension: &str,
+    content_type: &str,
+    width: u32,
+    height: u32,
+    bytes: &[u8],
+    now: Timestamp,
+) -> rusqlite::Result<i64> {
+    // an unguessable name: a private event's pictures are not found by counting
+    let path = format!("m/{}.{extension}", crate::token::random_string(16));
+    super::media::put(conn, &path, content_type, bytes, now)?;
+    conn.prepare_cached(
+        "INSERT INTO media_item (owner_id, type, path, mimetype, width, height, size, created_at)
+         VALUES (?1, 'image', ?2, ?3, ?4, ?5, ?6, ?7)",
+    )?
+    .execute(params![
+        owner,
+        path,
+        content_type,
+        width,
+        height,
+        i64::try_from(bytes.len()).unwrap_or(i64::MAX),
+        now
+    ])?;
+    Ok(conn.last_insert_rowid())
+}
+
+/// An item.
+pub fn get(conn: &Connection, id: i64) -> rusqlite::Result<Option<MediaItem>> {
+    conn.prepare_cached(sql!("SELECT {COLUMNS} FROM media_item WHERE id = ?1"))?
+        .query_row([id], from_row)
+        .optional()
+}
+
+/// Items by id, in the order given (those that exist).
+pub fn by_ids(conn: &Connection, ids: &[i64]) -> rusqlite::Result<Vec<MediaItem>> {
+    let mut out = Vec::with_capacity(ids.len());
+    for id in ids {
+        out.extend(get(conn, *id)?);
+    }
+    Ok(out)
+}
+
+/// Deletes an item: out of every gallery, its picture gone.
+pub fn delete(conn: &Connection, item: &MediaItem) -> rusqlite::Result<()> {
+    conn.prepare_cached("DELETE FROM event_gallery WHERE media_id = ?1")?.execute([item.id])?;
+    conn.prepare_cached("DELETE FROM media_item WHERE id = ?1")?.execute([item.id])?;
+    conn.prepare_cached("DELETE FROM media WHERE path = ?1")?.execute([&item.path])?;
+    Ok(())
+}
+
+/// Whether `viewer` may see `item`: its owner, or anyone who may see the items of an
+/// event whose gallery shows it (the events' rule, [`super::events::item_shown`]).
+pub fn visible(conn: &Connection, item: &MediaItem, viewer: Option<i64>) -> rusqlite::Result<bool> {
+    if viewer == Some(item.owner_id) {
+        return Ok(true);
+    }
+    let sql = sql!(
+        "SELECT 1 FROM event_gallery c WHERE c.media_id = ?2 AND {}",
+        super::events::item_shown(1)
+    );
+    conn.prepare_cached(sql)?.exists(params![viewer, item.id])
+}
