@@ -116,9 +116,7 @@ async fn complete(mut call: Call<Principal>) -> Result<Response, ApiError> {
     };
     let now = call.now;
     let bytes = call
-        .write(move |tx, who| {
-            Ok(media_items::take_whole(tx, who.user_id, &id, now)?.map_err(refused)?)
-        })
+        .write(move |tx, who| media_items::take_whole(tx, who.user_id, &id, now)?.map_err(refused))
         .await?;
     if let Some(sum) = text(&map, "md5") {
         let got = format!("{:x}", md5::Md5::digest(&bytes));
