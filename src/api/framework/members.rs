@@ -310,6 +310,17 @@ impl Switched {
     }
 }
 
+/// 404 unless the community has `area` on (`configurations.{area}s_enabled`: every
+/// route of a group or an event is 404 while it is off).
+pub fn area_on(c: &Connection, area: &str) -> Result<(), ApiError> {
+    let key = format!("{area}s_enabled");
+    if crate::db::preferences::get_bool(c, "configurations", &key, false)? {
+        Ok(())
+    } else {
+        Err(ApiError::NotFound)
+    }
+}
+
 /// 403 unless `who` may create items of `area` (`configurations.{area}s_only_staff_enabled`
 /// keeps it to staff).
 pub fn may_create(c: &Connection, area: &str, who: Principal) -> Result<(), ApiError> {
