@@ -196,7 +196,7 @@ async fn create(kind: Kind, mut call: Call<Principal>) -> Result<Response, ApiEr
             if let Some(poll) = &draft.poll {
                 errors.extend(crate::api::polls::may_make(tx, poll, &who, now)?);
             }
-            errors.extend(crate::api::tags::addressing_errors(tx, kind, &draft, &who)?);
+            errors.extend(crate::api::tags::addressing_errors(kind, &draft));
             let mut parent_pk = None;
             if let Some(pid) = draft.parent {
                 match store::meta(tx, Kind::Comment, pid)? {
@@ -233,11 +233,6 @@ async fn create(kind: Kind, mut call: Call<Principal>) -> Result<Response, ApiEr
                 let m = store::meta(tx, kind, id)?
                     .ok_or_else(|| ApiError::internal("contribution vanished after insert"))?;
                 crate::db::polls::insert(tx, m.pk, poll, now)?;
-            }
-            if !draft.addressing.is_empty() {
-                let m = store::meta(tx, kind, id)?
-                    .ok_or_else(|| ApiError::internal("contribution vanished after insert"))?;
-                crate::db::tags::set_addressing(tx, m.pk, &draft.addressing)?;
             }
             let created = store::get(tx, kind, id, Some(who.user_id))?
                 .ok_or_else(|| ApiError::internal("contribution vanished after insert"))?;

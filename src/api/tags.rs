@@ -163,54 +163,27 @@ async fn assign(mut call: Call<Principal>) -> Result<Response, ApiError> {
 }
 
 /// `GET /api/v2/user/tag/tags_to_address_a_contribution/` (auth): the tags the caller
-/// may address a discussion or post to, as a plain array (what the kit's composer
-/// maps over): staff every active tag, a member the active tags they hold.
+/// may address a discussion or post to, as a plain array (what the kit's composer maps
+/// over): none. The kit promises that an addressed post "will be visible to those
+/// users with at least one of the selected tags", and hearth does not narrow who sees
+/// an item by its tags (docs/decisions.md): it offers no tag rather than a promise it
+/// would break.
 async fn addressable(call: Call<Principal>) -> Result<Response, ApiError> {
-    let json = call
-        .read(|c, who| {
-            let tags = store::addressable(c, who.user_id, who.is_staff)?;
-            Ok::<_, ApiError>(tags.iter().map(Tag::to_json).collect::<Vec<_>>())
-        })
-        .await?;
+    let json =
+        call.read(|_, _| Ok::<_, ApiError>(Vec::<crate::model::tag::TagJson>::new())).await?;
     Ok(ok(&json))
 }
 
-/// The field errors of a new item's addressing: tags the author may not address with
-/// ([`store::addressable`]), or none where the community requires addressing
-/// (`configurations.post_addressing_required_enabled`; an item in a group or an event is
-/// addressed to it).
-pub(crate) fn addressing_errors(
-    tx: &Connection,
-    kind: Kind,
-    draft: &Draft,
-    who: &Principal,
-) -> Result<Vec<FieldError>, ApiError> {
-    let mut errors = Vec::new();
-    if !matches!(kind, Kind::Discussion | Kind::Post) {
-        return Ok(errors);
-    }
-    if draft.addressing.is_empty() {
-        let required = crate::db::preferences::get_bool(
-            tx,
-            "configurations",
-            "post_addressing_required_enabled",
-            false,
-        )?;
-        if required && draft.group.is_none() && draft.event.is_none() {
-            errors.push(FieldError::new(
-                "addressing",
-                "required",
-                "This community asks that every post be addressed to at least one tag.",
-            ));
-        }
-    } else if let Some(t) =
-        store::first_not_addressable(tx, who.user_id, who.is_staff, &draft.addressing)?
-    {
-        errors.push(FieldError::new(
+/// The field errors of a new item's addressing: any addressing is refused (400 on
+/// `addressing`), since hearth would still show the item to everyone who may see it
+/// otherwise ([`addressable`] offers no tag). `configurations.post_addressing_required_enabled`
+/// is therefore not enforced: no item could meet it.
+pub(crate) fn addressing_errors(kind: Kind, draft: &Draft) -> Option<FieldError> {
+    (matches!(kind, Kind::Discussion | Kind::Post) && !draft.addressing.is_empty()).then(|| {
+        FieldError::new(
             "addressing",
             "invalid",
-            format!("Tag {t} does not exist or is not one you may address."),
-        ));
-    }
-    Ok(errors)
+            "hearth does not address items to tags: an addressed item would still be shown to everyone.",
+        )
+    })
 }

@@ -208,43 +208,6 @@ pub fn shown_of_users(
     Ok(out)
 }
 
-/// The tags `user` may address a discussion or post to: staff every active tag,
-/// a member the active tags they hold; by id.
-pub fn addressable(conn: &Connection, user: i64, staff: bool) -> rusqlite::Result<Vec<Tag>> {
-    conn.prepare_cached(sql!(
-        "SELECT {COLUMNS} FROM tag t
-         WHERE t.active = 1 AND t.deleted = 0
-           AND (?2 OR EXISTS (SELECT 1 FROM user_tag ut WHERE ut.user_id = ?1 AND ut.tag_id = t.id))
-         ORDER BY t.id"
-    ))?
-    .query_map(params![user, staff], from_row)?
-    .collect()
-}
-
-/// The first of `ids` that `user` may not address (see [`addressable`]).
-pub fn first_not_addressable(
-    conn: &Connection,
-    user: i64,
-    staff: bool,
-    ids: &[i64],
-) -> rusqlite::Result<Option<i64>> {
-    let allowed: Vec<i64> = addressable(conn, user, staff)?.into_iter().map(|t| t.id).collect();
-    Ok(ids.iter().copied().find(|id| !allowed.contains(id)))
-}
-
-/// Addresses item `pk` to `tags` (already checked).
-pub fn set_addressing(conn: &Connection, pk: i64, tags: &[i64]) -> rusqlite::Result<()> {
-    conn.prepare_cached("DELETE FROM contribution_addressing WHERE contribution_pk = ?1")?
-        .execute([pk])?;
-    let mut stmt = conn.prepare_cached(
-        "INSERT OR IGNORE INTO contribution_addressing (contribution_pk, tag_id) VALUES (?1, ?2)",
-    )?;
-    for t in tags {
-        stmt.execute(params![pk, t])?;
-    }
-    Ok(())
-}
-
 /// The tags item `pk` is addressed to (deleted tags left out), by id.
 pub fn addressing_of(conn: &Connection, pk: i64) -> rusqlite::Result<Vec<TagJson>> {
     conn.prepare_cached(sql!(

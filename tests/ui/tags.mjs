@@ -2,9 +2,10 @@
 // alice, the community's creator, staff).
 //
 // Tags: alice (staff) creates the tag "Sourdough club" and gives it to bob through the API
-// (POST /api/v2/tag/, /tag/{id}/assign/); bob posts to its holders (`addressing`). Carol's
-// page shows bob's UserInfo with its tags field, where the kit puts the tag as a chip in
-// its colour, and bob's post, whose header's tag icon opens the tag's chip.
+// (POST /api/v2/tag/, /tag/{id}/assign/). Carol's page shows bob's UserInfo with its tags
+// field, where the kit puts the tag as a chip in its colour. No post is addressed to it:
+// hearth offers the composer no tag and refuses `addressing` (it does not hide an item
+// from those without the tag, which the kit would promise; docs/decisions.md).
 //
 // Onboarding: with configurations.onboarding_enabled on, alice's OnBoardingWidget lists
 // hearth's six steps; she opens "Download the app" and presses its Ok!: hearth records
@@ -14,7 +15,7 @@ export async function tagsViews(t) {
   const { visit, check, api, hearth, page, portal, must, USERS, WAIT_MS, token, viewTokens, setIds } = t;
   const { alice, bob } = USERS;
   let tag = null;
-  await check("tags: alice made staff (hearth user set-staff); she creates \"Sourdough club\" and gives it to bob; bob posts addressed to it", async () => {
+  await check("tags: alice made staff (hearth user set-staff); she creates \"Sourdough club\" and gives it to bob; hearth offers no tag to address a post to and refuses addressing", async () => {
     hearth('user', 'set-staff', 'alice', 'true');
     const r = await api(alice, 'POST', '/api/v2/tag/', { name: 'Sourdough club', color: '#2e7d32', description: 'Keeps a starter alive' });
     must(r.status === 201, `create: ${r.status} ${JSON.stringify(r.json)}`);
@@ -22,23 +23,19 @@ export async function tagsViews(t) {
     const a = await api(alice, 'POST', `/api/v2/tag/${tag.id}/assign/`, { user: bob });
     must(a.status === 200, `assign: ${a.status} ${JSON.stringify(a.json)}`);
     const may = await api(bob, 'GET', '/api/v2/user/tag/tags_to_address_a_contribution/');
-    must(may.json.map((x) => x.name).join() === 'Sourdough club', `bob may address: ${JSON.stringify(may.json)}`);
+    must(Array.isArray(may.json) && may.json.length === 0, `bob may address: ${JSON.stringify(may.json)}`);
     const p = await api(bob, 'POST', '/api/v2/post/', { text: '<p class="SCEditor-paragraph">Feeding day for the starters</p>', addressing: [tag.id] });
-    must(p.status === 201 && p.json.addressing?.[0]?.name === 'Sourdough club', `post: ${p.status} ${JSON.stringify(p.json).slice(0, 300)}`);
+    must(p.status === 400 && p.json.errors?.[0]?.field === 'addressing', `post: ${p.status} ${JSON.stringify(p.json).slice(0, 300)}`);
     Object.assign(viewTokens, { tags: token(USERS.carol), onboarding: token(alice) });
-    setIds({ bob, taggedPost: p.json.id });
+    setIds({ bob });
   });
   await visit('tags', async () => {
-    await check("tags: bob's UserInfo shows the chip \"Sourdough club\" in its colour; his post's header opens it too", async () => {
+    await check("tags: bob's UserInfo shows the chip \"Sourdough club\" in its colour", async () => {
       must(tag, 'no tag (the seed above failed)');
       const chip = page.getByTestId('user-info').locator('.MuiChip-root', { hasText: 'Sourdough club' }).first();
       await chip.waitFor({ timeout: WAIT_MS });
       const bg = await chip.evaluate((el) => getComputedStyle(el).backgroundColor);
       must(bg === 'rgb(46, 125, 50)', `the chip's colour: ${bg}`);
-      await page.getByTestId('addressed-post').getByText('Feeding day for the starters').first().waitFor({ timeout: WAIT_MS });
-      // the header's tag icon opens the addressing tags' chips
-      await page.getByTestId('addressed-post').locator('[aria-haspopup="true"]', { hasText: 'label' }).first().click();
-      await page.locator('.SCTags-paper .MuiChip-root', { hasText: 'Sourdough club' }).first().waitFor({ timeout: WAIT_MS });
       const profile = await api(USERS.carol, 'GET', `/api/v2/user/${bob}/`);
       must(profile.json.tags.map((x) => x.name).join() === 'Sourdough club', `bob's tags: ${JSON.stringify(profile.json.tags)}`);
     });

@@ -715,15 +715,12 @@ function EventsPage() {
 }
 
 // User tags (issue 32): bob's UserInfo with its tags field (the tags staff gave him that
-// are visible), and his post addressed to one of them (FeedObject's header chips).
+// are visible).
 function TaggedUser({ config }) {
   return (
     <div className="page">
       <Section id="user-info" title="UserInfo (bob's, with his tags)">
         <UserInfo userId={config.ids.bob} fields={['real_name', 'tags']} />
-      </Section>
-      <Section id="addressed-post" title="FeedObject (bob's post addressed to a tag)" wide>
-        <FeedObject feedObjectId={config.ids.taggedPost} feedObjectType="post" />
       </Section>
     </div>
   );
