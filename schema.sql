@@ -54,9 +54,19 @@ CREATE TABLE user (
 );
 CREATE UNIQUE INDEX user_email ON user (email COLLATE NOCASE) WHERE email IS NOT NULL;
 
+-- A user tag (SCTagType). `name` is unique over all tags (hearth keeps only user
+-- tags, so the platform's "unique together with type" is the same rule); the columns
+-- after `name` are version 10's, their defaults what an older file's tags were.
 CREATE TABLE tag (
-    id   INTEGER PRIMARY KEY,
-    name TEXT NOT NULL UNIQUE
+    id               INTEGER PRIMARY KEY,
+    name             TEXT NOT NULL UNIQUE,
+    description      TEXT NOT NULL DEFAULT '',
+    color            TEXT NOT NULL DEFAULT '#9e9e9e',
+    visible          INTEGER NOT NULL DEFAULT 1,
+    visibility_boost INTEGER NOT NULL DEFAULT 0,
+    active           INTEGER NOT NULL DEFAULT 1,
+    deleted          INTEGER NOT NULL DEFAULT 0,
+    created_at       INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE user_tag (
     user_id INTEGER NOT NULL REFERENCES user (id) ON DELETE CASCADE,
@@ -1110,6 +1120,27 @@ BEGIN
     WHERE id = NEW.event_id;
 END;
 
+-- Tags: addressing and onboarding (version 10, issue 32) ----------------------------
+-- The tags a discussion or post is addressed to (its `addressing`). Stored and shown;
+-- hearth does not narrow who reads an addressed item (docs/decisions.md).
+CREATE TABLE contribution_addressing (
+    contribution_pk INTEGER NOT NULL REFERENCES contribution (pk),
+    tag_id          INTEGER NOT NULL REFERENCES tag (id),
+    PRIMARY KEY (contribution_pk, tag_id)
+) WITHOUT ROWID;
+CREATE INDEX contribution_addressing_tag ON contribution_addressing (tag_id);
+-- who holds a tag (the tag's members; `user_tag`'s key starts with the user)
+CREATE INDEX user_tag_tag ON user_tag (tag_id, user_id);
+
+-- The community's onboarding steps (SCStepType), one row per step that staff started
+-- or completed; a step without a row has not been started.
+CREATE TABLE onboarding_step (
+    id           INTEGER PRIMARY KEY CHECK (id BETWEEN 1 AND 6),
+    status       TEXT    NOT NULL CHECK (status IN ('in_progress', 'completed')),
+    started_at   INTEGER NOT NULL,
+    completed_at INTEGER
+);
+
 -- Media (SPEC §5 images, the kit's uploader; src/db/media_items.rs): a picture a
 -- member sends in chunks (media_upload, its bytes by offset in media_chunk), made whole
 -- into a media_item whose picture is in `media` (served under /media/m/...); an event's
@@ -1152,3 +1183,50 @@ CREATE TABLE event_gallery (
 -- a gallery's page, newest first
 CREATE INDEX event_gallery_newest ON event_gallery (event_id, added_at DESC, media_id DESC);
 CREATE INDEX event_gallery_media ON event_gallery (media_id);
+
+-- Custom advs and pages, and contact requests (SPEC §10 "Custom ADV, menus & pages",
+-- "Contact us"; src/db/custom_content.rs, src/db/contact.rs). Advs and pages are kept by
+-- staff (`hearth adv`, `hearth page`), none by default; their HTML (`embed_code`,
+-- `html_body`) is stored sanitized. A contact request is a message to staff
+-- (`hearth contact list`), plain text; its sender's account is forgotten with it.
+CREATE TABLE custom_adv (
+    id          INTEGER PRIMARY KEY,
+    position    TEXT    NOT NULL CHECK (position IN ('BELOW_TOPBAR', 'BELOW_THE_POST', 'IN_POST_COMMENTS', 'RELATED_POSTS_COLUMN', 'TOOLS_COLUMN', 'IN_STREAM', 'ABOVE_THE_STREAM', 'ABOVE_THE_STREAM_CATEGORY')),
+    title       TEXT,
+    link        TEXT,
+    image       TEXT,
+    embed_code  TEXT,
+    active      INTEGER NOT NULL DEFAULT 1 CHECK (active IN (0, 1)),
+    category_id INTEGER REFERENCES category (id),
+    created_at  INTEGER NOT NULL,
+    updated_at  INTEGER NOT NULL,
+    CHECK (image IS NOT NULL OR embed_code IS NOT NULL)
+);
+-- the kit's search: a slot's active advs
+CREATE INDEX custom_adv_position ON custom_adv (position, active, id);
+
+CREATE TABLE custom_page (
+    id           INTEGER PRIMARY KEY,
+    slug         TEXT    NOT NULL UNIQUE,
+    title        TEXT    NOT NULL,
+    body         TEXT    NOT NULL,                        -- as staff wrote it
+    html_body    TEXT    NOT NULL,                        -- sanitized (SPEC §5)
+    html_summary TEXT    NOT NULL,
+    valid_from   INTEGER NOT NULL,
+    valid_to     INTEGER,
+    active       INTEGER NOT NULL DEFAULT 1 CHECK (active IN (0, 1)),
+    created_at   INTEGER NOT NULL,
+    updated_at   INTEGER NOT NULL
+);
+
+CREATE TABLE contact_request (
+    id         INTEGER PRIMARY KEY,
+    user_id    INTEGER REFERENCES user (id) ON DELETE SET NULL,
+    name       TEXT    NOT NULL,
+    surname    TEXT    NOT NULL,
+    email      TEXT    NOT NULL,
+    message    TEXT    NOT NULL,
+    created_at INTEGER NOT NULL
+);
+-- a member's requests (their data export; forgotten with the account)
+CREATE INDEX contact_request_user ON contact_request (user_id) WHERE user_id IS NOT NULL;

@@ -196,6 +196,7 @@ async fn create(kind: Kind, mut call: Call<Principal>) -> Result<Response, ApiEr
             if let Some(poll) = &draft.poll {
                 errors.extend(crate::api::polls::may_make(tx, poll, &who, now)?);
             }
+            errors.extend(crate::api::tags::addressing_errors(kind, &draft));
             let mut parent_pk = None;
             if let Some(pid) = draft.parent {
                 match store::meta(tx, Kind::Comment, pid)? {

@@ -115,10 +115,11 @@ async fn complete(mut call: Call<Principal>) -> Result<Response, ApiError> {
         return Err(ApiError::Invalid(errors));
     };
     let now = call.now;
+    // the whole file comes out of the database: its memory is the request budget's
+    // while it is checked and decoded (503 while the budget is taken)
+    let held = call.state().body_budget.take(crate::images::MAX_BYTES)?;
     let bytes = call
-        .write(move |tx, who| {
-            Ok(media_items::take_whole(tx, who.user_id, &id, now)?.map_err(refused)?)
-        })
+        .write(move |tx, who| media_items::take_whole(tx, who.user_id, &id, now)?.map_err(refused))
         .await?;
     if let Some(sum) = text(&map, "md5") {
         let got = format!("{:x}", md5::Md5::digest(&bytes));
@@ -130,7 +131,7 @@ async fn complete(mut call: Call<Principal>) -> Result<Response, ApiError> {
             ));
         }
     }
-    let upload = upload::Upload { bytes: bytes.into(), held: None };
+    let upload = upload::Upload { bytes: bytes.into(), held: Some(held) };
     let picture =
         upload::process_picture(Some(upload), "image", &call.state().body_budget, &mut errors)
             .await?;

@@ -6,6 +6,7 @@
 pub mod account;
 pub mod avatars;
 pub mod categories;
+pub mod community;
 // the framework the areas' handlers are written with: the caller (call, auth), lists,
 // toggles, people's JSON, the OpenAPI document (api/framework/)
 mod framework;
@@ -15,6 +16,7 @@ pub mod connections;
 pub mod contributions;
 pub mod contributors;
 pub mod courses;
+pub mod custom_content;
 pub mod custom_menus;
 pub mod data_export;
 pub mod events;
@@ -30,12 +32,14 @@ pub mod media_items;
 pub mod messages;
 pub mod moderation;
 pub mod notifications;
+pub mod onboarding;
 pub mod polls;
 pub mod preferences;
 pub mod reactions;
 pub mod schema;
 pub mod search;
 pub mod sign_up;
+pub mod tags;
 pub mod user_courses;
 pub mod user_facts;
 pub mod user_hiding;
@@ -86,6 +90,12 @@ const AREAS: &[fn() -> Vec<Endpoint>] = &[
     user_moderation::endpoints,
     polls::endpoints,
     messages::endpoints,
+    // tags and onboarding (issue 32)
+    tags::endpoints,
+    onboarding::endpoints,
+    // custom advs and pages, community info, contact us (issue 32)
+    custom_content::endpoints,
+    community::endpoints,
 ];
 
 /// Every endpoint hearth serves, in one list (see [`crate::http::route`]).

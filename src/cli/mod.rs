@@ -1,9 +1,11 @@
 //! The command line (SPEC §2): clap definitions and one module per command group.
 
+pub mod adv;
 pub mod app;
 pub mod backup;
 pub mod banner;
 pub mod category;
+pub mod contact;
 pub mod docs;
 pub mod flag;
 pub mod import;
@@ -12,11 +14,13 @@ pub mod jwt;
 pub mod legal;
 pub mod maint;
 pub mod menu;
+pub mod page;
 pub mod pref;
 pub mod probe;
 pub mod reaction;
 pub mod restore;
 pub mod serve;
+pub mod tag;
 pub mod user;
 pub mod verify_replica;
 
@@ -67,6 +71,15 @@ pub enum Command {
     /// The links of the footer menus the UI kit shows.
     #[command(subcommand)]
     Menu(menu::MenuCommand),
+    /// The advs the UI kit's CustomAdv slots show.
+    #[command(subcommand)]
+    Adv(adv::AdvCommand),
+    /// The community's own pages (about us, rules...), read as custom pages.
+    #[command(subcommand)]
+    Page(page::PageCommand),
+    /// The contact requests members sent staff.
+    #[command(subcommand)]
+    Contact(contact::ContactCommand),
     /// Broadcast banners: staff's messages to every member.
     #[command(subcommand)]
     Banner(banner::BannerCommand),
@@ -76,6 +89,9 @@ pub enum Command {
     /// The moderation queue: the contributions members flagged.
     #[command(subcommand)]
     Flag(flag::FlagCommand),
+    /// User tags: staff's labels on members (profiles show the visible ones).
+    #[command(subcommand)]
+    Tag(tag::TagCommand),
     /// Load an NDJSON export (`-` reads stdin) in batched transactions.
     Import {
         /// The file (one JSON object per line, its kind under "record"); `-` reads stdin.
@@ -216,9 +232,13 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Reaction(c) => reaction::run(&open_existing(&cli.db)?, c),
         Command::Category(c) => category::run(&open_existing(&cli.db)?, c, &clock),
         Command::Menu(c) => menu::run(&open_existing(&cli.db)?, c, &clock),
+        Command::Adv(c) => adv::run(&open_existing(&cli.db)?, c, &clock),
+        Command::Page(c) => page::run(&open_existing(&cli.db)?, c, &clock),
+        Command::Contact(c) => contact::run(&open_existing(&cli.db)?, c),
         Command::Banner(c) => banner::run(&open_existing(&cli.db)?, c, &clock),
         Command::Legal(c) => legal::run(&open_existing(&cli.db)?, c, &clock),
         Command::Flag(c) => flag::run(&open_existing(&cli.db)?, c),
+        Command::Tag(c) => tag::run(&open_existing(&cli.db)?, c, &clock),
         Command::Import { file, batch_lines } => {
             import::run(&open_existing(&cli.db)?, &file, batch_lines, &clock)
         }

@@ -93,8 +93,8 @@ pub struct ServeArgs {
     /// --public-url).
     #[arg(long, env = "HEARTH_MAIL_FROM")]
     pub mail_from: Option<String>,
-    /// Mails one client address, and one mail address, may cause an hour (sign-up,
-    /// recovery, address change; more is 429 with Retry-After).
+    /// Mails one client address, and one mail address or member, may cause an hour
+    /// (sign-up, recovery, address change, contact request; more is 429 with Retry-After).
     #[arg(long, env = "HEARTH_MAIL_RATE", default_value_t = config::DEFAULT_MAIL_RATE, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub mail_rate: u32,
     /// A reverse proxy whose X-Forwarded-For is believed: an address or CIDR range

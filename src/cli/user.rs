@@ -154,7 +154,7 @@ fn find(db: &Db, username: &str) -> CliResult<(User, Option<String>)> {
         .ok_or_else(|| CliError(format!("no user named {username:?}")))
 }
 
-fn find_id(db: &Db, username: &str) -> CliResult<i64> {
+pub(super) fn find_id(db: &Db, username: &str) -> CliResult<i64> {
     Ok(find(db, username)?.0.id)
 }
 

@@ -280,6 +280,7 @@ pub(super) fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Contribution> 
         group: None,
         event: None,
         poll: None,
+        addressing: Vec::new(),
     }))
 }
 
@@ -302,6 +303,7 @@ pub(super) fn complete(
     }
     if matches!(c.kind, Kind::Discussion | Kind::Post) {
         c.poll = super::polls::of(conn, c.pk, viewer)?;
+        c.addressing = super::tags::addressing_of(conn, c.pk)?;
     }
     if c.kind == Kind::Comment && c.parent.is_none() && c.comment_count > 0 {
         let mut latest = page(

@@ -80,8 +80,7 @@ pub fn page(
     limit: i64,
     offset: i64,
 ) -> rusqlite::Result<(i64, Vec<Menu>)> {
-    let pattern = search
-        .map(|s| format!("%{}%", s.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_")));
+    let pattern = search.map(contains);
     let count = conn
         .prepare_cached(
             "SELECT count(*) FROM custom_menu WHERE ?1 IS NULL OR name LIKE ?1 ESCAPE '\\'",
@@ -95,6 +94,13 @@ pub fn page(
         .query_map(params![pattern, limit, offset], |r| r.try_into())?
         .collect::<Result<Vec<_>, _>>()?;
     Ok((count, with_items(conn, rows)?))
+}
+
+/// The `LIKE ... ESCAPE '\\'` pattern of the staff-kept lists' `search` (menus, advs,
+/// pages): `s` anywhere, its wildcards taken literally (SQLite's `LIKE` ignores ASCII
+/// case).
+pub fn contains(s: &str) -> String {
+    format!("%{}%", s.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_"))
 }
 
 /// Every menu with its items (`hearth menu list`).

@@ -112,6 +112,11 @@ const FILES: &[(&str, &str)] = &[
          WHERE n.user_id = ?1 ORDER BY n.id",
     ),
     (
+        "tags.json",
+        "SELECT t.id, t.name, t.description, t.visible FROM user_tag ut JOIN tag t ON t.id = ut.tag_id
+         WHERE ut.user_id = ?1 ORDER BY t.id",
+    ),
+    (
         "avatars.json",
         "SELECT id, path, created_at FROM user_avatar WHERE user_id = ?1 ORDER BY id",
     ),
@@ -124,6 +129,11 @@ const FILES: &[(&str, &str)] = &[
          WHERE m.thread_id IN (SELECT thread_id FROM pm_member WHERE user_id = ?1)
            AND ((m.sender_id = ?1 AND m.sender_hidden = 0) OR (m.receiver_id = ?1 AND m.receiver_hidden = 0))
          ORDER BY m.thread_id, m.id",
+    ),
+    (
+        "contact_requests.json",
+        "SELECT id, name, surname, email, message, created_at FROM contact_request
+         WHERE user_id = ?1 ORDER BY id",
     ),
 ];
 
@@ -144,9 +154,11 @@ connection_requests.json, hidden_users.json
 flags.json              the contributions you flagged (0 spam ... 4 off-topic)
 courses.json            your course memberships
 notifications.json      what you were notified of
+tags.json               the tags staff gave you (those kept off your profile too: visible 0)
 avatars.json, avatars/  the avatars you uploaded
 private_messages.json   the private messages you sent and received (those you have not
                         deleted for yourself; a file by its name)
+contact_requests.json   the messages you sent the community's staff
 
 Not included: your password (hearth keeps only a salted hash), your sign-in tokens
 (kept only as hashes), and other members' data beyond their username where it is

@@ -178,24 +178,9 @@ pub fn page(
     rows.collect()
 }
 
-/// The tags of several users, in one query.
+/// The tags the profiles of several users show, in one query ([`super::tags`]).
 pub fn tags_of(conn: &Connection, ids: &[i64]) -> rusqlite::Result<HashMap<i64, Vec<Tag>>> {
-    let mut out: HashMap<i64, Vec<Tag>> = HashMap::new();
-    if ids.is_empty() {
-        return Ok(out);
-    }
-    let list = serde_json::to_string(ids).unwrap_or_else(|_| "[]".into());
-    let mut stmt = conn.prepare_cached(
-        "SELECT ut.user_id, t.id, t.name FROM user_tag ut JOIN tag t ON t.id = ut.tag_id
-         WHERE ut.user_id IN (SELECT value FROM json_each(?1)) ORDER BY ut.user_id, t.id",
-    )?;
-    let rows = stmt
-        .query_map([list], |r| Ok((r.get::<_, i64>(0)?, Tag { id: r.get(1)?, name: r.get(2)? })))?;
-    for row in rows {
-        let (user, tag) = row?;
-        out.entry(user).or_default().push(tag);
-    }
-    Ok(out)
+    super::tags::shown_of_users(conn, ids)
 }
 
 /// Recomputes every `mutual` flag and every follow counter from the edges (for bulk

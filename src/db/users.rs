@@ -394,14 +394,7 @@ const LEAVING: [&str; 10] = [
     "DELETE FROM poll_vote WHERE user_id = ?1",
 ];
 
-/// The tags of a user.
+/// The tags a user's profile shows (visible, active, not deleted: [`super::tags`]).
 pub fn tags(conn: &Connection, user_id: i64) -> rusqlite::Result<Vec<crate::model::user::Tag>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT t.id, t.name FROM user_tag ut JOIN tag t ON t.id = ut.tag_id WHERE ut.user_id = ?1 ORDER BY t.id",
-    )?;
-    let rows = stmt.query_map([user_id], |r| {
-        let (id, name) = r.try_into()?;
-        Ok(crate::model::user::Tag { id, name })
-    })?;
-    rows.collect()
+    super::tags::shown_of(conn, user_id)
 }

@@ -19,6 +19,8 @@ pub enum LimitKey {
     Addr(super::AddrKey),
     /// A mail address, lowercased (the mails sent to it: `api::sign_up`).
     Mail(String),
+    /// A member by id (the contact requests they send: `api::community`).
+    Member(i64),
 }
 
 /// Above this many tracked keys, stale ones are swept on the next failure.

@@ -116,6 +116,8 @@ pub struct Contribution {
     pub event: Option<super::event::EventSeen>,
     /// Discussions and posts: its poll, with the caller's votes.
     pub poll: Option<super::poll::PollJson>,
+    /// Discussions and posts: the tags it is addressed to (`SCTagType`), by id.
+    pub addressing: Vec<super::tag::TagJson>,
     /// The later of its creation and its newest live comment (a comment's: its newest
     /// live reply).
     pub last_activity_at: Timestamp,
@@ -240,7 +242,11 @@ impl Contribution {
             follower_count: 0,
             followed: false,
             medias: Vec::new(),
-            addressing: Vec::new(),
+            addressing: self
+                .addressing
+                .iter()
+                .filter_map(|t| serde_json::to_value(t).ok())
+                .collect(),
             tags: Vec::new(),
             location: None,
             poll: self.poll.as_ref().and_then(|p| serde_json::to_value(p).ok()),
@@ -299,6 +305,8 @@ pub struct Draft {
     pub event: Option<i64>,
     /// Discussions and posts: its poll.
     pub poll: Option<super::poll::PollInput>,
+    /// Discussions and posts: the tag ids it is addressed to, deduplicated.
+    pub addressing: Vec<i64>,
 }
 
 pub use super::ids::id_value;
@@ -448,6 +456,35 @@ pub fn validate(kind: Kind, body: &Map<String, Value>) -> (Draft, Vec<FieldError
                 ));
             }
         }
+    }
+    match body.get("addressing") {
+        None | Some(Value::Null) => {}
+        Some(_) if !matches!(kind, Kind::Discussion | Kind::Post) => {
+            errors.push(FieldError::new(
+                "addressing",
+                "invalid",
+                "Only discussions and posts are addressed to tags.",
+            ));
+        }
+        Some(Value::Array(items)) => match ids::from_values(items) {
+            Ok(list) => draft.addressing = ids::dedup(list),
+            Err(ListError::TooMany) => errors.push(ids::too_many("addressing")),
+            Err(ListError::NotAnId) => errors.push(FieldError::new(
+                "addressing",
+                "invalid",
+                "Each tag must be an integer id (a number or a numeric string).",
+            )),
+        },
+        Some(_) => {
+            errors.push(FieldError::new("addressing", "invalid", "Expected a list of tag ids."));
+        }
+    }
+    if (draft.group.is_some() || draft.event.is_some()) && !draft.addressing.is_empty() {
+        errors.push(FieldError::new(
+            "addressing",
+            "invalid",
+            "An item made in a group or an event is addressed to it, not to tags.",
+        ));
     }
     match body.get("poll").filter(|p| !p.is_null()) {
         Some(_) if !matches!(kind, Kind::Discussion | Kind::Post) => {

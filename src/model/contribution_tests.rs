@@ -44,6 +44,7 @@ fn slugs_come_from_the_title_or_the_text() {
         event_id: None,
         event: None,
         poll: None,
+        addressing: Vec::new(),
     };
     assert_eq!(c.slug(), "grusse-world");
     c.kind = Kind::Post;

@@ -5,7 +5,9 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
 use serde_json::Value;
 
+pub use super::custom_import::{CustomAdvLine, CustomPageLine};
 pub use super::event_import::{EVENT_FIELDS, EventLine, EventMemberLine};
+pub use super::tag::{TagLine, UserTagLine};
 
 use super::course::{CourseType, JoinStatus, Privacy};
 use crate::clock::{Timestamp, parse_rfc3339};
@@ -60,6 +62,14 @@ pub enum Line {
     Event(EventLine),
     /// An event membership (the course members' statuses) with its answer.
     EventMember(EventMemberLine),
+    /// A user tag (SPEC §10 People).
+    Tag(TagLine),
+    /// A user holding a tag.
+    UserTag(UserTagLine),
+    /// A custom adv (SPEC §10), its embed code through the sanitizer.
+    CustomAdv(CustomAdvLine),
+    /// A custom page (SPEC §10), its body through the sanitizer.
+    CustomPage(CustomPageLine),
 }
 
 impl Line {
@@ -75,6 +85,9 @@ impl Line {
             Line::LegalPage(p) => Some(p.id),
             Line::Group(g) => Some(g.id),
             Line::Event(e) => Some(e.id),
+            Line::Tag(t) => Some(t.id),
+            Line::CustomAdv(a) => Some(a.id),
+            Line::CustomPage(p) => Some(p.id),
             _ => None,
         }
     }
@@ -381,31 +394,20 @@ pub struct LegalAckLine {
 impl FlagLine {
     /// What the flag is on: `(kind, id)`.
     pub fn target(&self) -> Result<(&'static str, i64), String> {
-        exactly_one(
-            "a flag",
-            [
-                ("discussion", self.discussion),
-                ("post", self.post),
-                ("status", self.status),
-                ("comment", self.comment),
-            ],
-        )
+        item("a flag", [self.discussion, self.post, self.status, self.comment])
     }
 }
 
 impl VoteLine {
     /// What the vote is on: `(kind, id)`.
     pub fn target(&self) -> Result<(&'static str, i64), String> {
-        exactly_one(
-            "a vote",
-            [
-                ("discussion", self.discussion),
-                ("post", self.post),
-                ("status", self.status),
-                ("comment", self.comment),
-            ],
-        )
+        item("a vote", [self.discussion, self.post, self.status, self.comment])
     }
+}
+
+/// The one of a line's discussion, post, status and comment ids that is set.
+fn item(what: &str, [d, p, s, c]: [Option<i64>; 4]) -> Result<(&'static str, i64), String> {
+    exactly_one(what, [("discussion", d), ("post", p), ("status", s), ("comment", c)])
 }
 
 /// The one field of `fields` that is set, or the error naming them all.
@@ -521,81 +523,5 @@ pub fn parse(line: &str) -> Result<Line, String> {
 }
 
 #[cfg(test)]
-mod tests {
-    #![expect(clippy::unwrap_used, reason = "tests fail loudly")]
-    use super::*;
-
-    #[test]
-    fn parses_each_kind() {
-        assert!(matches!(
-            parse(r#"{"record":"follow","follower":1,"followed":2}"#),
-            Ok(Line::Follow(_))
-        ));
-        assert!(matches!(
-            parse(
-                r#"{"record":"course","id":1,"created_by":2,"name":"A","type":"self-paced","categories":[1]}"#
-            ),
-            Ok(Line::Course(_))
-        ));
-        assert!(matches!(
-            parse(r#"{"record":"post","id":1,"author":1,"text":"t"}"#),
-            Ok(Line::Post(_))
-        ));
-        assert!(matches!(
-            parse(
-                r#"{"record":"vote","user":1,"reaction":2,"comment":3,"voted_at":"2026-01-02T03:04:05Z"}"#
-            ),
-            Ok(Line::Vote(VoteLine { comment: Some(3), voted_at: Some(_), .. }))
-        ));
-        assert!(matches!(
-            parse(r#"{"record":"category_follow","user":1,"category":2}"#),
-            Ok(Line::CategoryFollow(CategoryFollowLine { created_at: None, .. }))
-        ));
-        assert!(parse(r#"{"record":"vote","user":1,"post":3}"#).unwrap_err().contains("reaction"));
-        assert!(parse(r#"{"record":"category_follow","user":1,"category":2,"x":1}"#).is_err());
-    }
-
-    #[test]
-    fn explains_bad_lines() {
-        assert!(parse("{").is_err());
-        assert!(parse(r#"{"record":"spaceship"}"#).unwrap_err().contains("unknown record"));
-        assert!(parse(r#"{"type":"user"}"#).unwrap_err().contains("record"));
-        assert!(parse(r#"{"record":"follow","follower":1}"#).unwrap_err().contains("followed"));
-        assert!(parse(r#"{"record":"follow","follower":"x","followed":2}"#).is_err());
-    }
-
-    #[test]
-    fn course_choices_keep_the_importer_messages() {
-        let course = |extra: &str| match parse(&format!(
-            r#"{{"record":"course","id":1,"created_by":2,"name":"A"{extra}}}"#
-        )) {
-            Ok(Line::Course(c)) => c.choices(),
-            other => Err(format!("not a course line: {other:?}")),
-        };
-        assert_eq!(course(r#","type":"scheduled""#), Ok((CourseType::Scheduled, Privacy::Draft)));
-        assert_eq!(
-            course(r#","type":"structured","privacy":"secret""#),
-            Ok((CourseType::Structured, Privacy::Secret))
-        );
-        assert_eq!(
-            course(r#","type":"weird","privacy":"nope""#),
-            Err("type \"weird\" is not self-paced, structured or scheduled".into())
-        );
-        assert_eq!(
-            course(r#","type":"self-paced","privacy":"public""#),
-            Err("privacy \"public\" is not \"\", open, private or secret".into())
-        );
-        let member = |status: &str| match parse(&format!(
-            r#"{{"record":"course_member","course":1,"user":2,"join_status":"{status}"}}"#
-        )) {
-            Ok(Line::CourseMember(m)) => m.status(),
-            other => Err(format!("not a membership line: {other:?}")),
-        };
-        assert_eq!(member("requested"), Ok(JoinStatus::Requested));
-        assert_eq!(member("creator"), Ok(JoinStatus::Creator));
-        assert_eq!(
-            member("owner"),
-            Err("join_status \"owner\" is not one of manager, joined, invited, requested".into())
-        );
-    }
-}
+#[path = "import_tests.rs"]
+mod tests;

@@ -84,13 +84,8 @@ pub struct User {
     pub connections_counter: i64,
 }
 
-/// A tag on a user.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
-#[schema(as = UserTag)]
-pub struct Tag {
-    pub id: i64,
-    pub name: String,
-}
+/// A tag on a user (`SCTagType`): the User JSON lists the user's visible, active tags.
+pub use super::tag::TagJson as Tag;
 
 /// User JSON: the User table of SEED-API.md, every field, in that order.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]

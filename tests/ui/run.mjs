@@ -55,6 +55,7 @@ import { pollViews } from './polls.mjs';
 import { smtpSink } from './smtp-sink.mjs';
 import { eventsViews } from './events.mjs';
 import { groupsViews } from './groups.mjs';
+import { tagsViews } from './tags.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '../..');
@@ -151,6 +152,17 @@ const portal = await new Promise((resolve, reject) => {
   server.on('exit', (code) => reject(new Error(`hearth exited (${code}): ${log}`)));
 });
 server.stderr.resume();
+// an adv below the top bar (`hearth adv add`, SPEC §10 custom advs), made while hearth
+// runs (its image is hearth's own): a linked banner and HTML whose payloads the one
+// sanitizer must take out before the kit's CustomAdv runs the adv's scripts
+let advSeeded = null;
+try {
+  const embed = path.join(work, 'adv.html');
+  fs.writeFileSync(embed, '<p><strong>Spring seed swap</strong>: bring your beans to the market hall.</p><img src="x" onerror="window.__xss(\'adv-img\')"><script>window.__xss(\'adv-script\')</script>');
+  advSeeded = JSON.parse(hearth('adv', 'add', '--position', 'BELOW_TOPBAR', '--title', 'Spring seed swap', '--link', 'https://seeds.example/swap', '--image', `${portal}/static/default/cover.svg`, '--embed-file', embed, '--json'));
+} catch (e) {
+  advSeeded = e;
+}
 const tokens = new Map();
 const token = (id) => {
   if (!tokens.has(id)) tokens.set(id, hearth('jwt', 'mint', '--user-id', String(id), '--ttl', '3600'));
@@ -197,6 +209,10 @@ await check('seed: a link in each footer menu (hearth menu add-item)', async () 
   if (menuSeeded) throw new Error(String(menuSeeded.stderr || menuSeeded.message).trim());
 });
 // the category follows and the votes go through the API, as a front-end would make them
+await check('seed: an adv below the top bar (hearth adv add), its embed code sanitized', async () => {
+  if (advSeeded instanceof Error) throw new Error(String(advSeeded.stderr || advSeeded.message).trim());
+  must(!/script|onerror|__xss/.test(advSeeded.embed_code), `embed_code kept a payload: ${advSeeded.embed_code}`);
+});
 await check('seed: categories followed (Baking ×3, Gardening ×2)', async () => {
   for (const [who, cat] of [['alice', 1], ['bob', 1], ['carol', 1], ['alice', 2], ['dave', 2]]) {
     expectStatus(await api(USERS[who], 'POST', `/api/v2/category/${cat}/follow/`), 204, `${who} follows category ${cat}`);
@@ -625,6 +641,19 @@ await visit('shell', async () => {
     await link.waitFor({ timeout: WAIT_MS });
     const href = await link.getAttribute('href');
     must(href === '/rules/', `the footer's link goes to ${href}`);
+  });
+  await check('shell: the CustomAdv below the top bar shows the adv staff added (GET /custom_adv/search/?position=BELOW_TOPBAR): its words and its image, linked, no payload run', async () => {
+    const root = section('adv').locator('.SCCustomAdv-root');
+    await root.waitFor({ timeout: WAIT_MS });
+    await sees('adv', 'Spring seed swap');
+    const link = root.locator('a').first();
+    must((await link.getAttribute('href')) === 'https://seeds.example/swap', `the adv links to ${await link.getAttribute('href')}`);
+    const img = root.locator('img.SCCustomAdv-image');
+    const loaded = await img.evaluate((el) => el.decode().then(() => true, (e) => String(e.message ?? e)));
+    must(loaded === true, `the adv's image did not load: ${loaded}`);
+    const asked = requests.filter((r) => r.view === 'shell' && r.path.startsWith('/api/v2/custom_adv/search/'));
+    must(asked.length > 0 && asked.every((r) => r.status === 200), `the kit's adv requests: ${JSON.stringify(asked)}`);
+    must(asked.some((r) => /position=BELOW_TOPBAR/.test(r.path) && /active=true/.test(r.path)), `asked ${JSON.stringify(asked)}`);
   });
   await check('shell: the page\'s content renders between them (the discussion)', async () => {
     await sees('content', 'Which flour for a first loaf?');
@@ -1331,6 +1360,9 @@ await groupsViews({ visit, check, api, hearth, page, portal, must, USERS, WAIT_M
 
 // --- issue 33: events (events on: after the groups views)
 await eventsViews({ visit, check, api, hearth, page, portal, must, USERS, WAIT_MS, token, viewTokens, setIds });
+
+// --- issue 32: user tags and onboarding (alice staff from here: last)
+await tagsViews({ visit, check, api, hearth, page, portal, must, USERS, WAIT_MS, token, viewTokens, setIds });
 
 // --- the record
 const seen = new Map();

@@ -12,7 +12,7 @@ use warp::reply::Response;
 use super::{enabled, managed_event, visible_event};
 use crate::api::call::{Call, ca, user, write};
 use crate::api::listing::list_page;
-use crate::api::members::{admins, pre_write, required_users, target_user, user_list, users_page};
+use crate::api::members::{admins, pre_write, required_users, user_list, users_page};
 use crate::clock::Timestamp;
 use crate::db::events::{self as db, shows_members};
 use crate::db::members::{self, Roster};
@@ -27,6 +27,7 @@ use crate::model::event::{EventPrivacy, EventStatus, JoinStatus};
 /// What the shared invitation handlers (`api::members`) need of events.
 static INVITATIONS: crate::api::members::Invitations = crate::api::members::Invitations {
     roster: Roster::Event,
+    seen: |c, id, who| visible_event(c, id, Some(who)).map(|_| ()),
     managed: |c, id, who| managed_event(c, id, who).map(|_| ()),
     invited: Type::EventInvite,
     added: Type::EventAdded,
@@ -44,7 +45,9 @@ pub fn endpoints() -> Vec<Endpoint> {
     vec![
         ca(Method::GET, SUBSCRIBE, "listEventMembers", list_members),
         write(Method::POST, SUBSCRIBE, "subscribeToEvent", subscribe),
-        write(Method::DELETE, SUBSCRIBE, "unsubscribeFromEvent", unsubscribe),
+        write(Method::DELETE, SUBSCRIBE, "unsubscribeFromEvent", |c| {
+            crate::api::members::leave(&INVITATIONS, c)
+        }),
         ca(Method::GET, GOING, "listEventGoing", |c| list_answered(c, true)),
         write(Method::POST, GOING, "goToEvent", |c| answer(c, Some(true))),
         write(Method::DELETE, GOING, "removeGoingToEvent", |c| take_back(c, true)),
@@ -148,38 +151,6 @@ async fn take_back(mut call: Call<Principal>, going: bool) -> Result<Response, A
         if status.and_then(|s| s.1) == Some(going) {
             db::answer(tx, id, who.user_id, None)?;
         }
-        Ok::<_, ApiError>(())
-    })
-    .await?;
-    Ok(empty(StatusCode::NO_CONTENT))
-}
-
-/// `DELETE /api/v2/event/{id}/subscribe/`: leave (or withdraw a request, or decline an
-/// invitation); the creator cannot leave (403). With `?user=N`, an admin removes
-/// user N (a member, an invited user or a requester; the creator never: 400). 204.
-async fn unsubscribe(mut call: Call<Principal>) -> Result<Response, ApiError> {
-    pre_write(&mut call).await?;
-    let id = call.id();
-    let target = target_user(&call)?;
-    call.no_body().await?;
-    call.write(move |tx, who| {
-        match target {
-            Some(u) if u != who.user_id => managed_event(tx, id, who)?,
-            _ => visible_event(tx, id, Some(who))?,
-        };
-        let user = target.unwrap_or(who.user_id);
-        match members::status(tx, Roster::Event, id, user)? {
-            Some(JoinStatus::Creator) if user != who.user_id => {
-                return Err(ApiError::field("user", "invalid", "The creator cannot be removed."));
-            }
-            Some(JoinStatus::Creator) => return Err(ApiError::PermissionDenied),
-            Some(JoinStatus::Invited) => forget_event(tx, id, Type::EventInvite, Some(user), None)?,
-            Some(JoinStatus::Requested) => {
-                forget_event(tx, id, Type::EventRequest, None, Some(user))?;
-            }
-            _ => {}
-        }
-        members::remove(tx, Roster::Event, id, user)?;
         Ok::<_, ApiError>(())
     })
     .await?;

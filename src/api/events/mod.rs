@@ -47,11 +47,7 @@ pub fn endpoints() -> Vec<Endpoint> {
 
 /// 404 unless events are on (`configurations.events_enabled`).
 pub(crate) fn enabled(c: &Connection) -> Result<(), ApiError> {
-    if crate::db::preferences::get_bool(c, "configurations", "events_enabled", false)? {
-        Ok(())
-    } else {
-        Err(ApiError::NotFound)
-    }
+    crate::api::members::area_on(c, "event")
 }
 
 /// Event `id` and the caller's status in it, when events are on and the caller may see

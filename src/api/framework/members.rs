@@ -151,6 +151,8 @@ pub fn users_page(
 /// handlers below: its roster, who manages an item, and its notification types.
 pub struct Invitations {
     pub roster: Roster,
+    /// 404 unless `who` may see item `id` (and the area is on).
+    pub seen: fn(&Connection, i64, Principal) -> Result<(), ApiError>,
     /// 403 unless `who` manages item `id` (404 when it may not see it).
     pub managed: fn(&Connection, i64, Principal) -> Result<(), ApiError>,
     /// The types of an invitation, of a requester accepted, and of a request.
@@ -215,6 +217,40 @@ pub async fn invite_users(
     Ok(empty(StatusCode::NO_CONTENT))
 }
 
+/// `DELETE …/subscribe/`: leave (or withdraw a request, or decline an invitation); the
+/// creator cannot leave (403). With `?user=N`, an admin removes user N (a member, an
+/// invited user or a requester; the creator never: 400). An invitation or a request
+/// that ends takes its notification along. 204.
+pub async fn leave(
+    area: &'static Invitations,
+    mut call: Call<Principal>,
+) -> Result<Response, ApiError> {
+    pre_write(&mut call).await?;
+    let id = call.id();
+    let target = target_user(&call)?;
+    call.no_body().await?;
+    call.write(move |tx, who| {
+        match target {
+            Some(u) if u != who.user_id => (area.managed)(tx, id, who)?,
+            _ => (area.seen)(tx, id, who)?,
+        }
+        let user = target.unwrap_or(who.user_id);
+        match members::status(tx, area.roster, id, user)? {
+            Some(JoinStatus::Creator) if user != who.user_id => {
+                return Err(ApiError::field("user", "invalid", "The creator cannot be removed."));
+            }
+            Some(JoinStatus::Creator) => return Err(ApiError::PermissionDenied),
+            Some(JoinStatus::Invited) => (area.forget)(tx, id, area.invited, Some(user), None)?,
+            Some(JoinStatus::Requested) => (area.forget)(tx, id, area.requested, None, Some(user))?,
+            _ => {}
+        }
+        members::remove(tx, area.roster, id, user)?;
+        Ok::<_, ApiError>(())
+    })
+    .await?;
+    Ok(empty(StatusCode::NO_CONTENT))
+}
+
 /// An item with members (a group, an event) as its community's switches judge it:
 /// `area` names it ("group", "event") and its preferences
 /// (`configurations.{area}s_private_enabled`, `_visibility_enabled`).
@@ -271,6 +307,17 @@ impl Switched {
             ));
         }
         Ok(())
+    }
+}
+
+/// 404 unless the community has `area` on (`configurations.{area}s_enabled`: every
+/// route of a group or an event is 404 while it is off).
+pub fn area_on(c: &Connection, area: &str) -> Result<(), ApiError> {
+    let key = format!("{area}s_enabled");
+    if crate::db::preferences::get_bool(c, "configurations", &key, false)? {
+        Ok(())
+    } else {
+        Err(ApiError::NotFound)
     }
 }
 

@@ -38,7 +38,10 @@ const FRAGMENTS: &[(&str, &str)] = &[
     ("notifications", include_str!("../../../openapi/notifications.json")),
     ("people", include_str!("../../../openapi/people.json")),
     ("messages", include_str!("../../../openapi/messages.json")),
+    // tags and onboarding (issue 32)
+    ("tags", include_str!("../../../openapi/tags.json")),
     ("media", include_str!("../../../openapi/media.json")),
+    ("custom", include_str!("../../../openapi/custom.json")),
 ];
 
 /// The schemas derived from the JSON types, by name.
@@ -71,6 +74,13 @@ pub fn generated_schemas() -> Vec<(String, RefOr<Schema>)> {
     collect::<model::flag::FlagStatusJson>(&mut out);
     collect::<model::legal::PageJson>(&mut out);
     collect::<model::legal::AckJson>(&mut out);
+    // tags and onboarding (issue 32)
+    collect::<model::tag::TagJson>(&mut out);
+    collect::<model::onboarding::StepJson>(&mut out);
+    collect::<model::custom_adv::AdvJson>(&mut out);
+    collect::<model::custom_page::PageJson>(&mut out);
+    collect::<model::community::CommunityJson>(&mut out);
+    collect::<model::community::ContactJson>(&mut out);
     out
 }
 

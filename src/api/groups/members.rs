@@ -11,7 +11,7 @@ use warp::reply::Response;
 use super::{enabled, managed_group, visible_group};
 use crate::api::call::{Call, ca, user, write};
 use crate::api::listing::list_page;
-use crate::api::members::{admins, pre_write, target_user, users_page};
+use crate::api::members::{admins, pre_write, users_page};
 use crate::clock::Timestamp;
 use crate::db::groups::is_member;
 use crate::db::members::{self, Roster};
@@ -26,6 +26,7 @@ use crate::model::group::{GroupPrivacy, JoinStatus, SubscriptionStatus};
 /// What the shared invitation handlers (`api::members`) need of groups.
 static INVITATIONS: crate::api::members::Invitations = crate::api::members::Invitations {
     roster: Roster::Group,
+    seen: |c, id, who| visible_group(c, id, Some(who)).map(|_| ()),
     managed: |c, id, who| managed_group(c, id, who).map(|_| ()),
     invited: Type::GroupInvite,
     added: Type::GroupAdded,
@@ -41,7 +42,9 @@ pub fn endpoints() -> Vec<Endpoint> {
     vec![
         ca(Method::GET, SUBSCRIBE, "listGroupMembers", list_members),
         write(Method::POST, SUBSCRIBE, "subscribeToGroup", subscribe),
-        write(Method::DELETE, SUBSCRIBE, "unsubscribeFromGroup", unsubscribe),
+        write(Method::DELETE, SUBSCRIBE, "unsubscribeFromGroup", |c| {
+            crate::api::members::leave(&INVITATIONS, c)
+        }),
         ca(Method::GET, "/api/v2/group/{id}/status/", "getGroupSubscriptionStatus", status),
         user(Method::GET, INVITE, "listGroupInvitedUsers", |c| {
             crate::api::members::managed_list(&INVITATIONS, c, JoinStatus::Invited)
@@ -93,42 +96,6 @@ async fn subscribe(mut call: Call<Principal>) -> Result<Response, ApiError> {
         if let Some(kind) = tell {
             notify_admins(tx, id, who.user_id, kind, now)?;
         }
-        Ok::<_, ApiError>(())
-    })
-    .await?;
-    Ok(empty(StatusCode::NO_CONTENT))
-}
-
-/// `DELETE /api/v2/group/{id}/subscribe/`: leave (or withdraw a request, or decline an
-/// invitation); the creator cannot leave (403). With `?user=N`, an admin removes
-/// user N (a member, an invited user or a requester; the creator never: 400). 204.
-async fn unsubscribe(mut call: Call<Principal>) -> Result<Response, ApiError> {
-    pre_write(&mut call).await?;
-    let id = call.id();
-    let target = target_user(&call)?;
-    call.no_body().await?;
-    call.write(move |tx, who| {
-        match target {
-            Some(u) if u != who.user_id => managed_group(tx, id, who)?,
-            _ => visible_group(tx, id, Some(who))?,
-        };
-        let user = target.unwrap_or(who.user_id);
-        match members::status(tx, Roster::Group, id, user)? {
-            Some(JoinStatus::Creator) if user != who.user_id => {
-                return Err(ApiError::field("user", "invalid", "The creator cannot be removed."));
-            }
-            Some(JoinStatus::Creator) => return Err(ApiError::PermissionDenied),
-            // an invitation declined or withdrawn, a request taken back or refused:
-            // its notification goes too
-            Some(JoinStatus::Invited) => {
-                forget_group(tx, id, Type::GroupInvite, Some(user), None)?;
-            }
-            Some(JoinStatus::Requested) => {
-                forget_group(tx, id, Type::GroupRequest, None, Some(user))?;
-            }
-            _ => {}
-        }
-        members::remove(tx, Roster::Group, id, user)?;
         Ok::<_, ApiError>(())
     })
     .await?;

@@ -49,11 +49,7 @@ pub fn endpoints() -> Vec<Endpoint> {
 
 /// 404 unless groups are on (`configurations.groups_enabled`).
 pub(crate) fn enabled(c: &Connection) -> Result<(), ApiError> {
-    if crate::db::preferences::get_bool(c, "configurations", "groups_enabled", false)? {
-        Ok(())
-    } else {
-        Err(ApiError::NotFound)
-    }
+    crate::api::members::area_on(c, "group")
 }
 
 /// Group `id` and the caller's status in it, when groups are on and the caller may see

@@ -284,6 +284,13 @@ const V10_COLUMNS: &[&str] = &[
     "ALTER TABLE contribution ADD COLUMN event_id INTEGER REFERENCES event (id)",
     "ALTER TABLE notification ADD COLUMN group_id INTEGER REFERENCES community_group (id)",
     "ALTER TABLE notification ADD COLUMN event_id INTEGER REFERENCES event (id)",
+    "ALTER TABLE tag ADD COLUMN description TEXT NOT NULL DEFAULT ''",
+    "ALTER TABLE tag ADD COLUMN color TEXT NOT NULL DEFAULT '#9e9e9e'",
+    "ALTER TABLE tag ADD COLUMN visible INTEGER NOT NULL DEFAULT 1",
+    "ALTER TABLE tag ADD COLUMN visibility_boost INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE tag ADD COLUMN active INTEGER NOT NULL DEFAULT 1",
+    "ALTER TABLE tag ADD COLUMN deleted INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE tag ADD COLUMN created_at INTEGER NOT NULL DEFAULT 0",
 ];
 
 /// The first line of [`SCHEMA`]'s version 10 section.

@@ -20,11 +20,13 @@ use crate::model::import::{CommentLine, ContributionLine, Line, UserLine};
 use crate::model::{slug, user};
 
 mod content;
+mod custom;
 mod events;
 mod follows;
 mod groups;
 mod kit;
 mod people;
+mod tags;
 
 /// Changes to one user's counters.
 #[derive(Debug, Default, Clone, Copy)]
@@ -265,6 +267,10 @@ impl Importer {
             Line::GroupMember(m) => groups::group_member(conn, &self.known, m, now),
             Line::Event(e) => events::event(conn, &self.known, e, now),
             Line::EventMember(m) => events::event_member(conn, &self.known, m, now),
+            Line::Tag(t) => tags::tag(conn, &t, now),
+            Line::UserTag(t) => tags::user_tag(conn, &self.known, &t),
+            Line::CustomAdv(a) => custom::adv(conn, &self.known, &a, now),
+            Line::CustomPage(p) => custom::page(conn, &p, now),
         }
     }
 

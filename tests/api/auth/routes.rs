@@ -83,6 +83,9 @@ struct Fixtures {
     message: i64,
     group: i64,
     event: i64,
+    tag: i64,
+    adv: i64,
+    page: i64,
 }
 
 impl Fixtures {
@@ -146,6 +149,14 @@ impl Fixtures {
             s.post("/api/v2/pm/", Some(&t), json!({"recipients": [other], "message": "m"})).await;
         assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
         let message = r.json()[0]["id"].as_i64().unwrap();
+        // a user tag, for `/tag/{id}/`
+        let tag = s.db_write(move |tx| {
+            let t = hearth::model::tag::TagInput {
+                name: Some("Fixture tag".into()),
+                ..Default::default()
+            };
+            hearth::db::tags::insert(tx, &t.new_tag(now))
+        });
         // a picture of the owner's in the public event's gallery, for `/media/{id}/`
         let png = crate::common::png(2, 2);
         let media = s.db_write(move |tx| {
@@ -154,8 +165,36 @@ impl Fixtures {
             hearth::db::events::gallery::add(tx, event, m, now)?;
             Ok(m)
         });
+        // an active adv and a published custom page, for `/custom_adv/{id}/` and
+        // `/custom_page/{id}/`; contact requests on, for `/contact/request/`
+        let (adv, page) = s.db_write(move |tx| {
+            use hearth::db::custom_content::{self, NewPage};
+            let a = hearth::model::custom_adv::NewAdv {
+                position: "BELOW_TOPBAR".into(),
+                image: Some("/static/a.png".into()),
+                active: true,
+                ..Default::default()
+            };
+            let adv = custom_content::add_adv(tx, None, &a, now, now)?;
+            let p = NewPage {
+                id: None,
+                slug: "about",
+                title: "About",
+                body: "<p>a</p>",
+                valid_from: now,
+                valid_to: None,
+                active: true,
+                created_at: now,
+                updated_at: now,
+            };
+            Ok((adv, custom_content::add_page(tx, &p)?))
+        });
+        s.set_pref("configurations", "contact_api_enabled", json!(true));
         Fixtures {
+            tag,
             media,
+            adv,
+            page,
             message,
             owner,
             other,
@@ -202,7 +241,13 @@ impl Fixtures {
                     "pm" => self.message,
                     "group" => self.group,
                     "event" => self.event,
+                    "tag" => self.tag,
+                    // the "appearance" step, which hearth may start
+                    "onboarding" => 3,
                     "media" => self.media,
+                    "custom_adv" => self.adv,
+                    "custom_page" => self.page,
+                    "community" => 1,
                     other => panic!("no fixture for {other}/{{id}}"),
                 }
                 .to_string(),
@@ -225,9 +270,12 @@ impl Fixtures {
 }
 
 /// The routes only staff may call (a member is 403 whatever its token): moderation,
-/// and the flag lists.
+/// the flag lists, user tags and onboarding.
 fn staff_only(m: &str, template: &str) -> bool {
-    template.starts_with("/api/v2/moderation/") || (m == "GET" && template.ends_with("/flag/"))
+    template.starts_with("/api/v2/moderation/")
+        || (m == "GET" && template.ends_with("/flag/"))
+        || template.starts_with("/api/v2/tag/")
+        || template.starts_with("/api/v2/onboarding/")
 }
 
 fn method(m: &str) -> Method {

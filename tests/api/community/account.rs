@@ -19,6 +19,13 @@ async fn a_member_deletes_their_account_and_their_data_goes() {
         json!({"bio": "baker", "real_name": "Alice B"}),
     )
     .await;
+    // a tag staff gave her
+    let now = s.clock.now();
+    s.db_write(move |tx| {
+        let t = hearth::model::tag::TagInput { name: Some("Baker".into()), ..Default::default() };
+        let id = hearth::db::tags::insert(tx, &t.new_tag(now))?;
+        hearth::db::tags::assign(tx, id, alice)
+    });
     // another member may not
     let r = s.call(Method::DELETE, &format!("/api/v2/user/{alice}/"), Some(&b), None).await;
     assert_eq!(r.status, StatusCode::FORBIDDEN);
@@ -39,6 +46,10 @@ async fn a_member_deletes_their_account_and_their_data_goes() {
         )
     });
     assert_eq!(row, (format!("deleted-user-{alice}"), None, String::new(), String::new()));
+    let tags: i64 = s.db_read(move |c| {
+        c.query_row("SELECT count(*) FROM user_tag WHERE user_id = ?1", [alice], |r| r.get(0))
+    });
+    assert_eq!(tags, 0, "her tags go with her account");
     // the post stays, a deleted user's
     let p = s.get(&format!("/api/v2/post/{post}/"), Some(&b)).await.json();
     assert_eq!(

@@ -55,6 +55,17 @@ async fn the_export_holds_the_members_data_and_nobody_elses() {
         assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
     }
     let _ = carol;
+    // a tag staff gave alice and keep off her profile: hers to see in the export
+    let now = s.clock.now();
+    s.db_write(move |tx| {
+        let t = hearth::model::tag::TagInput {
+            name: Some("Watch list".into()),
+            visible: Some(false),
+            ..Default::default()
+        };
+        let id = hearth::db::tags::insert(tx, &t.new_tag(now))?;
+        hearth::db::tags::assign(tx, id, alice)
+    });
     assert_eq!(s.get("/api/v2/udp/download/", Some(&a)).await.status, StatusCode::NOT_FOUND);
     let st = s.get("/api/v2/udp/", Some(&a)).await.json();
     assert_eq!((st["computing"].clone(), st["requested_at"].clone()), (json!(false), Value::Null));
@@ -92,6 +103,11 @@ async fn the_export_holds_the_members_data_and_nobody_elses() {
     assert_eq!(
         (pms[1]["sender"].clone(), pms[1]["receiver"].clone()),
         (json!("bob"), json!("alice"))
+    );
+    let tags: Value = serde_json::from_slice(&all["tags.json"]).unwrap();
+    assert_eq!(
+        (tags[0]["name"].clone(), tags[0]["visible"].clone()),
+        (json!("Watch list"), json!(0))
     );
     assert!(s.get("/api/v2/udp/", Some(&a)).await.json()["downloaded_at"].is_string());
     // bob has none of his own; alice's is not his

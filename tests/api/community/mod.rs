@@ -4,11 +4,14 @@
 mod account;
 mod avatars;
 mod connections;
+mod contact;
 mod data_export;
 mod followings;
 mod legal;
 mod moderation;
+mod onboarding;
 mod preferences;
 mod reactions;
 mod sign_up;
+mod tags;
 mod user_blocks;

@@ -9,6 +9,7 @@ use crate::common::{Resp, TestServer};
 
 mod categories;
 mod contributors;
+mod custom;
 mod features;
 mod fields;
 mod hiding;

@@ -6,7 +6,7 @@
 // One bundle, several pages: `?view=` picks what to mount (the driver visits each in turn
 // in the same browser):
 //   widgets (default)  the §8 widgets: profile header, cards, follow widgets, a discussion;
-//   shell              the app shell: NavigationToolbar (badge) and Footer;
+//   shell              the app shell: NavigationToolbar (badge), a CustomAdv and Footer;
 //   detail             the discussion page: react-templates' FeedObjectDetail (the
 //                      contribution, its comment box, the comment list and replies);
 //   composer           the Composer dialog; what it publishes is then shown as a feed card
@@ -57,6 +57,9 @@
 //   sign-up            (no session) AccountVerify with a new member's mailed code;
 //   recover            (no session) AccountRecover: a member asks for a recovery mail;
 //   reset              (no session) AccountReset with the recovery code: a new password;
+//   tags               (issue 32) carol's page: bob's UserInfo with the tags staff gave
+//                      him, and his post addressed to a tag (FeedObject's chips);
+//   onboarding         alice's (staff, the community's creator) OnBoardingWidget;
 //   poll               (polls on) carol's page: alice's post with a poll (FeedObject),
 //                      voted with its Vote buttons;
 //   group-create       (issue 33, groups on) alice's CreateGroupButton: the kit's
@@ -103,6 +106,7 @@ import {
   Course,
   CreateEventButton,
   CreateGroupButton,
+  CustomAdv,
   EventMediaWidget,
   Events,
   MyEventsWidget,
@@ -110,6 +114,7 @@ import {
   InlineComposerWidget,
   FeedObject,
   Footer,
+  OnBoardingWidget,
   NavigationToolbar,
   PrivateMessageComponent,
   SCFeedObjectTemplateType,
@@ -120,6 +125,7 @@ import {
   UserFollowedUsersWidget,
   UserFollowersWidget,
   ToastNotifications,
+  UserInfo,
   UserProfileEdit,
   UserProfileHeader,
 } from '@selfcommunity/react-ui';
@@ -226,6 +232,9 @@ function Shell({ config }) {
     <div className="page">
       <Section id="navbar" title="NavigationToolbar" wide>
         <NavigationToolbar />
+      </Section>
+      <Section id="adv" title="CustomAdv (BELOW_TOPBAR)" wide>
+        <CustomAdv position="BELOW_TOPBAR" />
       </Section>
       <main>
         <Section id="content" title="FeedObject (discussion)" wide>
@@ -705,6 +714,27 @@ function EventsPage() {
   );
 }
 
+// User tags (issue 32): bob's UserInfo with its tags field (the tags staff gave him that
+// are visible).
+function TaggedUser({ config }) {
+  return (
+    <div className="page">
+      <Section id="user-info" title="UserInfo (bob's, with his tags)">
+        <UserInfo userId={config.ids.bob} fields={['real_name', 'tags']} />
+      </Section>
+    </div>
+  );
+}
+
+// Onboarding (issue 32): the widget the kit shows the community's creator (alice, staff).
+function Onboarding() {
+  return (
+    <Single id="onboarding" title="OnBoardingWidget (alice's, the community's creator)">
+      <OnBoardingWidget />
+    </Single>
+  );
+}
+
 const VIEWS = {
   widgets: Widgets,
   shell: Shell,
@@ -752,6 +782,8 @@ const VIEWS = {
   'event-post': EventPostPage,
   'event-gallery': EventGalleryPage,
   events: EventsPage,
+  tags: TaggedUser,
+  onboarding: Onboarding,
 };
 
 const config = await (await fetch('./config.json')).json();

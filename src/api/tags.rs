@@ -1,0 +1,189 @@
+//! `/api/v2/tag/...` and `/api/v2/user/tag/tags_to_address_a_contribution/` (SPEC §10
+//! People, "Tags (user tags, addressing)"): staff create, edit and assign user tags
+//! (every `/tag/` route is staff-only, as the platform's "all endpoints require admin
+//! role"); a member's profile shows their visible tags; discussions and posts may be
+//! addressed to the tags their author may address with.
+
+use rusqlite::Connection;
+use serde_json::{Map, Value};
+use warp::http::{Method, StatusCode};
+use warp::reply::Response;
+
+use crate::api::call::{Call, staff, user};
+use crate::api::listing::list_page;
+use crate::db::tags::{self as store, Filter};
+use crate::error::ApiError;
+use crate::http::auth::Principal;
+use crate::http::pagination::Page;
+use crate::http::route::Endpoint;
+use crate::http::{json_response, ok};
+use crate::model::contribution::{Draft, Kind};
+use crate::model::field::FieldError;
+use crate::model::tag::{Tag, TagInput};
+
+/// The endpoints of this module.
+pub fn endpoints() -> Vec<Endpoint> {
+    vec![
+        user(Method::GET, "/api/v2/tag/", "listTags", list),
+        staff(Method::POST, "/api/v2/tag/", "createTag", create).body_limit(4096),
+        user(Method::GET, "/api/v2/tag/user/search/", "searchUserTags", list),
+        user(Method::GET, "/api/v2/tag/{id}/", "getTag", get),
+        staff(Method::PATCH, "/api/v2/tag/{id}/", "patchTag", |c| update(c, false))
+            .body_limit(4096),
+        staff(Method::PUT, "/api/v2/tag/{id}/", "updateTag", |c| update(c, true)).body_limit(4096),
+        staff(Method::POST, "/api/v2/tag/{id}/assign/", "assignTag", assign).body_limit(1024),
+        user(
+            Method::GET,
+            "/api/v2/user/tag/tags_to_address_a_contribution/",
+            "userTagsToAddressContribution",
+            addressable,
+        ),
+    ]
+}
+
+fn staff_only(who: &Principal) -> Result<(), ApiError> {
+    if who.is_staff { Ok(()) } else { Err(ApiError::PermissionDenied) }
+}
+
+/// `GET /api/v2/tag/` and `/tag/user/search/` (staff): tags by id; `search` (a part
+/// of the name), `active`, `deleted`, `visible`, `visibility_boost` narrow the list.
+async fn list(call: Call<Principal>) -> Result<Response, ApiError> {
+    list_page(&call, |c, who, q| {
+        staff_only(&who)?;
+        let page = Page::from_query(q)?;
+        let f = Filter {
+            search: q.text("search").map(str::to_owned),
+            active: q.bool("active")?,
+            deleted: q.bool("deleted")?,
+            visible: q.bool("visible")?,
+            visibility_boost: q.bool("visibility_boost")?,
+        };
+        let (count, tags) = store::page(c, &f, page.limit, page.offset)?;
+        Ok((page, count, tags.iter().map(Tag::to_json).collect()))
+    })
+    .await
+}
+
+/// `GET /api/v2/tag/{id}/` (staff): one tag, deleted ones included.
+async fn get(call: Call<Principal>) -> Result<Response, ApiError> {
+    let id = call.id();
+    let json = call
+        .read(move |c, who| {
+            staff_only(&who)?;
+            Ok::<_, ApiError>(store::get(c, id)?.ok_or(ApiError::NotFound)?.to_json())
+        })
+        .await?;
+    Ok(ok(&json))
+}
+
+fn name_free(c: &Connection, t: &Tag) -> Result<(), ApiError> {
+    if store::named(c, &t.name, t.id)?.is_some() {
+        return Err(ApiError::field("name", "unique", "A tag with this name already exists."));
+    }
+    Ok(())
+}
+
+/// `POST /api/v2/tag/` (staff): 201 with the new tag; `name` required and unique
+/// (case-insensitively).
+async fn create(mut call: Call<Principal>) -> Result<Response, ApiError> {
+    call.before_body().await?;
+    let now = call.now;
+    let input = call.json::<Map<String, Value>>().await.map(|b| TagInput::parse(&b, true));
+    let json = call
+        .write(move |tx, _who| {
+            let input = input?.map_err(ApiError::Invalid)?;
+            let mut tag = input.new_tag(now);
+            name_free(tx, &tag)?;
+            tag.id = store::insert(tx, &tag)?;
+            Ok::<_, ApiError>(tag.to_json())
+        })
+        .await?;
+    Ok(json_response(StatusCode::CREATED, &json))
+}
+
+/// `PATCH` / `PUT /api/v2/tag/{id}/` (staff): changes the fields given (PUT needs
+/// `name`); `deleted: true` deletes the tag (it leaves profiles and addressing).
+async fn update(mut call: Call<Principal>, whole: bool) -> Result<Response, ApiError> {
+    call.before_body().await?;
+    let id = call.id();
+    let input = call.json::<Map<String, Value>>().await.map(|b| TagInput::parse(&b, whole));
+    let json = call
+        .write(move |tx, _who| {
+            let input = input?.map_err(ApiError::Invalid)?;
+            let tag = input.apply(store::get(tx, id)?.ok_or(ApiError::NotFound)?);
+            name_free(tx, &tag)?;
+            store::update(tx, &tag)?;
+            Ok::<_, ApiError>(tag.to_json())
+        })
+        .await?;
+    Ok(ok(&json))
+}
+
+/// `POST /api/v2/tag/{id}/assign/` (staff): `{"user": N}` gives member N the tag (again:
+/// nothing changes). `category` is 400: hearth keeps user tags only. A deleted tag is
+/// 404. 200 with the tag.
+async fn assign(mut call: Call<Principal>) -> Result<Response, ApiError> {
+    call.before_body().await?;
+    let id = call.id();
+    let body = call.object().await;
+    let json = call
+        .write(move |tx, _who| {
+            let body = body?;
+            if let Some(e) = FieldError::first_unknown(&body, &["user", "category"]) {
+                return Err(ApiError::Invalid(vec![e]));
+            }
+            if body.get("category").is_some_and(|v| !v.is_null()) {
+                return Err(ApiError::field(
+                    "category",
+                    "invalid",
+                    "hearth keeps user tags only: assign a tag to a user.",
+                ));
+            }
+            let user = match body.get("user") {
+                None | Some(Value::Null) => {
+                    return Err(ApiError::Invalid(vec![FieldError::required("user")]));
+                }
+                Some(v) => crate::model::ids::id_value(v).ok_or_else(|| {
+                    ApiError::field("user", "invalid", "Must be an integer user id.")
+                })?,
+            };
+            let tag = store::get(tx, id)?.filter(|t| !t.deleted).ok_or(ApiError::NotFound)?;
+            if crate::db::users::get(tx, user)?.is_none_or(|u| u.deleted) {
+                return Err(ApiError::field(
+                    "user",
+                    "invalid",
+                    format!("Invalid pk \"{user}\" - object does not exist."),
+                ));
+            }
+            store::assign(tx, id, user)?;
+            Ok::<_, ApiError>(tag.to_json())
+        })
+        .await?;
+    Ok(ok(&json))
+}
+
+/// `GET /api/v2/user/tag/tags_to_address_a_contribution/` (auth): the tags the caller
+/// may address a discussion or post to, as a plain array (what the kit's composer maps
+/// over): none. The kit promises that an addressed post "will be visible to those
+/// users with at least one of the selected tags", and hearth does not narrow who sees
+/// an item by its tags (docs/decisions.md): it offers no tag rather than a promise it
+/// would break.
+async fn addressable(call: Call<Principal>) -> Result<Response, ApiError> {
+    let json =
+        call.read(|_, _| Ok::<_, ApiError>(Vec::<crate::model::tag::TagJson>::new())).await?;
+    Ok(ok(&json))
+}
+
+/// The field errors of a new item's addressing: any addressing is refused (400 on
+/// `addressing`), since hearth would still show the item to everyone who may see it
+/// otherwise ([`addressable`] offers no tag). `configurations.post_addressing_required_enabled`
+/// is therefore not enforced: no item could meet it.
+pub(crate) fn addressing_errors(kind: Kind, draft: &Draft) -> Option<FieldError> {
+    (matches!(kind, Kind::Discussion | Kind::Post) && !draft.addressing.is_empty()).then(|| {
+        FieldError::new(
+            "addressing",
+            "invalid",
+            "hearth does not address items to tags: an addressed item would still be shown to everyone.",
+        )
+    })
+}

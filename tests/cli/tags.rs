@@ -1,0 +1,71 @@
+//! User tags from the command line and in an import (SPEC §10 People, issue 32):
+//! `hearth tag add|assign|unassign|list`, and the `tag` / `user_tag` records a
+//! migrating community brings, with the API's rules and every bad line named.
+
+use crate::{Env, fails};
+
+fn lines() -> Vec<String> {
+    let mut l: Vec<String> =
+        (1..=2).map(|i| format!(r#"{{"record":"user","id":{i},"username":"u{i}"}}"#)).collect();
+    l.extend(
+        [
+            r##"{"record":"tag","id":5,"name":"Mentor","color":"#3F51B5","description":"Helps","created_at":"2024-01-02T03:04:05Z"}"##,
+            r#"{"record":"tag","id":6,"name":"Staff only","visible":false}"#,
+            r#"{"record":"user_tag","user":1,"tag":5}"#,
+            r#"{"record":"user_tag","user":2,"tag":5}"#,
+            r#"{"record":"user_tag","user":2,"tag":6}"#,
+        ]
+        .map(str::to_owned),
+    );
+    l
+}
+
+#[test]
+fn tags_and_holders_import_and_the_cli_keeps_them() {
+    let e = Env::imported(&lines());
+    assert!(e.ok(&["check"]).contains("ok"));
+    e.assert_sql(&[
+        ("SELECT count(*) FROM tag WHERE id = 5 AND color = '#3f51b5' AND created_at > 0", 1),
+        ("SELECT visible FROM tag WHERE id = 6", 0),
+        ("SELECT count(*) FROM user_tag", 3),
+    ]);
+    let list = e.json(&["tag", "list", "--json"]);
+    assert_eq!(list[0]["name"], "Mentor");
+    assert_eq!(list[0]["holders"], 2);
+    let added = e.json(&["tag", "add", "Guide", "--color", "#00ff00", "--json"]);
+    assert_eq!(added["color"], "#00ff00");
+    assert!(e.ok(&["tag", "assign", "Guide", "u1"]).contains("u1 now holds tag"));
+    assert!(e.ok(&["tag", "assign", "Guide", "u1"]).contains("already held"));
+    assert!(e.ok(&["tag", "unassign", "5", "u2"]).contains("no longer holds"));
+    e.assert_sql(&[("SELECT count(*) FROM user_tag", 3)]);
+    e.assert_fails(&[
+        (&["tag", "add", "mentor"], "already exists"),
+        (&["tag", "add", "x", "--color", "blue"], "hexadecimal"),
+        (&["tag", "assign", "Nope", "u1"], "no tag"),
+        (&["tag", "assign", "5", "nobody"], "no user"),
+    ]);
+}
+
+#[test]
+fn a_bad_tag_line_is_named_and_nothing_of_its_batch_is_written() {
+    let cases = [
+        (r#"{"record":"tag","id":7,"name":""}"#, "name"),
+        (r#"{"record":"tag","id":7,"name":"x","color":"red"}"#, "color"),
+        (r#"{"record":"tag","id":7,"name":"x","type":"category"}"#, "user tags only"),
+        (r#"{"record":"tag","id":7,"name":"x","owner":1}"#, "owner"),
+        (r#"{"record":"tag","id":7,"name":"MENTOR"}"#, "already exists"),
+        (r#"{"record":"tag","id":5,"name":"again"}"#, "tag 5"),
+        (r#"{"record":"user_tag","user":9,"tag":5}"#, "user 9 does not exist"),
+        (r#"{"record":"user_tag","user":1,"tag":9}"#, "tag 9 does not exist"),
+        (r#"{"record":"user_tag","user":1,"tag":5}"#, "already holds"),
+    ];
+    for (bad, why) in cases {
+        let e = Env::initialised();
+        let mut all = lines();
+        all.push(bad.to_owned());
+        let err = fails(e.import(&all), &["import"]);
+        assert!(err.contains("line 8:"), "{bad}: {err}");
+        assert!(err.contains(why), "{bad}: {err}");
+        assert_eq!(e.sql("SELECT count(*) FROM tag"), 0, "{bad}: rolled back");
+    }
+}
