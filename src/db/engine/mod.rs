@@ -17,4 +17,5 @@ pub mod position;
 pub(super) mod readers;
 pub(super) mod replica_copy;
 pub mod seed;
+mod unique_names;
 mod writable;
