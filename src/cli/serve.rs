@@ -262,7 +262,7 @@ pub fn run(path: &Path, args: ServeArgs, clock: Clock) -> CliResult {
         // image). More threads than connections only queue on the pool's lock, and
         // tasks queued in tokio are drained by busy threads without a wake-up each
         // (measured on one core: /healthz 9.8k -> 12.6k req/s)
-        .max_blocking_threads(crate::db::READERS as usize + 2)
+        .max_blocking_threads(crate::db::readers() + 2)
         .enable_all()
         .build()?;
     if args.read_replica {

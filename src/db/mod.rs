@@ -21,8 +21,9 @@ macro_rules! sql {
 // migrations, checks, seeds and a replica's copy (db/engine/); the tables are the
 // other modules
 mod engine;
+pub use engine::writer::WriteStats;
 pub use engine::{check, checkpoint, indexes, location, migrate, position, seed};
-use engine::{copy_check, error, faults, file_lock, integrity, readers};
+use engine::{copy_check, error, faults, file_lock, integrity, readers, writer};
 
 pub mod account;
 pub mod account_codes;
@@ -82,7 +83,7 @@ use file_lock::lock_shared;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 
@@ -94,8 +95,16 @@ pub use error::{DbError, Fault};
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 /// Prepared statements kept per connection.
 pub const STATEMENT_CACHE: usize = 128;
-/// Read connections in the pool.
-pub const READERS: u32 = 4;
+/// Read connections in the pool: one per core this process may run on (its CPU
+/// affinity), at least 4, at most 64. A runtime thread reads inline only with an idle
+/// connection; with fewer connections than threads, the others' reads took the far
+/// dearer blocking-thread path at 8 cores (issue 34).
+pub fn readers() -> usize {
+    static N: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *N.get_or_init(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get).clamp(4, 64)
+    })
+}
 /// While the database does not take writes, health checks probe it at most this often.
 pub const PROBE_EVERY: Duration = Duration::from_secs(1);
 /// `PRAGMA application_id` of a hearth database ("hrth"): how `init` tells its own
@@ -173,10 +182,10 @@ pub struct Db {
     /// Whether the last write (or write probe) succeeded: `/healthz`'s `writable`.
     writable: Arc<std::sync::atomic::AtomicBool>,
     last_probe: Arc<Mutex<Option<std::time::Instant>>>,
-    /// Async writers wait here for the writer before taking a blocking thread, so that
-    /// blocking threads (few: see `cli::serve`) never sit on the writer's lock while
-    /// reads wait for a thread.
-    write_slot: Arc<tokio::sync::Semaphore>,
+    /// The writes waiting for the writer (group commit, [`engine::writer`]): one
+    /// blocking thread at a time takes them, so blocking threads (few: see
+    /// `cli::serve`) never queue on the writer's lock while reads wait for a thread.
+    queue: Arc<writer::Queue>,
     /// [`Db::inline_budget`] in microseconds.
     inline_budget_us: Arc<AtomicU64>,
     stats: Arc<Counters>,
@@ -226,7 +235,7 @@ impl Db {
         if rebuilt > 0 {
             tracing::warn!(rebuilt, "rebuilt indexes an interrupted import had dropped");
         }
-        let readers = readers::Readers::new(path, READERS as usize);
+        let readers = readers::Readers::new(path, readers());
         let at = position::get(&writer)?;
         Ok(Db {
             path: path.to_owned(),
@@ -235,7 +244,7 @@ impl Db {
             _in_use: Arc::new(in_use),
             writable: Arc::new(std::sync::atomic::AtomicBool::new(true)),
             last_probe: Arc::new(Mutex::new(None)),
-            write_slot: Arc::new(tokio::sync::Semaphore::new(1)),
+            queue: Arc::default(),
             inline_budget_us: Arc::new(AtomicU64::new(
                 u64::try_from(INLINE_BUDGET.as_micros()).unwrap_or(u64::MAX),
             )),
@@ -360,77 +369,33 @@ impl Db {
     }
 
     /// Runs `f` inside a `BEGIN IMMEDIATE` transaction on the writer, on a blocking
-    /// thread; commits when `f` returns `Ok`, rolls back otherwise.
+    /// thread; commits when `f` returns `Ok`, rolls back otherwise. Concurrent writes
+    /// share a transaction, each in its own savepoint (group commit,
+    /// [`engine::writer`]); the answer comes once the write is committed.
     pub async fn write<T, E, F>(&self, f: F) -> Result<T, E>
     where
         F: FnOnce(&Transaction<'_>) -> Result<T, E> + Send + 'static,
         T: Send + 'static,
         E: From<DbError> + Fault + Send + 'static,
     {
-        let asked = crate::clock::instant();
-        // held by the blocking task, so a cancelled request frees it only when done
-        let slot = Arc::clone(&self.write_slot)
-            .acquire_owned()
-            .await
-            .map_err(|e| DbError::Task(e.to_string()))?;
-        let this = self.clone();
-        let span = tracing::Span::current();
-        tokio::task::spawn_blocking(move || {
-            let _slot = slot;
-            let _entered = span.enter();
-            this.write_locked(f, Some(asked))
-        })
-        .await
-        .map_err(|e| DbError::Task(e.to_string()))?
+        let (job, answer) = writer::Write::new(f, Some(crate::clock::instant()));
+        self.enqueue(Box::new(job));
+        answer.await.map_err(|e| DbError::Task(e.to_string()))?
     }
 
-    /// [`Db::write`] for synchronous callers (the CLI, the importer).
+    /// [`Db::write`] for synchronous callers (the CLI, the importer): a transaction
+    /// of its own, on this thread.
     pub fn write_blocking<T, E, F>(&self, f: F) -> Result<T, E>
     where
         F: FnOnce(&Transaction<'_>) -> Result<T, E>,
         E: From<DbError> + Fault,
     {
-        self.write_locked(f, None)
-    }
-
-    /// [`Db::write_blocking`]; with `asked`, the wait for the writer since then is
-    /// recorded (hearth_db_write_wait_seconds).
-    fn write_locked<T, E, F>(&self, f: F, asked: Option<Instant>) -> Result<T, E>
-    where
-        F: FnOnce(&Transaction<'_>) -> Result<T, E>,
-        E: From<DbError> + Fault,
-    {
-        if self.writes_held() {
-            return Err(DbError::NotReplicated.into());
-        }
-        let mut conn = self.writer.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(t) = asked {
-            crate::telemetry::db_write_wait(t.elapsed());
-        }
-        let out: Result<T, E> = (|| {
-            let tx = conn
-                .transaction_with_behavior(TransactionBehavior::Immediate)
-                .map_err(DbError::from)?;
-            let out = f(&tx)?;
-            let at = position::bump(&tx).map_err(DbError::from)?;
-            tx.commit().map_err(DbError::from)?;
-            self.position.fetch_max(at, std::sync::atomic::Ordering::AcqRel);
-            Ok(out)
-        })();
-        // the notifications of a committed write go out; a failed one's are dropped
-        let pushed = notifications::take_pushed();
-        if out.is_ok()
-            && !pushed.is_empty()
-            && let Some(sink) = self.push_sink.get()
+        let (job, mut answer) = writer::Write::new(f, None);
         {
-            sink(pushed);
+            let mut conn = self.writer.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            self.batch(&mut conn, Box::new(job), || None);
         }
-        match &out {
-            Ok(_) => self.set_writable(true),
-            Err(e) if e.is_storage_fault() => self.set_writable(false),
-            Err(_) => {}
-        }
-        out
+        answer.try_recv().map_err(|e| DbError::Task(e.to_string()))?
     }
 
     /// [`Db::read`] for synchronous callers.
@@ -553,7 +518,7 @@ mod tests {
         assert!(open, "inside a read, a transaction is open");
         let err = db.read(|_| Err::<(), _>(DbError::Task("fails".into()))).await;
         assert!(err.is_err());
-        for _ in 0..READERS {
+        for _ in 0..readers() {
             // every pooled connection went back without a transaction left open
             assert_eq!(db.read(|c| Ok::<_, DbError>(users(c))).await.unwrap(), now);
         }

@@ -29,7 +29,7 @@ const APPLICATION_ID: i32 = 0x6872_7468;
 /// and fails these tests without it; a plain `cargo test` where the blobs are missing
 /// (a shallow clone, a source tarball) skips each test that needs them with a SKIPPED
 /// line ([`history`], `crate::run::needs`).
-const RELEASED_SCHEMAS: [(i32, &str); 9] = [
+const RELEASED_SCHEMAS: [(i32, &str); 10] = [
     (1, "2ecf91e3864d954b05c4d7002832d67a70910a2a"),
     (2, "a593b0b989beee52c167923a844ffaa60b4b0783"),
     (3, "aae257d3b7a4b7e726ced07b40450f1ad6d22b80"),
@@ -39,6 +39,7 @@ const RELEASED_SCHEMAS: [(i32, &str); 9] = [
     (7, "d9be2800be43a4574b43d0b21747faf1d2f4baee"),
     (8, "2842c5360000650121914df5e5c34f5386f13e2e"),
     (9, "ca639f0988386f05afa41d466e3ff11219ba260b"),
+    (10, "19035baf7e979e137458fa613b13d74f870f0938"),
 ];
 
 /// Whether every released schema is in the checkout's git history; a test that builds

@@ -24,6 +24,9 @@ pub enum DbError {
     /// Writes are not acknowledged: Litestream has not replicated this process's
     /// commits within `serve --replication-lag-limit` (SPEC §9, [`crate::litestream`]).
     NotReplicated,
+    /// A storage fault in another write of the same group commit ended the transaction
+    /// this write ran in (`db::engine::writer`): nothing of it was committed.
+    Lost,
 }
 
 impl std::fmt::Display for DbError {
@@ -38,11 +41,36 @@ impl std::fmt::Display for DbError {
             DbError::NotReplicated => {
                 write!(f, "Litestream has not replicated recent writes within the lag limit")
             }
+            DbError::Lost => write!(
+                f,
+                "a storage fault in another write of the same transaction rolled this one back"
+            ),
         }
     }
 }
 
 impl std::error::Error for DbError {}
+
+impl DbError {
+    /// The same error again, for each write of a batch that one error ended (a commit
+    /// that failed): what a write would have been told had it committed alone.
+    pub fn again(&self) -> DbError {
+        match self {
+            DbError::Sqlite(rusqlite::Error::SqliteFailure(code, message)) => {
+                DbError::Sqlite(rusqlite::Error::SqliteFailure(*code, message.clone()))
+            }
+            DbError::Sqlite(other) => DbError::Task(other.to_string()),
+            DbError::Pool(e) => DbError::Pool(e.clone()),
+            DbError::NotHearth(e) => DbError::NotHearth(e.clone()),
+            DbError::Task(e) => DbError::Task(e.clone()),
+            DbError::File(e) => DbError::File(e.clone()),
+            DbError::Copy(fault) => DbError::Copy(*fault),
+            DbError::Io(e) => DbError::Io(std::io::Error::new(e.kind(), e.to_string())),
+            DbError::NotReplicated => DbError::NotReplicated,
+            DbError::Lost => DbError::Lost,
+        }
+    }
+}
 
 impl From<rusqlite::Error> for DbError {
     fn from(e: rusqlite::Error) -> Self {
@@ -62,7 +90,7 @@ impl Fault for DbError {
     fn is_storage_fault(&self) -> bool {
         match self {
             DbError::Sqlite(e) => is_storage_fault(e),
-            DbError::Pool(_) => true,
+            DbError::Pool(_) | DbError::Lost => true,
             DbError::NotHearth(_)
             | DbError::File(_)
             | DbError::Task(_)

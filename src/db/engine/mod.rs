@@ -19,3 +19,4 @@ pub(super) mod replica_copy;
 pub mod seed;
 mod unique_names;
 mod writable;
+pub mod writer;

@@ -1,4 +1,4 @@
-//! The read connections: at most [`READERS`](crate::db::READERS), opened on demand in the
+//! The read connections: at most [`readers()`](crate::db::readers), opened on demand in the
 //! thread that needs one, handed out one at a time and put back when the guard drops.
 //!
 //! This replaced r2d2, which opens connections on threads of its own: one of those

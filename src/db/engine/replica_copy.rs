@@ -7,9 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use rusqlite::{Connection, OpenFlags};
 
-use crate::db::{
-    BUSY_TIMEOUT, Counters, Db, DbError, READERS, lock_shared, migrate, position, readers,
-};
+use crate::db::{BUSY_TIMEOUT, Counters, Db, DbError, lock_shared, migrate, position, readers};
 
 impl Db {
     /// Opens a read replica's copy of the database (SPEC §9): a file that a
@@ -36,12 +34,12 @@ impl Db {
         let at = position::get(&writer)?;
         Ok(Db {
             path: path.to_owned(),
-            readers: readers::Readers::following(path, READERS as usize),
+            readers: readers::Readers::following(path, readers()),
             writer: Arc::new(Mutex::new(writer)),
             _in_use: Arc::new(in_use),
             writable: Arc::new(std::sync::atomic::AtomicBool::new(false)),
             last_probe: Arc::new(Mutex::new(None)),
-            write_slot: Arc::new(tokio::sync::Semaphore::new(1)),
+            queue: Arc::default(),
             position: Arc::new(std::sync::atomic::AtomicI64::new(at)),
             read_only: true,
             held: Arc::default(),

@@ -82,7 +82,7 @@ async fn a_replica_sees_pages_the_follower_writes_under_a_kept_cache() {
     // the trap: a connection that kept its cache still reads the old page
     assert_eq!(read(&long_lived), "a", "SQLite keeps a cache while page 1 is unchanged");
     // the replica's readers do not: every pooled connection sees the write at once
-    for _ in 0..crate::db::READERS {
+    for _ in 0..crate::db::readers() {
         assert_eq!(names(&replica), "a,b");
     }
     let async_read = replica
