@@ -240,6 +240,16 @@ pub async fn serve_on(listener: TcpListener, state: AppState, shutdown: impl Fut
     let _ = tokio::task::spawn_blocking(move || db.close()).await;
 }
 
+/// What a request comes to once its headers are checked.
+enum Next<F> {
+    /// An answer already (a bad `Host`, a CORS preflight or refusal).
+    Answer(warp::reply::Response),
+    /// The live socket's upgrade.
+    Upgrade((hyper::upgrade::OnUpgrade, warp::http::HeaderMap, AppState)),
+    /// The router's future, and what CORS adds to its response.
+    Route(F, crate::http::cors::Finish),
+}
+
 async fn serve_connection<S>(
     stream: TcpStream,
     peer: SocketAddr,
@@ -253,25 +263,27 @@ async fn serve_connection<S>(
             Request<Incoming>,
             Response = warp::reply::Response,
             Error = std::convert::Infallible,
-        > + Clone
-        + Send
+        > + Send
         + 'static,
     S::Future: Send,
 {
     let start = crate::clock::instant();
-    let budget = live.body_budget.clone();
+    // what every request of this connection uses, in handles of the connection's own:
+    // a request's clone then counts in this connection's `Arc`, not in one that every
+    // core writes (issue 34); the service is called under a lock only its requests take
+    let budget = Arc::new(live.body_budget.clone());
+    let svc = std::sync::Mutex::new(svc);
     let activity = Arc::new(Activity { reading_since: AtomicI64::new(-1), ..Activity::default() });
     let io = TokioIo::new(Tracked::new(stream, Arc::clone(&activity), start));
     let act = Arc::clone(&activity);
     let logged = Arc::clone(&config);
     let service = hyper::service::service_fn(move |mut req: Request<Incoming>| {
-        let mut svc = svc.clone();
         let act = Arc::clone(&act);
         act.in_flight.fetch_add(1, Ordering::AcqRel);
         let id = request_id(&req);
         let entry = access::Access::new(&req, id.clone(), peer, &logged);
         let (method, owner) = (req.method().clone(), AddrKey::of(entry.client()));
-        let budget = budget.clone();
+        let budget = Arc::clone(&budget);
         req.extensions_mut().insert(PeerAddr(peer));
         req.extensions_mut().insert(HeadersDone(tokio::time::Instant::now()));
         let span = tracing::info_span!("request", request_id = id.to_str().unwrap_or("-"));
@@ -280,17 +292,22 @@ async fn serve_connection<S>(
         // the live socket takes the connection over (api::live), before the router
         let upgrade = crate::api::live::is_upgrade(req.method(), req.uri().path(), req.headers())
             .then(|| (hyper::upgrade::on(&mut req), req.headers().clone(), live.clone()));
+        let next = match (host, checked, upgrade) {
+            (Err(e), _, _) => Next::Answer(e.to_response()),
+            (Ok(()), _, Some(up)) => Next::Upgrade(up),
+            (Ok(()), Checked::Answer(r), None) => Next::Answer(r),
+            (Ok(()), Checked::Pass(finish), None) => {
+                let routed = svc.lock().unwrap_or_else(std::sync::PoisonError::into_inner).call(req);
+                Next::Route(routed.instrument(span), finish)
+            }
+        };
         async move {
-            let resp = match (host, checked) {
-                (Err(e), _) => e.to_response(),
-                (Ok(()), _) if upgrade.is_some() => match upgrade {
-                    Some((on, headers, state)) => {
-                        crate::api::live::accept(state, headers, peer, on).await
-                    }
-                    None => crate::error::ApiError::NotFound.to_response(),
-                },
-                (Ok(()), Checked::Answer(r)) => r,
-                (Ok(()), Checked::Pass(finish)) => match svc.call(req).instrument(span).await {
+            let resp = match next {
+                Next::Answer(r) => r,
+                Next::Upgrade((on, headers, state)) => {
+                    crate::api::live::accept(state, headers, peer, on).await
+                }
+                Next::Route(routed, finish) => match routed.await {
                     Ok(r) => finish.apply(r),
                     Err(never) => match never {},
                 },

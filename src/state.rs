@@ -1,6 +1,10 @@
-//! AppState: what every handler shares. Cheap to clone.
+//! AppState: what every handler shares. A clone is one `Arc`'s: every request holds
+//! one, and a clone of twenty-odd `Arc`s was as many writes to words that every core
+//! shares (issue 34).
 
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
+
+use arc_swap::ArcSwap;
 use std::time::Duration;
 
 use crate::clock::{Clock, Timestamp};
@@ -42,21 +46,31 @@ fn load_revoked(
     Ok(rows.into_iter().collect())
 }
 
-/// Shared state.
+/// Shared state (see [`Shared`]).
 #[derive(Clone)]
-pub struct AppState {
+pub struct AppState(Arc<Shared>);
+
+impl std::ops::Deref for AppState {
+    type Target = Shared;
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
+}
+
+/// What every handler shares.
+pub struct Shared {
     /// The database.
     pub db: Db,
     /// The clock.
     pub clock: Clock,
     /// Configuration.
     pub config: Arc<Config>,
-    keys: Arc<RwLock<Arc<JwtKeys>>>,
+    keys: ArcSwap<JwtKeys>,
     /// Revoked JWT ids until their expiry: the database's `revoked_jti`, held in memory
     /// so that `verify_token` needs no database call. Updated before a revocation is
     /// answered and merged with the database on every reload; entries are never
     /// removed before their expiry, so it is never behind this process's own writes.
-    revoked: Arc<RwLock<std::collections::HashMap<String, Timestamp>>>,
+    revoked: ArcSwap<std::collections::HashMap<String, Timestamp>>,
     /// At most one password hash per core at a time (SPEC §4).
     pub hashing: Arc<tokio::sync::Semaphore>,
     /// Brute-force limit on password checks (SPEC §4), per username and per address.
@@ -65,9 +79,9 @@ pub struct AppState {
     pub write_quota: Arc<crate::limits::writes::WriteQuota>,
     /// Request bodies and decoded images held in memory, across all requests (SPEC §3).
     pub body_budget: crate::limits::budget::Budget,
-    stopping: Arc<std::sync::atomic::AtomicBool>,
-    /// Primary or read replica (SPEC §9).
-    pub role: crate::role::Role,
+    stopping: std::sync::atomic::AtomicBool,
+    /// Primary or read replica (SPEC §9): [`Shared::role`].
+    role: std::sync::OnceLock<crate::role::Role>,
     /// The open live sockets (`/ws/notify`), which committed notifications reach.
     pub hub: Arc<crate::hub::Hub>,
     /// The members' data exports being built.
@@ -118,7 +132,7 @@ impl AppState {
         let hub = Arc::new(crate::hub::Hub::default());
         let to = Arc::clone(&hub);
         db.set_push_sink(Box::new(move |pushed| to.publish(pushed)));
-        Ok(AppState {
+        Ok(AppState(Arc::new(Shared {
             hub,
             exports: Arc::default(),
             mailer,
@@ -126,64 +140,24 @@ impl AppState {
             login_limiter,
             write_quota,
             body_budget: crate::limits::budget::Budget::new(config.max_body_memory),
-            stopping: Arc::new(std::sync::atomic::AtomicBool::new(false)),
+            stopping: std::sync::atomic::AtomicBool::new(false),
             db,
             clock,
             config: Arc::new(config),
-            keys: Arc::new(RwLock::new(Arc::new(keys))),
-            revoked: Arc::new(RwLock::new(revoked)),
+            keys: ArcSwap::from_pointee(keys),
+            revoked: ArcSwap::from_pointee(revoked),
             hashing: Arc::new(tokio::sync::Semaphore::new(cores)),
-            role: crate::role::Role::Primary,
-        })
+            role: std::sync::OnceLock::new(),
+        })))
     }
 
-    /// This state as a read replica's (SPEC §9).
+    /// This state as a read replica's (SPEC §9); a state's role is set once.
     #[must_use]
-    pub fn as_replica(mut self, status: Arc<crate::role::ReplicaStatus>) -> Self {
-        self.role = crate::role::Role::Replica(status);
+    pub fn as_replica(self, status: Arc<crate::role::ReplicaStatus>) -> Self {
+        if self.role.set(crate::role::Role::Replica(status)).is_err() {
+            tracing::error!("this state's role was set already");
+        }
         self
-    }
-
-    /// Whether the server is shutting down (`/readyz` then answers 503).
-    pub fn stopping(&self) -> bool {
-        self.stopping.load(std::sync::atomic::Ordering::Acquire)
-    }
-
-    /// Marks the server as shutting down.
-    pub fn set_stopping(&self) {
-        self.stopping.store(true, std::sync::atomic::Ordering::Release);
-    }
-
-    /// The current JWT keys.
-    pub fn jwt_keys(&self) -> Arc<JwtKeys> {
-        self.keys.read().map(|k| Arc::clone(&k)).unwrap_or_default()
-    }
-
-    /// Re-reads the JWT keys and revoked JWT ids from the database now.
-    pub fn reload_keys(&self) -> Result<(), crate::db::DbError> {
-        let now = self.clock.now();
-        let fresh = Arc::new(JwtKeys::load(&self.db, now)?);
-        if let Ok(mut k) = self.keys.write() {
-            *k = fresh;
-        }
-        let stored = load_revoked(&self.db, now)?;
-        if let Ok(mut r) = self.revoked.write() {
-            r.retain(|_, until| *until > now);
-            r.extend(stored);
-        }
-        Ok(())
-    }
-
-    /// Whether a JWT id is revoked (and not yet expired) at `now`.
-    pub fn jti_revoked(&self, jti: &str, now: Timestamp) -> bool {
-        self.revoked.read().map(|r| r.get(jti).is_some_and(|until| *until > now)).unwrap_or(true)
-    }
-
-    /// Records a revocation this process has just committed.
-    pub fn note_revoked(&self, jti: String, until: Timestamp) {
-        if let Ok(mut r) = self.revoked.write() {
-            r.insert(jti, until);
-        }
     }
 
     /// Background task: reload the JWT keys every [`KEY_RELOAD`].
@@ -201,6 +175,60 @@ impl AppState {
                 }
             }
         })
+    }
+}
+
+impl Shared {
+    /// Primary (the default) or read replica.
+    pub fn role(&self) -> &crate::role::Role {
+        static PRIMARY: crate::role::Role = crate::role::Role::Primary;
+        self.role.get().unwrap_or(&PRIMARY)
+    }
+
+    /// Whether the server is shutting down (`/readyz` then answers 503).
+    pub fn stopping(&self) -> bool {
+        self.stopping.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// Marks the server as shutting down.
+    pub fn set_stopping(&self) {
+        self.stopping.store(true, std::sync::atomic::Ordering::Release);
+    }
+
+    /// The current JWT keys.
+    pub fn jwt_keys(&self) -> arc_swap::Guard<Arc<JwtKeys>> {
+        self.keys.load()
+    }
+
+    /// Re-reads the JWT keys and revoked JWT ids from the database now.
+    pub fn reload_keys(&self) -> Result<(), crate::db::DbError> {
+        let now = self.clock.now();
+        self.keys.store(Arc::new(JwtKeys::load(&self.db, now)?));
+        let stored = load_revoked(&self.db, now)?;
+        self.revoked.rcu(|held| {
+            let mut r: std::collections::HashMap<String, Timestamp> = held
+                .iter()
+                .filter(|(_, until)| **until > now)
+                .map(|(k, v)| (k.clone(), *v))
+                .collect();
+            r.extend(stored.iter().map(|(k, v)| (k.clone(), *v)));
+            r
+        });
+        Ok(())
+    }
+
+    /// Whether a JWT id is revoked (and not yet expired) at `now`.
+    pub fn jti_revoked(&self, jti: &str, now: Timestamp) -> bool {
+        self.revoked.load().get(jti).is_some_and(|until| *until > now)
+    }
+
+    /// Records a revocation this process has just committed.
+    pub fn note_revoked(&self, jti: String, until: Timestamp) {
+        self.revoked.rcu(|held| {
+            let mut r = std::collections::HashMap::clone(held);
+            r.insert(jti.clone(), until);
+            r
+        });
     }
 
     /// Runs a password check (or hash) off the async workers, at most one per core at a

@@ -29,7 +29,7 @@ pub fn endpoints() -> Vec<Endpoint> {
 /// on a read replica (SPEC §9), reads work, the primary answers and the copy lags at
 /// most `--max-lag`.
 async fn readyz(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
-    match &call.state().role {
+    match call.state().role() {
         crate::role::Role::Primary => {
             let state = call.state();
             let held = state.db.writes_held();

@@ -110,7 +110,7 @@ pub async fn accept(
     peer: std::net::SocketAddr,
     on_upgrade: hyper::upgrade::OnUpgrade,
 ) -> Response {
-    if matches!(state.role, crate::role::Role::Replica(_)) {
+    if matches!(state.role(), crate::role::Role::Replica(_)) {
         return ApiError::Unavailable(crate::error::Unavailable::ReplicaSocket).to_response();
     }
     if !origin_allowed(&state, &headers) {

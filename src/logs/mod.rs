@@ -13,6 +13,9 @@ use std::io::IsTerminal;
 use std::sync::OnceLock;
 
 use tracing_subscriber::EnvFilter;
+use tracing_subscriber::filter::Targets;
+use tracing_subscriber::layer::SubscriberExt as _;
+use tracing_subscriber::util::SubscriberInitExt as _;
 
 /// Bytes of lines the queue to the writer thread holds before it drops new ones
 /// (~16k access lines).
@@ -43,8 +46,24 @@ pub fn dropped_lines() -> u64 {
     QUEUE.get().map_or(0, queue::Queue::dropped)
 }
 
-fn filter() -> EnvFilter {
-    EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"))
+/// `RUST_LOG` (default `info`; `info` when it does not parse).
+fn spec() -> String {
+    std::env::var(EnvFilter::DEFAULT_ENV).unwrap_or_else(|_| "info".to_owned())
+}
+
+/// The filter: `Targets` for the usual `RUST_LOG` (levels by target), `EnvFilter` only
+/// for span and field directives (`[span{field=value}]`). `EnvFilter` reads a shared
+/// `RwLock` on every span's creation, enter, exit and close, so every poll of every
+/// request wrote to one word that all cores share (issue 34); `Targets` is decided
+/// once per callsite.
+fn filters(spec: &str) -> (Option<Targets>, Option<EnvFilter>) {
+    if !spec.contains(['[', '{'])
+        && let Ok(targets) = spec.parse::<Targets>()
+    {
+        return (Some(targets), None);
+    }
+    let env = EnvFilter::try_new(spec).unwrap_or_else(|_| EnvFilter::new("info"));
+    (None, Some(env))
 }
 
 /// Installs the global subscriber. `queued`: write through the bounded queue (for
@@ -63,12 +82,36 @@ pub fn init(format: LogFormat, queued: bool) -> Guard {
     } else {
         (tracing_subscriber::fmt::writer::BoxMakeWriter::new(std::io::stderr), None)
     };
-    let builder = tracing_subscriber::fmt().with_env_filter(filter()).with_writer(writer);
+    let (targets, env) = filters(&spec());
+    let base = tracing_subscriber::registry().with(targets).with(env);
+    let layer = tracing_subscriber::fmt::layer().with_writer(writer);
     match format {
-        LogFormat::Text => builder.with_ansi(std::io::stderr().is_terminal()).init(),
-        LogFormat::Json => {
-            builder.json().flatten_event(true).with_current_span(true).with_span_list(false).init()
-        }
+        LogFormat::Text => base.with(layer.with_ansi(std::io::stderr().is_terminal())).init(),
+        LogFormat::Json => base
+            .with(layer.json().flatten_event(true).with_current_span(true).with_span_list(false))
+            .init(),
     }
     Guard { _writer: guard }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::filters;
+    use tracing::Level;
+
+    /// Levels by target take the lock-free filter; span and field directives, which
+    /// only `EnvFilter` understands, keep it; a spec that does not parse is `info`.
+    #[test]
+    fn plain_levels_take_targets_and_span_directives_keep_env_filter() {
+        let (targets, env) = filters("hearth::access=off,hearth=debug,warn");
+        let t = targets.unwrap_or_default();
+        assert!(env.is_none());
+        assert!(!t.would_enable("hearth::access", &Level::ERROR));
+        assert!(t.would_enable("hearth::db", &Level::DEBUG));
+        assert!(!t.would_enable("hyper", &Level::INFO) && t.would_enable("hyper", &Level::WARN));
+        assert!(matches!(filters("info[request{request_id=x}]=debug"), (None, Some(_))));
+        let (targets, env) = filters("=+=");
+        assert!(targets.is_none());
+        assert_eq!(env.map(|e| e.to_string()).as_deref(), Some("info"));
+    }
 }

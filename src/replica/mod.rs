@@ -69,7 +69,7 @@ impl Node {
     /// that picks up the positions of writes by other processes (the CLI).
     pub fn start(state: &AppState, me: &str) -> Node {
         let client = forward::Client::new(me);
-        let task = match &state.role {
+        let task = match state.role() {
             Role::Replica(status) => {
                 tokio::spawn(follow::run(state.db.clone(), Arc::clone(status), client.clone()))
             }
@@ -100,15 +100,16 @@ impl Node {
 
     /// `inner` (the API's service for one connection) behind this layer.
     pub fn wrap<S>(&self, inner: S) -> Layered<S> {
-        Layered { inner, shared: Arc::clone(&self.shared) }
+        Layered { inner, conn: Arc::new(Arc::clone(&self.shared)) }
     }
 }
 
-/// A connection's service behind the replication layer.
-#[derive(Clone)]
+/// A connection's service behind the replication layer. `conn` is the connection's
+/// own handle on the shared layer: a request's clone of it counts in this
+/// connection's `Arc` alone, not in one that every core writes (issue 34).
 pub struct Layered<S> {
     inner: S,
-    shared: Arc<Shared>,
+    conn: Arc<Arc<Shared>>,
 }
 
 impl<S> Service<Request<Incoming>> for Layered<S>
@@ -125,26 +126,25 @@ where
     }
 
     fn call(&mut self, req: Request<Incoming>) -> Self::Future {
-        let inner = self.inner.clone();
-        let shared = Arc::clone(&self.shared);
-        Box::pin(async move {
-            let resp = match &shared.state.role {
-                Role::Primary => primary(inner, &shared, req).await,
-                Role::Replica(status) => {
-                    let status = Arc::clone(status);
-                    replica(inner, &shared, &status, req).await
-                }
-            };
-            Ok(resp)
-        })
+        let conn = Arc::clone(&self.conn);
+        match conn.state.role() {
+            Role::Primary => {
+                let routed = self.inner.call(req);
+                Box::pin(async move { Ok(primary(routed, &conn).await) })
+            }
+            Role::Replica(status) => {
+                let (inner, status) = (self.inner.clone(), Arc::clone(status));
+                Box::pin(async move { Ok(replica(inner, &conn, &status, req).await) })
+            }
+        }
     }
 }
 
-async fn primary<S>(mut inner: S, shared: &Shared, req: Request<Incoming>) -> Response
-where
-    S: Service<Request<Incoming>, Response = Response, Error = Infallible>,
-{
-    let mut resp = match inner.call(req).await {
+async fn primary(
+    routed: impl Future<Output = Result<Response, Infallible>>,
+    shared: &Shared,
+) -> Response {
+    let mut resp = match routed.await {
         Ok(r) => r,
         Err(never) => match never {},
     };

@@ -9,7 +9,6 @@
 //! as JSON strings in JSON, so they cannot forge fields of their own.
 
 use std::net::{IpAddr, SocketAddr};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use hyper::body::Incoming;
@@ -19,11 +18,9 @@ use crate::config::Config;
 use crate::http::route::{Caller, Matched};
 use crate::telemetry;
 
-static ANSWERED: AtomicU64 = AtomicU64::new(0);
-
 /// Requests answered since the process started (what `memory` watches).
 pub(super) fn answered() -> u64 {
-    ANSWERED.load(Ordering::Relaxed)
+    telemetry::tally::answered()
 }
 
 /// What is known of a request when it arrives.
@@ -63,7 +60,6 @@ impl Access {
     }
 
     pub(super) fn finish<B: hyper::body::Body>(self, resp: &warp::http::Response<B>) {
-        ANSWERED.fetch_add(1, Ordering::Relaxed);
         let took = self.began.elapsed();
         let route = resp.extensions().get::<Matched>().map_or(telemetry::UNMATCHED, |m| m.path);
         let status = resp.status().as_u16();

@@ -81,6 +81,7 @@ impl Exporter {
         // listed at 0 before the first release
         counter!(telemetry::MEMORY_RELEASES).increment(0);
         self.process.collect();
+        telemetry::tally::flush();
         self.handle.render()
     }
 }
