@@ -90,8 +90,7 @@ def parse_args():
                    help="import the dataset again even when a database imported by this binary is cached")
     p.add_argument("--settle", type=int, default=5,
                    help="seconds to wait after the last scenario before reading the after-load RSS (5)")
-    p.add_argument("--server-cpus", default="0",
-                   help="taskset CPU list for the server when pinned (0), e.g. 0-7")
+    p.add_argument("--server-cpus", default="0", help="taskset CPU list for the server when pinned (0), e.g. 0-7")
     p.add_argument("--wrk-cpus", default="1", help="taskset CPU list for wrk when pinned (1), e.g. 8-15")
     p.add_argument("--threads", type=int, default=1,
                    help="wrk threads (1; mixed always runs one thread per connection)")
@@ -418,8 +417,7 @@ def after_load(pid, settle, idle):
 
 
 def run_scenario(scenario, server, seconds, conns, env, pin, tag, last=False, wrk=None):
-    """One wrk run of `scenario` against `server`; `wrk` is run_wrk's cpus and threads
-    ({"cpus": "1", "threads": 1} when None)."""
+    """One wrk run of `scenario`; `wrk`: run_wrk's cpus and threads (CPU 1, 1 thread when None)."""
     run_env = dict(env, BENCH_SEED=str(random.randrange(1, 2**31)),
                    BENCH_RUN_PREFIX=f"{int(time.time())}-{tag}")
     if scenario == "mixed":
@@ -476,8 +474,10 @@ def seed_pool(base, client_id, users, sources, workdir, need, name):
         with open(src) as f:
             pool += [line.strip() for line in f if line.strip()]
     if len(pool) < need:
-        log(f"{name}: seeding {need - len(pool)} refresh tokens by password grant ({len(pool)} left over)")
-        pool += refresh_tokens(base, client_id, need - len(pool), users)
+        n, t0 = need - len(pool), time.monotonic()
+        pool += refresh_tokens(base, client_id, n, users)
+        log(f"{name}: seeded {n} refresh tokens by password grant in {time.monotonic() - t0:.1f} s "
+            f"({need - n} left over)")
     path = os.path.join(workdir, name)
     with open(path, "w") as f:
         f.write("\n".join(pool) + "\n")
