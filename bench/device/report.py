@@ -93,6 +93,11 @@ def main():
     for (build, sc), h in sorted(raw.items()):
         if sc == lo:
             md.append(f"- {build}: {h['hearth']['version']}, sha256 {sha256(h['hearth']['binary'])[:16]}")
+    for (build, sc), h in sorted(raw.items(), key=lambda kv: kv[1]["started_at"]):
+        m, st = h["machine"], h["settings"]
+        md.append(f"- harness {h['started_at']}: {build}, server CPUs {m.get('server_cpus')}, wrk CPUs "
+                  f"{m.get('wrk_cpus')}, {st['wrk']} -c{st['connections']}, {st['runs']} x {st['duration_s']} s "
+                  f"after {st['warmup_s']} s")
     md += ["", "Server CPU is user + system time of every server thread (/proc), per request. "
            "Rows marked (scale.sh) come from bench/device/scale.sh (plain wrk, no Lua), the others from "
            "bench/harness.py (1 run, dataset 1x). `scaling` is the high-core req/s over the 1-core one; "

@@ -121,10 +121,10 @@ fi
 # --- 1. scale.sh: the floor and both builds, /livez /healthz me_jwt ----------------------------
 step=scale
 log "scale: ${CONFIGS[*]}"
-t=$(limit $((${#CONFIGS[@]} * 7 * (DUR + WARMUP) * 2 + 30)))
+lim=$(limit $((${#CONFIGS[@]} * 7 * (DUR + WARMUP) * 2 + 30)))
 FLOOR_BIN="$carry/floor" HEARTH_BINS="before=$carry/hearth-before after=$carry/hearth-after" \
   SCALE_TSV="$work/scale.tsv" SCALE_LOG="$OUT/scale.log" SECONDS_PER_RUN=$DUR \
-  timeout -k 5 "$t" bash bench/device/scale.sh "${CONFIGS[@]}" 2>&1 | tee -a "$OUT/progress.log"
+  timeout -k 5 "$lim" bash bench/device/scale.sh "${CONFIGS[@]}" 2>&1 | tee -a "$OUT/progress.log"
 log "scale: done"
 
 # --- 2. bench/harness.py: both builds per configuration, alternating which goes first ----------
@@ -137,8 +137,8 @@ for cfg in "${CONFIGS[@]}"; do
     step="harness $b $cfg"
     log "harness: hearth-$b, server CPUs $sc, wrk CPUs $wc, -t$t -c$c"
     rc=0
-    t=$(limit $((nsc * (DUR + WARMUP) * 2 + 90)))
-    HEARTH_BIN="$carry/hearth-$b" timeout -k 5 "$t" python3 bench/harness.py --dataset "$DATASET" --scenarios "$SCENARIOS" \
+    lim=$(limit $((nsc * (DUR + WARMUP) * 2 + 90)))
+    HEARTH_BIN="$carry/hearth-$b" timeout -k 5 "$lim" python3 bench/harness.py --dataset "$DATASET" --scenarios "$SCENARIOS" \
       --runs 1 --duration "$DUR" --warmup "$WARMUP" --settle 0 \
       --server-cpus "$sc" --wrk-cpus "$wc" --threads "$t" --connections "$c" \
       --out "$work/harness-$b-$sc.json" >"$work/harness.out" 2>&1 || rc=$?
