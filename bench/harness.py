@@ -90,6 +90,10 @@ def parse_args():
                    help="import the dataset again even when a database imported by this binary is cached")
     p.add_argument("--settle", type=int, default=5,
                    help="seconds to wait after the last scenario before reading the after-load RSS (5)")
+    p.add_argument("--server-cpus", default="0", help="taskset CPU list for the server when pinned (0), e.g. 0-7")
+    p.add_argument("--wrk-cpus", default="1", help="taskset CPU list for wrk when pinned (1), e.g. 8-15")
+    p.add_argument("--threads", type=int, default=1,
+                   help="wrk threads (1; mixed always runs one thread per connection)")
     g = p.add_argument_group("dataset size (passed to gen_dataset.py)")
     for flag in GEN_FLAGS:
         g.add_argument("--" + flag.replace("_", "-"), type=int, dest="gen_" + flag)
@@ -99,8 +103,8 @@ def parse_args():
     if unknown:
         p.error(f"unknown scenario(s) {', '.join(unknown)}; known: {', '.join(SCENARIOS)}")
     a.scenarios = [s for s in SCENARIOS if s in a.scenarios]
-    if a.runs < 1 or a.duration < 1 or a.connections < 1:
-        p.error("--runs, --duration and --connections must be at least 1")
+    if a.runs < 1 or a.duration < 1 or a.connections < 1 or a.threads < 1:
+        p.error("--runs, --duration, --connections and --threads must be at least 1")
     if a.settle < 0:
         p.error("--settle must be 0 or more")
     if a.dataset and any(getattr(a, "gen_" + f) is not None for f in GEN_FLAGS):
@@ -216,18 +220,19 @@ def load(binary, data, lines, db, fresh):
 
 # --- wrk -----------------------------------------------------------------------------
 
-def wrk_threads(scenario, connections):
+def wrk_threads(scenario, connections, threads=1):
     """mixed gives every connection its own thread (its own Lua state: its own user,
-    JWT and refresh tokens, and exact per-request timing); the others use one thread."""
-    return connections if scenario == "mixed" else 1
+    JWT and refresh tokens, and exact per-request timing); the others use `threads` (1),
+    never more than their connections."""
+    return connections if scenario == "mixed" else min(threads, connections)
 
 
-def run_wrk(scenario, base, seconds, connections, env, pin):
-    threads = wrk_threads(scenario, connections)
+def run_wrk(scenario, base, seconds, connections, env, pin, cpus="1", threads=1):
+    threads = wrk_threads(scenario, connections, threads)
     cmd = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--timeout", "30s",
            "-s", os.path.join(LUA_DIR, scenario + ".lua"), base]
     if pin:
-        cmd = ["taskset", "-c", "1"] + cmd
+        cmd = ["taskset", "-c", cpus] + cmd
     p = subprocess.run(cmd, env={**os.environ, **env, "BENCH_THREADS": str(threads)},
                        capture_output=True, text=True)
     for line in p.stdout.splitlines():
@@ -267,7 +272,8 @@ def main():
         raise SystemExit("bench: wrk is not installed (bench/run.sh installs it)")
     ncpu = len(os.sched_getaffinity(0))
     pin = ncpu >= 2 and shutil.which("taskset") is not None
-    log(f"{ncpu} CPUs: " + ("server on CPU 0, wrk on CPU 1" if pin else "server and wrk share the CPUs"))
+    log(f"{ncpu} CPUs: " + (f"server on CPUs {a.server_cpus}, wrk on CPUs {a.wrk_cpus}" if pin
+                            else "server and wrk share the CPUs"))
     metrics = "--metrics-listen" in serve_flags(binary)
     log("writer waits: " + ("the server's hearth_db_write_wait_seconds (serve --metrics-listen)" if metrics
                             else "this build has no serve --metrics-listen: client-side write latency only"))
@@ -278,11 +284,12 @@ def main():
     db = os.path.join(workdir, "hearth.db")
     result = {
         "machine": {"cpus": ncpu, "platform": platform.platform(), "pinned": pin,
+                    "server_cpus": a.server_cpus if pin else None, "wrk_cpus": a.wrk_cpus if pin else None,
                     "cpu_model": cpu_model(), "loadavg": os.getloadavg()},
         "hearth": {"binary": binary, "version": cli_version(binary), "metrics": metrics},
         "settings": {"runs": a.runs, "duration_s": a.duration, "warmup_s": a.warmup,
                      "connections": a.connections, "password_connections": PASSWORD_CONNECTIONS,
-                     "wrk": "wrk -t1 --timeout 30s (mixed: -t<connections>)", "settle_s": a.settle},
+                     "wrk": f"wrk -t{a.threads} --timeout 30s (mixed: -t<connections>)", "settle_s": a.settle},
         "dataset": {"preset": None if a.dataset else a.preset, "file": data,
                     "bytes": os.path.getsize(data), "meta": meta, "generate_s": gen_secs},
         "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -299,7 +306,7 @@ def main():
             creds_file = os.path.join(workdir, "mixed-creds")
             mixed_credentials(binary, db, users, a.connections, creds_file)
 
-        server = Server(binary, db, os.path.join(workdir, "server.log"), pin, metrics)
+        server = Server(binary, db, os.path.join(workdir, "server.log"), pin, metrics, cpus=a.server_cpus)
         t0 = time.monotonic()
         server.wait_ready()
         idle = proc_status(server.pid)
@@ -332,9 +339,10 @@ def main():
                                               conns + conns // 4, "mixed-pool")
                 env["BENCH_MIXED_LOG"] = os.path.join(workdir, "mixed-log")
             log(f"{scenario}: c={conns}, {a.warmup} s warm-up + {a.runs} x {a.duration} s")
+            wrk = {"cpus": a.wrk_cpus, "threads": a.threads}
             if a.warmup:
-                run_scenario(scenario, server, a.warmup, conns, env, pin, "warmup")
-            runs = [run_scenario(scenario, server, a.duration, conns, env, pin, f"r{i}", last=i == a.runs)
+                run_scenario(scenario, server, a.warmup, conns, env, pin, "warmup", wrk=wrk)
+            runs = [run_scenario(scenario, server, a.duration, conns, env, pin, f"r{i}", last=i == a.runs, wrk=wrk)
                     for i in range(1, a.runs + 1)]
             result["scenarios"][scenario] = summarize(scenario, runs, conns)
         result["memory"].update(after_load(server.pid, a.settle, idle))
@@ -408,7 +416,8 @@ def after_load(pid, settle, idle):
             "after_load_series_mb": [round(v, 1) for v in series]}
 
 
-def run_scenario(scenario, server, seconds, conns, env, pin, tag, last=False):
+def run_scenario(scenario, server, seconds, conns, env, pin, tag, last=False, wrk=None):
+    """One wrk run of `scenario`; `wrk`: run_wrk's cpus and threads (CPU 1, 1 thread when None)."""
     run_env = dict(env, BENCH_SEED=str(random.randrange(1, 2**31)),
                    BENCH_RUN_PREFIX=f"{int(time.time())}-{tag}")
     if scenario == "mixed":
@@ -417,7 +426,7 @@ def run_scenario(scenario, server, seconds, conns, env, pin, tag, last=False):
         os.makedirs(logdir)
     before = server.histograms(WAIT_HISTOGRAMS)
     cpu0 = cpu_seconds(server.pid)
-    r = run_wrk(scenario, server.base, seconds, conns, run_env, pin)
+    r = run_wrk(scenario, server.base, seconds, conns, run_env, pin, **(wrk or {}))
     r["server_cpu_us_per_req"] = round((cpu_seconds(server.pid) - cpu0) * 1e6 / max(1, r["requests"]), 1)
     server.drain()
     after = server.histograms(WAIT_HISTOGRAMS)
@@ -465,8 +474,10 @@ def seed_pool(base, client_id, users, sources, workdir, need, name):
         with open(src) as f:
             pool += [line.strip() for line in f if line.strip()]
     if len(pool) < need:
-        log(f"{name}: seeding {need - len(pool)} refresh tokens by password grant ({len(pool)} left over)")
-        pool += refresh_tokens(base, client_id, need - len(pool), users)
+        n, t0 = need - len(pool), time.monotonic()
+        pool += refresh_tokens(base, client_id, n, users)
+        log(f"{name}: seeded {n} refresh tokens by password grant in {time.monotonic() - t0:.1f} s "
+            f"({need - n} left over)")
     path = os.path.join(workdir, name)
     with open(path, "w") as f:
         f.write("\n".join(pool) + "\n")
@@ -542,7 +553,7 @@ def print_table(result, a):
     cached = f", cached from {load['imported_at']}" if load.get("cached") else ""
     ds = result["dataset"]
     print(f"\nhearth {result['hearth']['version']}; {a.runs} x {a.duration} s per scenario, "
-          f"wrk -t1 -c{a.connections} (mixed -t{a.connections}); dataset "
+          f"wrk -t{a.threads} -c{a.connections} (mixed -t{a.connections}); dataset "
           f"{'preset ' + ds['preset'] + ', ' if ds['preset'] else ''}{ds['meta']['lines']:,} lines "
           f"({ds['bytes'] / 2**20:,.0f} MB)")
     print(f"import: {load['import_s']:.1f} s = {load['rows_per_s']:,} rows/s; database "

@@ -43,7 +43,7 @@ def serve_flags(binary):
 
 
 class Server:
-    def __init__(self, binary, db, logfile, pin, metrics=False, env=None):
+    def __init__(self, binary, db, logfile, pin, metrics=False, env=None, cpus="0"):
         self.port = procs.free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         cmd = [binary, "--db", db, "serve", "--listen", f"127.0.0.1:{self.port}", "--public-url", self.base]
@@ -54,7 +54,7 @@ class Server:
             cmd += ["--metrics-listen", f"127.0.0.1:{mport}"]
             self.metrics_url = f"http://127.0.0.1:{mport}/metrics"
         if pin:
-            cmd = ["taskset", "-c", "0"] + cmd  # taskset execs: the pid is hearth's
+            cmd = ["taskset", "-c", cpus] + cmd  # taskset execs: the pid is hearth's
         self.log = open(logfile, "w")
         # wrk and this harness are one client address: lift the per-address cap (64)
         # above the load's connections so that no probe races wrk's closing sockets

@@ -60,6 +60,20 @@ class Presets(unittest.TestCase):
     def test_mixed_runs_last(self):
         self.assertEqual(args("--scenarios", "mixed,healthz").scenarios, ["healthz", "mixed"])
 
+    def test_pinning_and_wrk_threads_default_to_one_core_each(self):
+        a = args()
+        self.assertEqual((a.server_cpus, a.wrk_cpus, a.threads), ("0", "1", 1))
+        a = args("--server-cpus", "0-7", "--wrk-cpus", "8-15", "--threads", "8", "--connections", "256")
+        self.assertEqual((a.server_cpus, a.wrk_cpus, a.threads, a.connections), ("0-7", "8-15", 8, 256))
+        with mock.patch("sys.stderr"), self.assertRaises(SystemExit):
+            args("--threads", "0")
+
+    def test_mixed_keeps_a_thread_per_connection(self):
+        self.assertEqual(harness.wrk_threads("course_get", 64), 1)
+        self.assertEqual(harness.wrk_threads("course_get", 256, 8), 8)
+        self.assertEqual(harness.wrk_threads("course_get", 4, 8), 4)
+        self.assertEqual(harness.wrk_threads("mixed", 256, 8), 256)
+
 
 class Dataset(unittest.TestCase):
     def test_groups_and_events_arrive_as_the_scenarios_read_them(self):
