@@ -297,7 +297,8 @@ async fn serve_connection<S>(
             (Ok(()), _, Some(up)) => Next::Upgrade(up),
             (Ok(()), Checked::Answer(r), None) => Next::Answer(r),
             (Ok(()), Checked::Pass(finish), None) => {
-                let routed = svc.lock().unwrap_or_else(std::sync::PoisonError::into_inner).call(req);
+                let routed =
+                    svc.lock().unwrap_or_else(std::sync::PoisonError::into_inner).call(req);
                 Next::Route(routed.instrument(span), finish)
             }
         };

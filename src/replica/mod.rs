@@ -109,6 +109,10 @@ impl Node {
 /// connection's `Arc` alone, not in one that every core writes (issue 34).
 pub struct Layered<S> {
     inner: S,
+    #[expect(
+        clippy::redundant_allocation,
+        reason = "the outer Arc is the connection's own count (see above)"
+    )]
     conn: Arc<Arc<Shared>>,
 }
 
