@@ -286,6 +286,8 @@ pub fn run(path: &Path, args: ServeArgs, clock: Clock) -> CliResult {
         if under.is_some() {
             db.set_replicated()?;
         }
+        // checkpoints off the writer's commits (none under Litestream)
+        db.checkpoint_in_background(crate::db::CHECKPOINT_EVERY)?;
         db.set_inline_budget(Duration::from_micros(args.inline_read_budget));
         db.set_mmap_size(i64::try_from(args.mmap_size << 20).unwrap_or(i64::MAX));
         if created {

@@ -21,9 +21,10 @@ macro_rules! sql {
 // migrations, checks, seeds and a replica's copy (db/engine/); the tables are the
 // other modules
 mod engine;
+pub use engine::checkpointer::EVERY as CHECKPOINT_EVERY;
 pub use engine::writer::WriteStats;
 pub use engine::{check, checkpoint, indexes, location, migrate, position, seed};
-use engine::{copy_check, error, faults, file_lock, integrity, readers, writer};
+use engine::{checkpointer, copy_check, error, faults, file_lock, integrity, readers, writer};
 
 pub mod account;
 pub mod account_codes;
@@ -174,6 +175,9 @@ struct Counters {
 pub struct Db {
     path: PathBuf,
     readers: Arc<readers::Readers>,
+    /// `serve`'s checkpoints, off the writer ([`engine::checkpointer`]); before
+    /// `writer`, so that its connection closes first.
+    checkpointer: Arc<Mutex<Option<checkpointer::Checkpointer>>>,
     writer: Arc<Mutex<Connection>>,
     /// A shared `flock` on the database file for as long as this process has it open:
     /// `hearth restore` takes it exclusively, so it never replaces a file in use.
@@ -240,6 +244,7 @@ impl Db {
         Ok(Db {
             path: path.to_owned(),
             readers,
+            checkpointer: Arc::default(),
             writer: Arc::new(Mutex::new(writer)),
             _in_use: Arc::new(in_use),
             writable: Arc::new(std::sync::atomic::AtomicBool::new(true)),
@@ -431,6 +436,7 @@ impl Db {
     /// the WAL stays for Litestream (SPEC §9): a checkpoint while Litestream is not
     /// there to copy the WAL first would let the next write restart it unseen.
     pub fn close(&self) {
+        self.stop_checkpointer();
         if self.read_only || self.replicated.load(Ordering::Acquire) {
             return;
         }

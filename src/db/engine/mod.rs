@@ -5,6 +5,7 @@
 
 pub mod check;
 pub mod checkpoint;
+pub(super) mod checkpointer;
 pub(super) mod copy_check;
 pub(super) mod error;
 pub(super) mod faults;

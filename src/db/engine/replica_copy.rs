@@ -35,6 +35,7 @@ impl Db {
         Ok(Db {
             path: path.to_owned(),
             readers: readers::Readers::following(path, readers()),
+            checkpointer: Arc::default(),
             writer: Arc::new(Mutex::new(writer)),
             _in_use: Arc::new(in_use),
             writable: Arc::new(std::sync::atomic::AtomicBool::new(false)),

@@ -84,6 +84,7 @@ impl Db {
             return Ok(());
         }
         self.replicated.store(true, std::sync::atomic::Ordering::Release);
+        self.stop_checkpointer();
         self.with_writer(|c| {
             c.pragma_update(None, "wal_autocheckpoint", 0)?;
             c.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
