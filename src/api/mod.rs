@@ -113,5 +113,5 @@ pub fn router() -> &'static Router {
 /// Every route hearth serves (the live socket's upgrade, `GET /ws/notify`, is taken
 /// before them, by `server.rs`: see [`live`]).
 pub fn routes(state: AppState) -> Route {
-    router().clone().filter(state)
+    router().filter(state)
 }
