@@ -94,7 +94,7 @@ async fn create(mut call: Call<Principal>) -> Result<Response, ApiError> {
             let input = input?.map_err(ApiError::Invalid)?;
             let mut tag = input.new_tag(now);
             name_free(tx, &tag)?;
-            tag.id = store::insert(tx, &tag)?;
+            tag.id = store::insert(tx, &tag, None)?;
             Ok::<_, ApiError>(tag.to_json())
         })
         .await?;

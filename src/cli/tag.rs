@@ -122,7 +122,7 @@ pub fn run(db: &Db, cmd: TagCommand, clock: &Clock) -> CliResult {
                 if tags::named(tx, &tag.name, 0)?.is_some() {
                     return Err(CliError(format!("a tag named {:?} already exists", tag.name)));
                 }
-                tag.id = tags::insert(tx, &tag)?;
+                tag.id = tags::insert(tx, &tag, None)?;
                 Ok(tag)
             })?;
             if json {

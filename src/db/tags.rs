@@ -73,14 +73,16 @@ pub fn named(conn: &Connection, name: &str, except: i64) -> rusqlite::Result<Opt
         .optional()
 }
 
-/// Stores a new tag (its `id` is ignored); returns its id.
-pub fn insert(conn: &Connection, t: &Tag) -> rusqlite::Result<i64> {
+/// Stores a tag, under `id` when given (an import keeps the community's ids), else
+/// under a new one (`t.id` is ignored); returns its id.
+pub fn insert(conn: &Connection, t: &Tag, id: Option<i64>) -> rusqlite::Result<i64> {
     conn.prepare_cached(
-        "INSERT INTO tag (name, description, color, visible, visibility_boost, active, deleted,
-                          created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        "INSERT INTO tag (id, name, description, color, visible, visibility_boost, active,
+                          deleted, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     )?
     .execute(params![
+        id,
         t.name,
         t.description,
         t.color,
@@ -91,27 +93,6 @@ pub fn insert(conn: &Connection, t: &Tag) -> rusqlite::Result<i64> {
         t.created_at
     ])?;
     Ok(conn.last_insert_rowid())
-}
-
-/// Stores a tag under its id, every column (an import keeps the community's ids).
-pub fn insert_with_id(conn: &Connection, t: &Tag) -> rusqlite::Result<()> {
-    conn.prepare_cached(
-        "INSERT INTO tag (id, name, description, color, visible, visibility_boost, active,
-                          deleted, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-    )?
-    .execute(params![
-        t.id,
-        t.name,
-        t.description,
-        t.color,
-        t.visible,
-        t.visibility_boost,
-        t.active,
-        t.deleted,
-        t.created_at
-    ])?;
-    Ok(())
 }
 
 /// Writes every field of tag `t.id` but its creation time.

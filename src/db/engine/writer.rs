@@ -378,29 +378,20 @@ mod tests {
         }
     }
 
-    /// Issue 34: writes queued together commit in one transaction; one that fails and
-    /// one that panics roll back alone, the others commit and are answered.
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn queued_writes_share_one_transaction_and_a_failing_one_rolls_back_alone() {
-        let (_dir, db) = open();
-        let before = db.write_stats();
-        let (release, held) = hold_writer(&db);
+    /// Queues `n` writes, `write(i, tx)` for each `i` in order, while the writer is
+    /// held, then lets them run; their answers, in order.
+    async fn queue_then_run<T: Send + 'static>(
+        db: &Db,
+        n: usize,
+        write: impl Fn(usize, &Transaction<'_>) -> Result<T, DbError> + Send + Sync + 'static,
+    ) -> Vec<Result<T, DbError>> {
+        let write = Arc::new(write);
+        let (release, held) = hold_writer(db);
         let mut tasks = Vec::new();
-        for i in 0..20 {
-            let db2 = db.clone();
-            tasks.push(tokio::spawn(async move {
-                db2.write(move |tx| {
-                    add_user(tx, &format!("u{i:02}"))?;
-                    match i {
-                        7 => panic!("a write that panics"),
-                        i if i % 5 == 3 => Err(DbError::Task("refused".into())),
-                        _ => Ok(i),
-                    }
-                })
-                .await
-            }));
-            // the first in the queue succeeds (it runs without a savepoint)
-            until_queued(&db, i + 1).await;
+        for i in 0..n {
+            let (db2, w) = (db.clone(), Arc::clone(&write));
+            tasks.push(tokio::spawn(async move { db2.write(move |tx| w(i, tx)).await }));
+            until_queued(db, i + 1).await;
         }
         drop(release);
         held.join().unwrap();
@@ -408,6 +399,25 @@ mod tests {
         for t in tasks {
             answered.push(t.await.unwrap());
         }
+        answered
+    }
+
+    /// Issue 34: writes queued together commit in one transaction; one that fails and
+    /// one that panics roll back alone, the others commit and are answered.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn queued_writes_share_one_transaction_and_a_failing_one_rolls_back_alone() {
+        let (_dir, db) = open();
+        let before = db.write_stats();
+        // the first in the queue succeeds (it runs without a savepoint)
+        let answered = queue_then_run(&db, 20, |i, tx| {
+            add_user(tx, &format!("u{i:02}"))?;
+            match i {
+                7 => panic!("a write that panics"),
+                i if i % 5 == 3 => Err(DbError::Task("refused".into())),
+                _ => Ok(i),
+            }
+        })
+        .await;
         let failed: Vec<usize> = (0..20).filter(|i| answered[*i].is_err()).collect();
         assert_eq!(failed, vec![3, 7, 8, 13, 18]);
         let kept: Vec<String> =
@@ -426,23 +436,13 @@ mod tests {
         let (_dir, db) = open();
         db.set_group_commit(3, Duration::from_secs(60));
         let before = db.write_stats();
-        let (release, held) = hold_writer(&db);
-        let mut tasks = Vec::new();
-        for i in 0..8 {
-            let db2 = db.clone();
-            tasks.push(tokio::spawn(async move {
-                db2.write(move |tx| {
-                    add_user(tx, &format!("b{i}"))?;
-                    if i == 0 { Err(DbError::Task("refused".into())) } else { Ok(()) }
-                })
-                .await
-            }));
-            until_queued(&db, i + 1).await;
-        }
-        drop(release);
-        held.join().unwrap();
-        for (i, t) in tasks.into_iter().enumerate() {
-            assert_eq!(t.await.unwrap().is_ok(), i != 0);
+        let answered = queue_then_run(&db, 8, |i, tx| {
+            add_user(tx, &format!("b{i}"))?;
+            if i == 0 { Err(DbError::Task("refused".into())) } else { Ok(()) }
+        })
+        .await;
+        for (i, a) in answered.iter().enumerate() {
+            assert_eq!(a.is_ok(), i != 0);
         }
         assert_eq!(users(&db).iter().filter(|u| u.starts_with('b')).count(), 7);
         let after = db.write_stats();
@@ -483,30 +483,19 @@ mod tests {
         let heard: Arc<Mutex<Vec<Pushed>>> = Arc::default();
         let sink = Arc::clone(&heard);
         db.set_push_sink(Box::new(move |p| sink.lock().unwrap().extend(p)));
-        let (release, held) = hold_writer(&db);
-        let mut tasks = Vec::new();
-        for (i, kind) in [Type::UserFollow, Type::ConnectionRequest, Type::ConnectionAccept]
-            .into_iter()
-            .enumerate()
-        {
-            let db2 = db.clone();
-            tasks.push(tokio::spawn(async move {
-                db2.write(move |tx| {
-                    let c =
-                        Cause { user: ids.1, actor: ids.0, kind, item_pk: None, comment_pk: None };
-                    notifications::notify(tx, c, 1)?;
-                    if i == 1 { Err(DbError::Task("refused".into())) } else { Ok(()) }
-                })
-                .await
-            }));
-            until_queued(&db, i + 1).await;
-            assert!(heard.lock().unwrap().is_empty(), "nothing is pushed before the commit");
-        }
-        drop(release);
-        held.join().unwrap();
-        for t in tasks {
-            let _ = t.await.unwrap();
-        }
+        let kinds = [Type::UserFollow, Type::ConnectionRequest, Type::ConnectionAccept];
+        queue_then_run(&db, 3, move |i, tx| {
+            let c = Cause {
+                user: ids.1,
+                actor: ids.0,
+                kind: kinds[i],
+                item_pk: None,
+                comment_pk: None,
+            };
+            notifications::notify(tx, c, 1)?;
+            if i == 1 { Err(DbError::Task("refused".into())) } else { Ok(()) }
+        })
+        .await;
         let kinds: Vec<Type> = heard.lock().unwrap().iter().map(|p| p.kind).collect();
         assert_eq!(kinds, vec![Type::UserFollow, Type::ConnectionAccept]);
     }

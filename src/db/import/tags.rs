@@ -12,7 +12,7 @@ pub(super) fn tag(conn: &Connection, t: &TagLine, now: Timestamp) -> Result<(), 
     if crate::db::tags::named(conn, &tag.name, tag.id).map_err(|e| sql_err("tag", &e))?.is_some() {
         return Err(format!("a tag named {:?} already exists", tag.name));
     }
-    crate::db::tags::insert_with_id(conn, &tag).map_err(|e| {
+    crate::db::tags::insert(conn, &tag, Some(tag.id)).map(drop).map_err(|e| {
         if crate::db::is_unique_violation(&e) {
             format!("tag {} already exists", tag.id)
         } else {

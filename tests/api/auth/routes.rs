@@ -155,7 +155,7 @@ impl Fixtures {
                 name: Some("Fixture tag".into()),
                 ..Default::default()
             };
-            hearth::db::tags::insert(tx, &t.new_tag(now))
+            hearth::db::tags::insert(tx, &t.new_tag(now), None)
         });
         // a picture of the owner's in the public event's gallery, for `/media/{id}/`
         let png = crate::common::png(2, 2);

@@ -23,7 +23,7 @@ async fn a_member_deletes_their_account_and_their_data_goes() {
     let now = s.clock.now();
     s.db_write(move |tx| {
         let t = hearth::model::tag::TagInput { name: Some("Baker".into()), ..Default::default() };
-        let id = hearth::db::tags::insert(tx, &t.new_tag(now))?;
+        let id = hearth::db::tags::insert(tx, &t.new_tag(now), None)?;
         hearth::db::tags::assign(tx, id, alice)
     });
     // another member may not

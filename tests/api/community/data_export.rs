@@ -63,7 +63,7 @@ async fn the_export_holds_the_members_data_and_nobody_elses() {
             visible: Some(false),
             ..Default::default()
         };
-        let id = hearth::db::tags::insert(tx, &t.new_tag(now))?;
+        let id = hearth::db::tags::insert(tx, &t.new_tag(now), None)?;
         hearth::db::tags::assign(tx, id, alice)
     });
     assert_eq!(s.get("/api/v2/udp/download/", Some(&a)).await.status, StatusCode::NOT_FOUND);
