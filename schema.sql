@@ -1,4 +1,4 @@
--- hearth schema, version 10 (kept in PRAGMA user_version; see src/db/migrate.rs, which
+-- hearth schema, version 11 (kept in PRAGMA user_version; see src/db/migrate.rs, which
 -- brings older files up to this version in place).
 --
 -- Conventions:
@@ -922,7 +922,10 @@ CREATE TABLE community_group (
     created_at          INTEGER NOT NULL,
     created_by          INTEGER NOT NULL REFERENCES user (id),
     deleted             INTEGER NOT NULL DEFAULT 0,
-    subscribers_counter INTEGER NOT NULL DEFAULT 0
+    subscribers_counter INTEGER NOT NULL DEFAULT 0,
+    -- live top-level items made in the group: its feed's count (version 11, kept by the
+    -- contribution_space_count triggers, recounted by `hearth check`)
+    items_counter       INTEGER NOT NULL DEFAULT 0
 );
 -- the search's order (newest first) over live groups
 CREATE INDEX community_group_live ON community_group (deleted, id DESC);
@@ -1071,7 +1074,9 @@ CREATE TABLE event (
     created_by          INTEGER NOT NULL REFERENCES user (id),
     deleted             INTEGER NOT NULL DEFAULT 0,
     subscribers_counter INTEGER NOT NULL DEFAULT 0,
-    goings_counter      INTEGER NOT NULL DEFAULT 0
+    goings_counter      INTEGER NOT NULL DEFAULT 0,
+    -- live top-level items made in the event: its feed's count (version 11, as a group's)
+    items_counter       INTEGER NOT NULL DEFAULT 0
 );
 -- the search's walk over live events, by first start; it also holds every column the
 -- lists read and filter on but the name and description (db::events::page), so their
@@ -1230,3 +1235,42 @@ CREATE TABLE contact_request (
 );
 -- a member's requests (their data export; forgotten with the account)
 CREATE INDEX contact_request_user ON contact_request (user_id) WHERE user_id IS NOT NULL;
+
+-- Version 11 (issues 32 and 33): from this line to the end, as migration 11 makes them.
+-- Columns that version 11 adds to older tables are in their tables above, and
+-- `src/db/engine/migrate.rs` adds them with ALTER TABLE (V11_COLUMNS) and counts them.
+
+-- Version 11: kept feed counts (issue 33) ------------------------------------------------
+-- A group's and an event's feed count (`items_counter`): live top-level items made in
+-- it, kept here as contribution_space_tally keeps the community-wide ones, so a feed's
+-- page reads its own rows and the count is one row (db::feed, Feed::Group/Event).
+CREATE TRIGGER contribution_space_count_insert AFTER INSERT ON contribution
+WHEN NEW.deleted = 0 AND NEW.target_pk IS NULL AND (NEW.group_id IS NOT NULL OR NEW.event_id IS NOT NULL)
+BEGIN
+    UPDATE community_group SET items_counter = items_counter + 1 WHERE id = NEW.group_id;
+    UPDATE event SET items_counter = items_counter + 1 WHERE id = NEW.event_id;
+END;
+CREATE TRIGGER contribution_space_count_delete AFTER DELETE ON contribution
+WHEN OLD.deleted = 0 AND OLD.target_pk IS NULL AND (OLD.group_id IS NOT NULL OR OLD.event_id IS NOT NULL)
+BEGIN
+    UPDATE community_group SET items_counter = items_counter - 1 WHERE id = OLD.group_id;
+    UPDATE event SET items_counter = items_counter - 1 WHERE id = OLD.event_id;
+END;
+CREATE TRIGGER contribution_space_count_update AFTER UPDATE OF deleted, group_id, event_id ON contribution
+WHEN NEW.target_pk IS NULL
+BEGIN
+    UPDATE community_group SET items_counter = items_counter - 1
+    WHERE OLD.deleted = 0 AND id = OLD.group_id;
+    UPDATE event SET items_counter = items_counter - 1
+    WHERE OLD.deleted = 0 AND id = OLD.event_id;
+    UPDATE community_group SET items_counter = items_counter + 1
+    WHERE NEW.deleted = 0 AND id = NEW.group_id;
+    UPDATE event SET items_counter = items_counter + 1
+    WHERE NEW.deleted = 0 AND id = NEW.event_id;
+END;
+
+-- Version 11: the events' order (issue 33) ---------------------------------------------
+
+-- Version 11: group threads in private messages (issue 33) -----------------------------
+
+-- Version 11: people (issue 32) --------------------------------------------------------

@@ -8,7 +8,7 @@ use serde_json::Value;
 use crate::{Env, succeeded};
 
 /// The schema version this hearth writes (`db::engine::migrate::VERSION`).
-pub const CURRENT: i64 = 10;
+pub const CURRENT: i64 = 11;
 
 /// The `application_id` of hearth files.
 const APPLICATION_ID: i32 = 0x6872_7468;
@@ -549,4 +549,41 @@ fn a_version_9_file_gains_version_10_in_place_and_keeps_every_row() {
     );
     assert_migrated_like_fresh(&old);
     assert_eq!(old.sql("SELECT count(*) FROM user WHERE username = 'gone' AND deleted = 1"), 1);
+}
+
+#[test]
+fn a_version_10_file_gains_version_11_in_place_with_its_feed_counts() {
+    if !history() {
+        return;
+    }
+    // a group with two live posts, a deleted one and a comment; an event with one post
+    let old = released_env(
+        10,
+        r#"INSERT INTO user (id, username, username_key, date_joined, deleted, posts_counter)
+               VALUES (1, 'gone', 'gone', 0, 1, 3);
+           INSERT INTO community_group (id, name, name_key, slug, privacy, created_at, created_by)
+               VALUES (1, 'Bakers', 'bakers', 'bakers', 'public', 0, 1);
+           INSERT INTO group_member (group_id, user_id, join_status, created_at) VALUES (1, 1, 'creator', 0);
+           INSERT INTO event (id, name, slug, privacy, start_at, end_at, recurring, location, created_at, created_by)
+               VALUES (1, 'Bake-off', 'bake-off', 'public', 0, 10, 'never', 'virtual', 0, 1);
+           INSERT INTO event_member (event_id, user_id, join_status, created_at) VALUES (1, 1, 'creator', 0);
+           INSERT INTO contribution (pk, kind, id, author_id, text, added_at, last_activity_at, deleted,
+                                     comment_count, group_id, event_id) VALUES
+               (1, 'post', 1, 1, 'a', 10, 40, 0, 1, 1, NULL), (2, 'post', 2, 1, 'b', 20, 20, 0, 0, 1, NULL),
+               (3, 'post', 3, 1, 'c', 30, 30, 1, 0, 1, NULL), (5, 'post', 4, 1, 'd', 50, 50, 0, 0, NULL, 1);
+           INSERT INTO contribution (pk, kind, id, author_id, text, added_at, last_activity_at, target_pk, group_id)
+               VALUES (4, 'comment', 1, 1, 'yum', 40, 40, 1, 1);
+           INSERT INTO search_item (rowid, title, body) VALUES (1, '', 'a'), (2, '', 'b'), (5, '', 'd');"#,
+    );
+    assert_migrated_like_fresh(&old);
+    assert_eq!(old.sql("SELECT items_counter FROM community_group WHERE id = 1"), 2);
+    assert_eq!(old.sql("SELECT items_counter FROM event WHERE id = 1"), 1);
+    // and the triggers keep them from then on
+    let c = rusqlite::Connection::open(old.db()).unwrap();
+    c.execute_batch("UPDATE contribution SET deleted = 1 WHERE pk = 1; UPDATE contribution SET deleted = 0 WHERE pk = 3;
+                     UPDATE contribution SET deleted = 1 WHERE pk = 5;")
+        .unwrap();
+    drop(c);
+    assert_eq!(old.sql("SELECT items_counter FROM community_group WHERE id = 1"), 2);
+    assert_eq!(old.sql("SELECT items_counter FROM event WHERE id = 1"), 0);
 }

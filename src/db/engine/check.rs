@@ -288,6 +288,16 @@ const INVARIANTS: &[(&str, &str, &str)] = &[
            AND NOT EXISTS (SELECT 1 FROM contribution_space_tally t WHERE t.kind = c.kind)",
     ),
     (
+        "space_items_counter",
+        "items_counter matches the live top-level items made in the group or event",
+        "SELECT g.id FROM community_group g WHERE g.items_counter <>
+           (SELECT count(*) FROM contribution c WHERE c.group_id = g.id AND c.target_pk IS NULL
+            AND c.deleted = 0)
+         UNION ALL SELECT e.id FROM event e WHERE e.items_counter <>
+           (SELECT count(*) FROM contribution c WHERE c.event_id = e.id AND c.target_pk IS NULL
+            AND c.deleted = 0)",
+    ),
+    (
         "event_counters",
         "subscribers_counter and goings_counter match the event's members and those going",
         "SELECT e.id FROM event e WHERE e.subscribers_counter <>

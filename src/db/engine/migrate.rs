@@ -12,7 +12,7 @@ use crate::db::{APPLICATION_ID, DbError};
 pub const SCHEMA: &str = include_str!("../../../schema.sql");
 
 /// The schema version this binary writes.
-pub const VERSION: i64 = 10;
+pub const VERSION: i64 = 11;
 
 /// One step from version N to N+1, run inside the migration's transaction.
 type Step = fn(&Connection) -> Result<(), DbError>;
@@ -30,6 +30,7 @@ const MIGRATIONS: &[Step] = &[
     v8_rich_text,
     v9_feeds_and_search,
     v10_people_groups_events_messages,
+    v11_groups_events_messages_people,
 ];
 
 /// Version 3: what the platform's UI kit reads (SPEC §8): votes and their tallies,
@@ -172,20 +173,58 @@ fn feed_search_statements() -> Option<&'static str> {
 /// Version 10: the rest of SPEC §10. The columns it adds to older tables ([`V10_COLUMNS`],
 /// `0`/`NULL` by default: exact for an older file), then [`SCHEMA`]'s version 10 section.
 fn v10_people_groups_events_messages(conn: &Connection) -> Result<(), DbError> {
-    for sql in V10_COLUMNS {
-        // `ALTER TABLE t ADD COLUMN c`, unless a table an older step made from today's text has c
+    add_columns(conn, V10_COLUMNS)?;
+    conn.execute_batch(section(V10_HEADING, Some(V11_HEADING))?)?;
+    Ok(())
+}
+
+/// Version 11: what issues 32 and 33 added. The columns it adds to older tables
+/// ([`V11_COLUMNS`]), then [`SCHEMA`]'s version 11 section, then the kept counts of the
+/// rows an older file already has.
+fn v11_groups_events_messages_people(conn: &Connection) -> Result<(), DbError> {
+    add_columns(conn, V11_COLUMNS)?;
+    conn.execute_batch(section(V11_HEADING, None)?)?;
+    conn.execute_batch(
+        "UPDATE community_group SET items_counter = (SELECT count(*) FROM contribution c
+             WHERE c.group_id = community_group.id AND c.target_pk IS NULL AND c.deleted = 0);
+         UPDATE event SET items_counter = (SELECT count(*) FROM contribution c
+             WHERE c.event_id = event.id AND c.target_pk IS NULL AND c.deleted = 0);",
+    )?;
+    Ok(())
+}
+
+/// `ALTER TABLE t ADD COLUMN c` for each of `columns`, but a column that a table an
+/// older step made from today's text already has.
+fn add_columns(conn: &Connection, columns: &[&str]) -> Result<(), DbError> {
+    for sql in columns {
         let w: Vec<&str> = sql.split_whitespace().collect();
         let q = "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2";
         if !conn.prepare(q)?.exists([w.get(2), w.get(5)])? {
             conn.execute_batch(sql)?;
         }
     }
-    let start = SCHEMA.find(V10_HEADING).ok_or_else(|| {
-        DbError::NotHearth("schema.sql lacks its version 10 section (a build error)".into())
-    })?;
-    conn.execute_batch(&SCHEMA[start..])?;
     Ok(())
 }
+
+/// [`SCHEMA`] from the line `from` to the line `to` (the end without one).
+fn section(from: &str, to: Option<&str>) -> Result<&'static str, DbError> {
+    let missing = || DbError::NotHearth(format!("schema.sql lacks `{from}` (a build error)"));
+    let start = SCHEMA.find(from).ok_or_else(missing)?;
+    let end = match to {
+        Some(to) => SCHEMA.find(to).ok_or_else(missing)?,
+        None => SCHEMA.len(),
+    };
+    SCHEMA.get(start..end).ok_or_else(missing)
+}
+
+/// The columns version 11 adds to older tables, each last in its table as in `schema.sql`.
+const V11_COLUMNS: &[&str] = &[
+    "ALTER TABLE community_group ADD COLUMN items_counter INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE event ADD COLUMN items_counter INTEGER NOT NULL DEFAULT 0",
+];
+
+/// The first line of [`SCHEMA`]'s version 11 section.
+const V11_HEADING: &str = "-- Version 11 (issues 32 and 33)";
 
 /// The columns version 10 adds to older tables, each last in its table as in `schema.sql`.
 const V10_COLUMNS: &[&str] = &[

@@ -14,7 +14,8 @@
 //! Cost: a page walks an index in the feed's order (`contribution_feed`,
 //! `contribution_author_feed`, `contribution_category_feed`, version 9), reading its
 //! own rows and the offset before them; home reads a few rows from each source it
-//! merges. Counts are kept totals (explore, home) or a count capped at [`COUNT_CAP`]
+//! merges. Counts are kept totals (explore, home, a group's, an event's: version 11's
+//! `items_counter`) less the hidden authors' items, or a count capped at [`COUNT_CAP`]
 //! (an author's, a category's): a page past the cap is refused by the pagination's
 //! offset limit anyway.
 
@@ -23,7 +24,7 @@ mod merge;
 pub mod seen;
 pub mod trending;
 
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::model::contribution::Kind;
 use crate::model::feed::Unit;
@@ -86,11 +87,13 @@ pub fn page(
         }
         Feed::Group(group) => {
             let (from, pk, order) = group_sql();
-            capped(conn, from, pk, order, viewer, group, limit, offset)
+            let pks = page_of(conn, from, pk, order, viewer, group, limit, offset)?;
+            Ok((space_count(conn, Space::Group, group, viewer)?, pks))
         }
         Feed::Event(event) => {
             let (from, pk, order) = event_sql();
-            capped(conn, from, pk, order, viewer, event, limit, offset)
+            let pks = page_of(conn, from, pk, order, viewer, event, limit, offset)?;
+            Ok((space_count(conn, Space::Event, event, viewer)?, pks))
         }
     }
 }
@@ -164,11 +167,66 @@ fn capped(
     let count = conn
         .prepare_cached(&format!("SELECT count(*) FROM (SELECT 1 {from} LIMIT {COUNT_CAP})"))?
         .query_row(params![viewer, key], |r| r.get(0))?;
-    let pks = conn
-        .prepare_cached(&format!("SELECT {pk} {from} ORDER BY {order} LIMIT ?3 OFFSET ?4"))?
+    Ok((count, page_of(conn, from, pk, order, viewer, key, limit, offset)?))
+}
+
+/// The pks of a page of `SELECT {pk} {from} ORDER BY {order}` (`?1` the viewer, `?2`
+/// the feed's key).
+#[expect(clippy::too_many_arguments, reason = "the query's parts and its parameters")]
+fn page_of(
+    conn: &Connection,
+    from: &str,
+    pk: &str,
+    order: &str,
+    viewer: Option<i64>,
+    key: i64,
+    limit: i64,
+    offset: i64,
+) -> rusqlite::Result<Vec<i64>> {
+    conn.prepare_cached(&format!("SELECT {pk} {from} ORDER BY {order} LIMIT ?3 OFFSET ?4"))?
         .query_map(params![viewer, key, limit, offset], |r| r.get(0))?
-        .collect::<Result<_, _>>()?;
-    Ok((count, pks))
+        .collect()
+}
+
+/// A group or an event, whose feed count is kept on its row.
+#[derive(Debug, Clone, Copy)]
+enum Space {
+    Group,
+    Event,
+}
+
+/// How many items the feed of group or event `id` shows `viewer`: its kept
+/// `items_counter` (version 11), less the live items there of the authors it hides
+/// (counted from their own rows, as [`explore_count`] does).
+fn space_count(
+    conn: &Connection,
+    space: Space,
+    id: i64,
+    viewer: Option<i64>,
+) -> rusqlite::Result<i64> {
+    let (kept, hidden) = match space {
+        Space::Group => (
+            "SELECT items_counter FROM community_group WHERE id = ?1",
+            "SELECT count(*) FROM user_hide h
+             JOIN contribution c INDEXED BY contribution_author_feed
+               ON c.author_id = h.hidden_id AND c.target_pk IS NULL AND c.deleted = 0
+             WHERE h.user_id = ?1 AND c.group_id = ?2",
+        ),
+        Space::Event => (
+            "SELECT items_counter FROM event WHERE id = ?1",
+            "SELECT count(*) FROM user_hide h
+             JOIN contribution c INDEXED BY contribution_author_feed
+               ON c.author_id = h.hidden_id AND c.target_pk IS NULL AND c.deleted = 0
+             WHERE h.user_id = ?1 AND c.event_id = ?2",
+        ),
+    };
+    let total: i64 =
+        conn.prepare_cached(kept)?.query_row([id], |r| r.get(0)).optional()?.unwrap_or(0);
+    let hidden: i64 = match viewer {
+        None => 0,
+        Some(v) => conn.prepare_cached(hidden)?.query_row([v, id], |r| r.get(0))?,
+    };
+    Ok(total - hidden)
 }
 
 /// How many live items explore shows `viewer`: the kept totals of the three kinds,

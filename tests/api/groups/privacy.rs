@@ -128,3 +128,37 @@ async fn public_and_hidden_groups() {
     s.assert_consistent();
     s.stop().await;
 }
+
+/// A group's feed count is the group's kept count of live items (version 11), less
+/// the items of the authors the viewer hides; a deleted item leaves it, comments are
+/// not counted, and `hearth check` agrees with what was kept.
+#[tokio::test]
+async fn a_groups_feed_counts_its_live_items_as_each_viewer_sees_them() {
+    let s = server().await;
+    let [a, b, c] = s.users(["ann", "bob", "cat"]);
+    let [ta, tb, tc] = [a, b, c].map(|u| s.jwt(u));
+    let g = create(&s, &ta, json!({"name": "Open"})).await["id"].as_i64().unwrap();
+    assert_eq!(s.post_empty(&format!("/api/v2/group/{g}/subscribe/"), Some(&tb)).await.status, 204);
+    let feed = format!("/api/v2/group/{g}/feed/");
+    let mut ids = Vec::new();
+    for (tok, text) in [(&ta, "one"), (&tb, "two"), (&tb, "three")] {
+        ids.push(s.create_id("/api/v2/post/", tok, json!({"text": text, "group": g})).await);
+    }
+    s.create("/api/v2/comment/", &ta, json!({"text": "a comment", "post": ids[1]})).await;
+    assert_eq!((feed_count(&s, &feed, None).await, feed_count(&s, &feed, Some(&tc)).await), (3, 3));
+    // cat hides bob: bob's two items leave cat's feed and its count, nobody else's
+    assert_eq!(s.post_empty(&format!("/api/v2/user/{b}/hide/"), Some(&tc)).await.status, 204);
+    assert_eq!(feed_count(&s, &feed, Some(&tc)).await, 1);
+    assert_eq!(unit_ids(&ok(&s.get(&feed, Some(&tc)).await)), [ids[0]]);
+    assert_eq!(feed_count(&s, &feed, Some(&ta)).await, 3);
+    // a deleted item leaves every count
+    assert_eq!(s.delete(&format!("/api/v2/post/{}/", ids[0]), Some(&ta)).await.status, 204);
+    assert_eq!((feed_count(&s, &feed, None).await, feed_count(&s, &feed, Some(&tc)).await), (2, 0));
+    s.assert_consistent();
+    s.stop().await;
+}
+
+/// A feed's `count` as `tok`'s user reads it.
+async fn feed_count(s: &crate::common::TestServer, feed: &str, tok: Option<&str>) -> i64 {
+    ok(&s.get(feed, tok).await)["count"].as_i64().unwrap()
+}
