@@ -1076,7 +1076,16 @@ CREATE TABLE event (
     subscribers_counter INTEGER NOT NULL DEFAULT 0,
     goings_counter      INTEGER NOT NULL DEFAULT 0,
     -- live top-level items made in the event: its feed's count (version 11, as a group's)
-    items_counter       INTEGER NOT NULL DEFAULT 0
+    items_counter       INTEGER NOT NULL DEFAULT 0,
+    -- the lists' order key (version 11, db::events::order), computed in Rust at some time
+    -- T (the last write of the event's times, or the job that refreshes passed keys):
+    -- the first occurrence ending after T, the end of the one before it (a recurring
+    -- event's, NULL for the first), and `over`: an event with no occurrence ending after
+    -- T (one that does not recur and ended). 0/0: not computed yet, so stale.
+    next_start          INTEGER NOT NULL DEFAULT 0,
+    next_end            INTEGER NOT NULL DEFAULT 0,
+    prev_end            INTEGER,
+    over                INTEGER NOT NULL DEFAULT 0
 );
 -- the search's walk over live events, by first start; it also holds every column the
 -- lists read and filter on but the name and description (db::events::page), so their
@@ -1270,6 +1279,38 @@ BEGIN
 END;
 
 -- Version 11: the events' order (issue 33) ---------------------------------------------
+-- The lists of events (db::events::order) merge three walks in the lists' order, so a
+-- page reads about offset + limit rows: the events to come or under way by their kept
+-- next occurrence (`event_next`, keys still fresh: next_end > now), the few whose key
+-- went stale since the job last moved it on (`event_stale`: next_end <= now, recomputed
+-- in Rust), and the events that are over, latest end first (`event_over`). The date
+-- filters that reach back before now also read the recurring events whose previous
+-- occurrence ended in their range (`event_prev_end`).
+CREATE INDEX event_next ON event (deleted, over, next_start, id, next_end, privacy, visible,
+                                  show_on_feed, location, created_by, recurring, end_at);
+CREATE INDEX event_stale ON event (next_end) WHERE deleted = 0 AND over = 0;
+CREATE INDEX event_over ON event (deleted, end_at DESC, id, start_at, privacy, visible,
+                                  show_on_feed, location, created_by) WHERE over = 1;
+CREATE INDEX event_prev_end ON event (prev_end) WHERE deleted = 0 AND over = 0 AND prev_end IS NOT NULL;
+-- The text search of the lists (`search=`): a substring of the name or the description,
+-- case-insensitively, as the lists always matched (a trigram index answers substrings of
+-- 3 characters or more; a shorter text walks the events as before). Kept by the
+-- triggers below for live events; `hearth check` compares it with the rows.
+CREATE VIRTUAL TABLE search_event USING fts5 (name, description, tokenize = 'trigram');
+CREATE TRIGGER search_event_insert AFTER INSERT ON event WHEN NEW.deleted = 0
+BEGIN
+    INSERT INTO search_event (rowid, name, description) VALUES (NEW.id, NEW.name, NEW.description);
+END;
+CREATE TRIGGER search_event_update AFTER UPDATE OF name, description, deleted ON event
+BEGIN
+    DELETE FROM search_event WHERE rowid = OLD.id;
+    INSERT INTO search_event (rowid, name, description)
+    SELECT NEW.id, NEW.name, NEW.description WHERE NEW.deleted = 0;
+END;
+CREATE TRIGGER search_event_delete AFTER DELETE ON event
+BEGIN
+    DELETE FROM search_event WHERE rowid = OLD.id;
+END;
 
 -- Version 11: group threads in private messages (issue 33) -----------------------------
 

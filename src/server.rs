@@ -163,6 +163,36 @@ impl Drop for AddressSlot {
     }
 }
 
+/// The job that moves the events' order keys on as their occurrences pass
+/// (`db::events::order`), every `REFRESH_EVERY` from the start; on the primary only (a
+/// replica's reads recompute the keys that went stale themselves, as the primary's do
+/// between two runs).
+fn spawn_event_keys(state: &AppState) -> Option<tokio::task::JoinHandle<()>> {
+    use crate::db::events::order::{REFRESH_EVERY, REFRESH_MAX, refresh_keys};
+    if !matches!(state.role(), crate::role::Role::Primary) {
+        return None;
+    }
+    let state = state.clone();
+    Some(tokio::spawn(async move {
+        let mut tick = tokio::time::interval(REFRESH_EVERY);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tick.tick().await;
+            let now = state.clock.now();
+            let moved = state
+                .db
+                .write(move |tx| {
+                    refresh_keys(tx, now, REFRESH_MAX).map_err(crate::db::DbError::from)
+                })
+                .await;
+            match moved {
+                Ok(n) => tracing::debug!(keys = n, "event order keys moved on"),
+                Err(e) => tracing::warn!(error = %e, "moving the event order keys on failed"),
+            }
+        }
+    }))
+}
+
 /// Serves `listener` until `shutdown` resolves, then stops accepting, lets in-flight
 /// requests finish for up to `config.shutdown_timeout`, and checkpoints the database.
 pub async fn serve_on(listener: TcpListener, state: AppState, shutdown: impl Future<Output = ()>) {
@@ -173,6 +203,7 @@ pub async fn serve_on(listener: TcpListener, state: AppState, shutdown: impl Fut
     let (stop_tx, stop_rx) = watch::channel(false);
     let key_reloader = state.spawn_key_reloader();
     let memory = memory::spawn(&state);
+    let event_keys = spawn_event_keys(&state);
     // SPEC §9: role and position headers; on a read replica, forwarding
     let me = listener.local_addr().map_or_else(|_| "hearth".to_owned(), |a| a.to_string());
     let node = crate::replica::Node::start(&state, &me);
@@ -229,6 +260,9 @@ pub async fn serve_on(listener: TcpListener, state: AppState, shutdown: impl Fut
     key_reloader.abort();
     if let Some(m) = memory {
         m.abort();
+    }
+    if let Some(k) = event_keys {
+        k.abort();
     }
     drop(node);
     let _ = stop_tx.send(true);

@@ -82,8 +82,14 @@ impl Schedule {
     /// The first occurrence that ends after `t` (the one running at `t`, else the next
     /// one): `None` for an event that does not recur and ended by `t`.
     pub fn first_ending_after(&self, t: Timestamp) -> Option<Occurrence> {
+        self.nth_ending_after(t).map(|(_, occ)| occ)
+    }
+
+    /// [`Schedule::first_ending_after`] with its index (0: the first occurrence), so
+    /// that the one before it is `nth(k - 1)`.
+    pub fn nth_ending_after(&self, t: Timestamp) -> Option<(i64, Occurrence)> {
         if self.end > t {
-            return Some((self.start, self.end));
+            return Some((0, (self.start, self.end)));
         }
         let period = self.period()?;
         // a guess from the average period, then a few exact steps either way
@@ -97,7 +103,7 @@ impl Schedule {
         for _ in 0..STEPS {
             let occ = self.nth(k)?;
             if occ.1 > t {
-                return Some(occ);
+                return Some((k, occ));
             }
             k += 1;
         }

@@ -567,6 +567,11 @@ fn a_version_10_file_gains_version_11_in_place_with_its_feed_counts() {
            INSERT INTO event (id, name, slug, privacy, start_at, end_at, recurring, location, created_at, created_by)
                VALUES (1, 'Bake-off', 'bake-off', 'public', 0, 10, 'never', 'virtual', 0, 1);
            INSERT INTO event_member (event_id, user_id, join_status, created_at) VALUES (1, 1, 'creator', 0);
+           INSERT INTO event (id, name, slug, description, privacy, start_at, end_at, timezone, recurring,
+                              location, created_at, created_by)
+               VALUES (2, 'Weekly bake', 'weekly-bake', 'Sourdough at 19:00', 'public',
+                       1578333600000000, 1578340800000000, 'Europe/Rome', 'weekly', 'virtual', 0, 1);
+           INSERT INTO event_member (event_id, user_id, join_status, created_at) VALUES (2, 1, 'creator', 0);
            INSERT INTO contribution (pk, kind, id, author_id, text, added_at, last_activity_at, deleted,
                                      comment_count, group_id, event_id) VALUES
                (1, 'post', 1, 1, 'a', 10, 40, 0, 1, 1, NULL), (2, 'post', 2, 1, 'b', 20, 20, 0, 0, 1, NULL),
@@ -578,6 +583,44 @@ fn a_version_10_file_gains_version_11_in_place_with_its_feed_counts() {
     assert_migrated_like_fresh(&old);
     assert_eq!(old.sql("SELECT items_counter FROM community_group WHERE id = 1"), 2);
     assert_eq!(old.sql("SELECT items_counter FROM event WHERE id = 1"), 1);
+    // the events' order keys (issue 33): the single event is over, keyed by its times;
+    // the weekly one (since Monday 2020-01-06, 19:00 in Rome) by its occurrence that
+    // ends after now, the one before it a week earlier, both at 19:00 in Rome
+    assert_eq!(
+        old.sql(
+            "SELECT over * 100 + (next_start = 0) * 10 + (next_end = 10) FROM event WHERE id = 1"
+        ),
+        101
+    );
+    let now_us = old.sql("SELECT CAST(unixepoch('subsec') * 1000000 AS INTEGER)");
+    assert_eq!(old.sql("SELECT over FROM event WHERE id = 2"), 0);
+    let next_end = old.sql("SELECT next_end FROM event WHERE id = 2");
+    assert!(next_end > now_us && next_end <= now_us + 7 * 86_400_000_000, "{next_end} at {now_us}");
+    assert_eq!(
+        old.sql(
+            "SELECT (next_end - prev_end) / 3600000000 BETWEEN 167 AND 169 FROM event WHERE id = 2"
+        ),
+        1
+    );
+    assert_eq!(
+        old.sql(
+            "SELECT strftime('%H', next_start / 1000000, 'unixepoch', '+1 hour') IN ('19', '18')
+                 AND strftime('%w', next_start / 1000000, 'unixepoch') = '1'"
+        ),
+        1
+    );
+    // and the events' text index, from the live rows
+    let c = rusqlite::Connection::open(old.db()).unwrap();
+    let found = |q: &str| -> i64 {
+        c.query_row(
+            "SELECT coalesce(sum(rowid), 0) FROM search_event WHERE search_event MATCH ?1",
+            [q],
+            |r| r.get(0),
+        )
+        .unwrap()
+    };
+    assert_eq!((found("\"ake-o\""), found("\"SOURDOUGH AT\""), found("\"bake\"")), (1, 2, 3));
+    drop(c);
     // and the triggers keep them from then on
     let c = rusqlite::Connection::open(old.db()).unwrap();
     c.execute_batch("UPDATE contribution SET deleted = 1 WHERE pk = 1; UPDATE contribution SET deleted = 0 WHERE pk = 3;

@@ -230,9 +230,9 @@ async fn create(mut call: Call<Principal>) -> Result<Response, ApiError> {
             }
             let base_slug = crate::model::slug::slugify(&e.name, "event");
             e.slug = crate::model::slug::unique(&base_slug, |s| db::slug_taken(tx, s, 0))?;
-            e.id = db::create(tx, &e)?;
+            e.id = db::create(tx, &e, now)?;
             apply_image(tx, &mut e, &input, image.as_ref(), now)?;
-            db::update(tx, &e)?;
+            db::update(tx, &e, now)?;
             for (u, status) in invite(tx, Roster::Event, e.id, &invited, now)? {
                 if status == JoinStatus::Invited {
                     notify_event(tx, u, who.user_id, Type::EventInvite, e.id, now)?;
@@ -262,7 +262,7 @@ async fn update(mut call: Call<Principal>, full: bool) -> Result<Response, ApiEr
                 return Err(ApiError::Invalid(errors));
             }
             apply_image(tx, &mut e, &input, image.as_ref(), now)?;
-            db::update(tx, &e)?;
+            db::update(tx, &e, now)?;
             event_json(tx, &e, status, &base, now)
         })
         .await?;
@@ -273,7 +273,7 @@ async fn update(mut call: Call<Principal>, full: bool) -> Result<Response, ApiEr
 /// (nor the notifications about it). 204.
 async fn delete(mut call: Call<Principal>) -> Result<Response, ApiError> {
     call.before_body().await?;
-    let id = call.id();
+    let (id, now) = (call.id(), call.now);
     let no_body = call.no_body().await;
     call.write(move |tx, who| {
         no_body?;
@@ -282,7 +282,7 @@ async fn delete(mut call: Call<Principal>) -> Result<Response, ApiError> {
             return Err(ApiError::PermissionDenied);
         }
         e.deleted = true;
-        db::update(tx, &e)?;
+        db::update(tx, &e, now)?;
         Ok::<_, ApiError>(())
     })
     .await?;
@@ -294,12 +294,12 @@ async fn delete(mut call: Call<Principal>) -> Result<Response, ApiError> {
 /// back (`show_on_feed`). 204.
 async fn show(mut call: Call<Principal>, shown: bool) -> Result<Response, ApiError> {
     crate::api::members::pre_write(&mut call).await?;
-    let id = call.id();
+    let (id, now) = (call.id(), call.now);
     call.no_body().await?;
     call.write(move |tx, who| {
         let (mut e, _) = managed_event(tx, id, who)?;
         e.show_on_feed = shown;
-        db::update(tx, &e)?;
+        db::update(tx, &e, now)?;
         Ok::<_, ApiError>(())
     })
     .await?;

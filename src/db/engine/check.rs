@@ -103,6 +103,15 @@ const INVARIANTS: &[(&str, &str, &str)] = &[
            (SELECT 1 FROM contribution c WHERE c.pk = s.rowid AND c.target_pk IS NULL AND c.deleted = 0)",
     ),
     (
+        "search_event",
+        "search_event holds exactly the live events, with their names and descriptions",
+        "SELECT e.id FROM event e WHERE e.deleted = 0 AND NOT EXISTS
+           (SELECT 1 FROM search_event s WHERE s.rowid = e.id AND s.name = e.name
+              AND s.description = e.description)
+         UNION ALL SELECT s.rowid FROM search_event s WHERE NOT EXISTS
+           (SELECT 1 FROM event e WHERE e.id = s.rowid AND e.deleted = 0)",
+    ),
+    (
         "followers_counter",
         "followers_counter matches live followers",
         "SELECT u.id FROM user u WHERE u.followers_counter <>

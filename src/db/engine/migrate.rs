@@ -180,7 +180,8 @@ fn v10_people_groups_events_messages(conn: &Connection) -> Result<(), DbError> {
 
 /// Version 11: what issues 32 and 33 added. The columns it adds to older tables
 /// ([`V11_COLUMNS`]), then [`SCHEMA`]'s version 11 section, then the kept counts of the
-/// rows an older file already has.
+/// rows an older file already has, its events' text index and their order keys (as of
+/// the system clock: a key is only ever behind the time it is read at).
 fn v11_groups_events_messages_people(conn: &Connection) -> Result<(), DbError> {
     add_columns(conn, V11_COLUMNS)?;
     conn.execute_batch(section(V11_HEADING, None)?)?;
@@ -188,8 +189,12 @@ fn v11_groups_events_messages_people(conn: &Connection) -> Result<(), DbError> {
         "UPDATE community_group SET items_counter = (SELECT count(*) FROM contribution c
              WHERE c.group_id = community_group.id AND c.target_pk IS NULL AND c.deleted = 0);
          UPDATE event SET items_counter = (SELECT count(*) FROM contribution c
-             WHERE c.event_id = event.id AND c.target_pk IS NULL AND c.deleted = 0);",
+             WHERE c.event_id = event.id AND c.target_pk IS NULL AND c.deleted = 0);
+         INSERT INTO search_event (rowid, name, description)
+         SELECT id, name, description FROM event WHERE deleted = 0;",
     )?;
+    // every event's order key (the columns start stale: 0) as of now
+    crate::db::events::refresh_keys(conn, crate::clock::Clock::system().now(), i64::MAX)?;
     Ok(())
 }
 
@@ -221,6 +226,10 @@ fn section(from: &str, to: Option<&str>) -> Result<&'static str, DbError> {
 const V11_COLUMNS: &[&str] = &[
     "ALTER TABLE community_group ADD COLUMN items_counter INTEGER NOT NULL DEFAULT 0",
     "ALTER TABLE event ADD COLUMN items_counter INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE event ADD COLUMN next_start INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE event ADD COLUMN next_end INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE event ADD COLUMN prev_end INTEGER",
+    "ALTER TABLE event ADD COLUMN over INTEGER NOT NULL DEFAULT 0",
 ];
 
 /// The first line of [`SCHEMA`]'s version 11 section.

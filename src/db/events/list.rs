@@ -59,8 +59,14 @@ impl Default for Filters {
 /// A row of the walk: id and times.
 type Row = (i64, Timestamp, Timestamp, String, Recurrence);
 
+/// The fewest characters a text search finds through `search_event` (its trigrams).
+const TRIGRAM: usize = 3;
+
 /// One page of the ids of the events `viewer` may list in `scope` that pass
-/// `filters` at `now`, in the lists' order, and how many pass.
+/// `filters` at `now`, in the lists' order, and how many pass: for every event
+/// ([`Scope::All`]) and the suggestions without a text, the kept order's walk
+/// ([`super::order::walk`]: O(page), a lower-bound count past the page); else the
+/// events found (a member's, or a text's matches) ordered here, counted exactly.
 pub fn page(
     conn: &Connection,
     viewer: Option<i64>,
@@ -70,12 +76,41 @@ pub fn page(
     limit: i64,
     offset: i64,
 ) -> rusqlite::Result<(i64, Vec<i64>)> {
+    if filters.text.is_none() && matches!(scope, Scope::All | Scope::NotIn) {
+        return super::order::walk(conn, viewer, scope, filters, now, limit, offset);
+    }
+    scan(conn, viewer, scope, filters, now, limit, offset)
+}
+
+/// [`page`] by reading every event found and ordering them here.
+pub(super) fn scan(
+    conn: &Connection,
+    viewer: Option<i64>,
+    scope: &Scope,
+    filters: &Filters,
+    now: Timestamp,
+    limit: i64,
+    offset: i64,
+) -> rusqlite::Result<(i64, Vec<i64>)> {
+    // a text of 3 characters or more: its matches in `search_event` (an FTS5 phrase:
+    // a substring, case-insensitively); a shorter one: LIKE on every event
+    let trigrams = filters.text.as_ref().is_some_and(|t| t.chars().count() >= TRIGRAM);
     let pattern = filters.text.as_ref().map(|t| {
-        format!(
-            "%{}%",
-            t.to_lowercase().replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_")
-        )
+        if trigrams {
+            format!("\"{}\"", t.replace('"', "\"\""))
+        } else {
+            format!(
+                "%{}%",
+                t.to_lowercase().replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_")
+            )
+        }
     });
+    let text = if trigrams {
+        "e.id IN (SELECT rowid FROM search_event WHERE search_event MATCH ?2)"
+    } else {
+        "(?2 IS NULL OR lower(e.name) LIKE ?2 ESCAPE '\\'
+                       OR lower(e.description) LIKE ?2 ESCAPE '\\')"
+    };
     let (join, user, statuses, going) = match scope {
         Scope::MemberOf { user, statuses, going } => (
             "JOIN event_member um INDEXED BY event_member_user ON um.user_id = ?6 AND um.event_id = e.id
@@ -106,8 +141,7 @@ pub fn page(
     };
     let sql = format!(
         "SELECT e.id, e.start_at, e.end_at, e.timezone, e.recurring FROM event e {join}
-         WHERE {} AND (?2 IS NULL OR lower(e.name) LIKE ?2 ESCAPE '\\'
-                       OR lower(e.description) LIKE ?2 ESCAPE '\\')
+         WHERE {} AND {text}
            AND (?3 IS NULL OR e.location = ?3) AND (?4 IS NULL OR e.created_by = ?4)
            AND (?8 IS NULL OR e.id <> ?8) AND {answer} {not_in} {follows}",
         super::listed(1)

@@ -14,8 +14,10 @@
 
 pub mod gallery;
 mod list;
+pub mod order;
 
 pub use list::{Filters, Scope, page};
+pub use order::refresh_keys;
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::members::{self, Roster};
@@ -149,9 +151,9 @@ pub fn slug_taken(conn: &Connection, slug: &str, except: i64) -> rusqlite::Resul
         .exists(params![slug, except])
 }
 
-/// Stores a new event (under `e.id` when not 0: an import) and its creator's
-/// membership (going); returns its id.
-pub fn create(conn: &Connection, e: &Event) -> rusqlite::Result<i64> {
+/// Stores a new event (under `e.id` when not 0: an import), its order key at `now`
+/// ([`order`]) and its creator's membership (going); returns its id.
+pub fn create(conn: &Connection, e: &Event, now: Timestamp) -> rusqlite::Result<i64> {
     conn.prepare_cached(
         "INSERT INTO event (id, name, slug, description, color, privacy, visible, start_at,
                             end_at, timezone, recurring, location, geolocation, geolocation_lat,
@@ -184,13 +186,15 @@ pub fn create(conn: &Connection, e: &Event) -> rusqlite::Result<i64> {
         e.deleted
     ])?;
     let id = conn.last_insert_rowid();
+    order::store_key(conn, id, now)?;
     members::set(conn, Roster::Event, id, e.created_by, JoinStatus::Creator, e.created_at)?;
     answer(conn, id, e.created_by, Some(true))?;
     Ok(id)
 }
 
-/// Writes an event's editable fields back (the counters are the triggers').
-pub fn update(conn: &Connection, e: &Event) -> rusqlite::Result<()> {
+/// Writes an event's editable fields back (the counters are the triggers') and its
+/// order key at `now`.
+pub fn update(conn: &Connection, e: &Event, now: Timestamp) -> rusqlite::Result<()> {
     conn.prepare_cached(
         "UPDATE event SET name = ?2, slug = ?3, description = ?4, color = ?5, privacy = ?6,
            visible = ?7, start_at = ?8, end_at = ?9, timezone = ?10, recurring = ?11,
@@ -219,7 +223,7 @@ pub fn update(conn: &Connection, e: &Event) -> rusqlite::Result<()> {
         e.show_on_feed,
         e.deleted
     ])?;
-    Ok(())
+    order::store_key(conn, e.id, now)
 }
 
 /// Sets a member's answer (`None`: no answer). Only members answer: a row of another

@@ -27,7 +27,7 @@ fn event(conn: &Connection, name: &str, privacy: EventPrivacy, visible: bool, st
     e.start_at = start;
     e.end_at = start + 2 * HOUR;
     e.geolocation = Some("Rome".into());
-    create(conn, &e).unwrap()
+    create(conn, &e, 0).unwrap()
 }
 
 fn ids(conn: &Connection, viewer: Option<i64>, scope: &Scope, f: &Filters, now: i64) -> Vec<i64> {
@@ -65,11 +65,11 @@ fn who_sees_an_event() {
     // hidden by its creator: out of others' lists, still in its members'
     let mut e = get(&conn, public).unwrap().unwrap();
     e.show_on_feed = false;
-    update(&conn, &e).unwrap();
+    update(&conn, &e, 0).unwrap();
     assert_eq!(ids(&conn, Some(4), &Scope::All, &all, 0), [private]);
     assert_eq!(ids(&conn, Some(1), &Scope::All, &all, 0), [public, private, hidden]);
     e.deleted = true;
-    update(&conn, &e).unwrap();
+    update(&conn, &e, 0).unwrap();
     assert!(!sees(public, Some(1)));
 }
 
@@ -116,7 +116,7 @@ fn lists_order_and_filter_by_occurrence() {
     let weekly = event(&conn, "weekly meetup", EventPrivacy::Public, true, 30 * DAY + HOUR);
     let mut w = get(&conn, weekly).unwrap().unwrap();
     w.recurring = Recurrence::Weekly;
-    update(&conn, &w).unwrap();
+    update(&conn, &w, 0).unwrap();
     let all = Filters::default();
     // weekly: day 30 + 7k; next after day 100 is day 100 (30 + 70) at 01:00
     assert_eq!(ids(&conn, None, &Scope::All, &all, now), [weekly, soon, past, older]);

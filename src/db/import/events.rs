@@ -38,7 +38,7 @@ pub(super) fn event(
     let taken = |s: &str| events::slug_taken(conn, s, line.id);
     e.slug = crate::model::slug::unique(&crate::model::slug::slugify(&e.name, "event"), taken)
         .map_err(|err| sql_err("event", &err))?;
-    events::create(conn, &e).map_err(|err| sql_err(&format!("event {}", line.id), &err))?;
+    events::create(conn, &e, now).map_err(|err| sql_err(&format!("event {}", line.id), &err))?;
     Ok(())
 }
 
