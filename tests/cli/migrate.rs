@@ -590,7 +590,7 @@ fn a_version_10_file_gains_version_11_in_place_with_its_feed_counts() {
         old.sql(
             "SELECT over * 100 + (next_start = 0) * 10 + (next_end = 10) FROM event WHERE id = 1"
         ),
-        101
+        111
     );
     let now_us = old.sql("SELECT CAST(unixepoch('subsec') * 1000000 AS INTEGER)");
     assert_eq!(old.sql("SELECT over FROM event WHERE id = 2"), 0);
@@ -605,7 +605,7 @@ fn a_version_10_file_gains_version_11_in_place_with_its_feed_counts() {
     assert_eq!(
         old.sql(
             "SELECT strftime('%H', next_start / 1000000, 'unixepoch', '+1 hour') IN ('19', '18')
-                 AND strftime('%w', next_start / 1000000, 'unixepoch') = '1'"
+                 AND strftime('%w', next_start / 1000000, 'unixepoch') = '1' FROM event WHERE id = 2"
         ),
         1
     );
