@@ -1292,6 +1292,8 @@ CREATE INDEX event_stale ON event (next_end) WHERE deleted = 0 AND over = 0;
 CREATE INDEX event_over ON event (deleted, end_at DESC, id, start_at, privacy, visible,
                                   show_on_feed, location, created_by) WHERE over = 1;
 CREATE INDEX event_prev_end ON event (prev_end) WHERE deleted = 0 AND over = 0 AND prev_end IS NOT NULL;
+-- a creator's events (the related events: db::events::list), ordered in Rust
+CREATE INDEX event_creator ON event (created_by, deleted);
 -- The text search of the lists (`search=`): a substring of the name or the description,
 -- case-insensitively, as the lists always matched (a trigram index answers substrings of
 -- 3 characters or more; a shorter text walks the events as before). Kept by the

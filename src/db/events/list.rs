@@ -1,11 +1,19 @@
-//! The lists of events (the search, a user's events, the suggestions): one walk of the
-//! events the viewer may list ([`super::listed`]) narrowed in SQL by text, location,
-//! creator, membership and follows; then the date filter and the order, which depend
-//! on each event's recurrence in its own zone (model::event_time), in Rust over those
-//! rows (their times only), and a page of ids.
+//! The lists of events (the search, a user's events, the suggestions), in one order:
+//! events under way or to come first, the soonest next occurrence first (one under way
+//! counts by its start); then the events that are over (only single events can be),
+//! the latest end first; ties by id. The next occurrence depends on each event's
+//! recurrence in its own zone (model::event_time).
 //!
-//! The order, the same in every list: events under way or to come first, the soonest
-//! next occurrence first; then the events that are over, the latest first; ties by id.
+//! Two ways to a page ([`page`]):
+//! - every event the viewer may list, or the suggestions, without a text: the order
+//!   kept on the rows ([`super::order`]), a page reading about offset + limit rows, its
+//!   count exact only when the list ends on the page (else `offset + limit + 1`);
+//! - a member's events, a creator's (`event_creator`; the related events), or a text's
+//!   matches (`search_event`, a trigram index: 3 characters or more; a shorter text
+//!   still tests every event with LIKE): those events
+//!   read whole ([`scan`]), narrowed in SQL by location, creator, membership and follows,
+//!   then the date filter and the order computed here in Rust, and a page of ids with
+//!   an exact count.
 
 use jiff::tz::TimeZone;
 use rusqlite::{Connection, params};
@@ -64,7 +72,7 @@ const TRIGRAM: usize = 3;
 
 /// One page of the ids of the events `viewer` may list in `scope` that pass
 /// `filters` at `now`, in the lists' order, and how many pass: for every event
-/// ([`Scope::All`]) and the suggestions without a text, the kept order's walk
+/// ([`Scope::All`]) and the suggestions without a text or a creator, the kept order's walk
 /// ([`super::order::walk`]: O(page), a lower-bound count past the page); else the
 /// events found (a member's, or a text's matches) ordered here, counted exactly.
 pub fn page(
@@ -76,7 +84,8 @@ pub fn page(
     limit: i64,
     offset: i64,
 ) -> rusqlite::Result<(i64, Vec<i64>)> {
-    if filters.text.is_none() && matches!(scope, Scope::All | Scope::NotIn) {
+    let walk = filters.text.is_none() && filters.created_by.is_none();
+    if walk && matches!(scope, Scope::All | Scope::NotIn) {
         return super::order::walk(conn, viewer, scope, filters, now, limit, offset);
     }
     scan(conn, viewer, scope, filters, now, limit, offset)
@@ -105,6 +114,8 @@ pub(super) fn scan(
             )
         }
     });
+    // a creator's events through `event_creator`
+    let creator = if filters.created_by.is_some() { "e.created_by = ?4" } else { "?4 IS NULL" };
     let text = if trigrams {
         "e.id IN (SELECT rowid FROM search_event WHERE search_event MATCH ?2)"
     } else {
@@ -142,7 +153,7 @@ pub(super) fn scan(
     let sql = format!(
         "SELECT e.id, e.start_at, e.end_at, e.timezone, e.recurring FROM event e {join}
          WHERE {} AND {text}
-           AND (?3 IS NULL OR e.location = ?3) AND (?4 IS NULL OR e.created_by = ?4)
+           AND (?3 IS NULL OR e.location = ?3) AND {creator}
            AND (?8 IS NULL OR e.id <> ?8) AND {answer} {not_in} {follows}",
         super::listed(1)
     );
