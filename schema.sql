@@ -1284,14 +1284,16 @@ END;
 -- next occurrence (`event_next`, keys still fresh: next_end > now), the few whose key
 -- went stale since the job last moved it on (`event_stale`: next_end <= now, recomputed
 -- in Rust), and the events that are over, latest end first (`event_over`). The date
--- filters that reach back before now also read the recurring events whose previous
--- occurrence ended in their range (`event_prev_end`).
+-- filters that reach back before now then walk, in the same order, the recurring events
+-- whose next occurrence is after their range and whose previous one ended in it
+-- (`event_prev_end`).
 CREATE INDEX event_next ON event (deleted, over, next_start, id, next_end, privacy, visible,
                                   show_on_feed, location, created_by, recurring, end_at);
 CREATE INDEX event_stale ON event (next_end) WHERE deleted = 0 AND over = 0;
 CREATE INDEX event_over ON event (deleted, end_at DESC, id, start_at, privacy, visible,
                                   show_on_feed, location, created_by) WHERE over = 1;
-CREATE INDEX event_prev_end ON event (prev_end) WHERE deleted = 0 AND over = 0 AND prev_end IS NOT NULL;
+CREATE INDEX event_prev_end ON event (next_start, id, prev_end, next_end)
+WHERE deleted = 0 AND over = 0 AND prev_end IS NOT NULL;
 -- a creator's events (the related events: db::events::list), ordered in Rust
 CREATE INDEX event_creator ON event (created_by, deleted);
 -- The text search of the lists (`search=`): a substring of the name or the description,

@@ -18,8 +18,8 @@
 //! is checked exactly in Rust on each row of those walks, and narrows them in SQL by
 //! necessary conditions: to come, only keys starting before the range's end; over, only
 //! events ending after its start; and, for a range that starts before now (today, this
-//! week, this month), the recurring events whose next occurrence is after the range
-//! but whose previous one ended in it (`event_prev_end`), read whole and sorted. Within
+//! week, this month), then the recurring events whose next occurrence is after the range
+//! but whose previous one ended in it (`event_prev_end`, in the same order). Within
 //! a range the walk reads the events to come that start before the range's end (for
 //! `tomorrow` and `next_week`: also those of today or this week that the range leaves
 //! out). `past` walks the events to come for the recurring ones (index only).
@@ -158,13 +158,15 @@ fn stale_sql(cond: &str) -> String {
     )
 }
 
-/// The recurring events after a range whose previous occurrence ended in it.
+/// The recurring events after a range whose previous occurrence ended in it, in order
+/// (1, after the range).
 fn earlier_sql(cond: &str) -> String {
     format!(
-        "SELECT e.id, e.start_at, e.end_at, e.timezone, e.recurring, e.next_start
+        "SELECT e.id, e.next_start, e.start_at, e.end_at, e.recurring, e.timezone
          FROM event e INDEXED BY event_prev_end
-         WHERE e.deleted = 0 AND e.over = 0 AND e.prev_end IS NOT NULL AND e.prev_end > :from
-           AND e.next_end > :now AND e.next_start >= :to AND {cond}"
+         WHERE e.deleted = 0 AND e.over = 0 AND e.prev_end IS NOT NULL AND e.next_start >= :to
+           AND e.prev_end > :from AND e.next_end > :now AND {cond}
+         ORDER BY e.next_start, e.id"
     )
 }
 
@@ -242,19 +244,6 @@ pub fn walk(
         }
     }
     drop(rows);
-    // a range reaching back before now: recurring events whose next occurrence is past
-    // the range, but whose previous one ended in it
-    if from.is_some_and(|f| f < now) && to.is_some() {
-        let mut st = conn.prepare_cached(&earlier_sql(&cond))?;
-        bind(&mut st, &args)?;
-        let mut rows = st.raw_query();
-        while let Some(r) = rows.next()? {
-            let s = schedule(r.get(1)?, r.get(2)?, &r.get::<_, String>(3)?, r.get(4)?);
-            if passes(&s) {
-                stale.push((false, r.get(5)?, r.get(0)?));
-            }
-        }
-    }
     stale.sort_unstable();
     let mut extra = stale.into_iter().peekable();
     let skip = usize::try_from(offset).unwrap_or(usize::MAX);
@@ -269,31 +258,38 @@ pub fn walk(
         }
         seen <= skip.saturating_add(want)
     };
-    // 1: the fresh keys to come, merged with the recomputed ones to come
+    // 1: the fresh keys to come, merged with the recomputed ones to come; for a range
+    // reaching back before now, then the recurring events whose next occurrence is past
+    // the range but whose previous one ended in it (all after the first walk's rows)
+    let mut walks = vec![upcoming_sql(&cond)];
+    if from.is_some_and(|f| f < now) && to.is_some() {
+        walks.push(earlier_sql(&cond));
+    }
     let mut more = true;
-    let mut st = conn.prepare_cached(&upcoming_sql(&cond))?;
-    bind(&mut st, &args)?;
-    let mut rows = st.raw_query();
-    'upcoming: while let Some(r) = rows.next()? {
-        let place: Place = (false, r.get(1)?, r.get(0)?);
-        while let Some(x) = extra.next_if(|x| *x < place) {
-            if !emit(x.2) {
+    'upcoming: for sql in &walks {
+        let mut st = conn.prepare_cached(sql)?;
+        bind(&mut st, &args)?;
+        let mut rows = st.raw_query();
+        while let Some(r) = rows.next()? {
+            let place: Place = (false, r.get(1)?, r.get(0)?);
+            while let Some(x) = extra.next_if(|x| *x < place) {
+                if !emit(x.2) {
+                    more = false;
+                    break 'upcoming;
+                }
+            }
+            if f.date.is_some() {
+                let s = schedule(r.get(2)?, r.get(3)?, &r.get::<_, String>(5)?, r.get(4)?);
+                if !passes(&s) {
+                    continue;
+                }
+            }
+            if !emit(place.2) {
                 more = false;
                 break 'upcoming;
             }
         }
-        if f.date.is_some() {
-            let s = schedule(r.get(2)?, r.get(3)?, &r.get::<_, String>(5)?, r.get(4)?);
-            if !passes(&s) {
-                continue;
-            }
-        }
-        if !emit(place.2) {
-            more = false;
-            break;
-        }
     }
-    drop(rows);
     // 3: the events that are over, merged with the recomputed ones that are
     if more {
         let mut st = conn.prepare_cached(&over_sql(&cond))?;
