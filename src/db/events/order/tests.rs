@@ -299,3 +299,39 @@ fn the_walk_orders_like_the_whole_list_ordered_in_rust() {
     assert_eq!(compared, 4 * 8 * 4 * 5);
     assert!(all.len() == 300);
 }
+
+/// `search_event` follows the events' names, descriptions and deletion, and `hearth
+/// check` finds it out of step.
+#[test]
+fn the_text_index_follows_the_events_and_check_verifies_it() {
+    let conn = db();
+    let id = event(&conn, DAY, HOUR, "UTC", Recurrence::Never, 0);
+    let found = |q: &str| -> Vec<i64> {
+        let text = Filters { text: Some(q.into()), ..Filters::default() };
+        crate::db::events::page(&conn, None, &Scope::All, &text, 0, 10, 0).unwrap().1
+    };
+    assert_eq!(found("VENT 0"), [id], "a substring, any case");
+    let mut e = get(&conn, id).unwrap().unwrap();
+    e.description = "Pâtisserie \"quoted\" 100%".into();
+    update(&conn, &e, 0).unwrap();
+    assert_eq!(
+        (found("PÂTISSERIE"), found("\"quoted\""), found("0%")),
+        (vec![id], vec![id], vec![id])
+    );
+    assert!(found("patisserie").is_empty(), "accents are kept");
+    let problems = |c: &Connection| {
+        crate::db::check::problems(c)
+            .unwrap()
+            .into_iter()
+            .filter(|p| p.check == "search_event")
+            .count()
+    };
+    assert_eq!(problems(&conn), 0);
+    e.deleted = true;
+    update(&conn, &e, 0).unwrap();
+    assert!(found("quoted").is_empty());
+    assert_eq!(problems(&conn), 0);
+    conn.execute("INSERT INTO search_event (rowid, name, description) VALUES (?1, 'x', 'y')", [id])
+        .unwrap();
+    assert_eq!(problems(&conn), 1);
+}
