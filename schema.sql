@@ -1294,6 +1294,12 @@ CREATE INDEX event_over ON event (deleted, end_at DESC, id, start_at, privacy, v
                                   show_on_feed, location, created_by) WHERE over = 1;
 CREATE INDEX event_prev_end ON event (next_start, id, prev_end, next_end)
 WHERE deleted = 0 AND over = 0 AND prev_end IS NOT NULL;
+-- a write of an event's times that does not store its key (db::events::update does)
+-- leaves it stale, so the lists recompute it rather than trust it
+CREATE TRIGGER event_key_stale AFTER UPDATE OF start_at, end_at, timezone, recurring ON event
+BEGIN
+    UPDATE event SET next_start = 0, next_end = 0, prev_end = NULL, over = 0 WHERE id = NEW.id;
+END;
 -- a creator's events (the related events: db::events::list), ordered in Rust
 CREATE INDEX event_creator ON event (created_by, deleted);
 -- The text search of the lists (`search=`): a substring of the name or the description,

@@ -335,3 +335,22 @@ fn the_text_index_follows_the_events_and_check_verifies_it() {
         .unwrap();
     assert_eq!(problems(&conn), 1);
 }
+
+/// A write of an event's times that bypasses `update` (raw SQL) leaves its key stale,
+/// so the lists still order it by its new times.
+#[test]
+fn a_raw_write_of_the_times_makes_the_key_stale() {
+    let conn = db();
+    let a = event(&conn, 10 * DAY, HOUR, "UTC", Recurrence::Never, 0);
+    let b = event(&conn, 20 * DAY, HOUR, "UTC", Recurrence::Never, 0);
+    assert_eq!(ids(&conn, &Filters::default(), DAY), [a, b]);
+    conn.execute(
+        "UPDATE event SET start_at = ?2, end_at = ?2 + 3600000000 WHERE id = ?1",
+        [b, 5 * DAY],
+    )
+    .unwrap();
+    assert_eq!(stored(&conn, b).next_end, 0);
+    assert_eq!(ids(&conn, &Filters::default(), DAY), [b, a]);
+    conn.execute("UPDATE event SET name = 'renamed' WHERE id = ?1", [a]).unwrap();
+    assert_eq!(stored(&conn, a).next_start, 10 * DAY, "other columns leave the key alone");
+}
