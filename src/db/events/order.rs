@@ -1,7 +1,9 @@
 //! The lists' order, kept (issue 33): each event's key is stored on its row (`next_start`,
 //! `next_end`, `prev_end`, `over`: schema.sql, version 11), computed in Rust
 //! ([`key`]) by every write of its times ([`store_key`]) and moved on by a periodic job
-//! on the writer ([`refresh_keys`], `server::event_keys`) once its occurrence has ended.
+//! on the writer ([`refresh_keys`], `server::spawn_event_keys`) once its occurrence has
+//! ended; a write of the times that skips [`store_key`] leaves the key stale (the trigger
+//! `event_key_stale`), never wrong.
 //! A key computed at T is right at every later `now` as long as its occurrence has not
 //! ended (`next_end > now`: "fresh"): the first occurrence ending after T that still
 //! runs at `now` is also the first ending after `now`. The others ("stale": an
@@ -16,10 +18,10 @@
 //! so it reads O(offset + limit + stale) rows, plus the rows the SQL conditions skip
 //! (events the viewer may not list, another location or creator, follows). A date filter
 //! is checked exactly in Rust on each row of those walks, and narrows them in SQL by
-//! necessary conditions: to come, only keys starting before the range's end; over, only
-//! events ending after its start; and, for a range that starts before now (today, this
-//! week, this month), then the recurring events whose next occurrence is after the range
-//! but whose previous one ended in it (`event_prev_end`, in the same order). Within
+//! necessary conditions: to come, only keys starting before the range's end, and for a
+//! range that starts before now (today, this week, this month) then the recurring events
+//! whose next occurrence is after the range but whose previous one ended in it
+//! (`event_prev_end`, in the same order); over, only events ending after its start. Within
 //! a range the walk reads the events to come that start before the range's end (for
 //! `tomorrow` and `next_week`: also those of today or this week that the range leaves
 //! out). `past` walks the events to come for the recurring ones (index only).
