@@ -1274,3 +1274,22 @@ END;
 -- Version 11: group threads in private messages (issue 33) -----------------------------
 
 -- Version 11: people (issue 32) --------------------------------------------------------
+-- Identities elsewhere linked to members (SCUserProviderAssociationType; src/db/
+-- user_providers.rs): a social network's or an SSO system's id for the member. Staff
+-- link them (`POST /user/{id}/provider/`); hearth signs nobody in through them (it has
+-- no social sign-in), so they are what an integration or the profile reads. One a
+-- provider per member, and an external id names one member.
+CREATE TABLE user_provider (
+    user_id         INTEGER NOT NULL REFERENCES user (id),
+    provider        TEXT    NOT NULL,
+    ext_id          TEXT    NOT NULL,
+    profile_url     TEXT,
+    show_in_profile INTEGER NOT NULL DEFAULT 0,
+    -- a JSON object, as staff gave it
+    metadata        TEXT,
+    created_at      INTEGER NOT NULL,
+    PRIMARY KEY (user_id, provider),
+    UNIQUE (provider, ext_id)
+) WITHOUT ROWID;
+-- the members of an external id (`sso/signup` keeps `ext_id` one member's)
+CREATE INDEX user_ext_id ON user (ext_id) WHERE ext_id IS NOT NULL;

@@ -131,6 +131,11 @@ const FILES: &[(&str, &str)] = &[
          ORDER BY m.thread_id, m.id",
     ),
     (
+        "linked_identities.json",
+        "SELECT provider, ext_id, profile_url, show_in_profile, created_at FROM user_provider
+         WHERE user_id = ?1 ORDER BY provider",
+    ),
+    (
         "contact_requests.json",
         "SELECT id, name, surname, email, message, created_at FROM contact_request
          WHERE user_id = ?1 ORDER BY id",
@@ -158,6 +163,8 @@ tags.json               the tags staff gave you (those kept off your profile too
 avatars.json, avatars/  the avatars you uploaded
 private_messages.json   the private messages you sent and received (those you have not
                         deleted for yourself; a file by its name)
+linked_identities.json  your ids elsewhere (a social network, a single sign-on) that
+                        staff linked to your account
 contact_requests.json   the messages you sent the community's staff
 
 Not included: your password (hearth keeps only a salted hash), your sign-in tokens

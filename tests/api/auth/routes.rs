@@ -211,12 +211,14 @@ impl Fixtures {
         }
     }
 
-    /// The path with its `{id}` (chosen by the segment before it; a user's settings are
-    /// the owner's, the only ones its token may read), `{section_id}` and `{path}` filled
+    /// The path with its `{id}` (chosen by the segment before it; a user's settings and
+    /// linked identities are the owner's, the only ones its token may read), `{section_id}` and `{path}` filled
     /// in; `unknown` fills ids that do not exist instead.
     fn fill(&self, path: &str, unknown: bool) -> String {
         // the reads of one's own account: the owner's id
-        let settings = path.ends_with("/settings/") || path.ends_with("/check_email_token/");
+        let settings = path.ends_with("/settings/")
+            || path.ends_with("/check_email_token/")
+            || path.ends_with("/provider/");
         let mut out = Vec::new();
         let mut prev = "";
         for seg in path.split('/') {
