@@ -15,3 +15,4 @@ mod reactions;
 mod sign_up;
 mod tags;
 mod user_blocks;
+mod user_directory;
