@@ -42,6 +42,7 @@ pub mod sign_up;
 pub mod sso;
 pub mod tags;
 pub mod user_courses;
+pub mod user_directory;
 pub mod user_facts;
 pub mod user_hiding;
 pub mod user_moderation;
@@ -67,6 +68,8 @@ const AREAS: &[fn() -> Vec<Endpoint>] = &[
     connections::endpoints,
     user_facts::endpoints,
     users::endpoints,
+    // the users list, matching usernames, the control panel's link (issue 32)
+    user_directory::endpoints,
     reactions::endpoints,
     preferences::endpoints,
     jwt::endpoints,

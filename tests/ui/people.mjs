@@ -12,6 +12,9 @@
 // with a payload the sanitizer must drop); dave's page asks him with ConsentSolution,
 // he accepts both, and hearth holds his answers.
 //
+// Usernames pasted: carol pastes names into the kit's UserAutocomplete (the composer's
+// audience picker), which resolves them with POST /api/v2/user/match/.
+//
 // Moderation: carol flags a post of bob's as spam with the card's menu; it reaches the
 // staff queue; moira (staff) deletes it for spam with the same menu; bob's notifications
 // page tells him why.
@@ -161,6 +164,30 @@ export async function peopleViews(t) {
       must(acks.count === 2 && acks.results.every((a) => a.accepted_at), `dave's answers: ${JSON.stringify(acks)}`);
       const docs = (await api(USERS.dave, 'GET', '/api/v2/legal_page/last_revisions/')).json;
       must(docs.every((d) => d.ack?.accepted_at), `the revisions in force: ${JSON.stringify(docs).slice(0, 300)}`);
+    });
+  }, { fullPage: false });
+
+  // --- usernames pasted into the kit's UserAutocomplete (the composer's audience)
+  Object.assign(viewTokens, { match: token(USERS.carol) });
+  setIds({});
+  await visit('match', async () => {
+    await check("match: carol pastes \"BARBARA, basil nobody\" into UserAutocomplete's box: the kit posts the three names to /user/match/, hearth answers barbara and basil, and the chips and the box show exactly them", async () => {
+      const area = page.getByTestId('match');
+      const box = area.locator('textarea:not([aria-hidden="true"])');
+      await box.waitFor({ timeout: WAIT_MS });
+      const [resp] = await Promise.all([
+        page.waitForResponse((r) => r.url() === `${portal}/api/v2/user/match/` && r.request().method() === 'POST', { timeout: WAIT_MS }),
+        box.fill('BARBARA, basil nobody'),
+      ]);
+      must(resp.status() === 200, `POST /user/match/ answered ${resp.status()}`);
+      const sent = JSON.stringify(resp.request().postDataJSON());
+      must(sent === JSON.stringify(['BARBARA', 'basil', 'nobody']), `the kit sent ${sent}`);
+      const got = (await resp.json()).map((u) => u.username).join();
+      must(got === 'barbara,basil', `hearth answered ${got}`);
+      await area.locator('.MuiChip-label', { hasText: 'basil' }).waitFor({ timeout: WAIT_MS });
+      const chips = (await area.locator('.MuiChip-label').allTextContents()).join();
+      must(chips === 'barbara,basil', `the chips: ${chips}`);
+      must((await box.inputValue()) === 'barbara\nbasil', `the box: ${JSON.stringify(await box.inputValue())}`);
     });
   }, { fullPage: false });
 

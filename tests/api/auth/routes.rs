@@ -272,9 +272,10 @@ impl Fixtures {
 }
 
 /// The routes only staff may call (a member is 403 whatever its token): moderation,
-/// the flag lists, user tags and onboarding.
+/// the flag lists, user tags, onboarding and the control panel's link.
 fn staff_only(m: &str, template: &str) -> bool {
-    template.starts_with("/api/v2/moderation/")
+    template == "/api/v2/user/me/platform_url/"
+        || template.starts_with("/api/v2/moderation/")
         || (m == "GET" && template.ends_with("/flag/"))
         || template.starts_with("/api/v2/tag/")
         || template.starts_with("/api/v2/onboarding/")
@@ -327,7 +328,8 @@ async fn every_protected_route_rejects_bad_tokens() {
 
 #[tokio::test]
 async fn a_read_only_token_may_not_write_anywhere() {
-    let s = TestServer::start().await;
+    // a control panel named, so that its link is served (else 404 by design)
+    let s = TestServer::start_with(|c| c.platform_url = Some("https://panel.example".into())).await;
     let fx = Fixtures::make(&s).await;
     let read = s.oauth_token(fx.owner, "read");
     let staff_read = s.oauth_token(s.user("staffer", None, true), "read");

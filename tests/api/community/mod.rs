@@ -16,3 +16,4 @@ mod sign_up;
 mod sso;
 mod tags;
 mod user_blocks;
+mod user_directory;

@@ -41,6 +41,8 @@
 //   data-export        basil's AccountDataPortability: create, follow, download his data;
 //   consent            dave's page: ConsentSolution asks him to accept the terms and the
 //                      privacy policy hearth holds;
+//   match              carol's UserAutocomplete: usernames pasted into its box are
+//                      resolved by POST /api/v2/user/match/;
 //   flag               carol's page: a post of bob's, flagged with its actions menu;
 //   moderate           moira's (staff) page: the same post, deleted for a reason with it;
 //   moderated          bob's NotificationFeed, telling him why;
@@ -128,6 +130,7 @@ import {
   UserInfo,
   UserProfileEdit,
   UserProfileHeader,
+  UserAutocomplete,
 } from '@selfcommunity/react-ui';
 import { Category, Event, ExploreFeed, FeedObjectDetail, Group, MainFeed, NotificationFeed, UserProfile } from '@selfcommunity/react-templates';
 
@@ -506,6 +509,14 @@ function Consent() {
   );
 }
 
+function MatchNames() {
+  return (
+    <Single id="match" title="UserAutocomplete (carol's): usernames pasted into its box">
+      <UserAutocomplete />
+    </Single>
+  );
+}
+
 function FlaggedPost({ config }) {
   return (
     <Single id="flagged-post" title="FeedObject (bob's post) and its actions menu">
@@ -759,6 +770,7 @@ const VIEWS = {
   avatar: AvatarPage,
   'data-export': DataExport,
   consent: Consent,
+  match: MatchNames,
   flag: FlaggedPost,
   moderate: FlaggedPost,
   moderated: Notifications,
