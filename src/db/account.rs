@@ -56,8 +56,8 @@ pub fn erase(conn: &Connection, id: i64, hard: bool) -> rusqlite::Result<()> {
 /// What an erased account loses besides its profile (`?1`: the user): its avatars and
 /// their images, its pictures (out of every gallery) and unfinished uploads, its data
 /// export, settings, hidden users, flags, notifications, contact requests, the tags
-/// staff gave it and its linked identities.
-const ERASING: [&str; 17] = [
+/// staff gave it, its linked identities and its cover picture.
+const ERASING: [&str; 18] = [
     "DELETE FROM media WHERE path IN (SELECT substr(path, 8) FROM user_avatar WHERE user_id = ?1)",
     "DELETE FROM user_avatar WHERE user_id = ?1",
     "DELETE FROM data_export WHERE user_id = ?1",
@@ -75,4 +75,5 @@ const ERASING: [&str; 17] = [
     "DELETE FROM media_upload WHERE owner_id = ?1",
     "DELETE FROM contact_request WHERE user_id = ?1",
     "DELETE FROM user_provider WHERE user_id = ?1",
+    "DELETE FROM media WHERE substr(path, 1, length('user/' || ?1 || '/cover/')) = 'user/' || ?1 || '/cover/'",
 ];

@@ -3,7 +3,8 @@
 // them must not see). `t` holds run.mjs's helpers and state.
 //
 // An avatar: erin opens the kit's Change Profile Image dialog on her profile header and
-// uploads a PNG; hearth keeps a 400-pixel square of it, and the header shows it.
+// uploads a PNG; hearth keeps a 400-pixel square of it, and the header shows it. Then a
+// wide cover through the header's ChangeCover: a whole picture, at most 1280 px a side.
 //
 // Data portability: basil asks for his data with the kit's AccountDataPortability, waits
 // for it, downloads the zip, which holds his posts and not others'.
@@ -100,6 +101,24 @@ export async function peopleViews(t) {
       const img = page.locator('.SCUserProfileHeader-avatar img').first();
       await page.waitForFunction((url) => [...document.querySelectorAll('.SCUserProfileHeader-avatar img')].some((i) => i.src === url && i.complete && i.naturalWidth === 400), made.avatar, { timeout: WAIT_MS });
       must((await img.getAttribute('src')) === made.avatar, `the header shows ${await img.getAttribute('src')}`);
+    });
+    await check("avatar: erin uploads a wide cover through the header's ChangeCover: PATCH /user/{id}/ (a form with the picture) 200, the cover under /media/user/{id}/cover/ at most 1280 px wide, /user/me/ and the header show it", async () => {
+      await page.locator('.SCChangeCoverButton-root button').first().click();
+      const input = page.locator('input[type=file][accept=".gif,.png,.jpg,.jpeg"]');
+      await input.waitFor({ state: 'attached', timeout: WAIT_MS });
+      const [resp] = await Promise.all([
+        page.waitForResponse((r) => r.url() === `${portal}/api/v2/user/${erin}/` && r.request().method() === 'PATCH', { timeout: WAIT_MS }),
+        input.setInputFiles({ name: 'erin-cover.png', mimeType: 'image/png', buffer: png(1600, 400) }),
+      ]);
+      must(resp.status() === 200, `PATCH /user/${erin}/ answered ${resp.status()}: ${await resp.text()}`);
+      const cover = (await resp.json()).cover;
+      must(cover.startsWith(`${portal}/media/user/${erin}/cover/`), `the cover: ${cover}`);
+      const me = (await api(erin, 'GET', '/api/v2/user/me/')).json;
+      must(me.cover === cover, `/user/me/ cover ${me.cover}`);
+      await page.keyboard.press('Escape');
+      await page.waitForFunction((url) => [...document.querySelectorAll('.SCUserProfileHeader-cover')].some((e) => e.style.background.includes(url) || e.style.backgroundImage.includes(url)), cover, { timeout: WAIT_MS });
+      const size = await page.evaluate(async (url) => { const i = new Image(); i.src = url; await i.decode(); return [i.naturalWidth, i.naturalHeight]; }, cover);
+      must(size[0] === 1280 && size[1] === 320, `the cover is ${size}`);
     });
   });
 
