@@ -108,6 +108,7 @@ export async function messageViews(t) {
   // name, unread); he opens it, answers with the kit's editor, and erin's page, where she
   // opened the group's thread in a second context, shows the answer live.
   let crew = null;
+  Object.assign(viewTokens, { 'pm-group': token(basil), 'pm-group-erin': token(erin) });
   await check("pm-group: groups on; erin makes the public group \"Workshop crew\", basil joins, erin writes to its thread through the API (POST /pm/ {group}: 201, group set, receiver null)", async () => {
     hearth('pref', 'set', 'configurations.groups_enabled', 'true');
     const g = await api(erin, 'POST', '/api/v2/group/', { name: 'Workshop crew', privacy: 'public' });
@@ -119,7 +120,6 @@ export async function messageViews(t) {
     must(r.status === 201 && r.json[0].group?.id === crew && r.json[0].receiver === null, `POST /pm/ {group} answered ${r.status} ${JSON.stringify(r.json).slice(0, 200)}`);
     setIds({ crew });
   });
-  Object.assign(viewTokens, { 'pm-group': token(basil), 'pm-group-erin': token(erin) });
   const groupSnippet = async (who) => (await snippetsOf(who)).results.find((x) => x.group?.id === crew);
 
   await visit('pm-group', async () => {

@@ -368,3 +368,33 @@ async fn fifty_parallel_senders_in_one_group_thread_keep_every_count_exact() {
     assert_eq!(thread(&s, &b, &format!("group={g}&limit=5")).await["count"], 65);
     s.assert_consistent();
 }
+
+#[tokio::test]
+async fn an_erased_member_leaves_their_marks_behind_and_their_messages_stay() {
+    let (s, g, [(alice, a), (bob, b), _]) = group_on().await;
+    let m = said(&s, &a, g, "from alice").await;
+    said(&s, &b, g, "from bob").await;
+    // bob reads (a read mark) and hides alice's message (a hide): rows of his own
+    thread(&s, &b, &format!("group={g}")).await;
+    assert_eq!(s.delete(&format!("/api/v2/pm/{}/", m["id"]), Some(&b)).await.status, StatusCode::NO_CONTENT);
+    let marks = |user: i64| {
+        s.db_read(move |c| {
+            c.query_row(
+                "SELECT (SELECT count(*) FROM pm_group_member WHERE user_id = ?1)
+                      + (SELECT count(*) FROM pm_group_hidden WHERE user_id = ?1)",
+                [user],
+                |r| r.get::<_, i64>(0),
+            )
+        })
+    };
+    assert_eq!(marks(bob), 2);
+    let r = s.call(reqwest::Method::DELETE, &format!("/api/v2/user/{bob}/"), Some(&b), None).await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
+    assert_eq!(marks(bob), 0, "his marks go with his account");
+    // his message stays in the thread, a deleted user's
+    let page = thread(&s, &a, &format!("group={g}")).await;
+    assert_eq!(messages_of(&page), ["from alice", "from bob"]);
+    assert_eq!(page["results"][1]["sender"]["deleted"], true);
+    let _ = alice;
+    s.assert_consistent();
+}
