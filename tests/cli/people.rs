@@ -184,7 +184,8 @@ fn group_thread_messages_import_from_members_only() {
         r#"{"record":"group","id":7,"name":"Bakers","created_by":1}"#.to_owned(),
         r#"{"record":"group_member","group":7,"user":2,"join_status":"joined"}"#.to_owned(),
         r#"{"record":"group_member","group":7,"user":3,"join_status":"invited"}"#.to_owned(),
-        r#"{"record":"private_message","sender":1,"group":7,"message":"<b>welcome</b>"}"#.to_owned(),
+        r#"{"record":"private_message","sender":1,"group":7,"message":"<b>welcome</b>"}"#
+            .to_owned(),
         r#"{"record":"private_message","sender":2,"group":7,"message":"thanks"}"#.to_owned(),
     ]);
     let e = Env::imported(&all);
@@ -205,7 +206,10 @@ fn group_thread_messages_import_from_members_only() {
             r#"{"record":"private_message","sender":1,"receiver":2,"group":7,"message":"x"}"#,
             "either a receiver or a group",
         ),
-        (r#"{"record":"private_message","sender":1,"message":"x"}"#, "either a receiver or a group"),
+        (
+            r#"{"record":"private_message","sender":1,"message":"x"}"#,
+            "either a receiver or a group",
+        ),
     ] {
         let e = Env::initialised();
         let mut all = lines();

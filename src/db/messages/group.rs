@@ -251,16 +251,18 @@ pub fn page(
     offset: i64,
 ) -> rusqlite::Result<(i64, Vec<Message>)> {
     let marks = marks(conn, group, viewer)?;
-    let (bound, order, key) = match start {
-        super::From::Newest { before } => ("m.id < ?4", "DESC", before.unwrap_or(i64::MAX)),
-        super::From::Oldest { from } => ("m.id >= ?4", "ASC", from),
+    // one lower bound on the id (SQLite walks the index from one), one upper
+    let after = |from: i64| marks.cleared_id.max(from.saturating_sub(1));
+    let (lower, upper, order) = match start {
+        super::From::Newest { before } => (marks.cleared_id, before.unwrap_or(i64::MAX), "DESC"),
+        super::From::Oldest { from } => (after(from), i64::MAX, "ASC"),
     };
-    let from_on = |key: i64| -> rusqlite::Result<i64> {
+    let from_on = |from: i64| -> rusqlite::Result<i64> {
         conn.prepare_cached(sql!(
             "SELECT count(*) FROM private_message m INDEXED BY private_message_group
-             WHERE {VISIBLE} AND m.id >= ?4"
+             WHERE {VISIBLE}"
         ))?
-        .query_row(params![viewer, group, marks.cleared_id, key], |r| r.get(0))
+        .query_row(params![viewer, group, after(from)], |r| r.get(0))
     };
     let count = match start {
         super::From::Newest { before: None } => visible(conn, viewer, group)?,
@@ -272,9 +274,9 @@ pub fn page(
     let rows: Vec<Row> = conn
         .prepare_cached(&format!(
             "SELECT {COLUMNS} FROM private_message m INDEXED BY private_message_group
-             WHERE {VISIBLE} AND {bound} ORDER BY m.id {order} LIMIT ?5 OFFSET ?6"
+             WHERE {VISIBLE} AND m.id < ?4 ORDER BY m.id {order} LIMIT ?5 OFFSET ?6"
         ))?
-        .query_map(params![viewer, group, marks.cleared_id, key, limit, offset], row)?
+        .query_map(params![viewer, group, lower, upper, limit, offset], row)?
         .collect::<Result<_, _>>()?;
     let mut out = messages(conn, viewer, group, marks, rows)?;
     if order == "DESC" {
@@ -283,16 +285,22 @@ pub fn page(
     Ok((count, out))
 }
 
-/// `user`'s unread messages in `group`'s thread: the others' live messages past their
-/// read mark that they see, but those of members they hide. O(unread), from the index.
+/// The most unread messages counted in a group's thread: a member who never opened a
+/// large group's thread would otherwise cost a count of all of it on every snippet list.
+pub const UNREAD_MAX: i64 = 999;
+
+/// `user`'s unread messages in `group`'s thread, up to [`UNREAD_MAX`]: the others' live
+/// messages past their read mark that they see, but those of members they hide.
+/// O(unread), from the index (its one lower bound: the later of the two marks).
 pub fn unread(conn: &Connection, user: i64, group: i64) -> rusqlite::Result<i64> {
     let m = marks(conn, group, user)?;
     conn.prepare_cached(sql!(
-        "SELECT count(*) FROM private_message m INDEXED BY private_message_group
-         WHERE {VISIBLE} AND m.id > ?4 AND m.sender_id <> ?1 AND m.withdrawn = 0
-           AND NOT EXISTS (SELECT 1 FROM user_hide u WHERE u.user_id = ?1 AND u.hidden_id = m.sender_id)"
+        "SELECT count(*) FROM (SELECT 1 FROM private_message m INDEXED BY private_message_group
+         WHERE {VISIBLE} AND m.sender_id <> ?1 AND m.withdrawn = 0
+           AND NOT EXISTS (SELECT 1 FROM user_hide u WHERE u.user_id = ?1 AND u.hidden_id = m.sender_id)
+         LIMIT ?4)"
     ))?
-    .query_row(params![user, group, m.cleared_id, m.read_id], |r| r.get(0))
+    .query_row(params![user, group, m.cleared_id.max(m.read_id), UNREAD_MAX], |r| r.get(0))
 }
 
 /// Marks `group`'s thread read for `user` up to its newest message; whether anything

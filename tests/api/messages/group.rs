@@ -376,7 +376,10 @@ async fn an_erased_member_leaves_their_marks_behind_and_their_messages_stay() {
     said(&s, &b, g, "from bob").await;
     // bob reads (a read mark) and hides alice's message (a hide): rows of his own
     thread(&s, &b, &format!("group={g}")).await;
-    assert_eq!(s.delete(&format!("/api/v2/pm/{}/", m["id"]), Some(&b)).await.status, StatusCode::NO_CONTENT);
+    assert_eq!(
+        s.delete(&format!("/api/v2/pm/{}/", m["id"]), Some(&b)).await.status,
+        StatusCode::NO_CONTENT
+    );
     let marks = |user: i64| {
         s.db_read(move |c| {
             c.query_row(
