@@ -71,7 +71,8 @@ enum Named {
 fn named_thread(c: &Connection, me: i64, q: &Query) -> Result<Option<Named>, ApiError> {
     let group = match (int(q, "group")?, int(q, "thread")?) {
         (Some(g), _) => Some(g),
-        (None, Some(t)) if t < 0 => Some(-t),
+        // i64::MIN has no negation: no such group
+        (None, Some(t)) if t < 0 => Some(t.checked_neg().unwrap_or(0)),
         _ => None,
     };
     if let Some(g) = group {

@@ -117,6 +117,13 @@ async fn outsiders_leavers_and_a_deleted_group_have_no_thread() {
     assert_eq!(s.status("/api/v2/pm/?group=9999", Some(&a)).await, StatusCode::NOT_FOUND);
     assert_eq!(send_group(&s, &a, 9999, "x").await.status, StatusCode::NOT_FOUND);
     s.get("/api/v2/pm/?group=x", Some(&a)).await.assert_field_error("group", "invalid");
+    for q in ["group=-1", "thread=-9223372036854775808", "group=9223372036854775807"] {
+        assert_eq!(
+            s.status(&format!("/api/v2/pm/?{q}"), Some(&a)).await,
+            StatusCode::NOT_FOUND,
+            "{q}"
+        );
+    }
     s.post("/api/v2/pm/", Some(&a), json!({"group": g, "recipients": [carol], "message": "x"}))
         .await
         .assert_field_error("recipients", "invalid");
@@ -246,6 +253,31 @@ async fn a_group_message_carries_a_file_and_rich_text_comes_back_sanitized() {
         assert_eq!(back["message"], want);
         super::assert_tags_safe(&want);
     }
+    s.assert_consistent();
+}
+
+#[tokio::test]
+async fn a_member_staff_blocked_reads_and_marks_the_thread_and_cannot_write_to_it() {
+    let (s, g, [(_, a), (bob, b), _]) = group_on().await;
+    said(&s, &a, g, "before the block").await;
+    let staff = s.jwt(s.user("moira", None, true));
+    let r = s
+        .patch(
+            &format!("/api/v2/moderation/user/{bob}/?days_blocked=2"),
+            Some(&staff),
+            json!({"status": "b"}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    // a staff-blocked member writes nothing (SPEC §10 People): not to a group either
+    assert_eq!(send_group(&s, &b, g, "still here").await.status, StatusCode::FORBIDDEN);
+    let ro = s.oauth_token(bob, "read");
+    assert_eq!(messages_of(&thread(&s, &ro, &format!("group={g}")).await), ["before the block"]);
+    // reading marks read (the reader's own marks): a blocked member may, as they may
+    // mark notifications read
+    assert_eq!(group_snippet(&s, &b, g).await.unwrap()["unread_count"], 1);
+    assert_eq!(messages_of(&thread(&s, &b, &format!("group={g}")).await), ["before the block"]);
+    assert_eq!(group_snippet(&s, &b, g).await.unwrap()["unread_count"], 0);
     s.assert_consistent();
 }
 
