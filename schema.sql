@@ -1296,7 +1296,9 @@ CREATE TABLE pm_group_thread (
     last_id  INTEGER,
     last_at  INTEGER,
     -- its messages (rows: one taken back without a trace is gone)
-    messages INTEGER NOT NULL DEFAULT 0
+    messages INTEGER NOT NULL DEFAULT 0,
+    -- messages up to this id are read for every member (an import's, `read` true)
+    read_floor INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE pm_group_member (
     group_id   INTEGER NOT NULL REFERENCES community_group (id),

@@ -187,12 +187,20 @@ fn group_thread_messages_import_from_members_only() {
         r#"{"record":"private_message","sender":1,"group":7,"message":"<b>welcome</b>"}"#
             .to_owned(),
         r#"{"record":"private_message","sender":2,"group":7,"message":"thanks"}"#.to_owned(),
+        r#"{"record":"private_message","sender":2,"group":7,"message":"unread","read":false}"#
+            .to_owned(),
     ]);
     let e = Env::imported(&all);
     assert!(e.ok(&["check"]).contains("ok"), "every counter holds");
     e.assert_sql(&[
-        ("SELECT count(*) FROM private_message WHERE group_id = 7 AND thread_id IS NULL", 2),
-        ("SELECT messages FROM pm_group_thread WHERE group_id = 7", 2),
+        ("SELECT count(*) FROM private_message WHERE group_id = 7 AND thread_id IS NULL", 3),
+        ("SELECT messages FROM pm_group_thread WHERE group_id = 7", 3),
+        // read by every member up to the last line that was: the last is unread
+        (
+            "SELECT read_floor = (SELECT id FROM private_message WHERE text = 'thanks')
+             FROM pm_group_thread",
+            1,
+        ),
         ("SELECT last_id = (SELECT max(id) FROM private_message) FROM pm_group_thread", 1),
         ("SELECT html = '<b>welcome</b>' FROM private_message WHERE sender_id = 1", 1),
         ("SELECT count(*) FROM notification WHERE type = 'private_message'", 0),

@@ -242,8 +242,8 @@ pub(super) fn private_message(
                 .map(drop)
         }
         To::Group(g) => {
-            crate::db::messages::group::write(conn, g, m.sender, &m.message, &rendered, None, at)
-                .map(drop)
+            let group_write = crate::db::messages::group::write;
+            group_write(conn, g, m.sender, &m.message, &rendered, None, at, m.read).map(drop)
         }
     }
     .map_err(|e| sql_err("private_message", &e))?;

@@ -58,22 +58,30 @@ pub struct Marks {
     pub hidden: i64,
 }
 
-/// `user`'s marks in `group`'s thread.
+/// `user`'s marks in `group`'s thread; the read mark is at least the thread's read floor
+/// (what an import wrote as read).
 pub fn marks(conn: &Connection, group: i64, user: i64) -> rusqlite::Result<Marks> {
-    conn.prepare_cached(
-        "SELECT read_id, cleared_id, cleared, hidden FROM pm_group_member
-         WHERE user_id = ?1 AND group_id = ?2",
-    )?
-    .query_row([user, group], |r| {
-        Ok(Marks {
-            read_id: r.get(0)?,
-            cleared_id: r.get(1)?,
-            cleared: r.get(2)?,
-            hidden: r.get(3)?,
+    let mut m = conn
+        .prepare_cached(
+            "SELECT read_id, cleared_id, cleared, hidden FROM pm_group_member
+             WHERE user_id = ?1 AND group_id = ?2",
+        )?
+        .query_row([user, group], |r| {
+            Ok(Marks {
+                read_id: r.get(0)?,
+                cleared_id: r.get(1)?,
+                cleared: r.get(2)?,
+                hidden: r.get(3)?,
+            })
         })
-    })
-    .optional()
-    .map(Option::unwrap_or_default)
+        .optional()?
+        .unwrap_or_default();
+    let floor: Option<i64> = conn
+        .prepare_cached("SELECT read_floor FROM pm_group_thread WHERE group_id = ?1")?
+        .query_row([group], |r| r.get(0))
+        .optional()?;
+    m.read_id = m.read_id.max(floor.unwrap_or(0));
+    Ok(m)
 }
 
 /// `user`'s marks row in `group`'s thread, made when new.
@@ -107,7 +115,7 @@ pub fn send(
     file: Option<&str>,
     now: Timestamp,
 ) -> rusqlite::Result<i64> {
-    let id = write(conn, group, from, text, rendered, file, now)?;
+    let id = write(conn, group, from, text, rendered, file, now, false)?;
     let members: Vec<i64> = conn
         .prepare_cached(
             "SELECT user_id FROM group_member INDEXED BY group_member_status
@@ -122,8 +130,10 @@ pub fn send(
     Ok(id)
 }
 
-/// Writes a message in `group`'s thread and moves its head; pushes nothing (the
-/// import's writer; [`send`] for the API's).
+/// Writes a message in `group`'s thread and moves its head (with `read`, its read floor
+/// too: read for every member); pushes nothing (the import's writer; [`send`] for the
+/// API's).
+#[expect(clippy::too_many_arguments, reason = "a message's fields, each its own column")]
 pub fn write(
     conn: &Connection,
     group: i64,
@@ -132,6 +142,7 @@ pub fn write(
     rendered: &Rendered,
     file: Option<&str>,
     at: Timestamp,
+    read: bool,
 ) -> rusqlite::Result<i64> {
     conn.prepare_cached(
         "INSERT INTO private_message
@@ -141,11 +152,13 @@ pub fn write(
     .execute(params![group, from, text, rendered.html, rendered.summary, file, at])?;
     let id = conn.last_insert_rowid();
     conn.prepare_cached(
-        "INSERT INTO pm_group_thread (group_id, last_id, last_at, messages) VALUES (?1, ?2, ?3, 1)
+        "INSERT INTO pm_group_thread (group_id, last_id, last_at, messages, read_floor)
+         VALUES (?1, ?2, ?3, 1, CASE WHEN ?4 THEN ?2 ELSE 0 END)
          ON CONFLICT (group_id) DO UPDATE SET last_id = excluded.last_id,
-           last_at = excluded.last_at, messages = messages + 1",
+           last_at = excluded.last_at, messages = messages + 1,
+           read_floor = CASE WHEN ?4 THEN excluded.last_id ELSE read_floor END",
     )?
-    .execute(params![group, id, at])?;
+    .execute(params![group, id, at, read])?;
     // the sender has read everything up to what they wrote
     ensure_marks(conn, group, from)?;
     conn.prepare_cached(
