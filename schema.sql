@@ -887,9 +887,11 @@ CREATE TABLE private_message (
         OR (group_id IS NOT NULL AND thread_id IS NULL AND receiver_id IS NULL))
 );
 -- a thread's messages in order: the thread read's keyset walk; the sides and their
--- hidden flags make it cover the page's visibility test without the message's row
+-- hidden flags make it cover the page's visibility test without the message's row (a
+-- group thread's messages have their own, private_message_group)
 CREATE INDEX private_message_thread ON private_message (thread_id, id, sender_id, sender_hidden,
-                                                        receiver_id, receiver_hidden);
+                                                        receiver_id, receiver_hidden)
+    WHERE thread_id IS NOT NULL;
 CREATE UNIQUE INDEX private_message_file ON private_message (file_uuid) WHERE file_uuid IS NOT NULL;
 CREATE TABLE pm_member (
     thread_id  INTEGER NOT NULL REFERENCES pm_thread (id),
