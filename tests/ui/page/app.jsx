@@ -56,6 +56,8 @@
 //                      with her thread with basil open (snippets, thread, editor);
 //   pm-inbox           basil's messages page, no thread open, in a second browser context
 //                      while erin writes: the snippet turns live, then he opens it;
+//   pm-group           basil's messages page with erin's group "Workshop crew" in his snippets
+//   pm-group-erin      erin's messages page, where she opens the group's thread (a second context)
 //   sign-up            (no session) AccountVerify with a new member's mailed code;
 //   recover            (no session) AccountRecover: a member asks for a recovery mail;
 //   reset              (no session) AccountReset with the recovery code: a new password;
@@ -574,6 +576,28 @@ function PmInbox() {
   );
 }
 
+function PmGroup() {
+  return (
+    <Single id="pm" title="PrivateMessageComponent (basil's, the group's thread in his snippets)">
+      <div style={PM_HEIGHT}>
+        <PrivateMessageComponent />
+      </div>
+    </Single>
+  );
+}
+
+// (erin opens the group's thread from her snippets, as basil does: opened by id, react-ui's
+// thread fetches `/user/{id}/` with the group's id, a bug of the kit's own)
+function PmGroupErin() {
+  return (
+    <Single id="pm" title="PrivateMessageComponent (erin's, she opens the group's thread)">
+      <div style={PM_HEIGHT}>
+        <PrivateMessageComponent />
+      </div>
+    </Single>
+  );
+}
+
 function PollPost({ config }) {
   return (
     <Single id="poll-post" title="FeedObject (alice's post with a poll)">
@@ -780,6 +804,8 @@ const VIEWS = {
   'connect-list': ConnectList,
   'pm-thread': PmThread,
   'pm-inbox': PmInbox,
+  'pm-group': PmGroup,
+  'pm-group-erin': PmGroupErin,
   'sign-up': SignUpVerify,
   recover: Recover,
   reset: Reset,
