@@ -34,16 +34,7 @@ impl Clock {
     /// The current time in microseconds.
     pub fn now(&self) -> Timestamp {
         match &*self.0 {
-            Source::System => {
-                #[expect(
-                    clippy::disallowed_methods,
-                    reason = "the one reading of the system clock"
-                )]
-                let since = std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .unwrap_or_default();
-                i64::try_from(since.as_micros()).unwrap_or(i64::MAX)
-            }
+            Source::System => wall(),
             Source::Manual(t) => t.load(Ordering::SeqCst),
         }
     }
@@ -59,6 +50,15 @@ impl Clock {
             t.fetch_add(by, Ordering::SeqCst);
         }
     }
+}
+
+/// The system clock's now, for what records when it happened rather than decides
+/// anything (log lines' times); logic takes a [`Clock`].
+pub fn wall() -> Timestamp {
+    #[expect(clippy::disallowed_methods, reason = "the one reading of the system clock")]
+    let since =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    i64::try_from(since.as_micros()).unwrap_or(i64::MAX)
 }
 
 /// The monotonic clock's now, for durations only: timeouts and deadlines, and how long

@@ -131,6 +131,9 @@ pub struct Config {
     pub mail_from: Option<String>,
     /// Mails per client address and per mail address an hour.
     pub mail_rate: u32,
+    /// The community's control panel, which the kit links staff to
+    /// (`GET /api/v2/user/me/platform_url/`; None: hearth has none, 404).
+    pub platform_url: Option<String>,
 }
 
 impl Config {
@@ -161,6 +164,7 @@ impl Config {
             smtp_url: None,
             mail_from: None,
             mail_rate: DEFAULT_MAIL_RATE,
+            platform_url: None,
         }
     }
 
@@ -417,9 +421,42 @@ pub fn parse_public_url(s: &str) -> Result<PublicUrl, String> {
     Ok(PublicUrl(t.to_owned()))
 }
 
+/// Validates a `--platform-url`: an absolute http(s) URL with a host, without spaces,
+/// control characters or a fragment (a query is kept: `next` is added to it).
+pub fn parse_platform_url(s: &str) -> Result<String, String> {
+    let rest = s
+        .strip_prefix("https://")
+        .or_else(|| s.strip_prefix("http://"))
+        .ok_or_else(|| format!("platform URL {s:?} must start with http:// or https://"))?;
+    let host = rest.split(['/', '?']).next().unwrap_or("");
+    if host.is_empty() || s.contains('#') || s.chars().any(|c| c.is_whitespace() || c.is_control())
+    {
+        return Err(format!(
+            "platform URL {s:?} must be scheme://host[:port][/path][?query], without spaces or a fragment"
+        ));
+    }
+    Ok(s.to_owned())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn platform_urls() {
+        let ok = "https://admin.example.org/panel?site=1";
+        assert_eq!(parse_platform_url(ok).as_deref(), Ok(ok));
+        for bad in [
+            "admin.example.org",
+            "https://",
+            "https:///x",
+            "http://a b",
+            "https://a/#x",
+            "javascript:x",
+        ] {
+            assert!(parse_platform_url(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn public_urls() {

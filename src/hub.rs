@@ -130,7 +130,7 @@ mod tests {
         let other: IpAddr = [10, 0, 0, 1].into();
         let (_c, _) = hub.register(3, other, 3, 2).unwrap_or_else(|_| panic!("room"));
         assert_eq!(hub.register(4, other, 3, 2).err(), Some(Full::Server));
-        hub.publish(vec![Pushed { user_id: 1, kind: Type::Comment, id: 7 }]);
+        hub.publish(vec![Pushed { user_id: 1, kind: Type::Comment, id: 7, group_message: false }]);
         assert_eq!(ra.try_recv().map(|p| p.id).ok(), Some(7));
         assert!(rb.try_recv().is_err(), "only the recipient's sockets");
         drop(a);

@@ -275,6 +275,9 @@ async fn push_body(state: &AppState, user: i64, p: Pushed) -> Result<Value, ApiE
     state
         .db
         .read(move |c| {
+            if p.group_message {
+                return group_message_body(c, user, p.id, &base);
+            }
             // the member's setting (SPEC §8): with toasts off, a push carries the
             // counters and no notification, which the kit makes no toast of
             // a private message is the thread's content, not a toast: the kit's thread
@@ -326,4 +329,38 @@ async fn push_body(state: &AppState, user: i64, p: Pushed) -> Result<Value, ApiE
             Ok::<_, ApiError>(json!({ "type": "interaction", "data": data }))
         })
         .await
+}
+
+/// The push of a group thread's message (no notification row: db::messages::group):
+/// what react-ui's thread and snippets read from a private message push, the message
+/// and the member's snippet under `notification_obj`, and `thread_id`. A message the
+/// member no longer sees (taken back, or they left) is an error: no push.
+fn group_message_body(
+    c: &rusqlite::Connection,
+    user: i64,
+    id: i64,
+    base: &crate::model::PublicUrl,
+) -> Result<Value, ApiError> {
+    let m = crate::db::messages::get(c, user, id)?.ok_or(ApiError::NotFound)?;
+    let group = m.group.as_ref().map(|g| g.group.id).ok_or(ApiError::NotFound)?;
+    let snippet = crate::db::messages::group::snippet(c, user, group)?;
+    let unseen = crate::db::notifications::unseen(c, user)?;
+    let note = json!({
+        "sid": format!("pm-{id}"),
+        "is_new": true,
+        "type": Type::PrivateMessage.as_str(),
+        "active_at": crate::clock::rfc3339(m.created_at),
+        "message": m.to_json(base, user),
+        "snippet": snippet.map(|s| s.to_json(base, user)),
+    });
+    Ok(json!({ "type": "interaction", "data": {
+        "id": id,
+        "feed_serialization_id": format!("pm-{id}"),
+        "activity_type": activity_type(Type::PrivateMessage),
+        "notification_obj": note,
+        "count_interactions": unseen,
+        "count_notification_banners": 0,
+        "thread_id": m.thread_id,
+        "group": group,
+    }}))
 }

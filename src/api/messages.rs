@@ -3,7 +3,8 @@
 //! and files, deleting a message (for everyone by its sender, for themselves by its
 //! receiver) or a thread (for the caller), the recipient picker and the uploader's
 //! steps. All of it answers 403 while `addons.private_messages_enabled` is off.
-//! Threads are between two users: the kit's group threads (`?group=`) are not served.
+//! Threads are between two users, or a group's members (`?group=`, `{"group": id}`:
+//! `db::messages::group`).
 
 use rusqlite::Connection;
 use serde_json::{Map, Value, json};
@@ -14,7 +15,7 @@ use crate::api::call::{Call, user, write};
 use crate::api::listing::list_page;
 use crate::api::people::users_json;
 use crate::api::upload::{self, Form, text};
-use crate::db::messages::{self, From, Refused, files};
+use crate::db::messages::{self, From, Refused, files, group};
 use crate::error::ApiError;
 use crate::http::auth::Principal;
 use crate::http::pagination::{Page, envelope};
@@ -54,23 +55,60 @@ fn int(q: &Query, name: &str) -> Result<Option<i64>, ApiError> {
         .transpose()
 }
 
-/// The thread a query names for `me`: `thread` (one of the caller's), or `user` (the
-/// thread with that user; `None` when they have none yet). `group` is 400: hearth's
-/// threads are between two users.
-fn named_thread(c: &Connection, me: i64, q: &Query) -> Result<Option<Option<i64>>, ApiError> {
-    if q.get("group").is_some() {
-        return Err(ApiError::field("group", "invalid", "Group threads are not served."));
+/// A thread a query names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Named {
+    /// The caller's thread with a user (`None`: they have none yet).
+    Pair(Option<i64>),
+    /// A group's thread (the caller is a member: checked).
+    Group(i64),
+}
+
+/// The thread a query names for `me`: `group` (that group's thread: 404 while groups
+/// are off or for a group `me` does not see, 403 for one `me` is not a member of),
+/// `thread` (one of the caller's; a group thread's id is its group's, negated), or
+/// `user` (the thread with that user).
+fn named_thread(c: &Connection, me: i64, q: &Query) -> Result<Option<Named>, ApiError> {
+    let group = match (int(q, "group")?, int(q, "thread")?) {
+        (Some(g), _) => Some(g),
+        // i64::MIN has no negation: no such group
+        (None, Some(t)) if t < 0 => Some(t.checked_neg().unwrap_or(0)),
+        _ => None,
+    };
+    if let Some(g) = group {
+        group_member(c, me, g)?;
+        return Ok(Some(Named::Group(g)));
     }
     if let Some(t) = int(q, "thread")? {
         return match messages::other_member(c, me, t)? {
-            Some(_) => Ok(Some(Some(t))),
+            Some(_) => Ok(Some(Named::Pair(Some(t)))),
             None => Err(ApiError::NotFound),
         };
     }
     match int(q, "user")? {
-        Some(u) => Ok(Some(messages::thread_between(c, me, u)?)),
+        Some(u) => Ok(Some(Named::Pair(messages::thread_between(c, me, u)?))),
         None => Ok(None),
     }
+}
+
+/// That `me` may use group `g`'s thread: groups on and the group seen (else 404), a
+/// member (else 403).
+fn group_member(c: &Connection, me: i64, g: i64) -> Result<(), ApiError> {
+    crate::api::groups::enabled(c)?;
+    match group::access(c, g, me)? {
+        Ok(()) => Ok(()),
+        Err(group::Refused::Unknown) => Err(ApiError::NotFound),
+        Err(group::Refused::NotMember) => Err(ApiError::PermissionDenied),
+    }
+}
+
+/// Whether `me` has something unread in the thread.
+fn has_unread(c: &Connection, me: i64, thread: Named) -> rusqlite::Result<bool> {
+    Ok(match thread {
+        Named::Pair(Some(t)) => messages::unread(c, me, t)? > 0,
+        Named::Pair(None) => false,
+        Named::Group(g) => group::unread(c, me, g)? > 0,
+    })
 }
 
 /// `GET /api/v2/pm/` (auth): with `user` or `thread`, that thread's messages (the
@@ -85,7 +123,13 @@ async fn get_list(call: Call<Principal>) -> Result<Response, ApiError> {
         return list_page(&call, move |c, who, q| {
             require_enabled(c)?;
             let page = Page::from_query(q)?;
-            let (count, snippets) = messages::snippets(c, who.user_id, page.limit, page.offset)?;
+            let groups = match crate::api::groups::enabled(c) {
+                Ok(()) => true,
+                Err(ApiError::NotFound) => false,
+                Err(e) => return Err(e),
+            };
+            let (count, snippets) =
+                messages::snippets(c, who.user_id, page.limit, page.offset, groups)?;
             let results: Vec<_> = snippets.iter().map(|s| s.to_json(&base, who.user_id)).collect();
             Ok((page, count, results))
         })
@@ -98,7 +142,7 @@ async fn get_list(call: Call<Principal>) -> Result<Response, ApiError> {
         .read(move |c, who| {
             let (thread, json) = thread_page(c, who.user_id, &q2, &base2, &url2)?;
             let unread = match thread {
-                Some(t) if who.can_write => messages::unread(c, who.user_id, t)? > 0,
+                Some(t) if who.can_write => has_unread(c, who.user_id, t)?,
                 _ => false,
             };
             Ok::<_, ApiError>((unread, json))
@@ -108,8 +152,14 @@ async fn get_list(call: Call<Principal>) -> Result<Response, ApiError> {
         (false, json) => json,
         (true, _) => {
             call.write(move |tx, who| {
-                if let Some(t) = named_thread(tx, who.user_id, &q)?.flatten() {
-                    messages::mark_read(tx, who.user_id, t)?;
+                match named_thread(tx, who.user_id, &q)? {
+                    Some(Named::Pair(Some(t))) => {
+                        messages::mark_read(tx, who.user_id, t)?;
+                    }
+                    Some(Named::Group(g)) => {
+                        group::mark_read(tx, who.user_id, g)?;
+                    }
+                    _ => {}
                 }
                 Ok::<_, ApiError>(thread_page(tx, who.user_id, &q, &base, &url)?.1)
             })
@@ -119,24 +169,25 @@ async fn get_list(call: Call<Principal>) -> Result<Response, ApiError> {
     Ok(ok(&json))
 }
 
-/// A page of the thread the query names, as `me` sees it, and the thread's id.
+/// A page of the thread the query names, as `me` sees it, and the thread.
 fn thread_page(
     c: &Connection,
     me: i64,
     q: &Query,
     base: &crate::model::PublicUrl,
     url: &str,
-) -> Result<(Option<i64>, crate::http::pagination::Paginated<model::MessageJson>), ApiError> {
+) -> Result<(Option<Named>, crate::http::pagination::Paginated<model::MessageJson>), ApiError> {
     require_enabled(c)?;
     let page = Page::from_query(q)?;
     let start = match (int(q, "before_message")?, int(q, "from_message")?) {
         (_, Some(from)) => From::Oldest { from },
         (before, None) => From::Newest { before },
     };
-    let thread = named_thread(c, me, q)?.flatten();
+    let thread = named_thread(c, me, q)?;
     let (count, rows) = match thread {
-        Some(t) => messages::page(c, me, t, start, page.limit, page.offset)?,
-        None => (0, Vec::new()),
+        Some(Named::Pair(Some(t))) => messages::page(c, me, t, start, page.limit, page.offset)?,
+        Some(Named::Group(g)) => group::page(c, me, g, start, page.limit, page.offset)?,
+        _ => (0, Vec::new()),
     };
     let results: Vec<_> = rows.iter().map(|m| m.to_json(base, me)).collect();
     Ok((thread, envelope(url, q, page, count, results)))
@@ -144,7 +195,8 @@ fn thread_page(
 
 /// `POST /api/v2/pm/` (write): `{"recipients": id | [ids], "message": text,
 /// "file_uuid"?: uuid}` sends one message to each recipient (each in its thread with
-/// the caller); 201 with the messages as a list. All or nothing: a recipient who is not
+/// the caller); `{"group": id, ...}` one to the group's thread (a member's: else 403;
+/// 404 for a group the caller does not see); 201 with the messages as a list. All or nothing: a recipient who is not
 /// a live user is 400 on `recipients`, one hidden either way (SPEC §8) 403.
 async fn send(mut call: Call<Principal>) -> Result<Response, ApiError> {
     call.before_body().await?;
@@ -156,6 +208,9 @@ async fn send(mut call: Call<Principal>) -> Result<Response, ApiError> {
             let body = body?;
             require_enabled(tx)?;
             let send = Send::parse(&body).map_err(ApiError::Invalid)?;
+            if let Some(g) = send.group {
+                return send_to_group(tx, who.user_id, g, &send, &base, now);
+            }
             for &to in &send.recipients {
                 match messages::may_write(tx, who.user_id, to)? {
                     Ok(()) => {}
@@ -205,9 +260,30 @@ async fn send(mut call: Call<Principal>) -> Result<Response, ApiError> {
     Ok(json_response(StatusCode::CREATED, &json))
 }
 
-/// `DELETE /api/v2/pm/?user=` (or `?thread=`) (write): the caller's thread with that
-/// user is deleted for the caller (every message hidden for them; the other side keeps
-/// theirs); 204. No such thread is 404.
+/// Sends `send` to group `g`'s thread from `me` (a member): one message, as a list.
+fn send_to_group(
+    tx: &Connection,
+    me: i64,
+    g: i64,
+    send: &Send,
+    base: &crate::model::PublicUrl,
+    now: crate::clock::Timestamp,
+) -> Result<Vec<model::MessageJson>, ApiError> {
+    group_member(tx, me, g)?;
+    if let Some(f) = &send.file
+        && !files::usable(tx, me, f)?
+    {
+        return Err(ApiError::field("file_uuid", "invalid", "No such file."));
+    }
+    let rendered = crate::model::rich_text::render(&send.text);
+    let id = group::send(tx, g, me, &send.text, &rendered, send.file.as_deref(), now)?;
+    let m = messages::get(tx, me, id)?.ok_or(ApiError::NotFound)?;
+    Ok(vec![m.to_json(base, me)])
+}
+
+/// `DELETE /api/v2/pm/?user=` (or `?thread=`, or `?group=`) (write): the caller's
+/// thread with that user (or the group's) is deleted for the caller (every message
+/// hidden for them; the others keep theirs); 204. No such thread is 404.
 async fn delete_thread(mut call: Call<Principal>) -> Result<Response, ApiError> {
     call.before_body().await?;
     let body = call.no_body().await;
@@ -217,9 +293,13 @@ async fn delete_thread(mut call: Call<Principal>) -> Result<Response, ApiError> 
         require_enabled(tx)?;
         let thread = named_thread(tx, who.user_id, &q)?
             .ok_or_else(|| FieldError::required("user"))
-            .map_err(|e| ApiError::Invalid(vec![e]))?
-            .ok_or(ApiError::NotFound)?;
-        messages::delete_thread(tx, who.user_id, thread)?;
+            .map_err(|e| ApiError::Invalid(vec![e]))?;
+        match thread {
+            Named::Pair(t) => {
+                messages::delete_thread(tx, who.user_id, t.ok_or(ApiError::NotFound)?)?
+            }
+            Named::Group(g) => group::delete_thread(tx, who.user_id, g)?,
+        }
         Ok::<_, ApiError>(())
     })
     .await?;

@@ -39,11 +39,14 @@ pub mod reactions;
 pub mod schema;
 pub mod search;
 pub mod sign_up;
+pub mod sso;
 pub mod tags;
 pub mod user_courses;
+pub mod user_directory;
 pub mod user_facts;
 pub mod user_hiding;
 pub mod user_moderation;
+pub mod user_providers;
 pub mod user_settings;
 pub mod users;
 pub mod votes;
@@ -65,6 +68,8 @@ const AREAS: &[fn() -> Vec<Endpoint>] = &[
     connections::endpoints,
     user_facts::endpoints,
     users::endpoints,
+    // the users list, matching usernames, the control panel's link (issue 32)
+    user_directory::endpoints,
     reactions::endpoints,
     preferences::endpoints,
     jwt::endpoints,
@@ -96,6 +101,9 @@ const AREAS: &[fn() -> Vec<Endpoint>] = &[
     // custom advs and pages, community info, contact us (issue 32)
     custom_content::endpoints,
     community::endpoints,
+    // single sign-on and linked identities (issue 32)
+    sso::endpoints,
+    user_providers::endpoints,
 ];
 
 /// Every endpoint hearth serves, in one list (see [`crate::http::route`]).

@@ -7,6 +7,7 @@ use crate::api::call::{Call, ca, user, write};
 use crate::api::listing::list_page;
 use crate::api::people::Relations;
 use crate::api::toggle::{both_ways, other_live_user, toggle};
+use crate::api::upload;
 use crate::db::follows::{self, Direction};
 use crate::error::ApiError;
 use crate::http::auth::Principal;
@@ -106,21 +107,37 @@ async fn get_user(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
 
 /// `PATCH`/`PUT /api/v2/user/{id}/` (write): the caller edits their own profile (the
 /// kit's settings page): `model::profile` says which fields and how each is checked;
-/// another user's id is 403. Answers the caller's User JSON, as `/user/me/` does.
+/// another user's id is 403. The body is JSON, or a form (`multipart/form-data`, the
+/// kit's `ChangeCover`) with the same fields and a `cover` picture (SPEC §5's pipeline:
+/// a whole picture, re-encoded, at most 1280 px a side), or `cover` empty for the
+/// default again. Answers the caller's User JSON, as `/user/me/` does.
 async fn edit_profile(mut call: Call<Principal>) -> Result<Response, ApiError> {
     call.before_body().await?;
-    let (id, base) = (call.id(), call.base());
-    let body = call.json::<serde_json::Map<String, serde_json::Value>>().await;
+    let (id, base, now) = (call.id(), call.base(), call.now);
+    let who = call.read(|_, who| Ok::<_, ApiError>(who)).await?;
+    call.req.body.authorised(&who);
+    // a body that is no JSON object or form is refused first (415, 400), as for every
+    // typed body; then whose profile it is
+    let (mut map, file) = upload::read(call.take_body(), &call.req.headers, COVER_FORM).await?;
+    if who.user_id != id {
+        return Err(ApiError::PermissionDenied);
+    }
+    let form = upload::is_form(&call.req.headers);
+    // a form's `cover` is the picture, or empty for the default (in JSON it is read-only)
+    let clear = form && file.is_none() && map.remove("cover").is_some_and(|v| v == "");
+    let edit = crate::model::profile::parse(&map).map_err(ApiError::Invalid)?;
+    let mut errors = Vec::new();
+    let picture =
+        upload::process_picture(file, "cover", &call.state().body_budget, &mut errors).await?;
+    if !errors.is_empty() {
+        return Err(ApiError::Invalid(errors));
+    }
     let json = call
-        .write(move |tx, who| {
-            // a body that is no JSON object is refused first (415, 400), as for every
-            // typed body; then whose profile it is
-            let body = body?;
-            if who.user_id != id {
-                return Err(ApiError::PermissionDenied);
-            }
-            let edit = crate::model::profile::parse(&body).map_err(ApiError::Invalid)?;
+        .write(move |tx, _| {
             crate::db::profiles::apply(tx, id, &edit)?;
+            if picture.is_some() || clear {
+                crate::db::profiles::set_cover(tx, id, picture.as_ref(), now)?;
+            }
             let user = crate::db::users::get(tx, id)?.ok_or(ApiError::AuthenticationFailed)?;
             let mut j = user.to_json(&base, None, crate::db::users::tags(tx, id)?);
             j.email = Some(user.email.clone().unwrap_or_default());
@@ -129,6 +146,9 @@ async fn edit_profile(mut call: Call<Principal>) -> Result<Response, ApiError> {
         .await?;
     Ok(ok(&json))
 }
+
+/// The profile form's one file.
+const COVER_FORM: upload::Form = upload::Form { file: "cover", lists: &[] };
 
 /// `DELETE /api/v2/user/{id}/` (write, no body): a member deletes their own account
 /// (staff may delete anyone's; another member's id is 403): `db::account::erase`, its

@@ -97,6 +97,13 @@ pub struct ServeArgs {
     /// (sign-up, recovery, address change, contact request; more is 429 with Retry-After).
     #[arg(long, env = "HEARTH_MAIL_RATE", default_value_t = config::DEFAULT_MAIL_RATE, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub mail_rate: u32,
+    /// The community's control panel (an http(s) URL), which the kit's settings menu,
+    /// platform widget and onboarding link staff to: `GET
+    /// /api/v2/user/me/platform_url/` answers it, with the kit's `next` path added as a
+    /// `next` query parameter. Without it hearth has no control panel to offer: that
+    /// route is 404 and the kit's links do nothing.
+    #[arg(long, env = "HEARTH_PLATFORM_URL", value_parser = config::parse_platform_url)]
+    pub platform_url: Option<String>,
     /// A reverse proxy whose X-Forwarded-For is believed: an address or CIDR range
     /// (repeatable). The header is read from the right, skipping trusted hops.
     #[arg(
@@ -211,6 +218,7 @@ impl ServeArgs {
         c.smtp_url.clone_from(&self.smtp_url);
         c.mail_from.clone_from(&self.mail_from);
         c.mail_rate = self.mail_rate;
+        c.platform_url.clone_from(&self.platform_url);
         c.mail_from()
             .parse::<lettre::message::Mailbox>()
             .map_err(|e| CliError(format!("--mail-from {:?}: {e}", c.mail_from())))?;

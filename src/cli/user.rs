@@ -46,9 +46,20 @@ pub enum UserCommand {
     },
     /// List live users.
     List {
+        /// Only the users whose registration awaits staff approval (sign-ups while
+        /// the preference configurations.users_approval_enabled is on).
+        #[arg(long)]
+        awaiting_approval: bool,
         /// Machine-readable output.
         #[arg(long)]
         json: bool,
+    },
+    /// Approve a user's registration: one who signed up while staff approve new
+    /// members (configurations.users_approval_enabled) may sign in from now on.
+    Approve {
+        /// The username.
+        #[arg(allow_hyphen_values = true)]
+        username: String,
     },
     /// Show one live user.
     Show {
@@ -160,7 +171,8 @@ pub(super) fn find_id(db: &Db, username: &str) -> CliResult<i64> {
 
 fn user_json(u: &User) -> serde_json::Value {
     json!({ "id": u.id, "username": u.username, "email": u.email, "real_name": u.real_name,
-        "is_staff": u.is_staff, "ext_id": u.ext_id, "date_joined": rfc3339(u.date_joined) })
+        "is_staff": u.is_staff, "ext_id": u.ext_id, "date_joined": rfc3339(u.date_joined),
+        "reg_approved": u.reg_approved })
 }
 
 /// Runs a `user` subcommand.
@@ -214,16 +226,32 @@ pub fn run(db: &Db, cmd: UserCommand, clock: &Clock) -> CliResult {
                 );
             }
         }
-        UserCommand::List { json } => {
-            let list = read(db, |c| users::list(c).map_err(CliError::from))?;
+        UserCommand::List { awaiting_approval, json } => {
+            let list = read(db, move |c| {
+                if awaiting_approval { users::awaiting_approval(c) } else { users::list(c) }
+                    .map_err(CliError::from)
+            })?;
             print_list(&list, json, user_json, |u| {
                 println!(
-                    "{:>6}  {}{}",
+                    "{:>6}  {}{}{}",
                     u.id,
                     u.username,
-                    if u.is_staff { "  (staff)" } else { "" }
+                    if u.is_staff { "  (staff)" } else { "" },
+                    if u.reg_approved { "" } else { "  (awaiting approval)" }
                 );
             });
+        }
+        UserCommand::Approve { username } => {
+            let (user, _) = find(db, &username)?;
+            let name = user.username.clone();
+            if user.reg_approved {
+                println!("{name} is approved already; nothing changed");
+            } else {
+                write(db, move |tx| {
+                    users::set_approved(tx, user.id, true).map_err(CliError::from)
+                })?;
+                println!("{name} is approved and may sign in");
+            }
         }
         UserCommand::Show { username, json } => {
             let (u, hash) = find(db, &username)?;
@@ -237,6 +265,7 @@ pub fn run(db: &Db, cmd: UserCommand, clock: &Clock) -> CliResult {
                 println!("email:       {}", u.email.as_deref().unwrap_or(""));
                 println!("real name:   {}", u.real_name);
                 println!("staff:       {}", u.is_staff);
+                println!("approved:    {}", u.reg_approved);
                 println!("ext_id:      {}", u.ext_id.as_deref().unwrap_or(""));
                 println!("password:    {}", if hash.is_some() { "set" } else { "none" });
                 println!("date joined: {}", rfc3339(u.date_joined));

@@ -55,9 +55,10 @@ pub fn erase(conn: &Connection, id: i64, hard: bool) -> rusqlite::Result<()> {
 
 /// What an erased account loses besides its profile (`?1`: the user): its avatars and
 /// their images, its pictures (out of every gallery) and unfinished uploads, its data
-/// export, settings, hidden users, flags, notifications, contact requests and the tags
-/// staff gave it.
-const ERASING: [&str; 16] = [
+/// export, settings, hidden users, flags, notifications, contact requests, the tags
+/// staff gave it, its linked identities, its cover picture and its marks in group
+/// threads.
+const ERASING: [&str; 20] = [
     "DELETE FROM media WHERE path IN (SELECT substr(path, 8) FROM user_avatar WHERE user_id = ?1)",
     "DELETE FROM user_avatar WHERE user_id = ?1",
     "DELETE FROM data_export WHERE user_id = ?1",
@@ -74,4 +75,10 @@ const ERASING: [&str; 16] = [
     "DELETE FROM media_chunk WHERE upload_id IN (SELECT id FROM media_upload WHERE owner_id = ?1)",
     "DELETE FROM media_upload WHERE owner_id = ?1",
     "DELETE FROM contact_request WHERE user_id = ?1",
+    "DELETE FROM user_provider WHERE user_id = ?1",
+    "DELETE FROM media WHERE substr(path, 1, length('user/' || ?1 || '/cover/')) = 'user/' || ?1 || '/cover/'",
+    // their marks in group threads (what they read, deleted and hid); the messages
+    // they wrote stay, a deleted user's, as in pair threads
+    "DELETE FROM pm_group_hidden WHERE user_id = ?1",
+    "DELETE FROM pm_group_member WHERE user_id = ?1",
 ];

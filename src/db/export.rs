@@ -131,6 +131,21 @@ const FILES: &[(&str, &str)] = &[
          ORDER BY m.thread_id, m.id",
     ),
     (
+        "linked_identities.json",
+        "SELECT provider, ext_id, profile_url, show_in_profile, created_at FROM user_provider
+         WHERE user_id = ?1 ORDER BY provider"
+    ),
+    (
+        "group_messages.json",
+        "SELECT m.id, g.name AS group_name, m.text, f.filename AS file, m.created_at,
+                m.withdrawn AS deleted
+         FROM private_message m JOIN community_group g ON g.id = m.group_id
+         LEFT JOIN pm_file f ON f.uuid = m.file_uuid
+         WHERE m.group_id IN (SELECT group_id FROM pm_group_member WHERE user_id = ?1)
+           AND m.sender_id = ?1
+         ORDER BY m.group_id, m.id",
+    ),
+    (
         "contact_requests.json",
         "SELECT id, name, surname, email, message, created_at FROM contact_request
          WHERE user_id = ?1 ORDER BY id",
@@ -158,6 +173,9 @@ tags.json               the tags staff gave you (those kept off your profile too
 avatars.json, avatars/  the avatars you uploaded
 private_messages.json   the private messages you sent and received (those you have not
                         deleted for yourself; a file by its name)
+linked_identities.json  your ids elsewhere (a social network, a single sign-on) that
+                        staff linked to your account
+group_messages.json     the messages you wrote in your groups' threads
 contact_requests.json   the messages you sent the community's staff
 
 Not included: your password (hearth keeps only a salted hash), your sign-in tokens

@@ -8,6 +8,13 @@ use crate::clock::Timestamp;
 use crate::db::users::Paged;
 use crate::model::user::User;
 
+/// The SQL condition that the user whose id is `column` is not one the viewer
+/// (parameter `?{n}`) hides (SPEC §8): one definition for the user search and the
+/// user lists. A null viewer hides nobody.
+pub fn not_hidden_user(column: &str, n: u8) -> String {
+    format!("{column} NOT IN (SELECT h.hidden_id FROM user_hide h WHERE h.user_id = ?{n})")
+}
+
 /// Whether `user` hides `hidden`.
 pub fn is_hiding(conn: &Connection, user: i64, hidden: i64) -> rusqlite::Result<bool> {
     conn.prepare_cached("SELECT 1 FROM user_hide WHERE user_id = ?1 AND hidden_id = ?2")?

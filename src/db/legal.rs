@@ -58,24 +58,42 @@ pub fn current(conn: &Connection, policy: &str, now: Timestamp) -> rusqlite::Res
     .optional()
 }
 
-/// One page of the revisions (of `policy` when given), newest first: (count, page).
+/// One page of the revisions (of `policy` when given), newest first: (count, page). A
+/// policy's page walks the `legal_page_policy` index in its order.
 pub fn page(
     conn: &Connection,
     policy: Option<&str>,
     limit: i64,
     offset: i64,
 ) -> rusqlite::Result<(i64, Vec<Page>)> {
-    let count = conn
-        .prepare_cached("SELECT count(*) FROM legal_page WHERE ?1 IS NULL OR policy = ?1")?
-        .query_row([policy], |r| r.get(0))?;
+    let (count_sql, rows_sql) = page_sql(policy.is_some());
+    let count = conn.prepare_cached(count_sql)?.query_row([policy], |r| r.get(0))?;
     let rows = conn
-        .prepare_cached(&format!(
-            "SELECT {COLUMNS} FROM legal_page WHERE ?1 IS NULL OR policy = ?1
-             ORDER BY valid_from DESC, id DESC LIMIT ?2 OFFSET ?3"
-        ))?
+        .prepare_cached(rows_sql)?
         .query_map(params![policy, limit, offset], page_row)?
         .collect::<Result<_, _>>()?;
     Ok((count, rows))
+}
+
+/// [`page`]'s count and rows statements (`?1` the policy, `?2`/`?3` limit and offset).
+fn page_sql(of_policy: bool) -> (&'static str, &'static str) {
+    if of_policy {
+        (
+            "SELECT count(*) FROM legal_page WHERE policy = ?1",
+            sql!(
+                "SELECT {COLUMNS} FROM legal_page WHERE policy = ?1
+                 ORDER BY valid_from DESC, id DESC LIMIT ?2 OFFSET ?3"
+            ),
+        )
+    } else {
+        (
+            "SELECT count(*) FROM legal_page WHERE ?1 IS NULL",
+            sql!(
+                "SELECT {COLUMNS} FROM legal_page WHERE ?1 IS NULL
+                 ORDER BY valid_from DESC, id DESC LIMIT ?2 OFFSET ?3"
+            ),
+        )
+    }
 }
 
 fn ack_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Ack> {
@@ -134,4 +152,23 @@ pub fn acks(
         .query_map([user, limit, offset], ack_row)?
         .collect::<Result<_, _>>()?;
     Ok((count, rows))
+}
+
+#[cfg(test)]
+mod tests {
+    #![expect(clippy::unwrap_used, reason = "tests fail loudly")]
+
+    #[test]
+    fn a_policys_revisions_walk_its_index_without_a_sort() {
+        let c = crate::db::migrate::test_db();
+        let sql = format!("EXPLAIN QUERY PLAN {}", super::page_sql(true).1);
+        let mut stmt = c.prepare(&sql).unwrap();
+        let plan: Vec<String> = stmt
+            .query_map(rusqlite::params!["tec", 20, 0], |r| r.get(3))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert!(plan.iter().any(|l| l.contains("legal_page_policy")), "{plan:?}");
+        assert!(!plan.iter().any(|l| l.contains("TEMP B-TREE")), "{plan:?}");
+    }
 }

@@ -72,6 +72,8 @@ pub mod tags;
 pub mod tokens;
 pub mod user_blocks;
 pub mod user_courses;
+pub mod user_directory;
+pub mod user_providers;
 pub mod user_search;
 pub mod user_settings;
 pub mod users;

@@ -33,3 +33,30 @@ pub fn apply(conn: &Connection, id: i64, edit: &ProfileEdit) -> rusqlite::Result
         .execute(params.as_slice())?;
     Ok(())
 }
+
+/// Where user `id`'s cover is stored (`media` paths under it; `/media/` + path serves).
+fn cover_prefix(id: i64) -> String {
+    format!("user/{id}/cover/")
+}
+
+/// Sets user `id`'s cover to `picture` (stored under a fresh unguessable name, the
+/// previous one dropped), or back to the default with `None`.
+pub fn set_cover(
+    conn: &Connection,
+    id: i64,
+    picture: Option<&crate::images::Picture>,
+    now: crate::clock::Timestamp,
+) -> rusqlite::Result<()> {
+    super::media::delete_prefix(conn, &cover_prefix(id))?;
+    let cover = match picture {
+        None => String::new(),
+        Some(p) => {
+            let name = crate::token::random_string(16).replace(['-', '_'], "x");
+            let path = format!("{}{name}.{}", cover_prefix(id), p.extension);
+            super::media::put(conn, &path, p.content_type, &p.bytes, now)?;
+            format!("/media/{path}")
+        }
+    };
+    conn.prepare_cached("UPDATE user SET cover = ?2 WHERE id = ?1")?.execute((id, cover))?;
+    Ok(())
+}

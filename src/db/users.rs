@@ -307,6 +307,31 @@ pub fn list(conn: &Connection) -> rusqlite::Result<Vec<User>> {
     rows.collect()
 }
 
+/// Whether a new sign-up waits for staff approval before it may sign in (SPEC §10
+/// People: the platform's `configurations.users_approval_enabled`, default off).
+pub fn approval_required(conn: &Connection) -> rusqlite::Result<bool> {
+    super::preferences::get_bool(conn, "configurations", "users_approval_enabled", false)
+}
+
+/// Sets whether staff approved a live user's registration (`reg_approved`: false, the
+/// user cannot sign in with a password). Returns false when there is no such live user.
+pub fn set_approved(conn: &Connection, id: i64, approved: bool) -> rusqlite::Result<bool> {
+    let n = conn
+        .prepare_cached("UPDATE user SET reg_approved = ?2 WHERE id = ?1 AND deleted = 0")?
+        .execute(params![id, approved])?;
+    Ok(n > 0)
+}
+
+/// The live users whose registration awaits staff approval, oldest first (for the
+/// CLI: a scan).
+pub fn awaiting_approval(conn: &Connection) -> rusqlite::Result<Vec<User>> {
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {COLUMNS} FROM user WHERE deleted = 0 AND reg_approved = 0 ORDER BY id"
+    ))?;
+    let rows = stmt.query_map([], from_row)?;
+    rows.collect()
+}
+
 /// Replaces a user's password hash (None: no password) and ends every grant and
 /// session the user holds, as deleting does: a password reset is how an owner takes an
 /// account back, and a token won with the old password must not outlive it (RFC 6819

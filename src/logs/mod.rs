@@ -5,8 +5,10 @@
 //! lines ([`queue`]), so a request never waits for stderr: when journald or a pipe
 //! stalls, lines past [`QUEUE_BYTES`] waiting are dropped and counted
 //! ([`dropped_lines`], exported as `hearth_log_lines_dropped_total`) instead of
-//! blocking the server. The other commands write to stderr directly.
+//! blocking the server. The other commands write to stderr directly. `serve`'s access
+//! lines skip tracing-subscriber's formatter: [`access`] writes them by hand.
 
+pub mod access;
 pub mod queue;
 
 use std::io::IsTerminal;
@@ -78,6 +80,10 @@ pub fn init(format: LogFormat, queued: bool) -> Guard {
     };
     let (writer, guard) = if let Some((q, flusher)) = started {
         let _ = QUEUE.set(q.clone());
+        // colours (a terminal) are tracing-subscriber's alone
+        if format == LogFormat::Json || !std::io::stderr().is_terminal() {
+            access::install(format, q.clone());
+        }
         (tracing_subscriber::fmt::writer::BoxMakeWriter::new(q), Some(flusher))
     } else {
         (tracing_subscriber::fmt::writer::BoxMakeWriter::new(std::io::stderr), None)

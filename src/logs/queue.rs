@@ -128,7 +128,8 @@ impl Queue {
         self.shared.dropped.load(Ordering::Relaxed)
     }
 
-    fn push(&self, line: &[u8]) {
+    /// Appends one whole line (or drops and counts it past the limit).
+    pub fn push(&self, line: &[u8]) {
         let o = &self.shared.options;
         let mut p = self.shared.lock();
         if p.closing || p.buf.len() + line.len() > o.limit {

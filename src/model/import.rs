@@ -464,12 +464,18 @@ pub struct ConnectionRequestLine {
 
 /// `{"record":"private_message","sender":1,"receiver":2,"message":"hi"}`: a message in
 /// the two users' thread (made with the first), read by its receiver unless `read` is
-/// false; optional `created_at`. The text is rich text, rendered as the API renders it.
+/// false; optional `created_at`. With `"group": 3` instead of `receiver`, a message in
+/// that group's thread, read by every member unless `read` is false (then unread for
+/// each until they read the thread). The text is rich text, rendered as the API renders
+/// it.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PrivateMessageLine {
     pub sender: i64,
-    pub receiver: i64,
+    #[serde(default)]
+    pub receiver: Option<i64>,
+    #[serde(default)]
+    pub group: Option<i64>,
     pub message: String,
     #[serde(default = "yes")]
     pub read: bool,

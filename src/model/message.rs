@@ -9,6 +9,7 @@ use serde::Serialize;
 use crate::clock::{Timestamp, rfc3339};
 use crate::model::PublicUrl;
 use crate::model::field::FieldError;
+use crate::model::group::{GroupJson, GroupSeen};
 use crate::model::user::{User, UserJson};
 
 /// The longest message, in characters (the text as sent, markup included).
@@ -86,14 +87,21 @@ impl File {
 #[derive(Debug, Clone)]
 pub struct Message {
     pub id: i64,
+    /// The thread's id: a pair thread's row, or a group thread's [`group_thread_id`].
     pub thread_id: i64,
     pub sender: User,
-    pub receiver: User,
+    /// A pair message's receiver (None in a group thread).
+    pub receiver: Option<User>,
+    /// A group thread's group, as the reader sees it.
+    pub group: Option<GroupSeen>,
     /// The sanitized HTML.
     pub html: String,
     pub created_at: Timestamp,
+    /// Read by its reader (a pair message: by its receiver; a group message: the
+    /// reader's read mark is past it, or the reader sent it).
     pub is_read: bool,
-    /// Taken back by its sender.
+    /// Taken back by its sender, or, in a group thread, sent by a member the reader
+    /// hides (SPEC §8): shown either way as a deleted message, without text or file.
     pub withdrawn: bool,
     pub file: Option<File>,
 }
@@ -105,9 +113,10 @@ pub struct MessageJson {
     pub id: i64,
     pub thread_id: i64,
     pub sender: UserJson,
-    pub receiver: UserJson,
-    /// Always null: hearth's threads are between two users.
-    pub group: Option<i64>,
+    /// A pair message's receiver; null in a group thread.
+    pub receiver: Option<UserJson>,
+    /// A group thread's group; null in a pair thread.
+    pub group: Option<GroupJson>,
     /// The message as sanitized HTML (SPEC §5); empty for a deleted message.
     pub message: String,
     pub created_at: String,
@@ -122,7 +131,7 @@ impl Message {
     pub fn status(&self, viewer: i64) -> &'static str {
         if self.withdrawn {
             "hidden"
-        } else if self.receiver.id == viewer && !self.is_read {
+        } else if self.sender.id != viewer && !self.is_read {
             "new"
         } else {
             "seen"
@@ -136,14 +145,20 @@ impl Message {
             id: self.id,
             thread_id: self.thread_id,
             sender: user(&self.sender),
-            receiver: user(&self.receiver),
-            group: None,
+            receiver: self.receiver.as_ref().map(user),
+            group: self.group.as_ref().map(|g| g.to_json(base)),
             message: if self.withdrawn { String::new() } else { self.html.clone() },
             created_at: rfc3339(self.created_at),
             status: self.status(viewer),
             file: if self.withdrawn { None } else { self.file.as_ref().map(|f| f.to_json(base)) },
         }
     }
+}
+
+/// The thread id of group `group`'s thread, in the kit's JSON: negative, so it never
+/// meets a pair thread's (react-ui matches snippets and live pushes on thread ids).
+pub const fn group_thread_id(group: i64) -> i64 {
+    -group
 }
 
 /// A thread as one of its members lists it: its newest message that member sees.
@@ -164,11 +179,11 @@ pub struct SnippetJson {
     pub headline: String,
     /// The same.
     pub message: String,
-    /// The newest message's sender and receiver.
+    /// The newest message's sender and receiver (null in a group thread).
     pub sender: UserJson,
-    pub receiver: UserJson,
-    /// Always null.
-    pub group: Option<i64>,
+    pub receiver: Option<UserJson>,
+    /// A group thread's group (null in a pair thread): react-ui tells the two apart by it.
+    pub group: Option<GroupJson>,
     pub created_at: String,
     pub last_message_at: String,
     /// `new` while the reader has unread messages in the thread, else `seen`.
@@ -188,7 +203,7 @@ impl Snippet {
             message: m.message,
             sender: m.sender,
             receiver: m.receiver,
-            group: None,
+            group: m.group,
             created_at: at.clone(),
             last_message_at: at,
             thread_status: if self.unread > 0 { "new" } else { "seen" },
@@ -200,6 +215,8 @@ impl Snippet {
 /// What `POST /api/v2/pm/` sends, checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Send {
+    /// A group thread's group (then `recipients` is empty).
+    pub group: Option<i64>,
     pub recipients: Vec<i64>,
     pub text: String,
     pub file: Option<String>,
@@ -217,15 +234,35 @@ impl Send {
         use serde_json::Value;
         let mut errors = Vec::new();
         let mut recipients = Vec::new();
-        if body.get("group").is_some_and(|g| !g.is_null()) {
-            errors.push(FieldError::new("group", "invalid", "Group threads are not served."));
-        }
         let id_of = |v: &Value| match v {
             Value::Number(n) => n.as_i64(),
             Value::String(s) => s.trim().parse().ok(),
             _ => None,
         };
+        let group = match body.get("group") {
+            None | Some(Value::Null) => None,
+            Some(v) => {
+                let id = id_of(v);
+                if id.is_none() {
+                    errors.push(FieldError::new("group", "invalid", "Not a group id."));
+                }
+                id
+            }
+        };
+        let named = body
+            .get("recipients")
+            .is_some_and(|r| !r.is_null() && !matches!(r, Value::Array(a) if a.is_empty()));
         match body.get("recipients") {
+            // the kit sends a group thread's message with `group` alone
+            _ if group.is_some() || body.get("group").is_some_and(|g| !g.is_null()) => {
+                if named {
+                    errors.push(FieldError::new(
+                        "recipients",
+                        "invalid",
+                        "A message goes to a group or to users, not both.",
+                    ));
+                }
+            }
             None | Some(Value::Null) => {
                 errors.push(FieldError::new("recipients", "required", "This field is required."));
             }
@@ -285,7 +322,7 @@ impl Send {
         } else if file.is_none() && crate::model::rich_text::plain(&text).trim().is_empty() {
             errors.push(FieldError::new("message", "required", "Write a message or send a file."));
         }
-        if errors.is_empty() { Ok(Send { recipients, text, file }) } else { Err(errors) }
+        if errors.is_empty() { Ok(Send { group, recipients, text, file }) } else { Err(errors) }
     }
 }
 
@@ -376,7 +413,10 @@ mod tests {
         );
         assert_eq!(
             parse(json!({"group": 3, "recipients": [2], "message": "a"})).unwrap_err(),
-            ["group:invalid"]
+            ["recipients:invalid"]
         );
+        let s = parse(json!({"group": "3", "message": "a", "file_uuid": null})).unwrap();
+        assert_eq!((s.group, s.recipients), (Some(3), vec![]));
+        assert_eq!(parse(json!({"group": "x", "message": "a"})).unwrap_err(), ["group:invalid"]);
     }
 }

@@ -140,6 +140,10 @@ async fn post(mut req: Req) -> Response {
         Ok(Outcome::Wrong) => {
             form_page(&req, StatusCode::OK, next, username, Some(WRONG)).await.into_response()
         }
+        Ok(Outcome::AwaitingApproval) => {
+            let msg = super::password::AWAITING_APPROVAL;
+            form_page(&req, StatusCode::OK, next, username, Some(msg)).await.into_response()
+        }
         Ok(Outcome::Throttled(secs)) => {
             let msg =
                 format!("Too many failed sign-in attempts. Please try again in {secs} seconds.");

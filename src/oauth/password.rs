@@ -10,6 +10,10 @@ use crate::limits::login::LimitKey;
 use crate::state::AppState;
 use crate::telemetry::{self, security};
 
+/// What a user whose registration awaits approval is told on signing in.
+pub const AWAITING_APPROVAL: &str =
+    "This account awaits approval by the community's staff: sign in once they have approved it.";
+
 /// The outcome of a password check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
@@ -17,6 +21,10 @@ pub enum Outcome {
     Ok(i64),
     /// Wrong username or password.
     Wrong,
+    /// The right password of a user whose registration awaits staff approval
+    /// (`reg_approved` false, SPEC §10 People): no sign-in yet. Only a caller who knows
+    /// the password learns it.
+    AwaitingApproval,
     /// Too many failures: retry after this many seconds.
     Throttled(u64),
 }
@@ -47,7 +55,7 @@ pub async fn check(
         async move {
             let outcome = verify(&state, name.clone(), pw).await;
             match &outcome {
-                Ok(Outcome::Ok(_)) => {
+                Ok(Outcome::Ok(_) | Outcome::AwaitingApproval) => {
                     telemetry::password_check(true);
                     reservation.succeeded(&user_key);
                 }
@@ -85,8 +93,10 @@ async fn verify(state: &AppState, name: String, pw: String) -> Result<Outcome, c
                     (checked, new, hash)
                 })
                 .await;
+            let right =
+                if user.reg_approved { Outcome::Ok(user.id) } else { Outcome::AwaitingApproval };
             match checked {
-                Some((Checked::Right, _, _)) => Outcome::Ok(user.id),
+                Some((Checked::Right, _, _)) => right,
                 Some((Checked::RightRehash, Some(new), old)) => {
                     let id = user.id;
                     let stored = state
@@ -100,7 +110,7 @@ async fn verify(state: &AppState, name: String, pw: String) -> Result<Outcome, c
                     if let Err(e) = stored {
                         tracing::warn!(error = %e, user_id = id, "could not store a rehashed password");
                     }
-                    Outcome::Ok(user.id)
+                    right
                 }
                 _ => Outcome::Wrong,
             }

@@ -68,20 +68,21 @@ impl Access {
         let bytes = resp.body().size_hint().exact().or_else(|| {
             resp.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse().ok())
         });
-        tracing::info!(
-            target: "hearth::access",
-            request_id = self.id.to_str().unwrap_or("-"),
-            method = %self.method,
+        let line = crate::logs::access::Fields {
+            request_id: self.id.to_str().unwrap_or("-"),
+            method: self.method.as_str(),
             route,
-            path = self.path.as_str(),
+            path: self.path.as_str(),
             status,
-            duration_ms = telemetry::millis(took),
-            client = %self.client,
+            duration_ms: telemetry::millis(took),
+            client: self.client,
             user_id,
             bytes,
-            user_agent = self.user_agent.as_ref().and_then(|v| v.to_str().ok()),
-            "request"
-        );
+            user_agent: self.user_agent.as_ref().and_then(|v| v.to_str().ok()),
+        };
+        if !crate::logs::access::write(&line, crate::clock::wall()) {
+            crate::logs::access::emit(&line);
+        }
     }
 }
 

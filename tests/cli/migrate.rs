@@ -630,3 +630,63 @@ fn a_version_10_file_gains_version_11_in_place_with_its_feed_counts() {
     assert_eq!(old.sql("SELECT items_counter FROM community_group WHERE id = 1"), 2);
     assert_eq!(old.sql("SELECT items_counter FROM event WHERE id = 1"), 0);
 }
+
+#[test]
+fn a_version_10_file_keeps_its_private_messages_through_the_rebuild_of_version_11() {
+    if !history() {
+        return;
+    }
+    // a pair thread with four messages (one with a file, one that alice hid, one that
+    // she took back), a message's notification: version 11 rebuilds private_message
+    // (its thread and receiver become nullable) with foreign keys off, and counts what
+    // each side sees
+    let old = released_env(
+        10,
+        r#"INSERT INTO user (id, username, username_key, date_joined, unseen_notifications) VALUES
+               (1, 'alice', 'alice', 0, 0), (2, 'bob', 'bob', 0, 0);
+           INSERT INTO pm_thread (id, low_id, high_id, created_at) VALUES (1, 1, 2, 0);
+           INSERT INTO pm_file (uuid, owner_id, filename, mimetype, filesize, path, created_at)
+               VALUES ('f1', 1, 'menu.pdf', 'application/pdf', 9, '/media/pm/f1', 0);
+           INSERT INTO private_message (id, thread_id, sender_id, receiver_id, text, html, summary,
+                                        file_uuid, created_at, is_read, withdrawn, sender_hidden, receiver_hidden)
+               VALUES (1, 1, 1, 2, 'hi', 'hi', 'hi', 'f1', 10, 1, 0, 0, 0),
+                      (2, 1, 2, 1, 'yo', 'yo', 'yo', NULL, 20, 1, 0, 0, 1),
+                      (3, 1, 1, 2, '', '', '', NULL, 30, 0, 1, 0, 0),
+                      (4, 1, 1, 2, 'new', 'new', 'new', NULL, 40, 0, 0, 0, 0);
+           INSERT INTO pm_member (thread_id, user_id, other_id, last_id, last_at, unread) VALUES
+               (1, 1, 2, 4, 40, 0), (1, 2, 1, 4, 40, 1);
+           INSERT INTO notification (id, user_id, type, actor_id, created_at, is_new, message_id)
+               VALUES (1, 2, 'private_message', 1, 40, 1, 4);"#,
+    );
+    assert_migrated_like_fresh(&old);
+    assert_eq!(old.sql("SELECT count(*) FROM private_message WHERE group_id IS NULL"), 4);
+    assert_eq!(
+        old.sql("SELECT count(*) FROM private_message WHERE file_uuid = 'f1' AND id = 1"),
+        1
+    );
+    assert_eq!(old.sql("SELECT message_id FROM notification WHERE id = 1"), 4);
+    assert_eq!(old.sql("SELECT visible FROM pm_member WHERE user_id = 1"), 3);
+    assert_eq!(old.sql("SELECT visible FROM pm_member WHERE user_id = 2"), 4);
+    let c = rusqlite::Connection::open(old.db()).unwrap();
+    let keys: Vec<String> = c
+        .prepare("PRAGMA foreign_key_check")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert!(keys.is_empty(), "{keys:?}");
+    // the rebuilt table takes a group thread's message, and refuses a half one
+    c.execute_batch(
+        "INSERT INTO community_group (id, name, name_key, slug, privacy, created_at, created_by)
+             VALUES (1, 'Bakers', 'bakers', 'bakers', 'public', 0, 1);
+         INSERT INTO private_message (group_id, sender_id, text, html, summary, created_at)
+             VALUES (1, 1, 'all', 'all', 'all', 50);",
+    )
+    .unwrap();
+    let half = c.execute_batch(
+        "INSERT INTO private_message (group_id, thread_id, sender_id, receiver_id, text, html, summary, created_at)
+             VALUES (1, 1, 1, 2, 'x', 'x', 'x', 60)",
+    );
+    assert!(half.is_err(), "a message is a pair's or a group's");
+}

@@ -176,3 +176,53 @@ fn private_messages_import_into_threads_with_exact_unread_counts() {
         assert!(err.contains("line 13:") && err.contains(why), "{bad}: {err}");
     }
 }
+
+#[test]
+fn group_thread_messages_import_from_members_only() {
+    let mut all = lines();
+    all.extend([
+        r#"{"record":"group","id":7,"name":"Bakers","created_by":1}"#.to_owned(),
+        r#"{"record":"group_member","group":7,"user":2,"join_status":"joined"}"#.to_owned(),
+        r#"{"record":"group_member","group":7,"user":3,"join_status":"invited"}"#.to_owned(),
+        r#"{"record":"private_message","sender":1,"group":7,"message":"<b>welcome</b>"}"#
+            .to_owned(),
+        r#"{"record":"private_message","sender":2,"group":7,"message":"thanks"}"#.to_owned(),
+        r#"{"record":"private_message","sender":2,"group":7,"message":"unread","read":false}"#
+            .to_owned(),
+    ]);
+    let e = Env::imported(&all);
+    assert!(e.ok(&["check"]).contains("ok"), "every counter holds");
+    e.assert_sql(&[
+        ("SELECT count(*) FROM private_message WHERE group_id = 7 AND thread_id IS NULL", 3),
+        ("SELECT messages FROM pm_group_thread WHERE group_id = 7", 3),
+        // read by every member up to the last line that was: the last is unread
+        (
+            "SELECT read_floor = (SELECT id FROM private_message WHERE text = 'thanks')
+             FROM pm_group_thread",
+            1,
+        ),
+        ("SELECT last_id = (SELECT max(id) FROM private_message) FROM pm_group_thread", 1),
+        ("SELECT html = '<b>welcome</b>' FROM private_message WHERE sender_id = 1", 1),
+        ("SELECT count(*) FROM notification WHERE type = 'private_message'", 0),
+    ]);
+    let group = r#"{"record":"group","id":7,"name":"Bakers","created_by":1}"#;
+    let invited = r#"{"record":"group_member","group":7,"user":3,"join_status":"invited"}"#;
+    for (bad, why) in [
+        (r#"{"record":"private_message","sender":3,"group":7,"message":"x"}"#, "not a member"),
+        (r#"{"record":"private_message","sender":1,"group":8,"message":"x"}"#, "not a member"),
+        (
+            r#"{"record":"private_message","sender":1,"receiver":2,"group":7,"message":"x"}"#,
+            "either a receiver or a group",
+        ),
+        (
+            r#"{"record":"private_message","sender":1,"message":"x"}"#,
+            "either a receiver or a group",
+        ),
+    ] {
+        let e = Env::initialised();
+        let mut all = lines();
+        all.extend([group.to_owned(), invited.to_owned(), bad.to_owned()]);
+        let err = fails(e.import(&all), &["import"]);
+        assert!(err.contains("line 15:") && err.contains(why), "{bad}: {err}");
+    }
+}

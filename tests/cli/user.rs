@@ -192,3 +192,22 @@ fn set_password_and_losing_staff_revoke_the_users_tokens() {
     crate::sigterm(&child);
     assert!(child.wait().unwrap().success());
 }
+
+#[test]
+fn staff_approve_a_registration_that_waits() {
+    let e = Env::initialised();
+    e.ok(&["user", "create", "--username", "ann", "--no-password"]);
+    e.ok(&["user", "create", "--username", "bob", "--no-password"]);
+    e.conn().execute("UPDATE user SET reg_approved = 0 WHERE username = 'bob'", []).unwrap();
+    let waiting = e.json(&["user", "list", "--awaiting-approval", "--json"]);
+    let names: Vec<&str> =
+        waiting.as_array().unwrap().iter().map(|u| u["username"].as_str().unwrap()).collect();
+    assert_eq!(names, ["bob"]);
+    assert!(e.ok(&["user", "list"]).contains("bob  (awaiting approval)"));
+    assert_eq!(e.json(&["user", "show", "bob", "--json"])["reg_approved"], false);
+    assert!(e.ok(&["user", "approve", "BOB"]).contains("bob is approved"));
+    assert_eq!(e.sql("SELECT reg_approved FROM user WHERE username = 'bob'"), 1);
+    assert!(e.ok(&["user", "approve", "bob"]).contains("nothing changed"));
+    assert_eq!(e.json(&["user", "list", "--awaiting-approval", "--json"]), serde_json::json!([]));
+    e.assert_fails(&[(&["user", "approve", "nobody"], "no user")]);
+}

@@ -3,7 +3,8 @@
 // them must not see). `t` holds run.mjs's helpers and state.
 //
 // An avatar: erin opens the kit's Change Profile Image dialog on her profile header and
-// uploads a PNG; hearth keeps a 400-pixel square of it, and the header shows it.
+// uploads a PNG; hearth keeps a 400-pixel square of it, and the header shows it. Then a
+// wide cover through the header's ChangeCover: a whole picture, at most 1280 px a side.
 //
 // Data portability: basil asks for his data with the kit's AccountDataPortability, waits
 // for it, downloads the zip, which holds his posts and not others'.
@@ -11,6 +12,9 @@
 // Legal pages: staff add the terms and the privacy policy (`hearth legal add`, the terms
 // with a payload the sanitizer must drop); dave's page asks him with ConsentSolution,
 // he accepts both, and hearth holds his answers.
+//
+// Usernames pasted: carol pastes names into the kit's UserAutocomplete (the composer's
+// audience picker), which resolves them with POST /api/v2/user/match/.
 //
 // Moderation: carol flags a post of bob's as spam with the card's menu; it reaches the
 // staff queue; moira (staff) deletes it for spam with the same menu; bob's notifications
@@ -98,6 +102,24 @@ export async function peopleViews(t) {
       await page.waitForFunction((url) => [...document.querySelectorAll('.SCUserProfileHeader-avatar img')].some((i) => i.src === url && i.complete && i.naturalWidth === 400), made.avatar, { timeout: WAIT_MS });
       must((await img.getAttribute('src')) === made.avatar, `the header shows ${await img.getAttribute('src')}`);
     });
+    await check("avatar: erin uploads a wide cover through the header's ChangeCover: PATCH /user/{id}/ (a form with the picture) 200, the cover under /media/user/{id}/cover/ at most 1280 px wide, /user/me/ and the header show it", async () => {
+      await page.locator('.SCChangeCoverButton-root button').first().click();
+      const input = page.locator('input[type=file][accept=".gif,.png,.jpg,.jpeg"]');
+      await input.waitFor({ state: 'attached', timeout: WAIT_MS });
+      const [resp] = await Promise.all([
+        page.waitForResponse((r) => r.url() === `${portal}/api/v2/user/${erin}/` && r.request().method() === 'PATCH', { timeout: WAIT_MS }),
+        input.setInputFiles({ name: 'erin-cover.png', mimeType: 'image/png', buffer: png(1600, 400) }),
+      ]);
+      must(resp.status() === 200, `PATCH /user/${erin}/ answered ${resp.status()}: ${await resp.text()}`);
+      const cover = (await resp.json()).cover;
+      must(cover.startsWith(`${portal}/media/user/${erin}/cover/`), `the cover: ${cover}`);
+      const me = (await api(erin, 'GET', '/api/v2/user/me/')).json;
+      must(me.cover === cover, `/user/me/ cover ${me.cover}`);
+      await page.keyboard.press('Escape');
+      await page.waitForFunction((url) => [...document.querySelectorAll('.SCUserProfileHeader-cover')].some((e) => e.style.background.includes(url) || e.style.backgroundImage.includes(url)), cover, { timeout: WAIT_MS });
+      const size = await page.evaluate(async (url) => { const i = new Image(); i.src = url; await i.decode(); return [i.naturalWidth, i.naturalHeight]; }, cover);
+      must(size[0] === 1280 && size[1] === 320, `the cover is ${size}`);
+    });
   });
 
   // --- data portability
@@ -161,6 +183,30 @@ export async function peopleViews(t) {
       must(acks.count === 2 && acks.results.every((a) => a.accepted_at), `dave's answers: ${JSON.stringify(acks)}`);
       const docs = (await api(USERS.dave, 'GET', '/api/v2/legal_page/last_revisions/')).json;
       must(docs.every((d) => d.ack?.accepted_at), `the revisions in force: ${JSON.stringify(docs).slice(0, 300)}`);
+    });
+  }, { fullPage: false });
+
+  // --- usernames pasted into the kit's UserAutocomplete (the composer's audience)
+  Object.assign(viewTokens, { match: token(USERS.carol) });
+  setIds({});
+  await visit('match', async () => {
+    await check("match: carol pastes \"BARBARA, basil nobody\" into UserAutocomplete's box: the kit posts the three names to /user/match/, hearth answers barbara and basil, and the chips and the box show exactly them", async () => {
+      const area = page.getByTestId('match');
+      const box = area.locator('textarea:not([aria-hidden="true"])');
+      await box.waitFor({ timeout: WAIT_MS });
+      const [resp] = await Promise.all([
+        page.waitForResponse((r) => r.url() === `${portal}/api/v2/user/match/` && r.request().method() === 'POST', { timeout: WAIT_MS }),
+        box.fill('BARBARA, basil nobody'),
+      ]);
+      must(resp.status() === 200, `POST /user/match/ answered ${resp.status()}`);
+      const sent = JSON.stringify(resp.request().postDataJSON());
+      must(sent === JSON.stringify(['BARBARA', 'basil', 'nobody']), `the kit sent ${sent}`);
+      const got = (await resp.json()).map((u) => u.username).join();
+      must(got === 'barbara,basil', `hearth answered ${got}`);
+      await area.locator('.MuiChip-label', { hasText: 'basil' }).waitFor({ timeout: WAIT_MS });
+      const chips = (await area.locator('.MuiChip-label').allTextContents()).join();
+      must(chips === 'barbara,basil', `the chips: ${chips}`);
+      must((await box.inputValue()) === 'barbara\nbasil', `the box: ${JSON.stringify(await box.inputValue())}`);
     });
   }, { fullPage: false });
 

@@ -360,7 +360,7 @@ where
 /// Everything else that writes is 403 while the block lasts: contributions, comments,
 /// votes, flags, follows of users, connection requests, the profile (the platform's
 /// `status: b` rules, `@selfcommunity/types` `SCUserType.status`).
-pub const BLOCKED_MAY: [&str; 23] = [
+pub const BLOCKED_MAY: [&str; 26] = [
     "ackLegalPage",
     "changeUserMail",
     "changeUserPassword",
@@ -368,10 +368,16 @@ pub const BLOCKED_MAY: [&str; 23] = [
     "deleteComment",
     "deleteDiscussion",
     "deletePost",
+    // a private message: taken back (what they wrote) or hidden for themselves; a
+    // thread deleted for themselves
+    "deletePrivateMessage",
+    "deletePrivateMessageThread",
     "deleteStatus",
     "disposeBanners",
     "followCategory",
     "generateDataPortability",
+    // reading a thread marks it read for the reader (their own marks)
+    "getPrivateMessages",
     "getUserConnectionStatuses",
     "hideUser",
     "leaveCourse",

@@ -47,6 +47,11 @@ pub async fn read(
     Ok((map, files.pop().flatten().map(|bytes| Upload { bytes, held })))
 }
 
+/// Whether a request's body is a form (`multipart/form-data`) rather than JSON.
+pub fn is_form(headers: &HeaderMap) -> bool {
+    media_type(headers).as_deref() == Some("multipart/form-data")
+}
+
 /// Reads a body whose form may carry several files (a group's avatar and cover): the
 /// fields as a JSON object, each of `files`' uploads (in that order, `None` when not
 /// sent), and the body's memory, which the caller keeps until the images are made.
@@ -57,7 +62,7 @@ pub async fn read_files(
     files: &[&str],
 ) -> Result<(Map<String, Value>, Vec<Option<Bytes>>, Option<Permit>), ApiError> {
     let mut uploads = vec![None; files.len()];
-    if media_type(headers).as_deref() != Some("multipart/form-data") {
+    if !is_form(headers) {
         return match json::<Value>(body, headers).await? {
             Value::Object(m) => Ok((m, uploads, None)),
             _ => Err(ApiError::ParseError("expected a JSON object".into())),

@@ -118,7 +118,8 @@ pub(crate) fn note_json(n: &Note, base: &PublicUrl, now: crate::clock::Timestamp
         // handler, the recipient's snippet of its thread
         Type::PrivateMessage => {
             if let Some((m, snippet)) = &n.message {
-                let viewer = m.receiver.id;
+                // a pair message's notification is its receiver's
+                let viewer = m.receiver.as_ref().map_or(m.sender.id, |r| r.id);
                 let message = serde_json::to_value(m.to_json(base, viewer)).unwrap_or(Value::Null);
                 let snippet = snippet
                     .as_ref()

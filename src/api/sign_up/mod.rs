@@ -196,7 +196,9 @@ async fn create(mut call: Call<Option<Principal>>) -> Result<Response, ApiError>
 /// `POST /api/v2/account/verify/`: `{validation_code}` of a sign-up. Makes the account
 /// (400 on `username` or `email` if either was taken meanwhile) and answers 200
 /// `{"user_awaiting_approval": false, "token": {access_token, token_type, expires_in}}`:
-/// a JWT for the new member, valid `--token-ttl`. A wrong, used or expired code is 400
+/// a JWT for the new member, valid `--token-ttl`. While staff approve new members
+/// (`configurations.users_approval_enabled`), the account waits for `hearth user
+/// approve` instead: `{"user_awaiting_approval": true, "token": null}`. A wrong, used or expired code is 400
 /// on `validation_code` and counts as a failed sign-in of the client.
 async fn verify(mut call: Call<Option<Principal>>) -> Result<Response, ApiError> {
     let body = body(&mut call, &["validation_code"]).await?;
@@ -234,14 +236,25 @@ async fn verify(mut call: Call<Option<Principal>>) -> Result<Response, ApiError>
                 ));
             }
             let id = crate::db::users::insert(tx, &new)?;
-            Ok(Some((id, secret)))
+            // staff approve new members first: no sign-in until they do
+            let waits = crate::db::users::approval_required(tx)?;
+            if waits {
+                crate::db::users::set_approved(tx, id, false)?;
+            }
+            Ok(Some((id, secret, waits)))
         })
         .await?;
-    let Some((id, secret)) = made else {
+    let Some((id, secret, waits)) = made else {
         slot.failed();
         return Err(wrong_code());
     };
     slot.cancelled();
+    if waits {
+        return Ok(json_response(
+            StatusCode::OK,
+            &json!({"user_awaiting_approval": true, "token": null}),
+        ));
+    }
     let jwt = token::jwt::mint(id, None, now / SECOND, ttl, &secret);
     Ok(json_response(
         StatusCode::OK,

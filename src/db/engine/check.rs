@@ -38,6 +38,32 @@ const INVARIANTS: &[(&str, &str, &str)] = &[
                 OR (p.receiver_id = m.user_id AND p.receiver_hidden = 0)))",
     ),
     (
+        "pm_visible",
+        "a private message thread's kept count of what each side sees matches its messages",
+        "SELECT m.user_id FROM pm_member m WHERE m.visible <>
+           (SELECT count(*) FROM private_message p WHERE p.thread_id = m.thread_id
+              AND ((p.sender_id = m.user_id AND p.sender_hidden = 0)
+                OR (p.receiver_id = m.user_id AND p.receiver_hidden = 0)))",
+    ),
+    (
+        "pm_group_thread",
+        "a group thread's head is its newest message and counts its messages",
+        "SELECT t.group_id FROM pm_group_thread t WHERE t.messages <>
+           (SELECT count(*) FROM private_message p WHERE p.group_id = t.group_id)
+         OR t.last_id IS NOT (SELECT max(p.id) FROM private_message p WHERE p.group_id = t.group_id)",
+    ),
+    (
+        "pm_group_member",
+        "a group thread member's kept counts match the messages they deleted and hid",
+        "SELECT m.user_id FROM pm_group_member m WHERE m.cleared <>
+           (SELECT count(*) FROM private_message p WHERE p.group_id = m.group_id AND p.id <= m.cleared_id)
+         OR m.hidden <> (SELECT count(*) FROM pm_group_hidden h JOIN private_message p ON p.id = h.message_id
+              WHERE h.user_id = m.user_id AND h.group_id = m.group_id AND p.group_id = m.group_id
+                AND p.id > m.cleared_id)
+         OR EXISTS (SELECT 1 FROM pm_group_hidden h WHERE h.user_id = m.user_id
+              AND h.group_id = m.group_id AND h.message_id <= m.cleared_id)",
+    ),
+    (
         "unseen_notifications",
         "unseen_notifications matches the user's new notifications",
         "SELECT u.id FROM user u WHERE u.unseen_notifications <>

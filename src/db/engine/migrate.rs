@@ -184,7 +184,15 @@ fn v10_people_groups_events_messages(conn: &Connection) -> Result<(), DbError> {
 /// the system clock: a key is only ever behind the time it is read at).
 fn v11_groups_events_messages_people(conn: &Connection) -> Result<(), DbError> {
     add_columns(conn, V11_COLUMNS)?;
+    rebuild_private_message(conn)?;
     conn.execute_batch(section(V11_HEADING, None)?)?;
+    // what each side of a pair thread sees (db::messages, `pm_member.visible`)
+    conn.execute_batch(
+        "UPDATE pm_member SET visible = (SELECT count(*) FROM private_message p
+             WHERE p.thread_id = pm_member.thread_id
+               AND ((p.sender_id = pm_member.user_id AND p.sender_hidden = 0)
+                 OR (p.receiver_id = pm_member.user_id AND p.receiver_hidden = 0)));",
+    )?;
     conn.execute_batch(
         "UPDATE community_group SET items_counter = (SELECT count(*) FROM contribution c
              WHERE c.group_id = community_group.id AND c.target_pk IS NULL AND c.deleted = 0);
@@ -195,6 +203,56 @@ fn v11_groups_events_messages_people(conn: &Connection) -> Result<(), DbError> {
     )?;
     // every event's order key (the columns start stale: 0) as of now
     crate::db::events::refresh_keys(conn, crate::clock::Clock::system().now(), i64::MAX)?;
+    Ok(())
+}
+
+/// Version 11 makes `private_message.thread_id` and `receiver_id` nullable and adds
+/// `group_id` (a group thread's message): SQLite changes no column's NOT NULL in place,
+/// so the table is rebuilt as <https://www.sqlite.org/lang_altertable.html#otheralter>
+/// says, from [`SCHEMA`]'s own text (a migrated file is a fresh one): the new table
+/// under another name, every row copied, the old one dropped, the new one renamed, its
+/// indexes made again. [`check_and_migrate`] runs the steps with foreign keys off (the
+/// drop would otherwise fail on `notification.message_id`, which refers to it), so this
+/// step checks them itself before the commit. A table that an older step made from
+/// today's text already has `group_id` and stays.
+fn rebuild_private_message(conn: &Connection) -> Result<(), DbError> {
+    let has = "SELECT 1 FROM pragma_table_info('private_message') WHERE name = 'group_id'";
+    if conn.prepare(has)?.exists([])? {
+        return Ok(());
+    }
+    let missing = || DbError::NotHearth("schema.sql lacks private_message (a build error)".into());
+    let start = SCHEMA.find("CREATE TABLE private_message (").ok_or_else(missing)?;
+    let indexes =
+        start + SCHEMA[start..].find("CREATE INDEX private_message_thread").ok_or_else(missing)?;
+    let end = indexes + SCHEMA[indexes..].find("CREATE TABLE pm_member").ok_or_else(missing)?;
+    let table = SCHEMA[start..indexes].replacen(
+        "CREATE TABLE private_message (",
+        "CREATE TABLE private_message_v11 (",
+        1,
+    );
+    conn.execute_batch(&table)?;
+    conn.execute_batch(
+        "INSERT INTO private_message_v11 (id, thread_id, sender_id, receiver_id, text, html, summary,
+             file_uuid, created_at, is_read, withdrawn, sender_hidden, receiver_hidden)
+         SELECT id, thread_id, sender_id, receiver_id, text, html, summary, file_uuid, created_at,
+             is_read, withdrawn, sender_hidden, receiver_hidden FROM private_message;
+         DROP TABLE private_message;
+         ALTER TABLE private_message_v11 RENAME TO private_message;",
+    )?;
+    conn.execute_batch(&SCHEMA[indexes..end])?;
+    // the rebuilt table's own keys, and the rows that refer to it
+    let broken = conn.prepare("PRAGMA foreign_key_check(private_message)")?.exists([])?
+        || conn
+            .prepare(
+                "SELECT 1 FROM notification n WHERE n.message_id IS NOT NULL
+                 AND NOT EXISTS (SELECT 1 FROM private_message p WHERE p.id = n.message_id)",
+            )?
+            .exists([])?;
+    if broken {
+        return Err(DbError::NotHearth(
+            "rebuilding private_message: a row refers to one that is not there".into(),
+        ));
+    }
     Ok(())
 }
 
@@ -230,6 +288,7 @@ const V11_COLUMNS: &[&str] = &[
     "ALTER TABLE event ADD COLUMN next_end INTEGER NOT NULL DEFAULT 0",
     "ALTER TABLE event ADD COLUMN prev_end INTEGER",
     "ALTER TABLE event ADD COLUMN over INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE pm_member ADD COLUMN visible INTEGER NOT NULL DEFAULT 0",
 ];
 
 /// The first line of [`SCHEMA`]'s version 11 section.
@@ -363,12 +422,33 @@ pub fn identify(conn: &Connection) -> Result<i64, DbError> {
 
 /// Checks that the file is a hearth database and migrates it to [`VERSION`].
 pub fn check_and_migrate(conn: &Connection) -> Result<(), DbError> {
-    let mut version = identify(conn)?;
+    let version = identify(conn)?;
+    if version >= VERSION {
+        return Ok(());
+    }
+    let keys: bool = conn.query_row("PRAGMA foreign_keys", [], |r| r.get(0))?;
+    let done = migrate_from(conn, version, keys);
+    // back as they were however the steps ended
+    conn.pragma_update(None, "foreign_keys", keys)?;
+    done
+}
+
+/// The versions whose step to the next rebuilds a table: it runs with foreign keys off,
+/// as the drop of the old table would fail or cascade with them on, and checks the keys
+/// of what it rebuilt itself before the commit.
+const REBUILDS_FROM: &[i64] = &[10];
+
+/// Runs the steps from `version` on, each in its transaction, with foreign keys as
+/// `keys` says but for [`REBUILDS_FROM`] (the pragma is a no-op inside a transaction, so it
+/// is set before each).
+fn migrate_from(conn: &Connection, mut version: i64, keys: bool) -> Result<(), DbError> {
     while version < VERSION {
-        let step =
-            usize::try_from(version - 1).ok().and_then(|i| MIGRATIONS.get(i)).ok_or_else(|| {
-                DbError::NotHearth(format!("no migration from schema version {version}"))
-            })?;
+        let index = usize::try_from(version - 1).ok();
+        let step = index.and_then(|i| MIGRATIONS.get(i)).ok_or_else(|| {
+            DbError::NotHearth(format!("no migration from schema version {version}"))
+        })?;
+        let rebuilds = REBUILDS_FROM.contains(&version);
+        conn.pragma_update(None, "foreign_keys", keys && !rebuilds)?;
         conn.execute_batch("BEGIN IMMEDIATE")?;
         let done = step(conn).and_then(|()| {
             conn.pragma_update(None, "user_version", version + 1)?;

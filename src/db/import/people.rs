@@ -192,8 +192,9 @@ pub(super) fn legal_ack(
 }
 
 /// A private message line: two distinct users who exist (a deleted user's messages stay
-/// in the other's thread, as after a deletion through the API), a text the API would
-/// take; the thread, both snippets and the unread count follow, and no one is notified.
+/// in the other's thread, as after a deletion through the API), or a group's member and
+/// the group; a text the API would take; the thread, the snippets and the unread counts
+/// follow, and no one is notified.
 pub(super) fn private_message(
     conn: &Connection,
     known: &Known,
@@ -201,10 +202,31 @@ pub(super) fn private_message(
     now: Timestamp,
 ) -> Result<(), LineError> {
     known.user(m.sender, "sender")?;
-    known.user(m.receiver, "receiver")?;
-    if m.sender == m.receiver {
-        return Err("sender and receiver are the same user".to_owned());
+    /// Where the line's message goes.
+    enum To {
+        User(i64),
+        Group(i64),
     }
+    let to = match (m.receiver, m.group) {
+        (Some(r), None) => {
+            known.user(r, "receiver")?;
+            if m.sender == r {
+                return Err("sender and receiver are the same user".to_owned());
+            }
+            To::User(r)
+        }
+        (None, Some(g)) => {
+            // a member's message in a live group (as the API takes it)
+            let status =
+                crate::db::members::status(conn, crate::db::members::Roster::Group, g, m.sender)
+                    .map_err(|e| sql_err("private_message", &e))?;
+            if !crate::db::groups::is_member(status) {
+                return Err(format!("the sender is not a member of group {g}"));
+            }
+            To::Group(g)
+        }
+        _ => return Err("a message has either a receiver or a group".to_owned()),
+    };
     let max = crate::model::message::MESSAGE_MAX;
     if m.message.chars().count() > max {
         return Err(format!("message has more than {max} characters"));
@@ -214,7 +236,16 @@ pub(super) fn private_message(
     }
     let rendered = crate::model::rich_text::render(&m.message);
     let at = m.created_at.unwrap_or(now);
-    crate::db::messages::write(conn, m.sender, m.receiver, &m.message, &rendered, None, at, m.read)
-        .map_err(|e| sql_err("private_message", &e))?;
+    match to {
+        To::User(r) => {
+            crate::db::messages::write(conn, m.sender, r, &m.message, &rendered, None, at, m.read)
+                .map(drop)
+        }
+        To::Group(g) => {
+            let group_write = crate::db::messages::group::write;
+            group_write(conn, g, m.sender, &m.message, &rendered, None, at, m.read).map(drop)
+        }
+    }
+    .map_err(|e| sql_err("private_message", &e))?;
     Ok(())
 }

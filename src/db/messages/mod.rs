@@ -9,6 +9,7 @@
 //! both, as a deleted message without its text or file.
 
 pub mod files;
+pub mod group;
 
 use std::collections::HashMap;
 
@@ -135,6 +136,8 @@ pub fn write(
          WHERE thread_id = ?1",
     )?
     .execute(params![thread, id, at, to, read])?;
+    conn.prepare_cached("UPDATE pm_member SET visible = visible + 1 WHERE thread_id = ?1")?
+        .execute([thread])?;
     Ok(id)
 }
 
@@ -142,8 +145,9 @@ pub fn write(
 const MESSAGE_COLUMNS: &str = "m.id, m.thread_id, m.sender_id, m.receiver_id, m.html,
     m.created_at, m.is_read, m.withdrawn, m.file_uuid";
 
-/// A message row before its users are read.
-type Row = (i64, i64, i64, i64, String, Timestamp, bool, bool, Option<String>);
+/// A message row before its users are read (a group message's thread and receiver are
+/// NULL: [`group`] reads those).
+type Row = (i64, Option<i64>, i64, Option<i64>, String, Timestamp, bool, bool, Option<String>);
 
 fn message_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
     Ok((
@@ -159,11 +163,12 @@ fn message_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
     ))
 }
 
-/// Rows made messages, each user read once.
+/// Pair rows made messages, each user read once.
 fn messages(conn: &Connection, rows: Vec<Row>) -> rusqlite::Result<Vec<Message>> {
     let mut users: HashMap<i64, User> = HashMap::new();
     let mut out = Vec::with_capacity(rows.len());
     for (id, thread_id, sender, receiver, html, created_at, is_read, withdrawn, file) in rows {
+        let (Some(thread_id), Some(receiver)) = (thread_id, receiver) else { continue };
         for u in [sender, receiver] {
             if let std::collections::hash_map::Entry::Vacant(e) = users.entry(u)
                 && let Some(user) = super::users::get(conn, u)?
@@ -182,7 +187,8 @@ fn messages(conn: &Connection, rows: Vec<Row>) -> rusqlite::Result<Vec<Message>>
             id,
             thread_id,
             sender: sender.clone(),
-            receiver: receiver.clone(),
+            receiver: Some(receiver.clone()),
+            group: None,
             html,
             created_at,
             is_read,
@@ -197,8 +203,12 @@ fn messages(conn: &Connection, rows: Vec<Row>) -> rusqlite::Result<Vec<Message>>
 const VISIBLE: &str = "((m.sender_id = ?1 AND m.sender_hidden = 0)
     OR (m.receiver_id = ?1 AND m.receiver_hidden = 0))";
 
-/// Message `id` as `viewer` sees it (`None`: not one of `viewer`'s, or hidden for them).
+/// Message `id` as `viewer` sees it (`None`: not one of `viewer`'s, or hidden for them;
+/// a group message: not in a group thread the viewer is a member of, [`group::get`]).
 pub fn get(conn: &Connection, viewer: i64, id: i64) -> rusqlite::Result<Option<Message>> {
+    if let Some(g) = group::group_of(conn, id)? {
+        return group::get(conn, viewer, g, id);
+    }
     let row = conn
         .prepare_cached(sql!(
             "SELECT {MESSAGE_COLUMNS} FROM private_message m WHERE m.id = ?2 AND {VISIBLE}"
@@ -218,7 +228,10 @@ pub enum From {
 }
 
 /// One page of thread `thread` as `viewer` sees it, oldest first on the page, and how
-/// many messages the query matches. A keyset walk of `private_message_thread`.
+/// many messages the query matches. A keyset walk of `private_message_thread`; the
+/// count is the viewer's kept one (`pm_member.visible`) for the newest page, that less
+/// the messages from `before` on (what the reader walked back past) for an older one,
+/// and the index range from `from` on for a forward page.
 pub fn page(
     conn: &Connection,
     viewer: i64,
@@ -232,12 +245,24 @@ pub fn page(
         From::Oldest { from } => ("m.id >= ?3", "ASC", from),
     };
     let filter = format!("m.thread_id = ?2 AND {VISIBLE} AND {bound}");
-    let count: i64 = conn
-        .prepare_cached(&format!(
+    let range = |bound: &str, key: i64| -> rusqlite::Result<i64> {
+        conn.prepare_cached(&format!(
             "SELECT count(*) FROM private_message m INDEXED BY private_message_thread
-             WHERE {filter}"
+             WHERE m.thread_id = ?2 AND {VISIBLE} AND {bound}"
         ))?
-        .query_row(params![viewer, thread, key], |r| r.get(0))?;
+        .query_row(params![viewer, thread, key], |r| r.get(0))
+    };
+    let kept = || -> rusqlite::Result<i64> {
+        conn.prepare_cached("SELECT visible FROM pm_member WHERE user_id = ?1 AND thread_id = ?2")?
+            .query_row([viewer, thread], |r| r.get(0))
+            .optional()
+            .map(Option::unwrap_or_default)
+    };
+    let count = match start {
+        From::Newest { before: None } => kept()?,
+        From::Newest { before: Some(b) } => (kept()? - range("m.id >= ?3", b)?).max(0),
+        From::Oldest { from } => range("m.id >= ?3", from)?,
+    };
     let rows: Vec<Row> = conn
         .prepare_cached(&format!(
             "SELECT {MESSAGE_COLUMNS} FROM private_message m INDEXED BY private_message_thread
@@ -284,8 +309,31 @@ pub fn mark_read(conn: &Connection, user: i64, thread: i64) -> rusqlite::Result<
 }
 
 /// One page of `user`'s snippets, the most recent thread first, and how many threads
-/// it has: a keyset walk of `pm_member_recent`.
+/// it has: a keyset walk of `pm_member_recent`, merged, `with_groups`, with the user's
+/// group threads ([`group::snippets`]: O(the user's groups); the pair threads are then
+/// read from the first, `offset + limit` of them).
 pub fn snippets(
+    conn: &Connection,
+    user: i64,
+    limit: i64,
+    offset: i64,
+    with_groups: bool,
+) -> rusqlite::Result<(i64, Vec<Snippet>)> {
+    let groups = if with_groups { group::snippets(conn, user)? } else { Vec::new() };
+    if groups.is_empty() {
+        return pair_snippets(conn, user, limit, offset);
+    }
+    let (count, mut all) = pair_snippets(conn, user, offset.saturating_add(limit), 0)?;
+    let count = count + i64::try_from(groups.len()).unwrap_or(i64::MAX);
+    all.extend(groups);
+    all.sort_by_key(|s| std::cmp::Reverse((s.last.created_at, s.thread_id)));
+    let skip = usize::try_from(offset).unwrap_or(usize::MAX);
+    let take = usize::try_from(limit).unwrap_or(usize::MAX);
+    Ok((count, all.into_iter().skip(skip).take(take).collect()))
+}
+
+/// One page of `user`'s pair threads' snippets, as [`snippets`] orders them.
+fn pair_snippets(
     conn: &Connection,
     user: i64,
     limit: i64,
@@ -331,6 +379,9 @@ pub fn snippet(conn: &Connection, user: i64, thread: i64) -> rusqlite::Result<Op
 /// themselves. Snippets and unread counts follow; the receiver's notification goes, and
 /// a taken-back message's file with its bytes. `false`: not a message `user` sees.
 pub fn delete(conn: &Connection, user: i64, id: i64, now: Timestamp) -> rusqlite::Result<bool> {
+    if let Some(g) = group::group_of(conn, id)? {
+        return group::delete(conn, user, g, id, now);
+    }
     let row: Option<(i64, i64, i64, Timestamp, bool, Option<String>)> = conn
         .prepare_cached(sql!(
             "SELECT m.thread_id, m.sender_id, m.receiver_id, m.created_at, m.withdrawn,
@@ -345,9 +396,25 @@ pub fn delete(conn: &Connection, user: i64, id: i64, now: Timestamp) -> rusqlite
         return Ok(false);
     };
     conn.prepare_cached("DELETE FROM notification WHERE message_id = ?1")?.execute([id])?;
+    // who stops seeing it: both sides that saw it, when it goes without a trace; the
+    // caller, when they hide it
+    let unseen = |side: i64| -> rusqlite::Result<()> {
+        conn.prepare_cached(
+            "UPDATE pm_member SET visible = visible - 1 WHERE thread_id = ?1 AND user_id = ?2",
+        )?
+        .execute([thread, side])?;
+        Ok(())
+    };
     if user == sender && !withdrawn {
         if now - at < WITHDRAW_WITHOUT_TRACE_US {
+            let receiver_saw: bool = conn
+                .prepare_cached("SELECT receiver_hidden = 0 FROM private_message WHERE id = ?1")?
+                .query_row([id], |r| r.get(0))?;
             conn.prepare_cached("DELETE FROM private_message WHERE id = ?1")?.execute([id])?;
+            unseen(sender)?;
+            if receiver_saw {
+                unseen(receiver)?;
+            }
         } else {
             conn.prepare_cached(
                 "UPDATE private_message SET withdrawn = 1, text = '', html = '', summary = '',
@@ -361,9 +428,11 @@ pub fn delete(conn: &Connection, user: i64, id: i64, now: Timestamp) -> rusqlite
     } else if user == sender {
         conn.prepare_cached("UPDATE private_message SET sender_hidden = 1 WHERE id = ?1")?
             .execute([id])?;
+        unseen(sender)?;
     } else {
         conn.prepare_cached("UPDATE private_message SET receiver_hidden = 1 WHERE id = ?1")?
             .execute([id])?;
+        unseen(receiver)?;
     }
     refresh(conn, thread, sender)?;
     refresh(conn, thread, receiver)?;
@@ -386,6 +455,8 @@ pub fn delete_thread(conn: &Connection, user: i64, thread: i64) -> rusqlite::Res
            AND message_id IN (SELECT id FROM private_message WHERE thread_id = ?1)",
     )?
     .execute([thread, user])?;
+    conn.prepare_cached("UPDATE pm_member SET visible = 0 WHERE thread_id = ?1 AND user_id = ?2")?
+        .execute([thread, user])?;
     refresh(conn, thread, user)
 }
 
@@ -432,6 +503,14 @@ mod tests {
             thread.contains("USING INDEX private_message_thread (thread_id=? AND id<?)")
                 && !thread.contains("TEMP B-TREE"),
             "{thread}"
+        );
+        // the newest page's count is the viewer's kept one: a primary-key read, never
+        // the thread's index
+        let count = plan("SELECT visible FROM pm_member WHERE user_id = 7 AND thread_id = 1");
+        assert!(
+            count.contains("SEARCH pm_member USING PRIMARY KEY (user_id=? AND thread_id=?)")
+                && !count.contains("private_message"),
+            "{count}"
         );
         let snippets = plan(
             "SELECT thread_id, last_id, unread FROM pm_member INDEXED BY pm_member_recent

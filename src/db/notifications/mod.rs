@@ -134,8 +134,11 @@ impl Type {
 pub struct Pushed {
     pub user_id: i64,
     pub kind: Type,
-    /// The notification's id.
+    /// The notification's id, or a group thread's message's ([`Pushed::group_message`]).
     pub id: i64,
+    /// A group thread's message, pushed without a notification row
+    /// ([`push_group_message`]).
+    pub group_message: bool,
 }
 
 thread_local! {
@@ -176,6 +179,19 @@ pub fn notify(conn: &Connection, c: Cause, now: Timestamp) -> rusqlite::Result<(
         }
     }
     insert(conn, c, Subject::None, now)
+}
+
+/// Pushes group thread message `message` to `user`'s open sockets once the running
+/// write commits; writes no row (db::messages::group says why).
+pub fn push_group_message(user: i64, message: i64) {
+    PUSHED.with(|p| {
+        p.borrow_mut().push(Pushed {
+            user_id: user,
+            kind: Type::PrivateMessage,
+            id: message,
+            group_message: true,
+        })
+    });
 }
 
 /// Notifies `user` of private message `message` from `actor` (as [`notify`]).
@@ -297,7 +313,9 @@ fn insert(conn: &Connection, c: Cause, about: Subject, now: Timestamp) -> rusqli
         message
     ])?;
     let id = conn.last_insert_rowid();
-    PUSHED.with(|p| p.borrow_mut().push(Pushed { user_id: c.user, kind: c.kind, id }));
+    PUSHED.with(|p| {
+        p.borrow_mut().push(Pushed { user_id: c.user, kind: c.kind, id, group_message: false })
+    });
     Ok(())
 }
 

@@ -65,8 +65,9 @@ fn ranked(
 }
 
 /// Users the viewer does not hide (`?2`) — the user index's rows are live users only.
-const USER_VISIBLE: &str =
-    "s.rowid NOT IN (SELECT h.hidden_id FROM user_hide h WHERE h.user_id = ?2)";
+fn user_visible() -> &'static str {
+    sql!("{}", super::hides::not_hidden_user("s.rowid", 2))
+}
 
 /// Live top-level items whose author the viewer does not hide, made in no group or
 /// event, or in one whose items the viewer may see (`db::spaces::item_shown`).
@@ -92,7 +93,7 @@ pub fn users(
     limit: i64,
     offset: i64,
 ) -> rusqlite::Result<(i64, Vec<User>)> {
-    let (count, ids) = ranked(conn, "search_user", USER_VISIBLE, expr, viewer, limit, offset)?;
+    let (count, ids) = ranked(conn, "search_user", user_visible(), expr, viewer, limit, offset)?;
     let mut out = Vec::with_capacity(ids.len());
     for id in ids {
         out.extend(super::users::get(conn, id)?);

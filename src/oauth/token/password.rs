@@ -23,6 +23,9 @@ pub async fn exchange(ctx: Ctx<'_>) -> Result<TokenResponse, OAuthError> {
         match crate::oauth::password::check(ctx.state, ctx.addr, username, password).await? {
             Outcome::Ok(id) => id,
             Outcome::Wrong => return Err(OAuthError::invalid_grant("Invalid credentials given.")),
+            Outcome::AwaitingApproval => {
+                return Err(OAuthError::invalid_grant(crate::oauth::password::AWAITING_APPROVAL));
+            }
             Outcome::Throttled(secs) => {
                 let mut e = OAuthError::new(
                     ErrorCode::TemporarilyUnavailable,

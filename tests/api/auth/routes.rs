@@ -211,12 +211,14 @@ impl Fixtures {
         }
     }
 
-    /// The path with its `{id}` (chosen by the segment before it; a user's settings are
-    /// the owner's, the only ones its token may read), `{section_id}` and `{path}` filled
+    /// The path with its `{id}` (chosen by the segment before it; a user's settings and
+    /// linked identities are the owner's, the only ones its token may read), `{section_id}` and `{path}` filled
     /// in; `unknown` fills ids that do not exist instead.
     fn fill(&self, path: &str, unknown: bool) -> String {
         // the reads of one's own account: the owner's id
-        let settings = path.ends_with("/settings/") || path.ends_with("/check_email_token/");
+        let settings = path.ends_with("/settings/")
+            || path.ends_with("/check_email_token/")
+            || path.ends_with("/provider/");
         let mut out = Vec::new();
         let mut prev = "";
         for seg in path.split('/') {
@@ -270,9 +272,10 @@ impl Fixtures {
 }
 
 /// The routes only staff may call (a member is 403 whatever its token): moderation,
-/// the flag lists, user tags and onboarding.
+/// the flag lists, user tags, onboarding and the control panel's link.
 fn staff_only(m: &str, template: &str) -> bool {
-    template.starts_with("/api/v2/moderation/")
+    template == "/api/v2/user/me/platform_url/"
+        || template.starts_with("/api/v2/moderation/")
         || (m == "GET" && template.ends_with("/flag/"))
         || template.starts_with("/api/v2/tag/")
         || template.starts_with("/api/v2/onboarding/")
@@ -325,7 +328,8 @@ async fn every_protected_route_rejects_bad_tokens() {
 
 #[tokio::test]
 async fn a_read_only_token_may_not_write_anywhere() {
-    let s = TestServer::start().await;
+    // a control panel named, so that its link is served (else 404 by design)
+    let s = TestServer::start_with(|c| c.platform_url = Some("https://panel.example".into())).await;
     let fx = Fixtures::make(&s).await;
     let read = s.oauth_token(fx.owner, "read");
     let staff_read = s.oauth_token(s.user("staffer", None, true), "read");

@@ -149,3 +149,63 @@ async fn thirty_parallel_uploads_keep_exactly_twenty() {
     assert_eq!(images, 20, "no image is left behind by a refused upload");
     s.assert_consistent();
 }
+
+/// The kit's `ChangeCover`: a form with a `cover` picture on `PATCH /user/{id}/` sets the
+/// member's cover (re-encoded, at most 1280 px a side, served from `/media/`), a new one
+/// replaces it (the old one is gone), an empty `cover` puts the default back, and a
+/// non-picture or another member's id is refused. JSON cannot set it.
+#[tokio::test]
+async fn a_cover_picture_is_uploaded_replaced_and_removed() {
+    let s = TestServer::start().await;
+    let (alice, a) = s.login("alice");
+    let (_, b) = s.login("bob");
+    let path = format!("/api/v2/user/{alice}/");
+    let cover_form = |bytes: Vec<u8>| {
+        reqwest::multipart::Form::new().part("cover", image_part(bytes, "wide.png", "image/png"))
+    };
+    let r = multipart(&s, Method::PATCH, &path, &a, cover_form(png(2000, 500))).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    let cover = r.json()["cover"].as_str().unwrap().to_owned();
+    assert!(cover.contains(&format!("/media/user/{alice}/cover/")), "{cover}");
+    let served = s.client.get(&cover).send().await.unwrap();
+    assert_eq!(served.status(), StatusCode::OK);
+    let img = image::load_from_memory(&served.bytes().await.unwrap()).unwrap();
+    assert_eq!((img.width(), img.height()), (1280, 320), "the whole picture, at most 1280 px");
+    assert_eq!(s.get(&path, Some(&b)).await.json()["cover"], cover.as_str());
+    // a new one replaces it: one stored file
+    let r = multipart(&s, Method::PATCH, &path, &a, cover_form(png(300, 100))).await;
+    let second = r.json()["cover"].as_str().unwrap().to_owned();
+    assert_ne!(second, cover);
+    assert_eq!(s.client.get(&cover).send().await.unwrap().status(), StatusCode::NOT_FOUND);
+    let stored = |s: &TestServer| {
+        s.db_read(|c| {
+            c.query_row(
+                "SELECT count(*) FROM media WHERE path LIKE ?1",
+                [format!("user/{alice}/cover/%")],
+                |r| r.get::<_, i64>(0),
+            )
+        })
+    };
+    assert_eq!(stored(&s), 1);
+    // refused: not a picture, another member's profile; JSON's `cover` changes nothing
+    let text = reqwest::multipart::Form::new()
+        .part("cover", image_part(b"<svg onload=alert(1)>".to_vec(), "x.svg", "image/svg+xml"));
+    let r = multipart(&s, Method::PATCH, &path, &a, text).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.text);
+    assert!(r.text.contains("cover"), "{}", r.text);
+    let r = multipart(&s, Method::PATCH, &path, &b, cover_form(png(30, 30))).await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN, "{}", r.text);
+    let r = s.patch(&path, Some(&a), json!({"cover": "javascript:alert(1)"})).await;
+    assert_eq!(r.json()["cover"], second.as_str());
+    // an empty cover: the default again, and the file gone
+    let clear = reqwest::multipart::Form::new().text("cover", "");
+    let r = multipart(&s, Method::PATCH, &path, &a, clear).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert!(r.json()["cover"].as_str().unwrap().ends_with("/static/default/cover.svg"));
+    assert_eq!(stored(&s), 0);
+    // erasing the account takes a cover with it
+    multipart(&s, Method::PATCH, &path, &a, cover_form(png(40, 40))).await;
+    assert_eq!(s.delete(&path, Some(&a)).await.status, StatusCode::NO_CONTENT);
+    assert_eq!(stored(&s), 0);
+    s.assert_consistent();
+}

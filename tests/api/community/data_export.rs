@@ -55,6 +55,14 @@ async fn the_export_holds_the_members_data_and_nobody_elses() {
         assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
     }
     let _ = carol;
+    // a group's thread: alice's message is hers, bob's is not
+    s.set_pref("configurations", "groups_enabled", json!(true));
+    let g = s.create_id("/api/v2/group/", &a, json!({"name": "Bakers"})).await;
+    s.post_empty(&format!("/api/v2/group/{g}/subscribe/"), Some(&b)).await;
+    for (tok, text) in [(&a, "alice to the bakers"), (&b, "bob to the bakers")] {
+        let r = s.post("/api/v2/pm/", Some(tok), json!({"group": g, "message": text})).await;
+        assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    }
     // a tag staff gave alice and keep off her profile: hers to see in the export
     let now = s.clock.now();
     s.db_write(move |tx| {
@@ -103,6 +111,11 @@ async fn the_export_holds_the_members_data_and_nobody_elses() {
     assert_eq!(
         (pms[1]["sender"].clone(), pms[1]["receiver"].clone()),
         (json!("bob"), json!("alice"))
+    );
+    let group_pms: Value = serde_json::from_slice(&all["group_messages.json"]).unwrap();
+    assert_eq!(
+        (group_pms[0]["text"].clone(), group_pms[0]["group_name"].clone(), group_pms[1].clone()),
+        (json!("alice to the bakers"), json!("Bakers"), Value::Null)
     );
     let tags: Value = serde_json::from_slice(&all["tags.json"]).unwrap();
     assert_eq!(

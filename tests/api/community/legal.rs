@@ -109,3 +109,52 @@ async fn bad_answers_and_unknown_pages_are_refused() {
         StatusCode::BAD_REQUEST
     );
 }
+
+#[tokio::test]
+async fn a_policys_revisions_are_listed_newest_first_with_the_callers_answers() {
+    // the SDK's `LegalPageRevisions`: `/legal_page/{policy}/revisions/`, tec or privacy
+    let s = TestServer::start().await;
+    let (_, a) = s.login("alice");
+    let (_, b) = s.login("bob");
+    let now = s.clock.now();
+    let first = add(&s, "tec", "Terms 1", "<p>One</p>", now - 20);
+    let second =
+        add(&s, "tec", "Terms <b>2</b>", "<p>Two</p><img src=x onerror=alert(1)>", now - 10);
+    let future = add(&s, "tec", "Terms 3", "<p>Three</p>", now + 3_600_000_000);
+    let privacy = add(&s, "privacy", "Privacy", "<p>P</p>", now - 10);
+    let r =
+        s.post(&format!("/api/v2/legal_page/{second}/ack/"), Some(&a), json!({"accept": 1})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    let page = s.get("/api/v2/legal_page/tec/revisions/", Some(&a)).await.json();
+    let ids: Vec<i64> =
+        page["results"].as_array().unwrap().iter().map(|p| p["id"].as_i64().unwrap()).collect();
+    assert_eq!(ids, [future, second, first], "the terms only, newest first, the future one too");
+    assert_eq!(page["count"], 3);
+    let active: Vec<bool> =
+        page["results"].as_array().unwrap().iter().map(|p| p["active"] == true).collect();
+    assert_eq!(active, [false, true, false], "only the one in force is active");
+    assert!(page["results"][1]["ack"]["accepted_at"].is_string(), "alice's answer");
+    assert!(page["results"][0]["ack"].is_null() && page["results"][2]["ack"].is_null());
+    let html = page["results"][1]["html_body"].as_str().unwrap();
+    assert!(html.contains("Two") && !html.contains("onerror"), "{html}");
+    // another member sees no answer of alice's; an anonymous caller none at all
+    let theirs = s.get("/api/v2/legal_page/tec/revisions/", Some(&b)).await.json();
+    assert!(theirs["results"][1]["ack"].is_null());
+    let anon = s.get("/api/v2/legal_page/tec/revisions/?limit=1&offset=1", None).await.json();
+    assert_eq!(anon["results"][0]["id"], second);
+    assert!(anon["results"][0]["ack"].is_null() && anon["next"].is_string());
+    assert_eq!(
+        s.get("/api/v2/legal_page/privacy/revisions/", None).await.json()["results"][0]["id"],
+        privacy
+    );
+    // the platform's two policies only; a bad token or page is refused
+    assert_eq!(
+        s.get("/api/v2/legal_page/cookies/revisions/", None).await.status,
+        StatusCode::NOT_FOUND
+    );
+    let r = s.get("/api/v2/legal_page/tec/revisions/", Some("not-a-token.at.all")).await;
+    r.assert_error(StatusCode::UNAUTHORIZED, "authentication_failed");
+    s.get("/api/v2/legal_page/tec/revisions/?limit=0", None)
+        .await
+        .assert_field_error("limit", "invalid");
+}

@@ -13,5 +13,7 @@ mod onboarding;
 mod preferences;
 mod reactions;
 mod sign_up;
+mod sso;
 mod tags;
 mod user_blocks;
+mod user_directory;

@@ -92,6 +92,33 @@ async fn a_sign_up_is_made_by_its_mailed_code_once_and_signs_the_member_in() {
 }
 
 #[tokio::test]
+async fn while_staff_approve_new_members_a_verified_sign_up_waits_for_them() {
+    let (s, sink) = with_relay(10).await;
+    s.set_pref("configurations", "users_approval_enabled", json!(true));
+    let body = json!({"username": "ann", "email": "ann@example.org", "password": "long enough"});
+    assert_eq!(s.post("/api/v2/account/create/", None, body).await.status, StatusCode::CREATED);
+    let code = code_in(&sink.wait_for(1).await[0]);
+    let r = s.post("/api/v2/account/verify/", None, json!({"validation_code": code})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(r.json(), json!({"user_awaiting_approval": true, "token": null}), "no token");
+    let id: i64 =
+        s.db_read(|c| c.query_row("SELECT id FROM user WHERE username = 'ann'", [], |r| r.get(0)));
+    let (_, t) = s.login("bob");
+    assert_eq!(s.get(&format!("/api/v2/user/{id}/"), Some(&t)).await.json()["reg_approved"], false);
+    let waiting = s.db_read(hearth::db::users::awaiting_approval);
+    assert_eq!(waiting.iter().map(|u| u.id).collect::<Vec<_>>(), [id]);
+    // with the preference off again, a new sign-up is a member at once; ann still waits
+    s.set_pref("configurations", "users_approval_enabled", json!(false));
+    let body = json!({"username": "cid", "email": "cid@example.org", "password": "long enough"});
+    assert_eq!(s.post("/api/v2/account/create/", None, body).await.status, StatusCode::CREATED);
+    let code = code_in(&sink.wait_for(2).await[1]);
+    let r = s.post("/api/v2/account/verify/", None, json!({"validation_code": code})).await;
+    assert_eq!(r.json()["user_awaiting_approval"], false);
+    assert!(r.json()["token"]["access_token"].is_string());
+    assert_eq!(s.db_read(hearth::db::users::awaiting_approval).len(), 1);
+}
+
+#[tokio::test]
 async fn signing_up_with_a_members_address_tells_only_the_address() {
     let (s, sink) = with_relay(10).await;
     s.db_write(|tx| {

@@ -249,3 +249,38 @@ async fn pages_answer_other_methods_with_405() {
     let r: Value = s.get("/oauth/nothing/", None).await.json();
     assert_eq!(r["errors"][0]["code"], "not_found");
 }
+
+#[tokio::test]
+async fn a_member_awaiting_approval_signs_in_once_staff_approve() {
+    // SPEC §10 People, `configurations.users_approval_enabled`: a sign-up made while
+    // staff approve new members has `reg_approved` false until `hearth user approve`
+    let s = TestServer::start().await;
+    let ann = s.user("ann", Some("pw-ann"), false);
+    s.db_write(move |tx| hearth::db::users::set_approved(tx, ann, false));
+    let c = app(&s, AppGrant::Password, false, false);
+    // the right password learns why; a wrong one learns nothing more
+    let r = token(&s, &password_grant(&c, "ann", "pw-ann")).await;
+    assert_eq!(
+        (r.status, r.json()["error"].clone()),
+        (StatusCode::BAD_REQUEST, "invalid_grant".into())
+    );
+    assert!(
+        r.json()["error_description"].as_str().unwrap().contains("awaits approval"),
+        "{}",
+        r.text
+    );
+    let r = token(&s, &password_grant(&c, "ann", "nope")).await;
+    assert_eq!(r.json()["error_description"], "Invalid credentials given.");
+    // the login form opens no session either
+    let b = browser();
+    let page = get(&b, &s, "/accounts/login/").await;
+    let mut form = hidden_fields(&page.text);
+    form.extend([("username".into(), "ann".into()), ("password".into(), "pw-ann".into())]);
+    let r = submit(&b, &s, "/accounts/login/", &form).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert!(r.text.contains("awaits approval"), "{}", r.text);
+    assert!(r.header("set-cookie").is_none_or(|c| !c.contains("hearth_session")));
+    // approved: in
+    s.db_write(move |tx| hearth::db::users::set_approved(tx, ann, true));
+    assert_token_response(&token(&s, &password_grant(&c, "ann", "pw-ann")).await, true);
+}

@@ -41,6 +41,8 @@
 //   data-export        basil's AccountDataPortability: create, follow, download his data;
 //   consent            dave's page: ConsentSolution asks him to accept the terms and the
 //                      privacy policy hearth holds;
+//   match              carol's UserAutocomplete: usernames pasted into its box are
+//                      resolved by POST /api/v2/user/match/;
 //   flag               carol's page: a post of bob's, flagged with its actions menu;
 //   moderate           moira's (staff) page: the same post, deleted for a reason with it;
 //   moderated          bob's NotificationFeed, telling him why;
@@ -54,6 +56,8 @@
 //                      with her thread with basil open (snippets, thread, editor);
 //   pm-inbox           basil's messages page, no thread open, in a second browser context
 //                      while erin writes: the snippet turns live, then he opens it;
+//   pm-group           basil's messages page with erin's group "Workshop crew" in his snippets
+//   pm-group-erin      erin's messages page, where she opens the group's thread (a second context)
 //   sign-up            (no session) AccountVerify with a new member's mailed code;
 //   recover            (no session) AccountRecover: a member asks for a recovery mail;
 //   reset              (no session) AccountReset with the recovery code: a new password;
@@ -128,6 +132,7 @@ import {
   UserInfo,
   UserProfileEdit,
   UserProfileHeader,
+  UserAutocomplete,
 } from '@selfcommunity/react-ui';
 import { Category, Event, ExploreFeed, FeedObjectDetail, Group, MainFeed, NotificationFeed, UserProfile } from '@selfcommunity/react-templates';
 
@@ -506,6 +511,14 @@ function Consent() {
   );
 }
 
+function MatchNames() {
+  return (
+    <Single id="match" title="UserAutocomplete (carol's): usernames pasted into its box">
+      <UserAutocomplete />
+    </Single>
+  );
+}
+
 function FlaggedPost({ config }) {
   return (
     <Single id="flagged-post" title="FeedObject (bob's post) and its actions menu">
@@ -556,6 +569,28 @@ function PmThread({ config }) {
 function PmInbox() {
   return (
     <Single id="pm" title="PrivateMessageComponent (basil's)">
+      <div style={PM_HEIGHT}>
+        <PrivateMessageComponent />
+      </div>
+    </Single>
+  );
+}
+
+function PmGroup() {
+  return (
+    <Single id="pm" title="PrivateMessageComponent (basil's, the group's thread in his snippets)">
+      <div style={PM_HEIGHT}>
+        <PrivateMessageComponent />
+      </div>
+    </Single>
+  );
+}
+
+// (erin opens the group's thread from her snippets, as basil does: opened by id, react-ui's
+// thread fetches `/user/{id}/` with the group's id, a bug of the kit's own)
+function PmGroupErin() {
+  return (
+    <Single id="pm" title="PrivateMessageComponent (erin's, she opens the group's thread)">
       <div style={PM_HEIGHT}>
         <PrivateMessageComponent />
       </div>
@@ -759,6 +794,7 @@ const VIEWS = {
   avatar: AvatarPage,
   'data-export': DataExport,
   consent: Consent,
+  match: MatchNames,
   flag: FlaggedPost,
   moderate: FlaggedPost,
   moderated: Notifications,
@@ -768,6 +804,8 @@ const VIEWS = {
   'connect-list': ConnectList,
   'pm-thread': PmThread,
   'pm-inbox': PmInbox,
+  'pm-group': PmGroup,
+  'pm-group-erin': PmGroupErin,
   'sign-up': SignUpVerify,
   recover: Recover,
   reset: Reset,

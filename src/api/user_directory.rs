@@ -1,0 +1,191 @@
+//! The community's users as members list and name them (SPEC §10 People, issue 32):
+//! `GET /api/v2/user/` (the SDK's `UserList`), `POST /api/v2/user/match/` (the kit's
+//! `UserAutocomplete` resolves pasted usernames with it), and the link to the
+//! community's control panel that the kit offers staff (`GET
+//! /api/v2/user/me/platform_url/`), which exists only when the operator names one.
+//! What a caller may see is `db::user_directory`'s: live users, less those it hides.
+
+use serde_json::{Value, json};
+use warp::http::Method;
+use warp::reply::Response;
+
+use crate::api::call::{Call, user, write};
+use crate::api::listing::list_page;
+use crate::db::user_directory::{self, Order};
+use crate::error::ApiError;
+use crate::http::auth::Principal;
+use crate::http::ok;
+use crate::http::pagination::Page;
+use crate::http::query::Query;
+use crate::http::route::Endpoint;
+use crate::model::field::FieldError;
+use crate::model::ids::{MAX_ITEMS, too_many};
+
+/// The endpoints of this module.
+pub fn endpoints() -> Vec<Endpoint> {
+    vec![
+        user(Method::GET, "/api/v2/user/", "listUsers", list),
+        write(Method::POST, "/api/v2/user/match/", "matchUsernames", match_usernames),
+        user(Method::GET, "/api/v2/user/me/platform_url/", "getPlatformUrl", platform_url),
+    ]
+}
+
+/// The platform's filters of the list that hearth does not serve: each would need a
+/// scan of the community (no index orders or narrows by them); `search` finds people
+/// by name instead. Answered 400, so that no client takes the whole list for a
+/// filtered one.
+const UNSERVED_FILTERS: [&str; 4] = ["gender", "real_name", "location", "description"];
+
+/// `GET /api/v2/user/` (auth): the live users the caller does not hide, paginated, by
+/// join date (`ordering`: [`Order::CHOICES`]); `search` finds them by name as the user
+/// search does (best first), `username` names one (case-insensitively).
+async fn list(call: Call<Principal>) -> Result<Response, ApiError> {
+    let base = call.base();
+    list_page(&call, move |c, who, q| {
+        let page = Page::from_query(q)?;
+        if let Some(f) = UNSERVED_FILTERS.iter().find(|f| q.get(f).is_some()) {
+            return Err(ApiError::field(
+                *f,
+                "invalid",
+                "hearth does not filter users by this field; use search (username and real name).",
+            ));
+        }
+        let order = ordering(q)?;
+        let search = q.get("search").filter(|s| !s.trim().is_empty());
+        let username = q.get("username").filter(|s| !s.trim().is_empty());
+        let viewer = who.user_id;
+        let (count, users) = match (search, username) {
+            (Some(_), Some(_)) => {
+                return Err(ApiError::field(
+                    "username",
+                    "invalid",
+                    "Give search or username, not both.",
+                ));
+            }
+            (Some(_), None) => {
+                if order.is_some() {
+                    return Err(ApiError::field(
+                        "ordering",
+                        "invalid",
+                        "A search is ordered by relevance; ordering applies to the whole list.",
+                    ));
+                }
+                let Some(expr) = crate::api::search::expr(q)? else {
+                    return Ok((page, 0, Vec::new()));
+                };
+                crate::db::search::users(c, &expr, Some(viewer), page.limit, page.offset)?
+            }
+            (None, Some(name)) => {
+                let found = user_directory::by_usernames(c, &[name.trim().to_owned()], viewer)?;
+                let n = found.len() as i64;
+                (n, crate::api::listing::window(&found, page).to_vec())
+            }
+            (None, None) => user_directory::page(
+                c,
+                viewer,
+                order.unwrap_or(Order::Joined),
+                page.limit,
+                page.offset,
+            )?,
+        };
+        let results = crate::api::people::users_json(c, users, Some(viewer), &base)?;
+        Ok((page, count, results))
+    })
+    .await
+}
+
+/// `ordering`: one of [`Order::CHOICES`], or absent.
+fn ordering(q: &Query) -> Result<Option<Order>, ApiError> {
+    match q.get("ordering").map(str::trim) {
+        None | Some("") => Ok(None),
+        Some(o) => Order::parse(o).map(Some).ok_or_else(|| {
+            ApiError::field("ordering", "invalid_choice", format!("One of {}.", Order::CHOICES))
+        }),
+    }
+}
+
+/// The usernames of a match's body: a JSON array (what the SDK's `matchUsernames`
+/// sends) of at most [`MAX_ITEMS`] strings; the length is checked before any item.
+fn names_of(body: &Value) -> Result<Vec<String>, FieldError> {
+    const FIELD: &str = "usernames";
+    let Value::Array(items) = body else {
+        return Err(FieldError::new(FIELD, "invalid", "A JSON array of usernames."));
+    };
+    if items.len() > MAX_ITEMS {
+        return Err(too_many(FIELD));
+    }
+    items
+        .iter()
+        .map(|v| v.as_str().map(|s| s.trim().to_owned()))
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(|| {
+            FieldError::new(FIELD, "invalid", "Each item must be a username (a string).")
+        })
+}
+
+/// `POST /api/v2/user/match/` (auth, write scope; reads only): the body is a JSON array
+/// of usernames; answers a plain array of the live users they name
+/// (case-insensitively, each once, in the order first named), less those the caller
+/// hides. A name that matches nobody (or cannot be a username) is left out.
+async fn match_usernames(mut call: Call<Principal>) -> Result<Response, ApiError> {
+    call.before_body().await?;
+    let base = call.base();
+    let body = match call.json::<Value>().await {
+        Ok(v) => v,
+        Err(e) => {
+            // the caller first: a token that no longer holds is 401, whatever the body
+            call.read(|_, _| Ok::<_, ApiError>(())).await?;
+            return Err(e);
+        }
+    };
+    let names = names_of(&body);
+    let json = call
+        .read(move |c, who| {
+            let names = names.as_ref().map_err(|e| ApiError::Invalid(vec![e.clone()]))?;
+            let users = user_directory::by_usernames(c, names, who.user_id)?;
+            crate::api::people::users_json(c, users, Some(who.user_id), &base)
+        })
+        .await?;
+    Ok(ok(&json))
+}
+
+/// The longest `next` taken.
+const NEXT_MAX: usize = 1000;
+
+/// `next`: a path on the control panel (`/moderation/flags/`), not an address
+/// elsewhere: it starts with one `/` and holds no control characters.
+fn next_of(q: &Query) -> Result<Option<&str>, ApiError> {
+    let Some(next) = q.get("next").filter(|n| !n.is_empty()) else { return Ok(None) };
+    let path = next.starts_with('/') && !next.starts_with("//") && !next.starts_with("/\\");
+    if !path || next.len() > NEXT_MAX || next.chars().any(char::is_control) {
+        return Err(ApiError::field(
+            "next",
+            "invalid",
+            format!("A path that starts with /, at most {NEXT_MAX} characters."),
+        ));
+    }
+    Ok(Some(next))
+}
+
+/// `GET /api/v2/user/me/platform_url/` (auth, staff): the control panel the operator
+/// named (`serve --platform-url`), with `next` added to its query; 404 when none was
+/// named (hearth has no control panel of its own). A member who is not staff is 403.
+/// `token_details` is null: hearth signs nobody in elsewhere.
+async fn platform_url(call: Call<Principal>) -> Result<Response, ApiError> {
+    let q = call.query()?;
+    let configured = call.state().config.platform_url.clone();
+    let who = call.read(|_, who| Ok::<_, ApiError>(who)).await?;
+    if !who.is_staff {
+        return Err(ApiError::PermissionDenied);
+    }
+    let Some(url) = configured else { return Err(ApiError::NotFound) };
+    let url = match next_of(&q)? {
+        None => url,
+        Some(next) => {
+            let sep = if url.contains('?') { '&' } else { '?' };
+            let pair = serde_urlencoded::to_string([("next", next)]).unwrap_or_default();
+            format!("{url}{sep}{pair}")
+        }
+    };
+    Ok(ok(&json!({"platform_url": url, "token_details": null})))
+}
