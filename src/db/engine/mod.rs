@@ -15,6 +15,7 @@ pub(super) mod integrity;
 pub mod location;
 pub mod migrate;
 pub mod position;
+mod rebuild;
 pub(super) mod readers;
 pub(super) mod replica_copy;
 pub mod seed;

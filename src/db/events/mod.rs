@@ -13,6 +13,7 @@
 //! (`going`): [`status`], [`answer`].
 
 pub mod gallery;
+mod filters;
 mod list;
 pub mod order;
 

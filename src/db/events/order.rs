@@ -34,7 +34,7 @@ use jiff::tz::TimeZone;
 use rusqlite::types::ToSql;
 use rusqlite::{Connection, OptionalExtension, Statement, params};
 
-use super::list::{Filters, Scope};
+use super::filters::{Filters, Scope};
 use crate::clock::Timestamp;
 use crate::model::event::Recurrence;
 use crate::model::event_time::{DateFilter, Schedule, zone};
