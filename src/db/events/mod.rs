@@ -12,8 +12,8 @@
 //! Memberships are [`super::members`] with [`Roster::Event`], plus each member's answer
 //! (`going`): [`status`], [`answer`].
 
-pub mod gallery;
 mod filters;
+pub mod gallery;
 mod list;
 pub mod order;
 
