@@ -16,6 +16,7 @@ use crate::http::auth::Principal;
 use crate::http::route::Endpoint;
 use crate::http::{empty, json_response, ok};
 use crate::model::field::FieldError;
+use crate::model::user_provider;
 
 /// The endpoints of this module.
 pub fn endpoints() -> Vec<Endpoint> {
@@ -26,11 +27,6 @@ pub fn endpoints() -> Vec<Endpoint> {
         write(Method::DELETE, PATH, "deleteUserProvider", delete).body_limit(1024),
     ]
 }
-
-/// The most bytes of an identity's `metadata` (as JSON).
-const METADATA_MAX: usize = 4096;
-/// The most characters of an external id.
-const EXT_ID_MAX: usize = 255;
 
 /// `SCUserProviderAssociationType`.
 fn association_json(a: &Association) -> Value {
@@ -68,24 +64,15 @@ async fn list(call: Call<Principal>) -> Result<Response, ApiError> {
     Ok(ok(&all.iter().map(association_json).collect::<Vec<_>>()))
 }
 
-/// A provider's name: 1 to 32 of `a-z`, `0-9`, `_`, `-` (the kit's are `google`,
-/// `facebook`, `twitter`, `linkedin`; an SSO integration names its own).
+/// A body's `provider` ([`user_provider::check_provider`]).
 fn provider(body: &Map<String, Value>) -> Result<String, ApiError> {
     match body.get("provider").and_then(Value::as_str) {
         None => Err(ApiError::field("provider", "required", "This field is required.")),
-        Some(p)
-            if (1..=32).contains(&p.len())
-                && p.bytes().all(|b| {
-                    b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-'
-                }) =>
-        {
+        Some(p) => {
+            user_provider::check_provider(p)
+                .map_err(|m| ApiError::field("provider", "invalid", m))?;
             Ok(p.to_owned())
         }
-        Some(_) => Err(ApiError::field(
-            "provider",
-            "invalid",
-            "A provider is 1 to 32 of a-z, 0-9, _ and -.",
-        )),
     }
 }
 
@@ -98,23 +85,14 @@ fn same_user(body: &Map<String, Value>, id: i64) -> Result<(), ApiError> {
     }
 }
 
-/// An external id: a string or a whole number, 1 to 255 characters, no control
-/// characters; `None` when absent or null.
+/// A body's external id ([`user_provider::ext_id`]); `None` when absent or null.
 pub fn ext_id(body: &Map<String, Value>, field: &str) -> Result<Option<String>, ApiError> {
-    let s = match body.get(field) {
-        None | Some(Value::Null) => return Ok(None),
-        Some(Value::String(s)) => s.trim().to_owned(),
-        Some(Value::Number(n)) if n.is_i64() || n.is_u64() => n.to_string(),
-        Some(_) => return Err(ApiError::field(field, "invalid", "An id is a string or a number.")),
-    };
-    if s.is_empty() || s.chars().count() > EXT_ID_MAX || s.chars().any(char::is_control) {
-        return Err(ApiError::field(
-            field,
-            "invalid",
-            format!("An id has 1 to {EXT_ID_MAX} characters and no control characters."),
-        ));
+    match body.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => {
+            user_provider::ext_id(v).map(Some).map_err(|m| ApiError::field(field, "invalid", m))
+        }
     }
-    Ok(Some(s))
 }
 
 /// The identity a `POST` body describes (for member `id`).
@@ -130,9 +108,7 @@ fn parse(body: &Map<String, Value>, id: i64) -> Result<Association, ApiError> {
     let profile_url = match body.get("profile_url") {
         None | Some(Value::Null) => None,
         Some(Value::String(u)) if u.is_empty() => None,
-        Some(Value::String(u)) if crate::model::link::is_safe(u) && !u.starts_with('/') => {
-            Some(u.clone())
-        }
+        Some(Value::String(u)) if user_provider::check_profile_url(u).is_ok() => Some(u.clone()),
         Some(_) => {
             return Err(ApiError::field(
                 "profile_url",
@@ -150,20 +126,9 @@ fn parse(body: &Map<String, Value>, id: i64) -> Result<Association, ApiError> {
     };
     let metadata = match body.get("metadata") {
         None | Some(Value::Null) => None,
-        Some(m @ Value::Object(_)) => {
-            let text = m.to_string();
-            if text.len() > METADATA_MAX {
-                return Err(ApiError::field(
-                    "metadata",
-                    "invalid",
-                    format!("metadata is at most {METADATA_MAX} bytes of JSON."),
-                ));
-            }
-            Some(text)
-        }
-        Some(_) => {
-            return Err(ApiError::field("metadata", "invalid", "metadata is a JSON object."));
-        }
+        Some(m) => Some(
+            user_provider::metadata(m).map_err(|e| ApiError::field("metadata", "invalid", e))?,
+        ),
     };
     Ok(Association { user_id: id, provider, ext_id, profile_url, show_in_profile, metadata })
 }

@@ -4,21 +4,10 @@
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::clock::Timestamp;
+pub use crate::model::user_provider::Association;
 
 /// The most identities one member may have linked.
 pub const MAX_PER_USER: i64 = 16;
-
-/// One linked identity (`SCUserProviderAssociationType`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Association {
-    pub user_id: i64,
-    pub provider: String,
-    pub ext_id: String,
-    pub profile_url: Option<String>,
-    pub show_in_profile: bool,
-    /// A JSON object's text.
-    pub metadata: Option<String>,
-}
 
 /// `user`'s identities, by provider.
 pub fn of_user(c: &Connection, user: i64) -> rusqlite::Result<Vec<Association>> {

@@ -8,6 +8,7 @@ use serde_json::Value;
 pub use super::custom_import::{CustomAdvLine, CustomPageLine};
 pub use super::event_import::{EVENT_FIELDS, EventLine, EventMemberLine};
 pub use super::tag::{TagLine, UserTagLine};
+pub use super::user_provider::UserProviderLine;
 
 use super::course::{CourseType, JoinStatus, Privacy};
 use crate::clock::{Timestamp, parse_rfc3339};
@@ -66,6 +67,8 @@ pub enum Line {
     Tag(TagLine),
     /// A user holding a tag.
     UserTag(UserTagLine),
+    /// An identity elsewhere linked to a user (issue 32).
+    UserProvider(UserProviderLine),
     /// A custom adv (SPEC §10), its embed code through the sanitizer.
     CustomAdv(CustomAdvLine),
     /// A custom page (SPEC §10), its body through the sanitizer.

@@ -42,6 +42,7 @@ pub mod settings;
 pub mod slug;
 pub mod tag;
 pub mod user;
+pub mod user_provider;
 pub mod vote;
 
 /// Writes `value` into `field` when there is one: how an update applies its optional

@@ -1,6 +1,7 @@
 //! User tags from the command line and in an import (SPEC §10 People, issue 32):
 //! `hearth tag add|assign|unassign|list`, and the `tag` / `user_tag` records a
-//! migrating community brings, with the API's rules and every bad line named.
+//! migrating community brings, with the API's rules and every bad line named; and the
+//! `user_provider` records (identities elsewhere linked to users).
 
 use crate::{Env, fails};
 
@@ -67,5 +68,56 @@ fn a_bad_tag_line_is_named_and_nothing_of_its_batch_is_written() {
         assert!(err.contains("line 8:"), "{bad}: {err}");
         assert!(err.contains(why), "{bad}: {err}");
         assert_eq!(e.sql("SELECT count(*) FROM tag"), 0, "{bad}: rolled back");
+    }
+}
+
+/// Identities linked to users (issue 32) import with the API's rules: each bad line
+/// is named, and a good one is what `GET /user/{id}/provider/` lists.
+#[test]
+fn linked_identities_import_by_the_apis_rules() {
+    let mut good = lines();
+    good.extend(
+        [
+            r#"{"record":"user_provider","user":1,"provider":"google","ext_id":"g-1","profile_url":"https://example.org/u1","show_in_profile":true,"metadata":{"locale":"it"},"created_at":"2024-01-02T03:04:05Z"}"#,
+            r#"{"record":"user_provider","user":2,"provider":"sso","ext_id":4711}"#,
+        ]
+        .map(str::to_owned),
+    );
+    let e = Env::imported(&good);
+    assert!(e.ok(&["check"]).contains("ok"));
+    e.assert_sql(&[
+        ("SELECT count(*) FROM user_provider WHERE user_id = 1 AND show_in_profile = 1 AND metadata = '{\"locale\":\"it\"}'", 1),
+        ("SELECT count(*) FROM user_provider WHERE user_id = 2 AND ext_id = '4711'", 1),
+    ]);
+    let cases = [
+        (r#"{"record":"user_provider","user":9,"provider":"google","ext_id":"x"}"#, "user 9"),
+        (r#"{"record":"user_provider","user":1,"provider":"Google!","ext_id":"x"}"#, "provider"),
+        (r#"{"record":"user_provider","user":1,"provider":"github","ext_id":""}"#, "ext_id"),
+        (
+            r#"{"record":"user_provider","user":1,"provider":"github","ext_id":"x","profile_url":"javascript:alert(1)"}"#,
+            "profile_url",
+        ),
+        (
+            r#"{"record":"user_provider","user":1,"provider":"github","ext_id":"x","metadata":"<script>"}"#,
+            "metadata",
+        ),
+        (
+            r#"{"record":"user_provider","user":1,"provider":"github","ext_id":"x","password":"p"}"#,
+            "password",
+        ),
+        (r#"{"record":"user_provider","user":1,"provider":"google","ext_id":"g-2"}"#, "already"),
+        (
+            r#"{"record":"user_provider","user":2,"provider":"google","ext_id":"g-1"}"#,
+            "linked to a user already",
+        ),
+    ];
+    for (bad, why) in cases {
+        let e = Env::initialised();
+        let mut all = good.clone();
+        all.push(bad.to_owned());
+        let err = fails(e.import(&all), &["import"]);
+        assert!(err.contains("line 10:"), "{bad}: {err}");
+        assert!(err.contains(why), "{bad}: {err}");
+        assert_eq!(e.sql("SELECT count(*) FROM user_provider"), 0, "{bad}: rolled back");
     }
 }

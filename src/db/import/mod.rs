@@ -269,6 +269,7 @@ impl Importer {
             Line::EventMember(m) => events::event_member(conn, &self.known, m, now),
             Line::Tag(t) => tags::tag(conn, &t, now),
             Line::UserTag(t) => tags::user_tag(conn, &self.known, &t),
+            Line::UserProvider(p) => tags::user_provider(conn, &self.known, &p, now),
             Line::CustomAdv(a) => custom::adv(conn, &self.known, &a, now),
             Line::CustomPage(p) => custom::page(conn, &p, now),
         }

@@ -1,11 +1,12 @@
 //! The tag records of an import (SPEC §10 People): user tags with the API's rules,
-//! and who holds them.
+//! and who holds them; and the identities elsewhere linked to users (issue 32).
 
 use rusqlite::Connection;
 
 use super::{Known, LineError, sql_err};
 use crate::clock::Timestamp;
-use crate::model::import::{TagLine, UserTagLine};
+use crate::db::user_providers::{self, Refused};
+use crate::model::import::{TagLine, UserProviderLine, UserTagLine};
 
 pub(super) fn tag(conn: &Connection, t: &TagLine, now: Timestamp) -> Result<(), LineError> {
     let tag = t.to_tag(now)?;
@@ -30,4 +31,30 @@ pub(super) fn user_tag(conn: &Connection, known: &Known, t: &UserTagLine) -> Res
         return Err(format!("user {} already holds tag {}", t.user, t.tag));
     }
     Ok(())
+}
+
+/// An identity linked to a user, by the API's rules (`POST /user/{id}/provider/`).
+pub(super) fn user_provider(
+    conn: &Connection,
+    known: &Known,
+    p: &UserProviderLine,
+    now: Timestamp,
+) -> Result<(), LineError> {
+    known.user(p.user, "user")?;
+    let a = p.to_association()?;
+    let sql = |e: rusqlite::Error| sql_err("user_provider", &e);
+    match user_providers::insert(conn, &a, p.created_at.unwrap_or(now)).map_err(sql)? {
+        Ok(()) => Ok(()),
+        Err(Refused::Linked) => {
+            Err(format!("user {} has an identity at {} already", a.user_id, a.provider))
+        }
+        Err(Refused::Taken) => {
+            Err(format!("{} id {:?} is linked to a user already", a.provider, a.ext_id))
+        }
+        Err(Refused::Full) => Err(format!(
+            "user {} has {} linked identities already",
+            a.user_id,
+            user_providers::MAX_PER_USER
+        )),
+    }
 }
