@@ -77,23 +77,27 @@ pub fn page(
             let pks = merge::home(conn, user, limit, offset)?;
             Ok((explore_count(conn, Some(user))?, pks))
         }
-        Feed::Author(author) => {
-            let (from, pk, order) = author_sql();
-            capped(conn, from, pk, order, viewer, author, limit, offset)
-        }
-        Feed::Category(category) => {
-            let (from, pk, order) = category_sql();
-            capped(conn, from, pk, order, viewer, category, limit, offset)
-        }
-        Feed::Group(group) => {
-            let (from, pk, order) = group_sql();
-            let pks = page_of(conn, from, pk, order, viewer, group, limit, offset)?;
-            Ok((space_count(conn, Space::Group, group, viewer)?, pks))
-        }
-        Feed::Event(event) => {
-            let (from, pk, order) = event_sql();
-            let pks = page_of(conn, from, pk, order, viewer, event, limit, offset)?;
-            Ok((space_count(conn, Space::Event, event, viewer)?, pks))
+        Feed::Author(key) | Feed::Category(key) | Feed::Group(key) | Feed::Event(key) => {
+            let (from, pk, order) = match feed {
+                Feed::Author(_) => author_sql(),
+                Feed::Category(_) => category_sql(),
+                Feed::Group(_) => group_sql(),
+                _ => event_sql(),
+            };
+            let pks = conn
+                .prepare_cached(&format!("SELECT {pk} {from} ORDER BY {order} LIMIT ?3 OFFSET ?4"))?
+                .query_map(params![viewer, key, limit, offset], |r| r.get(0))?
+                .collect::<Result<_, _>>()?;
+            let count = match feed {
+                Feed::Group(_) => space_count(conn, Space::Group, key, viewer)?,
+                Feed::Event(_) => space_count(conn, Space::Event, key, viewer)?,
+                _ => conn
+                    .prepare_cached(&format!(
+                        "SELECT count(*) FROM (SELECT 1 {from} LIMIT {COUNT_CAP})"
+                    ))?
+                    .query_row(params![viewer, key], |r| r.get(0))?,
+            };
+            Ok((count, pks))
         }
     }
 }
@@ -108,7 +112,7 @@ fn explore_sql() -> String {
     )
 }
 
-/// An author's feed for [`capped`]: its `FROM`, its pk column, its order.
+/// An author's feed (`?1` the viewer, `?2` the author): its `FROM`, its pk column, its order.
 fn author_sql() -> (&'static str, &'static str, &'static str) {
     let from = sql!(
         "FROM contribution c INDEXED BY contribution_author_feed
@@ -119,7 +123,7 @@ fn author_sql() -> (&'static str, &'static str, &'static str) {
     (from, "c.pk", "c.last_activity_at DESC, c.pk DESC")
 }
 
-/// A category's feed for [`capped`]: its `FROM`, its pk column, its order.
+/// A category's feed (`?2` the category): its `FROM`, its pk column, its order.
 fn category_sql() -> (&'static str, &'static str, &'static str) {
     let from = sql!(
         "FROM contribution_category cc INDEXED BY contribution_category_feed
@@ -131,7 +135,7 @@ fn category_sql() -> (&'static str, &'static str, &'static str) {
     (from, "cc.contribution_pk", "cc.last_activity_at DESC, cc.contribution_pk DESC")
 }
 
-/// A group's feed for [`capped`]: its `FROM`, its pk column, its order.
+/// A group's feed (`?2` the group): its `FROM`, its pk column, its order.
 fn group_sql() -> (&'static str, &'static str, &'static str) {
     let from = sql!(
         "FROM contribution c INDEXED BY contribution_group_feed
@@ -141,7 +145,7 @@ fn group_sql() -> (&'static str, &'static str, &'static str) {
     (from, "c.pk", "c.last_activity_at DESC, c.pk DESC")
 }
 
-/// An event's feed for [`capped`]: its `FROM`, its pk column, its order.
+/// An event's feed (`?2` the event): its `FROM`, its pk column, its order.
 fn event_sql() -> (&'static str, &'static str, &'static str) {
     let from = sql!(
         "FROM contribution c INDEXED BY contribution_event_feed
@@ -149,43 +153,6 @@ fn event_sql() -> (&'static str, &'static str, &'static str) {
         not_hidden(1)
     );
     (from, "c.pk", "c.last_activity_at DESC, c.pk DESC")
-}
-
-/// A page of `SELECT {pk} {from} ORDER BY {order}` (`?1` the viewer, `?2` the feed's
-/// key), and its count up to [`COUNT_CAP`].
-#[expect(clippy::too_many_arguments, reason = "the query's parts and its parameters")]
-fn capped(
-    conn: &Connection,
-    from: &str,
-    pk: &str,
-    order: &str,
-    viewer: Option<i64>,
-    key: i64,
-    limit: i64,
-    offset: i64,
-) -> rusqlite::Result<(i64, Vec<i64>)> {
-    let count = conn
-        .prepare_cached(&format!("SELECT count(*) FROM (SELECT 1 {from} LIMIT {COUNT_CAP})"))?
-        .query_row(params![viewer, key], |r| r.get(0))?;
-    Ok((count, page_of(conn, from, pk, order, viewer, key, limit, offset)?))
-}
-
-/// The pks of a page of `SELECT {pk} {from} ORDER BY {order}` (`?1` the viewer, `?2`
-/// the feed's key).
-#[expect(clippy::too_many_arguments, reason = "the query's parts and its parameters")]
-fn page_of(
-    conn: &Connection,
-    from: &str,
-    pk: &str,
-    order: &str,
-    viewer: Option<i64>,
-    key: i64,
-    limit: i64,
-    offset: i64,
-) -> rusqlite::Result<Vec<i64>> {
-    conn.prepare_cached(&format!("SELECT {pk} {from} ORDER BY {order} LIMIT ?3 OFFSET ?4"))?
-        .query_map(params![viewer, key, limit, offset], |r| r.get(0))?
-        .collect()
 }
 
 /// A group or an event, whose feed count is kept on its row.
