@@ -330,7 +330,13 @@ writeConfig();
 
 // --- 4. the browser: one for every view
 const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+// The browser's clock reads about noon, whatever the hour here: the kit's EventForm
+// defaults to an end of today at now + 3 hours (its date and its time picked apart),
+// which is before the start from 21:00 on, so its default event would be refused
+// (400 on end_date) in the evening. Etc/GMT names count the offset the other way.
+const noonOffset = 12 - new Date().getUTCHours();
+const timezoneId = noonOffset === 0 ? 'Etc/GMT' : `Etc/GMT${noonOffset > 0 ? '-' : '+'}${Math.abs(noonOffset)}`;
+const page = await browser.newPage({ viewport: { width: 1280, height: 1000 }, timezoneId });
 let view = 'boot';
 const requests = [];
 const pageErrors = [];
