@@ -164,12 +164,7 @@ async fn create(kind: Kind, mut call: Call<Principal>) -> Result<Response, ApiEr
                 match store::meta(tx, tk, tid)? {
                     Some(m)
                         if !m.deleted
-                            && crate::db::spaces::shows_item(
-                                tx,
-                                m.group_id,
-                                m.event_id,
-                                Some(who.user_id),
-                            )? =>
+                            && crate::db::spaces::shows_item(tx, m.pk, Some(who.user_id))? =>
                     {
                         target_pk = Some(m.pk);
                         (group_id, event_id) = (m.group_id, m.event_id);
@@ -196,7 +191,7 @@ async fn create(kind: Kind, mut call: Call<Principal>) -> Result<Response, ApiEr
             if let Some(poll) = &draft.poll {
                 errors.extend(crate::api::polls::may_make(tx, poll, &who, now)?);
             }
-            errors.extend(crate::api::tags::addressing_errors(kind, &draft));
+            errors.extend(crate::api::tags::addressing_errors(tx, kind, &draft, &who)?);
             let mut parent_pk = None;
             if let Some(pid) = draft.parent {
                 match store::meta(tx, Kind::Comment, pid)? {
@@ -227,6 +222,7 @@ async fn create(kind: Kind, mut call: Call<Principal>) -> Result<Response, ApiEr
                     categories: draft.categories,
                     group_id,
                     event_id,
+                    addressing: draft.addressing,
                 },
             )?;
             if let Some(poll) = &draft.poll {
@@ -250,7 +246,7 @@ async fn read(kind: Kind, call: Call<Option<Principal>>) -> Result<Response, Api
             let viewer = who.map(|w| w.user_id);
             let item = store::get(c, kind, id, viewer)?.ok_or(ApiError::NotFound)?;
             if item.deleted && viewer != Some(item.author.id)
-                || !crate::db::spaces::shows_item(c, item.group_id, item.event_id, viewer)?
+                || !crate::db::spaces::shows_item(c, item.pk, viewer)?
             {
                 return Err(ApiError::NotFound);
             }
@@ -303,12 +299,7 @@ async fn list(kind: Kind, call: Call<Option<Principal>>) -> Result<Response, Api
                 match store::meta(c, tk, tid)? {
                     Some(m)
                         if m.deleted
-                            || !crate::db::spaces::shows_item(
-                                c,
-                                m.group_id,
-                                m.event_id,
-                                who.map(|w| w.user_id),
-                            )? =>
+                            || !crate::db::spaces::shows_item(c, m.pk, who.map(|w| w.user_id))? =>
                     {
                         nothing = true;
                     }
@@ -348,7 +339,7 @@ async fn related(kind: Kind, call: Call<Option<Principal>>) -> Result<Response, 
             let page = Page::from_query(&q)?;
             let viewer = who.map(|w| w.user_id);
             let m = store::meta(c, kind, id)?.filter(|m| !m.deleted).ok_or(ApiError::NotFound)?;
-            if !crate::db::spaces::shows_item(c, m.group_id, m.event_id, viewer)? {
+            if !crate::db::spaces::shows_item(c, m.pk, viewer)? {
                 return Err(ApiError::NotFound);
             }
             let all = crate::db::related::related(c, m.pk, viewer)?;

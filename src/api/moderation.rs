@@ -123,7 +123,12 @@ async fn flag_item(kind: Kind, mut call: Call<Principal>) -> Result<Response, Ap
         let body = body?;
         only(&body, &["flag_type"])?;
         let why = reason(body.get("flag_type"), "flag_type")?;
-        let m = store::meta(tx, kind, id)?.filter(|m| !m.deleted).ok_or(ApiError::NotFound)?;
+        // an item the caller may not see (a private group's, one addressed to tags it
+        // does not hold) is 404, as when reading it
+        let m = visible_item(tx, kind, id, Some(who.user_id))?;
+        if m.deleted {
+            return Err(ApiError::NotFound);
+        }
         if m.author_id == who.user_id {
             return Err(ApiError::field(
                 "flag_type",

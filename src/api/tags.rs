@@ -164,26 +164,49 @@ async fn assign(mut call: Call<Principal>) -> Result<Response, ApiError> {
 
 /// `GET /api/v2/user/tag/tags_to_address_a_contribution/` (auth): the tags the caller
 /// may address a discussion or post to, as a plain array (what the kit's composer maps
-/// over): none. The kit promises that an addressed post "will be visible to those
-/// users with at least one of the selected tags", and hearth does not narrow who sees
-/// an item by its tags (docs/decisions.md): it offers no tag rather than a promise it
-/// would break.
+/// over): staff every active tag, a member the active tags they hold
+/// ([`store::addressable`]). An addressed item is shown only to its author, staff and
+/// the holders of one of its tags (`db::tags::addressing_shown`).
 async fn addressable(call: Call<Principal>) -> Result<Response, ApiError> {
-    let json =
-        call.read(|_, _| Ok::<_, ApiError>(Vec::<crate::model::tag::TagJson>::new())).await?;
+    let json = call
+        .read(|c, who| {
+            let tags = store::addressable(c, who.user_id, who.is_staff)?;
+            Ok::<_, ApiError>(tags.iter().map(Tag::to_json).collect::<Vec<_>>())
+        })
+        .await?;
     Ok(ok(&json))
 }
 
-/// The field errors of a new item's addressing: any addressing is refused (400 on
-/// `addressing`), since hearth would still show the item to everyone who may see it
-/// otherwise ([`addressable`] offers no tag). `configurations.post_addressing_required_enabled`
-/// is therefore not enforced: no item could meet it.
-pub(crate) fn addressing_errors(kind: Kind, draft: &Draft) -> Option<FieldError> {
-    (matches!(kind, Kind::Discussion | Kind::Post) && !draft.addressing.is_empty()).then(|| {
+/// The field errors of a new item's addressing (400 on `addressing`): a tag the author
+/// may not address to ([`store::addressable`]), or none at all for a discussion or a
+/// post outside groups and events while `configurations.post_addressing_required_enabled`
+/// is on.
+pub(crate) fn addressing_errors(
+    tx: &Connection,
+    kind: Kind,
+    draft: &Draft,
+    who: &Principal,
+) -> Result<Option<FieldError>, ApiError> {
+    if !matches!(kind, Kind::Discussion | Kind::Post) {
+        return Ok(None);
+    }
+    if draft.addressing.is_empty() {
+        let required = crate::db::preferences::get_bool(
+            tx,
+            "configurations",
+            "post_addressing_required_enabled",
+            false,
+        )?;
+        let in_space = draft.group.is_some() || draft.event.is_some();
+        return Ok((required && !in_space).then(|| {
+            FieldError::new("addressing", "required", "Address the item to at least one tag.")
+        }));
+    }
+    Ok(store::first_unaddressable(tx, who.user_id, who.is_staff, &draft.addressing)?.map(|t| {
         FieldError::new(
             "addressing",
             "invalid",
-            "hearth does not address items to tags: an addressed item would still be shown to everyone.",
+            format!("Invalid pk \"{t}\" - object does not exist or may not be addressed to."),
         )
-    })
+    }))
 }

@@ -51,9 +51,7 @@ pub(crate) fn visible_item(
     who: Option<i64>,
 ) -> Result<Meta, ApiError> {
     let m = store::meta(c, kind, id)?.ok_or(ApiError::NotFound)?;
-    if m.deleted && who != Some(m.author_id)
-        || !crate::db::spaces::shows_item(c, m.group_id, m.event_id, who)?
-    {
+    if m.deleted && who != Some(m.author_id) || !crate::db::spaces::shows_item(c, m.pk, who)? {
         return Err(ApiError::NotFound);
     }
     Ok(m)

@@ -54,6 +54,9 @@ pub struct NewContribution {
     pub group_id: Option<i64>,
     /// The event it is made in (a comment: pass its item's).
     pub event_id: Option<i64>,
+    /// The tags it is addressed to (ids of tags that exist), written before the
+    /// notifications it causes, which go only to those who may see it.
+    pub addressing: Vec<i64>,
 }
 
 /// The permission/counter facts of one item.
@@ -108,6 +111,7 @@ pub fn insert(conn: &Connection, new: &NewContribution) -> rusqlite::Result<i64>
     ])?;
     let pk = conn.last_insert_rowid();
     link_categories(conn, pk, &new.categories)?;
+    super::tags::address(conn, pk, &new.addressing)?;
     count(conn, new.kind, new.author_id, new.target_pk, new.parent_pk, 1)?;
     if new.target_pk.is_none() {
         super::search::index::add(conn, pk, new.title.as_deref(), &new.text)?;
@@ -408,28 +412,33 @@ fn scope_sql(scope: Scope, order: Order) -> (&'static str, &'static str) {
     }
 }
 
-/// The viewer's hidden-authors clause (`?5`), and the viewer to bind: a viewer who
-/// hides nobody (most) gets the plain statement, which counts from the index alone.
-pub(super) fn hidden_sql(
+/// The viewer's clause (`?5`) for a list of items: the authors it hides, and, where
+/// `addressing` asks and the community has addressed items, the items it may not see
+/// by their addressing ([`super::tags::addressing_shown`]); and the viewer to bind. A
+/// viewer who hides nobody, in a community that addresses nothing (most), gets the
+/// plain statement, which counts from the index alone.
+pub(super) fn viewer_sql(
     conn: &Connection,
     viewer: Option<i64>,
+    addressing: bool,
 ) -> rusqlite::Result<(&'static str, Option<i64>)> {
     let hiding = match viewer {
         Some(v) => hides::hides_anyone(conn, v)?,
         None => false,
     };
-    Ok(if hiding {
-        (
-            "AND c.author_id NOT IN (SELECT h.hidden_id FROM user_hide h WHERE h.user_id = ?5)",
-            viewer,
-        )
-    } else {
-        ("AND ?5 IS NULL", None)
+    let addressed = addressing && super::tags::addresses_any(conn)?;
+    const HIDDEN: &str =
+        "AND c.author_id NOT IN (SELECT h.hidden_id FROM user_hide h WHERE h.user_id = ?5)";
+    Ok(match (hiding, addressed) {
+        (false, false) => ("AND ?5 IS NULL", None),
+        (true, false) => (HIDDEN, viewer),
+        (false, true) => (sql!("AND {}", super::tags::addressing_shown(5)), viewer),
+        (true, true) => (sql!("{HIDDEN} AND {}", super::tags::addressing_shown(5)), viewer),
     })
 }
 
 /// One page of live items, as `viewer` sees them: without the items of the authors it
-/// hides.
+/// hides, nor (a kind's list) the addressed items it may not see.
 fn page(
     conn: &Connection,
     kind: Kind,
@@ -440,7 +449,8 @@ fn page(
     offset: i64,
 ) -> rusqlite::Result<Vec<Contribution>> {
     let (narrow, order_by) = scope_sql(scope, order);
-    let (hidden, who) = hidden_sql(conn, viewer)?;
+    // a comment answers for its item, which the caller may see (or it is not listed)
+    let (hidden, who) = viewer_sql(conn, viewer, scope == Scope::All)?;
     let mut stmt = conn.prepare_cached(&format!(
         "{} WHERE {narrow} AND c.deleted = 0 {hidden} ORDER BY {order_by} LIMIT ?3 OFFSET ?4",
         select()
@@ -462,7 +472,8 @@ fn scope_pk(scope: Scope) -> Option<i64> {
 }
 
 /// One page of live items of a kind in `scope` and `order`, and the total, as `viewer`
-/// sees them (without the items of the authors it hides).
+/// sees them (without the items of the authors it hides, nor the items addressed to
+/// tags it may not see).
 pub fn list(
     conn: &Connection,
     kind: Kind,
@@ -473,27 +484,33 @@ pub fn list(
     offset: i64,
 ) -> rusqlite::Result<(i64, Vec<Contribution>)> {
     let (narrow, _) = scope_sql(scope, order);
-    let (hidden, who) = hidden_sql(conn, viewer)?;
+    let (hidden, who) = viewer_sql(conn, viewer, scope == Scope::All)?;
     let total: i64 = match (scope, who) {
-        // the newest-first list of a kind: its total is kept by triggers
-        (Scope::All, None) => {
-            super::contribution_tally::live(conn, kind)?
-                - super::contribution_tally::in_spaces(conn, kind)?
-        }
-        // less the hidden authors' live items, counted from their own rows
-        // (`contribution_author`): never a walk of the whole kind (issue 27)
-        (Scope::All, Some(v)) => {
-            let hidden: i64 = conn
-                .prepare_cached(
-                    "SELECT count(*) FROM user_hide h
+        // the newest-first list of a kind: its total is kept by triggers, less the
+        // hidden authors' live items, counted from their own rows
+        // (`contribution_author`): never a walk of the whole kind (issue 27), and less
+        // the addressed items the viewer may not see (a count of the addressed items)
+        (Scope::All, _) => {
+            let hidden: i64 = match viewer {
+                Some(v) if hides::hides_anyone(conn, v)? => conn
+                    .prepare_cached(
+                        "SELECT count(*) FROM user_hide h
                      JOIN contribution c INDEXED BY contribution_author
                        ON c.author_id = h.hidden_id AND c.kind = ?1 AND c.deleted = 0
                      WHERE h.user_id = ?2 AND c.group_id IS NULL AND c.event_id IS NULL",
-                )?
-                .query_row(params![kind.as_str(), v], |r| r.get(0))?;
+                    )?
+                    .query_row(params![kind.as_str(), v], |r| r.get(0))?,
+                _ => 0,
+            };
+            let unseen = if super::tags::addresses_any(conn)? {
+                super::tags::unseen_addressed(conn, viewer, Some(kind.as_str()))?
+            } else {
+                0
+            };
             super::contribution_tally::live(conn, kind)?
                 - super::contribution_tally::in_spaces(conn, kind)?
                 - hidden
+                - unseen
         }
         // a comment's live replies: its own counter
         (Scope::Replies(pk), None) => conn

@@ -9,7 +9,7 @@
 
 use rusqlite::{Connection, params};
 
-use super::contributions::{complete, from_row, hidden_sql, select};
+use super::contributions::{complete, from_row, select, viewer_sql};
 use crate::model::contribution::Contribution;
 
 /// The most related items an item has.
@@ -19,7 +19,8 @@ pub const RELATED_MAX: usize = 50;
 const CATEGORIES_MAX: usize = 10;
 
 /// All of an item's related items (at most [`RELATED_MAX`]) as `viewer` sees them
-/// (without the items of authors it hides), newest first.
+/// (without the items of authors it hides, nor the addressed items it may not see),
+/// newest first.
 pub fn related(
     conn: &Connection,
     pk: i64,
@@ -29,7 +30,7 @@ pub fn related(
         .prepare_cached("SELECT category_id FROM contribution_category WHERE contribution_pk = ?1 ORDER BY category_id LIMIT ?2")?
         .query_map(params![pk, CATEGORIES_MAX as i64], |r| r.get(0))?
         .collect::<Result<_, _>>()?;
-    let (hidden, who) = hidden_sql(conn, viewer)?;
+    let (hidden, who) = viewer_sql(conn, viewer, true)?;
     let mut stmt = conn.prepare_cached(&format!(
         "{} JOIN contribution_category cc ON cc.contribution_pk = c.pk
          WHERE cc.category_id = ?1 AND c.pk <> ?2 AND c.kind <> 'comment' AND c.deleted = 0

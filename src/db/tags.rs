@@ -189,14 +189,105 @@ pub fn shown_of_users(
     Ok(out)
 }
 
-/// The tags item `pk` is addressed to (deleted tags left out), by id.
+/// The tags item `pk` is addressed to, by id: every one of them, a deleted tag too
+/// (`deleted: true`), since each still narrows who sees the item ([`addressing_shown`]).
 pub fn addressing_of(conn: &Connection, pk: i64) -> rusqlite::Result<Vec<TagJson>> {
     conn.prepare_cached(sql!(
         "SELECT {COLUMNS} FROM contribution_addressing a JOIN tag t ON t.id = a.tag_id
-         WHERE a.contribution_pk = ?1 AND t.deleted = 0 ORDER BY t.id"
+         WHERE a.contribution_pk = ?1 ORDER BY t.id"
     ))?
     .query_map([pk], |r| from_row(r).map(|t| t.to_json()))?
     .collect()
+}
+
+/// The SQL condition that viewer `?{n}` may see item `c` (a contribution row; a comment
+/// answers for the item it is on) as far as its addressing goes (SPEC §10 People,
+/// docs/decisions.md): the item is addressed to no tag, or the viewer is staff, its
+/// author, or holds one of the tags it is addressed to. A null viewer sees no addressed
+/// item. An item addressed to nobody (most) costs one probe of the addressing's key.
+pub fn addressing_shown(n: u8) -> String {
+    format!(
+        "(NOT EXISTS (SELECT 1 FROM contribution_addressing ad
+                      WHERE ad.contribution_pk = coalesce(c.target_pk, c.pk))
+          OR EXISTS (SELECT 1 FROM user au WHERE au.id = ?{n} AND au.is_staff = 1)
+          OR EXISTS (SELECT 1 FROM contribution ai
+                     WHERE ai.pk = coalesce(c.target_pk, c.pk) AND ai.author_id = ?{n})
+          OR EXISTS (SELECT 1 FROM contribution_addressing ad
+                     JOIN user_tag ut ON ut.user_id = ?{n} AND ut.tag_id = ad.tag_id
+                     WHERE ad.contribution_pk = coalesce(c.target_pk, c.pk)))"
+    )
+}
+
+/// The tags `user` may address a discussion or post to, by id: staff every active tag,
+/// a member the active tags they hold (deleted tags never).
+pub fn addressable(conn: &Connection, user: i64, staff: bool) -> rusqlite::Result<Vec<Tag>> {
+    conn.prepare_cached(sql!(
+        "SELECT {COLUMNS} FROM tag t WHERE t.active = 1 AND t.deleted = 0
+           AND (?2 OR EXISTS (SELECT 1 FROM user_tag ut WHERE ut.user_id = ?1 AND ut.tag_id = t.id))
+         ORDER BY t.id"
+    ))?
+    .query_map(params![user, staff], from_row)?
+    .collect()
+}
+
+/// The first of `tags` that `user` may not address to ([`addressable`]), if any.
+pub fn first_unaddressable(
+    conn: &Connection,
+    user: i64,
+    staff: bool,
+    tags: &[i64],
+) -> rusqlite::Result<Option<i64>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT 1 FROM tag t WHERE t.id = ?1 AND t.active = 1 AND t.deleted = 0
+           AND (?3 OR EXISTS (SELECT 1 FROM user_tag ut WHERE ut.user_id = ?2 AND ut.tag_id = t.id))",
+    )?;
+    for &tag in tags {
+        if !stmt.exists(params![tag, user, staff])? {
+            return Ok(Some(tag));
+        }
+    }
+    Ok(None)
+}
+
+/// Whether any item is addressed to a tag: most communities address nothing, and
+/// their lists keep their plain statements.
+pub fn addresses_any(conn: &Connection) -> rusqlite::Result<bool> {
+    conn.prepare_cached("SELECT EXISTS (SELECT 1 FROM contribution_addressing)")?
+        .query_row([], |r| r.get(0))
+}
+
+/// Addresses item `pk` to `tags` (ids of tags that exist).
+pub fn address(conn: &Connection, pk: i64, tags: &[i64]) -> rusqlite::Result<()> {
+    let mut stmt = conn.prepare_cached(
+        "INSERT OR IGNORE INTO contribution_addressing (contribution_pk, tag_id) VALUES (?1, ?2)",
+    )?;
+    for tag in tags {
+        stmt.execute(params![pk, tag])?;
+    }
+    Ok(())
+}
+
+/// How many live top-level items outside groups and events (of `kind`, or of every
+/// kind) are addressed to tags and not shown to `viewer` ([`addressing_shown`]), the
+/// authors it hides left out (the feeds subtract those apart). The feeds' and lists'
+/// counts take these away from their kept totals. Costs the community's addressed
+/// items, not its size; nothing for staff.
+pub fn unseen_addressed(
+    conn: &Connection,
+    viewer: Option<i64>,
+    kind: Option<&str>,
+) -> rusqlite::Result<i64> {
+    conn.prepare_cached(sql!(
+        "SELECT count(*) FROM contribution c
+         WHERE NOT EXISTS (SELECT 1 FROM user su WHERE su.id = ?1 AND su.is_staff = 1)
+           AND c.pk IN (SELECT DISTINCT contribution_pk FROM contribution_addressing)
+           AND c.deleted = 0 AND c.target_pk IS NULL AND c.group_id IS NULL AND c.event_id IS NULL
+           AND (?2 IS NULL OR c.kind = ?2)
+           AND c.author_id NOT IN (SELECT h.hidden_id FROM user_hide h WHERE h.user_id = ?1)
+           AND NOT {}",
+        addressing_shown(1)
+    ))?
+    .query_row(params![viewer, kind], |r| r.get(0))
 }
 
 /// Every `(user, tag)` pair, by user then tag (`hearth tag list --assignments`).

@@ -276,6 +276,10 @@ pub struct ContributionLine {
     pub group: Option<i64>,
     /// Discussions and posts: the event it was made in (not with `group`).
     pub event: Option<i64>,
+    /// Discussions and posts made in no group or event: the tags it is addressed to
+    /// (tags of earlier lines); only their holders, its author and staff see it.
+    #[serde(default)]
+    pub addressing: Vec<i64>,
 }
 
 /// `{"record":"group","id":1,"name":"Hikers","created_by":1}`: optional `description`,

@@ -71,6 +71,49 @@ fn a_bad_tag_line_is_named_and_nothing_of_its_batch_is_written() {
     }
 }
 
+/// A migrating community's addressed posts keep their tags, by the API's rules: a
+/// status, an item in a group, an unknown tag are each a named bad line.
+#[test]
+fn addressed_items_import_with_their_tags() {
+    let mut good = lines();
+    good.extend(
+        [
+            r#"{"record":"post","id":1,"author":1,"text":"for mentors","addressing":[5,6]}"#,
+            r#"{"record":"discussion","id":1,"author":2,"title":"t","text":"x","addressing":[5]}"#,
+            r#"{"record":"post","id":2,"author":1,"text":"for all"}"#,
+        ]
+        .map(str::to_owned),
+    );
+    let e = Env::imported(&good);
+    assert!(e.ok(&["check"]).contains("ok"));
+    e.assert_sql(&[
+        ("SELECT count(*) FROM contribution_addressing", 3),
+        (
+            "SELECT count(*) FROM contribution_addressing a JOIN contribution c ON c.pk = a.contribution_pk
+             WHERE c.kind = 'post' AND c.id = 1",
+            2,
+        ),
+    ]);
+    for (bad, why) in [
+        (
+            r#"{"record":"status","id":1,"author":1,"action":"x","text":"y","addressing":[5]}"#,
+            "discussions and posts",
+        ),
+        (
+            r#"{"record":"post","id":9,"author":1,"text":"x","addressing":[9]}"#,
+            "tag 9 does not exist",
+        ),
+        (r#"{"record":"post","id":9,"author":1,"text":"x","addressing":["x"]}"#, "invalid type"),
+    ] {
+        let e = Env::initialised();
+        let mut all = lines();
+        all.push(bad.to_owned());
+        let err = fails(e.import(&all), &["import"]);
+        assert!(err.contains("line 8:") && err.contains(why), "{bad}: {err}");
+        assert_eq!(e.sql("SELECT count(*) FROM contribution"), 0, "{bad}: rolled back");
+    }
+}
+
 /// Identities linked to users (issue 32) import with the API's rules: each bad line
 /// is named, and a good one is what `GET /user/{id}/provider/` lists.
 #[test]

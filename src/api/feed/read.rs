@@ -46,7 +46,9 @@ pub(super) async fn mark(mut call: Call<Principal>) -> Result<Response, ApiError
         }
         for id in marks.object {
             for kind in Kind::TARGETS {
-                if let Some(m) = store::meta(tx, kind, id)?.filter(|m| !m.deleted) {
+                if let Some(m) = store::meta(tx, kind, id)?.filter(|m| !m.deleted)
+                    && crate::db::spaces::shows_item(tx, m.pk, Some(who.user_id))?
+                {
                     feed::seen::mark(tx, who.user_id, m.pk, now)?;
                 }
             }

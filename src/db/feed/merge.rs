@@ -15,6 +15,8 @@ use std::collections::{BinaryHeap, HashSet, VecDeque};
 
 use rusqlite::{Connection, params};
 
+use crate::db::tags::addressing_shown;
+
 /// A row of a source: its feed key and its author.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 struct Row {
@@ -39,28 +41,45 @@ struct Source {
     done: bool,
 }
 
-/// An author's rows after a key (`?1` the author, `?2`/`?3` the key, `?4` how many).
-pub(super) const AUTHOR_AFTER: &str = "SELECT c.last_activity_at, c.pk, c.author_id
+/// An author's rows after a key (`?1` the author, `?2`/`?3` the key, `?4` how many,
+/// `?5` the viewer, who sees only the addressed items it may: `addressing_shown`).
+pub(super) fn author_after() -> &'static str {
+    sql!(
+        "SELECT c.last_activity_at, c.pk, c.author_id
      FROM contribution c INDEXED BY contribution_author_feed
      WHERE c.author_id = ?1 AND c.target_pk IS NULL AND c.deleted = 0 AND c.group_id IS NULL AND c.event_id IS NULL
-       AND (c.last_activity_at, c.pk) < (?2, ?3)
-     ORDER BY c.last_activity_at DESC, c.pk DESC LIMIT ?4";
+       AND (c.last_activity_at, c.pk) < (?2, ?3) AND {}
+     ORDER BY c.last_activity_at DESC, c.pk DESC LIMIT ?4",
+        addressing_shown(5)
+    )
+}
 
-/// A category's rows after a key (`?1` the category, `?2`/`?3` the key, `?4` how many).
-pub(super) const CATEGORY_AFTER: &str =
-    "SELECT cc.last_activity_at, cc.contribution_pk, c.author_id
+/// A category's rows after a key (`?1` the category, `?2`/`?3` the key, `?4` how many,
+/// `?5` the viewer).
+pub(super) fn category_after() -> &'static str {
+    sql!(
+        "SELECT cc.last_activity_at, cc.contribution_pk, c.author_id
      FROM contribution_category cc INDEXED BY contribution_category_feed
      JOIN contribution c ON c.pk = cc.contribution_pk
      WHERE cc.category_id = ?1 AND (cc.last_activity_at, cc.contribution_pk) < (?2, ?3)
        AND c.target_pk IS NULL AND c.deleted = 0 AND c.group_id IS NULL AND c.event_id IS NULL
-     ORDER BY cc.last_activity_at DESC, cc.contribution_pk DESC LIMIT ?4";
+       AND {}
+     ORDER BY cc.last_activity_at DESC, cc.contribution_pk DESC LIMIT ?4",
+        addressing_shown(5)
+    )
+}
 
-/// Explore's rows after a key (`?1`/`?2` the key, `?3` how many).
-pub(super) const EXPLORE_AFTER: &str = "SELECT c.last_activity_at, c.pk, c.author_id
+/// Explore's rows after a key (`?1`/`?2` the key, `?3` how many, `?4` the viewer).
+pub(super) fn explore_after() -> &'static str {
+    sql!(
+        "SELECT c.last_activity_at, c.pk, c.author_id
      FROM contribution c INDEXED BY contribution_feed
      WHERE c.target_pk IS NULL AND c.deleted = 0 AND c.group_id IS NULL AND c.event_id IS NULL
-       AND (c.last_activity_at, c.pk) < (?1, ?2)
-     ORDER BY c.last_activity_at DESC, c.pk DESC LIMIT ?3";
+       AND (c.last_activity_at, c.pk) < (?1, ?2) AND {}
+     ORDER BY c.last_activity_at DESC, c.pk DESC LIMIT ?3",
+        addressing_shown(4)
+    )
+}
 
 /// The first batch a source reads; each later one doubles, up to [`BATCH_MAX`].
 const BATCH_FIRST: i64 = 4;
@@ -77,19 +96,19 @@ impl Source {
         }
     }
 
-    /// The next row, reading a batch when none is buffered.
-    fn next(&mut self, conn: &Connection) -> rusqlite::Result<Option<Row>> {
+    /// The next row `viewer` may see, reading a batch when none is buffered.
+    fn next(&mut self, conn: &Connection, viewer: i64) -> rusqlite::Result<Option<Row>> {
         if self.buffered.is_empty() && !self.done {
             let sql = match self.from {
-                From::Author(_) => AUTHOR_AFTER,
-                From::Category(_) => CATEGORY_AFTER,
+                From::Author(_) => author_after(),
+                From::Category(_) => category_after(),
             };
             let key = match self.from {
                 From::Author(id) | From::Category(id) => id,
             };
             let rows: Vec<Row> = conn
                 .prepare_cached(sql)?
-                .query_map(params![key, self.after.0, self.after.1, self.batch], |r| {
+                .query_map(params![key, self.after.0, self.after.1, self.batch, viewer], |r| {
                     Ok(Row { at: r.get(0)?, pk: r.get(1)?, author: r.get(2)? })
                 })?
                 .collect::<Result<_, _>>()?;
@@ -163,7 +182,7 @@ pub(super) fn home(
         .collect();
     let mut heap = BinaryHeap::new();
     for (i, s) in sources.iter_mut().enumerate() {
-        if let Some(row) = s.next(conn)? {
+        if let Some(row) = s.next(conn, user)? {
             heap.push((row, Reverse(i)));
         }
     }
@@ -172,7 +191,7 @@ pub(super) fn home(
     let mut seen = 0usize; // home items passed, the page's included
     let mut last = None;
     while let Some((row, Reverse(i))) = heap.pop() {
-        if let Some(next) = sources[i].next(conn)? {
+        if let Some(next) = sources[i].next(conn, user)? {
             heap.push((next, Reverse(i)));
         }
         if last == Some(row.pk) || hidden.contains(&row.author) {
@@ -193,8 +212,8 @@ pub(super) fn home(
     let mut batch = BATCH_FIRST.max(limit as i64);
     loop {
         let rows: Vec<Row> = conn
-            .prepare_cached(EXPLORE_AFTER)?
-            .query_map(params![after.0, after.1, batch], |r| {
+            .prepare_cached(explore_after())?
+            .query_map(params![after.0, after.1, batch, user], |r| {
                 Ok(Row { at: r.get(0)?, pk: r.get(1)?, author: r.get(2)? })
             })?
             .collect::<Result<_, _>>()?;

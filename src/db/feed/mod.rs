@@ -9,13 +9,16 @@
 //!   so a page is never short while the community has more to show.
 //!
 //! Every feed leaves out what the caller may not see, by the rules the lists use:
-//! deleted items, and the items of authors it hides ([`not_hidden`]).
+//! deleted items, the items of authors it hides ([`not_hidden`]), and the items
+//! addressed to tags it does not hold ([`addressing_shown`]; explore, an author's and a category's
+//! feed hold no group's or event's items, which their own rules cover).
 //!
 //! Cost: a page walks an index in the feed's order (`contribution_feed`,
 //! `contribution_author_feed`, `contribution_category_feed`, version 9), reading its
 //! own rows and the offset before them; home reads a few rows from each source it
 //! merges. Counts are kept totals (explore, home, a group's, an event's: version 11's
-//! `items_counter`) less the hidden authors' items, or a count capped at [`COUNT_CAP`]
+//! `items_counter`) less the hidden authors' items and the addressed items the viewer
+//! may not see (a count of the community's addressed items), or a count capped at [`COUNT_CAP`]
 //! (an author's, a category's): a page past the cap is refused by the pagination's
 //! offset limit anyway.
 
@@ -26,6 +29,7 @@ pub mod trending;
 
 use rusqlite::{Connection, OptionalExtension, params};
 
+use crate::db::tags::addressing_shown;
 use crate::model::contribution::Kind;
 use crate::model::feed::Unit;
 
@@ -106,9 +110,11 @@ pub fn page(
 fn explore_sql() -> String {
     format!(
         "SELECT c.pk FROM contribution c INDEXED BY contribution_feed
-         WHERE c.target_pk IS NULL AND c.deleted = 0 AND c.group_id IS NULL AND c.event_id IS NULL AND {}
+         WHERE c.target_pk IS NULL AND c.deleted = 0 AND c.group_id IS NULL AND c.event_id IS NULL
+           AND {} AND {}
          ORDER BY c.last_activity_at DESC, c.pk DESC LIMIT ?2 OFFSET ?3",
-        not_hidden(1)
+        not_hidden(1),
+        addressing_shown(1)
     )
 }
 
@@ -117,8 +123,9 @@ fn author_sql() -> (&'static str, &'static str, &'static str) {
     let from = sql!(
         "FROM contribution c INDEXED BY contribution_author_feed
          WHERE c.author_id = ?2 AND c.target_pk IS NULL AND c.deleted = 0 AND c.group_id IS NULL AND c.event_id IS NULL
-           AND {}",
-        not_hidden(1)
+           AND {} AND {}",
+        not_hidden(1),
+        addressing_shown(1)
     );
     (from, "c.pk", "c.last_activity_at DESC, c.pk DESC")
 }
@@ -129,8 +136,9 @@ fn category_sql() -> (&'static str, &'static str, &'static str) {
         "FROM contribution_category cc INDEXED BY contribution_category_feed
          JOIN contribution c ON c.pk = cc.contribution_pk
          WHERE cc.category_id = ?2 AND c.target_pk IS NULL AND c.deleted = 0
-           AND c.group_id IS NULL AND c.event_id IS NULL AND {}",
-        not_hidden(1)
+           AND c.group_id IS NULL AND c.event_id IS NULL AND {} AND {}",
+        not_hidden(1),
+        addressing_shown(1)
     );
     (from, "cc.contribution_pk", "cc.last_activity_at DESC, cc.contribution_pk DESC")
 }
@@ -197,7 +205,8 @@ fn space_count(
 }
 
 /// How many live items explore shows `viewer`: the kept totals of the three kinds,
-/// less the live items of the authors it hides (counted from their own rows).
+/// less the live items of the authors it hides (counted from their own rows) and the
+/// items addressed to tags it may not see ([`crate::db::tags::unseen_addressed`]).
 pub fn explore_count(conn: &Connection, viewer: Option<i64>) -> rusqlite::Result<i64> {
     let mut total = 0;
     for kind in Kind::TARGETS {
@@ -215,7 +224,7 @@ pub fn explore_count(conn: &Connection, viewer: Option<i64>) -> rusqlite::Result
             )?
             .query_row([v], |r| r.get(0))?,
     };
-    Ok(total - hidden)
+    Ok(total - hidden - crate::db::tags::unseen_addressed(conn, viewer, None)?)
 }
 
 /// The units of a page of items (pks in order) as `viewer` sees them: each item with

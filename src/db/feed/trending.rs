@@ -27,9 +27,10 @@ fn window(
          FROM contribution_category cc INDEXED BY contribution_category_feed
          JOIN contribution c ON c.pk = cc.contribution_pk
          WHERE cc.category_id = ?1 AND c.target_pk IS NULL AND c.deleted = 0 AND c.group_id IS NULL AND c.event_id IS NULL
-           AND {}
+           AND {} AND {}
          ORDER BY cc.last_activity_at DESC, cc.contribution_pk DESC LIMIT ?3",
-        super::not_hidden(2)
+        super::not_hidden(2),
+        crate::db::tags::addressing_shown(2)
     ))?
     .query_map(params![category, viewer, WINDOW], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
     .collect()

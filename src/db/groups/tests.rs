@@ -40,12 +40,20 @@ fn who_sees_a_group_and_its_items() {
     members::set(&conn, Roster::Group, hidden, 3, JoinStatus::Invited, 0).unwrap();
     members::set(&conn, Roster::Group, private, 3, JoinStatus::Requested, 0).unwrap();
     let sees = |g: i64, v: Option<i64>| seen(&conn, g, v).unwrap().is_some();
-    let items =
-        |g: i64, v: Option<i64>| crate::db::spaces::shows_item(&conn, Some(g), None, v).unwrap();
+    // an item in each group, and one in none (contribution pk = 10 + group, 10)
+    for g in [None, Some(public), Some(private), Some(hidden)] {
+        conn.execute(
+            "INSERT INTO contribution (pk, kind, id, author_id, added_at, group_id)
+             VALUES (10 + coalesce(?1, 0), 'post', 10 + coalesce(?1, 0), 1, 0, ?1)",
+            [g],
+        )
+        .unwrap();
+    }
+    let items = |g: i64, v: Option<i64>| crate::db::spaces::shows_item(&conn, 10 + g, v).unwrap();
     for v in [None, Some(1), Some(2), Some(3), Some(4)] {
         assert!(sees(public, v) && items(public, v), "{v:?}");
         assert!(sees(private, v), "{v:?}");
-        assert!(crate::db::spaces::shows_item(&conn, None, None, v).unwrap());
+        assert!(crate::db::spaces::shows_item(&conn, 10, v).unwrap());
     }
     assert_eq!(
         [None, Some(1), Some(2), Some(3), Some(4)].map(|v| items(private, v)),

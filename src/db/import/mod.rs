@@ -366,11 +366,16 @@ impl Importer {
         check_text(&d.text)?;
         let title = if kind == "discussion" { d.title } else { None };
         let action = if kind == "status" { Some(d.action.unwrap_or_default()) } else { None };
+        if !d.addressing.is_empty() {
+            let in_space = d.group.is_some() || d.event.is_some();
+            tags::addressing_of_line(conn, kind, in_space, &d.addressing)?;
+        }
         let space = content::Space::of_line(conn, kind, d.group, d.event)?;
         let pk = content::insert_contribution(
             conn, kind, d.id, d.author, title, action, &d.text, at, d.deleted, None, None, space,
         )?;
         content::link_categories(conn, pk, &d.categories)?;
+        crate::db::tags::address(conn, pk, &d.addressing).map_err(|e| sql_err("addressing", &e))?;
         if !d.deleted {
             match kind {
                 "post" => self.deltas.user(d.author).posts += 1,

@@ -33,6 +33,28 @@ pub(super) fn user_tag(conn: &Connection, known: &Known, t: &UserTagLine) -> Res
     Ok(())
 }
 
+/// Whether a discussion's or post's `addressing` may be stored: only on those two
+/// kinds, never with a group or an event (as the API), and only to tags that exist.
+pub(super) fn addressing_of_line(
+    conn: &Connection,
+    kind: &str,
+    in_space: bool,
+    addressing: &[i64],
+) -> Result<(), LineError> {
+    if kind == "status" {
+        return Err("only discussions and posts are addressed to tags".into());
+    }
+    if in_space {
+        return Err("an item made in a group or an event is not addressed to tags".into());
+    }
+    for &tag in addressing {
+        if crate::db::tags::get(conn, tag).map_err(|e| sql_err("addressing", &e))?.is_none() {
+            return Err(format!("tag {tag} does not exist"));
+        }
+    }
+    Ok(())
+}
+
 /// An identity linked to a user, by the API's rules (`POST /user/{id}/provider/`).
 pub(super) fn user_provider(
     conn: &Connection,

@@ -164,19 +164,13 @@ pub struct Cause {
 }
 
 /// Notifies the cause's user, unless it is the actor itself, a deleted user, one who
-/// hides the actor, or one who may not see the item (made in a private group:
-/// [`crate::db::spaces::item_shown`]).
+/// hides the actor, or one who may not see the item (made in a private group, or
+/// addressed to tags it does not hold: [`crate::db::spaces::item_shown`]).
 pub fn notify(conn: &Connection, c: Cause, now: Timestamp) -> rusqlite::Result<()> {
-    if let Some(item) = c.item_pk {
-        let shown = conn
-            .prepare_cached(sql!(
-                "SELECT {} FROM contribution c WHERE c.pk = ?2",
-                crate::db::spaces::item_shown(1)
-            ))?
-            .query_row(params![c.user, item], |r| r.get::<_, bool>(0))?;
-        if !shown {
-            return Ok(());
-        }
+    if let Some(item) = c.item_pk
+        && !crate::db::spaces::shows_item(conn, item, Some(c.user))?
+    {
+        return Ok(());
     }
     insert(conn, c, Subject::None, now)
 }

@@ -52,6 +52,7 @@ fn a_readers_integrity_check_sees_the_writers_index() {
         categories: vec![],
         group_id: None,
         event_id: None,
+        addressing: vec![],
     };
     db.write_blocking(|tx| {
         tx.execute_batch("INSERT INTO user (id, username, username_key, date_joined) VALUES (1, 'ann', 'ann', 0);").map_err(crate::db::DbError::from)

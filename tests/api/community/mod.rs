@@ -2,6 +2,7 @@
 //! helpers shared by the files below.
 
 mod account;
+mod addressing;
 mod avatars;
 mod connections;
 mod contact;

@@ -61,8 +61,11 @@
 //   sign-up            (no session) AccountVerify with a new member's mailed code;
 //   recover            (no session) AccountRecover: a member asks for a recovery mail;
 //   reset              (no session) AccountReset with the recovery code: a new password;
-//   tags               (issue 32) carol's page: bob's UserInfo with the tags staff gave
-//                      him, and his post addressed to a tag (FeedObject's chips);
+//   address            (issue 32) bob's InlineComposerWidget: a post addressed to his tag
+//                      through the Composer's audience layer, then in ExploreFeed with
+//                      the tag's chip;
+//   tags               carol's page: bob's UserInfo with the tags staff gave him, and the
+//                      explore feed without his addressed post (she holds no tag);
 //   onboarding         alice's (staff, the community's creator) OnBoardingWidget;
 //   poll               (polls on) carol's page: alice's post with a poll (FeedObject),
 //                      voted with its Vote buttons;
@@ -750,12 +753,30 @@ function EventsPage() {
 }
 
 // User tags (issue 32): bob's UserInfo with its tags field (the tags staff gave him that
-// are visible).
+// are visible), above the explore feed as carol (who holds no tag) sees it.
 function TaggedUser({ config }) {
   return (
     <div className="page">
       <Section id="user-info" title="UserInfo (bob's, with his tags)">
         <UserInfo userId={config.ids.bob} fields={['real_name', 'tags']} />
+      </Section>
+      <Section id="tags-feed" title="ExploreFeed (carol's: without bob's post for the club)" wide>
+        <ExploreFeed />
+      </Section>
+    </div>
+  );
+}
+
+// Addressing (issue 32): bob's InlineComposerWidget, whose audience layer addresses a
+// post to his tag, above the explore feed that shows it with the tag's chip.
+function AddressPost() {
+  return (
+    <div className="page">
+      <Section id="address-composer" title="InlineComposerWidget (bob's)">
+        <InlineComposerWidget />
+      </Section>
+      <Section id="address-feed" title="ExploreFeed (bob's: his post for the club, with its chip)" wide>
+        <ExploreFeed />
       </Section>
     </div>
   );
@@ -820,6 +841,7 @@ const VIEWS = {
   'event-post': EventPostPage,
   'event-gallery': EventGalleryPage,
   events: EventsPage,
+  address: AddressPost,
   tags: TaggedUser,
   onboarding: Onboarding,
 };
