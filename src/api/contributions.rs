@@ -1,5 +1,5 @@
-//! `/api/v2/{discussion,post,status,comment}/...`: create, read, list, soft delete and
-//! restore. The four kinds share every handler, parameterised by [`Kind`]; the
+//! `/api/v2/{discussion,post,status,comment}/...`: create, read, list, edit
+//! ([`super::contribution_edit`]), soft delete and restore. The four kinds share every handler, parameterised by [`Kind`]; the
 //! endpoints are declared per kind.
 
 use serde_json::{Map, Value};
@@ -26,6 +26,7 @@ struct Names {
     create: &'static str,
     get: &'static str,
     delete: &'static str,
+    edit: &'static str,
     restore_op: &'static str,
     related: &'static str,
     related_op: &'static str,
@@ -41,6 +42,7 @@ const fn names(kind: Kind) -> Names {
             create: "createDiscussion",
             get: "getDiscussion",
             delete: "deleteDiscussion",
+            edit: "updateDiscussion",
             restore_op: "restoreDiscussion",
             related: "/api/v2/discussion/{id}/related/",
             related_op: "listRelatedDiscussions",
@@ -53,6 +55,7 @@ const fn names(kind: Kind) -> Names {
             create: "createPost",
             get: "getPost",
             delete: "deletePost",
+            edit: "updatePost",
             restore_op: "restorePost",
             related: "/api/v2/post/{id}/related/",
             related_op: "listRelatedPosts",
@@ -65,6 +68,7 @@ const fn names(kind: Kind) -> Names {
             create: "createStatus",
             get: "getStatus",
             delete: "deleteStatus",
+            edit: "updateStatus",
             restore_op: "restoreStatus",
             related: "/api/v2/status/{id}/related/",
             related_op: "listRelatedStatuses",
@@ -77,6 +81,7 @@ const fn names(kind: Kind) -> Names {
             create: "createComment",
             get: "getComment",
             delete: "deleteComment",
+            edit: "updateComment",
             restore_op: "restoreComment",
             related: "/api/v2/comment/{id}/related/",
             related_op: "listRelatedComments",
@@ -97,6 +102,7 @@ pub fn endpoints() -> Vec<Endpoint> {
             write(Method::POST, n.collection, n.create, move |c| create(kind, c)),
             ca(Method::GET, n.item, n.get, move |c| read(kind, c)),
             write(Method::DELETE, n.item, n.delete, move |c| set_deleted(kind, c, true)),
+            write(Method::PUT, n.item, n.edit, move |c| super::contribution_edit::edit(kind, c)),
             write(Method::POST, n.restore, n.restore_op, move |c| set_deleted(kind, c, false)),
         ]);
         if kind != Kind::Comment {
@@ -191,7 +197,15 @@ async fn create(kind: Kind, mut call: Call<Principal>) -> Result<Response, ApiEr
             if let Some(poll) = &draft.poll {
                 errors.extend(crate::api::polls::may_make(tx, poll, &who, now)?);
             }
-            errors.extend(crate::api::tags::addressing_errors(tx, kind, &draft, &who)?);
+            let in_space = draft.group.is_some() || draft.event.is_some();
+            errors.extend(crate::api::tags::addressing_errors(
+                tx,
+                kind,
+                &draft.addressing,
+                in_space,
+                &who,
+                &[],
+            )?);
             let mut parent_pk = None;
             if let Some(pid) = draft.parent {
                 match store::meta(tx, Kind::Comment, pid)? {

@@ -13,6 +13,7 @@ mod framework;
 pub use framework::{auth, call, openapi};
 use framework::{listing, members, people, toggle, upload};
 pub mod connections;
+pub mod contribution_edit;
 pub mod contributions;
 pub mod contributors;
 pub mod courses;

@@ -17,7 +17,7 @@ use crate::http::auth::Principal;
 use crate::http::pagination::Page;
 use crate::http::route::Endpoint;
 use crate::http::{json_response, ok};
-use crate::model::contribution::{Draft, Kind};
+use crate::model::contribution::Kind;
 use crate::model::field::FieldError;
 use crate::model::tag::{Tag, TagInput};
 
@@ -177,32 +177,34 @@ async fn addressable(call: Call<Principal>) -> Result<Response, ApiError> {
     Ok(ok(&json))
 }
 
-/// The field errors of a new item's addressing (400 on `addressing`): a tag the author
-/// may not address to ([`store::addressable`]), or none at all for a discussion or a
-/// post outside groups and events while `configurations.post_addressing_required_enabled`
-/// is on.
+/// The field errors of an item's addressing (400 on `addressing`): a tag the author may
+/// not address to ([`store::addressable`]; on an edit, the tags the item is addressed to
+/// already, `kept`, stay allowed), or none at all for a discussion or a post outside
+/// groups and events while `configurations.post_addressing_required_enabled` is on.
 pub(crate) fn addressing_errors(
     tx: &Connection,
     kind: Kind,
-    draft: &Draft,
+    addressing: &[i64],
+    in_space: bool,
     who: &Principal,
+    kept: &[i64],
 ) -> Result<Option<FieldError>, ApiError> {
     if !matches!(kind, Kind::Discussion | Kind::Post) {
         return Ok(None);
     }
-    if draft.addressing.is_empty() {
+    if addressing.is_empty() {
         let required = crate::db::preferences::get_bool(
             tx,
             "configurations",
             "post_addressing_required_enabled",
             false,
         )?;
-        let in_space = draft.group.is_some() || draft.event.is_some();
         return Ok((required && !in_space).then(|| {
             FieldError::new("addressing", "required", "Address the item to at least one tag.")
         }));
     }
-    Ok(store::first_unaddressable(tx, who.user_id, who.is_staff, &draft.addressing)?.map(|t| {
+    let added: Vec<i64> = addressing.iter().copied().filter(|t| !kept.contains(t)).collect();
+    Ok(store::first_unaddressable(tx, who.user_id, who.is_staff, &added)?.map(|t| {
         FieldError::new(
             "addressing",
             "invalid",

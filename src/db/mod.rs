@@ -35,6 +35,7 @@ pub mod categories;
 pub mod category_follows;
 pub mod connections;
 pub mod contact;
+pub mod contribution_edit;
 pub mod contribution_tally;
 pub mod contributions;
 pub mod contributors;

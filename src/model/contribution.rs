@@ -376,6 +376,16 @@ fn id_field(body: &Map<String, Value>, name: &str, errors: &mut Vec<FieldError>)
 /// (the caller adds the database ones, [`missing_categories`] among them, and answers
 /// them all at once). Runs before the write transaction: nothing here needs it.
 pub fn validate(kind: Kind, body: &Map<String, Value>) -> (Draft, Vec<FieldError>) {
+    check(kind, body, false)
+}
+
+/// Checks an edit body (`PUT /{kind}/{id}/`) as [`validate`] checks a create body, but
+/// for what an edit cannot change: a comment's item and parent are not read.
+pub fn validate_edit(kind: Kind, body: &Map<String, Value>) -> (Draft, Vec<FieldError>) {
+    check(kind, body, true)
+}
+
+fn check(kind: Kind, body: &Map<String, Value>, edit: bool) -> (Draft, Vec<FieldError>) {
     let mut errors = Vec::new();
     let mut draft = Draft::default();
     match kind {
@@ -405,7 +415,9 @@ pub fn validate(kind: Kind, body: &Map<String, Value>) -> (Draft, Vec<FieldError
             });
         }
     }
-    if kind == Kind::Comment {
+    if kind == Kind::Comment && edit {
+        // an edited comment stays on its item, under its parent
+    } else if kind == Kind::Comment {
         let given: Vec<(Kind, i64)> = Kind::TARGETS
             .into_iter()
             .filter_map(|k| id_field(body, k.as_str(), &mut errors).map(|id| (k, id)))

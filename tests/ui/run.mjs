@@ -1013,6 +1013,27 @@ await visit('composer', async () => {
       must(shown.startsWith('Proofing tips: keep it warm and read https://example.org/bread for more'), `shown as ${JSON.stringify(shown)}`);
     });
   }
+  await check("composer: alice edits the post from its card's menu (Edit): the Composer sends PUT, hearth answers 200, the card shows the new text", async () => {
+    must(created, 'nothing was published');
+    const card = section('created-preview').locator('.SCFeedObject-root').first();
+    await card.locator('button').filter({ hasText: /^more_vert$/ }).first().click();
+    await page.getByRole('menuitem').filter({ hasText: /edit/i }).first().click();
+    const editor = page.locator('.SCComposer-root [contenteditable="true"]');
+    await editor.waitFor({ timeout: WAIT_MS });
+    await editor.click();
+    await page.keyboard.press('Control+a');
+    await page.keyboard.type('Proofing tips, edited: keep the dough warm', { delay: 5 });
+    const save = page.locator('.SCComposer-root button[type="submit"]');
+    await page.waitForFunction((b) => !b.disabled, await save.elementHandle(), { timeout: WAIT_MS });
+    const [resp] = await Promise.all([
+      page.waitForResponse((r) => r.url() === `${portal}/api/v2/post/${created.id}/` && r.request().method() === 'PUT', { timeout: WAIT_MS }),
+      save.click(),
+    ]);
+    must(resp.status() === 200, `PUT answered ${resp.status()}: ${(await resp.text()).slice(0, 300)}`);
+    const got = await api(USERS.alice, 'GET', `/api/v2/post/${created.id}/`);
+    must(got.json.summary === 'Proofing tips, edited: keep the dough warm' && got.json.last_edited_at, `after the edit: ${JSON.stringify({ summary: got.json.summary, last_edited_at: got.json.last_edited_at })}`);
+    await card.locator('.SCFeedObject-text').filter({ hasText: 'Proofing tips, edited: keep the dough warm' }).first().waitFor({ timeout: WAIT_MS });
+  });
 });
 
 // The XSS corpus, as the kit renders it. For each payload: its marker phrase (the

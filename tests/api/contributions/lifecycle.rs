@@ -198,7 +198,7 @@ async fn restore_routes_methods_and_slashless_comment_form() {
         (Method::DELETE, restore(Kind::Comment, c), "POST"),
         (Method::GET, slashless.clone(), "POST"),
         (Method::GET, restore(Kind::Discussion, d), "POST, DELETE"),
-        (Method::PUT, item(Kind::Post, 1), "GET, HEAD, DELETE"),
+        (Method::PATCH, item(Kind::Post, 1), "GET, HEAD, PUT, DELETE"),
         (Method::PATCH, path(Kind::Status), "GET, HEAD, POST"),
     ];
     for (m, p, allow) in cases {

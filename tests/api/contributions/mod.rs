@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 use crate::common::TestServer;
 
 mod access;
+mod edit;
 mod lifecycle;
 mod lists;
 mod polls;
