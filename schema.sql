@@ -1,4 +1,4 @@
--- hearth schema, version 11 (kept in PRAGMA user_version; see src/db/migrate.rs, which
+-- hearth schema, version 12 (kept in PRAGMA user_version; see src/db/migrate.rs, which
 -- brings older files up to this version in place).
 --
 -- Conventions:
@@ -260,6 +260,10 @@ CREATE TABLE contribution (
     -- the event a discussion or post was made in (version 10): like group_id
     -- (db::events::item_shown); an item is in one group, one event or neither
     event_id          INTEGER REFERENCES event (id),
+    -- 1 when the item is addressed to tags (a comment: when its item is), kept by the
+    -- contribution_addressed triggers (version 12): db::tags::addressing_shown reads it
+    -- rather than look up the addressing of every row a feed walks
+    addressed         INTEGER NOT NULL DEFAULT 0,
     UNIQUE (kind, id)
 );
 -- lists: newest first per kind, live items only
@@ -1147,8 +1151,8 @@ BEGIN
 END;
 
 -- Tags: addressing and onboarding (version 10, issue 32) ----------------------------
--- The tags a discussion or post is addressed to (its `addressing`). Stored and shown;
--- hearth does not narrow who reads an addressed item (docs/decisions.md).
+-- The tags a discussion or post is addressed to (its `addressing`): only its author,
+-- staff and the holders of one of them see it (db::tags::addressing_shown).
 CREATE TABLE contribution_addressing (
     contribution_pk INTEGER NOT NULL REFERENCES contribution (pk),
     tag_id          INTEGER NOT NULL REFERENCES tag (id),
@@ -1257,7 +1261,7 @@ CREATE TABLE contact_request (
 -- a member's requests (their data export; forgotten with the account)
 CREATE INDEX contact_request_user ON contact_request (user_id) WHERE user_id IS NOT NULL;
 
--- Version 11 (issues 32 and 33): from this line to the end, as migration 11 makes them.
+-- Version 11 (issues 32 and 33): from this line to version 12's, as migration 11 makes them.
 -- Columns that version 11 adds to older tables are in their tables above, and
 -- `src/db/engine/migrate.rs` adds them with ALTER TABLE (V11_COLUMNS) and counts them.
 
@@ -1398,3 +1402,25 @@ CREATE TABLE user_provider (
 ) WITHOUT ROWID;
 -- the members of an external id (`sso/signup` keeps `ext_id` one member's)
 CREATE INDEX user_ext_id ON user (ext_id) WHERE ext_id IS NOT NULL;
+
+-- Version 12 (issue 32): from this line to the end, as migration 12 makes them. ---------
+-- `contribution.addressed` (above) follows the addressing rows: 1 while an item has
+-- one, and a comment takes its item's when it is written and whenever the item's
+-- addressing changes (an edit). Migration 12 sets it from the rows.
+CREATE TRIGGER contribution_addressed_insert AFTER INSERT ON contribution_addressing
+BEGIN
+    UPDATE contribution SET addressed = 1
+    WHERE (pk = NEW.contribution_pk OR target_pk = NEW.contribution_pk) AND addressed = 0;
+END;
+CREATE TRIGGER contribution_addressed_delete AFTER DELETE ON contribution_addressing
+WHEN NOT EXISTS (SELECT 1 FROM contribution_addressing WHERE contribution_pk = OLD.contribution_pk)
+BEGIN
+    UPDATE contribution SET addressed = 0
+    WHERE (pk = OLD.contribution_pk OR target_pk = OLD.contribution_pk) AND addressed = 1;
+END;
+CREATE TRIGGER contribution_addressed_comment AFTER INSERT ON contribution
+WHEN NEW.target_pk IS NOT NULL
+BEGIN
+    UPDATE contribution SET addressed = (SELECT t.addressed FROM contribution t WHERE t.pk = NEW.target_pk)
+    WHERE pk = NEW.pk;
+END;

@@ -399,9 +399,9 @@ mod tests {
     #[test]
     fn every_kind_declares_its_operations_with_the_auth_classes_of_spec_5() {
         let all = endpoints();
-        // five per kind, related for the three that have categories, DELETE on the
-        // discussion restore path, the slashless restore
-        assert_eq!(all.len(), 4 * 5 + 3 + 2);
+        // six per kind (edit among them), related for the three that have categories,
+        // DELETE on the discussion restore path, the slashless restore
+        assert_eq!(all.len(), 4 * 6 + 3 + 2);
         for e in &all {
             let read = e.method == Method::GET;
             assert_eq!(e.auth, if read { Auth::Ca } else { Auth::Write }, "{e:?}");

@@ -204,11 +204,11 @@ pub fn addressing_of(conn: &Connection, pk: i64) -> rusqlite::Result<Vec<TagJson
 /// answers for the item it is on) as far as its addressing goes (SPEC §10 People,
 /// docs/decisions.md): the item is addressed to no tag, or the viewer is staff, its
 /// author, or holds one of the tags it is addressed to. A null viewer sees no addressed
-/// item. An item addressed to nobody (most) costs one probe of the addressing's key.
+/// item. An item addressed to nobody (most) costs a look at its own row's `addressed`
+/// (version 12, kept by triggers: a comment's is its item's).
 pub fn addressing_shown(n: u8) -> String {
     format!(
-        "(NOT EXISTS (SELECT 1 FROM contribution_addressing ad
-                      WHERE ad.contribution_pk = coalesce(c.target_pk, c.pk))
+        "(c.addressed = 0
           OR EXISTS (SELECT 1 FROM user au WHERE au.id = ?{n} AND au.is_staff = 1)
           OR EXISTS (SELECT 1 FROM contribution ai
                      WHERE ai.pk = coalesce(c.target_pk, c.pk) AND ai.author_id = ?{n})

@@ -8,7 +8,7 @@ use serde_json::Value;
 use crate::{Env, succeeded};
 
 /// The schema version this hearth writes (`db::engine::migrate::VERSION`).
-pub const CURRENT: i64 = 11;
+pub const CURRENT: i64 = 12;
 
 /// The `application_id` of hearth files.
 const APPLICATION_ID: i32 = 0x6872_7468;
@@ -690,4 +690,50 @@ fn a_version_10_file_keeps_its_private_messages_through_the_rebuild_of_version_1
              VALUES (1, 1, 1, 2, 'x', 'x', 'x', 60)",
     );
     assert!(half.is_err(), "a message is a pair's or a group's");
+}
+
+#[test]
+fn a_version_11_file_gains_version_12_with_its_addressed_items_marked() {
+    // an item addressed to a tag with a comment on it, and an item for everyone
+    let old = released_env(
+        11,
+        r#"INSERT INTO user (id, username, username_key, date_joined, deleted, posts_counter)
+               VALUES (1, 'gone', 'gone', 0, 1, 2);
+           INSERT INTO tag (id, name, created_at) VALUES (1, 'Team', 0);
+           INSERT INTO contribution (pk, kind, id, author_id, text, added_at, last_activity_at, comment_count)
+               VALUES (1, 'post', 1, 1, 'a', 10, 30, 1), (2, 'post', 2, 1, 'b', 20, 40, 1);
+           INSERT INTO contribution (pk, kind, id, author_id, text, added_at, last_activity_at, target_pk)
+               VALUES (3, 'comment', 1, 1, 'c', 30, 30, 1), (4, 'comment', 2, 1, 'd', 40, 40, 2);
+           INSERT INTO search_item (rowid, title, body) VALUES (1, '', 'a'), (2, '', 'b');
+           INSERT INTO contribution_addressing (contribution_pk, tag_id) VALUES (1, 1);"#,
+    );
+    assert_migrated_like_fresh(&old);
+    let c = rusqlite::Connection::open(old.db()).unwrap();
+    let marked = |c: &rusqlite::Connection| -> String {
+        c.query_row("SELECT group_concat(pk) FROM contribution WHERE addressed = 1", [], |r| {
+            r.get(0)
+        })
+        .unwrap()
+    };
+    assert_eq!(marked(&c), "1,3");
+    // the triggers keep it from then on: a new comment takes its item's mark, and an
+    // item's last tag taken off clears it on the item and its comments
+    c.execute_batch(
+        "INSERT INTO contribution (pk, kind, id, author_id, added_at, target_pk)
+             VALUES (5, 'comment', 3, 1, 0, 1);
+         INSERT INTO contribution_addressing (contribution_pk, tag_id) VALUES (2, 1);",
+    )
+    .unwrap();
+    assert_eq!(marked(&c), "1,2,3,4,5");
+    c.execute_batch("DELETE FROM contribution_addressing WHERE contribution_pk = 1").unwrap();
+    assert_eq!(marked(&c), "2,4");
+    drop(c);
+    // `hearth check`'s invariant
+    assert_eq!(
+        old.sql(
+            "SELECT count(*) FROM contribution c WHERE c.addressed <> EXISTS (SELECT 1
+               FROM contribution_addressing a WHERE a.contribution_pk = coalesce(c.target_pk, c.pk))"
+        ),
+        0
+    );
 }

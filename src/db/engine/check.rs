@@ -323,6 +323,12 @@ const INVARIANTS: &[(&str, &str, &str)] = &[
            AND NOT EXISTS (SELECT 1 FROM contribution_space_tally t WHERE t.kind = c.kind)",
     ),
     (
+        "contribution_addressed",
+        "addressed says whether the item (a comment: its item) is addressed to tags",
+        "SELECT c.pk FROM contribution c WHERE c.addressed <> EXISTS
+           (SELECT 1 FROM contribution_addressing a WHERE a.contribution_pk = coalesce(c.target_pk, c.pk))",
+    ),
+    (
         "space_items_counter",
         "items_counter matches the live top-level items made in the group or event",
         "SELECT g.id FROM community_group g WHERE g.items_counter <>

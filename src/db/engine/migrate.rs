@@ -12,7 +12,7 @@ use crate::db::{APPLICATION_ID, DbError};
 pub const SCHEMA: &str = include_str!("../../../schema.sql");
 
 /// The schema version this binary writes.
-pub const VERSION: i64 = 11;
+pub const VERSION: i64 = 12;
 
 /// One step from version N to N+1, run inside the migration's transaction.
 type Step = fn(&Connection) -> Result<(), DbError>;
@@ -31,6 +31,7 @@ const MIGRATIONS: &[Step] = &[
     v9_feeds_and_search,
     v10_people_groups_events_messages,
     v11_groups_events_messages_people,
+    v12_addressed,
 ];
 
 /// Version 3: what the platform's UI kit reads (SPEC §8): votes and their tallies,
@@ -185,7 +186,7 @@ fn v10_people_groups_events_messages(conn: &Connection) -> Result<(), DbError> {
 fn v11_groups_events_messages_people(conn: &Connection) -> Result<(), DbError> {
     add_columns(conn, V11_COLUMNS)?;
     super::rebuild::private_message(conn, SCHEMA)?;
-    conn.execute_batch(section(V11_HEADING, None)?)?;
+    conn.execute_batch(section(V11_HEADING, Some(V12_HEADING))?)?;
     // what each side of a pair thread sees (db::messages, `pm_member.visible`)
     conn.execute_batch(
         "UPDATE pm_member SET visible = (SELECT count(*) FROM private_message p
@@ -205,6 +206,26 @@ fn v11_groups_events_messages_people(conn: &Connection) -> Result<(), DbError> {
     crate::db::events::refresh_keys(conn, crate::clock::Clock::system().now(), i64::MAX)?;
     Ok(())
 }
+
+/// Version 12: whether an item is addressed to tags, on its row (`contribution.addressed`,
+/// and its comments'), set from the addressing rows an older file has, then kept by
+/// [`SCHEMA`]'s version 12 triggers.
+fn v12_addressed(conn: &Connection) -> Result<(), DbError> {
+    add_columns(
+        conn,
+        &["ALTER TABLE contribution ADD COLUMN addressed INTEGER NOT NULL DEFAULT 0"],
+    )?;
+    conn.execute_batch(section(V12_HEADING, None)?)?;
+    conn.execute_batch(
+        "UPDATE contribution SET addressed = 1
+         WHERE pk IN (SELECT contribution_pk FROM contribution_addressing)
+            OR target_pk IN (SELECT contribution_pk FROM contribution_addressing);",
+    )?;
+    Ok(())
+}
+
+/// The first line of [`SCHEMA`]'s version 12 section.
+const V12_HEADING: &str = "-- Version 12 (issue 32)";
 
 /// `ALTER TABLE t ADD COLUMN c` for each of `columns`, but a column that a table an
 /// older step made from today's text already has.
