@@ -1404,6 +1404,7 @@ CREATE TABLE user_provider (
 CREATE INDEX user_ext_id ON user (ext_id) WHERE ext_id IS NOT NULL;
 
 -- Version 12 (issue 32): from this line to the end, as migration 12 makes them. ---------
+-- Addressed items, marked on their rows.
 -- `contribution.addressed` (above) follows the addressing rows: 1 while an item has
 -- one, and a comment takes its item's when it is written and whenever the item's
 -- addressing changes (an edit). Migration 12 sets it from the rows.
@@ -1424,3 +1425,13 @@ BEGIN
     UPDATE contribution SET addressed = (SELECT t.addressed FROM contribution t WHERE t.pk = NEW.target_pk)
     WHERE pk = NEW.pk;
 END;
+
+-- The items a member stopped hearing about (the kit's "Stop notifications for this
+-- contribution", `POST /api/v2/{type}/{id}/suspend/`; db::notification_offs): no
+-- notification about the item reaches them until they turn it back on.
+CREATE TABLE contribution_notification_off (
+    user_id         INTEGER NOT NULL REFERENCES user (id),
+    contribution_pk INTEGER NOT NULL REFERENCES contribution (pk),
+    created_at      INTEGER NOT NULL,
+    PRIMARY KEY (user_id, contribution_pk)
+) WITHOUT ROWID;

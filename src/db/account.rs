@@ -56,9 +56,9 @@ pub fn erase(conn: &Connection, id: i64, hard: bool) -> rusqlite::Result<()> {
 /// What an erased account loses besides its profile (`?1`: the user): its avatars and
 /// their images, its pictures (out of every gallery) and unfinished uploads, its data
 /// export, settings, hidden users, flags, notifications, contact requests, the tags
-/// staff gave it, its linked identities, its cover picture and its marks in group
-/// threads.
-const ERASING: [&str; 20] = [
+/// staff gave it, its linked identities, its cover picture, its marks in group
+/// threads and the items whose notifications it stopped.
+const ERASING: [&str; 21] = [
     "DELETE FROM media WHERE path IN (SELECT substr(path, 8) FROM user_avatar WHERE user_id = ?1)",
     "DELETE FROM user_avatar WHERE user_id = ?1",
     "DELETE FROM data_export WHERE user_id = ?1",
@@ -81,4 +81,5 @@ const ERASING: [&str; 20] = [
     // they wrote stay, a deleted user's, as in pair threads
     "DELETE FROM pm_group_hidden WHERE user_id = ?1",
     "DELETE FROM pm_group_member WHERE user_id = ?1",
+    "DELETE FROM contribution_notification_off WHERE user_id = ?1",
 ];

@@ -285,6 +285,7 @@ pub(super) fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Contribution> 
         event: None,
         poll: None,
         addressing: Vec::new(),
+        suspended: false,
     }))
 }
 
@@ -304,6 +305,9 @@ pub(super) fn complete(
     }
     if let Some(e) = c.event_id.filter(|_| c.kind != Kind::Comment) {
         c.event = super::events::seen_by(conn, e, viewer)?;
+    }
+    if let Some(v) = viewer.filter(|_| c.kind != Kind::Comment) {
+        c.suspended = super::notification_offs::is_off(conn, v, c.pk)?;
     }
     if matches!(c.kind, Kind::Discussion | Kind::Post) {
         c.poll = super::polls::of(conn, c.pk, viewer)?;

@@ -58,6 +58,7 @@ pub mod media_items;
 pub mod members;
 pub mod messages;
 pub mod moderation;
+pub mod notification_offs;
 pub mod notifications;
 pub mod onboarding;
 mod pair;

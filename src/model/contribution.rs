@@ -118,6 +118,8 @@ pub struct Contribution {
     pub poll: Option<super::poll::PollJson>,
     /// Discussions and posts: the tags it is addressed to (`SCTagType`), by id.
     pub addressing: Vec<super::tag::TagJson>,
+    /// Whether the caller stopped its notifications about this item (`suspended`).
+    pub suspended: bool,
     /// The later of its creation and its newest live comment (a comment's: its newest
     /// live reply).
     pub last_activity_at: Timestamp,
@@ -229,7 +231,7 @@ impl Contribution {
             summary_truncated: self.rendered.summary_truncated,
             deleted: self.deleted,
             collapsed: self.collapsed,
-            suspended: false,
+            suspended: self.suspended,
             categories: self.categories.iter().map(|c| c.to_json(base)).collect(),
             comment_count: self.comment_count,
             vote_count: self.votes.count(),

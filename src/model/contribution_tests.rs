@@ -45,6 +45,7 @@ fn slugs_come_from_the_title_or_the_text() {
         event: None,
         poll: None,
         addressing: Vec::new(),
+        suspended: false,
     };
     assert_eq!(c.slug(), "grusse-world");
     c.kind = Kind::Post;

@@ -243,6 +243,20 @@ export async function peopleViews(t) {
       const q = await api(moira, 'GET', '/api/v2/moderation/contribution/');
       must(q.status === 200 && q.json.results[0]?.contribution?.id === spamPost && q.json.results[0].moderation_status === 'open', `the queue: ${JSON.stringify(q.json).slice(0, 300)}`);
     });
+    await check("flag: carol stops the post's notifications from the same menu: hearth answers 204 and the post is suspended for her", async () => {
+      await page.keyboard.press('Escape');
+      await openMenu();
+      const item = page.getByRole('menuitem').filter({ hasText: 'notifications_off' }).first();
+      const [resp] = await Promise.all([
+        page.waitForResponse((r) => r.url() === `${portal}/api/v2/post/${spamPost}/suspend/` && r.request().method() === 'POST', { timeout: WAIT_MS }),
+        item.locator('.MuiListItemText-root').click(),
+      ]);
+      must(resp.status() === 204, `POST suspend answered ${resp.status()}`);
+      const st = await api(USERS.carol, 'GET', `/api/v2/post/${spamPost}/suspended/`);
+      must(st.json?.suspended === true, `suspended: ${JSON.stringify(st.json)}`);
+      const post = await api(USERS.carol, 'GET', `/api/v2/post/${spamPost}/`);
+      must(post.json?.suspended === true, `the post's suspended: ${post.json?.suspended}`);
+    });
   }, { fullPage: false });
   await visit('moderate', async () => {
     await check("moderate: moira opens the same menu, Delete with motivation, Spam, Yes: hearth deletes the post for spam (moderation status deleted, 404 for members)", async () => {

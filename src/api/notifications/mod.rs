@@ -3,6 +3,7 @@
 //! marks and the unseen count; and the broadcast banners ([`banners`]).
 
 mod banners;
+mod item_offs;
 
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -48,6 +49,10 @@ pub fn endpoints() -> Vec<Endpoint> {
             banners::undisposed,
         ),
     ]
+    .into_iter()
+    // stopping one item's notifications (the kit's contribution menu)
+    .chain(item_offs::endpoints())
+    .collect()
 }
 
 /// The JSON of one notification (`SCNotificationType` and its type's fields).

@@ -209,7 +209,8 @@ fn v11_groups_events_messages_people(conn: &Connection) -> Result<(), DbError> {
 
 /// Version 12: whether an item is addressed to tags, on its row (`contribution.addressed`,
 /// and its comments'), set from the addressing rows an older file has, then kept by
-/// [`SCHEMA`]'s version 12 triggers.
+/// [`SCHEMA`]'s version 12 triggers; and the items whose notifications members stopped
+/// (a new table, empty).
 fn v12_addressed(conn: &Connection) -> Result<(), DbError> {
     add_columns(
         conn,

@@ -15,14 +15,25 @@ use std::collections::{BinaryHeap, HashSet, VecDeque};
 
 use rusqlite::{Connection, params};
 
-use crate::db::tags::addressing_shown;
-
-/// A row of a source: its feed key and its author.
+/// A row of a source: its feed key, its author, and whether it is addressed to tags
+/// (the few that are, the merge asks whether the caller may see: `spaces::shows_item`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 struct Row {
     at: i64,
     pk: i64,
     author: i64,
+    addressed: bool,
+}
+
+impl Row {
+    fn read(r: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
+        Ok(Row { at: r.get(0)?, pk: r.get(1)?, author: r.get(2)?, addressed: r.get(3)? })
+    }
+
+    /// Whether `viewer` may not see it for its addressing.
+    fn unseen(&self, conn: &Connection, viewer: i64) -> rusqlite::Result<bool> {
+        Ok(self.addressed && !crate::db::spaces::shows_item(conn, self.pk, Some(viewer))?)
+    }
 }
 
 /// Where a source reads from.
@@ -41,45 +52,28 @@ struct Source {
     done: bool,
 }
 
-/// An author's rows after a key (`?1` the author, `?2`/`?3` the key, `?4` how many,
-/// `?5` the viewer, who sees only the addressed items it may: `addressing_shown`).
-pub(super) fn author_after() -> &'static str {
-    sql!(
-        "SELECT c.last_activity_at, c.pk, c.author_id
+/// An author's rows after a key (`?1` the author, `?2`/`?3` the key, `?4` how many).
+pub(super) const AUTHOR_AFTER: &str = "SELECT c.last_activity_at, c.pk, c.author_id, c.addressed
      FROM contribution c INDEXED BY contribution_author_feed
      WHERE c.author_id = ?1 AND c.target_pk IS NULL AND c.deleted = 0 AND c.group_id IS NULL AND c.event_id IS NULL
-       AND (c.last_activity_at, c.pk) < (?2, ?3) AND {}
-     ORDER BY c.last_activity_at DESC, c.pk DESC LIMIT ?4",
-        addressing_shown(5)
-    )
-}
+       AND (c.last_activity_at, c.pk) < (?2, ?3)
+     ORDER BY c.last_activity_at DESC, c.pk DESC LIMIT ?4";
 
-/// A category's rows after a key (`?1` the category, `?2`/`?3` the key, `?4` how many,
-/// `?5` the viewer).
-pub(super) fn category_after() -> &'static str {
-    sql!(
-        "SELECT cc.last_activity_at, cc.contribution_pk, c.author_id
+/// A category's rows after a key (`?1` the category, `?2`/`?3` the key, `?4` how many).
+pub(super) const CATEGORY_AFTER: &str =
+    "SELECT cc.last_activity_at, cc.contribution_pk, c.author_id, c.addressed
      FROM contribution_category cc INDEXED BY contribution_category_feed
      JOIN contribution c ON c.pk = cc.contribution_pk
      WHERE cc.category_id = ?1 AND (cc.last_activity_at, cc.contribution_pk) < (?2, ?3)
        AND c.target_pk IS NULL AND c.deleted = 0 AND c.group_id IS NULL AND c.event_id IS NULL
-       AND {}
-     ORDER BY cc.last_activity_at DESC, cc.contribution_pk DESC LIMIT ?4",
-        addressing_shown(5)
-    )
-}
+     ORDER BY cc.last_activity_at DESC, cc.contribution_pk DESC LIMIT ?4";
 
-/// Explore's rows after a key (`?1`/`?2` the key, `?3` how many, `?4` the viewer).
-pub(super) fn explore_after() -> &'static str {
-    sql!(
-        "SELECT c.last_activity_at, c.pk, c.author_id
+/// Explore's rows after a key (`?1`/`?2` the key, `?3` how many).
+pub(super) const EXPLORE_AFTER: &str = "SELECT c.last_activity_at, c.pk, c.author_id, c.addressed
      FROM contribution c INDEXED BY contribution_feed
      WHERE c.target_pk IS NULL AND c.deleted = 0 AND c.group_id IS NULL AND c.event_id IS NULL
-       AND (c.last_activity_at, c.pk) < (?1, ?2) AND {}
-     ORDER BY c.last_activity_at DESC, c.pk DESC LIMIT ?3",
-        addressing_shown(4)
-    )
-}
+       AND (c.last_activity_at, c.pk) < (?1, ?2)
+     ORDER BY c.last_activity_at DESC, c.pk DESC LIMIT ?3";
 
 /// The first batch a source reads; each later one doubles, up to [`BATCH_MAX`].
 const BATCH_FIRST: i64 = 4;
@@ -96,21 +90,19 @@ impl Source {
         }
     }
 
-    /// The next row `viewer` may see, reading a batch when none is buffered.
-    fn next(&mut self, conn: &Connection, viewer: i64) -> rusqlite::Result<Option<Row>> {
+    /// The next row, reading a batch when none is buffered.
+    fn next(&mut self, conn: &Connection) -> rusqlite::Result<Option<Row>> {
         if self.buffered.is_empty() && !self.done {
             let sql = match self.from {
-                From::Author(_) => author_after(),
-                From::Category(_) => category_after(),
+                From::Author(_) => AUTHOR_AFTER,
+                From::Category(_) => CATEGORY_AFTER,
             };
             let key = match self.from {
                 From::Author(id) | From::Category(id) => id,
             };
             let rows: Vec<Row> = conn
                 .prepare_cached(sql)?
-                .query_map(params![key, self.after.0, self.after.1, self.batch, viewer], |r| {
-                    Ok(Row { at: r.get(0)?, pk: r.get(1)?, author: r.get(2)? })
-                })?
+                .query_map(params![key, self.after.0, self.after.1, self.batch], Row::read)?
                 .collect::<Result<_, _>>()?;
             self.done = (rows.len() as i64) < self.batch;
             if let Some(last) = rows.last() {
@@ -182,7 +174,7 @@ pub(super) fn home(
         .collect();
     let mut heap = BinaryHeap::new();
     for (i, s) in sources.iter_mut().enumerate() {
-        if let Some(row) = s.next(conn, user)? {
+        if let Some(row) = s.next(conn)? {
             heap.push((row, Reverse(i)));
         }
     }
@@ -191,10 +183,10 @@ pub(super) fn home(
     let mut seen = 0usize; // home items passed, the page's included
     let mut last = None;
     while let Some((row, Reverse(i))) = heap.pop() {
-        if let Some(next) = sources[i].next(conn, user)? {
+        if let Some(next) = sources[i].next(conn)? {
             heap.push((next, Reverse(i)));
         }
-        if last == Some(row.pk) || hidden.contains(&row.author) {
+        if last == Some(row.pk) || hidden.contains(&row.author) || row.unseen(conn, user)? {
             continue;
         }
         last = Some(row.pk);
@@ -212,14 +204,15 @@ pub(super) fn home(
     let mut batch = BATCH_FIRST.max(limit as i64);
     loop {
         let rows: Vec<Row> = conn
-            .prepare_cached(explore_after())?
-            .query_map(params![after.0, after.1, batch, user], |r| {
-                Ok(Row { at: r.get(0)?, pk: r.get(1)?, author: r.get(2)? })
-            })?
+            .prepare_cached(EXPLORE_AFTER)?
+            .query_map(params![after.0, after.1, batch], Row::read)?
             .collect::<Result<_, _>>()?;
         let exhausted = (rows.len() as i64) < batch;
         for row in &rows {
-            if hidden.contains(&row.author) || follows.covers(conn, row)? {
+            if hidden.contains(&row.author)
+                || row.unseen(conn, user)?
+                || follows.covers(conn, row)?
+            {
                 continue;
             }
             if skip > 0 {

@@ -1,6 +1,6 @@
 #![expect(clippy::unwrap_used, reason = "tests fail loudly")]
 
-use super::merge::{author_after, category_after, explore_after};
+use super::merge::{AUTHOR_AFTER, CATEGORY_AFTER, EXPLORE_AFTER};
 use super::{author_sql, category_sql, explore_sql};
 
 /// The plan of `sql`'s statement: its detail lines.
@@ -26,9 +26,9 @@ fn every_feed_walks_its_index_in_order() {
         (explore_sql(), "contribution_feed"),
         (capped(author_sql()), "contribution_author_feed"),
         (capped(category_sql()), "contribution_category_feed"),
-        (author_after().to_owned(), "contribution_author_feed"),
-        (category_after().to_owned(), "contribution_category_feed"),
-        (explore_after().to_owned(), "contribution_feed"),
+        (AUTHOR_AFTER.to_owned(), "contribution_author_feed"),
+        (CATEGORY_AFTER.to_owned(), "contribution_category_feed"),
+        (EXPLORE_AFTER.to_owned(), "contribution_feed"),
     ] {
         let plan = plan(&sql);
         assert!(!plan.iter().any(|l| l.contains("TEMP B-TREE")), "{sql}: {plan:?}");
@@ -39,7 +39,7 @@ fn every_feed_walks_its_index_in_order() {
 /// The keyset reads seek to the key: a range of the index, never a scan from its start.
 #[test]
 fn the_merge_seeks_after_its_key() {
-    for sql in [author_after(), category_after(), explore_after()] {
+    for sql in [AUTHOR_AFTER, CATEGORY_AFTER, EXPLORE_AFTER] {
         let plan = plan(sql);
         assert!(
             plan.iter().any(|l| l.contains("<?") || l.contains("(last_activity_at")),

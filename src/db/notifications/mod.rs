@@ -164,11 +164,13 @@ pub struct Cause {
 }
 
 /// Notifies the cause's user, unless it is the actor itself, a deleted user, one who
-/// hides the actor, or one who may not see the item (made in a private group, or
-/// addressed to tags it does not hold: [`crate::db::spaces::item_shown`]).
+/// hides the actor, one who may not see the item (made in a private group, or
+/// addressed to tags it does not hold: [`crate::db::spaces::item_shown`]), or one who
+/// stopped the item's notifications ([`crate::db::notification_offs`]).
 pub fn notify(conn: &Connection, c: Cause, now: Timestamp) -> rusqlite::Result<()> {
     if let Some(item) = c.item_pk
-        && !crate::db::spaces::shows_item(conn, item, Some(c.user))?
+        && (!crate::db::spaces::shows_item(conn, item, Some(c.user))?
+            || crate::db::notification_offs::is_off(conn, c.user, item)?)
     {
         return Ok(());
     }
