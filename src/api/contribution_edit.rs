@@ -42,23 +42,7 @@ pub(super) async fn edit(kind: Kind, mut call: Call<Principal>) -> Result<Respon
             }
             errors.extend(place_errors(&m, &draft));
             if kind != Kind::Comment {
-                let required = crate::db::preferences::get_bool(
-                    tx,
-                    "configurations",
-                    "post_category_required_enabled",
-                    false,
-                )?;
-                if required && let Some(e) = contribution::missing_categories(kind, &draft, &errors)
-                {
-                    errors.push(e);
-                }
-                if let Some(c) = crate::db::categories::first_missing(tx, &draft.categories)? {
-                    errors.push(FieldError::new(
-                        "categories",
-                        "invalid",
-                        format!("Invalid pk \"{c}\" - object does not exist."),
-                    ));
-                }
+                super::contributions::category_errors(tx, kind, &draft, &mut errors)?;
                 // the tags the item is addressed to already stay allowed
                 let kept: Vec<i64> =
                     crate::db::tags::addressing_of(tx, m.pk)?.iter().map(|t| t.id).collect();
