@@ -264,6 +264,8 @@ CREATE TABLE contribution (
     -- contribution_addressed triggers (version 12): db::tags::addressing_shown reads it
     -- rather than look up the addressing of every row a feed walks
     addressed         INTEGER NOT NULL DEFAULT 0,
+    -- the members following it (contribution_follow), kept by its triggers (version 12)
+    follower_count    INTEGER NOT NULL DEFAULT 0,
     UNIQUE (kind, id)
 );
 -- lists: newest first per kind, live items only
@@ -1404,7 +1406,7 @@ CREATE TABLE user_provider (
 CREATE INDEX user_ext_id ON user (ext_id) WHERE ext_id IS NOT NULL;
 
 -- Version 12 (issue 32): from this line to the end, as migration 12 makes them. ---------
--- Addressed items, marked on their rows.
+-- Addressed items, marked on their rows; items whose notifications members stopped; items members follow.
 -- `contribution.addressed` (above) follows the addressing rows: 1 while an item has
 -- one, and a comment takes its item's when it is written and whenever the item's
 -- addressing changes (an edit). Migration 12 sets it from the rows.
@@ -1435,3 +1437,23 @@ CREATE TABLE contribution_notification_off (
     created_at      INTEGER NOT NULL,
     PRIMARY KEY (user_id, contribution_pk)
 ) WITHOUT ROWID;
+
+-- Members following an item (the kit's bookmark button on a card, `POST /api/v2/{type}/
+-- {id}/follow/`; db::item_follows): a follower is told of new comments on it.
+-- `contribution.follower_count` counts them, kept by the triggers below; a member's
+-- follows end with their account.
+CREATE TABLE contribution_follow (
+    contribution_pk INTEGER NOT NULL REFERENCES contribution (pk),
+    user_id         INTEGER NOT NULL REFERENCES user (id),
+    created_at      INTEGER NOT NULL,
+    PRIMARY KEY (contribution_pk, user_id)
+) WITHOUT ROWID;
+CREATE INDEX contribution_follow_user ON contribution_follow (user_id);
+CREATE TRIGGER contribution_follow_insert AFTER INSERT ON contribution_follow
+BEGIN
+    UPDATE contribution SET follower_count = follower_count + 1 WHERE pk = NEW.contribution_pk;
+END;
+CREATE TRIGGER contribution_follow_delete AFTER DELETE ON contribution_follow
+BEGIN
+    UPDATE contribution SET follower_count = follower_count - 1 WHERE pk = OLD.contribution_pk;
+END;

@@ -116,53 +116,18 @@ pub fn insert(conn: &Connection, new: &NewContribution) -> rusqlite::Result<i64>
     if new.target_pk.is_none() {
         super::search::index::add(conn, pk, new.title.as_deref(), &new.text)?;
     }
-    notify_written(conn, new, pk, &r.html)?;
+    super::notifications::written::notify(
+        conn,
+        super::notifications::written::Written {
+            pk,
+            author: new.author_id,
+            at: new.added_at,
+            target: new.target_pk,
+            parent: new.parent_pk,
+        },
+        &r.html,
+    )?;
     Ok(id)
-}
-
-/// The notifications a new contribution causes (SPEC §10): a comment notifies its
-/// item's author, a reply the author of the comment it answers (and the item's, when
-/// another), and every user its text mentions.
-fn notify_written(
-    conn: &Connection,
-    new: &NewContribution,
-    pk: i64,
-    html: &str,
-) -> rusqlite::Result<()> {
-    use super::notifications::{Cause, Type, mentioned, notify};
-    let author_of = |pk: i64| -> rusqlite::Result<i64> {
-        conn.prepare_cached("SELECT author_id FROM contribution WHERE pk = ?1")?
-            .query_row([pk], |r| r.get(0))
-    };
-    let (actor, at) = (new.author_id, new.added_at);
-    let (item, comment) = match new.target_pk {
-        Some(item) => (item, Some(pk)),
-        None => (pk, None),
-    };
-    let to = |user: i64, kind: Type| Cause {
-        user,
-        actor,
-        kind,
-        item_pk: Some(item),
-        comment_pk: comment,
-    };
-    if let Some(item) = new.target_pk {
-        let item_author = author_of(item)?;
-        match new.parent_pk {
-            Some(parent) => {
-                let parent_author = author_of(parent)?;
-                notify(conn, to(parent_author, Type::NestedComment), at)?;
-                if item_author != parent_author {
-                    notify(conn, to(item_author, Type::Comment), at)?;
-                }
-            }
-            None => notify(conn, to(item_author, Type::Comment), at)?,
-        }
-    }
-    for user in mentioned(html) {
-        notify(conn, to(user, Type::Mention), at)?;
-    }
-    Ok(())
 }
 
 /// Links item `pk` to categories (known to exist), each link carrying the item's
@@ -254,7 +219,7 @@ pub(super) fn select() -> String {
         "SELECT c.pk, c.kind, c.id, c.title, c.action, c.text, c.added_at, c.last_edited_at,
                 c.deleted, c.comment_count, t.kind, t.id, p.id,
                 c.html, c.summary, c.summary_html, c.summary_truncated, c.last_activity_at, {},
-                c.collapsed, c.group_id, c.event_id
+                c.collapsed, c.group_id, c.event_id, c.follower_count
          FROM contribution c
          JOIN user u ON u.id = c.author_id
          LEFT JOIN contribution t ON t.pk = c.target_pk
@@ -280,12 +245,14 @@ pub(super) fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Contribution> 
         latest_comments: Vec::new(),
         group_id: r.get(25)?,
         event_id: r.get(26)?,
+        follower_count: r.get(27)?,
         // loaded by `complete`
         group: None,
         event: None,
         poll: None,
         addressing: Vec::new(),
         suspended: false,
+        followed: false,
     }))
 }
 
@@ -308,6 +275,7 @@ pub(super) fn complete(
     }
     if let Some(v) = viewer.filter(|_| c.kind != Kind::Comment) {
         c.suspended = super::notification_offs::is_off(conn, v, c.pk)?;
+        c.followed = super::item_follows::follows(conn, v, c.pk)?;
     }
     if matches!(c.kind, Kind::Discussion | Kind::Post) {
         c.poll = super::polls::of(conn, c.pk, viewer)?;

@@ -92,6 +92,16 @@ const FILES: &[(&str, &str)] = &[
          FROM connection_request r WHERE r.from_user = ?1 OR r.to_user = ?1 ORDER BY r.id",
     ),
     (
+        "items_followed.json",
+        "SELECT c.kind, c.id, f.created_at FROM contribution_follow f JOIN contribution c ON c.pk = f.contribution_pk
+         WHERE f.user_id = ?1 ORDER BY f.created_at",
+    ),
+    (
+        "items_notifications_off.json",
+        "SELECT c.kind, c.id, o.created_at FROM contribution_notification_off o JOIN contribution c ON c.pk = o.contribution_pk
+         WHERE o.user_id = ?1 ORDER BY o.created_at",
+    ),
+    (
         "hidden_users.json",
         "SELECT u.id, u.username, h.created_at FROM user_hide h JOIN user u ON u.id = h.hidden_id
          WHERE h.user_id = ?1 ORDER BY h.created_at",

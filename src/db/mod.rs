@@ -51,6 +51,7 @@ pub mod follows;
 pub mod groups;
 pub mod hides;
 pub mod import;
+pub mod item_follows;
 pub mod jwt;
 pub mod legal;
 pub mod media;

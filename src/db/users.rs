@@ -398,8 +398,9 @@ pub fn soft_delete(conn: &Connection, id: i64) -> rusqlite::Result<()> {
 /// What a user's soft delete changes besides its row (`?1`: the user): the counters
 /// its follows, category follows and votes counted in stop counting it (SPEC §8:
 /// counters count live users); its connections and connection requests end (the
-/// triggers take them off the other users' counters); then [`revoke_credentials`].
-const LEAVING: [&str; 10] = [
+/// triggers take them off the other users' counters), and so do its follows of items
+/// (their `follower_count`, by trigger); then [`revoke_credentials`].
+const LEAVING: [&str; 11] = [
     "DELETE FROM connection WHERE other_id = ?1 AND user_id IN (SELECT other_id FROM connection WHERE user_id = ?1)",
     "DELETE FROM connection WHERE user_id = ?1",
     "DELETE FROM connection_request WHERE from_user = ?1",
@@ -417,6 +418,7 @@ const LEAVING: [&str; 10] = [
            (SELECT contribution_pk, reaction_id FROM vote WHERE user_id = ?1)",
     // a poll counts live members' votes (its choices' counts follow, by trigger)
     "DELETE FROM poll_vote WHERE user_id = ?1",
+    "DELETE FROM contribution_follow WHERE user_id = ?1",
 ];
 
 /// The tags a user's profile shows (visible, active, not deleted: [`super::tags`]).

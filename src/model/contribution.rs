@@ -120,6 +120,9 @@ pub struct Contribution {
     pub addressing: Vec<super::tag::TagJson>,
     /// Whether the caller stopped its notifications about this item (`suspended`).
     pub suspended: bool,
+    /// How many members follow it, and whether the caller does.
+    pub follower_count: i64,
+    pub followed: bool,
     /// The later of its creation and its newest live comment (a comment's: its newest
     /// live reply).
     pub last_activity_at: Timestamp,
@@ -241,8 +244,8 @@ impl Contribution {
             view_count: 0,
             share_count: 0,
             flag_count: 0,
-            follower_count: 0,
-            followed: false,
+            follower_count: self.follower_count,
+            followed: self.followed,
             medias: Vec::new(),
             addressing: self
                 .addressing

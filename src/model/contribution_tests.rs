@@ -46,6 +46,8 @@ fn slugs_come_from_the_title_or_the_text() {
         poll: None,
         addressing: Vec::new(),
         suspended: false,
+        follower_count: 0,
+        followed: false,
     };
     assert_eq!(c.slug(), "grusse-world");
     c.kind = Kind::Post;

@@ -49,6 +49,8 @@ pub enum Line {
     ConnectionRequest(ConnectionRequestLine),
     /// A member's flag on a contribution.
     Flag(FlagLine),
+    /// A member following a discussion, post or status.
+    ItemFollow(ItemFollowLine),
     /// A revision of the terms or the privacy policy.
     LegalPage(LegalPageLine),
     /// A member's answer to a legal page revision.
@@ -369,6 +371,29 @@ pub struct FlagLine {
     pub comment: Option<i64>,
     #[serde(default, deserialize_with = "time")]
     pub created_at: Option<Timestamp>,
+}
+
+/// `{"record":"item_follow","user":3,"post":1}`: a member following one of `discussion`,
+/// `post`, `status` (told of new comments on it).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ItemFollowLine {
+    pub user: i64,
+    pub discussion: Option<i64>,
+    pub post: Option<i64>,
+    pub status: Option<i64>,
+    #[serde(default, deserialize_with = "time")]
+    pub created_at: Option<Timestamp>,
+}
+
+impl ItemFollowLine {
+    /// What is followed: `(kind, id)`.
+    pub fn target(&self) -> Result<(&'static str, i64), String> {
+        exactly_one(
+            "a follow",
+            [("discussion", self.discussion), ("post", self.post), ("status", self.status)],
+        )
+    }
 }
 
 /// `{"record":"legal_page","id":1,"policy":"tec","title":"Terms","body":"<p>...</p>"}`

@@ -226,3 +226,37 @@ fn group_thread_messages_import_from_members_only() {
         assert!(err.contains("line 15:") && err.contains(why), "{bad}: {err}");
     }
 }
+
+/// Members following items (`item_follow`) import with the items' `follower_count`
+/// exact (the triggers), and each bad line is named.
+#[test]
+fn item_follows_import_with_exact_counts() {
+    let mut good = lines();
+    good.extend([
+        r#"{"record":"item_follow","user":2,"post":1,"created_at":"2025-03-05T00:00:00Z"}"#.to_owned(),
+        r#"{"record":"item_follow","user":3,"post":1}"#.to_owned(),
+    ]);
+    let e = Env::imported(&good);
+    assert!(e.ok(&["check"]).contains("ok"));
+    e.assert_sql(&[
+        ("SELECT follower_count FROM contribution WHERE kind = 'post' AND id = 1", 2),
+        ("SELECT created_at FROM contribution_follow WHERE user_id = 2", 1_741_132_800_000_000),
+    ]);
+    for (bad, why) in [
+        (r#"{"record":"item_follow","user":2,"post":9}"#, "post 9 does not exist"),
+        (r#"{"record":"item_follow","user":9,"post":1}"#, "user 9"),
+        (r#"{"record":"item_follow","user":2,"comment":1}"#, "comment"),
+        (r#"{"record":"item_follow","user":2,"post":1,"status":1}"#, "a follow"),
+    ] {
+        let e = Env::initialised();
+        let mut all = lines();
+        all.extend([r#"{"record":"item_follow","user":2,"post":1}"#.to_owned(), bad.to_owned()]);
+        let err = fails(e.import(&all), &["import"]);
+        assert!(err.contains("line 14:") && err.contains(why), "{bad}: {err}");
+        assert_eq!(e.sql("SELECT count(*) FROM user"), 0, "{bad}: rolled back");
+    }
+    let e = Env::initialised();
+    let mut twice = lines();
+    twice.extend([r#"{"record":"item_follow","user":2,"post":1}"#.to_owned(); 2]);
+    assert!(fails(e.import(&twice), &["import"]).contains("already follows"));
+}

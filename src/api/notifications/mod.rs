@@ -3,7 +3,7 @@
 //! marks and the unseen count; and the broadcast banners ([`banners`]).
 
 mod banners;
-mod item_offs;
+mod item_switches;
 
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -50,8 +50,8 @@ pub fn endpoints() -> Vec<Endpoint> {
         ),
     ]
     .into_iter()
-    // stopping one item's notifications (the kit's contribution menu)
-    .chain(item_offs::endpoints())
+    // a member's switches on one item: its notifications off, following it
+    .chain(item_switches::endpoints())
     .collect()
 }
 

@@ -329,6 +329,12 @@ const INVARIANTS: &[(&str, &str, &str)] = &[
            (SELECT 1 FROM contribution_addressing a WHERE a.contribution_pk = coalesce(c.target_pk, c.pk))",
     ),
     (
+        "contribution_follower_count",
+        "follower_count matches the members following the item",
+        "SELECT c.pk FROM contribution c WHERE c.follower_count <>
+           (SELECT count(*) FROM contribution_follow f WHERE f.contribution_pk = c.pk)",
+    ),
+    (
         "space_items_counter",
         "items_counter matches the live top-level items made in the group or event",
         "SELECT g.id FROM community_group g WHERE g.items_counter <>

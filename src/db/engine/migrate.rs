@@ -209,13 +209,10 @@ fn v11_groups_events_messages_people(conn: &Connection) -> Result<(), DbError> {
 
 /// Version 12: whether an item is addressed to tags, on its row (`contribution.addressed`,
 /// and its comments'), set from the addressing rows an older file has, then kept by
-/// [`SCHEMA`]'s version 12 triggers; and the items whose notifications members stopped
-/// (a new table, empty).
+/// [`SCHEMA`]'s version 12 triggers; the items whose notifications members stopped and
+/// the items members follow (new tables, empty: `follower_count` starts exact at 0).
 fn v12_addressed(conn: &Connection) -> Result<(), DbError> {
-    add_columns(
-        conn,
-        &["ALTER TABLE contribution ADD COLUMN addressed INTEGER NOT NULL DEFAULT 0"],
-    )?;
+    add_columns(conn, V12_COLUMNS)?;
     conn.execute_batch(section(V12_HEADING, None)?)?;
     conn.execute_batch(
         "UPDATE contribution SET addressed = 1
@@ -224,6 +221,12 @@ fn v12_addressed(conn: &Connection) -> Result<(), DbError> {
     )?;
     Ok(())
 }
+
+/// The columns version 12 adds to `contribution`, last in it as in `schema.sql`.
+const V12_COLUMNS: &[&str] = &[
+    "ALTER TABLE contribution ADD COLUMN addressed INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE contribution ADD COLUMN follower_count INTEGER NOT NULL DEFAULT 0",
+];
 
 /// The first line of [`SCHEMA`]'s version 12 section.
 const V12_HEADING: &str = "-- Version 12 (issue 32)";

@@ -1,8 +1,8 @@
 //! A feed unit's `activities` (SPEC §10, `SCFeedUnitActivityType`): the newest
 //! comments and votes on an item, newest first, at most [`MAX`] (what the kit's
 //! "relevant activities" shows before "show others"). Left out, as everywhere: deleted
-//! comments, deleted users, and what the authors the viewer hides did. hearth keeps no
-//! follows of single items and no polls, so those activity types never appear.
+//! comments, deleted users, and what the authors the viewer hides did. Follows of an
+//! item and poll votes are not shown as activities (their counts are on the item).
 
 use rusqlite::{Connection, params};
 

@@ -260,6 +260,7 @@ impl Importer {
             Line::Connection(c) => people::connection(conn, &self.known, c, now),
             Line::ConnectionRequest(r) => people::connection_request(conn, &self.known, r, now),
             Line::Flag(f) => people::flag(conn, &self.known, f, now),
+            Line::ItemFollow(f) => people::item_follow(conn, &self.known, f, now),
             Line::LegalPage(p) => people::legal_page(conn, p, now),
             Line::LegalAck(a) => people::legal_ack(conn, &self.known, a),
             Line::PrivateMessage(m) => people::private_message(conn, &self.known, m, now),

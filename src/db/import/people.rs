@@ -9,7 +9,7 @@ use super::{Known, LineError, content, sql_err};
 use crate::clock::Timestamp;
 use crate::model::flag::Reason;
 use crate::model::import::{
-    ConnectionLine, ConnectionRequestLine, FlagLine, LegalAckLine, LegalPageLine,
+    ConnectionLine, ConnectionRequestLine, FlagLine, ItemFollowLine, LegalAckLine, LegalPageLine,
     PrivateMessageLine,
 };
 
@@ -115,6 +115,25 @@ pub(super) fn flag(
     }
     crate::db::moderation::toggle_flag(conn, pk, f.user, reason, f.created_at.unwrap_or(now))
         .map_err(|e| sql_err("flag", &e))?;
+    Ok(())
+}
+
+/// A member following an item, as `POST /{type}/{id}/follow/` makes it (once).
+pub(super) fn item_follow(
+    conn: &Connection,
+    known: &Known,
+    f: ItemFollowLine,
+    now: Timestamp,
+) -> Result<(), LineError> {
+    let (kind, id) = f.target()?;
+    known.user(f.user, "user")?;
+    let pk =
+        content::pk_of(conn, kind, id)?.ok_or_else(|| format!("{kind} {id} does not exist"))?;
+    let sql = |e: rusqlite::Error| sql_err("item_follow", &e);
+    if crate::db::item_follows::follows(conn, f.user, pk).map_err(sql)? {
+        return Err(format!("user {} already follows {kind} {id}", f.user));
+    }
+    crate::db::item_follows::toggle(conn, f.user, pk, f.created_at.unwrap_or(now)).map_err(sql)?;
     Ok(())
 }
 

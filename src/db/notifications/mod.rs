@@ -8,6 +8,7 @@
 //! never announces what was not committed.
 
 pub mod list;
+pub mod written;
 
 use std::cell::RefCell;
 

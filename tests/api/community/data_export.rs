@@ -40,6 +40,10 @@ async fn the_export_holds_the_members_data_and_nobody_elses() {
     let (bob, b) = s.login("bob");
     s.create_id("/api/v2/post/", &a, json!({"text": "alice's sourdough diary"})).await;
     let theirs = s.create_id("/api/v2/post/", &b, json!({"text": "bob's secret recipe"})).await;
+    // alice follows bob's post and stops its notifications: both are hers
+    for switch in ["follow", "suspend"] {
+        s.post_empty(&format!("/api/v2/post/{theirs}/{switch}/"), Some(&a)).await;
+    }
     s.create_id("/api/v2/comment/", &a, json!({"post": theirs, "text": "alice says hi"})).await;
     s.post_empty(&format!("/api/v2/user/{bob}/follow/"), Some(&a)).await;
     // private messages: alice's thread with bob, and one between bob and carol
@@ -112,6 +116,10 @@ async fn the_export_holds_the_members_data_and_nobody_elses() {
         (pms[1]["sender"].clone(), pms[1]["receiver"].clone()),
         (json!("bob"), json!("alice"))
     );
+    for file in ["items_followed.json", "items_notifications_off.json"] {
+        let items: Value = serde_json::from_slice(&all[file]).unwrap();
+        assert_eq!((items[0]["kind"].clone(), items[0]["id"].clone()), (json!("post"), json!(theirs)));
+    }
     let group_pms: Value = serde_json::from_slice(&all["group_messages.json"]).unwrap();
     assert_eq!(
         (group_pms[0]["text"].clone(), group_pms[0]["group_name"].clone(), group_pms[1].clone()),

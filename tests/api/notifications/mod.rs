@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use crate::common::TestServer;
 
 mod banners;
-mod item_offs;
+mod item_switches;
 mod live;
 
 /// The `(type, actor username)` of every notification of a page, in order.

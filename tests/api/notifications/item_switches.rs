@@ -1,6 +1,7 @@
-//! Stopping one item's notifications (`POST /api/v2/{type}/{id}/suspend/`, the kit's
-//! contribution menu): nothing about the item reaches the member until they turn it
-//! back on; the item's `suspended` and `GET .../suspended/` say which way it is.
+//! A member's switches on one item: stopping its notifications (`POST /api/v2/{type}/
+//! {id}/suspend/`, the kit's contribution menu): nothing about the item reaches them
+//! until they turn it back on; and following it (`.../follow/`, the bookmark button):
+//! they hear of every new comment on it.
 
 use reqwest::StatusCode;
 use serde_json::json;
@@ -94,4 +95,60 @@ async fn parallel_switches_flip_one_at_a_time() {
     assert!(done.iter().all(|st| *st == StatusCode::NO_CONTENT), "{done:?}");
     let state = s.get(&format!("/api/v2/discussion/{p}/suspended/"), Some(&b)).await.json();
     assert_eq!(state, json!({"suspended": false}));
+}
+
+/// Following an item: its followers hear of every new comment on it, once, and its
+/// JSON counts them; a member's follows end with their account.
+#[tokio::test]
+async fn a_follower_hears_of_new_comments_until_they_stop() {
+    let s = TestServer::start().await;
+    let (_, a) = s.login("alice");
+    let (bob, b) = s.login("bob");
+    let (_, c) = s.login("carol");
+    let (_, d) = s.login("dave");
+    let p = s.create_id("/api/v2/discussion/", &a, json!({"title": "Rye", "text": "x"})).await;
+    let (follow, item) = (format!("/api/v2/discussion/{p}/follow/"), format!("/api/v2/discussion/{p}/"));
+    for tok in [&b, &d] {
+        assert_eq!(s.post(&follow, Some(tok), json!({})).await.status, StatusCode::NO_CONTENT);
+    }
+    let seen = s.get(&item, Some(&b)).await.json();
+    assert_eq!((seen["followed"].clone(), seen["follower_count"].clone()), (json!(true), json!(2)));
+    assert_eq!(s.get(&item, Some(&c)).await.json()["followed"], false);
+    // carol comments: alice (the author), bob and dave (followers) hear of it, once each
+    let note = s.create_id("/api/v2/comment/", &c, json!({"discussion": p, "text": "yum"})).await;
+    // bob replies to carol: carol (nested), alice and dave; not bob himself
+    s.create_id("/api/v2/comment/", &b, json!({"discussion": p, "parent": note, "text": "!"})).await;
+    let kinds = |tok: String| {
+        let s = &s;
+        async move { types(&s.get("/api/v2/notification/", Some(&tok)).await.json()) }
+    };
+    assert_eq!(kinds(a.clone()).await, pairs(&[("comment", "bob"), ("comment", "carol")]));
+    assert_eq!(kinds(b.clone()).await, pairs(&[("comment", "carol")]));
+    assert_eq!(kinds(c.clone()).await, pairs(&[("nested_comment", "bob")]));
+    assert_eq!(kinds(d.clone()).await, pairs(&[("comment", "bob"), ("comment", "carol")]));
+    // dave stops following; bob's account goes: neither hears of the next comment
+    assert_eq!(s.post(&follow, Some(&d), json!({})).await.status, StatusCode::NO_CONTENT);
+    s.soft_delete_user(bob);
+    assert_eq!(s.get(&item, Some(&a)).await.json()["follower_count"], 0);
+    s.create_id("/api/v2/comment/", &c, json!({"discussion": p, "text": "again"})).await;
+    assert_eq!(kinds(d.clone()).await.len(), 2);
+    s.assert_consistent();
+}
+
+/// Fifty members following one item at once: each counted once.
+#[tokio::test]
+async fn parallel_follows_are_each_counted_once() {
+    let s = TestServer::start().await;
+    let (_, a) = s.login("alice");
+    let p = s.create_id("/api/v2/post/", &a, json!({"text": "x"})).await;
+    let tokens: Vec<String> = (0..25).map(|i| s.jwt(s.user(&format!("u{i}"), None, false))).collect();
+    let calls = tokens.iter().chain(tokens.iter().take(10)).map(|t| {
+        let (s, t) = (&s, t.clone());
+        async move { s.post(&format!("/api/v2/post/{p}/follow/"), Some(&t), json!({})).await.status }
+    });
+    let done = futures_util::future::join_all(calls).await;
+    assert!(done.iter().all(|st| *st == StatusCode::NO_CONTENT), "{done:?}");
+    // ten of them followed twice: they stopped
+    assert_eq!(s.get(&format!("/api/v2/post/{p}/"), Some(&a)).await.json()["follower_count"], 15);
+    s.assert_consistent();
 }
