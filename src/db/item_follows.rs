@@ -18,7 +18,9 @@ pub fn follows(conn: &Connection, user: i64, pk: i64) -> rusqlite::Result<bool> 
 /// `user` follows item `pk`, or stops when it does; whether it follows afterwards.
 pub fn toggle(conn: &Connection, user: i64, pk: i64, now: Timestamp) -> rusqlite::Result<bool> {
     let removed = conn
-        .prepare_cached("DELETE FROM contribution_follow WHERE contribution_pk = ?1 AND user_id = ?2")?
+        .prepare_cached(
+            "DELETE FROM contribution_follow WHERE contribution_pk = ?1 AND user_id = ?2",
+        )?
         .execute(params![pk, user])?;
     if removed > 0 {
         return Ok(false);

@@ -233,7 +233,8 @@ fn group_thread_messages_import_from_members_only() {
 fn item_follows_import_with_exact_counts() {
     let mut good = lines();
     good.extend([
-        r#"{"record":"item_follow","user":2,"post":1,"created_at":"2025-03-05T00:00:00Z"}"#.to_owned(),
+        r#"{"record":"item_follow","user":2,"post":1,"created_at":"2025-03-05T00:00:00Z"}"#
+            .to_owned(),
         r#"{"record":"item_follow","user":3,"post":1}"#.to_owned(),
     ]);
     let e = Env::imported(&good);
@@ -257,6 +258,6 @@ fn item_follows_import_with_exact_counts() {
     }
     let e = Env::initialised();
     let mut twice = lines();
-    twice.extend([r#"{"record":"item_follow","user":2,"post":1}"#.to_owned(); 2]);
+    twice.extend(vec![r#"{"record":"item_follow","user":2,"post":1}"#.to_owned(); 2]);
     assert!(fails(e.import(&twice), &["import"]).contains("already follows"));
 }

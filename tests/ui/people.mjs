@@ -230,6 +230,18 @@ export async function peopleViews(t) {
     await page.getByText(reason, { exact: true }).click();
   };
   await visit('flag', async () => {
+    await check("flag: carol follows the post with the card's bookmark button: hearth answers 204, the post is followed (follower_count 1) and the button turns", async () => {
+      await page.getByText('Cheap watches', { exact: false }).first().waitFor({ timeout: WAIT_MS });
+      const mark = page.locator('.SCFeedObject-root button').filter({ hasText: /^bookmark_border$/ }).first();
+      const [resp] = await Promise.all([
+        page.waitForResponse((r) => r.url() === `${portal}/api/v2/post/${spamPost}/follow/` && r.request().method() === 'POST', { timeout: WAIT_MS }),
+        mark.click(),
+      ]);
+      must(resp.status() === 204, `POST follow answered ${resp.status()}`);
+      const post = await api(USERS.carol, 'GET', `/api/v2/post/${spamPost}/`);
+      must(post.json?.followed === true && post.json.follower_count === 1, `followed ${post.json?.followed}, follower_count ${post.json?.follower_count}`);
+      await page.locator('.SCFeedObject-root button').filter({ hasText: /^bookmark_added$/ }).first().waitFor({ timeout: WAIT_MS });
+    });
     await check("flag: carol opens the menu of bob's post, Flag with motivation, Spam: hearth holds her flag (flag/status 0) and the post tops moira's staff queue", async () => {
       must(spamPost, 'no post (the seed above failed)');
       await openMenu();
@@ -256,18 +268,6 @@ export async function peopleViews(t) {
       must(st.json?.suspended === true, `suspended: ${JSON.stringify(st.json)}`);
       const post = await api(USERS.carol, 'GET', `/api/v2/post/${spamPost}/`);
       must(post.json?.suspended === true, `the post's suspended: ${post.json?.suspended}`);
-    });
-    await check("flag: carol follows the post with the card's bookmark button: hearth answers 204, the post is followed (follower_count 1) and the button turns", async () => {
-      await page.keyboard.press('Escape');
-      const mark = page.locator('.SCFeedObject-root button').filter({ hasText: /^bookmark_border$/ }).first();
-      const [resp] = await Promise.all([
-        page.waitForResponse((r) => r.url() === `${portal}/api/v2/post/${spamPost}/follow/` && r.request().method() === 'POST', { timeout: WAIT_MS }),
-        mark.click(),
-      ]);
-      must(resp.status() === 204, `POST follow answered ${resp.status()}`);
-      const post = await api(USERS.carol, 'GET', `/api/v2/post/${spamPost}/`);
-      must(post.json?.followed === true && post.json.follower_count === 1, `followed ${post.json?.followed}, follower_count ${post.json?.follower_count}`);
-      await page.locator('.SCFeedObject-root button').filter({ hasText: /^bookmark_added$/ }).first().waitFor({ timeout: WAIT_MS });
     });
   }, { fullPage: false });
   await visit('moderate', async () => {

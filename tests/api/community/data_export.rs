@@ -118,7 +118,10 @@ async fn the_export_holds_the_members_data_and_nobody_elses() {
     );
     for file in ["items_followed.json", "items_notifications_off.json"] {
         let items: Value = serde_json::from_slice(&all[file]).unwrap();
-        assert_eq!((items[0]["kind"].clone(), items[0]["id"].clone()), (json!("post"), json!(theirs)));
+        assert_eq!(
+            (items[0]["kind"].clone(), items[0]["id"].clone()),
+            (json!("post"), json!(theirs))
+        );
     }
     let group_pms: Value = serde_json::from_slice(&all["group_messages.json"]).unwrap();
     assert_eq!(

@@ -107,7 +107,8 @@ async fn a_follower_hears_of_new_comments_until_they_stop() {
     let (_, c) = s.login("carol");
     let (_, d) = s.login("dave");
     let p = s.create_id("/api/v2/discussion/", &a, json!({"title": "Rye", "text": "x"})).await;
-    let (follow, item) = (format!("/api/v2/discussion/{p}/follow/"), format!("/api/v2/discussion/{p}/"));
+    let (follow, item) =
+        (format!("/api/v2/discussion/{p}/follow/"), format!("/api/v2/discussion/{p}/"));
     for tok in [&b, &d] {
         assert_eq!(s.post(&follow, Some(tok), json!({})).await.status, StatusCode::NO_CONTENT);
     }
@@ -117,7 +118,8 @@ async fn a_follower_hears_of_new_comments_until_they_stop() {
     // carol comments: alice (the author), bob and dave (followers) hear of it, once each
     let note = s.create_id("/api/v2/comment/", &c, json!({"discussion": p, "text": "yum"})).await;
     // bob replies to carol: carol (nested), alice and dave; not bob himself
-    s.create_id("/api/v2/comment/", &b, json!({"discussion": p, "parent": note, "text": "!"})).await;
+    s.create_id("/api/v2/comment/", &b, json!({"discussion": p, "parent": note, "text": "!"}))
+        .await;
     let kinds = |tok: String| {
         let s = &s;
         async move { types(&s.get("/api/v2/notification/", Some(&tok)).await.json()) }
@@ -131,7 +133,8 @@ async fn a_follower_hears_of_new_comments_until_they_stop() {
     s.soft_delete_user(bob);
     assert_eq!(s.get(&item, Some(&a)).await.json()["follower_count"], 0);
     s.create_id("/api/v2/comment/", &c, json!({"discussion": p, "text": "again"})).await;
-    assert_eq!(kinds(d.clone()).await.len(), 2);
+    // (bob's own notification to dave is hidden with bob's account: a deleted actor's)
+    assert_eq!(kinds(d.clone()).await, pairs(&[("comment", "carol")]));
     s.assert_consistent();
 }
 
@@ -141,7 +144,8 @@ async fn parallel_follows_are_each_counted_once() {
     let s = TestServer::start().await;
     let (_, a) = s.login("alice");
     let p = s.create_id("/api/v2/post/", &a, json!({"text": "x"})).await;
-    let tokens: Vec<String> = (0..25).map(|i| s.jwt(s.user(&format!("u{i}"), None, false))).collect();
+    let tokens: Vec<String> =
+        (0..25).map(|i| s.jwt(s.user(&format!("u{i}"), None, false))).collect();
     let calls = tokens.iter().chain(tokens.iter().take(10)).map(|t| {
         let (s, t) = (&s, t.clone());
         async move { s.post(&format!("/api/v2/post/{p}/follow/"), Some(&t), json!({})).await.status }
