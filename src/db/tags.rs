@@ -267,11 +267,12 @@ pub fn address(conn: &Connection, pk: i64, tags: &[i64]) -> rusqlite::Result<()>
     Ok(())
 }
 
-/// How many live top-level items outside groups and events (of `kind`, or of every
-/// kind) are addressed to tags and not shown to `viewer` ([`addressing_shown`]), the
-/// authors it hides left out (the feeds subtract those apart). The feeds' and lists'
-/// counts take these away from their kept totals. Costs the community's addressed
-/// items, not its size; nothing for staff.
+/// How many live contributions outside groups and events are addressed to tags (a
+/// comment: its item) and not shown to `viewer` ([`addressing_shown`]), the authors it
+/// hides left out (the lists subtract those apart): of `kind` (a kind's list, comments
+/// included), or the top-level items of every kind (explore). The feeds' and lists'
+/// counts take these away from their kept totals. Costs the community's addressed items
+/// (and, for comments, the comments on them), not its size; nothing for staff.
 pub fn unseen_addressed(
     conn: &Connection,
     viewer: Option<i64>,
@@ -280,9 +281,11 @@ pub fn unseen_addressed(
     conn.prepare_cached(sql!(
         "SELECT count(*) FROM contribution c
          WHERE NOT EXISTS (SELECT 1 FROM user su WHERE su.id = ?1 AND su.is_staff = 1)
-           AND c.pk IN (SELECT DISTINCT contribution_pk FROM contribution_addressing)
-           AND c.deleted = 0 AND c.target_pk IS NULL AND c.group_id IS NULL AND c.event_id IS NULL
-           AND (?2 IS NULL OR c.kind = ?2)
+           AND (c.pk IN (SELECT DISTINCT contribution_pk FROM contribution_addressing)
+                OR ?2 = 'comment'
+                   AND c.target_pk IN (SELECT DISTINCT contribution_pk FROM contribution_addressing))
+           AND c.deleted = 0 AND c.group_id IS NULL AND c.event_id IS NULL
+           AND (?2 IS NULL AND c.target_pk IS NULL OR c.kind = ?2)
            AND c.author_id NOT IN (SELECT h.hidden_id FROM user_hide h WHERE h.user_id = ?1)
            AND NOT {}",
         addressing_shown(1)

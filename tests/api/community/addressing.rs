@@ -145,6 +145,14 @@ async fn an_addressed_item_is_shown_to_its_tags_holders_its_author_and_staff_onl
             want(StatusCode::NOT_FOUND),
             "{who}"
         );
+        // every comment, unfiltered: the one on the addressed post is its holders'
+        let all = s.get("/api/v2/comment/", tok).await.json();
+        let listed = usize::from(sees);
+        assert_eq!(
+            (ids(&all).len(), all["count"].clone()),
+            (listed, json!(listed)),
+            "{who}: {all}"
+        );
         let r = s.get(&format!("/api/v2/comment/?post={hush}"), tok).await;
         assert_eq!(r.status, StatusCode::OK, "{who}: {}", r.text);
         assert_eq!(ids(&r.json()), if sees { vec![note] } else { vec![] }, "{who}");
