@@ -193,3 +193,32 @@ async fn of_user(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
         .await?;
     Ok(ok(&json))
 }
+
+/// The field errors of a contribution's categories (its create or edit body) that need
+/// the database: none given while `configurations.post_category_required_enabled` is
+/// on, and the first unknown id, in the words courses (and DRF) use (one query).
+pub(crate) fn item_errors(
+    tx: &rusqlite::Connection,
+    kind: crate::model::contribution::Kind,
+    draft: &crate::model::contribution::Draft,
+    errors: &mut Vec<crate::model::field::FieldError>,
+) -> Result<(), ApiError> {
+    let required = crate::db::preferences::get_bool(
+        tx,
+        "configurations",
+        "post_category_required_enabled",
+        false,
+    )?;
+    if required && let Some(e) = crate::model::contribution::missing_categories(kind, draft, errors)
+    {
+        errors.push(e);
+    }
+    if let Some(c) = crate::db::categories::first_missing(tx, &draft.categories)? {
+        errors.push(crate::model::field::FieldError::new(
+            "categories",
+            "invalid",
+            format!("Invalid pk \"{c}\" - object does not exist."),
+        ));
+    }
+    Ok(())
+}

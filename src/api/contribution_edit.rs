@@ -42,7 +42,7 @@ pub(super) async fn edit(kind: Kind, mut call: Call<Principal>) -> Result<Respon
             }
             errors.extend(place_errors(&m, &draft));
             if kind != Kind::Comment {
-                super::contributions::category_errors(tx, kind, &draft, &mut errors)?;
+                crate::api::categories::item_errors(tx, kind, &draft, &mut errors)?;
                 // the tags the item is addressed to already stay allowed
                 let kept: Vec<i64> =
                     crate::db::tags::addressing_of(tx, m.pk)?.iter().map(|t| t.id).collect();

@@ -146,7 +146,7 @@ async fn create(kind: Kind, mut call: Call<Principal>) -> Result<Response, ApiEr
                 return Err(ApiError::PermissionDenied);
             }
             // the checks that need the database, collected with the others
-            category_errors(tx, kind, &draft, &mut errors)?;
+            crate::api::categories::item_errors(tx, kind, &draft, &mut errors)?;
             let mut target_pk = None;
             // a comment is in its item's group or event; an item in the one its body names
             let (mut group_id, mut event_id) = (None, None);
@@ -234,34 +234,6 @@ async fn create(kind: Kind, mut call: Call<Principal>) -> Result<Response, ApiEr
         })
         .await?;
     Ok(json_response(StatusCode::CREATED, &json))
-}
-
-/// The field errors of a create or edit body's categories that need the database:
-/// none given while `configurations.post_category_required_enabled` is on, and the
-/// first unknown id, in the words courses (and DRF) use (one query).
-pub(super) fn category_errors(
-    tx: &rusqlite::Connection,
-    kind: Kind,
-    draft: &contribution::Draft,
-    errors: &mut Vec<FieldError>,
-) -> Result<(), ApiError> {
-    let required = crate::db::preferences::get_bool(
-        tx,
-        "configurations",
-        "post_category_required_enabled",
-        false,
-    )?;
-    if required && let Some(e) = contribution::missing_categories(kind, draft, errors) {
-        errors.push(e);
-    }
-    if let Some(c) = crate::db::categories::first_missing(tx, &draft.categories)? {
-        errors.push(FieldError::new(
-            "categories",
-            "invalid",
-            format!("Invalid pk \"{c}\" - object does not exist."),
-        ));
-    }
-    Ok(())
 }
 
 /// `GET /api/v2/{kind}/{id}/`: a deleted item is 404 except for its creator.
