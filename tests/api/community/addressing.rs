@@ -131,9 +131,10 @@ async fn an_addressed_item_is_shown_to_its_tags_holders_its_author_and_staff_onl
 
     let holders = [Some(a.clone()), Some(b.clone()), Some(staff.clone())];
     let others = [Some(c.clone()), None];
-    for (tok, sees) in holders.iter().map(|t| (t, true)).chain(others.iter().map(|t| (t, false))) {
+    let names = ["alice", "bob", "staff", "carol", "anonymous"];
+    let callers = holders.iter().map(|t| (t, true)).chain(others.iter().map(|t| (t, false)));
+    for ((tok, sees), who) in callers.zip(names) {
         let tok = tok.as_deref();
-        let who = format!("{tok:?}");
         let want = |v: StatusCode| if sees { StatusCode::OK } else { v };
         assert_eq!(
             s.status(&format!("/api/v2/post/{hush}/"), tok).await,
