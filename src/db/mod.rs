@@ -52,6 +52,7 @@ pub mod groups;
 pub mod hides;
 pub mod import;
 pub mod item_follows;
+pub mod item_switches;
 pub mod jwt;
 pub mod legal;
 pub mod media;
