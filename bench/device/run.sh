@@ -26,7 +26,10 @@ finish() {
 }
 trap finish EXIT
 
-if [ "${DEVBENCH_SMALL:-0}" = 1 ]; then
+if [ -n "${DEVBENCH_CONFIGS:-}" ]; then
+  read -r -a CONFIGS <<<"$DEVBENCH_CONFIGS"   # e.g. "0-7:8-15:8:256": a rerun of one
+  DUR=${DEVBENCH_DURATION:-5}
+elif [ "${DEVBENCH_SMALL:-0}" = 1 ]; then
   CONFIGS=("0:1:1:64" "0-1:0-1:2:64")   # 1 core each; then server and wrk share both cores
   DUR=${DEVBENCH_DURATION:-2}
 else
@@ -147,5 +150,26 @@ for cfg in "${CONFIGS[@]}"; do
     grep -E '^bench: (import|[a-z_-]+: (c=|seeded)|  r1:)' "$work/harness.out" | sed 's/^/    /' | tee -a "$OUT/progress.log" >&2
   done
 done
+# --- 3. a variant of the after build at the last configuration (DEVBENCH_VARIANT) ---------------
+# NAME:VAR=VALUE[:SCENARIOS], e.g. workers7:TOKIO_WORKER_THREADS=7:mixed,course_create:
+# the same harness run with one environment variable set for the server (tokio reads
+# TOKIO_WORKER_THREADS when serve sets no count: 7 runtime threads leave the 8th core
+# to the writer). Its JSON and log go to $OUT/variant-NAME.json and harness.log.
+if [ -n "${DEVBENCH_VARIANT:-}" ]; then
+  IFS=: read -r vname vset vsc <<<"$DEVBENCH_VARIANT"
+  vsc=${vsc:-mixed,course_create,course_get}
+  IFS=: read -r sc wc t c <<<"${CONFIGS[-1]}"
+  step="variant $vname"
+  log "variant $vname: hearth-after with $vset, server CPUs $sc, wrk CPUs $wc, -t$t -c$c, $vsc"
+  rc=0
+  lim=$(limit $(($(tr ',' '\n' <<<"$vsc" | grep -c .) * (DUR + WARMUP) * 2 + 90)))
+  env "$vset" HEARTH_BIN="$carry/hearth-after" timeout -k 5 "$lim" python3 bench/harness.py --dataset "$DATASET" \
+    --scenarios "$vsc" --runs 1 --duration "$DUR" --warmup "$WARMUP" --settle 0 \
+    --server-cpus "$sc" --wrk-cpus "$wc" --threads "$t" --connections "$c" \
+    --out "$OUT/variant-$vname.json" >"$work/harness.out" 2>&1 || rc=$?
+  { printf '\n##### variant %s (%s) %s (exit %s)\n' "$vname" "$vset" "${CONFIGS[-1]}" "$rc"; cat "$work/harness.out"; } >>"$OUT/harness.log"
+  grep -E '^bench: (import|[a-z_-]+: (c=|seeded)|  r1:)' "$work/harness.out" | sed 's/^/    /' | tee -a "$OUT/progress.log" >&2 || true
+  [ "$rc" = 0 ] || log "variant $vname: exit $rc (the main measurements stand)"
+fi
 step=report
 log "measured: ${SECONDS} s (estimate was ~${est} s)"

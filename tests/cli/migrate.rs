@@ -19,7 +19,8 @@ const APPLICATION_ID: i32 = 0x6872_7468;
 /// a4c0f0e-era main (schema.sql unchanged since e9b2a64, before the commit that made
 /// version 5), version 5 at dae9b35 (before the commit that made version 6), version 6
 /// at f6e9eba (before the commit that made version 7), version 9 as stop 36 landed it
-/// (c2cbbf0), version 11 as stop 39 landed it (bedd5d5).
+/// (c2cbbf0), version 11 as stop 39 landed it (bedd5d5), version 12 as stop 40 landed it
+/// (a489d25).
 ///
 /// A blob id is the SHA-1 of the file's bytes, so these are the released schemas to the
 /// byte, frozen: no later commit, rebase or merge can change what they name, and
@@ -29,7 +30,7 @@ const APPLICATION_ID: i32 = 0x6872_7468;
 /// and fails these tests without it; a plain `cargo test` where the blobs are missing
 /// (a shallow clone, a source tarball) skips each test that needs them with a SKIPPED
 /// line ([`history`], `crate::run::needs`).
-const RELEASED_SCHEMAS: [(i32, &str); 11] = [
+const RELEASED_SCHEMAS: [(i32, &str); 12] = [
     (1, "2ecf91e3864d954b05c4d7002832d67a70910a2a"),
     (2, "a593b0b989beee52c167923a844ffaa60b4b0783"),
     (3, "aae257d3b7a4b7e726ced07b40450f1ad6d22b80"),
@@ -41,6 +42,7 @@ const RELEASED_SCHEMAS: [(i32, &str); 11] = [
     (9, "ca639f0988386f05afa41d466e3ff11219ba260b"),
     (10, "19035baf7e979e137458fa613b13d74f870f0938"),
     (11, "6a23b1a66efd24ac2d2e914cfe03e4dd2400a4b5"),
+    (12, "6afa6e03412bb72cdd6a1d1716745a071289db13"),
 ];
 
 /// Whether every released schema is in the checkout's git history; a test that builds
