@@ -7,6 +7,7 @@ pub mod cors;
 pub mod form;
 pub mod pagination;
 pub mod query;
+pub mod query_params;
 pub mod route;
 pub mod statics;
 

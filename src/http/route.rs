@@ -84,6 +84,9 @@ pub struct Endpoint {
     /// The largest body this endpoint reads, when smaller than its reader's (JSON,
     /// form, multipart) limit: 413 beyond ([`Endpoint::body_limit`]).
     pub body_limit: Option<usize>,
+    /// The query's parameters, from the types the handler reads them into
+    /// ([`Endpoint::query`]): the OpenAPI document's parameters.
+    pub query: Vec<fn() -> Vec<utoipa::openapi::path::Parameter>>,
     segments: Vec<Segment>,
     handler: Handler,
 }
@@ -115,6 +118,7 @@ impl Endpoint {
             auth,
             operation_id,
             body_limit: None,
+            query: Vec::new(),
             segments: parse_template(path),
             handler: Arc::new(move |req, params| Box::pin(handler(req, params))),
         }
@@ -141,6 +145,29 @@ impl Endpoint {
     pub fn body_limit(mut self, bytes: usize) -> Self {
         self.body_limit = Some(bytes);
         self
+    }
+
+    /// Declares that the handler reads its query into `T` (a
+    /// [`query_params!`](crate::query_params) type): `T`'s fields are this endpoint's
+    /// documented query parameters. Several types add up (a list's filters, then
+    /// [`Paging`](crate::http::pagination::Paging)).
+    #[must_use]
+    pub fn query<T: utoipa::IntoParams>(mut self) -> Self {
+        self.query.push(|| T::into_params(|| Some(utoipa::openapi::path::ParameterIn::Query)));
+        self
+    }
+
+    /// [`Endpoint::query`] with [`Paging`](crate::http::pagination::Paging) after `T`: a list.
+    #[must_use]
+    pub fn list<T: utoipa::IntoParams>(self) -> Self {
+        self.query::<T>().query::<crate::http::pagination::Paging>()
+    }
+
+    /// [`Endpoint::query`] of [`Paging`](crate::http::pagination::Paging) alone: a list
+    /// without filters.
+    #[must_use]
+    pub fn paged(self) -> Self {
+        self.query::<crate::http::pagination::Paging>()
     }
 
     /// The names of the template's parameters, in order (`{*tail}` as `tail`).

@@ -148,6 +148,10 @@ pub enum DateFilter {
 }
 
 impl DateFilter {
+    /// The names [`DateFilter::parse`] takes.
+    pub const NAMES: [&'static str; 8] =
+        ["all", "today", "tomorrow", "this_week", "next_week", "this_month", "not_past", "past"];
+
     /// The filter named `s`: `Ok(None)` for `all`, `Err` for an unknown name.
     pub fn parse(s: &str) -> Result<Option<Self>, String> {
         Ok(Some(match s {

@@ -24,7 +24,7 @@ use crate::model::media::GALLERY_MAX;
 pub fn endpoints() -> Vec<Endpoint> {
     let path = "/api/v2/event/{id}/gallery/";
     vec![
-        ca(Method::GET, path, "getEventPhotoGallery", list),
+        ca(Method::GET, path, "getEventPhotoGallery", list).paged(),
         write(Method::POST, path, "addMediaToEventPhotoGallery", add),
         write(Method::DELETE, path, "removeMediasFromEventPhotoGallery", remove),
     ]

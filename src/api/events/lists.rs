@@ -17,6 +17,7 @@ use crate::error::ApiError;
 use crate::http::auth::Principal;
 use crate::http::pagination::Page;
 use crate::http::query::Query;
+use crate::http::query_params::nonempty;
 use crate::http::route::Endpoint;
 use crate::model::event::{EventJson, EventStatus, JoinStatus, Location};
 use crate::model::event_time::{DateFilter, zone};
@@ -24,44 +25,94 @@ use crate::model::event_time::{DateFilter, zone};
 /// The endpoints of this module.
 pub fn endpoints() -> Vec<Endpoint> {
     vec![
-        user(Method::GET, "/api/v2/event/", "listMyEvents", list_mine),
-        ca(Method::GET, "/api/v2/event/search/", "searchEvents", |c| all(c, Scope::All)),
-        user(Method::GET, "/api/v2/event/created/", "listMyCreatedEvents", created),
-        ca(Method::GET, "/api/v2/user/{id}/events/", "listUserEvents", user_events),
-        user(Method::GET, "/api/v2/suggestion/event/", "suggestEvents", suggest),
-        ca(Method::GET, "/api/v2/event/{id}/related/", "listRelatedEvents", related),
+        user(Method::GET, "/api/v2/event/", "listMyEvents", list_mine)
+            .query::<MyEvents>()
+            .list::<EventFilters>(),
+        ca(Method::GET, "/api/v2/event/search/", "searchEvents", |c| all(c, Scope::All))
+            .list::<EventFilters>(),
+        user(Method::GET, "/api/v2/event/created/", "listMyCreatedEvents", created)
+            .list::<EventFilters>(),
+        ca(Method::GET, "/api/v2/user/{id}/events/", "listUserEvents", user_events)
+            .list::<EventFilters>(),
+        user(Method::GET, "/api/v2/suggestion/event/", "suggestEvents", suggest)
+            .list::<EventFilters>(),
+        ca(Method::GET, "/api/v2/event/{id}/related/", "listRelatedEvents", related)
+            .list::<EventFilters>(),
     ]
+}
+
+crate::query_params! {
+    /// The filters every event list takes (the kit's `SCEventDateFilterType` and its
+    /// calendar's).
+    struct EventFilters {
+        /// A substring of the name or the description (case-insensitively).
+        search: Option<String>,
+        /// all (no filter), today, tomorrow, this_week, next_week (weeks from Monday),
+        /// this_month: events with an occurrence overlapping that range of days in the
+        /// zone `timezone` names; not_past: with an occurrence under way or to come; past:
+        /// whose first occurrence has ended (a recurring event that has begun is both past
+        /// and not past). Another value is 400.
+        #[param(schema_with = date_filters)]
+        date_filter: Option<String>,
+        /// true: as date_filter=past (the kit's calendar filter).
+        past: Option<bool>,
+        /// any (no filter), in person or virtual; another value is 400.
+        #[param(schema_with = locations)]
+        location: Option<String>,
+        /// true: only events a user the caller follows is a member of.
+        follows: Option<bool>,
+        /// Only events this user created.
+        created_by: Option<i64>,
+        /// The IANA zone the date filters count days in (UTC unless named; an unknown
+        /// name is 400).
+        timezone: Option<String>,
+    }
+}
+
+fn date_filters() -> utoipa::openapi::schema::Object {
+    crate::http::query_params::one_of(&DateFilter::NAMES)
+}
+
+fn locations() -> utoipa::openapi::schema::Object {
+    crate::http::query_params::one_of(&["any", "in person", "virtual"])
+}
+
+crate::query_params! {
+    /// The caller's events by their answer.
+    struct MyEvents {
+        /// going, not_going, subscribed (the default: every member's), invited or
+        /// requested; another value is 400.
+        #[param(schema_with = event_statuses)]
+        subscription_status: Option<String>,
+    }
+}
+
+fn event_statuses() -> utoipa::openapi::schema::Object {
+    crate::http::query_params::one_of(&["going", "not_going", "subscribed", "invited", "requested"])
 }
 
 /// The filters of a list's query (400 for a bad value).
 fn filters(q: &Query) -> Result<Filters, ApiError> {
-    let mut f = Filters {
-        text: q.text("search").map(str::trim).filter(|t| !t.is_empty()).map(str::to_owned),
-        ..Filters::default()
-    };
-    if let Some(d) = q.text("date_filter") {
+    let p = EventFilters::read(q)?;
+    let mut f = Filters { text: nonempty(&p.search).map(str::to_owned), ..Filters::default() };
+    if let Some(d) = p.date_filter.as_deref().filter(|d| !d.is_empty()) {
         f.date = DateFilter::parse(d)
             .map_err(|m| ApiError::field("date_filter", "invalid_choice", m))?;
     }
-    if q.bool("past")? == Some(true) {
+    if p.past == Some(true) {
         f.date = Some(DateFilter::Past);
     }
-    match q.text("location") {
-        None | Some("any") => {}
+    match p.location.as_deref() {
+        None | Some("" | "any") => {}
         Some(l) => {
             f.location = Some(
                 Location::parse(l).map_err(|m| ApiError::field("location", "invalid_choice", m))?,
             );
         }
     }
-    f.follows = q.bool("follows")? == Some(true);
-    if let Some(by) = q.text("created_by") {
-        let id = by.trim().parse::<i64>().map_err(|_| {
-            ApiError::field("created_by", "invalid", "A valid integer is required.")
-        })?;
-        f.created_by = Some(id);
-    }
-    if let Some(z) = q.text("timezone") {
+    f.follows = p.follows == Some(true);
+    f.created_by = p.created_by;
+    if let Some(z) = p.timezone.as_deref().filter(|z| !z.is_empty()) {
         f.zone = zone(z).ok_or_else(|| {
             ApiError::field(
                 "timezone",
@@ -105,17 +156,19 @@ async fn all(call: Call<Option<Principal>>, scope: Scope) -> Result<Response, Ap
 async fn list_mine(call: Call<Principal>) -> Result<Response, ApiError> {
     let (base, now) = (call.base(), call.now);
     list_page(&call, move |c, who, q| {
-        let (statuses, going) = match q.text("subscription_status").map(EventStatus::parse) {
-            None => (JoinStatus::MEMBERS.to_vec(), None),
-            Some(Ok(EventStatus::Going)) => (JoinStatus::MEMBERS.to_vec(), Some(true)),
-            Some(Ok(EventStatus::NotGoing)) => (JoinStatus::MEMBERS.to_vec(), Some(false)),
-            Some(Ok(EventStatus::Subscribed)) => (JoinStatus::MEMBERS.to_vec(), None),
-            Some(Ok(EventStatus::Invited)) => (vec![JoinStatus::Invited], None),
-            Some(Ok(EventStatus::Requested)) => (vec![JoinStatus::Requested], None),
-            Some(Err(m)) => {
-                return Err(ApiError::field("subscription_status", "invalid_choice", m));
-            }
-        };
+        let wanted = MyEvents::read(q)?.subscription_status;
+        let (statuses, going) =
+            match wanted.as_deref().filter(|s| !s.is_empty()).map(EventStatus::parse) {
+                None => (JoinStatus::MEMBERS.to_vec(), None),
+                Some(Ok(EventStatus::Going)) => (JoinStatus::MEMBERS.to_vec(), Some(true)),
+                Some(Ok(EventStatus::NotGoing)) => (JoinStatus::MEMBERS.to_vec(), Some(false)),
+                Some(Ok(EventStatus::Subscribed)) => (JoinStatus::MEMBERS.to_vec(), None),
+                Some(Ok(EventStatus::Invited)) => (vec![JoinStatus::Invited], None),
+                Some(Ok(EventStatus::Requested)) => (vec![JoinStatus::Requested], None),
+                Some(Err(m)) => {
+                    return Err(ApiError::field("subscription_status", "invalid_choice", m));
+                }
+            };
         let scope = Scope::MemberOf { user: who.user_id, statuses, going };
         listing(c, Some(who.user_id), &scope, &filters(q)?, q, &base, now)
     })
@@ -183,4 +236,25 @@ async fn related(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
         listing(c, viewer, &Scope::All, &f, q, &base, now)
     })
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The documented choices are the ones the parsers take.
+    #[test]
+    fn every_documented_choice_parses() {
+        for v in DateFilter::NAMES {
+            assert!(DateFilter::parse(v).is_ok(), "{v}");
+        }
+        for v in ["in person", "virtual"] {
+            assert!(Location::parse(v).is_ok(), "{v}");
+        }
+        for v in ["going", "not_going", "subscribed", "invited", "requested"] {
+            assert!(EventStatus::parse(v).is_ok(), "{v}");
+        }
+        let doc = serde_json::to_value(date_filters()).unwrap();
+        assert_eq!(doc["enum"].as_array().map(Vec::len), Some(8));
+    }
 }

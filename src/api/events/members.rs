@@ -12,7 +12,9 @@ use warp::reply::Response;
 use super::{enabled, managed_event, visible_event};
 use crate::api::call::{Call, ca, user, write};
 use crate::api::listing::list_page;
-use crate::api::members::{admins, pre_write, required_users, user_list, users_page};
+use crate::api::members::{
+    Removal, UserPrefix, admins, pre_write, required_users, user_list, users_page,
+};
 use crate::clock::Timestamp;
 use crate::db::events::{self as db, shows_members};
 use crate::db::members::{self, Roster};
@@ -43,30 +45,35 @@ pub fn endpoints() -> Vec<Endpoint> {
     const NOT_GOING: &str = "/api/v2/event/{id}/not_going/";
     const INVITE: &str = "/api/v2/event/{id}/invite/";
     vec![
-        ca(Method::GET, SUBSCRIBE, "listEventMembers", list_members),
+        ca(Method::GET, SUBSCRIBE, "listEventMembers", list_members).paged(),
         write(Method::POST, SUBSCRIBE, "subscribeToEvent", subscribe),
         write(Method::DELETE, SUBSCRIBE, "unsubscribeFromEvent", |c| {
             crate::api::members::leave(&INVITATIONS, c)
-        }),
-        ca(Method::GET, GOING, "listEventGoing", |c| list_answered(c, true)),
+        })
+        .query::<Removal>(),
+        ca(Method::GET, GOING, "listEventGoing", |c| list_answered(c, true)).paged(),
         write(Method::POST, GOING, "goToEvent", |c| answer(c, Some(true))),
         write(Method::DELETE, GOING, "removeGoingToEvent", |c| take_back(c, true)),
-        ca(Method::GET, NOT_GOING, "listEventNotGoing", |c| list_answered(c, false)),
+        ca(Method::GET, NOT_GOING, "listEventNotGoing", |c| list_answered(c, false)).paged(),
         write(Method::POST, NOT_GOING, "notGoingToEvent", |c| answer(c, Some(false))),
         write(Method::DELETE, NOT_GOING, "removeNotGoingToEvent", |c| take_back(c, false)),
         ca(Method::GET, "/api/v2/event/{id}/status/", "getEventSubscriptionStatus", status),
         user(Method::GET, INVITE, "listEventInvitedUsers", |c| {
             crate::api::members::managed_list(&INVITATIONS, c, JoinStatus::Invited)
-        }),
+        })
+        .paged(),
         write(Method::POST, INVITE, "inviteOrAcceptEventUsers", |c| {
             crate::api::members::invite_users(&INVITATIONS, c)
         }),
         write(Method::DELETE, INVITE, "withdrawEventInvitations", withdraw),
         user(Method::GET, "/api/v2/event/{id}/request_subscribe/", "listEventRequests", |c| {
             crate::api::members::managed_list(&INVITATIONS, c, JoinStatus::Requested)
-        }),
-        user(Method::GET, "/api/v2/event/{id}/user/", "suggestEventUsers", |c| suggest(c, true)),
-        user(Method::GET, "/api/v2/event/user/", "suggestNewEventUsers", |c| suggest(c, false)),
+        })
+        .paged(),
+        user(Method::GET, "/api/v2/event/{id}/user/", "suggestEventUsers", |c| suggest(c, true))
+            .list::<UserPrefix>(),
+        user(Method::GET, "/api/v2/event/user/", "suggestNewEventUsers", |c| suggest(c, false))
+            .list::<UserPrefix>(),
     ]
 }
 
@@ -243,7 +250,7 @@ async fn suggest(call: Call<Principal>, of_event: bool) -> Result<Response, ApiE
             }
         }
         let page = Page::from_query(q)?;
-        let prefix = q.get("search").unwrap_or("").trim().to_owned();
+        let prefix = UserPrefix::read(q)?.search.unwrap_or_default().trim().to_owned();
         let (count, users) = members::suggested_users(
             c,
             Roster::Event,

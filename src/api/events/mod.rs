@@ -36,7 +36,7 @@ pub fn endpoints() -> Vec<Endpoint> {
         write(Method::DELETE, "/api/v2/event/{id}/", "deleteEvent", delete),
         write(Method::POST, "/api/v2/event/{id}/hide/", "hideEvent", |c| show(c, false)),
         write(Method::POST, "/api/v2/event/{id}/show/", "showEvent", |c| show(c, true)),
-        ca(Method::GET, "/api/v2/event/{id}/feed/", "getEventFeed", feed),
+        ca(Method::GET, "/api/v2/event/{id}/feed/", "getEventFeed", feed).paged(),
     ]
     .into_iter()
     .chain(gallery::endpoints())

@@ -86,10 +86,28 @@ pub fn required_users(
     Ok(users)
 }
 
+crate::query_params! {
+    /// Whom a `DELETE .../subscribe/` removes.
+    pub struct Removal {
+        /// The user to remove (the creator and admins); absent: the caller leaves. Not an
+        /// integer (empty included): 400.
+        #[param(value_type = Option<i64>)]
+        user: Option<String>,
+    }
+}
+
+crate::query_params! {
+    /// The users a group's or an event's member may invite.
+    pub struct UserPrefix {
+        /// The start of a username, case-insensitively (empty: every user).
+        search: Option<String>,
+    }
+}
+
 /// The `?user=N` of a `DELETE subscribe/` (an admin removing N): absent → None; not an
 /// integer → 400 on `user`.
 pub fn target_user(call: &Call<Principal>) -> Result<Option<i64>, ApiError> {
-    match call.query()?.get("user") {
+    match Removal::read(&call.query()?)?.user.as_deref() {
         None => Ok(None),
         Some(v) => v
             .trim()

@@ -11,7 +11,7 @@ use warp::reply::Response;
 use super::{enabled, managed_group, visible_group};
 use crate::api::call::{Call, ca, user, write};
 use crate::api::listing::list_page;
-use crate::api::members::{admins, pre_write, users_page};
+use crate::api::members::{Removal, UserPrefix, admins, pre_write, users_page};
 use crate::clock::Timestamp;
 use crate::db::groups::is_member;
 use crate::db::members::{self, Roster};
@@ -40,23 +40,28 @@ pub fn endpoints() -> Vec<Endpoint> {
     const SUBSCRIBE: &str = "/api/v2/group/{id}/subscribe/";
     const INVITE: &str = "/api/v2/group/{id}/invite/";
     vec![
-        ca(Method::GET, SUBSCRIBE, "listGroupMembers", list_members),
+        ca(Method::GET, SUBSCRIBE, "listGroupMembers", list_members).paged(),
         write(Method::POST, SUBSCRIBE, "subscribeToGroup", subscribe),
         write(Method::DELETE, SUBSCRIBE, "unsubscribeFromGroup", |c| {
             crate::api::members::leave(&INVITATIONS, c)
-        }),
+        })
+        .query::<Removal>(),
         ca(Method::GET, "/api/v2/group/{id}/status/", "getGroupSubscriptionStatus", status),
         user(Method::GET, INVITE, "listGroupInvitedUsers", |c| {
             crate::api::members::managed_list(&INVITATIONS, c, JoinStatus::Invited)
-        }),
+        })
+        .paged(),
         write(Method::POST, INVITE, "inviteOrAcceptGroupUsers", |c| {
             crate::api::members::invite_users(&INVITATIONS, c)
         }),
         user(Method::GET, "/api/v2/group/{id}/request_subscribe/", "listGroupRequests", |c| {
             crate::api::members::managed_list(&INVITATIONS, c, JoinStatus::Requested)
-        }),
-        user(Method::GET, "/api/v2/group/{id}/user/", "suggestGroupUsers", |c| suggest(c, true)),
-        user(Method::GET, "/api/v2/group/user/", "suggestNewGroupUsers", |c| suggest(c, false)),
+        })
+        .paged(),
+        user(Method::GET, "/api/v2/group/{id}/user/", "suggestGroupUsers", |c| suggest(c, true))
+            .list::<UserPrefix>(),
+        user(Method::GET, "/api/v2/group/user/", "suggestNewGroupUsers", |c| suggest(c, false))
+            .list::<UserPrefix>(),
     ]
 }
 
@@ -147,7 +152,7 @@ async fn suggest(call: Call<Principal>, of_group: bool) -> Result<Response, ApiE
             }
         }
         let page = Page::from_query(q)?;
-        let prefix = q.get("search").unwrap_or("").trim().to_owned();
+        let prefix = UserPrefix::read(q)?.search.unwrap_or_default().trim().to_owned();
         let (count, users) = members::suggested_users(
             c,
             Roster::Group,

@@ -32,15 +32,15 @@ use crate::model::group::{
 /// The endpoints of this module and its submodule.
 pub fn endpoints() -> Vec<Endpoint> {
     vec![
-        user(Method::GET, "/api/v2/group/", "listMyGroups", list_mine),
+        user(Method::GET, "/api/v2/group/", "listMyGroups", list_mine).paged(),
         write(Method::POST, "/api/v2/group/", "createGroup", create),
-        ca(Method::GET, "/api/v2/group/search/", "searchGroups", search),
+        ca(Method::GET, "/api/v2/group/search/", "searchGroups", search).list::<GroupSearch>(),
         ca(Method::GET, "/api/v2/group/{id}/", "getGroup", get),
         write(Method::PUT, "/api/v2/group/{id}/", "replaceGroup", |c| update(c, true)),
         write(Method::PATCH, "/api/v2/group/{id}/", "updateGroup", |c| update(c, false)),
         write(Method::DELETE, "/api/v2/group/{id}/", "deleteGroup", delete),
-        ca(Method::GET, "/api/v2/group/{id}/feed/", "getGroupFeed", feed),
-        ca(Method::GET, "/api/v2/user/{id}/groups/", "listUserGroups", user_groups),
+        ca(Method::GET, "/api/v2/group/{id}/feed/", "getGroupFeed", feed).paged(),
+        ca(Method::GET, "/api/v2/user/{id}/groups/", "listUserGroups", user_groups).paged(),
     ]
     .into_iter()
     .chain(members::endpoints())
@@ -289,6 +289,14 @@ async fn delete(mut call: Call<Principal>) -> Result<Response, ApiError> {
     Ok(empty(StatusCode::NO_CONTENT))
 }
 
+crate::query_params! {
+    /// The group search's filter.
+    struct GroupSearch {
+        /// A substring of the name or the description (case-insensitively).
+        search: Option<String>,
+    }
+}
+
 /// `GET /api/v2/group/search/` (CA): the groups the caller may see, newest first;
 /// `search` narrows to a name or description containing it.
 async fn search(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
@@ -297,7 +305,8 @@ async fn search(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
         enabled(c)?;
         let page = Page::from_query(q)?;
         let viewer = who.map(|w| w.user_id);
-        let text = q.text("search").filter(|t| !t.trim().is_empty());
+        let search = GroupSearch::read(q)?.search;
+        let text = search.as_deref().filter(|t| !t.trim().is_empty());
         let (count, ids) = db::search(c, viewer, text, page.limit, page.offset)?;
         Ok((page, count, groups_json(c, &ids, viewer, &base)?))
     })
