@@ -97,8 +97,14 @@ pub fn endpoints() -> Vec<Endpoint> {
     let mut all = Vec::new();
     for kind in Kind::ALL {
         let n = names(kind);
+        let listing = ca(Method::GET, n.collection, n.list, move |c| list(kind, c));
+        let listing = if kind == Kind::Comment {
+            listing.query::<CommentFilters>().list::<ListOrder>()
+        } else {
+            listing.list::<ListOrder>()
+        };
         all.extend([
-            ca(Method::GET, n.collection, n.list, move |c| list(kind, c)),
+            listing,
             write(Method::POST, n.collection, n.create, move |c| create(kind, c)),
             ca(Method::GET, n.item, n.get, move |c| read(kind, c)),
             write(Method::DELETE, n.item, n.delete, move |c| set_deleted(kind, c, true)),
@@ -106,7 +112,7 @@ pub fn endpoints() -> Vec<Endpoint> {
             write(Method::POST, n.restore, n.restore_op, move |c| set_deleted(kind, c, false)),
         ]);
         if kind != Kind::Comment {
-            all.push(ca(Method::GET, n.related, n.related_op, move |c| related(kind, c)));
+            all.push(ca(Method::GET, n.related, n.related_op, move |c| related(kind, c)).paged());
         }
     }
     all.push(write(
@@ -254,18 +260,54 @@ async fn read(kind: Kind, call: Call<Option<Principal>>) -> Result<Response, Api
     Ok(ok(&json))
 }
 
-/// `GET /api/v2/{kind}/`: live items, newest first (`ordering`: `-added_at`, the
-/// default, or `added_at`; the kit's `connection`/`-connection` order as `added_at` does,
-/// hearth having no connections yet). Comments: `discussion`, `post` or `status` narrow
-/// the list to that item's top-level comments, `parent` to one comment's replies
-/// (the threads the kit's comment list reads); neither lists every comment.
+crate::query_params! {
+    /// The order of a kind's list.
+    struct ListOrder {
+        /// -added_at (newest first, the default) or added_at (oldest first). The kit's
+        /// comment orders -connection and connection are served as -added_at and
+        /// added_at: comments by the caller's connections are not put first. Anything
+        /// else is 400.
+        #[param(schema_with = orderings)]
+        ordering: Option<String>,
+    }
+}
+
+fn orderings() -> utoipa::openapi::schema::Object {
+    crate::http::query_params::one_of(&["-added_at", "added_at", "-connection", "connection"])
+}
+
+crate::query_params! {
+    /// Which comments a comment list holds (every live comment without them). Several
+    /// filters must name the same item, else the page is empty.
+    struct CommentFilters {
+        /// Only the top-level comments of this discussion. A non-integer is 400; an
+        /// unknown or deleted discussion gives an empty page.
+        #[param(value_type = Option<i64>)]
+        discussion: Option<String>,
+        /// Only the top-level comments of this post (as `discussion`).
+        #[param(value_type = Option<i64>)]
+        post: Option<String>,
+        /// Only the top-level comments of this status (as `discussion`).
+        #[param(value_type = Option<i64>)]
+        status: Option<String>,
+        /// Only the replies to this comment. A non-integer is 400; an unknown or deleted
+        /// comment, or one on another item than the one named, gives an empty page.
+        #[param(value_type = Option<i64>)]
+        parent: Option<String>,
+    }
+}
+
+/// `GET /api/v2/{kind}/`: live items, newest first (`ordering`, [`ListOrder`]).
+/// Comments: `discussion`, `post` or `status` narrow the list to that item's top-level
+/// comments, `parent` to one comment's replies (the threads the kit's comment list
+/// reads); neither lists every comment ([`CommentFilters`]).
 async fn list(kind: Kind, call: Call<Option<Principal>>) -> Result<Response, ApiError> {
     let (base, q, now) = (call.base(), call.query()?, call.now);
     let url = base.at(&call.req.path);
     let json = call
         .read(move |c, who| {
             let page = Page::from_query(&q)?;
-            let order = match q.get("ordering").map(str::trim) {
+            let order = match ListOrder::read(&q)?.ordering.as_deref().map(str::trim) {
                 None | Some("" | "-added_at" | "-connection") => Order::NewestFirst,
                 Some("added_at" | "connection") => Order::OldestFirst,
                 Some(_) => {
@@ -278,9 +320,15 @@ async fn list(kind: Kind, call: Call<Option<Principal>>) -> Result<Response, Api
             };
             let mut filters = Vec::new();
             if kind == Kind::Comment {
-                for tk in Kind::TARGETS.into_iter().chain([Kind::Comment]) {
-                    let name = if tk == Kind::Comment { "parent" } else { tk.as_str() };
-                    if let Some(v) = q.get(name) {
+                let f = CommentFilters::read(&q)?;
+                let named = [
+                    (Kind::Discussion, "discussion", f.discussion),
+                    (Kind::Post, "post", f.post),
+                    (Kind::Status, "status", f.status),
+                    (Kind::Comment, "parent", f.parent),
+                ];
+                for (tk, name, value) in named {
+                    if let Some(v) = value {
                         let tid = v.trim().parse::<i64>().map_err(|_| {
                             ApiError::field(name, "invalid", "Must be an integer id.")
                         })?;

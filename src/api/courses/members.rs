@@ -3,7 +3,7 @@
 use warp::http::{Method, StatusCode};
 use warp::reply::Response;
 
-use super::{course_json, managed_course, member_statuses, visible_course};
+use super::{Statuses, course_json, managed_course, member_statuses, visible_course};
 use crate::api::call::{Call, ca, user, write};
 use crate::api::listing::list_page;
 use crate::api::members::{missing_user, pre_write, required_users, user_list};
@@ -22,16 +22,18 @@ pub fn endpoints() -> Vec<Endpoint> {
     const JOIN: &str = "/api/v2/course/{id}/join/";
     const INVITE: &str = "/api/v2/course/{id}/invite/";
     vec![
-        user(Method::GET, JOIN, "listCourseMembers", |c| list(c, None)),
+        user(Method::GET, JOIN, "listCourseMembers", |c| list(c, None)).list::<Statuses>(),
         write(Method::POST, JOIN, "joinCourse", join_course),
         write(Method::DELETE, JOIN, "leaveCourse", leave),
         ca(Method::GET, "/api/v2/course/{id}/status/", "getCourseJoinStatus", get_status),
-        user(Method::GET, INVITE, "listCourseInvitedUsers", |c| list(c, Some(JoinStatus::Invited))),
+        user(Method::GET, INVITE, "listCourseInvitedUsers", |c| list(c, Some(JoinStatus::Invited)))
+            .paged(),
         write(Method::POST, INVITE, "inviteCourseUsers", |c| invite_users(c, true)),
         write(Method::DELETE, INVITE, "withdrawCourseInvitations", |c| invite_users(c, false)),
         user(Method::GET, "/api/v2/course/{id}/request_join/", "listCourseJoinRequests", |c| {
             list(c, Some(JoinStatus::Requested))
-        }),
+        })
+        .paged(),
         write(Method::POST, "/api/v2/course/{id}/role/", "changeCourseRoles", set_roles),
     ]
 }

@@ -33,9 +33,10 @@ use crate::model::field::FieldError;
 /// The endpoints of this module and its submodules.
 pub fn endpoints() -> Vec<Endpoint> {
     vec![
-        user(Method::GET, "/api/v2/course/", "listMyCourses", list),
+        user(Method::GET, "/api/v2/course/", "listMyCourses", list).list::<Statuses>(),
         write(Method::POST, "/api/v2/course/", "createCourse", create),
-        ca(Method::GET, "/api/v2/course/search/", "searchCourses", search_courses),
+        ca(Method::GET, "/api/v2/course/search/", "searchCourses", search_courses)
+            .list::<CourseSearch>(),
         ca(Method::GET, "/api/v2/course/{id}/", "getCourse", get),
         write(Method::PUT, "/api/v2/course/{id}/", "replaceCourse", |c| update(c, true)),
         write(Method::PATCH, "/api/v2/course/{id}/", "updateCourse", |c| update(c, false)),
@@ -132,11 +133,42 @@ fn course_jsons(
     Ok(out)
 }
 
+crate::query_params! {
+    /// The statuses a course or member list holds.
+    pub(crate) struct Statuses {
+        /// Comma-separated join statuses among creator, manager, joined, invited,
+        /// requested; default creator,manager,joined. An unknown status is 400
+        /// invalid_choice.
+        statuses: Option<String>,
+    }
+}
+
 /// The `statuses` query parameter of the course and member lists (default creator,
 /// manager, joined); an unknown status is 400 `invalid_choice`.
 pub(crate) fn member_statuses(q: &crate::http::query::Query) -> Result<Vec<JoinStatus>, ApiError> {
-    parse_statuses(q.get("statuses"), &JoinStatus::MEMBERS)
+    parse_statuses(Statuses::read(q)?.statuses.as_deref(), &JoinStatus::MEMBERS)
         .map_err(|m| ApiError::field("statuses", "invalid_choice", m))
+}
+
+crate::query_params! {
+    /// The course search's filters and order.
+    struct CourseSearch {
+        /// Substring of the name (case-insensitive, Unicode) or of the description
+        /// (case-insensitive for ASCII letters).
+        search: Option<String>,
+        /// Category ids, comma-separated (also repeated, or as categories[]=); a course
+        /// matches when it has any of them. A non-integer is 400.
+        categories: Option<Vec<i64>>,
+        /// The order, -id (newest first) unless named; anything else is 400
+        /// invalid_choice. name orders case-insensitively.
+        #[param(schema_with = search_orderings)]
+        ordering: Option<String>,
+    }
+}
+
+fn search_orderings() -> utoipa::openapi::schema::Object {
+    let names: Vec<&str> = db::SEARCH_ORDERINGS.iter().map(|(k, _)| *k).collect();
+    crate::http::query_params::one_of(&names)
 }
 
 /// 403 unless the caller may create courses (`courses_only_staff_enabled`).
@@ -372,7 +404,8 @@ async fn list(call: Call<Principal>) -> Result<Response, ApiError> {
 async fn search_courses(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
     let base = call.base();
     list_page(&call, move |c, who, q| {
-        let ordering = q.text("ordering").unwrap_or("-id");
+        let p = CourseSearch::read(q)?;
+        let ordering = p.ordering.as_deref().filter(|o| !o.is_empty()).unwrap_or("-id");
         let order_by =
             db::SEARCH_ORDERINGS.iter().find(|(k, _)| *k == ordering).map(|(_, v)| *v).ok_or_else(
                 || {
@@ -383,12 +416,11 @@ async fn search_courses(call: Call<Option<Principal>>) -> Result<Response, ApiEr
                     )
                 },
             )?;
-        let categories = q.ids("categories")?;
         let page = Page::from_query(q)?;
         let s = db::Search {
             user: who.map(|w| w.user_id),
-            text: q.text("search").map(str::to_owned),
-            categories,
+            text: p.search.filter(|t| !t.is_empty()),
+            categories: p.categories,
             order_by,
         };
         let (count, ids) = if s.text.is_none() && s.categories.is_none() && ordering == "-id" {

@@ -240,6 +240,8 @@ async fn related(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
 
 #[cfg(test)]
 mod tests {
+    #![expect(clippy::unwrap_used, reason = "tests fail loudly")]
+
     use super::*;
 
     /// The documented choices are the ones the parsers take.

@@ -22,18 +22,19 @@ use crate::model::feed::UnitJson;
 /// The endpoints of this module.
 pub fn endpoints() -> Vec<Endpoint> {
     vec![
-        user(Method::GET, "/api/v2/feed/", "getHomeFeed", home),
-        ca(Method::GET, "/api/v2/feed/explore/", "getExploreFeed", explore),
+        user(Method::GET, "/api/v2/feed/", "getHomeFeed", home).paged(),
+        ca(Method::GET, "/api/v2/feed/explore/", "getExploreFeed", explore).paged(),
         write(Method::POST, "/api/v2/feed/read/", "markFeedRead", read::mark),
         user(Method::GET, "/api/v2/feed/unseen/count/", "countFeedUnseen", read::unseen_count),
-        ca(Method::GET, "/api/v2/category/{id}/feed/", "getCategoryFeed", category),
+        ca(Method::GET, "/api/v2/category/{id}/feed/", "getCategoryFeed", category).paged(),
         ca(
             Method::GET,
             "/api/v2/category/{id}/feed/trending/",
             "getCategoryTrendingFeed",
             trending,
-        ),
-        ca(Method::GET, "/api/v2/user/{id}/feed/", "getUserFeed", author),
+        )
+        .paged(),
+        ca(Method::GET, "/api/v2/user/{id}/feed/", "getUserFeed", author).paged(),
     ]
 }
 

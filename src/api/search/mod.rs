@@ -22,12 +22,40 @@ use crate::model::PublicUrl;
 /// The endpoints of this module.
 pub fn endpoints() -> Vec<Endpoint> {
     vec![
-        ca(Method::GET, "/api/v2/search/", "search", search_all),
-        ca(Method::GET, "/api/v2/suggestion/", "searchSuggestion", suggest::navbar),
-        user(Method::GET, "/api/v2/suggestion/user/", "suggestUsers", suggest::users),
-        user(Method::GET, "/api/v2/suggestion/category/", "suggestCategories", suggest::categories),
-        user(Method::GET, "/api/v2/user/autocomplete/", "autocompleteUsers", autocomplete),
+        ca(Method::GET, "/api/v2/search/", "search", search_all)
+            .query::<SearchText>()
+            .list::<SearchTarget>(),
+        ca(Method::GET, "/api/v2/suggestion/", "searchSuggestion", suggest::navbar)
+            .list::<SearchText>(),
+        user(Method::GET, "/api/v2/suggestion/user/", "suggestUsers", suggest::users).paged(),
+        user(Method::GET, "/api/v2/suggestion/category/", "suggestCategories", suggest::categories)
+            .paged(),
+        user(Method::GET, "/api/v2/user/autocomplete/", "autocompleteUsers", autocomplete)
+            .list::<SearchText>(),
     ]
+}
+
+crate::query_params! {
+    /// What a search looks for.
+    pub(crate) struct SearchText {
+        /// What was typed: words, each matched as a prefix, accents folded (at most 200
+        /// characters, else 400 max_length). No word: an empty page.
+        search: Option<String>,
+    }
+}
+
+crate::query_params! {
+    /// Where `GET /api/v2/search/` searches.
+    struct SearchTarget {
+        /// feed (the default: discussions, posts and statuses as feed units), user or
+        /// category; anything else is 400.
+        #[param(schema_with = targets)]
+        r#type: Option<String>,
+    }
+}
+
+fn targets() -> utoipa::openapi::schema::Object {
+    crate::http::query_params::one_of(&["feed", "user", "category"])
 }
 
 /// The longest search text taken, in characters.
@@ -36,7 +64,7 @@ pub const SEARCH_MAX: usize = 200;
 /// The FTS5 expression of the `search` parameter; `None` when it holds no word (the
 /// answer is then an empty page). Longer than [`SEARCH_MAX`]: 400.
 pub(crate) fn expr(q: &Query) -> Result<Option<String>, ApiError> {
-    let text = q.get("search").unwrap_or("");
+    let text = SearchText::read(q)?.search.unwrap_or_default();
     if text.chars().count() > SEARCH_MAX {
         return Err(ApiError::field(
             "search",
@@ -44,7 +72,7 @@ pub(crate) fn expr(q: &Query) -> Result<Option<String>, ApiError> {
             format!("At most {SEARCH_MAX} characters."),
         ));
     }
-    Ok(match_expr(text))
+    Ok(match_expr(&text))
 }
 
 /// What `GET /api/v2/search/` searches (`type`).
@@ -93,7 +121,7 @@ async fn search_all(call: Call<Option<Principal>>) -> Result<Response, ApiError>
     let (base, now) = (call.base(), call.now);
     list_page(&call, move |c, who, q| {
         let page = Page::from_query(q)?;
-        let target = match q.get("type").map(str::trim) {
+        let target = match SearchTarget::read(q)?.r#type.as_deref().map(str::trim) {
             None | Some("" | "feed") => Target::Items,
             Some("user") => Target::Users,
             Some("category") => Target::Categories,
