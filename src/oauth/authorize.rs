@@ -29,7 +29,9 @@ pub const CODE_TTL: crate::clock::Timestamp = 60 * SECOND;
 /// and an app that skips consent it issues a code or a token at once.
 pub fn endpoints() -> Vec<Endpoint> {
     let request = |path: &'static str, op: &'static str| {
-        Endpoint::new(Method::GET, path, Auth::None, op, |req, _| get(req)).writes()
+        Endpoint::new(Method::GET, path, Auth::None, op, |req, _| get(req))
+            .writes()
+            .query::<AuthorizeQuery>()
     };
     let decision = |path: &'static str, op: &'static str| {
         Endpoint::new(Method::POST, path, Auth::None, op, |req, _| post(req))
@@ -40,6 +42,43 @@ pub fn endpoints() -> Vec<Endpoint> {
         request("/oauth/authorize", "oauthAuthorizeNoSlash"),
         decision("/oauth/authorize", "oauthAuthorizeDecisionNoSlash"),
     ]
+}
+
+crate::query_params! {
+    /// An authorization request (RFC 6749 §4.1.1, §4.2.1; RFC 7636 §4.3). A repeated
+    /// parameter is invalid_request.
+    struct AuthorizeQuery {
+        /// code (authorization code flow) or token (implicit flow); must match the app's
+        /// grant (else unauthorized_client).
+        #[param(required = true, schema_with = response_types)]
+        response_type: Option<String>,
+        /// The app's client_id. Missing or unknown: an error page, never a redirect.
+        #[param(required = true)]
+        client_id: Option<String>,
+        /// Must equal one of the app's registered redirect URIs exactly (string
+        /// comparison); otherwise an error page, never a redirect.
+        #[param(required = true)]
+        redirect_uri: Option<String>,
+        /// Returned unchanged with the code, token or error.
+        state: Option<String>,
+        /// Space-separated subset of `read write` (the default: both).
+        scope: Option<String>,
+        /// PKCE (RFC 7636): 43 to 128 characters of [A-Za-z0-9-._~]. Required for public
+        /// apps using the code flow.
+        #[param(min_length = 43, max_length = 128)]
+        code_challenge: Option<String>,
+        /// S256 or plain (the default); only with code_challenge.
+        #[param(schema_with = challenge_methods)]
+        code_challenge_method: Option<String>,
+    }
+}
+
+fn response_types() -> utoipa::openapi::schema::Object {
+    crate::http::query_params::one_of(&["code", "token"])
+}
+
+fn challenge_methods() -> utoipa::openapi::schema::Object {
+    crate::http::query_params::one_of(&["S256", "plain"])
 }
 
 /// `response_type` (RFC 6749 §3.1.1).
@@ -115,7 +154,9 @@ async fn validate(state: &AppState, q: &Query) -> Result<AuthRequest, Response> 
     if let Some(p) = super::repeated(q, &["client_id", "redirect_uri"]) {
         return Err(page(ErrorCode::InvalidRequest, &format!("The parameter {p} is repeated.")));
     }
-    let Some(client_id) = q.text("client_id").map(str::to_owned) else {
+    let p = AuthorizeQuery::read(q)
+        .map_err(|_| page(ErrorCode::InvalidRequest, "The parameters cannot be read."))?;
+    let Some(client_id) = p.client_id.filter(|c| !c.is_empty()) else {
         return Err(page(ErrorCode::InvalidClient, "The request has no client_id."));
     };
     let app = state
@@ -128,8 +169,8 @@ async fn validate(state: &AppState, q: &Query) -> Result<AuthRequest, Response> 
     let Some(app) = app else {
         return Err(page(ErrorCode::InvalidClient, "No application has this client_id."));
     };
-    let redirect_uri = match q.get("redirect_uri") {
-        Some(r) if app.redirect_uris.iter().any(|u| u == r) => r.to_owned(),
+    let redirect_uri = match p.redirect_uri {
+        Some(r) if app.redirect_uris.contains(&r) => r,
         _ => {
             return Err(page(
                 ErrorCode::RedirectUriMismatch,
@@ -137,7 +178,7 @@ async fn validate(state: &AppState, q: &Query) -> Result<AuthRequest, Response> 
             ));
         }
     };
-    let response_type = match q.get("response_type") {
+    let response_type = match p.response_type.as_deref() {
         Some("code") => Some(ResponseType::Code),
         Some("token") => Some(ResponseType::Token),
         _ => None,
@@ -147,7 +188,7 @@ async fn validate(state: &AppState, q: &Query) -> Result<AuthRequest, Response> 
         response_type: response_type.unwrap_or(ResponseType::Code),
         redirect_uri,
         scope: Scope::ALL,
-        state: q.get("state").filter(|s| !s.is_empty()).map(str::to_owned),
+        state: p.state.filter(|s| !s.is_empty()),
         pkce: None,
     };
     let fail = |ar: &AuthRequest, code: ErrorCode, d: &str| {
@@ -159,7 +200,7 @@ async fn validate(state: &AppState, q: &Query) -> Result<AuthRequest, Response> 
     ) {
         return fail(&ar, ErrorCode::InvalidRequest, &format!("The parameter {p} is repeated."));
     }
-    match (q.get("response_type"), response_type) {
+    match (p.response_type.as_deref(), response_type) {
         (None | Some(""), _) => {
             return fail(&ar, ErrorCode::InvalidRequest, "The request has no response_type.");
         }
@@ -184,15 +225,15 @@ async fn validate(state: &AppState, q: &Query) -> Result<AuthRequest, Response> 
             "This application may not use this response_type.",
         );
     }
-    match Scope::parse(q.get("scope"), Scope::ALL) {
+    match Scope::parse(p.scope.as_deref(), Scope::ALL) {
         Some(s) => ar.scope = s,
         None => {
             return fail(&ar, ErrorCode::InvalidScope, scope::NOT_A_SUBSET);
         }
     }
     if ar.response_type == ResponseType::Code {
-        let method = q.get("code_challenge_method");
-        match q.text("code_challenge") {
+        let method = p.code_challenge_method.as_deref();
+        match p.code_challenge.as_deref().filter(|c| !c.is_empty()) {
             None if method.is_some() => {
                 return fail(
                     &ar,

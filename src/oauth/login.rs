@@ -30,7 +30,8 @@ pub fn endpoints() -> Vec<Endpoint> {
             Auth::None,
             "accountsLoginForm",
             |req, _| get(req),
-        ),
+        )
+        .query::<LoginQuery>(),
         Endpoint::new(Method::POST, "/accounts/login/", Auth::None, "accountsLogin", |req, _| {
             post(req)
         }),
@@ -84,13 +85,26 @@ async fn skip_consent_origin(state: &AppState, next: Option<&str>) -> Option<Str
         .flatten()
 }
 
+crate::query_params! {
+    /// Where the login form leads.
+    struct LoginQuery {
+        /// Where to go after signing in: only a local path (starting with one /, no
+        /// backslash); anything else is ignored.
+        next: Option<String>,
+    }
+}
+
 /// `GET /accounts/login/`: the form, or onwards when already signed in.
 async fn get(req: Req) -> Response {
     let q = match req.query() {
         Ok(q) => q,
         Err(e) => return pages::form_failure(&e),
     };
-    let next = local_next(q.get("next"));
+    let next = match LoginQuery::read(&q) {
+        Ok(p) => local_next(p.next.as_deref()).map(str::to_owned),
+        Err(e) => return pages::form_failure(&e),
+    };
+    let next = next.as_deref();
     match session::current(&req).await {
         Ok(Some((_, s))) => match next {
             Some(n) => redirect_to(StatusCode::FOUND, n, &[]),

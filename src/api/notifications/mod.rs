@@ -25,10 +25,10 @@ pub fn endpoints() -> Vec<Endpoint> {
         // reading the list marks what it shows seen, as the hosted platform does (the
         // kit then takes what was new off its badge): a GET that writes (with a token
         // that may; a read-only token reads without marking)
-        user(Method::GET, "/api/v2/notification/", "listNotifications", list).writes(),
+        user(Method::GET, "/api/v2/notification/", "listNotifications", list).writes().paged(),
         write(Method::POST, "/api/v2/notification/read/", "markNotificationsRead", mark_read),
         user(Method::GET, "/api/v2/notification/unseen/count/", "countUnseenNotifications", unseen),
-        user(Method::GET, "/api/v2/notification/banner/", "listBanners", banners::list),
+        user(Method::GET, "/api/v2/notification/banner/", "listBanners", banners::list).paged(),
         write(Method::POST, "/api/v2/notification/banner/read/", "markBannersRead", banners::read),
         write(
             Method::POST,
