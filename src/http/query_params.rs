@@ -11,6 +11,36 @@
 use crate::error::ApiError;
 use crate::http::query::Query;
 
+/// What `utoipa` leaves out of a field with `schema_with`: its description (the field's
+/// doc comment, as one line) and whether it is required (`#[required = true]` before its
+/// `#[param]`). Implemented by [`query_params!`].
+pub trait Described {
+    /// Each parameter's name, description and whether it is required.
+    fn descriptions() -> Vec<(&'static str, String, bool)>;
+}
+
+/// `T`'s parameters, each described by its field's doc comment.
+pub fn documented<T: utoipa::IntoParams + Described>() -> Vec<utoipa::openapi::path::Parameter> {
+    let docs = T::descriptions();
+    let mut params = T::into_params(|| Some(utoipa::openapi::path::ParameterIn::Query));
+    for p in &mut params {
+        if let Some((_, d, required)) = docs.iter().find(|(n, ..)| *n == p.name) {
+            if !d.is_empty() {
+                p.description = Some(d.clone());
+            }
+            if *required {
+                p.required = utoipa::openapi::Required::True;
+            }
+        }
+    }
+    params
+}
+
+/// Doc comment lines as one line.
+pub fn one_line(lines: &[&str]) -> String {
+    lines.iter().map(|l| l.trim()).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ")
+}
+
 /// How a field of a [`query_params!`] type is read from the query; absent is `None`.
 pub trait FromQuery: Sized {
     /// Reads parameter `name` (SPEC §3's 400s for a malformed value).
@@ -52,14 +82,7 @@ impl FromQuery for Option<i64> {
     }
 }
 
-/// The schema of a text parameter that takes one of `values` (`#[param(schema_with = f)]`
-/// with `f` naming the values its parser takes).
-pub fn one_of(values: &[&str]) -> utoipa::openapi::schema::Object {
-    utoipa::openapi::schema::ObjectBuilder::new()
-        .schema_type(utoipa::openapi::schema::Type::String)
-        .enum_values(Some(values.iter().copied()))
-        .build()
-}
+pub use crate::model::field::one_of;
 
 /// A field's name on the wire: the identifier without a raw prefix (`r#type` is `type`).
 pub fn wire_name(field: &'static str) -> &'static str {
@@ -73,8 +96,9 @@ pub fn nonempty(v: &Option<String>) -> Option<&str> {
 
 /// Declares a query's type: the struct (every field public, `Default`), its
 /// `utoipa::IntoParams` (doc comments are the descriptions; `#[param(...)]` attributes
-/// pass through, e.g. `value_type` for a text that holds a number) and `read(&Query)`,
-/// which reads each field by its [`FromQuery`] under the field's name.
+/// pass through, e.g. `value_type` for a text that holds a number; `#[required = true]`,
+/// before them, marks a parameter the handler requires) and `read(&Query)`, which reads
+/// each field by its [`FromQuery`] under the field's name.
 ///
 /// ```ignore
 /// query_params! {
@@ -92,14 +116,29 @@ macro_rules! query_params {
     (
         $(#[$sm:meta])*
         $vis:vis struct $name:ident {
-            $( $(#[$fm:meta])* $field:ident : $ty:ty ),* $(,)?
+            $(
+                $(#[doc = $doc:literal])*
+                $(#[required = $required:literal])?
+                $(#[param $pa:tt])*
+                $field:ident : $ty:ty
+            ),* $(,)?
         }
     ) => {
         $(#[$sm])*
         #[derive(Debug, Clone, Default, utoipa::IntoParams)]
         #[into_params(parameter_in = Query)]
         $vis struct $name {
-            $( $(#[$fm])* pub $field: $ty, )*
+            $( $(#[doc = $doc])* $(#[param $pa])* pub $field: $ty, )*
+        }
+
+        impl $crate::http::query_params::Described for $name {
+            fn descriptions() -> Vec<(&'static str, String, bool)> {
+                vec![$((
+                    $crate::http::query_params::wire_name(stringify!($field)),
+                    $crate::http::query_params::one_line(&[$($doc),*]),
+                    { let required: &[bool] = &[$($required)?]; required.contains(&true) },
+                )),*]
+            }
         }
 
         impl $name {

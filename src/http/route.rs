@@ -9,6 +9,7 @@
 //! 404 before authentication, SPEC §3) and a last `{*name}` for the rest of the path
 //! (non-empty, not ending in `/`). A template ends in `/` exactly when the path must.
 
+use crate::http::query_params::Described;
 use std::collections::HashMap;
 use std::future::Future;
 use std::sync::Arc;
@@ -87,9 +88,16 @@ pub struct Endpoint {
     /// The query's parameters, from the types the handler reads them into
     /// ([`Endpoint::query`]): the OpenAPI document's parameters.
     pub query: Vec<fn() -> Vec<utoipa::openapi::path::Parameter>>,
+    /// The body's schema, from the type the handler parses it into ([`Endpoint::body`]):
+    /// pushes the schema (and those it refers to) and returns its name.
+    pub body: Option<BodySchema>,
     segments: Vec<Segment>,
     handler: Handler,
 }
+
+/// See [`Endpoint::body`].
+pub type BodySchema =
+    fn(&mut Vec<(String, utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>)>) -> String;
 
 impl std::fmt::Debug for Endpoint {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -119,6 +127,7 @@ impl Endpoint {
             operation_id,
             body_limit: None,
             query: Vec::new(),
+            body: None,
             segments: parse_template(path),
             handler: Arc::new(move |req, params| Box::pin(handler(req, params))),
         }
@@ -152,14 +161,27 @@ impl Endpoint {
     /// documented query parameters. Several types add up (a list's filters, then
     /// [`Paging`](crate::http::pagination::Paging)).
     #[must_use]
-    pub fn query<T: utoipa::IntoParams>(mut self) -> Self {
-        self.query.push(|| T::into_params(|| Some(utoipa::openapi::path::ParameterIn::Query)));
+    pub fn query<T: utoipa::IntoParams + Described>(mut self) -> Self {
+        self.query.push(crate::http::query_params::documented::<T>);
+        self
+    }
+
+    /// Declares that the handler parses its body into `T`, whose
+    /// `#[derive(utoipa::ToSchema)]` is this endpoint's documented request body (JSON,
+    /// and multipart's text fields where the fragment's prose offers multipart).
+    #[must_use]
+    pub fn body<T: utoipa::ToSchema>(mut self) -> Self {
+        self.body = Some(|out| {
+            T::schemas(out);
+            out.push((T::name().into_owned(), T::schema()));
+            T::name().into_owned()
+        });
         self
     }
 
     /// [`Endpoint::query`] with [`Paging`](crate::http::pagination::Paging) after `T`: a list.
     #[must_use]
-    pub fn list<T: utoipa::IntoParams>(self) -> Self {
+    pub fn list<T: utoipa::IntoParams + Described>(self) -> Self {
         self.query::<T>().query::<crate::http::pagination::Paging>()
     }
 

@@ -281,6 +281,15 @@ mod tests {
         e.iter().map(|f| (f.field.clone(), f.messages[0].code)).collect()
     }
 
+    /// The documented body is the one the parser reads.
+    #[test]
+    fn every_documented_field_is_read() {
+        let unread = crate::model::field::unread_properties::<CourseInput>(|m| {
+            CourseInput::parse(m, false).1
+        });
+        assert!(unread.is_empty(), "{unread:?}");
+    }
+
     #[test]
     fn create_needs_name_and_type() {
         let (_, e) = parse(json!({}), true);

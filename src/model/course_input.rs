@@ -7,26 +7,77 @@ use super::course::*;
 use super::field::FieldError;
 use super::ids::{self, ListError};
 
-/// The writable fields of a course body; `None` means "not in the body".
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// The writable fields of a course body; `None` means "not in the body". Its schema is
+/// the request body of the course writes (`CourseWrite`); the doc comments are its
+/// descriptions.
+#[derive(Debug, Clone, Default, PartialEq, Eq, utoipa::ToSchema)]
+#[schema(
+    as = CourseWrite,
+    description = "The writable fields of a course, as JSON or as multipart/form-data text fields (booleans as true/false/1/0, lists as a JSON array, comma-separated, or repeated as name[0], name[1]...; an empty categories clears them). Read-only fields (id, deleted, join_status, created_at, created_by, member_count, image_*...) and unknown fields are ignored; null is 400 on any field but image_original. On create and PUT name and type are required; all errors are reported at once."
+)]
 pub struct CourseInput {
+    /// 1-255 characters, unique case-insensitively (400 unique); leading and trailing
+    /// spaces are trimmed.
+    #[schema(min_length = 1, max_length = 255)]
     pub name: Option<String>,
+    /// Lowercase letters, digits and single hyphens, at most 100 characters; unique (400
+    /// unique). Absent or empty on create: made from name (Latin letters folded to
+    /// ASCII, other runs of characters one -, `course` when nothing is left; -2, -3... on
+    /// collision). Changing the name does not change the slug.
+    #[schema(pattern = "^(?:[a-z0-9]+(?:-[a-z0-9]+)*)?$", max_length = 100)]
     pub slug: Option<String>,
+    /// Free text (default empty).
     pub description: Option<String>,
+    /// One of the course types; 400 invalid_choice otherwise.
+    #[schema(rename = "type")]
     pub kind: Option<CourseType>,
+    /// "" is the draft (the default); once another value is set it can never go back to
+    /// "" (400 on privacy).
     pub privacy: Option<Privacy>,
+    /// Lessons must be done in order (default false).
     pub enforce_lessons_order: Option<bool>,
+    /// Managers are told of new comments (default true).
     pub new_comment_notification_enabled: Option<bool>,
+    /// When true, member_count is null for callers who are not creator or manager
+    /// (default false).
     pub hide_member_count: Option<bool>,
+    /// The page's meta title (default empty).
     pub meta_title: Option<String>,
+    /// The page's meta description (default empty).
     pub meta_description: Option<String>,
+    /// The Open Graph title (default empty).
     pub og_title: Option<String>,
+    /// The Open Graph description (default empty).
     pub og_description: Option<String>,
+    /// The Open Graph image URL (default empty).
     pub og_image: Option<String>,
+    /// Exactly the ids of the course's sections, in the new order (400 otherwise; [] on
+    /// create), each once. At most 1000 items (400 max_length).
+    #[schema(max_items = 1000)]
     pub sections_order: Option<Vec<i64>>,
+    /// Category ids (integers or numeric strings), replacing the course's; an unknown or
+    /// deleted category is 400 on categories. At most 1000 items (400 max_length).
+    #[schema(max_items = 1000)]
     pub categories: Option<Vec<i64>>,
-    /// `image_original: null` in a JSON body: back to the default image.
+    /// `image_original` (described by [`image_field`]).
+    #[schema(rename = "image_original", schema_with = image_field)]
     pub clear_image: bool,
+}
+
+/// `image_original`: null in JSON, a file in a multipart form.
+fn image_field() -> utoipa::openapi::schema::Object {
+    use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
+    ObjectBuilder::new()
+        .description(Some(
+            "In JSON only null: back to the default image. In multipart/form-data the image \
+             file: JPEG, PNG, WebP or GIF, at most 10 MiB and 8000x8000 pixels (an empty \
+             field is null). Anything else is 400.",
+        ))
+        .schema_type(SchemaType::from_iter([Type::Null, Type::String]))
+        .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(
+            utoipa::openapi::KnownFormat::Binary,
+        )))
+        .build()
 }
 
 /// A body being read: its fields and the problems found so far (in the order found).

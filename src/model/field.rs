@@ -48,3 +48,29 @@ impl FieldError {
         }
     }
 }
+
+/// The schema of a text field or parameter that takes one of `values` (its `enum`): for
+/// `#[schema(schema_with = f)]` and `#[param(schema_with = f)]`, with `f` naming the
+/// values its parser takes.
+pub fn one_of(values: &[&str]) -> utoipa::openapi::schema::Object {
+    utoipa::openapi::schema::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::Type::String)
+        .enum_values(Some(values.iter().copied()))
+        .build()
+}
+
+/// For a body type's tests: every property `T`'s schema declares is one that `parse`
+/// reads under that name. A body with each set to an object (which no field takes) must
+/// give an error on each; returns the properties that gave none.
+#[cfg(test)]
+pub(crate) fn unread_properties<T: utoipa::ToSchema>(
+    parse: impl Fn(&serde_json::Map<String, serde_json::Value>) -> Vec<FieldError>,
+) -> Vec<String> {
+    let schema = serde_json::to_value(T::schema()).unwrap_or_default();
+    let names: Vec<String> =
+        schema["properties"].as_object().map(|p| p.keys().cloned().collect()).unwrap_or_default();
+    assert!(!names.is_empty(), "{schema}");
+    let body = names.iter().map(|n| (n.clone(), serde_json::json!({}))).collect();
+    let errors = parse(&body);
+    names.into_iter().filter(|n| !errors.iter().any(|e| e.field == *n)).collect()
+}

@@ -50,7 +50,8 @@ crate::query_params! {
     struct AuthorizeQuery {
         /// code (authorization code flow) or token (implicit flow); must match the app's
         /// grant (else unauthorized_client).
-        #[param(required = true, schema_with = response_types)]
+        #[required = true]
+        #[param(schema_with = response_types)]
         response_type: Option<String>,
         /// The app's client_id. Missing or unknown: an error page, never a redirect.
         #[param(required = true)]

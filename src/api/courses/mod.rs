@@ -34,12 +34,14 @@ use crate::model::field::FieldError;
 pub fn endpoints() -> Vec<Endpoint> {
     vec![
         user(Method::GET, "/api/v2/course/", "listMyCourses", list).list::<Statuses>(),
-        write(Method::POST, "/api/v2/course/", "createCourse", create),
+        write(Method::POST, "/api/v2/course/", "createCourse", create).body::<CourseInput>(),
         ca(Method::GET, "/api/v2/course/search/", "searchCourses", search_courses)
             .list::<CourseSearch>(),
         ca(Method::GET, "/api/v2/course/{id}/", "getCourse", get),
-        write(Method::PUT, "/api/v2/course/{id}/", "replaceCourse", |c| update(c, true)),
-        write(Method::PATCH, "/api/v2/course/{id}/", "updateCourse", |c| update(c, false)),
+        write(Method::PUT, "/api/v2/course/{id}/", "replaceCourse", |c| update(c, true))
+            .body::<CourseInput>(),
+        write(Method::PATCH, "/api/v2/course/{id}/", "updateCourse", |c| update(c, false))
+            .body::<CourseInput>(),
         write(Method::DELETE, "/api/v2/course/{id}/", "deleteCourse", delete),
     ]
     .into_iter()

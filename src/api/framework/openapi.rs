@@ -139,13 +139,36 @@ pub fn build(router: &crate::http::route::Router) -> Value {
     let prose = prose();
     let mut paths = Map::new();
     for e in router.endpoints() {
-        let op = operation(e, prose.get(e.operation_id));
+        let mut op = operation(e, prose.get(e.operation_id));
+        if let Some(declare) = e.body {
+            let mut found = Vec::new();
+            let name = declare(&mut found);
+            for (n, schema) in found {
+                doc["components"]["schemas"][n] =
+                    serde_json::to_value(schema).unwrap_or(Value::Null);
+            }
+            body(&mut op, &name);
+        }
         let path = openapi_path(e.path);
         let item = paths.entry(path).or_insert_with(|| Value::Object(Map::new()));
         item[e.method.as_str().to_ascii_lowercase()] = op;
     }
     doc["paths"] = Value::Object(paths);
     doc
+}
+
+/// The request body of `op` is schema `name`: as JSON, and as multipart/form-data's
+/// text fields where the prose offers multipart (its `encoding` kept).
+fn body(op: &mut Value, name: &str) {
+    let schema = json!({ "$ref": format!("#/components/schemas/{name}") });
+    let body = &mut op["requestBody"];
+    if body.get("required").is_none() {
+        body["required"] = json!(true);
+    }
+    body["content"]["application/json"]["schema"] = schema.clone();
+    if let Some(form) = body["content"].get_mut("multipart/form-data") {
+        form["schema"] = schema;
+    }
 }
 
 /// `/media/{*path}` → `/media/{path}`.
@@ -303,10 +326,43 @@ mod tests {
         assert_eq!(list[1]["schema"]["enum"][0], "all");
         assert_eq!(list[1]["required"], false);
         assert_eq!(list[2]["schema"]["type"], "boolean");
+        // a field's doc comment is its description, also beside `schema_with`
+        assert!(list[1]["description"].as_str().is_some_and(|d| d.starts_with("all (no filter),")));
         let authorize = &doc["paths"]["/oauth/authorize/"]["get"]["parameters"];
         let client_id =
             authorize.as_array().into_iter().flatten().find(|p| p["name"] == "client_id");
         assert_eq!(client_id.map(|p| &p["required"]), Some(&json!(true)), "{authorize}");
+        let kind =
+            authorize.as_array().into_iter().flatten().find(|p| p["name"] == "response_type");
+        assert_eq!(
+            kind.map(|p| (&p["required"], &p["schema"]["enum"][0])),
+            Some((&json!(true), &json!("code")))
+        );
+    }
+
+    /// A body declared by its parser's type is described by that type alone.
+    #[test]
+    fn declared_bodies_are_the_parsers_types() {
+        let prose = prose();
+        for e in crate::api::router().endpoints().filter(|e| e.body.is_some()) {
+            let content = &prose[e.operation_id]["requestBody"]["content"];
+            for (kind, c) in content.as_object().into_iter().flatten() {
+                assert!(
+                    c.get("schema").is_none(),
+                    "{}: the prose describes {kind}",
+                    e.operation_id
+                );
+            }
+        }
+        let doc = document();
+        let body = &doc["paths"]["/api/v2/course/"]["post"]["requestBody"]["content"];
+        assert_eq!(body["application/json"]["schema"]["$ref"], "#/components/schemas/CourseWrite");
+        assert_eq!(body["multipart/form-data"]["schema"], body["application/json"]["schema"]);
+        let course = &doc["components"]["schemas"]["CourseWrite"]["properties"];
+        assert!(course["type"].to_string().contains("#/components/schemas/CourseType"));
+        let types = &doc["components"]["schemas"]["CourseType"]["enum"];
+        assert_eq!(types, &json!(["self-paced", "structured", "scheduled"]));
+        assert_eq!(course["name"]["maxLength"], 255);
     }
 
     #[test]
