@@ -106,7 +106,7 @@ pub fn endpoints() -> Vec<Endpoint> {
             write(Method::POST, n.restore, n.restore_op, move |c| set_deleted(kind, c, false)),
         ]);
         if kind != Kind::Comment {
-            all.push(ca(Method::GET, n.related, n.related_op, move |c| related(kind, c)));
+            all.push(ca(Method::GET, n.related, n.related_op, move |c| related(kind, c)).paged());
         }
     }
     all.push(write(

@@ -36,7 +36,11 @@ pub const SEARCH_MAX: usize = 200;
 /// The FTS5 expression of the `search` parameter; `None` when it holds no word (the
 /// answer is then an empty page). Longer than [`SEARCH_MAX`]: 400.
 pub(crate) fn expr(q: &Query) -> Result<Option<String>, ApiError> {
-    let text = q.get("search").unwrap_or("");
+    expr_of(q.get("search").unwrap_or(""))
+}
+
+/// [`expr`] of a `search` value already read.
+pub(crate) fn expr_of(text: &str) -> Result<Option<String>, ApiError> {
     if text.chars().count() > SEARCH_MAX {
         return Err(ApiError::field(
             "search",
