@@ -30,7 +30,7 @@ const SIDE: u32 = 400;
 pub fn endpoints() -> Vec<Endpoint> {
     vec![
         write(Method::POST, "/api/v2/user/avatar/", "addUserAvatar", add),
-        user(Method::GET, "/api/v2/user/avatar/", "getUserAvatars", list),
+        user(Method::GET, "/api/v2/user/avatar/", "getUserAvatars", list).paged(),
         write(Method::PATCH, "/api/v2/user/avatar/", "setUserPrimaryAvatar", set_primary),
         write(Method::DELETE, "/api/v2/user/avatar/", "removeUserAvatar", remove),
         user(Method::GET, "/api/v2/user/me/avatar/", "getCurrentUserAvatar", current),

@@ -24,7 +24,8 @@ pub fn endpoints() -> Vec<Endpoint> {
         ca(Method::GET, "/api/v2/category/", "listCategories", list),
         ca(Method::GET, "/api/v2/category/popular/", "listPopularCategories", popular),
         ca(Method::GET, "/api/v2/category/{id}/", "getCategory", get),
-        ca(Method::GET, "/api/v2/category/{id}/followers/", "listCategoryFollowers", followers),
+        ca(Method::GET, "/api/v2/category/{id}/followers/", "listCategoryFollowers", followers)
+            .paged(),
         ca(
             Method::GET,
             "/api/v2/category/{id}/followers/trending/",

@@ -81,16 +81,19 @@ pub fn endpoints() -> Vec<Endpoint> {
                 Ok(json!({ "is_connection": connections::is_connected(c, me, id)? }))
             })
         }),
-        ca(Method::GET, "/api/v2/user/{id}/connections/", "getUserConnections", list_connections),
+        ca(Method::GET, "/api/v2/user/{id}/connections/", "getUserConnections", list_connections)
+            .paged(),
         user(Method::GET, "/api/v2/user/connection/requests/", "getUserConnectionRequests", |c| {
             list_requests(c, Requests::Received)
-        }),
+        })
+        .paged(),
         user(
             Method::GET,
             "/api/v2/user/connection/requests_sent/",
             "getUserRequestConnectionsSent",
             |c| list_requests(c, Requests::Sent),
-        ),
+        )
+        .paged(),
         write(
             Method::POST,
             "/api/v2/user/connection/statuses/",

@@ -19,8 +19,9 @@ use crate::model::custom_menu::MENUS;
 /// its own).
 pub fn endpoints() -> Vec<Endpoint> {
     let mut all = vec![
-        public(Method::GET, "/api/v2/custom_menu/", "listCustomMenus", list),
-        public(Method::GET, "/api/v2/custom_menu/search/", "searchCustomMenus", list),
+        public(Method::GET, "/api/v2/custom_menu/", "listCustomMenus", list).list::<MenuSearch>(),
+        public(Method::GET, "/api/v2/custom_menu/search/", "searchCustomMenus", list)
+            .list::<MenuSearch>(),
         public(Method::GET, "/api/v2/custom_menu/{id}/", "getCustomMenu", |c| get(c, None)),
     ];
     for (_, name) in MENUS {
@@ -34,11 +35,21 @@ pub fn endpoints() -> Vec<Endpoint> {
     all
 }
 
+crate::query_params! {
+    /// The menus' search.
+    struct MenuSearch {
+        /// A case-insensitive substring of the menu's name (empty: every menu).
+        search: Option<String>,
+    }
+}
+
 /// `GET /api/v2/custom_menu/` and `.../search/`: menus by id; `search` matches names.
 async fn list(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
     list_page(&call, |c, _who, q| {
         let page = Page::from_query(q)?;
-        let (count, menus) = custom_menus::page(c, q.text("search"), page.limit, page.offset)?;
+        let search = MenuSearch::read(q)?.search;
+        let search = search.as_deref().filter(|s| !s.is_empty());
+        let (count, menus) = custom_menus::page(c, search, page.limit, page.offset)?;
         Ok((page, count, menus.iter().map(|m| m.to_json()).collect()))
     })
     .await

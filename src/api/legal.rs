@@ -20,10 +20,12 @@ use crate::model::legal::{POLICIES, Page as Revision, PageJson};
 /// The endpoints of this module.
 pub fn endpoints() -> Vec<Endpoint> {
     let mut all = vec![
-        public(Method::GET, "/api/v2/legal_page/", "getLegalPages", |c| revisions(c, None)),
+        public(Method::GET, "/api/v2/legal_page/", "getLegalPages", |c| revisions(c, None))
+            .list::<PolicyFilter>(),
         public(Method::GET, "/api/v2/legal_page/search/", "searchLegalPages", |c| {
             revisions(c, None)
-        }),
+        })
+        .list::<PolicyFilter>(),
         public(
             Method::GET,
             "/api/v2/legal_page/last_revisions/",
@@ -33,7 +35,7 @@ pub fn endpoints() -> Vec<Endpoint> {
         public(Method::GET, "/api/v2/legal_page/{id}/", "getLegalPage", one),
         write(Method::POST, "/api/v2/legal_page/{id}/ack/", "ackLegalPage", acknowledge),
         user(Method::GET, "/api/v2/legal_page/{id}/user_ack/", "getUserAck", user_ack),
-        user(Method::GET, "/api/v2/legal_page/user_acks/", "getUserAcks", user_acks),
+        user(Method::GET, "/api/v2/legal_page/user_acks/", "getUserAcks", user_acks).paged(),
     ];
     for policy in POLICIES {
         let (current, list, current_op, list_op) = match policy {
@@ -51,7 +53,7 @@ pub fn endpoints() -> Vec<Endpoint> {
             ),
         };
         all.push(public(Method::GET, current, current_op, move |c| in_force(c, policy)));
-        all.push(public(Method::GET, list, list_op, move |c| revisions(c, Some(policy))));
+        all.push(public(Method::GET, list, list_op, move |c| revisions(c, Some(policy))).paged());
     }
     all
 }
@@ -71,6 +73,20 @@ fn page_json(
     Ok(p.to_json(active, ack.as_ref()))
 }
 
+crate::query_params! {
+    /// The policy a list of every revision narrows to.
+    struct PolicyFilter {
+        /// Only this policy's revisions: tec or privacy (empty: every policy; another
+        /// word is 400 `invalid_choice`).
+        #[param(schema_with = policies)]
+        policy: Option<String>,
+    }
+}
+
+fn policies() -> utoipa::openapi::schema::Object {
+    crate::http::query_params::one_of(&POLICIES)
+}
+
 /// `GET /api/v2/legal_page/` (and `search/`, and each policy's `revisions/`): every
 /// revision (of the policy, or the one `policy` names in the query), newest first.
 async fn revisions(
@@ -80,7 +96,7 @@ async fn revisions(
     let now = call.now;
     list_page(&call, move |c, who, q| {
         let page = Page::from_query(q)?;
-        let policy = match (policy, q.get("policy")) {
+        let policy = match (policy, PolicyFilter::read(q)?.policy.as_deref()) {
             (Some(p), _) => Some(p),
             (None, None | Some("")) => None,
             (None, Some(p)) => Some(POLICIES.into_iter().find(|x| *x == p).ok_or_else(|| {

@@ -29,11 +29,17 @@ use crate::model::message::{self as model, Send};
 pub fn endpoints() -> Vec<Endpoint> {
     vec![
         // a thread read marks it read: a GET that writes (with a token that may)
-        user(Method::GET, "/api/v2/pm/", "getPrivateMessages", get_list).writes(),
+        user(Method::GET, "/api/v2/pm/", "getPrivateMessages", get_list)
+            .writes()
+            .query::<ThreadNamed>()
+            .list::<ThreadWalk>(),
         write(Method::POST, "/api/v2/pm/", "sendPrivateMessage", send),
-        write(Method::DELETE, "/api/v2/pm/", "deletePrivateMessageThread", delete_thread),
-        user(Method::GET, "/api/v2/pm/search/", "searchPrivateMessageUsers", search),
-        write(Method::POST, "/api/v2/pm/upload/", "uploadPrivateMessageFile", upload_file),
+        write(Method::DELETE, "/api/v2/pm/", "deletePrivateMessageThread", delete_thread)
+            .query::<ThreadNamed>(),
+        user(Method::GET, "/api/v2/pm/search/", "searchPrivateMessageUsers", search)
+            .list::<Recipients>(),
+        write(Method::POST, "/api/v2/pm/upload/", "uploadPrivateMessageFile", upload_file)
+            .query::<UploadStep>(),
         user(Method::GET, "/api/v2/pm/{id}/", "getPrivateMessage", get_one),
         write(Method::DELETE, "/api/v2/pm/{id}/", "deletePrivateMessage", delete_one),
     ]
@@ -44,9 +50,43 @@ fn require_enabled(c: &Connection) -> Result<(), ApiError> {
     if messages::enabled(c)? { Ok(()) } else { Err(ApiError::PermissionDenied) }
 }
 
-/// An integer query parameter (400 on the field when it is not one).
-fn int(q: &Query, name: &str) -> Result<Option<i64>, ApiError> {
-    q.get(name)
+crate::query_params! {
+    /// The thread a query names (`GET` and `DELETE /api/v2/pm/`): `group`, else `thread`,
+    /// else `user`. Each is an integer: another value, empty included, is 400 `invalid`.
+    struct ThreadNamed {
+        /// The other member of the thread (the caller's thread with them; none yet: an
+        /// empty page, and 404 to delete).
+        #[param(value_type = Option<i64>)]
+        user: Option<String>,
+        /// A thread id of the caller's (another's is 404); a group thread's id is its
+        /// group's id negated.
+        #[param(value_type = Option<i64>)]
+        thread: Option<String>,
+        /// A group's id: that group's thread, for its members only (403 for another; 404
+        /// for a group the caller does not see, or while groups are off).
+        #[param(value_type = Option<i64>)]
+        group: Option<String>,
+    }
+}
+
+crate::query_params! {
+    /// Where a page of a thread starts (read only with a thread named). Each is an
+    /// integer: another value, empty included, is 400 `invalid`.
+    struct ThreadWalk {
+        /// Only the messages older than this id (the kit's way back through a thread:
+        /// the oldest id it shows).
+        #[param(value_type = Option<i64>)]
+        before_message: Option<String>,
+        /// Only the messages from this id on, oldest first (over `before_message`).
+        #[param(value_type = Option<i64>)]
+        from_message: Option<String>,
+    }
+}
+
+/// An integer query parameter `name` as sent (400 on the field when it is not one,
+/// empty included).
+fn int(value: Option<&str>, name: &str) -> Result<Option<i64>, ApiError> {
+    value
         .map(|v| {
             v.trim()
                 .parse::<i64>()
@@ -69,7 +109,10 @@ enum Named {
 /// `thread` (one of the caller's; a group thread's id is its group's, negated), or
 /// `user` (the thread with that user).
 fn named_thread(c: &Connection, me: i64, q: &Query) -> Result<Option<Named>, ApiError> {
-    let group = match (int(q, "group")?, int(q, "thread")?) {
+    let p = ThreadNamed::read(q)?;
+    let asked = int(p.group.as_deref(), "group")?;
+    let thread = int(p.thread.as_deref(), "thread")?;
+    let group = match (asked, thread) {
         (Some(g), _) => Some(g),
         // i64::MIN has no negation: no such group
         (None, Some(t)) if t < 0 => Some(t.checked_neg().unwrap_or(0)),
@@ -79,13 +122,13 @@ fn named_thread(c: &Connection, me: i64, q: &Query) -> Result<Option<Named>, Api
         group_member(c, me, g)?;
         return Ok(Some(Named::Group(g)));
     }
-    if let Some(t) = int(q, "thread")? {
+    if let Some(t) = thread {
         return match messages::other_member(c, me, t)? {
             Some(_) => Ok(Some(Named::Pair(Some(t)))),
             None => Err(ApiError::NotFound),
         };
     }
-    match int(q, "user")? {
+    match int(p.user.as_deref(), "user")? {
         Some(u) => Ok(Some(Named::Pair(messages::thread_between(c, me, u)?))),
         None => Ok(None),
     }
@@ -117,8 +160,8 @@ fn has_unread(c: &Connection, me: i64, thread: Named) -> rusqlite::Result<bool> 
 async fn get_list(call: Call<Principal>) -> Result<Response, ApiError> {
     let (base, q) = (call.base(), call.query()?);
     let url = base.at(&call.req.path);
-    let wants_thread =
-        q.get("user").is_some() || q.get("thread").is_some() || q.get("group").is_some();
+    let named = ThreadNamed::read(&q)?;
+    let wants_thread = named.user.is_some() || named.thread.is_some() || named.group.is_some();
     if !wants_thread {
         return list_page(&call, move |c, who, q| {
             require_enabled(c)?;
@@ -179,7 +222,9 @@ fn thread_page(
 ) -> Result<(Option<Named>, crate::http::pagination::Paginated<model::MessageJson>), ApiError> {
     require_enabled(c)?;
     let page = Page::from_query(q)?;
-    let start = match (int(q, "before_message")?, int(q, "from_message")?) {
+    let walk = ThreadWalk::read(q)?;
+    let before = int(walk.before_message.as_deref(), "before_message")?;
+    let start = match (before, int(walk.from_message.as_deref(), "from_message")?) {
         (_, Some(from)) => From::Oldest { from },
         (before, None) => From::Newest { before },
     };
@@ -336,6 +381,14 @@ async fn delete_one(mut call: Call<Principal>) -> Result<Response, ApiError> {
     Ok(crate::reply::empty(StatusCode::NO_CONTENT))
 }
 
+crate::query_params! {
+    /// Whom the recipient picker looks for.
+    struct Recipients {
+        /// The start of a username, case-insensitively; absent or empty: an empty page.
+        user: Option<String>,
+    }
+}
+
 /// `GET /api/v2/pm/search/?user=` (auth): the users whose username starts with `user`
 /// that the caller may write to, as a paginated User list.
 async fn search(call: Call<Principal>) -> Result<Response, ApiError> {
@@ -343,7 +396,7 @@ async fn search(call: Call<Principal>) -> Result<Response, ApiError> {
     list_page(&call, move |c, who, q| {
         require_enabled(c)?;
         let page = Page::from_query(q)?;
-        let prefix = q.text("user").unwrap_or("").trim().to_owned();
+        let prefix = Recipients::read(q)?.user.unwrap_or_default().trim().to_owned();
         if prefix.is_empty() {
             return Ok((page, 0, Vec::new()));
         }
@@ -392,12 +445,12 @@ fn number<T: std::str::FromStr>(
 /// `file` is a whole file → `{file_uuid, file_url}`.
 async fn upload_file(mut call: Call<Principal>) -> Result<Response, ApiError> {
     call.before_body().await?;
-    let q = call.query()?;
+    let done = UploadStep::read(&call.query()?)?.done.is_some();
     let body = call.take_body();
     // what the form says, judged after the caller is (401 before 400, as every route)
     let parsed = upload::read(body, &call.req.headers, Form { file: "file", lists: &[] })
         .await
-        .and_then(|(map, file)| step(&q, &map, file.map(|f| f.bytes)));
+        .and_then(|(map, file)| step(done, &map, file.map(|f| f.bytes)));
     let (base, now) = (call.base(), call.now);
     let json = call
         .write(move |tx, who| {
@@ -442,6 +495,15 @@ async fn upload_file(mut call: Call<Principal>) -> Result<Response, ApiError> {
     Ok(ok(&json))
 }
 
+crate::query_params! {
+    /// The uploader's last step.
+    struct UploadStep {
+        /// Present (any value, empty included): make the chunks whole (`uuid`,
+        /// `filename`, `totalparts` in the form).
+        done: Option<String>,
+    }
+}
+
 /// One step of the uploader, as its form says.
 enum Step {
     Whole { filename: String, duration: Option<f64>, bytes: bytes::Bytes },
@@ -450,12 +512,17 @@ enum Step {
     Thumbnail { parent: String, bytes: bytes::Bytes },
 }
 
-/// Reads the step a form asks for (400 on a field it gets wrong).
-fn step(q: &Query, map: &Map<String, Value>, file: Option<bytes::Bytes>) -> Result<Step, ApiError> {
+/// Reads the step a form asks for (`done`: the query's `?done`; 400 on a field it gets
+/// wrong).
+fn step(
+    done: bool,
+    map: &Map<String, Value>,
+    file: Option<bytes::Bytes>,
+) -> Result<Step, ApiError> {
     let required = |f: &str| ApiError::Invalid(vec![FieldError::required(f)]);
     let duration: Option<f64> = number(map, "duration")?;
     let filename = text(map, "filename").unwrap_or_else(|| "file".to_owned());
-    if q.get("done").is_some() {
+    if done {
         let uuid = text(map, "uuid").ok_or_else(|| required("uuid"))?;
         return Ok(Step::Done { uuid, filename, parts: number(map, "totalparts")?, duration });
     }

@@ -61,10 +61,14 @@ pub fn endpoints() -> Vec<Endpoint> {
         };
         all.push(write(Method::POST, flag, flag_op, move |c| flag_item(kind, c)));
         all.push(user(Method::GET, status, status_op, move |c| flag_status(kind, c)));
-        all.push(user(Method::GET, flag, list_op, move |c| list_flags(Some(kind), c)));
+        all.push(
+            user(Method::GET, flag, list_op, move |c| list_flags(Some(kind), c))
+                .list::<FlagFilter>(),
+        );
     }
     all.extend([
-        user(Method::GET, "/api/v2/moderation/contribution/", "listFlaggedContributions", queue),
+        user(Method::GET, "/api/v2/moderation/contribution/", "listFlaggedContributions", queue)
+            .paged(),
         write(
             Method::PATCH,
             "/api/v2/moderation/contribution/{id}/",
@@ -76,13 +80,16 @@ pub fn endpoints() -> Vec<Endpoint> {
             "/api/v2/moderation/contribution/{id}/status/",
             "getContributionModerationStatus",
             moderation_status,
-        ),
+        )
+        .query::<ContributionKind>(),
         user(
             Method::GET,
             "/api/v2/moderation/contribution/{id}/flag/",
             "listContributionFlags",
             |c| list_flags(None, c),
-        ),
+        )
+        .query::<ContributionKind>()
+        .list::<FlagFilter>(),
     ]);
     all
 }
@@ -156,6 +163,33 @@ async fn flag_status(kind: Kind, call: Call<Principal>) -> Result<Response, ApiE
     Ok(ok(&json))
 }
 
+crate::query_params! {
+    /// The kind of contribution a moderation route's `{id}` is.
+    struct ContributionKind {
+        /// The kind of contribution `{id}` is: discussion, post, status or comment
+        /// (required: missing or another word is 400 `invalid_choice`).
+        #[required = true]
+        #[param(schema_with = contribution_kinds)]
+        contribution_type: Option<String>,
+    }
+}
+
+/// The kinds [`target`] takes.
+fn contribution_kinds() -> utoipa::openapi::schema::Object {
+    crate::http::query_params::one_of(&Kind::ALL.map(Kind::as_str))
+}
+
+crate::query_params! {
+    /// The filter of a contribution's flags.
+    struct FlagFilter {
+        /// Only the flags for this reason: 0 (spam), 1 (aggressive), 2 (vulgar), 3 (poor
+        /// content), 4 (off-topic); another value (empty included) is 400
+        /// `invalid_choice`.
+        #[param(value_type = Option<i64>, minimum = 0, maximum = 4)]
+        flag_type: Option<String>,
+    }
+}
+
 /// The contribution a moderation route names: `{id}` of the kind `contribution_type`
 /// (in the query or the body) says; 400 without a kind, 404 when there is none.
 fn target(c: &Connection, id: i64, kind: Option<&str>) -> Result<Meta, ApiError> {
@@ -179,9 +213,10 @@ async fn list_flags(kind: Option<Kind>, call: Call<Principal>) -> Result<Respons
         let page = Page::from_query(q)?;
         let m = match kind {
             Some(k) => store::meta(c, k, id)?.ok_or(ApiError::NotFound)?,
-            None => target(c, id, q.get("contribution_type"))?,
+            None => target(c, id, ContributionKind::read(q)?.contribution_type.as_deref())?,
         };
-        let only = q.get("flag_type").map(|v| reason(Some(&json!(v)), "flag_type")).transpose()?;
+        let filter = FlagFilter::read(q)?.flag_type;
+        let only = filter.map(|v| reason(Some(&json!(v)), "flag_type")).transpose()?;
         let (count, flags) = moderation::flags(c, m.pk, only, page.limit, page.offset)?;
         let mut results = Vec::with_capacity(flags.len());
         for f in flags {
@@ -246,7 +281,7 @@ async fn moderation_status(call: Call<Principal>) -> Result<Response, ApiError> 
     let json = call
         .read(move |c, who| {
             staff(&who)?;
-            let m = target(c, id, q.get("contribution_type"))?;
+            let m = target(c, id, ContributionKind::read(&q)?.contribution_type.as_deref())?;
             let s = moderation::state(c, m.pk)?;
             Ok::<_, ApiError>(FlagStatusJson::of(Some(s.status), s.reason))
         })
@@ -302,4 +337,21 @@ async fn decide(mut call: Call<Principal>) -> Result<Response, ApiError> {
         })
         .await?;
     Ok(ok(&json))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The documented kinds are the ones `contribution_type` takes.
+    #[test]
+    fn every_documented_contribution_type_parses() {
+        let doc = serde_json::to_value(contribution_kinds()).unwrap_or_default();
+        let kinds: Vec<&str> =
+            doc["enum"].as_array().into_iter().flatten().filter_map(|k| k.as_str()).collect();
+        assert_eq!(kinds.len(), 4);
+        for k in kinds {
+            assert!(Kind::parse(k).is_some(), "{k}");
+        }
+    }
 }

@@ -35,7 +35,7 @@ pub fn endpoints() -> Vec<Endpoint> {
         ),
         (Kind::Post, "/api/v2/post/{id}/poll/vote/", "votePostPoll", "listPostPollVotes"),
     ] {
-        out.push(ca(Method::GET, path, list_op, move |c| list(kind, c)));
+        out.push(ca(Method::GET, path, list_op, move |c| list(kind, c)).list::<VoteFilter>());
         out.push(write(Method::POST, path, vote_op, move |c| vote(kind, c)).body_limit(1024));
     }
     out
@@ -99,13 +99,23 @@ async fn vote(kind: Kind, mut call: Call<Principal>) -> Result<Response, ApiErro
     Ok(empty(StatusCode::NO_CONTENT))
 }
 
+crate::query_params! {
+    /// The filter of a poll's votes.
+    struct VoteFilter {
+        /// Only the votes for this choice (its id); empty or absent: every vote. Not an
+        /// integer: 400 `invalid`.
+        #[param(value_type = Option<i64>)]
+        choice: Option<String>,
+    }
+}
+
 /// `GET /api/v2/{type}/{id}/poll/vote/` (CA; `?choice=`): the poll's votes, the newest
 /// first, as `SCPollVoteType` (`{choice, user}`: a vote has no id of its own), paginated.
 async fn list(kind: Kind, call: Call<Option<Principal>>) -> Result<Response, ApiError> {
     let (id, base) = (call.id(), call.base());
     list_page(&call, move |c, who, q| {
         let page = Page::from_query(q)?;
-        let choice = match q.get("choice") {
+        let choice = match VoteFilter::read(q)?.choice.as_deref() {
             None | Some("") => None,
             Some(v) => Some(
                 v.parse::<i64>()

@@ -16,7 +16,6 @@ use crate::error::ApiError;
 use crate::http::auth::Principal;
 use crate::http::ok;
 use crate::http::pagination::Page;
-use crate::http::query::Query;
 use crate::http::route::Endpoint;
 use crate::model::field::FieldError;
 use crate::model::ids::{MAX_ITEMS, too_many};
@@ -24,17 +23,49 @@ use crate::model::ids::{MAX_ITEMS, too_many};
 /// The endpoints of this module.
 pub fn endpoints() -> Vec<Endpoint> {
     vec![
-        user(Method::GET, "/api/v2/user/", "listUsers", list),
+        user(Method::GET, "/api/v2/user/", "listUsers", list).list::<UserList>(),
         write(Method::POST, "/api/v2/user/match/", "matchUsernames", match_usernames),
-        user(Method::GET, "/api/v2/user/me/platform_url/", "getPlatformUrl", platform_url),
+        user(Method::GET, "/api/v2/user/me/platform_url/", "getPlatformUrl", platform_url)
+            .query::<PanelPath>(),
     ]
 }
 
-/// The platform's filters of the list that hearth does not serve: each would need a
-/// scan of the community (no index orders or narrows by them); `search` finds people
-/// by name instead. Answered 400, so that no client takes the whole list for a
-/// filtered one.
-const UNSERVED_FILTERS: [&str; 4] = ["gender", "real_name", "location", "description"];
+crate::query_params! {
+    /// The user list's search, name and order, and the platform's filters that hearth
+    /// does not serve: each would need a scan of the community (no index orders or
+    /// narrows by them); `search` finds people by name instead. Those are answered 400,
+    /// so that no client takes the whole list for a filtered one.
+    struct UserList {
+        /// Words to find in usernames and real names, as the user search does (each
+        /// word the start of a word, best match first); at most 200 characters, else 400
+        /// `max_length`. With `username` or `ordering`, 400. Empty: no search.
+        search: Option<String>,
+        /// One username, matched case-insensitively (the page holds it or nothing); with
+        /// `search`, 400. Empty: no name.
+        username: Option<String>,
+        /// `id` or `date_joined` (the default: oldest first), `username`; a leading `-`
+        /// reverses. Anything else is 400 `invalid_choice`.
+        #[param(schema_with = orders)]
+        ordering: Option<String>,
+        /// Not served (a filter by it would scan the community): present, even empty, is
+        /// 400 `invalid` on it.
+        gender: Option<String>,
+        /// Not served: present, even empty, is 400 `invalid` on it; `search` finds real
+        /// names.
+        real_name: Option<String>,
+        /// Not served: present, even empty, is 400 `invalid` on it.
+        location: Option<String>,
+        /// Not served: present, even empty, is 400 `invalid` on it.
+        description: Option<String>,
+    }
+}
+
+/// The orders `ordering` takes ([`Order::parse`]).
+const ORDERS: [&str; 6] = ["id", "-id", "date_joined", "-date_joined", "username", "-username"];
+
+fn orders() -> utoipa::openapi::schema::Object {
+    crate::http::query_params::one_of(&ORDERS)
+}
 
 /// `GET /api/v2/user/` (auth): the live users the caller does not hide, paginated, by
 /// join date (`ordering`: [`Order::CHOICES`]); `search` finds them by name as the user
@@ -43,16 +74,23 @@ async fn list(call: Call<Principal>) -> Result<Response, ApiError> {
     let base = call.base();
     list_page(&call, move |c, who, q| {
         let page = Page::from_query(q)?;
-        if let Some(f) = UNSERVED_FILTERS.iter().find(|f| q.get(f).is_some()) {
+        let p = UserList::read(q)?;
+        let unserved = [
+            ("gender", &p.gender),
+            ("real_name", &p.real_name),
+            ("location", &p.location),
+            ("description", &p.description),
+        ];
+        if let Some((f, _)) = unserved.iter().find(|(_, v)| v.is_some()) {
             return Err(ApiError::field(
                 *f,
                 "invalid",
                 "hearth does not filter users by this field; use search (username and real name).",
             ));
         }
-        let order = ordering(q)?;
-        let search = q.get("search").filter(|s| !s.trim().is_empty());
-        let username = q.get("username").filter(|s| !s.trim().is_empty());
+        let order = ordering(p.ordering.as_deref())?;
+        let search = p.search.as_deref().filter(|s| !s.trim().is_empty());
+        let username = p.username.as_deref().filter(|s| !s.trim().is_empty());
         let viewer = who.user_id;
         let (count, users) = match (search, username) {
             (Some(_), Some(_)) => {
@@ -70,7 +108,7 @@ async fn list(call: Call<Principal>) -> Result<Response, ApiError> {
                         "A search is ordered by relevance; ordering applies to the whole list.",
                     ));
                 }
-                let Some(expr) = crate::api::search::expr(q)? else {
+                let Some(expr) = crate::api::search::expr_of(search.unwrap_or(""))? else {
                     return Ok((page, 0, Vec::new()));
                 };
                 crate::db::search::users(c, &expr, Some(viewer), page.limit, page.offset)?
@@ -95,8 +133,8 @@ async fn list(call: Call<Principal>) -> Result<Response, ApiError> {
 }
 
 /// `ordering`: one of [`Order::CHOICES`], or absent.
-fn ordering(q: &Query) -> Result<Option<Order>, ApiError> {
-    match q.get("ordering").map(str::trim) {
+fn ordering(value: Option<&str>) -> Result<Option<Order>, ApiError> {
+    match value.map(str::trim) {
         None | Some("") => Ok(None),
         Some(o) => Order::parse(o).map(Some).ok_or_else(|| {
             ApiError::field("ordering", "invalid_choice", format!("One of {}.", Order::CHOICES))
@@ -152,10 +190,20 @@ async fn match_usernames(mut call: Call<Principal>) -> Result<Response, ApiError
 /// The longest `next` taken.
 const NEXT_MAX: usize = 1000;
 
+crate::query_params! {
+    /// Where on the control panel its link leads.
+    struct PanelPath {
+        /// A path on the control panel, e.g. `/moderation/flags/`, added to the link's
+        /// query: one leading `/`, at most 1000 characters, no control characters
+        /// (anything else is 400 `invalid`); empty is absent.
+        next: Option<String>,
+    }
+}
+
 /// `next`: a path on the control panel (`/moderation/flags/`), not an address
 /// elsewhere: it starts with one `/` and holds no control characters.
-fn next_of(q: &Query) -> Result<Option<&str>, ApiError> {
-    let Some(next) = q.get("next").filter(|n| !n.is_empty()) else { return Ok(None) };
+fn next_of(next: Option<&str>) -> Result<Option<&str>, ApiError> {
+    let Some(next) = next.filter(|n| !n.is_empty()) else { return Ok(None) };
     let path = next.starts_with('/') && !next.starts_with("//") && !next.starts_with("/\\");
     if !path || next.len() > NEXT_MAX || next.chars().any(char::is_control) {
         return Err(ApiError::field(
@@ -172,14 +220,14 @@ fn next_of(q: &Query) -> Result<Option<&str>, ApiError> {
 /// named (hearth has no control panel of its own). A member who is not staff is 403.
 /// `token_details` is null: hearth signs nobody in elsewhere.
 async fn platform_url(call: Call<Principal>) -> Result<Response, ApiError> {
-    let q = call.query()?;
+    let next = PanelPath::read(&call.query()?)?.next;
     let configured = call.state().config.platform_url.clone();
     let who = call.read(|_, who| Ok::<_, ApiError>(who)).await?;
     if !who.is_staff {
         return Err(ApiError::PermissionDenied);
     }
     let Some(url) = configured else { return Err(ApiError::NotFound) };
-    let url = match next_of(&q)? {
+    let url = match next_of(next.as_deref())? {
         None => url,
         Some(next) => {
             let sep = if url.contains('?') { '&' } else { '?' };
@@ -188,4 +236,18 @@ async fn platform_url(call: Call<Principal>) -> Result<Response, ApiError> {
         }
     };
     Ok(ok(&json!({"platform_url": url, "token_details": null})))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The documented orders are the ones `ordering` takes, and its message names.
+    #[test]
+    fn every_documented_order_parses() {
+        for o in ORDERS {
+            assert!(Order::parse(o).is_some(), "{o}");
+        }
+        assert_eq!(ORDERS.join(", "), Order::CHOICES);
+    }
 }

@@ -23,9 +23,11 @@ use crate::model::field::FieldError;
 /// The endpoints of this module.
 pub fn endpoints() -> Vec<Endpoint> {
     vec![
-        user(Method::GET, "/api/v2/moderation/user/", "usersForModeration", blocked),
+        user(Method::GET, "/api/v2/moderation/user/", "usersForModeration", blocked)
+            .list::<BlockKind>(),
         staff(Method::PATCH, "/api/v2/moderation/user/{id}/", "moderateUser", moderate)
-            .body_limit(1024),
+            .body_limit(1024)
+            .query::<BlockLength>(),
     ]
 }
 
@@ -47,6 +49,45 @@ fn moderation_json(
     Ok(j)
 }
 
+crate::query_params! {
+    /// Which blocks the list of blocked members keeps.
+    struct BlockKind {
+        /// days: the blocks with an end; forever: those until lifted (empty or absent:
+        /// both). Another word is 400 `invalid_choice`.
+        #[param(schema_with = block_kinds)]
+        days_blocked: Option<String>,
+    }
+}
+
+fn block_kinds() -> utoipa::openapi::schema::Object {
+    crate::http::query_params::one_of(&["days", "forever"])
+}
+
+/// The list's `days_blocked`: `Some(true)` for the blocks until lifted, `Some(false)`
+/// for those with an end, `None` for both.
+fn block_kind(v: Option<&str>) -> Result<Option<bool>, ApiError> {
+    match v {
+        None | Some("") => Ok(None),
+        Some("forever") => Ok(Some(true)),
+        Some("days") => Ok(Some(false)),
+        Some(_) => Err(ApiError::field(
+            "days_blocked",
+            "invalid_choice",
+            "days_blocked is \"days\" or \"forever\".",
+        )),
+    }
+}
+
+crate::query_params! {
+    /// How long a block lasts.
+    struct BlockLength {
+        /// The length in days of the block that `{"status": "b"}` sets, 1 to 3650 (empty,
+        /// absent or `forever`: until lifted); anything else is 400 `invalid`, also when
+        /// lifting.
+        days_blocked: Option<String>,
+    }
+}
+
 /// `GET /api/v2/moderation/user/` (staff; `?days_blocked=days|forever`): the members
 /// blocked now or before (a block that ended stays listed until lifted), the most
 /// recently blocked first, as `SCUserModerationType`. An index walk.
@@ -57,18 +98,7 @@ async fn blocked(call: Call<Principal>) -> Result<Response, ApiError> {
             return Err(ApiError::PermissionDenied);
         }
         let page = Page::from_query(q)?;
-        let forever = match q.get("days_blocked") {
-            None | Some("") => None,
-            Some("forever") => Some(true),
-            Some("days") => Some(false),
-            Some(_) => {
-                return Err(ApiError::field(
-                    "days_blocked",
-                    "invalid_choice",
-                    "days_blocked is \"days\" or \"forever\".",
-                ));
-            }
-        };
+        let forever = block_kind(BlockKind::read(q)?.days_blocked.as_deref())?;
         let count = user_blocks::count(c, forever, crate::http::pagination::MAX_OFFSET)?;
         let mut results = Vec::new();
         for b in user_blocks::list(c, forever, page.limit, page.offset)? {
@@ -92,8 +122,7 @@ async fn moderate(mut call: Call<Principal>) -> Result<Response, ApiError> {
     if let Some(e) = FieldError::first_unknown(&body, &["status"]) {
         return Err(ApiError::Invalid(vec![e]));
     }
-    let q = call.query()?;
-    let days = match q.get("days_blocked") {
+    let days = match BlockLength::read(&call.query()?)?.days_blocked.as_deref() {
         None | Some("" | "forever") => None,
         Some(d) => {
             Some(d.parse::<i64>().ok().filter(|d| (1..=MAX_DAYS).contains(d)).ok_or_else(|| {
@@ -144,4 +173,19 @@ async fn moderate(mut call: Call<Principal>) -> Result<Response, ApiError> {
         })
         .await?;
     Ok(ok(&j))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The documented choices are the ones the list takes.
+    #[test]
+    fn every_documented_block_kind_parses() {
+        assert_eq!(block_kind(Some("days")).ok(), Some(Some(false)));
+        assert_eq!(block_kind(Some("forever")).ok(), Some(Some(true)));
+        assert!(block_kind(Some("always")).is_err());
+        let doc = serde_json::to_value(block_kinds()).unwrap_or_default();
+        assert_eq!(doc["enum"], serde_json::json!(["days", "forever"]));
+    }
 }

@@ -20,11 +20,12 @@ use crate::http::route::Endpoint;
 pub fn endpoints() -> Vec<Endpoint> {
     let mut all = vec![
         user(Method::GET, "/api/v2/user/me/", "getMe", get_me),
-        ca(Method::GET, "/api/v2/user/search/", "searchUsers", search),
+        ca(Method::GET, "/api/v2/user/search/", "searchUsers", search).list::<UserSearch>(),
         ca(Method::GET, "/api/v2/user/{id}/", "getUser", get_user),
         write(Method::PATCH, "/api/v2/user/{id}/", "patchUser", edit_profile),
         write(Method::PUT, "/api/v2/user/{id}/", "updateUser", edit_profile),
-        write(Method::DELETE, "/api/v2/user/{id}/", "userDelete", delete_account),
+        write(Method::DELETE, "/api/v2/user/{id}/", "userDelete", delete_account)
+            .query::<Deletion>(),
         ca(Method::GET, "/api/v2/user/{id}/followings/", "getUserFollowings", |c| {
             list_connections(c, Direction::Followings)
         }),
@@ -69,6 +70,17 @@ async fn get_me(call: Call<Principal>) -> Result<Response, ApiError> {
     Ok(ok(&json))
 }
 
+crate::query_params! {
+    /// The start of a username the user search takes.
+    struct UserSearch {
+        /// The start of the username, case-insensitively (what the kit's mention picker
+        /// sends); empty or absent: every live user.
+        user: Option<String>,
+        /// The same, read when `user` is absent.
+        search: Option<String>,
+    }
+}
+
 /// `GET /api/v2/user/search/` (CA): live users whose username starts with `user` (the
 /// kit's @-mention picker sends it; `search` is read the same way), case-insensitively,
 /// by username; `count` stops at [`crate::db::user_search::COUNT_CAP`].
@@ -76,7 +88,8 @@ async fn search(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
     let base = call.base();
     list_page(&call, move |c, who, q| {
         let page = Page::from_query(q)?;
-        let prefix = q.get("user").or_else(|| q.get("search")).unwrap_or("").trim().to_owned();
+        let p = UserSearch::read(q)?;
+        let prefix = p.user.or(p.search).unwrap_or_default().trim().to_owned();
         let (count, users) =
             crate::db::user_search::by_prefix(c, &prefix, page.limit, page.offset)?;
         let results = crate::api::people::users_json(c, users, who.map(|w| w.user_id), &base)?;
@@ -150,20 +163,43 @@ async fn edit_profile(mut call: Call<Principal>) -> Result<Response, ApiError> {
 /// The profile form's one file.
 const COVER_FORM: upload::Form = upload::Form { file: "cover", lists: &[] };
 
+crate::query_params! {
+    /// How an account is deleted.
+    struct Deletion {
+        /// 1: delete and erase the account's contributions too; 0 (the default): they
+        /// stay, shown as a deleted user's. Another value is 400.
+        #[param(schema_with = zero_or_one)]
+        hard: Option<String>,
+    }
+}
+
+/// `0` or `1`, an integer (`hard`).
+fn zero_or_one() -> utoipa::openapi::schema::Object {
+    utoipa::openapi::schema::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::Type::Integer)
+        .enum_values(Some([0, 1]))
+        .build()
+}
+
+/// `hard`: `1` erases the contributions too; absent or `0` keeps them.
+fn hard_of(v: Option<&str>) -> Result<bool, ApiError> {
+    match v {
+        None | Some("0") => Ok(false),
+        Some("1") => Ok(true),
+        Some(_) => Err(ApiError::field("hard", "invalid", "Must be 0 or 1.")),
+    }
+}
+
 /// `DELETE /api/v2/user/{id}/` (write, no body): a member deletes their own account
 /// (staff may delete anyone's; another member's id is 403): `db::account::erase`, its
 /// personal data erased; `?hard=1` deletes and erases their contributions too. 204.
 async fn delete_account(mut call: Call<Principal>) -> Result<Response, ApiError> {
     call.before_body().await?;
-    let (id, q) = (call.id(), call.query()?);
+    let (id, hard) = (call.id(), Deletion::read(&call.query()?)?.hard);
     let no_body = call.no_body().await;
     call.write(move |tx, who| {
         no_body?;
-        let hard = match q.get("hard") {
-            None | Some("0") => false,
-            Some("1") => true,
-            Some(_) => return Err(ApiError::field("hard", "invalid", "Must be 0 or 1.")),
-        };
+        let hard = hard_of(hard.as_deref())?;
         if who.user_id != id && !who.is_staff {
             return Err(ApiError::PermissionDenied);
         }
@@ -224,4 +260,19 @@ async fn toggle_follow(call: Call<Principal>) -> Result<Response, ApiError> {
         Ok(())
     })
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The documented values of `hard` are the ones it takes.
+    #[test]
+    fn every_documented_hard_parses() {
+        assert_eq!(hard_of(Some("0")).ok(), Some(false));
+        assert_eq!(hard_of(Some("1")).ok(), Some(true));
+        assert!(hard_of(Some("2")).is_err());
+        let doc = serde_json::to_value(zero_or_one()).unwrap_or_default();
+        assert_eq!(doc["enum"], serde_json::json!([0, 1]));
+    }
 }

@@ -64,7 +64,11 @@ pub const SEARCH_MAX: usize = 200;
 /// The FTS5 expression of the `search` parameter; `None` when it holds no word (the
 /// answer is then an empty page). Longer than [`SEARCH_MAX`]: 400.
 pub(crate) fn expr(q: &Query) -> Result<Option<String>, ApiError> {
-    let text = SearchText::read(q)?.search.unwrap_or_default();
+    expr_of(&SearchText::read(q)?.search.unwrap_or_default())
+}
+
+/// [`expr`] of a `search` value already read.
+pub(crate) fn expr_of(text: &str) -> Result<Option<String>, ApiError> {
     if text.chars().count() > SEARCH_MAX {
         return Err(ApiError::field(
             "search",
@@ -72,7 +76,7 @@ pub(crate) fn expr(q: &Query) -> Result<Option<String>, ApiError> {
             format!("At most {SEARCH_MAX} characters."),
         ));
     }
-    Ok(match_expr(&text))
+    Ok(match_expr(text))
 }
 
 /// What `GET /api/v2/search/` searches (`type`).

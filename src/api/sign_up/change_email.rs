@@ -36,7 +36,8 @@ pub fn endpoints() -> Vec<Endpoint> {
             "/api/v2/user/{id}/check_email_token/",
             "checkEmailToken",
             check,
-        ),
+        )
+        .query::<EmailToken>(),
     ]
 }
 
@@ -147,11 +148,19 @@ async fn confirm(mut call: Call<Principal>) -> Result<Response, ApiError> {
     Ok(empty(StatusCode::NO_CONTENT))
 }
 
+crate::query_params! {
+    /// The address-change code a check asks about.
+    struct EmailToken {
+        /// The code the address-change mail carried; absent or empty: never one open
+        /// (`is_valid` false).
+        email_token: Option<String>,
+    }
+}
+
 /// `GET /api/v2/user/{id}/check_email_token/?email_token=`: 200 `{"is_valid": bool}`,
 /// whether the caller has that address-change code open. Changes nothing.
 async fn check(call: Call<Principal>) -> Result<Response, ApiError> {
-    let q = call.query()?;
-    let code = q.get("email_token").unwrap_or_default().to_owned();
+    let code = EmailToken::read(&call.query()?)?.email_token.unwrap_or_default();
     let (id, now) = (call.id(), call.state().clock.now());
     let hash = token::storage_hash(&code);
     let valid = call
