@@ -104,7 +104,7 @@ macro_rules! query_params {
 
         impl $name {
             /// Reads the query: a malformed value is 400 on its parameter.
-            #[allow(dead_code)]
+            #[allow(dead_code, reason = "generated for every type; some are only documented")]
             pub fn read(
                 q: &$crate::http::query::Query,
             ) -> Result<Self, $crate::error::ApiError> {
@@ -121,6 +121,7 @@ macro_rules! query_params {
 
 #[cfg(test)]
 mod tests {
+    #![expect(clippy::unwrap_used, clippy::panic, reason = "tests fail loudly")]
     use utoipa::IntoParams;
 
     use super::*;

@@ -132,10 +132,20 @@ fn course_jsons(
     Ok(out)
 }
 
+crate::query_params! {
+    /// The join statuses a course list or a member list keeps.
+    pub(crate) struct MemberStatuses {
+        /// Comma-separated join statuses among creator, manager, joined, invited and
+        /// requested; default (also when empty) creator,manager,joined. An unknown status
+        /// is 400 `invalid_choice`.
+        statuses: Option<String>,
+    }
+}
+
 /// The `statuses` query parameter of the course and member lists (default creator,
 /// manager, joined); an unknown status is 400 `invalid_choice`.
 pub(crate) fn member_statuses(q: &crate::http::query::Query) -> Result<Vec<JoinStatus>, ApiError> {
-    parse_statuses(q.get("statuses"), &JoinStatus::MEMBERS)
+    parse_statuses(MemberStatuses::read(q)?.statuses.as_deref(), &JoinStatus::MEMBERS)
         .map_err(|m| ApiError::field("statuses", "invalid_choice", m))
 }
 
