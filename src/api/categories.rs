@@ -13,7 +13,7 @@ use crate::db::{categories, category_follows};
 use crate::error::ApiError;
 use crate::http::auth::Principal;
 use crate::http::ok;
-use crate::http::pagination::{Page, envelope};
+use crate::http::pagination::{Page, Paging, envelope};
 use crate::http::route::Endpoint;
 use crate::model::PublicUrl;
 use crate::model::category::{Category, CategoryJson};
@@ -21,8 +21,8 @@ use crate::model::category::{Category, CategoryJson};
 /// The endpoints of this module.
 pub fn endpoints() -> Vec<Endpoint> {
     vec![
-        ca(Method::GET, "/api/v2/category/", "listCategories", list),
-        ca(Method::GET, "/api/v2/category/popular/", "listPopularCategories", popular),
+        ca(Method::GET, "/api/v2/category/", "listCategories", list).list::<CategoryFilters>(),
+        ca(Method::GET, "/api/v2/category/popular/", "listPopularCategories", popular).paged(),
         ca(Method::GET, "/api/v2/category/{id}/", "getCategory", get),
         ca(Method::GET, "/api/v2/category/{id}/followers/", "listCategoryFollowers", followers)
             .paged(),
@@ -31,10 +31,11 @@ pub fn endpoints() -> Vec<Endpoint> {
             "/api/v2/category/{id}/followers/trending/",
             "listCategoryTrendingPeople",
             trending_people,
-        ),
+        )
+        .paged(),
         write(Method::POST, "/api/v2/category/{id}/follow/", "followCategory", follow),
         user(Method::GET, "/api/v2/category/{id}/is_followed/", "isCategoryFollowed", is_followed),
-        ca(Method::GET, "/api/v2/user/{id}/categories/", "listUserCategories", of_user),
+        ca(Method::GET, "/api/v2/user/{id}/categories/", "listUserCategories", of_user).paged(),
     ]
 }
 
@@ -87,16 +88,26 @@ async fn trending_people(call: Call<Option<Principal>>) -> Result<Response, ApiE
     .await
 }
 
+crate::query_params! {
+    /// The filters of the category list.
+    struct CategoryFilters {
+        /// A substring of the name, case-insensitively (Unicode lowercase).
+        search: Option<String>,
+        /// Only active (true) or inactive (false) categories: true, false, 1 or 0 in any
+        /// case; anything else is 400.
+        active: Option<bool>,
+    }
+}
+
 /// `GET /api/v2/category/` (CA): live categories by `order` then id; `search`
 /// (case-insensitive substring of the name) and `active` (boolean) filter.
 async fn list(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
     let base = call.base();
     list_page(&call, move |c, who, q| {
         let page = Page::from_query(q)?;
-        let filter = categories::Filter {
-            search: q.text("search").map(str::to_owned),
-            active: q.bool("active")?,
-        };
+        let p = CategoryFilters::read(q)?;
+        let filter =
+            categories::Filter { search: p.search.filter(|s| !s.is_empty()), active: p.active };
         let (count, cats) = categories::page(c, &filter, page.limit, page.offset)?;
         let results = jsons(c, cats, who.map(|w| w.user_id), &base)?;
         Ok((page, count, results))
@@ -174,7 +185,8 @@ async fn is_followed(call: Call<Principal>) -> Result<Response, ApiError> {
 async fn of_user(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
     let (id, base, q) = (call.id(), call.base(), call.query()?);
     let page_base = base.at(&call.req.path);
-    let paginated = q.get("limit").is_some() || q.get("offset").is_some();
+    let paging = Paging::read(&q)?;
+    let paginated = paging.limit.is_some() || paging.offset.is_some();
     let json = call
         .read(move |c, who| {
             let page =

@@ -33,7 +33,7 @@ const BODY_LIMIT: usize = 32 * 1024;
 /// The endpoints of this module.
 pub fn endpoints() -> Vec<Endpoint> {
     vec![
-        public(Method::GET, "/api/v2/community/", "listCommunities", list),
+        public(Method::GET, "/api/v2/community/", "listCommunities", list).paged(),
         public(Method::GET, "/api/v2/community/{id}/", "getCommunity", get),
         write(Method::POST, "/api/v2/contact/request/", "contactRequest", request)
             .body_limit(BODY_LIMIT),

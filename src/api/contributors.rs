@@ -28,7 +28,7 @@ pub fn endpoints() -> Vec<Endpoint> {
                     ("/api/v2/status/{id}/contributors/", "listStatusContributors")
                 }
             };
-            ca(Method::GET, path, op, move |c| list(kind, c))
+            ca(Method::GET, path, op, move |c| list(kind, c)).paged()
         })
         .collect()
 }

@@ -14,7 +14,17 @@ use crate::model::feature;
 
 /// The endpoints of this module.
 pub fn endpoints() -> Vec<Endpoint> {
-    vec![public(Method::GET, "/api/v2/feature/", "listFeatures", list)]
+    vec![public(Method::GET, "/api/v2/feature/", "listFeatures", list).list::<FeatureFilters>()]
+}
+
+crate::query_params! {
+    /// The filters of the feature list.
+    struct FeatureFilters {
+        /// Only the feature with exactly this name (empty: none).
+        name: Option<String>,
+        /// A substring of the name, case-insensitively (empty: no filter).
+        search: Option<String>,
+    }
 }
 
 /// `GET /api/v2/feature/`: `name` (exact), `search` (case-insensitive substring of the
@@ -31,7 +41,9 @@ async fn list(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
             }
             on.push(any);
         }
-        let all = feature::matching(q.get("name"), q.text("search"), |s| {
+        let p = FeatureFilters::read(q)?;
+        let search = p.search.as_deref().filter(|s| !s.is_empty());
+        let all = feature::matching(p.name.as_deref(), search, |s| {
             feature::SWITCHED.iter().position(|x| x == s).is_some_and(|i| on[i])
         });
         let (count, results) = crate::model::listing::page(all, page.limit, page.offset);

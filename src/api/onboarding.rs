@@ -20,7 +20,7 @@ use crate::model::onboarding::{GENERATED, STEPS, Status, StepJson, step_json};
 /// The endpoints of this module.
 pub fn endpoints() -> Vec<Endpoint> {
     vec![
-        user(Method::GET, "/api/v2/onboarding/", "listOnboardingSteps", list),
+        user(Method::GET, "/api/v2/onboarding/", "listOnboardingSteps", list).paged(),
         user(Method::GET, "/api/v2/onboarding/{id}/", "getOnboardingStep", get),
         staff(Method::POST, "/api/v2/onboarding/{id}/start/", "startOnboardingStep", |c| {
             change(c, false)

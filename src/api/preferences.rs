@@ -24,8 +24,10 @@ pub const MAX_LIMIT: i64 = 1000;
 /// The endpoints of this module.
 pub fn endpoints() -> Vec<Endpoint> {
     vec![
-        public(Method::GET, "/api/v2/dynamic_preference/search/", "searchPreferences", list_prefs),
-        public(Method::GET, "/api/v2/dynamic_preference/", "listPreferences", list_prefs),
+        public(Method::GET, "/api/v2/dynamic_preference/search/", "searchPreferences", list_prefs)
+            .list::<PrefFilters>(),
+        public(Method::GET, "/api/v2/dynamic_preference/", "listPreferences", list_prefs)
+            .list::<PrefFilters>(),
         staff(Method::PATCH, "/api/v2/dynamic_preference/", "updatePreferences", patch_prefs),
         public(Method::GET, "/api/v2/dynamic_preference/{id}/", "getPreference", get_pref),
     ]
@@ -51,9 +53,29 @@ fn split_key(key: &str) -> Option<(String, String)> {
     (!s.is_empty() && !n.is_empty()).then(|| (s.to_owned(), n.to_owned()))
 }
 
+crate::query_params! {
+    /// The filters and the order of the preference list.
+    struct PrefFilters {
+        /// A substring of the section or the name, case-insensitively.
+        search: Option<String>,
+        /// Only this section, exactly (case-sensitively).
+        section: Option<String>,
+        /// Comma-separated `section.name` keys (split at the first dot). Unknown keys are
+        /// simply absent; an entry without a dot, or with an empty section or name (an
+        /// empty entry such as a trailing comma included), is 400.
+        keys: Option<String>,
+        /// Comma-separated among id, section and name, each optionally prefixed with `-`
+        /// (descending); anything else is 400. Default id; id always breaks the
+        /// remaining ties.
+        ordering: Option<String>,
+    }
+}
+
 /// The list parameters: `search`, `section`, `keys`, `ordering`.
 fn filter(q: &Query) -> Result<PrefFilter, ApiError> {
-    let keys = match q.text("keys") {
+    let p = PrefFilters::read(q)?;
+    let text = |v: Option<String>| v.filter(|v| !v.is_empty());
+    let keys = match text(p.keys) {
         None => None,
         Some(v) => Some(
             v.split(',')
@@ -69,7 +91,7 @@ fn filter(q: &Query) -> Result<PrefFilter, ApiError> {
                 .collect::<Result<Vec<_>, _>>()?,
         ),
     };
-    let ordering = match q.text("ordering") {
+    let ordering = match text(p.ordering) {
         None => vec![(OrderKey::Id, false)],
         Some(v) => v
             .split(',')
@@ -86,12 +108,7 @@ fn filter(q: &Query) -> Result<PrefFilter, ApiError> {
             })
             .collect::<Result<Vec<_>, _>>()?,
     };
-    Ok(PrefFilter {
-        search: q.text("search").map(str::to_owned),
-        section: q.text("section").map(str::to_owned),
-        keys,
-        ordering,
-    })
+    Ok(PrefFilter { search: text(p.search), section: text(p.section), keys, ordering })
 }
 
 /// `GET /api/v2/dynamic_preference/` and `GET /api/v2/dynamic_preference/search/`

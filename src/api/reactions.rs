@@ -17,10 +17,24 @@ use crate::model::reaction::{Reaction, ReactionJson};
 /// The endpoints of this module.
 pub fn endpoints() -> Vec<Endpoint> {
     vec![
-        public(Method::GET, "/api/v2/reaction/search/", "searchReactions", list_reactions),
-        public(Method::GET, "/api/v2/reaction/", "listReactions", list_reactions),
+        public(Method::GET, "/api/v2/reaction/search/", "searchReactions", list_reactions)
+            .list::<ReactionFilters>(),
+        public(Method::GET, "/api/v2/reaction/", "listReactions", list_reactions)
+            .list::<ReactionFilters>(),
         public(Method::GET, "/api/v2/reaction/{id}/", "getReaction", get_reaction),
     ]
+}
+
+crate::query_params! {
+    /// The filters of the reaction list.
+    struct ReactionFilters {
+        /// A substring of the label, case-insensitively (Unicode case folding); empty: no
+        /// filter.
+        search: Option<String>,
+        /// Only active (true/1) or inactive (false/0) reactions, in any letter case;
+        /// anything else, the empty value included, is 400.
+        active: Option<bool>,
+    }
 }
 
 fn to_json(base: &PublicUrl, r: Reaction) -> ReactionJson {
@@ -34,10 +48,9 @@ async fn list_reactions(call: Call<Option<Principal>>) -> Result<Response, ApiEr
     // parameters
     list_page(&call, move |c, _who, q| {
         let page = Page::from_query(q)?;
-        let filter = ReactionFilter {
-            search: q.text("search").map(str::to_owned),
-            active: q.bool("active")?,
-        };
+        let p = ReactionFilters::read(q)?;
+        let filter =
+            ReactionFilter { search: p.search.filter(|s| !s.is_empty()), active: p.active };
         let (count, rows) = crate::db::reactions::search(c, &filter, page.limit, page.offset)?;
         Ok((page, count, rows.into_iter().map(|r| to_json(&base, r)).collect()))
     })

@@ -24,9 +24,9 @@ use crate::model::tag::{Tag, TagInput};
 /// The endpoints of this module.
 pub fn endpoints() -> Vec<Endpoint> {
     vec![
-        user(Method::GET, "/api/v2/tag/", "listTags", list),
+        user(Method::GET, "/api/v2/tag/", "listTags", list).list::<TagFilters>(),
         staff(Method::POST, "/api/v2/tag/", "createTag", create).body_limit(4096),
-        user(Method::GET, "/api/v2/tag/user/search/", "searchUserTags", list),
+        user(Method::GET, "/api/v2/tag/user/search/", "searchUserTags", list).list::<TagFilters>(),
         user(Method::GET, "/api/v2/tag/{id}/", "getTag", get),
         staff(Method::PATCH, "/api/v2/tag/{id}/", "patchTag", |c| update(c, false))
             .body_limit(4096),
@@ -45,18 +45,37 @@ fn staff_only(who: &Principal) -> Result<(), ApiError> {
     if who.is_staff { Ok(()) } else { Err(ApiError::PermissionDenied) }
 }
 
+crate::query_params! {
+    /// The filters of the tag list (booleans: true, false, 1 or 0 in any case, else 400).
+    struct TagFilters {
+        /// A part of the name (ASCII letters case-insensitively).
+        search: Option<String>,
+        /// Only the active (true) or inactive (false) tags.
+        active: Option<bool>,
+        /// Only the deleted (true) or live (false) tags.
+        deleted: Option<bool>,
+        /// Only the tags members see (true) or do not see (false) on the profiles of those
+        /// who hold them.
+        visible: Option<bool>,
+        /// Only the tags with (true) or without (false) a visibility boost (kept as staff
+        /// set it; hearth ranks nothing by it).
+        visibility_boost: Option<bool>,
+    }
+}
+
 /// `GET /api/v2/tag/` and `/tag/user/search/` (staff): tags by id; `search` (a part
 /// of the name), `active`, `deleted`, `visible`, `visibility_boost` narrow the list.
 async fn list(call: Call<Principal>) -> Result<Response, ApiError> {
     list_page(&call, |c, who, q| {
         staff_only(&who)?;
         let page = Page::from_query(q)?;
+        let p = TagFilters::read(q)?;
         let f = Filter {
-            search: q.text("search").map(str::to_owned),
-            active: q.bool("active")?,
-            deleted: q.bool("deleted")?,
-            visible: q.bool("visible")?,
-            visibility_boost: q.bool("visibility_boost")?,
+            search: p.search.filter(|s| !s.is_empty()),
+            active: p.active,
+            deleted: p.deleted,
+            visible: p.visible,
+            visibility_boost: p.visibility_boost,
         };
         let (count, tags) = store::page(c, &f, page.limit, page.offset)?;
         Ok((page, count, tags.iter().map(Tag::to_json).collect()))

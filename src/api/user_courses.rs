@@ -5,7 +5,7 @@ use warp::http::Method;
 use warp::reply::Response;
 
 use crate::api::call::{Call, ca};
-use crate::api::courses::{course_json, member_statuses};
+use crate::api::courses::{MemberStatuses, course_json, member_statuses};
 use crate::api::listing::list_page;
 use crate::db::members::{self, Roster};
 use crate::db::{courses, user_courses};
@@ -16,7 +16,10 @@ use crate::http::route::Endpoint;
 
 /// The endpoints of this module.
 pub fn endpoints() -> Vec<Endpoint> {
-    vec![ca(Method::GET, "/api/v2/user/{id}/courses/", "listUserCourses", list)]
+    vec![
+        ca(Method::GET, "/api/v2/user/{id}/courses/", "listUserCourses", list)
+            .list::<MemberStatuses>(),
+    ]
 }
 
 /// `GET /api/v2/user/{id}/courses/` (CA): the courses visible to the caller in which

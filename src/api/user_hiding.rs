@@ -28,7 +28,7 @@ pub fn endpoints() -> Vec<Endpoint> {
     ));
     all.extend([
         user(Method::GET, "/api/v2/user/hidden_users_id/", "listHiddenUserIds", hidden_ids),
-        user(Method::GET, "/api/v2/user/hidden_users/", "listHiddenUsers", hidden_users),
+        user(Method::GET, "/api/v2/user/hidden_users/", "listHiddenUsers", hidden_users).paged(),
     ]);
     all
 }

@@ -28,10 +28,12 @@ pub fn endpoints() -> Vec<Endpoint> {
             .query::<Deletion>(),
         ca(Method::GET, "/api/v2/user/{id}/followings/", "getUserFollowings", |c| {
             list_connections(c, Direction::Followings)
-        }),
+        })
+        .list::<Mutual>(),
         ca(Method::GET, "/api/v2/user/{id}/followers/", "getUserFollowers", |c| {
             list_connections(c, Direction::Followers)
-        }),
+        })
+        .list::<Mutual>(),
         write(Method::POST, "/api/v2/user/{id}/follow/", "followUser", toggle_follow),
     ];
     // does the caller follow `{id}`; does `{id}` follow the caller
@@ -173,7 +175,7 @@ crate::query_params! {
     }
 }
 
-/// `0` or `1`, an integer (`hard`).
+/// `0` or `1`, an integer (`hard`, `mutual`).
 fn zero_or_one() -> utoipa::openapi::schema::Object {
     utoipa::openapi::schema::ObjectBuilder::new()
         .schema_type(utoipa::openapi::schema::Type::Integer)
@@ -213,9 +215,20 @@ async fn delete_account(mut call: Call<Principal>) -> Result<Response, ApiError>
     Ok(crate::http::empty(warp::http::StatusCode::NO_CONTENT))
 }
 
+crate::query_params! {
+    /// The followings' and followers' filter.
+    struct Mutual {
+        /// 1: only the users with edges in both directions (`{id}` follows them and they
+        /// follow `{id}`); 0: only the others; absent: all. Exactly 0 or 1: anything else
+        /// (true, 01, empty...) is 400.
+        #[param(schema_with = zero_or_one)]
+        mutual: Option<String>,
+    }
+}
+
 /// `mutual`: exactly `0` or `1` (SPEC §3: it is not a boolean).
 fn mutual_param(q: &Query) -> Result<Option<bool>, ApiError> {
-    match q.get("mutual") {
+    match Mutual::read(q)?.mutual.as_deref() {
         None => Ok(None),
         Some("1") => Ok(Some(true)),
         Some("0") => Ok(Some(false)),
@@ -274,5 +287,20 @@ mod tests {
         assert!(hard_of(Some("2")).is_err());
         let doc = serde_json::to_value(zero_or_one()).unwrap_or_default();
         assert_eq!(doc["enum"], serde_json::json!([0, 1]));
+    }
+
+    /// Every value the document names is one `mutual_param` takes, and no other.
+    #[test]
+    fn every_documented_mutual_parses() {
+        let schema = serde_json::to_value(zero_or_one()).unwrap_or_default();
+        let values = schema["enum"].as_array().cloned().unwrap_or_default();
+        assert_eq!(values.len(), 2);
+        for v in values {
+            let q = Query::parse(&format!("mutual={v}"));
+            assert!(mutual_param(&q).is_ok_and(|m| m.is_some()), "{v}");
+        }
+        for bad in ["true", "01", ""] {
+            assert!(mutual_param(&Query::parse(&format!("mutual={bad}"))).is_err(), "{bad}");
+        }
     }
 }

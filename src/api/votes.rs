@@ -35,8 +35,8 @@ pub fn endpoints() -> Vec<Endpoint> {
             Kind::Status => ("/api/v2/status/{id}/vote/", "voteStatus", "listStatusVotes"),
             Kind::Comment => ("/api/v2/comment/{id}/vote/", "voteComment", "listCommentVotes"),
         };
-        out.push(ca(Method::GET, path, list_op, move |c| list(kind, c)));
-        out.push(write(Method::POST, path, vote_op, move |c| vote(kind, c)));
+        out.push(ca(Method::GET, path, list_op, move |c| list(kind, c)).list::<ReactionId>());
+        out.push(write(Method::POST, path, vote_op, move |c| vote(kind, c)).query::<ReactionId>());
     }
     out
 }
@@ -61,9 +61,23 @@ fn not_an_id() -> ApiError {
     ApiError::field("reaction", "invalid", "A valid integer is required.")
 }
 
+crate::query_params! {
+    /// The reaction of a vote, or of the votes listed.
+    struct ReactionId {
+        /// A reaction id. The list: only the votes with this reaction (an unknown id
+        /// matches nothing). A vote: its reaction (default 1, like; with the body's
+        /// `reaction` too, both must agree). Not an integer (empty included): 400.
+        #[param(value_type = Option<i64>)]
+        reaction: Option<String>,
+    }
+}
+
 /// The `reaction` query parameter, if given: an integer id, else 400.
 fn reaction_query(q: &Query) -> Result<Option<i64>, ApiError> {
-    q.get("reaction").map(|v| v.trim().parse::<i64>().map_err(|_| not_an_id())).transpose()
+    ReactionId::read(q)?
+        .reaction
+        .map(|v| v.trim().parse::<i64>().map_err(|_| not_an_id()))
+        .transpose()
 }
 
 /// The reaction of a vote: `?reaction=N` or `{"reaction": N}` (a number or a numeric

@@ -3,7 +3,7 @@
 use warp::http::{Method, StatusCode};
 use warp::reply::Response;
 
-use super::{Statuses, course_json, managed_course, member_statuses, visible_course};
+use super::{MemberStatuses, course_json, managed_course, member_statuses, visible_course};
 use crate::api::call::{Call, ca, user, write};
 use crate::api::listing::list_page;
 use crate::api::members::{missing_user, pre_write, required_users, user_list};
@@ -22,7 +22,7 @@ pub fn endpoints() -> Vec<Endpoint> {
     const JOIN: &str = "/api/v2/course/{id}/join/";
     const INVITE: &str = "/api/v2/course/{id}/invite/";
     vec![
-        user(Method::GET, JOIN, "listCourseMembers", |c| list(c, None)).list::<Statuses>(),
+        user(Method::GET, JOIN, "listCourseMembers", |c| list(c, None)).list::<MemberStatuses>(),
         write(Method::POST, JOIN, "joinCourse", join_course),
         write(Method::DELETE, JOIN, "leaveCourse", leave),
         ca(Method::GET, "/api/v2/course/{id}/status/", "getCourseJoinStatus", get_status),

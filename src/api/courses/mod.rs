@@ -33,7 +33,7 @@ use crate::model::field::FieldError;
 /// The endpoints of this module and its submodules.
 pub fn endpoints() -> Vec<Endpoint> {
     vec![
-        user(Method::GET, "/api/v2/course/", "listMyCourses", list).list::<Statuses>(),
+        user(Method::GET, "/api/v2/course/", "listMyCourses", list).list::<MemberStatuses>(),
         write(Method::POST, "/api/v2/course/", "createCourse", create).body::<CourseInput>(),
         ca(Method::GET, "/api/v2/course/search/", "searchCourses", search_courses)
             .list::<CourseSearch>(),
@@ -136,11 +136,11 @@ fn course_jsons(
 }
 
 crate::query_params! {
-    /// The statuses a course or member list holds.
-    pub(crate) struct Statuses {
-        /// Comma-separated join statuses among creator, manager, joined, invited,
-        /// requested; default creator,manager,joined. An unknown status is 400
-        /// invalid_choice.
+    /// The join statuses a course list or a member list keeps.
+    pub(crate) struct MemberStatuses {
+        /// Comma-separated join statuses among creator, manager, joined, invited and
+        /// requested; default (also when empty) creator,manager,joined. An unknown status
+        /// is 400 `invalid_choice`.
         statuses: Option<String>,
     }
 }
@@ -148,7 +148,7 @@ crate::query_params! {
 /// The `statuses` query parameter of the course and member lists (default creator,
 /// manager, joined); an unknown status is 400 `invalid_choice`.
 pub(crate) fn member_statuses(q: &crate::http::query::Query) -> Result<Vec<JoinStatus>, ApiError> {
-    parse_statuses(Statuses::read(q)?.statuses.as_deref(), &JoinStatus::MEMBERS)
+    parse_statuses(MemberStatuses::read(q)?.statuses.as_deref(), &JoinStatus::MEMBERS)
         .map_err(|m| ApiError::field("statuses", "invalid_choice", m))
 }
 

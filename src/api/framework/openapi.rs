@@ -44,14 +44,6 @@ const FRAGMENTS: &[(&str, &str)] = &[
     ("custom", include_str!("../../../openapi/custom.json")),
 ];
 
-/// The fragments whose operations still describe query parameters in prose (issue 29
-/// item 6 moves them into the handlers' types area by area, see [`Endpoint::query`]);
-/// every other fragment's are refused by a test.
-///
-/// [`Endpoint::query`]: crate::http::route::Endpoint::query
-#[cfg(test)]
-const QUERY_IN_PROSE: &[&str] = &["community", "kit", "feeds", "tags", "custom"];
-
 /// The schemas derived from the JSON types, by name.
 pub fn generated_schemas() -> Vec<(String, RefOr<Schema>)> {
     use crate::model;
@@ -294,9 +286,6 @@ mod tests {
     #[test]
     fn query_parameters_are_the_handlers_types_not_prose() {
         for (name, fragment) in FRAGMENTS {
-            if QUERY_IN_PROSE.contains(name) {
-                continue;
-            }
             let ops = parse(fragment)["operations"].take();
             for (id, op) in ops.as_object().into_iter().flatten() {
                 for p in op["parameters"].as_array().into_iter().flatten() {
