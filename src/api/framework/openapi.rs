@@ -3,12 +3,15 @@
 //! - **paths and operations** from the endpoint declaration ([`crate::api::router`]):
 //!   method, path template, `operationId`, path parameters, `security` and the
 //!   `x-hearth-auth` class, and the error responses every endpoint of a class can give;
+//! - **query parameters** from the types the handlers read them into
+//!   ([`query_params!`](crate::query_params), registered with `Endpoint::query`);
+//! - **request bodies** from the types the handlers parse them into, where declared
+//!   (`Endpoint::body`: `#[derive(utoipa::ToSchema)]` on the parser's input type);
 //! - **response schemas** from the JSON types themselves (`#[derive(utoipa::ToSchema)]`
 //!   on the `model` types, collected by [`generated_schemas`]), so a field added to a
 //!   type is in the document;
-//! - **prose** (summaries, descriptions, query parameters, request bodies, examples) from
-//!   one fragment per area under `openapi/`, keyed by `operationId`, beside the request
-//!   schemas that are grammars rather than types (course bodies, OAuth forms).
+//! - **prose** (summaries, descriptions, the request bodies not declared yet, examples)
+//!   from one fragment per area under `openapi/`, keyed by `operationId`.
 //!
 //! A test checks that the prose and the declaration name the same operations, and the
 //! API test suite validates every response it receives against this document.
@@ -179,13 +182,8 @@ fn operation(e: &Endpoint, prose: Option<&Value>) -> Value {
         Auth::Write | Auth::Staff => json!([{ "bearer": ["write"] }]),
     };
     // path parameters come from the template; the prose may describe them
-    let mut params: Vec<Value> = op["parameters"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|p| p["in"] != "path")
-        .collect();
+    // a fragment describes path parameters only (a test keeps it so)
+    let mut params: Vec<Value> = Vec::new();
     let described = op["parameters"].as_array().cloned().unwrap_or_default();
     let tail = e.path.contains("{*");
     for (i, name) in e.params().into_iter().enumerate() {
@@ -202,16 +200,13 @@ fn operation(e: &Endpoint, prose: Option<&Value>) -> Value {
             if is_tail { json!({ "type": "string" }) } else { json!({ "type": "integer" }) };
         params.insert(i, p);
     }
-    // the query's parameters come from the types the handler reads them into; a
-    // fragment's parameter of the same name (or the shared limit/offset) gives way
-    let derived: Vec<Value> = e
-        .query
-        .iter()
-        .flat_map(|declared| declared())
-        .map(|p| serde_json::to_value(p).unwrap_or(Value::Null))
-        .collect();
-    params.retain(|p| !derived.iter().any(|d| d["name"] == param_name(p)));
-    params.extend(derived);
+    // the query's parameters come from the types the handler reads them into
+    params.extend(
+        e.query
+            .iter()
+            .flat_map(|declared| declared())
+            .map(|p| serde_json::to_value(p).unwrap_or(Value::Null)),
+    );
     if params.is_empty() {
         if let Some(o) = op.as_object_mut() {
             o.remove("parameters");
@@ -241,14 +236,6 @@ fn operation(e: &Endpoint, prose: Option<&Value>) -> Value {
         }
     }
     op
-}
-
-/// A parameter's name, also of a reference to a shared one (`#/components/parameters/limit`).
-fn param_name(p: &Value) -> Value {
-    match p["$ref"].as_str().and_then(|r| r.rsplit('/').next()) {
-        Some(name) => json!(name),
-        None => p["name"].clone(),
-    }
 }
 
 fn merge(into: &mut Value, from: Value) {
