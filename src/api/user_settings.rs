@@ -16,7 +16,8 @@ use crate::model::settings;
 pub fn endpoints() -> Vec<Endpoint> {
     vec![
         user(Method::GET, "/api/v2/user/{id}/settings/", "getUserSettings", get),
-        write(Method::PATCH, "/api/v2/user/{id}/settings/", "updateUserSettings", update),
+        write(Method::PATCH, "/api/v2/user/{id}/settings/", "updateUserSettings", update)
+            .body::<settings::SettingsPatch>(),
     ]
 }
 

@@ -36,7 +36,11 @@ pub fn endpoints() -> Vec<Endpoint> {
             Kind::Comment => ("/api/v2/comment/{id}/vote/", "voteComment", "listCommentVotes"),
         };
         out.push(ca(Method::GET, path, list_op, move |c| list(kind, c)).list::<ReactionId>());
-        out.push(write(Method::POST, path, vote_op, move |c| vote(kind, c)).query::<ReactionId>());
+        out.push(
+            write(Method::POST, path, vote_op, move |c| vote(kind, c))
+                .query::<ReactionId>()
+                .body::<VoteBody>(),
+        );
     }
     out
 }
@@ -84,10 +88,7 @@ fn reaction_query(q: &Query) -> Result<Option<i64>, ApiError> {
 /// string), `like` (1) when neither is given; both given must agree.
 fn chosen_reaction(q: &Query, body: Option<&Map<String, Value>>) -> Result<i64, ApiError> {
     let from_query = reaction_query(q)?;
-    let from_body = match body.and_then(|b| b.get("reaction")) {
-        None | Some(Value::Null) => None,
-        Some(v) => Some(id_value(v).ok_or_else(not_an_id)?),
-    };
+    let from_body = VoteBody::parse(body)?.reaction;
     match (from_query, from_body) {
         (Some(a), Some(b)) if a != b => Err(ApiError::field(
             "reaction",
@@ -95,6 +96,26 @@ fn chosen_reaction(q: &Query, body: Option<&Map<String, Value>>) -> Result<i64, 
             "The query and the body name different reactions.",
         )),
         (a, b) => Ok(a.or(b).unwrap_or(DEFAULT_REACTION)),
+    }
+}
+
+/// A vote's body (optional, as is each field).
+#[derive(Debug, Default, utoipa::ToSchema)]
+struct VoteBody {
+    /// The reaction's id (a number or a numeric string; null: none named); default 1
+    /// (like). With `?reaction=` too, both must name the same one (else 400).
+    #[schema(value_type = Option<i64>)]
+    reaction: Option<i64>,
+}
+
+impl VoteBody {
+    /// Reads a vote's body (`None`: no body); a reaction that is not an id is 400.
+    fn parse(body: Option<&Map<String, Value>>) -> Result<VoteBody, ApiError> {
+        let reaction = match body.and_then(|b| b.get("reaction")) {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(id_value(v).ok_or_else(not_an_id)?),
+        };
+        Ok(VoteBody { reaction })
     }
 }
 
@@ -186,6 +207,19 @@ mod tests {
     fn pick(qs: &str, body: Value) -> Result<i64, String> {
         let q = Query::parse(qs);
         chosen_reaction(&q, body.as_object()).map_err(|e| format!("{e:?}"))
+    }
+
+    /// Every documented field of the body is read.
+    #[test]
+    fn every_documented_field_is_read() {
+        let unread =
+            crate::model::field::unread_properties::<VoteBody>(|m| {
+                match VoteBody::parse(Some(m)) {
+                    Err(ApiError::Invalid(e)) => e,
+                    _ => Vec::new(),
+                }
+            });
+        assert!(unread.is_empty(), "{unread:?}");
     }
 
     #[test]

@@ -15,27 +15,104 @@ pub struct Setting {
     pub default: i64,
     /// Every accepted value, with what it means (the kit's settings page offers these).
     pub choices: &'static [(i64, &'static str)],
+    /// What it is (the OpenAPI description).
+    pub about: &'static str,
 }
 
 const ON_OFF: &[(i64, &str)] = &[(0, "off"), (1, "on")];
 
 /// Every setting, in the order of the JSON object.
 pub const SETTINGS: [Setting; 5] = [
-    // email notifications of interactions: -1 at once, 1 a daily digest, 0 never
     Setting {
         name: "qa_frequency",
         default: 1,
         choices: &[(-1, "immediately"), (0, "never"), (1, "daily")],
+        about: "Email notifications of interactions: -1 at once, 1 a daily digest, 0 never.",
     },
-    // private messages also by email
-    Setting { name: "email_notification_not_qa", default: 1, choices: ON_OFF },
-    // mobile app / PWA notifications
-    Setting { name: "mobile_notifications_scmty", default: 1, choices: ON_OFF },
-    // a toast when a notification arrives
-    Setting { name: "show_toast_notifications", default: 1, choices: ON_OFF },
-    // a sound with the toast
-    Setting { name: "toast_notifications_emit_sound", default: 1, choices: ON_OFF },
+    Setting {
+        name: "email_notification_not_qa",
+        default: 1,
+        choices: ON_OFF,
+        about: "Private messages also by email: 1 on, 0 off.",
+    },
+    Setting {
+        name: "mobile_notifications_scmty",
+        default: 1,
+        choices: ON_OFF,
+        about: "Mobile app / PWA notifications: 1 on, 0 off.",
+    },
+    Setting {
+        name: "show_toast_notifications",
+        default: 1,
+        choices: ON_OFF,
+        about: "A toast when a notification arrives: 1 on, 0 off.",
+    },
+    Setting {
+        name: "toast_notifications_emit_sound",
+        default: 1,
+        choices: ON_OFF,
+        about: "A sound with the toast: 1 on, 0 off.",
+    },
 ];
+
+/// The settings object's schema, from [`SETTINGS`]: every setting's choices, default
+/// and description; `whole`: every key present (the answer), else any subset and no
+/// other key (a PATCH body, what [`validate`] takes).
+fn schema(whole: bool) -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+    use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, Type};
+    let mut o = ObjectBuilder::new().schema_type(Type::Object);
+    for s in SETTINGS {
+        let choices = s.choices.iter().map(|(c, _)| *c);
+        let property = ObjectBuilder::new()
+            .schema_type(Type::Integer)
+            .enum_values(Some(choices))
+            .default(Some(s.default.into()))
+            .description(Some(format!("{} Default {}.", s.about, s.default)));
+        o = o.property(s.name, property);
+        if whole {
+            o = o.required(s.name);
+        }
+    }
+    let o = if whole {
+        o.description(Some(
+            "A member's settings (the SDK's SCUserSettingsType), each its stored value or its default.",
+        ))
+    } else {
+        o.description(Some("Any subset of the settings; another key is 400 on that key."))
+            .additional_properties(Some(AdditionalProperties::FreeForm(false)))
+    };
+    o.into()
+}
+
+/// The schema of a member's settings (`UserSettings`), from [`SETTINGS`].
+pub struct SettingsJson;
+
+impl utoipa::PartialSchema for SettingsJson {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        schema(true)
+    }
+}
+
+impl utoipa::ToSchema for SettingsJson {
+    fn name() -> std::borrow::Cow<'static, str> {
+        "UserSettings".into()
+    }
+}
+
+/// The schema of a PATCH body (`UserSettingsPatch`): what [`validate`] reads.
+pub struct SettingsPatch;
+
+impl utoipa::PartialSchema for SettingsPatch {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        schema(false)
+    }
+}
+
+impl utoipa::ToSchema for SettingsPatch {
+    fn name() -> std::borrow::Cow<'static, str> {
+        "UserSettingsPatch".into()
+    }
+}
 
 /// The JSON object of a user's settings: every setting, its stored value or default.
 pub fn to_json(stored: &[(String, i64)]) -> Map<String, Value> {
@@ -96,6 +173,19 @@ mod tests {
                 e.into_iter().map(|e| format!("{}:{}", e.field, e.messages[0].code)).collect()
             }
         }
+    }
+
+    /// Every documented setting is one `validate` reads, and the answer lists them all.
+    #[test]
+    fn the_documented_settings_are_the_table() {
+        let unread = crate::model::field::unread_properties::<SettingsPatch>(|m| {
+            validate(m).err().unwrap_or_default()
+        });
+        assert!(unread.is_empty(), "{unread:?}");
+        let whole = serde_json::to_value(<SettingsJson as utoipa::PartialSchema>::schema());
+        let whole = whole.unwrap_or_default();
+        assert_eq!(whole["required"].as_array().map(Vec::len), Some(SETTINGS.len()));
+        assert_eq!(whole["properties"]["qa_frequency"]["enum"], json!([-1, 0, 1]));
     }
 
     #[test]

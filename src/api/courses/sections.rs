@@ -22,16 +22,35 @@ pub fn endpoints() -> Vec<Endpoint> {
     const SECTION: &str = "/api/v2/course/{id}/section/{section_id}/";
     vec![
         ca(Method::GET, SECTIONS, "listCourseSections", list),
-        write(Method::POST, SECTIONS, "createCourseSection", create),
+        write(Method::POST, SECTIONS, "createCourseSection", create).body::<SectionInput>(),
         ca(Method::GET, SECTION, "getCourseSection", get),
-        write(Method::PUT, SECTION, "replaceCourseSection", |c| update(c, true)),
-        write(Method::PATCH, SECTION, "updateCourseSection", |c| update(c, false)),
+        write(Method::PUT, SECTION, "replaceCourseSection", |c| update(c, true))
+            .body::<SectionInput>(),
+        write(Method::PATCH, SECTION, "updateCourseSection", |c| update(c, false))
+            .body::<SectionInput>(),
         write(Method::DELETE, SECTION, "deleteCourseSection", delete),
     ]
 }
 
 fn json(s: Section) -> SectionJson {
     SectionJson { id: s.id, name: s.name, num_lessons: s.num_lessons }
+}
+
+/// A section's body: what the section writes read.
+#[derive(Debug, Default, utoipa::ToSchema)]
+#[schema(as = CourseSectionWrite)]
+struct SectionInput {
+    /// 1-255 characters after trimming (blank: 400 required); required on create and
+    /// PUT, optional on PATCH. Other fields are ignored.
+    #[schema(min_length = 1, max_length = 255)]
+    name: Option<String>,
+}
+
+impl SectionInput {
+    /// Reads `body`; `name` required when `required`.
+    fn parse(body: &Value, required: bool) -> Result<SectionInput, ApiError> {
+        Ok(SectionInput { name: name_of(body, required)? })
+    }
 }
 
 /// `name`: required when `required`, 1–255 characters.
@@ -106,7 +125,7 @@ async fn create(mut call: Call<Principal>) -> Result<Response, ApiError> {
     let out = call
         .write(move |tx, who| {
             let (mut course, _) = managed_course(tx, id, who)?;
-            let name = name_of(&body, true)?.unwrap_or_default();
+            let name = SectionInput::parse(&body, true)?.name.unwrap_or_default();
             let sid = db::insert_section(tx, id, &name, now)?;
             course.sections_order.push(sid);
             db::update(tx, &course)?;
@@ -127,7 +146,7 @@ async fn update(mut call: Call<Principal>, full: bool) -> Result<Response, ApiEr
         .write(move |tx, who| {
             managed_course(tx, id, who)?;
             let section = db::section(tx, id, sid)?.ok_or(ApiError::NotFound)?;
-            if let Some(name) = name_of(&body, full)? {
+            if let Some(name) = SectionInput::parse(&body, full)?.name {
                 db::rename_section(tx, section.id, &name)?;
             }
             db::section(tx, id, sid)?

@@ -84,6 +84,7 @@ pub fn generated_schemas() -> Vec<(String, RefOr<Schema>)> {
     collect::<model::custom_page::PageJson>(&mut out);
     collect::<model::community::CommunityJson>(&mut out);
     collect::<model::community::ContactJson>(&mut out);
+    collect::<model::settings::SettingsJson>(&mut out);
     out
 }
 
@@ -151,17 +152,20 @@ pub fn build(router: &crate::http::route::Router) -> Value {
     doc
 }
 
-/// The request body of `op` is schema `name`: as JSON, and as multipart/form-data's
-/// text fields where the prose offers multipart (its `encoding` kept).
+/// The request body of `op` is schema `name`: in each media type the prose offers (JSON
+/// unless it names others: multipart and form fields are the same names as text), its
+/// `encoding` kept.
 fn body(op: &mut Value, name: &str) {
     let schema = json!({ "$ref": format!("#/components/schemas/{name}") });
     let body = &mut op["requestBody"];
     if body.get("required").is_none() {
         body["required"] = json!(true);
     }
-    body["content"]["application/json"]["schema"] = schema.clone();
-    if let Some(form) = body["content"].get_mut("multipart/form-data") {
-        form["schema"] = schema;
+    if body["content"].as_object().is_none_or(serde_json::Map::is_empty) {
+        body["content"] = json!({ "application/json": {} });
+    }
+    for (_, media) in body["content"].as_object_mut().into_iter().flatten() {
+        media["schema"] = schema.clone();
     }
 }
 
