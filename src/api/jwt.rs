@@ -16,8 +16,30 @@ pub fn endpoints() -> Vec<Endpoint> {
     vec![
         anonymous(Method::POST, "/api/v2/jwt/verify_token/", "jwtVerifyToken", verify)
             .read_only()
-            .body_limit(VERIFY_TOKEN_LIMIT),
+            .body_limit(VERIFY_TOKEN_LIMIT)
+            .body::<VerifyToken>(),
     ]
+}
+
+/// The body of `verify_token`.
+#[derive(Debug, utoipa::ToSchema)]
+#[schema(as = VerifyTokenRequest)]
+struct VerifyToken {
+    /// A JWT access token (at most 8 KiB). Missing or not a string: 400 required.
+    token: String,
+}
+
+impl VerifyToken {
+    fn parse(body: &Value) -> Result<VerifyToken, ApiError> {
+        let Some(token) = body.get("token").and_then(Value::as_str) else {
+            return Err(ApiError::field(
+                "token",
+                "required",
+                "A JSON object with a string token is required.",
+            ));
+        };
+        Ok(VerifyToken { token: token.to_owned() })
+    }
 }
 
 /// Largest `verify_token` body: a JWT is at most 8 KiB (SPEC §6), so `{"token": ...}`
@@ -33,13 +55,8 @@ async fn verify(mut call: Call<Option<Principal>>) -> Result<Response, ApiError>
     // checked
     call.req.body.public();
     let body: Value = call.json().await?;
-    let Some(token) = body.get("token").and_then(Value::as_str) else {
-        return Err(ApiError::field(
-            "token",
-            "required",
-            "A JSON object with a string token is required.",
-        ));
-    };
+    let token = VerifyToken::parse(&body)?.token;
+    let token = token.as_str();
     let now = call.now;
     let keys = call.state().jwt_keys();
     let payload = match jwt::verify_signature(token, &keys.accepted(now)) {
@@ -55,4 +72,21 @@ async fn verify(mut call: Call<Option<Principal>>) -> Result<Response, ApiError>
         return Ok(empty(StatusCode::UNAUTHORIZED));
     }
     Ok(empty(StatusCode::OK))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The documented body is the one read.
+    #[test]
+    fn every_documented_field_is_read() {
+        let unread = crate::model::field::unread_properties::<VerifyToken>(|m| {
+            match VerifyToken::parse(&Value::Object(m.clone())) {
+                Err(ApiError::Invalid(e)) => e,
+                _ => Vec::new(),
+            }
+        });
+        assert!(unread.is_empty(), "{unread:?}");
+    }
 }

@@ -24,7 +24,7 @@ pub fn endpoints() -> Vec<Endpoint> {
     vec![
         user(Method::GET, "/api/v2/feed/", "getHomeFeed", home).paged(),
         ca(Method::GET, "/api/v2/feed/explore/", "getExploreFeed", explore).paged(),
-        write(Method::POST, "/api/v2/feed/read/", "markFeedRead", read::mark),
+        write(Method::POST, "/api/v2/feed/read/", "markFeedRead", read::mark).body::<read::Marks>(),
         user(Method::GET, "/api/v2/feed/unseen/count/", "countFeedUnseen", read::unseen_count),
         ca(Method::GET, "/api/v2/category/{id}/feed/", "getCategoryFeed", category).paged(),
         ca(

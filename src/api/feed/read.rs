@@ -20,9 +20,14 @@ pub const OBJECTS_MAX: usize = 100;
 /// How many of the home feed's first units the unseen count looks at.
 pub const UNSEEN_WINDOW: i64 = 100;
 
-#[derive(Deserialize)]
+/// The body of `POST /api/v2/feed/read/`.
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
-struct Marks {
+#[schema(as = FeedMarks)]
+pub(super) struct Marks {
+    /// Item ids (of any type: each live discussion, post and status with that id is
+    /// marked); at most 100 (400 max_length); ids without a live item are skipped.
+    #[schema(max_items = 100)]
     object: Vec<i64>,
 }
 

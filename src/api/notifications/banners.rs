@@ -48,9 +48,14 @@ pub(super) async fn undisposed(call: Call<Principal>) -> Result<Response, ApiErr
     Ok(ok(&json))
 }
 
-#[derive(Deserialize)]
+/// The body of the banners' marks.
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
-struct Ids {
+#[schema(as = BannerMarks)]
+pub(super) struct Ids {
+    /// The banners' ids, at most 100 (400 max_length); others' and unknown ids change
+    /// nothing.
+    #[schema(max_items = 100)]
     banner_ids: Vec<i64>,
 }
 

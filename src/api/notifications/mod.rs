@@ -26,16 +26,19 @@ pub fn endpoints() -> Vec<Endpoint> {
         // kit then takes what was new off its badge): a GET that writes (with a token
         // that may; a read-only token reads without marking)
         user(Method::GET, "/api/v2/notification/", "listNotifications", list).writes().paged(),
-        write(Method::POST, "/api/v2/notification/read/", "markNotificationsRead", mark_read),
+        write(Method::POST, "/api/v2/notification/read/", "markNotificationsRead", mark_read)
+            .body::<Sids>(),
         user(Method::GET, "/api/v2/notification/unseen/count/", "countUnseenNotifications", unseen),
         user(Method::GET, "/api/v2/notification/banner/", "listBanners", banners::list).paged(),
-        write(Method::POST, "/api/v2/notification/banner/read/", "markBannersRead", banners::read),
+        write(Method::POST, "/api/v2/notification/banner/read/", "markBannersRead", banners::read)
+            .body::<banners::Ids>(),
         write(
             Method::POST,
             "/api/v2/notification/banner/dispose/",
             "disposeBanners",
             banners::dispose,
-        ),
+        )
+        .body::<banners::Ids>(),
         user(
             Method::GET,
             "/api/v2/notification/banner/unseen/count/",
@@ -205,9 +208,14 @@ async fn list(call: Call<Principal>) -> Result<Response, ApiError> {
     Ok(ok(&json))
 }
 
-#[derive(Deserialize)]
+/// The body of `POST /api/v2/notification/read/`.
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = NotificationMarks)]
 struct Sids {
+    /// The sids to mark seen (a group's sid marks the notification it starts with); at
+    /// most 100 (400 max_length); one that is no notification's sid is 400.
+    #[schema(max_items = 100)]
     sids: Vec<String>,
 }
 
