@@ -6,7 +6,7 @@
 //! and becomes a media item that an event's gallery can show.
 
 use md5::Digest;
-use serde_json::json;
+use serde_json::{Map, Value, json};
 use warp::http::{Method, StatusCode};
 use warp::reply::Response;
 
@@ -28,7 +28,8 @@ const FORM: Form = Form { file: "image", lists: &[] };
 pub fn endpoints() -> Vec<Endpoint> {
     vec![
         write(Method::POST, "/api/v2/media/upload/chunk/", "uploadMediaChunk", chunk),
-        write(Method::POST, "/api/v2/media/upload/complete/", "completeMediaUpload", complete),
+        write(Method::POST, "/api/v2/media/upload/complete/", "completeMediaUpload", complete)
+            .body::<Completion>(),
         ca(Method::GET, "/api/v2/media/{id}/", "getMediaItem", get),
         write(Method::DELETE, "/api/v2/media/{id}/", "deleteMediaItem", delete),
     ]
@@ -93,6 +94,41 @@ async fn chunk(mut call: Call<Principal>) -> Result<Response, ApiError> {
     Ok(ok(&json))
 }
 
+/// The body that completes an upload (multipart text fields or JSON).
+#[derive(Debug, utoipa::ToSchema)]
+#[schema(as = MediaUploadComplete)]
+struct Completion {
+    /// The upload's id, from its chunks' answers (required).
+    upload_id: String,
+    /// `image`: hearth takes pictures only (required; another value is 400).
+    #[schema(pattern = "^image$")]
+    #[expect(dead_code, reason = "checked to be image, the one kind hearth takes")]
+    r#type: String,
+    /// The whole file's MD5, in hex (optional; a mismatch is 400 on md5).
+    md5: Option<String>,
+}
+
+impl Completion {
+    /// Reads the fields: `upload_id` and `type` required, all errors at once.
+    fn parse(map: &Map<String, Value>) -> Result<Completion, ApiError> {
+        let mut errors = Vec::new();
+        let id = text(map, "upload_id");
+        if id.is_none() {
+            errors.push(FieldError::required("upload_id"));
+        }
+        match text(map, "type").as_deref() {
+            Some("image") => {}
+            None => errors.push(FieldError::required("type")),
+            Some(_) => errors.push(FieldError::new("type", "invalid", "Only pictures (image).")),
+        }
+        let md5 = text(map, "md5");
+        match (id, errors.is_empty()) {
+            (Some(upload_id), true) => Ok(Completion { upload_id, r#type: "image".into(), md5 }),
+            _ => Err(ApiError::Invalid(errors)),
+        }
+    }
+}
+
 /// `POST /api/v2/media/upload/complete/` (write; multipart or JSON): `upload_id`,
 /// `type` (`image`: hearth takes pictures only), and optionally `md5` (hex), which must
 /// be the whole file's. The picture is made (400 on `image` when it is not one hearth
@@ -101,19 +137,7 @@ async fn complete(mut call: Call<Principal>) -> Result<Response, ApiError> {
     let who = call.read(|_, who| Ok::<_, ApiError>(who)).await?;
     call.req.body.authorised(&who);
     let (map, _) = upload::read(call.take_body(), &call.req.headers, FORM).await?;
-    let mut errors = Vec::new();
-    let id = text(&map, "upload_id");
-    if id.is_none() {
-        errors.push(FieldError::required("upload_id"));
-    }
-    match text(&map, "type").as_deref() {
-        Some("image") => {}
-        None => errors.push(FieldError::required("type")),
-        Some(_) => errors.push(FieldError::new("type", "invalid", "Only pictures (image).")),
-    }
-    let (Some(id), true) = (id, errors.is_empty()) else {
-        return Err(ApiError::Invalid(errors));
-    };
+    let Completion { upload_id: id, md5, .. } = Completion::parse(&map)?;
     let now = call.now;
     // the whole file comes out of the database: its memory is the request budget's
     // while it is checked and decoded (503 while the budget is taken)
@@ -121,7 +145,7 @@ async fn complete(mut call: Call<Principal>) -> Result<Response, ApiError> {
     let bytes = call
         .write(move |tx, who| media_items::take_whole(tx, who.user_id, &id, now)?.map_err(refused))
         .await?;
-    if let Some(sum) = text(&map, "md5") {
+    if let Some(sum) = md5 {
         let got = format!("{:x}", md5::Md5::digest(&bytes));
         if !got.eq_ignore_ascii_case(&sum) {
             return Err(ApiError::field(
@@ -132,6 +156,7 @@ async fn complete(mut call: Call<Principal>) -> Result<Response, ApiError> {
         }
     }
     let upload = upload::Upload { bytes: bytes.into(), held: Some(held) };
+    let mut errors = Vec::new();
     let picture =
         upload::process_picture(Some(upload), "image", &call.state().body_budget, &mut errors)
             .await?;
@@ -188,4 +213,21 @@ async fn delete(call: Call<Principal>) -> Result<Response, ApiError> {
     })
     .await?;
     Ok(empty(StatusCode::NO_CONTENT))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every documented field of a completion is read (`md5` aside: a value that is no
+    /// text reads as absent, so the object this test sends gives no error on it).
+    #[test]
+    fn every_documented_field_is_read() {
+        let unread =
+            crate::model::field::unread_properties::<Completion>(|m| match Completion::parse(m) {
+                Err(ApiError::Invalid(e)) => e,
+                _ => Vec::new(),
+            });
+        assert_eq!(unread, ["md5"]);
+    }
 }

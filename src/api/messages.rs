@@ -33,7 +33,8 @@ pub fn endpoints() -> Vec<Endpoint> {
             .writes()
             .query::<ThreadNamed>()
             .list::<ThreadWalk>(),
-        write(Method::POST, "/api/v2/pm/", "sendPrivateMessage", send),
+        write(Method::POST, "/api/v2/pm/", "sendPrivateMessage", send)
+            .body::<crate::model::message::Send>(),
         write(Method::DELETE, "/api/v2/pm/", "deletePrivateMessageThread", delete_thread)
             .query::<ThreadNamed>(),
         user(Method::GET, "/api/v2/pm/search/", "searchPrivateMessageUsers", search)

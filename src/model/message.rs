@@ -212,14 +212,41 @@ impl Snippet {
     }
 }
 
-/// What `POST /api/v2/pm/` sends, checked.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What `POST /api/v2/pm/` sends, checked: the body's schema (`recipients` or `group`;
+/// `message` unless `file_uuid`).
+#[derive(Debug, Clone, PartialEq, Eq, utoipa::ToSchema)]
+#[schema(as = PrivateMessageSend)]
 pub struct Send {
-    /// A group thread's group (then `recipients` is empty).
+    /// A group thread's group (an id or a numeric string; null: none); then no
+    /// `recipients`.
+    #[schema(value_type = Option<i64>)]
     pub group: Option<i64>,
+    /// (described by [`recipients_schema`])
+    #[schema(schema_with = recipients_schema)]
     pub recipients: Vec<i64>,
+    /// The message (the kit's rich text, sanitized), at most 10000 characters; required
+    /// unless `file_uuid` is sent.
+    #[schema(rename = "message", max_length = 10000)]
     pub text: String,
+    /// A file uploaded with `POST /api/v2/pm/upload/`: its uuid, or the uploader's object
+    /// holding `file_uuid` (or `uuid`); empty or null: none.
+    #[schema(rename = "file_uuid", value_type = Option<String>)]
     pub file: Option<String>,
+}
+
+/// `recipients`: a user id or a list of them.
+fn recipients_schema() -> utoipa::openapi::schema::Schema {
+    use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, OneOfBuilder, Type};
+    let id = || ObjectBuilder::new().schema_type(Type::Integer);
+    OneOfBuilder::new()
+        .description(Some(
+            "A user id, or a list of at most 100 (ids or numeric strings; repeats count once); \
+             each gets its own thread. Required without group; not with it.",
+        ))
+        .item(id())
+        .item(ArrayBuilder::new().items(id()).max_items(Some(RECIPIENTS_MAX)))
+        .build()
+        .into()
 }
 
 /// The most recipients one send names (each gets its own thread).
@@ -373,6 +400,15 @@ mod tests {
     #![expect(clippy::unwrap_used, reason = "tests fail loudly")]
     use super::Send;
     use serde_json::json;
+
+    /// Every documented field of a send is read.
+    #[test]
+    fn every_documented_field_is_read() {
+        let unread = crate::model::field::unread_properties::<Send>(|m| {
+            Send::parse(m).err().unwrap_or_default()
+        });
+        assert!(unread.is_empty(), "{unread:?}");
+    }
 
     fn parse(v: serde_json::Value) -> Result<Send, Vec<String>> {
         let serde_json::Value::Object(m) = v else { unreachable!() };
