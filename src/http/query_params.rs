@@ -158,6 +158,41 @@ macro_rules! query_params {
     };
 }
 
+/// Declares a form body's type (`application/x-www-form-urlencoded`, read as a
+/// [`Query`]): the struct, its `utoipa::ToSchema` (the endpoint's documented body with
+/// [`Endpoint::body`](crate::http::route::Endpoint::body); doc comments describe the
+/// fields, `#[schema(...)]` attributes pass through) and `read(&Query)`, as
+/// [`query_params!`] reads a query.
+#[macro_export]
+macro_rules! form_fields {
+    (
+        $(#[$sm:meta])*
+        $vis:vis struct $name:ident {
+            $( $(#[$fm:meta])* $field:ident : $ty:ty ),* $(,)?
+        }
+    ) => {
+        #[derive(Debug, Clone, Default, utoipa::ToSchema)]
+        $(#[$sm])*
+        $vis struct $name {
+            $( $(#[$fm])* pub $field: $ty, )*
+        }
+
+        impl $name {
+            /// Reads the form: a malformed value is 400 on its field.
+            pub fn read(
+                q: &$crate::http::query::Query,
+            ) -> Result<Self, $crate::error::ApiError> {
+                Ok(Self {
+                    $( $field: <$ty as $crate::http::query_params::FromQuery>::from_query(
+                        q,
+                        $crate::http::query_params::wire_name(stringify!($field)),
+                    )?, )*
+                })
+            }
+        }
+    };
+}
+
 #[cfg(test)]
 mod tests {
     use utoipa::IntoParams;

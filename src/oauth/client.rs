@@ -9,7 +9,6 @@ use rusqlite::Connection;
 use warp::http::HeaderMap;
 use warp::http::header::AUTHORIZATION;
 
-use crate::http::query::Query;
 use crate::model::app::App;
 use crate::oauth::errors::OAuthError;
 
@@ -28,8 +27,13 @@ fn form_decode(s: &str) -> Option<String> {
     url::form_urlencoded::parse(format!("v={s}").as_bytes()).next().map(|(_, v)| v.into_owned())
 }
 
-/// Reads the client credentials from the `Authorization: Basic` header or the form.
-pub fn from_request(headers: &HeaderMap, form: &Query) -> Result<ClientCreds, OAuthError> {
+/// Reads the client credentials from the `Authorization: Basic` header or the form's
+/// `client_id` and `client_secret`.
+pub fn from_request(
+    headers: &HeaderMap,
+    client_id: Option<&str>,
+    client_secret: Option<&str>,
+) -> Result<ClientCreds, OAuthError> {
     let basic = headers.get(AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(|v| {
         let (scheme, rest) = v.trim().split_once(' ')?;
         scheme.eq_ignore_ascii_case("basic").then(|| rest.trim().to_owned())
@@ -42,7 +46,7 @@ pub fn from_request(headers: &HeaderMap, form: &Query) -> Result<ClientCreds, OA
         let (id, secret) = raw.split_once(':').ok_or_else(|| bad.clone())?;
         let (id, secret) =
             (form_decode(id).ok_or_else(|| bad.clone())?, form_decode(secret).ok_or(bad)?);
-        if form.get("client_secret").is_some() || form.get("client_id").is_some_and(|f| f != id) {
+        if client_secret.is_some() || client_id.is_some_and(|f| f != id) {
             return Err(OAuthError::invalid_request(
                 "Use one client authentication method, not both.",
             ));
@@ -54,8 +58,8 @@ pub fn from_request(headers: &HeaderMap, form: &Query) -> Result<ClientCreds, OA
         });
     }
     Ok(ClientCreds {
-        client_id: form.text("client_id").map(str::to_owned),
-        secret: form.text("client_secret").map(str::to_owned),
+        client_id: client_id.filter(|c| !c.is_empty()).map(str::to_owned),
+        secret: client_secret.filter(|s| !s.is_empty()).map(str::to_owned),
         basic: false,
     })
 }
@@ -93,10 +97,10 @@ mod tests {
         let mut h = HeaderMap::new();
         let v = format!("Basic {}", STANDARD.encode("my%20app:s%3Acret"));
         h.insert(AUTHORIZATION, HeaderValue::from_str(&v).unwrap_or(HeaderValue::from_static("")));
-        let c = from_request(&h, &Query::parse("")).ok();
+        let c = from_request(&h, None, None).ok();
         assert_eq!(c.as_ref().and_then(|c| c.client_id.as_deref()), Some("my app"));
         assert_eq!(c.as_ref().and_then(|c| c.secret.as_deref()), Some("s:cret"));
         // both methods at once
-        assert!(from_request(&h, &Query::parse("client_secret=x")).is_err());
+        assert!(from_request(&h, None, Some("x")).is_err());
     }
 }

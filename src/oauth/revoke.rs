@@ -14,13 +14,34 @@ use crate::token::{self, jwt};
 
 /// `POST /oauth/revoke_token/`
 pub fn endpoints() -> Vec<Endpoint> {
-    vec![super::json_endpoint("/oauth/revoke_token/", "oauthRevokeToken", revoke)]
+    vec![
+        super::json_endpoint("/oauth/revoke_token/", "oauthRevokeToken", revoke)
+            .body::<RevokeForm>(),
+    ]
+}
+
+crate::form_fields! {
+    /// A revocation request (RFC 7009 §2.1): a form whose parameters do not repeat. The
+    /// client authenticates as at the token endpoint.
+    #[schema(as = RevokeRequest)]
+    pub struct RevokeForm {
+        /// The access or refresh token (or JWT) to revoke (required).
+        #[schema(required = true)]
+        token: Option<String>,
+        /// access_token or refresh_token: which kind is looked up first (only an order).
+        token_type_hint: Option<String>,
+        /// The app's client id (unless HTTP Basic carries it).
+        client_id: Option<String>,
+        /// A confidential app's secret (unless HTTP Basic carries it).
+        client_secret: Option<String>,
+    }
 }
 
 async fn revoke(mut req: Req) -> Result<Response, OAuthError> {
-    let form = read_form(&mut req).await?;
-    let app = client(&req, &form).await?;
-    let presented = required(&form, "token")?;
+    let form = RevokeForm::read(&read_form(&mut req).await?)
+        .map_err(|_| OAuthError::invalid_request("The form cannot be read."))?;
+    let app = client(&req, form.client_id.as_deref(), form.client_secret.as_deref()).await?;
+    let presented = required(&form.token, "token")?;
     let now = req.state.clock.now();
     if jwt::looks_like_jwt(presented) {
         // Only a JWT this server would accept can be revoked: a forged one has no jti
@@ -51,7 +72,7 @@ async fn revoke(mut req: Req) -> Result<Response, OAuthError> {
         }
     } else {
         let hash = token::storage_hash(presented);
-        let hint = form.get("token_type_hint").map(str::to_owned);
+        let hint = form.token_type_hint.clone();
         let app_id = app.id;
         req.state
             .db

@@ -17,9 +17,9 @@ pub async fn exchange(ctx: Ctx<'_>) -> Result<TokenResponse, OAuthError> {
     if ctx.app.grant != AppGrant::AuthorizationCode {
         return Err(unauthorized_client());
     }
-    let code = required(&ctx.form, "code")?;
-    let redirect_uri = required(&ctx.form, "redirect_uri")?.to_owned();
-    let verifier = ctx.form.text("code_verifier").map(str::to_owned);
+    let code = required(&ctx.form.code, "code")?;
+    let redirect_uri = required(&ctx.form.redirect_uri, "redirect_uri")?.to_owned();
+    let verifier = ctx.form.code_verifier.clone().filter(|v| !v.is_empty());
     let hash = token::storage_hash(code);
     let ex = ctx.exchange();
     decide(ctx.state, move |tx| {

@@ -108,7 +108,7 @@ pub struct Ctx<'a> {
     /// The authenticated client.
     pub app: App,
     /// The form.
-    pub form: Query,
+    pub form: TokenForm,
     /// The client address (brute-force limit).
     pub addr: std::net::IpAddr,
 }
@@ -136,7 +136,7 @@ impl Ctx<'_> {
 
 /// `POST /oauth/token/`
 pub fn endpoints() -> Vec<Endpoint> {
-    vec![super::json_endpoint("/oauth/token/", "oauthToken", token)]
+    vec![super::json_endpoint("/oauth/token/", "oauthToken", token).body::<TokenForm>()]
 }
 
 /// Reads a form body of the token or revocation endpoint (RFC 6749 §3.2: parameters
@@ -151,9 +151,50 @@ pub async fn read_form(req: &mut Req) -> Result<Query, OAuthError> {
     Ok(form)
 }
 
+crate::form_fields! {
+    /// A token request (RFC 6749 §4.1.3, §4.3.2, §6): a form whose parameters do not
+    /// repeat (else invalid_request). The client authenticates with HTTP Basic or with
+    /// client_id (and client_secret for a confidential app) in the form, not both.
+    #[schema(as = TokenRequest)]
+    pub struct TokenForm {
+        /// authorization_code, password or refresh_token (required; another grant is
+        /// unsupported_grant_type).
+        #[schema(required = true)]
+        grant_type: Option<String>,
+        /// The app's client id (unless HTTP Basic carries it).
+        client_id: Option<String>,
+        /// A confidential app's secret (unless HTTP Basic carries it).
+        client_secret: Option<String>,
+        /// authorization_code: the code (required).
+        code: Option<String>,
+        /// authorization_code: the redirect URI the code was asked with (required).
+        redirect_uri: Option<String>,
+        /// authorization_code: the PKCE verifier, when the code was asked with a challenge.
+        code_verifier: Option<String>,
+        /// password: the member's username or email (required).
+        username: Option<String>,
+        /// password: the member's password (required).
+        #[schema(format = Password)]
+        password: Option<String>,
+        /// refresh_token: the refresh token (required; single use).
+        refresh_token: Option<String>,
+        /// password and refresh_token: a space-separated subset of `read write` (the
+        /// default: all; for a refresh, at most the grant's).
+        scope: Option<String>,
+    }
+}
+
+/// The form of a token request, read (its parameters must not repeat).
+async fn read_token_form(req: &mut Req) -> Result<TokenForm, OAuthError> {
+    let form = read_form(req).await?;
+    TokenForm::read(&form).map_err(|_| OAuthError::invalid_request("The form cannot be read."))
+}
+
 /// A parameter the request must carry (non-empty), else `invalid_request`.
-pub fn required<'f>(form: &'f Query, name: &str) -> Result<&'f str, OAuthError> {
-    form.text(name)
+pub fn required<'f>(value: &'f Option<String>, name: &str) -> Result<&'f str, OAuthError> {
+    value
+        .as_deref()
+        .filter(|v| !v.is_empty())
         .ok_or_else(|| OAuthError::invalid_request(format!("The request has no {name}.")))
 }
 
@@ -179,15 +220,19 @@ fn refused(description: &'static str) -> Result<Decision, OAuthError> {
 
 /// Authenticates the client of a form request; a failure is logged as the
 /// `client_auth_failed` security event (with the `client_id` tried, never a secret).
-pub async fn client(req: &Req, form: &Query) -> Result<App, OAuthError> {
+pub async fn client(
+    req: &Req,
+    client_id: Option<&str>,
+    client_secret: Option<&str>,
+) -> Result<App, OAuthError> {
     let failed = |e: OAuthError, client_id: Option<&str>| {
         if e.code == ErrorCode::InvalidClient {
             security::client_auth_failed(super::client_addr(req), client_id);
         }
         e
     };
-    let creds = super::client::from_request(&req.headers, form)
-        .map_err(|e| failed(e, form.text("client_id")))?;
+    let creds = super::client::from_request(&req.headers, client_id, client_secret)
+        .map_err(|e| failed(e, client_id.filter(|c| !c.is_empty())))?;
     let client_id = creds.client_id.clone();
     req.state
         .db
@@ -197,9 +242,9 @@ pub async fn client(req: &Req, form: &Query) -> Result<App, OAuthError> {
 }
 
 async fn token(mut req: Req) -> Result<Response, OAuthError> {
-    let form = read_form(&mut req).await?;
-    let app = client(&req, &form).await?;
-    let grant = GrantType::parse(required(&form, "grant_type")?).ok_or_else(|| {
+    let form = read_token_form(&mut req).await?;
+    let app = client(&req, form.client_id.as_deref(), form.client_secret.as_deref()).await?;
+    let grant = GrantType::parse(required(&form.grant_type, "grant_type")?).ok_or_else(|| {
         OAuthError::new(
             ErrorCode::UnsupportedGrantType,
             "grant_type must be authorization_code, password or refresh_token.",

@@ -13,11 +13,11 @@ pub async fn exchange(ctx: Ctx<'_>) -> Result<TokenResponse, OAuthError> {
     if ctx.app.grant != AppGrant::Password {
         return Err(unauthorized_client());
     }
-    let (Some(username), Some(password)) = (ctx.form.text("username"), ctx.form.get("password"))
-    else {
+    let username = ctx.form.username.as_deref().filter(|u| !u.is_empty());
+    let (Some(username), Some(password)) = (username, ctx.form.password.as_deref()) else {
         return Err(OAuthError::invalid_request("username and password are required."));
     };
-    let scope = Scope::parse(ctx.form.get("scope"), Scope::ALL)
+    let scope = Scope::parse(ctx.form.scope.as_deref(), Scope::ALL)
         .ok_or_else(|| OAuthError::invalid_scope(scope::NOT_A_SUBSET))?;
     let user_id =
         match crate::oauth::password::check(ctx.state, ctx.addr, username, password).await? {

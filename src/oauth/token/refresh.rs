@@ -14,8 +14,8 @@ pub async fn exchange(ctx: Ctx<'_>) -> Result<TokenResponse, OAuthError> {
     if ctx.app.grant == AppGrant::Implicit {
         return Err(unauthorized_client());
     }
-    let presented = required(&ctx.form, "refresh_token")?;
-    let requested = ctx.form.get("scope").map(str::to_owned);
+    let presented = required(&ctx.form.refresh_token, "refresh_token")?;
+    let requested = ctx.form.scope.clone();
     let hash = token::storage_hash(presented);
     let ex = ctx.exchange();
     decide(ctx.state, move |tx| {
