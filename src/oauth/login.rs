@@ -11,7 +11,7 @@ use crate::http::query::Query;
 use crate::http::route::{Auth, Endpoint};
 use crate::oauth::password::Outcome;
 use crate::oauth::session::{self, SESSION_COOKIE};
-use crate::oauth::{CSRF_FIELD, internal_page, pages, redirect, redirect_to};
+use crate::oauth::{internal_page, pages, redirect, redirect_to};
 use crate::state::AppState;
 use crate::telemetry::security;
 
@@ -34,10 +34,12 @@ pub fn endpoints() -> Vec<Endpoint> {
         .query::<LoginQuery>(),
         Endpoint::new(Method::POST, "/accounts/login/", Auth::None, "accountsLogin", |req, _| {
             post(req)
-        }),
+        })
+        .body::<LoginFields>(),
         Endpoint::new(Method::POST, "/accounts/logout/", Auth::None, "accountsLogout", |req, _| {
             post_logout(req)
-        }),
+        })
+        .body::<LogoutFields>(),
     ]
 }
 
@@ -115,23 +117,52 @@ async fn get(req: Req) -> Response {
     }
 }
 
+crate::form_fields! {
+    /// The login form (`POST /accounts/login/`).
+    #[schema(as = LoginForm)]
+    struct LoginFields {
+        /// The form's CSRF token (the login page's signed token; else 403 and the form
+        /// again).
+        #[schema(required = true)]
+        csrfmiddlewaretoken: Option<String>,
+        /// The member's username or email (surrounding spaces ignored).
+        #[schema(required = true)]
+        username: Option<String>,
+        /// The password.
+        #[schema(required = true, format = Password)]
+        password: Option<String>,
+        /// Where to go after signing in: only a local path (starting with one /, no
+        /// backslash); anything else is ignored.
+        next: Option<String>,
+    }
+}
+
+crate::form_fields! {
+    /// The logout form (`POST /accounts/logout/`).
+    #[schema(as = LogoutForm)]
+    struct LogoutFields {
+        /// The session's CSRF token (required while signed in; else 403).
+        csrfmiddlewaretoken: Option<String>,
+    }
+}
+
 /// `POST /accounts/login/`: checks the password and opens a session.
 async fn post(mut req: Req) -> Response {
     // a public endpoint: the form is how the caller authenticates
     req.body.public();
-    let form = match form::read(&mut req).await {
+    let form = match form::read(&mut req).await.and_then(|f| LoginFields::read(&f)) {
         Ok(f) => f,
         Err(e) => return pages::form_failure(&e),
     };
-    let next = local_next(form.get("next"));
-    let username = form.get("username").unwrap_or("").trim();
+    let next = local_next(form.next.as_deref());
+    let username = form.username.as_deref().unwrap_or("").trim();
     let keys = req.state.jwt_keys();
     let signed = session::login_csrf_ok(
         &req.headers,
         req.state.config.https(),
         super::client_addr(&req),
         &keys.accepted(req.state.clock.now()),
-        form.get(CSRF_FIELD),
+        form.csrfmiddlewaretoken.as_deref(),
     );
     if !signed {
         security::csrf_rejected(super::client_addr(&req));
@@ -139,7 +170,7 @@ async fn post(mut req: Req) -> Response {
             .await
             .into_response();
     }
-    let password = form.get("password").unwrap_or("");
+    let password = form.password.as_deref().unwrap_or("");
     if username.is_empty() || password.is_empty() {
         return form_page(&req, StatusCode::OK, next, username, Some(WRONG)).await.into_response();
     }
@@ -174,7 +205,7 @@ async fn post(mut req: Req) -> Response {
 async fn post_logout(mut req: Req) -> Response {
     // a public endpoint: the form is how the caller authenticates
     req.body.public();
-    let form = match form::read(&mut req).await {
+    let form = match form::read(&mut req).await.and_then(|f| LogoutFields::read(&f)) {
         Ok(f) => Some(f),
         // a post that is not a form carries no CSRF token: without a session it still
         // signs out (clears the cookie), with one it is refused below
@@ -189,7 +220,7 @@ async fn post_logout(mut req: Req) -> Response {
     let Some((hash, s)) = current else {
         return redirect_to(StatusCode::SEE_OTHER, "/accounts/login/", &[clear]);
     };
-    if !session::csrf_ok(&s.csrf, form.as_ref().and_then(|f| f.get(CSRF_FIELD))) {
+    if !session::csrf_ok(&s.csrf, form.as_ref().and_then(|f| f.csrfmiddlewaretoken.as_deref())) {
         security::csrf_rejected(super::client_addr(&req));
         return pages::error(StatusCode::FORBIDDEN, "invalid_request", STALE).into_response();
     }
