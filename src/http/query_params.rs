@@ -36,6 +36,26 @@ pub fn documented<T: utoipa::IntoParams + Described>() -> Vec<utoipa::openapi::p
     params
 }
 
+/// `T`'s parameters as the properties of an object schema (a form that carries a query's
+/// parameters as its fields, e.g. the OAuth consent form).
+pub fn as_object<T: utoipa::IntoParams + Described>() -> utoipa::openapi::schema::Object {
+    let mut o = utoipa::openapi::schema::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::Type::Object);
+    for p in documented::<T>() {
+        let mut property = serde_json::to_value(&p.schema).unwrap_or_default();
+        if let Some(d) = &p.description {
+            property["description"] = d.clone().into();
+        }
+        if let Ok(schema) = serde_json::from_value::<utoipa::openapi::RefOr<_>>(property) {
+            o = o.property(p.name.clone(), schema);
+        }
+        if p.required == utoipa::openapi::Required::True {
+            o = o.required(p.name);
+        }
+    }
+    o.build()
+}
+
 /// Doc comment lines as one line.
 pub fn one_line(lines: &[&str]) -> String {
     lines.iter().map(|l| l.trim()).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ")

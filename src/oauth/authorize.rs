@@ -18,7 +18,7 @@ use crate::oauth::errors::ErrorCode;
 use crate::oauth::pages::{self, ConsentFields};
 use crate::oauth::redirect::{self, Mode};
 use crate::oauth::scope::{self, Scope};
-use crate::oauth::{CSRF_FIELD, internal_page, pkce, redirect_to, session};
+use crate::oauth::{internal_page, pkce, redirect_to, session};
 use crate::state::AppState;
 use crate::token;
 
@@ -34,7 +34,7 @@ pub fn endpoints() -> Vec<Endpoint> {
             .query::<AuthorizeQuery>()
     };
     let decision = |path: &'static str, op: &'static str| {
-        Endpoint::new(Method::POST, path, Auth::None, op, |req, _| post(req))
+        Endpoint::new(Method::POST, path, Auth::None, op, |req, _| post(req)).body::<ConsentForm>()
     };
     vec![
         request("/oauth/authorize/", "oauthAuthorize"),
@@ -305,12 +305,48 @@ async fn get(req: Req) -> Response {
     pages::consent(&ar.app, &s.username, ar.scope, &ar.fields(), &s.csrf).into_response()
 }
 
+crate::form_fields! {
+    /// The consent form's own fields.
+    struct Decision {
+        /// The session's CSRF token (else 403).
+        #[schema(required = true)]
+        csrfmiddlewaretoken: Option<String>,
+        /// Present (and deny absent): the member allows; the app gets its code or token.
+        allow: Option<String>,
+        /// Present: the member denies (access_denied back to the app).
+        deny: Option<String>,
+    }
+}
+
+/// The consent form's body: the authorization request's parameters
+/// ([`AuthorizeQuery`], checked again) and the [`Decision`].
+struct ConsentForm;
+
+impl utoipa::PartialSchema for ConsentForm {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::schema::AllOfBuilder::new()
+            .item(crate::http::query_params::as_object::<AuthorizeQuery>())
+            .item(Decision::schema())
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for ConsentForm {
+    fn name() -> std::borrow::Cow<'static, str> {
+        "ConsentForm".into()
+    }
+}
+
 /// `POST /oauth/authorize/`: the consent form's decision.
 async fn post(mut req: Req) -> Response {
     // a public endpoint: the form is how the caller authenticates
     req.body.public();
     let form = match form::read(&mut req).await {
         Ok(f) => f,
+        Err(e) => return pages::form_failure(&e),
+    };
+    let decision = match Decision::read(&form) {
+        Ok(d) => d,
         Err(e) => return pages::form_failure(&e),
     };
     let ar = match validate(&req.state, &form).await {
@@ -329,11 +365,11 @@ async fn post(mut req: Req) -> Response {
         }
         Err(e) => return internal_page(e),
     };
-    if !session::csrf_ok(&s.csrf, form.get(CSRF_FIELD)) {
+    if !session::csrf_ok(&s.csrf, decision.csrfmiddlewaretoken.as_deref()) {
         crate::telemetry::security::csrf_rejected(super::client_addr(&req));
         return pages::error(StatusCode::FORBIDDEN, "invalid_request", "This form has expired or was not sent by this site. Please start again from the application.").into_response();
     }
-    if form.get("allow").is_some() && form.get("deny").is_none() {
+    if decision.allow.is_some() && decision.deny.is_none() {
         allow(&req.state, &ar, &s).await
     } else {
         ar.back(&[

@@ -337,6 +337,10 @@ mod tests {
         let body = &doc["paths"]["/api/v2/course/"]["post"]["requestBody"]["content"];
         assert_eq!(body["application/json"]["schema"]["$ref"], "#/components/schemas/CourseWrite");
         assert_eq!(body["multipart/form-data"]["schema"], body["application/json"]["schema"]);
+        let consent = &doc["components"]["schemas"]["ConsentForm"]["allOf"];
+        assert_eq!(consent[0]["properties"]["response_type"]["enum"], json!(["code", "token"]));
+        assert_eq!(consent[0]["required"], json!(["response_type", "client_id", "redirect_uri"]));
+        assert!(consent[1]["properties"]["csrfmiddlewaretoken"].is_object(), "{consent}");
         let course = &doc["components"]["schemas"]["CourseWrite"]["properties"];
         assert!(course["type"].to_string().contains("#/components/schemas/CourseType"));
         let types = &doc["components"]["schemas"]["CourseType"]["enum"];
