@@ -105,10 +105,18 @@ pub fn endpoints() -> Vec<Endpoint> {
         };
         all.extend([
             listing,
-            write(Method::POST, n.collection, n.create, move |c| create(kind, c)),
+            create_body(
+                kind,
+                write(Method::POST, n.collection, n.create, move |c| create(kind, c)),
+            ),
             ca(Method::GET, n.item, n.get, move |c| read(kind, c)),
             write(Method::DELETE, n.item, n.delete, move |c| set_deleted(kind, c, true)),
-            write(Method::PUT, n.item, n.edit, move |c| super::contribution_edit::edit(kind, c)),
+            edit_body(
+                kind,
+                write(Method::PUT, n.item, n.edit, move |c| {
+                    super::contribution_edit::edit(kind, c)
+                }),
+            ),
             write(Method::POST, n.restore, n.restore_op, move |c| set_deleted(kind, c, false)),
         ]);
         if kind != Kind::Comment {
@@ -125,6 +133,27 @@ pub fn endpoints() -> Vec<Endpoint> {
         set_deleted(Kind::Comment, c, false)
     }));
     all
+}
+
+/// The create of `kind`, declaring its body: the type whose `parse` is
+/// [`contribution::validate`] for that kind.
+fn create_body(kind: Kind, e: Endpoint) -> Endpoint {
+    use crate::model::contribution_body::*;
+    match kind {
+        Kind::Discussion => e.body::<DiscussionBody>(),
+        Kind::Post => e.body::<PostBody>(),
+        Kind::Status => e.body::<StatusBody>(),
+        Kind::Comment => e.body::<CommentBody>(),
+    }
+}
+
+/// The edit of `kind`, declaring its body: the type whose `parse` is
+/// [`contribution::validate_edit`] for that kind (the create body but for comments).
+fn edit_body(kind: Kind, e: Endpoint) -> Endpoint {
+    match kind {
+        Kind::Comment => e.body::<crate::model::contribution_body::CommentEditBody>(),
+        _ => create_body(kind, e),
+    }
 }
 
 /// `POST /api/v2/{kind}/`: 201 with the new object.

@@ -59,6 +59,19 @@ pub fn one_of(values: &[&str]) -> utoipa::openapi::schema::Object {
         .build()
 }
 
+/// The schema of an image field of a body (`#[schema(schema_with = f)]`, `f` giving its
+/// `description`): null in JSON (back to the default), a binary file in a multipart form.
+pub fn image_schema(description: &str) -> utoipa::openapi::schema::Object {
+    use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
+    ObjectBuilder::new()
+        .description(Some(description))
+        .schema_type(SchemaType::from_iter([Type::Null, Type::String]))
+        .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(
+            utoipa::openapi::KnownFormat::Binary,
+        )))
+        .build()
+}
+
 /// For a body type's tests: every property `T`'s schema declares is one that `parse`
 /// reads under that name. A body with each set to an object (which no field takes) must
 /// give an error on each; returns the properties that gave none.

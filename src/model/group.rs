@@ -172,20 +172,64 @@ pub struct GroupJson {
 }
 
 /// The writable fields of a group body (JSON, or the kit's multipart form as text);
-/// `None` means "not in the body".
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// `None` means "not in the body". Its schema is the group writes' request body
+/// (`GroupWrite`); the doc comments are its descriptions.
+#[derive(Debug, Clone, Default, PartialEq, Eq, utoipa::ToSchema)]
+#[schema(
+    as = GroupWrite,
+    description = "The writable fields of a group, as JSON or as the kit's multipart/form-data text fields (booleans as true/false/1/0, invite_users as invite_users[0], invite_users[1]...). On create and PUT name is required. Read-only and unknown fields (the kit's products) are ignored. All field errors are reported at once."
+)]
 pub struct GroupInput {
+    /// 1-40 characters (blank is 400 required), unique case-insensitively (400 unique); leading and
+    /// trailing spaces are trimmed. The slug comes from it as course slugs do.
+    #[schema(nullable = false, min_length = 1, max_length = 40)]
     pub name: Option<String>,
+    /// Plain text, at most 500 characters.
+    #[schema(nullable = false, max_length = 500)]
     pub description: Option<String>,
+    /// At most 16 characters (trimmed).
+    #[schema(nullable = false, max_length = 16)]
     pub color: Option<String>,
+    /// public (the default) or private: private only while
+    /// configurations.groups_private_enabled is true, else 400 invalid_choice. A private
+    /// group never becomes public again (400 on privacy).
+    #[schema(nullable = false)]
     pub privacy: Option<GroupPrivacy>,
+    /// Whether a private group is listed for non-members (default true); false only
+    /// while configurations.groups_visibility_enabled is true.
+    #[schema(nullable = false)]
     pub visible: Option<bool>,
-    /// `invite_users` (create only): users to invite.
+    /// Users to invite (create only; each notified with user_invited_to_join_group):
+    /// integer ids or numeric strings, a lone id counts as a list of one, repeats
+    /// collapse; an id that is no live user is 400. At most 1000 items (400 max_length).
+    #[schema(max_items = 1000)]
     pub invite_users: Option<Vec<i64>>,
-    /// `image_original: null` (or an empty form field): back to the default avatar.
+    /// `image_original` (described by [`avatar_field`]).
+    #[schema(rename = "image_original", schema_with = avatar_field, required = false)]
     pub clear_image: bool,
-    /// `emotional_image_original: null` (or empty): back to the default cover.
+    /// `emotional_image_original` (described by [`cover_field`]).
+    #[schema(rename = "emotional_image_original", schema_with = cover_field, required = false)]
     pub clear_cover: bool,
+}
+
+/// `image_original`, the avatar: null in JSON, a file in a multipart form.
+fn avatar_field() -> utoipa::openapi::schema::Object {
+    super::field::image_schema(
+        "The avatar. In JSON only null: back to the default avatar. In \
+         multipart/form-data the image file: JPEG, PNG, WebP or GIF, at most 10 MiB and \
+         8000x8000 pixels, through the image pipeline (center-cropped squares of 600, 400, \
+         200 and 100 px); an empty field is null. Anything else is 400 invalid.",
+    )
+}
+
+/// `emotional_image_original`, the cover: null in JSON, a file in a multipart form.
+fn cover_field() -> utoipa::openapi::schema::Object {
+    super::field::image_schema(
+        "The cover. In JSON only null: back to the default cover. In multipart/form-data \
+         the image file: JPEG, PNG, WebP or GIF, at most 10 MiB and 8000x8000 pixels, kept \
+         as its center-cropped 600 px square; an empty field is null. Anything else is 400 \
+         invalid.",
+    )
 }
 
 /// The image fields of a group form.
@@ -276,7 +320,7 @@ pub(super) fn invite_list(map: &Map<String, Value>, e: &mut Vec<FieldError>) -> 
 
 impl GroupInput {
     /// Reads a body with every rule that needs no database: lengths, choices, the
-    /// `invite_users` list; `name` and `privacy` required when `full` (create and PUT).
+    /// `invite_users` list; `name` required when `full` (create and PUT).
     /// Read-only and unknown fields (`products`...) are ignored.
     pub fn parse(map: &Map<String, Value>, full: bool) -> (GroupInput, Vec<FieldError>) {
         let mut e = Vec::new();
@@ -339,6 +383,17 @@ mod tests {
         let Value::Object(m) = v else { unreachable!() };
         let (i, e) = GroupInput::parse(&m, full);
         (i, e.into_iter().map(|f| (f.field, f.messages[0].code)).collect())
+    }
+
+    /// The documented body is the one the parser reads.
+    #[test]
+    fn every_documented_field_is_read() {
+        let unread =
+            crate::model::field::unread_properties::<GroupInput>(|m| GroupInput::parse(m, false).1);
+        assert!(unread.is_empty(), "{unread:?}");
+        // every field may be left out (PATCH; the image's `bool` too)
+        let schema = <GroupInput as utoipa::PartialSchema>::schema();
+        assert_eq!(serde_json::to_value(schema).unwrap_or_default()["required"], Value::Null);
     }
 
     #[test]

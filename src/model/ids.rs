@@ -32,6 +32,23 @@ impl ListError {
     }
 }
 
+/// The schema of an id in a body as [`id_value`] reads it: a JSON integer or a numeric
+/// string (a field's type for its documentation only: the parsers read `Value`s).
+pub struct NumericId;
+
+impl utoipa::PartialSchema for NumericId {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Type};
+        OneOfBuilder::new()
+            .item(ObjectBuilder::new().schema_type(Type::Integer))
+            .item(ObjectBuilder::new().schema_type(Type::String).pattern(Some(r"^\s*-?[0-9]+\s*$")))
+            .description(Some("An integer id, or a numeric string"))
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for NumericId {}
+
 /// An id given as a JSON integer or a numeric string.
 pub fn id_value(v: &Value) -> Option<i64> {
     match v {

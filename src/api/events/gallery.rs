@@ -25,8 +25,8 @@ pub fn endpoints() -> Vec<Endpoint> {
     let path = "/api/v2/event/{id}/gallery/";
     vec![
         ca(Method::GET, path, "getEventPhotoGallery", list).paged(),
-        write(Method::POST, path, "addMediaToEventPhotoGallery", add),
-        write(Method::DELETE, path, "removeMediasFromEventPhotoGallery", remove),
+        write(Method::POST, path, "addMediaToEventPhotoGallery", add).body::<Add>(),
+        write(Method::DELETE, path, "removeMediasFromEventPhotoGallery", remove).body::<Remove>(),
     ]
 }
 
@@ -46,9 +46,15 @@ async fn list(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
     .await
 }
 
-#[derive(Deserialize)]
+/// The body of `POST …/gallery/`, read by serde (any other field is 400); its schema is
+/// that write's documented request body.
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = EventGalleryAdd, description = "A picture of the caller's to add. Any other field is 400.")]
 struct Add {
+    /// The id of a picture of the caller's, uploaded with /api/v2/media/upload/ (400
+    /// invalid when it is not the caller's; max_value when the gallery holds 1000
+    /// pictures).
     media: i64,
 }
 
@@ -80,9 +86,13 @@ async fn add(mut call: Call<Principal>) -> Result<Response, ApiError> {
     Ok(json_response(StatusCode::CREATED, &json))
 }
 
-#[derive(Deserialize)]
+/// The body of `DELETE …/gallery/`, read by serde (any other field is 400); its schema
+/// is that write's documented request body.
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = EventGalleryRemove, description = "The pictures to take out of the gallery. Any other field is 400.")]
 struct Remove {
+    /// Media ids; each stays its owner's, ids not in the gallery change nothing.
     medias: Vec<i64>,
 }
 
@@ -100,4 +110,36 @@ async fn remove(mut call: Call<Principal>) -> Result<Response, ApiError> {
     })
     .await?;
     Ok(empty(StatusCode::NO_CONTENT))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde::de::DeserializeOwned;
+    use serde_json::{Map, Value};
+
+    use super::*;
+    use crate::model::field::{FieldError, unread_properties};
+
+    /// What serde says of each property set alone to `{}`: an error on the property
+    /// when it is a field of `T` (a type error), none when serde refuses it as unknown.
+    fn serde_errors<T: DeserializeOwned>(m: &Map<String, Value>) -> Vec<FieldError> {
+        m.iter()
+            .filter(|(k, v)| {
+                let one = Value::Object(Map::from_iter([((*k).clone(), (*v).clone())]));
+                serde_json::from_value::<T>(one)
+                    .err()
+                    .is_some_and(|e| e.to_string().starts_with("invalid type"))
+            })
+            .map(|(k, _)| FieldError::new(k.clone(), "invalid", "a type error"))
+            .collect()
+    }
+
+    /// The documented bodies are the ones serde reads.
+    #[test]
+    fn every_documented_field_is_read() {
+        assert!(unread_properties::<Add>(serde_errors::<Add>).is_empty());
+        assert!(unread_properties::<Remove>(serde_errors::<Remove>).is_empty());
+        // and the test's premise: an unknown field is no type error
+        assert!(serde_errors::<Add>(&Map::from_iter([("medias".into(), Value::Null)])).is_empty());
+    }
 }

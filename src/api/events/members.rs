@@ -13,7 +13,7 @@ use super::{enabled, managed_event, visible_event};
 use crate::api::call::{Call, ca, user, write};
 use crate::api::listing::list_page;
 use crate::api::members::{
-    Removal, UserPrefix, admins, pre_write, required_users, user_list, users_page,
+    Removal, UserIds, UserPrefix, admins, pre_write, required_users, users_page,
 };
 use crate::clock::Timestamp;
 use crate::db::events::{self as db, shows_members};
@@ -64,8 +64,9 @@ pub fn endpoints() -> Vec<Endpoint> {
         .paged(),
         write(Method::POST, INVITE, "inviteOrAcceptEventUsers", |c| {
             crate::api::members::invite_users(&INVITATIONS, c)
-        }),
-        write(Method::DELETE, INVITE, "withdrawEventInvitations", withdraw),
+        })
+        .body::<UserIds>(),
+        write(Method::DELETE, INVITE, "withdrawEventInvitations", withdraw).body::<UserIds>(),
         user(Method::GET, "/api/v2/event/{id}/request_subscribe/", "listEventRequests", |c| {
             crate::api::members::managed_list(&INVITATIONS, c, JoinStatus::Requested)
         })
@@ -214,8 +215,7 @@ async fn withdraw(mut call: Call<Principal>) -> Result<Response, ApiError> {
     pre_write(&mut call).await?;
     let id = call.id();
     let body = call.object().await?;
-    let mut errors = Vec::new();
-    let users = user_list(&body, "users", &mut errors);
+    let (UserIds { users }, errors) = UserIds::parse(&body);
     drop(body);
     call.write(move |tx, who| {
         managed_event(tx, id, who)?;

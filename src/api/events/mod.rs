@@ -29,10 +29,12 @@ use crate::model::field::FieldError;
 /// The endpoints of this module and its submodules.
 pub fn endpoints() -> Vec<Endpoint> {
     vec![
-        write(Method::POST, "/api/v2/event/", "createEvent", create),
+        write(Method::POST, "/api/v2/event/", "createEvent", create).body::<EventInput>(),
         ca(Method::GET, "/api/v2/event/{id}/", "getEvent", get),
-        write(Method::PUT, "/api/v2/event/{id}/", "replaceEvent", |c| update(c, true)),
-        write(Method::PATCH, "/api/v2/event/{id}/", "updateEvent", |c| update(c, false)),
+        write(Method::PUT, "/api/v2/event/{id}/", "replaceEvent", |c| update(c, true))
+            .body::<EventInput>(),
+        write(Method::PATCH, "/api/v2/event/{id}/", "updateEvent", |c| update(c, false))
+            .body::<EventInput>(),
         write(Method::DELETE, "/api/v2/event/{id}/", "deleteEvent", delete),
         write(Method::POST, "/api/v2/event/{id}/hide/", "hideEvent", |c| show(c, false)),
         write(Method::POST, "/api/v2/event/{id}/show/", "showEvent", |c| show(c, true)),

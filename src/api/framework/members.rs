@@ -51,6 +51,29 @@ pub fn user_list(
     parsed.map(ids::dedup).map_err(|e| errors.push(e.on(field, not_an_id))).ok()
 }
 
+/// The body of an invitation write, `{"users": [ids]}` (`POST`/`DELETE …/invite/` of
+/// groups and events), read before the write transaction with [`user_list`]; its schema
+/// is those writes' documented request body (`UserIds`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, utoipa::ToSchema)]
+#[schema(as = UserIds, description = "The users an invitation write names. Unknown fields are ignored.")]
+pub struct UserIds {
+    /// User ids (integers or numeric strings; a lone id counts as a list of one, repeats
+    /// collapse), at least one (400 required on users when absent or empty); an id that
+    /// is no live user is 400 invalid. At most 1000 items (400 max_length).
+    #[schema(nullable = false, required = true, max_items = 1000)]
+    pub users: Option<Vec<i64>>,
+}
+
+impl UserIds {
+    /// Reads `users` as [`user_list`] does: the list (None when absent) and its errors;
+    /// [`required_users`] then needs it non-empty and each a live user.
+    pub fn parse(body: &serde_json::Map<String, Value>) -> (Self, Vec<FieldError>) {
+        let mut errors = Vec::new();
+        let users = user_list(body, "users", &mut errors);
+        (UserIds { users }, errors)
+    }
+}
+
 /// The error on `field` when `users` names one that is not a live user (one query).
 pub fn missing_user(
     c: &Connection,
@@ -216,8 +239,7 @@ pub async fn invite_users(
     pre_write(&mut call).await?;
     let (id, now) = (call.id(), call.now);
     let body = call.object().await?;
-    let mut errors = Vec::new();
-    let users = user_list(&body, "users", &mut errors);
+    let (UserIds { users }, errors) = UserIds::parse(&body);
     drop(body);
     call.write(move |tx, who| {
         (area.managed)(tx, id, who)?;
@@ -349,4 +371,16 @@ pub fn may_create(c: &Connection, area: &str, who: Principal) -> Result<(), ApiE
         false,
     )?;
     if only_staff && !who.is_staff { Err(ApiError::PermissionDenied) } else { Ok(()) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The documented body is the one the parser reads.
+    #[test]
+    fn every_documented_field_of_user_ids_is_read() {
+        let unread = crate::model::field::unread_properties::<UserIds>(|m| UserIds::parse(m).1);
+        assert!(unread.is_empty(), "{unread:?}");
+    }
 }

@@ -53,7 +53,8 @@ pub fn endpoints() -> Vec<Endpoint> {
         .paged(),
         write(Method::POST, INVITE, "inviteOrAcceptGroupUsers", |c| {
             crate::api::members::invite_users(&INVITATIONS, c)
-        }),
+        })
+        .body::<crate::api::members::UserIds>(),
         user(Method::GET, "/api/v2/group/{id}/request_subscribe/", "listGroupRequests", |c| {
             crate::api::members::managed_list(&INVITATIONS, c, JoinStatus::Requested)
         })

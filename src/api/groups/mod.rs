@@ -33,11 +33,13 @@ use crate::model::group::{
 pub fn endpoints() -> Vec<Endpoint> {
     vec![
         user(Method::GET, "/api/v2/group/", "listMyGroups", list_mine).paged(),
-        write(Method::POST, "/api/v2/group/", "createGroup", create),
+        write(Method::POST, "/api/v2/group/", "createGroup", create).body::<GroupInput>(),
         ca(Method::GET, "/api/v2/group/search/", "searchGroups", search).list::<GroupSearch>(),
         ca(Method::GET, "/api/v2/group/{id}/", "getGroup", get),
-        write(Method::PUT, "/api/v2/group/{id}/", "replaceGroup", |c| update(c, true)),
-        write(Method::PATCH, "/api/v2/group/{id}/", "updateGroup", |c| update(c, false)),
+        write(Method::PUT, "/api/v2/group/{id}/", "replaceGroup", |c| update(c, true))
+            .body::<GroupInput>(),
+        write(Method::PATCH, "/api/v2/group/{id}/", "updateGroup", |c| update(c, false))
+            .body::<GroupInput>(),
         write(Method::DELETE, "/api/v2/group/{id}/", "deleteGroup", delete),
         ca(Method::GET, "/api/v2/group/{id}/feed/", "getGroupFeed", feed).paged(),
         ca(Method::GET, "/api/v2/user/{id}/groups/", "listUserGroups", user_groups).paged(),
