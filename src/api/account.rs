@@ -22,38 +22,59 @@ pub const PASSWORD_MAX: usize = 128;
 
 /// The endpoints of this module.
 pub fn endpoints() -> Vec<Endpoint> {
-    vec![write(
-        Method::PATCH,
-        "/api/v2/user/{id}/change_password/",
-        "changeUserPassword",
-        change_password,
-    )]
+    vec![
+        write(
+            Method::PATCH,
+            "/api/v2/user/{id}/change_password/",
+            "changeUserPassword",
+            change_password,
+        )
+        .body::<PasswordChange>(),
+    ]
 }
 
-/// The two fields of the body: (current, new).
-fn passwords(body: &Map<String, Value>) -> Result<(String, String), ApiError> {
-    if let Some(e) =
-        crate::model::field::FieldError::first_unknown(body, &["password", "new_password"])
-    {
-        return Err(ApiError::Invalid(vec![e]));
+/// The body of a password change (`PasswordChange`).
+#[derive(Debug, utoipa::ToSchema)]
+#[schema(
+    as = PasswordChange,
+    description = "The current password and the new one; any other key is 400. The first fault is reported."
+)]
+struct PasswordChange {
+    /// Required: the current password (a wrong one is 400 and counts as a failed
+    /// sign-in).
+    #[schema(min_length = 1)]
+    password: String,
+    /// Required: 8-128 characters, not the current password.
+    #[schema(min_length = 8, max_length = 128)]
+    new_password: String,
+}
+
+impl PasswordChange {
+    /// The two fields of the body.
+    fn parse(body: &Map<String, Value>) -> Result<Self, ApiError> {
+        if let Some(e) =
+            crate::model::field::FieldError::first_unknown(body, &["password", "new_password"])
+        {
+            return Err(ApiError::Invalid(vec![e]));
+        }
+        let text = |k: &str| match body.get(k) {
+            Some(Value::String(s)) if !s.is_empty() => Ok(s.clone()),
+            _ => Err(ApiError::field(k, "required", "This field is required.")),
+        };
+        let (current, new) = (text("password")?, text("new_password")?);
+        let n = new.chars().count();
+        if !(PASSWORD_MIN..=PASSWORD_MAX).contains(&n) {
+            return Err(ApiError::field(
+                "new_password",
+                "invalid",
+                format!("A password has {PASSWORD_MIN} to {PASSWORD_MAX} characters."),
+            ));
+        }
+        if new == current {
+            return Err(ApiError::field("new_password", "invalid", "It is the current password."));
+        }
+        Ok(PasswordChange { password: current, new_password: new })
     }
-    let text = |k: &str| match body.get(k) {
-        Some(Value::String(s)) if !s.is_empty() => Ok(s.clone()),
-        _ => Err(ApiError::field(k, "required", "This field is required.")),
-    };
-    let (current, new) = (text("password")?, text("new_password")?);
-    let n = new.chars().count();
-    if !(PASSWORD_MIN..=PASSWORD_MAX).contains(&n) {
-        return Err(ApiError::field(
-            "new_password",
-            "invalid",
-            format!("A password has {PASSWORD_MIN} to {PASSWORD_MAX} characters."),
-        ));
-    }
-    if new == current {
-        return Err(ApiError::field("new_password", "invalid", "It is the current password."));
-    }
-    Ok((current, new))
 }
 
 /// `PATCH /api/v2/user/{id}/change_password/` (auth, write): `{"password": current,
@@ -69,7 +90,7 @@ async fn change_password(mut call: Call<Principal>) -> Result<Response, ApiError
     // JSON object (415, 400) as for every typed body, then whose password it is: all
     // before any password work
     let who = call.read(|_, who| Ok::<_, ApiError>(who)).await?;
-    let (current, new) = passwords(&body?)?;
+    let PasswordChange { password: current, new_password: new } = PasswordChange::parse(&body?)?;
     if who.user_id != id {
         return Err(ApiError::PermissionDenied);
     }
@@ -95,4 +116,22 @@ async fn change_password(mut call: Call<Principal>) -> Result<Response, ApiError
     })
     .await?;
     Ok(empty(StatusCode::NO_CONTENT))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::field::invalid_fields;
+
+    /// The first fault only, and `password` is read before `new_password`: each property
+    /// is tried beside a valid body.
+    #[test]
+    fn every_documented_field_is_read() {
+        let valid = serde_json::json!({"password": "current", "new_password": "new secret"});
+        let unread = crate::model::field::unread_properties_beside::<PasswordChange>(
+            valid.as_object().unwrap_or(&Map::new()),
+            |m| invalid_fields(PasswordChange::parse(m)),
+        );
+        assert!(unread.is_empty(), "{unread:?}");
+    }
 }

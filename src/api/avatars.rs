@@ -31,8 +31,10 @@ pub fn endpoints() -> Vec<Endpoint> {
     vec![
         write(Method::POST, "/api/v2/user/avatar/", "addUserAvatar", add),
         user(Method::GET, "/api/v2/user/avatar/", "getUserAvatars", list).paged(),
-        write(Method::PATCH, "/api/v2/user/avatar/", "setUserPrimaryAvatar", set_primary),
-        write(Method::DELETE, "/api/v2/user/avatar/", "removeUserAvatar", remove),
+        write(Method::PATCH, "/api/v2/user/avatar/", "setUserPrimaryAvatar", set_primary)
+            .body::<AvatarChoice>(),
+        write(Method::DELETE, "/api/v2/user/avatar/", "removeUserAvatar", remove)
+            .body::<AvatarChoice>(),
         user(Method::GET, "/api/v2/user/me/avatar/", "getCurrentUserAvatar", current),
     ]
 }
@@ -96,13 +98,35 @@ fn named(
     user: i64,
     body: &Map<String, Value>,
 ) -> Result<Avatar, ApiError> {
-    if let Some(e) = FieldError::first_unknown(body, &["avatar_id"]) {
-        return Err(ApiError::Invalid(vec![e]));
+    let AvatarChoice { avatar_id } = AvatarChoice::parse(body)?;
+    avatars::get(c, user, avatar_id)?.ok_or(ApiError::NotFound)
+}
+
+/// The body that names one of the caller's avatars (`AvatarChoice`).
+#[derive(Debug, utoipa::ToSchema)]
+#[schema(as = AvatarChoice, description = "One of the caller's avatars; any other key is 400.")]
+struct AvatarChoice {
+    /// Required: the avatar's id (an integer or a numeric string), one of the caller's
+    /// (another's or an unknown id is 404).
+    avatar_id: i64,
+}
+
+impl AvatarChoice {
+    /// `{"avatar_id": N}`: 400 on another key, or without an id.
+    fn parse(body: &Map<String, Value>) -> Result<Self, ApiError> {
+        if let Some(e) = FieldError::first_unknown(body, &["avatar_id"]) {
+            return Err(ApiError::Invalid(vec![e]));
+        }
+        let avatar_id =
+            body.get("avatar_id").and_then(crate::model::ids::id_value).ok_or_else(|| {
+                ApiError::field(
+                    "avatar_id",
+                    "required",
+                    "The id of one of your avatars is required.",
+                )
+            })?;
+        Ok(AvatarChoice { avatar_id })
     }
-    let id = body.get("avatar_id").and_then(crate::model::ids::id_value).ok_or_else(|| {
-        ApiError::field("avatar_id", "required", "The id of one of your avatars is required.")
-    })?;
-    avatars::get(c, user, id)?.ok_or(ApiError::NotFound)
 }
 
 /// `PATCH /api/v2/user/avatar/` (auth, write): `{"avatar_id": N}` makes that avatar of
@@ -142,4 +166,17 @@ async fn current(call: Call<Principal>) -> Result<Response, ApiError> {
     let base = call.base();
     let path = call.read(|c, who| Ok::<_, ApiError>(avatars::current(c, who.user_id)?)).await?;
     Ok(ok(&json!({ "avatar": base.resolve(&path, DEFAULT_AVATAR) })))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::field::{invalid_fields, unread_properties_each};
+
+    #[test]
+    fn every_documented_field_is_read() {
+        let unread =
+            unread_properties_each::<AvatarChoice>(|m| invalid_fields(AvatarChoice::parse(m)));
+        assert!(unread.is_empty(), "{unread:?}");
+    }
 }

@@ -36,7 +36,8 @@ pub fn endpoints() -> Vec<Endpoint> {
         public(Method::GET, "/api/v2/community/", "listCommunities", list).paged(),
         public(Method::GET, "/api/v2/community/{id}/", "getCommunity", get),
         write(Method::POST, "/api/v2/contact/request/", "contactRequest", request)
-            .body_limit(BODY_LIMIT),
+            .body_limit(BODY_LIMIT)
+            .body::<ContactInput>(),
     ]
 }
 

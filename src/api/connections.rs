@@ -99,7 +99,8 @@ pub fn endpoints() -> Vec<Endpoint> {
             "/api/v2/user/connection/statuses/",
             "getUserConnectionStatuses",
             statuses,
-        ),
+        )
+        .body::<UserIds>(),
     ]);
     all
 }
@@ -199,8 +200,8 @@ async fn statuses(mut call: Call<Principal>) -> Result<Response, ApiError> {
     call.before_body().await?;
     // a bad body is refused once the caller is known (401 before 400); `read` may run
     // its closure twice, so the refusal is taken out of a cell
-    let (users, refusal) = match call.object().await.and_then(|b| users_of(&b)) {
-        Ok(users) => (users, None),
+    let (users, refusal) = match call.object().await.and_then(|b| UserIds::parse(&b)) {
+        Ok(UserIds { users }) => (users, None),
         Err(e) => (Vec::new(), Some(e)),
     };
     let refusal = std::sync::Mutex::new(refusal);
@@ -220,15 +221,39 @@ async fn statuses(mut call: Call<Principal>) -> Result<Response, ApiError> {
     Ok(ok(&json))
 }
 
-/// The `users` list of a `statuses/` body (nothing else may be in it).
-fn users_of(body: &Map<String, Value>) -> Result<Vec<i64>, ApiError> {
-    if let Some(e) = crate::model::field::FieldError::first_unknown(body, &["users"]) {
-        return Err(ApiError::Invalid(vec![e]));
+/// The body of a `statuses/` request (`UserIdList`).
+#[derive(Debug, utoipa::ToSchema)]
+#[schema(as = UserIdList, description = "The users to answer for; any other key is 400.")]
+struct UserIds {
+    /// Required: at most 1000 user ids (integers or numeric strings; 400 max_length
+    /// beyond, invalid on another item); each is answered once.
+    #[schema(max_items = 1000)]
+    users: Vec<i64>,
+}
+
+impl UserIds {
+    /// The `users` list of a `statuses/` body (nothing else may be in it).
+    fn parse(body: &Map<String, Value>) -> Result<Self, ApiError> {
+        if let Some(e) = crate::model::field::FieldError::first_unknown(body, &["users"]) {
+            return Err(ApiError::Invalid(vec![e]));
+        }
+        let Some(Value::Array(items)) = body.get("users") else {
+            return Err(ApiError::field("users", "required", "A list of user ids is required."));
+        };
+        crate::model::ids::from_values(items)
+            .map(|users| UserIds { users: crate::model::ids::dedup(users) })
+            .map_err(|e| ApiError::Invalid(vec![e.on("users", "Each item must be a user id.")]))
     }
-    let Some(Value::Array(items)) = body.get("users") else {
-        return Err(ApiError::field("users", "required", "A list of user ids is required."));
-    };
-    crate::model::ids::from_values(items)
-        .map(crate::model::ids::dedup)
-        .map_err(|e| ApiError::Invalid(vec![e.on("users", "Each item must be a user id.")]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::field::{invalid_fields, unread_properties_each};
+
+    #[test]
+    fn every_documented_field_is_read() {
+        let unread = unread_properties_each::<UserIds>(|m| invalid_fields(UserIds::parse(m)));
+        assert!(unread.is_empty(), "{unread:?}");
+    }
 }

@@ -33,7 +33,8 @@ pub fn endpoints() -> Vec<Endpoint> {
             last_revisions,
         ),
         public(Method::GET, "/api/v2/legal_page/{id}/", "getLegalPage", one),
-        write(Method::POST, "/api/v2/legal_page/{id}/ack/", "ackLegalPage", acknowledge),
+        write(Method::POST, "/api/v2/legal_page/{id}/ack/", "ackLegalPage", acknowledge)
+            .body::<Acknowledgement>(),
         user(Method::GET, "/api/v2/legal_page/{id}/user_ack/", "getUserAck", user_ack),
         user(Method::GET, "/api/v2/legal_page/user_acks/", "getUserAcks", user_acks).paged(),
     ];
@@ -160,18 +161,48 @@ async fn in_force(
     Ok(ok(&json))
 }
 
-/// `accept` of an acknowledgement: `1`/`0` as a number, a string or a boolean.
-fn accept_of(body: &Map<String, Value>) -> Result<bool, ApiError> {
-    if let Some(e) = crate::model::field::FieldError::first_unknown(body, &["accept"]) {
-        return Err(ApiError::Invalid(vec![e]));
-    }
-    match body.get("accept") {
-        Some(Value::Bool(b)) => Ok(*b),
-        Some(Value::Number(n)) if n.as_i64() == Some(1) => Ok(true),
-        Some(Value::Number(n)) if n.as_i64() == Some(0) => Ok(false),
-        Some(Value::String(s)) if s == "1" || s == "true" => Ok(true),
-        Some(Value::String(s)) if s == "0" || s == "false" => Ok(false),
-        _ => Err(ApiError::field("accept", "invalid", "Must be 1 (accept) or 0 (decline).")),
+/// The body of an acknowledgement (`LegalAck`).
+#[derive(Debug, utoipa::ToSchema)]
+#[schema(as = LegalAck, description = "The caller's answer to the revision; any other key is 400.")]
+struct Acknowledgement {
+    /// `accept` (described by [`accept_field`]).
+    #[schema(schema_with = accept_field, required = true)]
+    accept: bool,
+}
+
+/// `accept`: 1/0 as a number, a string or a boolean.
+fn accept_field() -> utoipa::openapi::schema::Object {
+    use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
+    ObjectBuilder::new()
+        .schema_type(SchemaType::from_iter([Type::Integer, Type::String, Type::Boolean]))
+        .description(Some(
+            "Required: 1, \"1\", \"true\" or true accepts; 0, \"0\", \"false\" or false \
+             declines. Anything else is 400.",
+        ))
+        .build()
+}
+
+impl Acknowledgement {
+    /// `accept` of an acknowledgement: `1`/`0` as a number, a string or a boolean.
+    fn parse(body: &Map<String, Value>) -> Result<Self, ApiError> {
+        if let Some(e) = crate::model::field::FieldError::first_unknown(body, &["accept"]) {
+            return Err(ApiError::Invalid(vec![e]));
+        }
+        let accept = match body.get("accept") {
+            Some(Value::Bool(b)) => *b,
+            Some(Value::Number(n)) if n.as_i64() == Some(1) => true,
+            Some(Value::Number(n)) if n.as_i64() == Some(0) => false,
+            Some(Value::String(s)) if s == "1" || s == "true" => true,
+            Some(Value::String(s)) if s == "0" || s == "false" => false,
+            _ => {
+                return Err(ApiError::field(
+                    "accept",
+                    "invalid",
+                    "Must be 1 (accept) or 0 (decline).",
+                ));
+            }
+        };
+        Ok(Acknowledgement { accept })
     }
 }
 
@@ -184,7 +215,7 @@ async fn acknowledge(mut call: Call<Principal>) -> Result<Response, ApiError> {
     let body = call.object().await;
     let json = call
         .write(move |tx, who| {
-            let accept = accept_of(&body?)?;
+            let Acknowledgement { accept } = Acknowledgement::parse(&body?)?;
             legal::get(tx, id)?.ok_or(ApiError::NotFound)?;
             Ok::<_, ApiError>(legal::acknowledge(tx, id, who.user_id, accept, now)?.to_json())
         })
@@ -213,4 +244,18 @@ async fn user_acks(call: Call<Principal>) -> Result<Response, ApiError> {
         Ok((page, count, rows.iter().map(crate::model::legal::Ack::to_json).collect()))
     })
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::field::{invalid_fields, unread_properties_each};
+
+    #[test]
+    fn every_documented_field_is_read() {
+        let unread = unread_properties_each::<Acknowledgement>(|m| {
+            invalid_fields(Acknowledgement::parse(m))
+        });
+        assert!(unread.is_empty(), "{unread:?}");
+    }
 }

@@ -59,7 +59,9 @@ pub fn endpoints() -> Vec<Endpoint> {
                 "listCommentFlags",
             ),
         };
-        all.push(write(Method::POST, flag, flag_op, move |c| flag_item(kind, c)));
+        all.push(
+            write(Method::POST, flag, flag_op, move |c| flag_item(kind, c)).body::<FlagInput>(),
+        );
         all.push(user(Method::GET, status, status_op, move |c| flag_status(kind, c)));
         all.push(
             user(Method::GET, flag, list_op, move |c| list_flags(Some(kind), c))
@@ -119,6 +121,36 @@ fn only(body: &Map<String, Value>, allowed: &[&str]) -> Result<(), ApiError> {
     }
 }
 
+/// The body of a flag (`FlagWrite`).
+#[derive(Debug, utoipa::ToSchema)]
+#[schema(as = FlagWrite, description = "Why the caller flags the contribution; any other key is 400.")]
+struct FlagInput {
+    /// `flag_type` (described by [`reason_field`]).
+    #[schema(schema_with = reason_field, required = true)]
+    flag_type: Reason,
+}
+
+/// A reason's number: 0-4 as a JSON number or a numeric string.
+fn reason_field() -> utoipa::openapi::schema::Object {
+    use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
+    ObjectBuilder::new()
+        .schema_type(SchemaType::from_iter([Type::Integer, Type::String]))
+        .enum_values(Some(Reason::ALL.map(Reason::number)))
+        .description(Some(
+            "Required: 0 (spam), 1 (aggressive), 2 (vulgar), 3 (poor content), 4 (off-topic), \
+             as a number or a numeric string; 400 invalid_choice otherwise.",
+        ))
+        .build()
+}
+
+impl FlagInput {
+    /// `{"flag_type": N}`: 400 on another key, then on a missing or unknown reason.
+    fn parse(body: &Map<String, Value>) -> Result<Self, ApiError> {
+        only(body, &["flag_type"])?;
+        Ok(FlagInput { flag_type: reason(body.get("flag_type"), "flag_type")? })
+    }
+}
+
 /// `POST /api/v2/{kind}/{id}/flag/` (auth, write): `{"flag_type": N}` flags a live
 /// contribution of another member; the same reason again takes the flag back, another
 /// one changes it. 204.
@@ -127,9 +159,7 @@ async fn flag_item(kind: Kind, mut call: Call<Principal>) -> Result<Response, Ap
     let (id, now) = (call.id(), call.now);
     let body = call.object().await;
     call.write(move |tx, who| {
-        let body = body?;
-        only(&body, &["flag_type"])?;
-        let why = reason(body.get("flag_type"), "flag_type")?;
+        let FlagInput { flag_type: why } = FlagInput::parse(&body?)?;
         // an item the caller may not see (a private group's, one addressed to tags it
         // does not hold) is 404, as when reading it
         let m = visible_item(tx, kind, id, Some(who.user_id))?;
@@ -352,6 +382,18 @@ mod tests {
         assert_eq!(kinds.len(), 4);
         for k in kinds {
             assert!(Kind::parse(k).is_some(), "{k}");
+        }
+    }
+
+    #[test]
+    fn every_documented_flag_field_is_read() {
+        use crate::model::field::{invalid_fields, unread_properties_each};
+        let unread = unread_properties_each::<FlagInput>(|m| invalid_fields(FlagInput::parse(m)));
+        assert!(unread.is_empty(), "{unread:?}");
+        let doc = serde_json::to_value(reason_field()).unwrap_or_default();
+        for n in doc["enum"].as_array().into_iter().flatten() {
+            let body = serde_json::json!({ "flag_type": n });
+            assert!(body.as_object().is_some_and(|b| FlagInput::parse(b).is_ok()), "{n}");
         }
     }
 }

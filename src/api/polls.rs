@@ -5,7 +5,7 @@
 //! offers them the poll type whatever the preference).
 
 use rusqlite::Connection;
-use serde_json::json;
+use serde_json::{Map, Value, json};
 use warp::http::{Method, StatusCode};
 use warp::reply::Response;
 
@@ -36,7 +36,11 @@ pub fn endpoints() -> Vec<Endpoint> {
         (Kind::Post, "/api/v2/post/{id}/poll/vote/", "votePostPoll", "listPostPollVotes"),
     ] {
         out.push(ca(Method::GET, path, list_op, move |c| list(kind, c)).list::<VoteFilter>());
-        out.push(write(Method::POST, path, vote_op, move |c| vote(kind, c)).body_limit(1024));
+        out.push(
+            write(Method::POST, path, vote_op, move |c| vote(kind, c))
+                .body_limit(1024)
+                .body::<PollVote>(),
+        );
     }
     out
 }
@@ -63,6 +67,29 @@ pub fn may_make(
     Ok(errors)
 }
 
+/// The body of a vote (`PollVote`).
+#[derive(Debug, utoipa::ToSchema)]
+#[schema(as = PollVote, description = "The choice voted for; any other key is 400.")]
+struct PollVote {
+    /// Required: the id of one of the poll's choices (an integer or a numeric string); a
+    /// choice of another poll is 400.
+    choice: i64,
+}
+
+impl PollVote {
+    /// `{"choice": id}`: 400 on another key, or without an id.
+    fn parse(body: &Map<String, Value>) -> Result<Self, ApiError> {
+        if let Some(e) = FieldError::first_unknown(body, &["choice"]) {
+            return Err(ApiError::Invalid(vec![e]));
+        }
+        let choice = body
+            .get("choice")
+            .and_then(id_value)
+            .ok_or_else(|| ApiError::field("choice", "required", "A choice id is required."))?;
+        Ok(PollVote { choice })
+    }
+}
+
 /// `POST /api/v2/{type}/{id}/poll/vote/` (auth, write): `{"choice": id}` toggles the
 /// caller's vote for that choice (again: taken back); in a single-choice poll a vote
 /// replaces the caller's other one. An item the caller may not see is 404; one without
@@ -73,14 +100,7 @@ async fn vote(kind: Kind, mut call: Call<Principal>) -> Result<Response, ApiErro
     let body = call.object().await;
     let (id, now) = (call.id(), call.now);
     call.write(move |tx, who| {
-        let body = body?;
-        if let Some(e) = FieldError::first_unknown(&body, &["choice"]) {
-            return Err(ApiError::Invalid(vec![e]));
-        }
-        let choice = body
-            .get("choice")
-            .and_then(id_value)
-            .ok_or_else(|| ApiError::field("choice", "required", "A choice id is required."))?;
+        let PollVote { choice } = PollVote::parse(&body?)?;
         let m = visible_item(tx, kind, id, Some(who.user_id))?;
         let bad = |msg: &str| ApiError::field("choice", "invalid", msg.to_owned());
         let Some((multiple, open)) = crate::db::polls::state(tx, m.pk, now)? else {
@@ -135,4 +155,16 @@ async fn list(kind: Kind, call: Call<Option<Principal>>) -> Result<Response, Api
         Ok((page, count, results))
     })
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::field::{invalid_fields, unread_properties_each};
+
+    #[test]
+    fn every_documented_field_is_read() {
+        let unread = unread_properties_each::<PollVote>(|m| invalid_fields(PollVote::parse(m)));
+        assert!(unread.is_empty(), "{unread:?}");
+    }
 }

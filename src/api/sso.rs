@@ -26,7 +26,9 @@ use crate::token::password;
 pub fn endpoints() -> Vec<Endpoint> {
     vec![
         write(Method::POST, "/api/v2/sso/signin/", "ssoSignIn", sign_in).body_limit(1024),
-        staff(Method::POST, "/api/v2/sso/signup/", "ssoSignUp", sign_up).body_limit(8 * 1024),
+        staff(Method::POST, "/api/v2/sso/signup/", "ssoSignUp", sign_up)
+            .body_limit(8 * 1024)
+            .body::<SignUp>(),
     ]
 }
 
@@ -71,14 +73,46 @@ async fn sign_in(mut call: Call<Principal>) -> Result<Response, ApiError> {
     Ok(ok(&j))
 }
 
-/// What a sign-up body asks for.
+/// What a sign-up body asks for (`SsoSignUp`).
+#[derive(Debug, utoipa::ToSchema)]
+#[schema(
+    as = SsoSignUp,
+    description = "A member an SSO integration makes. The rules of the sign-up form hold; any other key is 400; the first fault is reported."
+)]
 struct SignUp {
+    /// Required: 1-150 letters, digits and @.+-_ (trimmed); 400 unique when taken.
+    #[schema(min_length = 1, max_length = 150)]
     username: String,
+    /// Required: a mail address, at most 254 characters (trimmed); 400 unique when
+    /// taken.
+    #[schema(max_length = 254)]
     email: String,
+    /// 8-128 characters; absent or null: the member signs in with the integration's
+    /// JWTs only (or recovers a password by mail).
+    #[schema(min_length = 8, max_length = 128, nullable)]
     password: Option<String>,
+    /// `ext_id` (described by [`crate::api::user_providers::ext_id_or_null`]).
+    #[schema(schema_with = crate::api::user_providers::ext_id_or_null)]
     ext_id: Option<String>,
+    /// `role` (described by [`role_field`]): true for "admin".
+    #[schema(rename = "role", schema_with = role_field, required = false)]
     staff: bool,
+    /// Tag ids given to the member, at most 50; each must exist (400 otherwise).
+    #[schema(max_items = 50, required = false, nullable)]
     tags: Vec<i64>,
+}
+
+/// `role`: "admin" or null.
+fn role_field() -> utoipa::openapi::schema::Object {
+    use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
+    ObjectBuilder::new()
+        .schema_type(SchemaType::from_iter([Type::String, Type::Null]))
+        .enum_values(Some([Some("admin"), None]))
+        .description(Some(
+            "\"admin\" (staff) or null (a member, the default): hearth has one staff role; \
+             anything else is 400 invalid_choice.",
+        ))
+        .build()
 }
 
 fn parse(body: &Map<String, Value>) -> Result<SignUp, ApiError> {
@@ -208,4 +242,21 @@ async fn sign_up(mut call: Call<Principal>) -> Result<Response, ApiError> {
         })
         .await?;
     Ok(json_response(StatusCode::CREATED, &j))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::field::{invalid_fields, unread_properties_beside};
+
+    /// The first fault only: each property is tried beside a valid body.
+    #[test]
+    fn every_documented_field_is_read() {
+        let valid = json!({"username": "ann", "email": "a@b.org"});
+        let unread =
+            unread_properties_beside::<SignUp>(valid.as_object().unwrap_or(&Map::new()), |m| {
+                invalid_fields(parse(m))
+            });
+        assert!(unread.is_empty(), "{unread:?}");
+    }
 }

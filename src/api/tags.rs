@@ -19,19 +19,26 @@ use crate::http::route::Endpoint;
 use crate::http::{json_response, ok};
 use crate::model::contribution::Kind;
 use crate::model::field::FieldError;
-use crate::model::tag::{Tag, TagInput};
+use crate::model::tag::{Tag, TagAssign, TagInput};
 
 /// The endpoints of this module.
 pub fn endpoints() -> Vec<Endpoint> {
     vec![
         user(Method::GET, "/api/v2/tag/", "listTags", list).list::<TagFilters>(),
-        staff(Method::POST, "/api/v2/tag/", "createTag", create).body_limit(4096),
+        staff(Method::POST, "/api/v2/tag/", "createTag", create)
+            .body_limit(4096)
+            .body::<TagInput>(),
         user(Method::GET, "/api/v2/tag/user/search/", "searchUserTags", list).list::<TagFilters>(),
         user(Method::GET, "/api/v2/tag/{id}/", "getTag", get),
         staff(Method::PATCH, "/api/v2/tag/{id}/", "patchTag", |c| update(c, false))
-            .body_limit(4096),
-        staff(Method::PUT, "/api/v2/tag/{id}/", "updateTag", |c| update(c, true)).body_limit(4096),
-        staff(Method::POST, "/api/v2/tag/{id}/assign/", "assignTag", assign).body_limit(1024),
+            .body_limit(4096)
+            .body::<TagInput>(),
+        staff(Method::PUT, "/api/v2/tag/{id}/", "updateTag", |c| update(c, true))
+            .body_limit(4096)
+            .body::<TagInput>(),
+        staff(Method::POST, "/api/v2/tag/{id}/assign/", "assignTag", assign)
+            .body_limit(1024)
+            .body::<TagAssign>(),
         user(
             Method::GET,
             "/api/v2/user/tag/tags_to_address_a_contribution/",
@@ -147,25 +154,8 @@ async fn assign(mut call: Call<Principal>) -> Result<Response, ApiError> {
     let body = call.object().await;
     let json = call
         .write(move |tx, _who| {
-            let body = body?;
-            if let Some(e) = FieldError::first_unknown(&body, &["user", "category"]) {
-                return Err(ApiError::Invalid(vec![e]));
-            }
-            if body.get("category").is_some_and(|v| !v.is_null()) {
-                return Err(ApiError::field(
-                    "category",
-                    "invalid",
-                    "hearth keeps user tags only: assign a tag to a user.",
-                ));
-            }
-            let user = match body.get("user") {
-                None | Some(Value::Null) => {
-                    return Err(ApiError::Invalid(vec![FieldError::required("user")]));
-                }
-                Some(v) => crate::model::ids::id_value(v).ok_or_else(|| {
-                    ApiError::field("user", "invalid", "Must be an integer user id.")
-                })?,
-            };
+            let TagAssign { user, .. } =
+                TagAssign::parse(&body?).map_err(|e| ApiError::Invalid(vec![e]))?;
             let tag = store::get(tx, id)?.filter(|t| !t.deleted).ok_or(ApiError::NotFound)?;
             if crate::db::users::get(tx, user)?.is_none_or(|u| u.deleted) {
                 return Err(ApiError::field(

@@ -24,7 +24,8 @@ use crate::model::ids::{MAX_ITEMS, too_many};
 pub fn endpoints() -> Vec<Endpoint> {
     vec![
         user(Method::GET, "/api/v2/user/", "listUsers", list).list::<UserList>(),
-        write(Method::POST, "/api/v2/user/match/", "matchUsernames", match_usernames),
+        write(Method::POST, "/api/v2/user/match/", "matchUsernames", match_usernames)
+            .body::<Usernames>(),
         user(Method::GET, "/api/v2/user/me/platform_url/", "getPlatformUrl", platform_url)
             .query::<PanelPath>(),
     ]
@@ -142,23 +143,52 @@ fn ordering(value: Option<&str>) -> Result<Option<Order>, ApiError> {
     }
 }
 
-/// The usernames of a match's body: a JSON array (what the SDK's `matchUsernames`
-/// sends) of at most [`MAX_ITEMS`] strings; the length is checked before any item.
-fn names_of(body: &Value) -> Result<Vec<String>, FieldError> {
-    const FIELD: &str = "usernames";
-    let Value::Array(items) = body else {
-        return Err(FieldError::new(FIELD, "invalid", "A JSON array of usernames."));
-    };
-    if items.len() > MAX_ITEMS {
-        return Err(too_many(FIELD));
+/// The body of a match (`UsernameList`): a JSON array (what the SDK's `matchUsernames`
+/// sends), not an object; its errors are on `usernames`.
+#[derive(Debug)]
+struct Usernames(Vec<String>);
+
+/// Written out: utoipa's derive takes no `max_items` on a newtype.
+impl utoipa::PartialSchema for Usernames {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Type};
+        ArrayBuilder::new()
+            .items(ObjectBuilder::new().schema_type(Type::String))
+            .max_items(Some(MAX_ITEMS))
+            .description(Some(
+                "At most 1000 usernames (trimmed; 400 max_length beyond, checked before any \
+                 item; invalid on an item that is no string). A name that matches nobody is \
+                 left out.",
+            ))
+            .into()
     }
-    items
-        .iter()
-        .map(|v| v.as_str().map(|s| s.trim().to_owned()))
-        .collect::<Option<Vec<_>>>()
-        .ok_or_else(|| {
-            FieldError::new(FIELD, "invalid", "Each item must be a username (a string).")
-        })
+}
+
+impl utoipa::ToSchema for Usernames {
+    fn name() -> std::borrow::Cow<'static, str> {
+        "UsernameList".into()
+    }
+}
+
+impl Usernames {
+    /// The usernames of a match's body: an array of at most [`MAX_ITEMS`] strings.
+    fn parse(body: &Value) -> Result<Self, FieldError> {
+        const FIELD: &str = "usernames";
+        let Value::Array(items) = body else {
+            return Err(FieldError::new(FIELD, "invalid", "A JSON array of usernames."));
+        };
+        if items.len() > MAX_ITEMS {
+            return Err(too_many(FIELD));
+        }
+        items
+            .iter()
+            .map(|v| v.as_str().map(|s| s.trim().to_owned()))
+            .collect::<Option<Vec<_>>>()
+            .map(Usernames)
+            .ok_or_else(|| {
+                FieldError::new(FIELD, "invalid", "Each item must be a username (a string).")
+            })
+    }
 }
 
 /// `POST /api/v2/user/match/` (auth, write scope; reads only): the body is a JSON array
@@ -176,7 +206,7 @@ async fn match_usernames(mut call: Call<Principal>) -> Result<Response, ApiError
             return Err(e);
         }
     };
-    let names = names_of(&body);
+    let names = Usernames::parse(&body).map(|u| u.0);
     let json = call
         .read(move |c, who| {
             let names = names.as_ref().map_err(|e| ApiError::Invalid(vec![e.clone()]))?;
@@ -241,6 +271,21 @@ async fn platform_url(call: Call<Principal>) -> Result<Response, ApiError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The body is an array, not an object: no property to set; its documented limit is
+    /// the one the parser keeps, and an item that is no string is refused.
+    #[test]
+    fn the_documented_array_is_read() {
+        let doc = serde_json::to_value(<Usernames as utoipa::PartialSchema>::schema())
+            .unwrap_or_default();
+        assert_eq!((&doc["type"], &doc["maxItems"]), (&json!("array"), &json!(MAX_ITEMS)));
+        assert_eq!(doc["items"]["type"], "string");
+        let too_many = Value::Array(vec![json!("a"); MAX_ITEMS + 1]);
+        assert!(Usernames::parse(&too_many).is_err());
+        assert!(Usernames::parse(&json!(["a", {}])).is_err());
+        assert!(Usernames::parse(&json!({"usernames": ["a"]})).is_err());
+        assert_eq!(Usernames::parse(&json!([" a "])).map(|u| u.0), Ok(vec!["a".to_owned()]));
+    }
 
     /// The documented orders are the ones `ordering` takes, and its message names.
     #[test]

@@ -4,7 +4,7 @@
 //! (`api::call::BLOCKED_MAY`); `/user/me/` tells the member (`status: "b"`).
 
 use rusqlite::Connection;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use warp::http::Method;
 use warp::reply::Response;
 
@@ -27,7 +27,8 @@ pub fn endpoints() -> Vec<Endpoint> {
             .list::<BlockKind>(),
         staff(Method::PATCH, "/api/v2/moderation/user/{id}/", "moderateUser", moderate)
             .body_limit(1024)
-            .query::<BlockLength>(),
+            .query::<BlockLength>()
+            .body::<UserStatus>(),
     ]
 }
 
@@ -109,6 +110,51 @@ async fn blocked(call: Call<Principal>) -> Result<Response, ApiError> {
     .await
 }
 
+/// The body of a member's moderation (`UserModeration`).
+#[derive(Debug, utoipa::ToSchema)]
+#[schema(
+    as = UserModeration,
+    description = "Block or unblock the member (for how long: the days_blocked parameter). Any other key is 400."
+)]
+struct UserStatus {
+    /// `status` (described by [`status_field`]): true for "b".
+    #[schema(rename = "status", schema_with = status_field, required = true)]
+    block: bool,
+}
+
+/// `status`: "a" or "b".
+fn status_field() -> utoipa::openapi::schema::Object {
+    let mut o = crate::model::field::one_of(&["a", "b"]);
+    o.description = Some(
+        "Required: \"b\" blocks (not staff, not oneself: 400), \"a\" (approved) lifts a block; \
+         400 invalid_choice otherwise."
+            .into(),
+    );
+    o
+}
+
+impl UserStatus {
+    /// The keys the body may hold (refused by the handler before the query is read).
+    const FIELDS: &[&str] = &["status"];
+
+    /// `status`: 400 required when missing or no string, invalid_choice on another.
+    fn parse(body: &Map<String, Value>) -> Result<Self, ApiError> {
+        let block = match body.get("status").and_then(Value::as_str) {
+            Some("b") => true,
+            Some("a") => false,
+            None => return Err(ApiError::field("status", "required", "This field is required.")),
+            Some(_) => {
+                return Err(ApiError::field(
+                    "status",
+                    "invalid_choice",
+                    "status is \"a\" (approved) or \"b\" (blocked).",
+                ));
+            }
+        };
+        Ok(UserStatus { block })
+    }
+}
+
 /// `PATCH /api/v2/moderation/user/{id}/?days_blocked=N` (staff): `{"status": "b"}`
 /// blocks the member for N days (1 to [`MAX_DAYS`]; without it, until lifted),
 /// replacing a block in force; `{"status": "a"}` lifts it. Staff members and oneself
@@ -119,7 +165,7 @@ async fn moderate(mut call: Call<Principal>) -> Result<Response, ApiError> {
     let body = call.object().await;
     let who = call.read(|_, who| Ok::<_, ApiError>(who)).await?;
     let body = body?;
-    if let Some(e) = FieldError::first_unknown(&body, &["status"]) {
+    if let Some(e) = FieldError::first_unknown(&body, UserStatus::FIELDS) {
         return Err(ApiError::Invalid(vec![e]));
     }
     let days = match BlockLength::read(&call.query()?)?.days_blocked.as_deref() {
@@ -134,18 +180,7 @@ async fn moderate(mut call: Call<Principal>) -> Result<Response, ApiError> {
             })?)
         }
     };
-    let block = match body.get("status").and_then(Value::as_str) {
-        Some("b") => true,
-        Some("a") => false,
-        None => return Err(ApiError::field("status", "required", "This field is required.")),
-        Some(_) => {
-            return Err(ApiError::field(
-                "status",
-                "invalid_choice",
-                "status is \"a\" (approved) or \"b\" (blocked).",
-            ));
-        }
-    };
+    let UserStatus { block } = UserStatus::parse(&body)?;
     let (id, now, base) = (call.id(), call.now, call.base());
     if block && id == who.user_id {
         return Err(ApiError::field("status", "invalid", "You cannot block yourself."));
@@ -178,6 +213,18 @@ async fn moderate(mut call: Call<Principal>) -> Result<Response, ApiError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The first fault only (the unknown keys are refused by the handler before).
+    #[test]
+    fn every_documented_field_is_read() {
+        use crate::model::field::{invalid_fields, unread_properties_each};
+        let unread = unread_properties_each::<UserStatus>(|m| invalid_fields(UserStatus::parse(m)));
+        assert!(unread.is_empty(), "{unread:?}");
+        for s in ["a", "b"] {
+            let body = serde_json::json!({ "status": s });
+            assert!(body.as_object().is_some_and(|b| UserStatus::parse(b).is_ok()), "{s}");
+        }
+    }
 
     /// The documented choices are the ones the list takes.
     #[test]

@@ -23,8 +23,12 @@ pub fn endpoints() -> Vec<Endpoint> {
     const PATH: &str = "/api/v2/user/{id}/provider/";
     vec![
         user(Method::GET, PATH, "listUserProviders", list),
-        staff(Method::POST, PATH, "createUserProvider", create).body_limit(8 * 1024),
-        write(Method::DELETE, PATH, "deleteUserProvider", delete).body_limit(1024),
+        staff(Method::POST, PATH, "createUserProvider", create)
+            .body_limit(8 * 1024)
+            .body::<Association>(),
+        write(Method::DELETE, PATH, "deleteUserProvider", delete)
+            .body_limit(1024)
+            .body::<ProviderRef>(),
     ]
 }
 
@@ -83,6 +87,31 @@ fn same_user(body: &Map<String, Value>, id: i64) -> Result<(), ApiError> {
         Some(v) if v.as_i64() == Some(id) || v.as_str() == Some(id.to_string().as_str()) => Ok(()),
         Some(_) => Err(ApiError::field("user_id", "invalid", "user_id is the member of the URL.")),
     }
+}
+
+/// An external id's schema: a string or a whole number.
+pub(crate) fn ext_id_field() -> utoipa::openapi::schema::Object {
+    ext_id_schema(false)
+}
+
+/// [`ext_id_field`] where null (none) is taken too.
+pub(crate) fn ext_id_or_null() -> utoipa::openapi::schema::Object {
+    ext_id_schema(true)
+}
+
+fn ext_id_schema(null: bool) -> utoipa::openapi::schema::Object {
+    use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
+    let mut types = vec![Type::String, Type::Integer];
+    if null {
+        types.push(Type::Null);
+    }
+    ObjectBuilder::new()
+        .schema_type(SchemaType::from_iter(types))
+        .description(Some(
+            "The member's id at the integration: a string (trimmed) or a whole number, 1-255 \
+             characters, no control characters; 400 unique when linked to a member already.",
+        ))
+        .build()
 }
 
 /// A body's external id ([`user_provider::ext_id`]); `None` when absent or null.
@@ -172,6 +201,29 @@ async fn create(mut call: Call<Principal>) -> Result<Response, ApiError> {
     Ok(json_response(StatusCode::CREATED, &association_json(&a)))
 }
 
+/// The body of an unlink (`UserProviderRef`).
+#[derive(Debug, utoipa::ToSchema)]
+#[schema(as = UserProviderRef, description = "The identity to unlink; any other key is 400.")]
+struct ProviderRef {
+    /// Required: the provider (1-32 of a-z, 0-9, _ and -).
+    #[schema(min_length = 1, max_length = 32, pattern = "^[a-z0-9_-]{1,32}$")]
+    provider: String,
+    /// The member of the URL, when sent (400 otherwise).
+    #[schema(rename = "user_id", required = false)]
+    _user_id: i64,
+}
+
+impl ProviderRef {
+    /// The identity of member `id` a `DELETE` body names.
+    fn parse(body: &Map<String, Value>, id: i64) -> Result<Self, ApiError> {
+        if let Some(e) = FieldError::first_unknown(body, &["user_id", "provider"]) {
+            return Err(ApiError::Invalid(vec![e]));
+        }
+        same_user(body, id)?;
+        Ok(ProviderRef { provider: provider(body)?, _user_id: id })
+    }
+}
+
 /// `DELETE /api/v2/user/{id}/provider/` (auth, write: the member or staff):
 /// `{provider}` (and `user_id`, when sent, `{id}`) unlinks that identity; 204, or 404
 /// when there is none.
@@ -180,16 +232,41 @@ async fn delete(mut call: Call<Principal>) -> Result<Response, ApiError> {
     let body = call.object().await;
     let id = call.id();
     call.read(move |c, who| own_or_staff(c, &who, id)).await?;
-    let body = body?;
-    if let Some(e) = FieldError::first_unknown(&body, &["user_id", "provider"]) {
-        return Err(ApiError::Invalid(vec![e]));
-    }
-    same_user(&body, id)?;
-    let provider = provider(&body)?;
+    let ProviderRef { provider, .. } = ProviderRef::parse(&body?, id)?;
     call.write(move |tx, who| {
         own_or_staff(tx, &who, id)?;
         if user_providers::delete(tx, id, &provider)? { Ok(()) } else { Err(ApiError::NotFound) }
     })
     .await?;
     Ok(empty(StatusCode::NO_CONTENT))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::field::{invalid_fields, unread_properties_beside};
+
+    /// The first fault only: each property is tried beside a valid body. `metadata`
+    /// takes an object, so the object every other property refuses is no fault there: it
+    /// is shown read by a refused array.
+    #[test]
+    fn every_documented_field_is_read() {
+        let valid = json!({"provider": "google", "ext_id": "g-1"});
+        let valid = valid.as_object().cloned().unwrap_or_default();
+        let unread =
+            unread_properties_beside::<Association>(&valid, |m| invalid_fields(parse(m, 1)));
+        assert_eq!(unread, ["metadata"]);
+        let mut bad = valid.clone();
+        bad.insert("metadata".into(), json!([]));
+        let e = invalid_fields(parse(&bad, 1));
+        assert_eq!(e.first().map(|e| e.field.as_str()), Some("metadata"));
+        let unread = unread_properties_beside::<ProviderRef>(&valid_ref(), |m| {
+            invalid_fields(ProviderRef::parse(m, 1))
+        });
+        assert!(unread.is_empty(), "{unread:?}");
+    }
+
+    fn valid_ref() -> Map<String, Value> {
+        json!({"provider": "google"}).as_object().cloned().unwrap_or_default()
+    }
 }

@@ -15,6 +15,7 @@ use crate::http::ok;
 use crate::http::pagination::Page;
 use crate::http::query::Query;
 use crate::http::route::Endpoint;
+use crate::model::profile::ProfileEdit;
 
 /// The endpoints of this module.
 pub fn endpoints() -> Vec<Endpoint> {
@@ -22,8 +23,8 @@ pub fn endpoints() -> Vec<Endpoint> {
         user(Method::GET, "/api/v2/user/me/", "getMe", get_me),
         ca(Method::GET, "/api/v2/user/search/", "searchUsers", search).list::<UserSearch>(),
         ca(Method::GET, "/api/v2/user/{id}/", "getUser", get_user),
-        write(Method::PATCH, "/api/v2/user/{id}/", "patchUser", edit_profile),
-        write(Method::PUT, "/api/v2/user/{id}/", "updateUser", edit_profile),
+        write(Method::PATCH, "/api/v2/user/{id}/", "patchUser", edit_profile).body::<ProfileEdit>(),
+        write(Method::PUT, "/api/v2/user/{id}/", "updateUser", edit_profile).body::<ProfileEdit>(),
         write(Method::DELETE, "/api/v2/user/{id}/", "userDelete", delete_account)
             .query::<Deletion>(),
         ca(Method::GET, "/api/v2/user/{id}/followings/", "getUserFollowings", |c| {
@@ -140,7 +141,8 @@ async fn edit_profile(mut call: Call<Principal>) -> Result<Response, ApiError> {
     let form = upload::is_form(&call.req.headers);
     // a form's `cover` is the picture, or empty for the default (in JSON it is read-only)
     let clear = form && file.is_none() && map.remove("cover").is_some_and(|v| v == "");
-    let edit = crate::model::profile::parse(&map).map_err(ApiError::Invalid)?;
+    let mut edit = crate::model::profile::parse(&map).map_err(ApiError::Invalid)?;
+    edit.clear_cover = clear;
     let mut errors = Vec::new();
     let picture =
         upload::process_picture(file, "cover", &call.state().body_budget, &mut errors).await?;
@@ -150,7 +152,7 @@ async fn edit_profile(mut call: Call<Principal>) -> Result<Response, ApiError> {
     let json = call
         .write(move |tx, _| {
             crate::db::profiles::apply(tx, id, &edit)?;
-            if picture.is_some() || clear {
+            if picture.is_some() || edit.clear_cover {
                 crate::db::profiles::set_cover(tx, id, picture.as_ref(), now)?;
             }
             let user = crate::db::users::get(tx, id)?.ok_or(ApiError::AuthenticationFailed)?;

@@ -115,13 +115,31 @@ impl ContactRequest {
     }
 }
 
-/// What a contact request's body holds, checked.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What a contact request's body holds, checked. Its schema is the request body of
+/// `POST /api/v2/contact/request/` (`ContactRequestWrite`); the doc comments are its
+/// descriptions.
+#[derive(Debug, Clone, PartialEq, Eq, utoipa::ToSchema)]
+#[schema(
+    as = ContactRequestWrite,
+    description = "A message to staff. Every field is plain text, trimmed; any other key is 400. The first fault is reported, by field."
+)]
 pub struct ContactInput {
+    /// The sender's name (null or absent: empty); at most 150 characters, no control
+    /// characters.
+    #[schema(required = false, nullable, max_length = 150)]
     pub name: String,
+    /// The sender's surname (null or absent: empty); at most 150 characters, no control
+    /// characters.
+    #[schema(required = false, nullable, max_length = 150)]
     pub surname: String,
-    /// None: the signed-in caller's own address is used.
+    /// Where staff answer: a valid address, at most 254 characters. Null, absent or
+    /// empty: the signed-in caller's own address (400 required when the account has
+    /// none).
+    #[schema(nullable, max_length = 254)]
     pub email: Option<String>,
+    /// The message: required (not blank), at most 5000 characters; line breaks and tabs
+    /// allowed, other control characters not.
+    #[schema(min_length = 1, max_length = 5000)]
     pub message: String,
 }
 
@@ -208,5 +226,14 @@ mod tests {
         assert_eq!(parse(json!({"message": "hi", "name": "a\nb"}), true), Err("name".into()));
         assert_eq!(parse(json!({"message": "hi", "surname": 3}), true), Err("surname".into()));
         assert_eq!(parse(json!({"message": "hi", "phone": "1"}), true), Err("phone".into()));
+    }
+
+    /// The first fault only: each property is tried alone.
+    #[test]
+    fn every_documented_field_is_read() {
+        let unread = crate::model::field::unread_properties_each::<ContactInput>(|m| {
+            ContactInput::parse(m, true).err().into_iter().collect()
+        });
+        assert!(unread.is_empty(), "{unread:?}");
     }
 }

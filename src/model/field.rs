@@ -87,3 +87,43 @@ pub(crate) fn unread_properties<T: utoipa::ToSchema>(
     let errors = parse(&body);
     names.into_iter().filter(|n| !errors.iter().any(|e| e.field == *n)).collect()
 }
+
+/// [`unread_properties`] for a parser that stops at its first fault: each property is set
+/// to an object alone (the others absent), and must give an error on itself.
+#[cfg(test)]
+pub(crate) fn unread_properties_each<T: utoipa::ToSchema>(
+    parse: impl Fn(&serde_json::Map<String, serde_json::Value>) -> Vec<FieldError>,
+) -> Vec<String> {
+    unread_properties_beside::<T>(&serde_json::Map::new(), parse)
+}
+
+/// [`unread_properties_each`] for a parser that needs other fields right before it reads
+/// a later one: each property is set to an object in a copy of `valid`.
+#[cfg(test)]
+pub(crate) fn unread_properties_beside<T: utoipa::ToSchema>(
+    valid: &serde_json::Map<String, serde_json::Value>,
+    parse: impl Fn(&serde_json::Map<String, serde_json::Value>) -> Vec<FieldError>,
+) -> Vec<String> {
+    let schema = serde_json::to_value(T::schema()).unwrap_or_default();
+    let names: Vec<String> =
+        schema["properties"].as_object().map(|p| p.keys().cloned().collect()).unwrap_or_default();
+    assert!(!names.is_empty(), "{schema}");
+    names
+        .into_iter()
+        .filter(|n| {
+            let mut body = valid.clone();
+            body.insert(n.clone(), serde_json::json!({}));
+            !parse(&body).iter().any(|e| e.field == *n)
+        })
+        .collect()
+}
+
+/// For a body type's tests whose parser answers an [`crate::error::ApiError`]: the
+/// field errors of a 400, none otherwise.
+#[cfg(test)]
+pub(crate) fn invalid_fields<T>(r: Result<T, crate::error::ApiError>) -> Vec<FieldError> {
+    match r {
+        Err(crate::error::ApiError::Invalid(e)) => e,
+        _ => Vec::new(),
+    }
+}

@@ -12,19 +12,70 @@ pub const SHORT_MAX: usize = 255;
 /// Longest `bio` and `description`, in characters.
 pub const LONG_MAX: usize = 5000;
 
-/// The changes of one edit: each field present is set.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// The changes of one edit: each field present is set. Its schema is the request body
+/// of `PATCH`/`PUT /api/v2/user/{id}/` (`UserProfileWrite`); the doc comments are its
+/// descriptions.
+#[derive(Debug, Clone, Default, PartialEq, Eq, utoipa::ToSchema)]
+#[schema(
+    as = UserProfileWrite,
+    description = "The fields a member changes on their own profile, as JSON or as multipart/form-data text fields; PUT and PATCH both change only the fields given. Text fields are plain text (no control characters but line breaks and tabs; null is empty). The read-only fields of User JSON (id, username, email, date_joined, avatar, cover) are ignored; any other key is 400. All errors are reported at once."
+)]
 pub struct ProfileEdit {
+    /// Trimmed; at most 255 characters.
+    #[schema(max_length = 255)]
     pub real_name: Option<String>,
+    /// At most 5000 characters.
+    #[schema(max_length = 5000)]
     pub bio: Option<String>,
+    /// At most 5000 characters.
+    #[schema(max_length = 5000)]
     pub description: Option<String>,
+    /// At most 255 characters.
+    #[schema(max_length = 255)]
     pub location: Option<String>,
+    /// An http(s) URL or a path that starts with /; empty clears it. At most 2048
+    /// characters.
+    #[schema(max_length = 2048)]
     pub website: Option<String>,
+    /// `gender` (described by [`gender_field`]).
+    #[schema(schema_with = gender_field)]
     pub gender: Option<String>,
-    /// `Some(None)`: cleared.
+    /// YYYY-MM-DD; null or empty clears it.
+    // `Some(None)`: cleared.
+    #[schema(value_type = Option<String>, format = Date, nullable)]
     pub date_of_birth: Option<Option<String>>,
+    /// At most 255 characters.
+    #[schema(max_length = 255)]
     pub company_name: Option<String>,
+    /// At most 255 characters.
+    #[schema(max_length = 255)]
     pub company_role: Option<String>,
+    /// A form's empty `cover`: back to the default cover (set by the handler, which
+    /// reads the form's `cover`; described by [`cover_field`]).
+    #[schema(rename = "cover", schema_with = cover_field, required = false)]
+    pub clear_cover: bool,
+}
+
+/// `gender`: one of the three.
+fn gender_field() -> utoipa::openapi::schema::Object {
+    let mut o = super::field::one_of(&["Male", "Female", "Unspecified"]);
+    o.description = Some("One of Male, Female, Unspecified (400 invalid_choice otherwise).".into());
+    o
+}
+
+/// `cover`: a file in a multipart form, ignored in JSON.
+fn cover_field() -> utoipa::openapi::schema::Object {
+    use utoipa::openapi::schema::{ObjectBuilder, Type};
+    ObjectBuilder::new()
+        .description(Some(
+            "In multipart/form-data only: the cover picture file (an empty field: back to \
+             the default cover). In JSON it is read-only and ignored.",
+        ))
+        .schema_type(Type::String)
+        .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(
+            utoipa::openapi::KnownFormat::Binary,
+        )))
+        .build()
 }
 
 /// Fields of User JSON a member cannot change here: ignored, as Django REST framework
@@ -144,5 +195,15 @@ mod tests {
         let map = json!({"date_of_birth": null, "website": ""});
         let e = parse(map.as_object().unwrap_or(&Map::new())).unwrap_or_default();
         assert_eq!((e.date_of_birth, e.website), (Some(None), Some(String::new())));
+    }
+
+    /// `cover` is read by the handler from a form (a file, or empty for the default);
+    /// in JSON it is read-only, so the parser ignores it.
+    #[test]
+    fn every_documented_field_is_read() {
+        let unread = crate::model::field::unread_properties::<ProfileEdit>(|m| {
+            parse(m).err().unwrap_or_default()
+        });
+        assert_eq!(unread, ["cover"]);
     }
 }

@@ -80,16 +80,86 @@ impl Tag {
     }
 }
 
-/// What a create or an update sets: `None` leaves a field as it is.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// What a create or an update sets: `None` leaves a field as it is. Its schema is the
+/// request body of the tag writes (`TagWrite`); the doc comments are its descriptions.
+#[derive(Debug, Clone, Default, PartialEq, Eq, utoipa::ToSchema)]
+#[schema(
+    as = TagWrite,
+    description = "A user tag's writable fields. On create and PUT name is required; PATCH changes only the fields given. Booleans are true/false or the strings true, false, 1, 0; null leaves a field as it is. Any other key is 400; all errors are reported at once."
+)]
 pub struct TagInput {
+    /// Plain text, unique among tags (case-insensitively); trimmed, 1-50 characters, no
+    /// control characters.
+    #[schema(min_length = 1, max_length = 50)]
     pub name: Option<String>,
+    /// Plain text (line breaks and tabs allowed), at most 500 characters.
+    #[schema(max_length = 500)]
     pub description: Option<String>,
+    /// #rgb or #rrggbb (stored lower-case); default #9e9e9e.
+    #[schema(pattern = "^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$")]
     pub color: Option<String>,
+    /// Shown on the profiles of those who hold it (default true).
     pub visible: Option<bool>,
+    /// Kept; hearth ranks nothing by it (default false).
     pub visibility_boost: Option<bool>,
+    /// An inactive tag stays but cannot be addressed (default true).
     pub active: Option<bool>,
+    /// true deletes the tag: it leaves profiles and addressing.
     pub deleted: Option<bool>,
+    /// `type` (described by [`tag_type`]): checked, nothing kept.
+    #[schema(rename = "type", schema_with = tag_type, required = false)]
+    pub kind: (),
+}
+
+/// `type`: "user" only.
+fn tag_type() -> utoipa::openapi::schema::Object {
+    let mut o = super::field::one_of(&[USER_TYPE]);
+    o.description = Some("hearth keeps user tags only; \"category\" is 400.".into());
+    o
+}
+
+/// The body of `POST /api/v2/tag/{id}/assign/` (`TagAssign`).
+#[derive(Debug, Clone, PartialEq, Eq, utoipa::ToSchema)]
+#[schema(as = TagAssign, description = "The member to give the tag. Any other key is 400.")]
+pub struct TagAssign {
+    /// The member's id (an integer or a numeric string); an unknown or deleted member is
+    /// 400.
+    #[schema(value_type = i64)]
+    pub user: i64,
+    /// `category` (described by [`assign_category`]): refused.
+    #[schema(schema_with = assign_category, required = false)]
+    pub category: (),
+}
+
+/// `category`: any value but null is 400.
+fn assign_category() -> utoipa::openapi::schema::Object {
+    utoipa::openapi::schema::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::Type::Integer)
+        .description(Some("Refused (400 unless null): hearth keeps user tags only."))
+        .build()
+}
+
+impl TagAssign {
+    /// Reads `{"user": N}`: an unknown key, then a `category` other than null, then a
+    /// missing or non-integer `user` is 400 (the first of them).
+    pub fn parse(body: &Map<String, Value>) -> Result<Self, FieldError> {
+        if let Some(e) = FieldError::first_unknown(body, &["user", "category"]) {
+            return Err(e);
+        }
+        if body.get("category").is_some_and(|v| !v.is_null()) {
+            return Err(FieldError::new(
+                "category",
+                "invalid",
+                "hearth keeps user tags only: assign a tag to a user.",
+            ));
+        }
+        let user = match body.get("user") {
+            None | Some(Value::Null) => return Err(FieldError::required("user")),
+            Some(v) => super::ids::id_value(v)
+                .ok_or_else(|| FieldError::new("user", "invalid", "Must be an integer user id."))?,
+        };
+        Ok(TagAssign { user, category: () })
+    }
 }
 
 const FIELDS: [&str; 8] =
@@ -299,5 +369,18 @@ mod tests {
         assert!(check_color("#fff").is_ok());
         assert!(check_color("#12345g").is_err());
         assert!(check_color("javascript:").is_err());
+    }
+
+    #[test]
+    fn every_documented_field_is_read() {
+        let unread = crate::model::field::unread_properties::<TagInput>(|m| {
+            TagInput::parse(m, true).err().unwrap_or_default()
+        });
+        assert!(unread.is_empty(), "{unread:?}");
+        // the first fault only: each property alone
+        let assign = crate::model::field::unread_properties_each::<TagAssign>(|m| {
+            TagAssign::parse(m).err().into_iter().collect()
+        });
+        assert!(assign.is_empty(), "{assign:?}");
     }
 }

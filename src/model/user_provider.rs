@@ -12,15 +12,33 @@ pub const EXT_ID_MAX: usize = 255;
 /// The most bytes of an identity's `metadata` (as JSON).
 pub const METADATA_MAX: usize = 4096;
 
-/// One linked identity.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One linked identity. Its schema is the request body of `POST
+/// /api/v2/user/{id}/provider/` (`UserProviderAssociation`, the kit's
+/// `SCUserProviderAssociationType`); the doc comments are its descriptions.
+#[derive(Debug, Clone, PartialEq, Eq, utoipa::ToSchema)]
+#[schema(
+    as = UserProviderAssociation,
+    description = "An identity elsewhere to link to the member of the URL (SCUserProviderAssociationType). Any other key is 400; the first fault is reported. A second identity of the member at a provider, an external id linked already and a member's 17th identity are 400."
+)]
 pub struct Association {
+    /// The member of the URL, when sent (400 otherwise).
+    #[schema(required = false)]
     pub user_id: i64,
+    /// Required: the provider (1-32 of a-z, 0-9, _ and -), e.g. google, facebook.
+    #[schema(min_length = 1, max_length = 32, pattern = "^[a-z0-9_-]{1,32}$")]
     pub provider: String,
+    /// `ext_id` (described by `api::user_providers::ext_id_field`); required here.
+    #[schema(schema_with = crate::api::user_providers::ext_id_field, required = true)]
     pub ext_id: String,
+    /// An http(s) URL of the member's profile there; null or empty: none.
+    #[schema(nullable)]
     pub profile_url: Option<String>,
+    /// Shown on the member's profile (default false).
+    #[schema(required = false)]
     pub show_in_profile: bool,
-    /// A JSON object's text.
+    /// A JSON object of at most 4096 bytes (as JSON), or null.
+    // stored as the object's text
+    #[schema(value_type = Option<Object>)]
     pub metadata: Option<String>,
 }
 

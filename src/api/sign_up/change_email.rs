@@ -7,7 +7,8 @@ use serde_json::{Map, Value, json};
 use warp::http::{Method, StatusCode};
 use warp::reply::Response;
 
-use super::{NO_RELAY, mail_key, mails, text, wrong_code};
+use super::bodies::{EmailChange, EmailConfirmation};
+use super::{NO_RELAY, mail_key, mails, wrong_code};
 use crate::api::call::{Call, write};
 use crate::clock::SECOND;
 use crate::db::account_codes::{self, Code, Purpose};
@@ -18,7 +19,6 @@ use crate::http::{empty, json_response};
 use crate::limits::AddrKey;
 use crate::limits::login::LimitKey;
 use crate::model::field::FieldError;
-use crate::model::user::validate_email;
 use crate::token;
 
 /// How long an address-change code works.
@@ -28,9 +28,11 @@ const EMAIL_TTL: i64 = 24 * 3600 * SECOND;
 pub fn endpoints() -> Vec<Endpoint> {
     vec![
         write(Method::PATCH, "/api/v2/user/{id}/change_email/", "changeUserMail", change)
-            .body_limit(super::BODY_LIMIT),
+            .body_limit(super::BODY_LIMIT)
+            .body::<EmailChange>(),
         write(Method::POST, "/api/v2/user/{id}/confirm_email/", "confirmUserChangeMail", confirm)
-            .body_limit(super::BODY_LIMIT),
+            .body_limit(super::BODY_LIMIT)
+            .body::<EmailConfirmation>(),
         crate::api::call::user(
             Method::GET,
             "/api/v2/user/{id}/check_email_token/",
@@ -65,16 +67,8 @@ async fn own_body(
 /// `confirm` of false (skip the mail) is 400: this community proves every address.
 /// Needs the relay (403 without); mails count against `--mail-rate`. 204.
 async fn change(mut call: Call<Principal>) -> Result<Response, ApiError> {
-    let body = own_body(&mut call, &["new_email", "confirm", "send_email"]).await?;
-    if body.get("confirm").is_some_and(|v| v == &Value::Bool(false)) {
-        return Err(ApiError::field(
-            "confirm",
-            "invalid",
-            "A new address is confirmed by mail on this community.",
-        ));
-    }
-    let email = text(&body, "new_email")?;
-    validate_email(&email).map_err(|m| ApiError::field("new_email", "invalid", m))?;
+    let body = own_body(&mut call, EmailChange::FIELDS).await?;
+    let EmailChange { new_email: email, .. } = EmailChange::parse(&body)?;
     let mailer = call.state().mailer.clone().ok_or(ApiError::Refused(NO_RELAY))?;
     let state = call.state().clone();
     let keys = [LimitKey::Addr(AddrKey::of(call.req.client_addr())), mail_key(&email)];
@@ -111,9 +105,9 @@ async fn change(mut call: Call<Principal>) -> Result<Response, ApiError> {
 /// the address becomes the member's (400 `new_email` `unique` if another account took
 /// it meanwhile). 204.
 async fn confirm(mut call: Call<Principal>) -> Result<Response, ApiError> {
-    let body = own_body(&mut call, &["new_email", "validation_code"]).await?;
-    let email = text(&body, "new_email")?;
-    let hash = token::storage_hash(&text(&body, "validation_code")?);
+    let body = own_body(&mut call, EmailConfirmation::FIELDS).await?;
+    let EmailConfirmation { new_email: email, validation_code } = EmailConfirmation::parse(&body)?;
+    let hash = token::storage_hash(&validation_code);
     let state = call.state().clone();
     let keys = [LimitKey::Addr(AddrKey::of(call.req.client_addr()))];
     let slot =

@@ -11,6 +11,7 @@
 //!   (`--mail-rate` an hour); wrong codes count as failed sign-ins per address (the
 //!   login limit). Passwords are hashed off the async workers, as sign-ins are.
 
+mod bodies;
 mod change_email;
 mod mails;
 
@@ -29,8 +30,8 @@ use crate::http::{empty, json_response};
 use crate::limits::AddrKey;
 use crate::limits::login::{LimitKey, Reservation};
 use crate::model::field::FieldError;
-use crate::model::user::{validate_email, validate_username};
 use crate::token::{self, password};
+use bodies::{PasswordReset, Recovery, SignUp, ValidationCode};
 
 /// The largest body these routes read: a few short fields.
 const BODY_LIMIT: usize = 4 * 1024;
@@ -43,9 +44,11 @@ const RECOVER_TTL: i64 = 3600 * SECOND;
 pub fn endpoints() -> Vec<Endpoint> {
     vec![
         anonymous(Method::POST, "/api/v2/account/create/", "accountCreate", create)
-            .body_limit(BODY_LIMIT),
+            .body_limit(BODY_LIMIT)
+            .body::<SignUp>(),
         anonymous(Method::POST, "/api/v2/account/verify/", "accountVerify", verify)
-            .body_limit(BODY_LIMIT),
+            .body_limit(BODY_LIMIT)
+            .body::<ValidationCode>(),
         anonymous(
             Method::POST,
             "/api/v2/account/verify/validation_code/",
@@ -53,11 +56,14 @@ pub fn endpoints() -> Vec<Endpoint> {
             validation_code,
         )
         .read_only()
-        .body_limit(BODY_LIMIT),
+        .body_limit(BODY_LIMIT)
+        .body::<ValidationCode>(),
         anonymous(Method::POST, "/api/v2/account/recover/", "accountRecover", recover)
-            .body_limit(BODY_LIMIT),
+            .body_limit(BODY_LIMIT)
+            .body::<Recovery>(),
         anonymous(Method::POST, "/api/v2/account/reset/", "accountReset", reset)
-            .body_limit(BODY_LIMIT),
+            .body_limit(BODY_LIMIT)
+            .body::<PasswordReset>(),
     ]
     .into_iter()
     .chain(change_email::endpoints())
@@ -125,11 +131,6 @@ fn code_slot(call: &Call<Option<Principal>>) -> Result<Reservation, ApiError> {
     state.login_limiter.reserve(&keys, state.clock.now()).map_err(ApiError::Throttled)
 }
 
-/// The code of a body's `validation_code`, hashed (400 when missing).
-fn code_hash(body: &Map<String, Value>) -> Result<[u8; 32], ApiError> {
-    Ok(token::storage_hash(&text(body, "validation_code")?))
-}
-
 fn wrong_code() -> ApiError {
     ApiError::field("validation_code", "invalid", "The code is wrong, used or expired.")
 }
@@ -140,19 +141,9 @@ fn wrong_code() -> ApiError {
 /// `verify`. An address that already has an account gets a mail that says so instead,
 /// and the answer is the same: the form does not tell who is a member.
 async fn create(mut call: Call<Option<Principal>>) -> Result<Response, ApiError> {
-    let body =
-        body(&mut call, &["username", "email", "password", "invite_code", "promo_code"]).await?;
+    let body = body(&mut call, SignUp::FIELDS).await?;
     let mailer = call.state().mailer.clone().ok_or(ApiError::Refused(NO_RELAY))?;
-    for key in ["invite_code", "promo_code"] {
-        if body.get(key).is_some_and(|v| !v.is_null() && v != "") {
-            return Err(ApiError::field(key, "invalid", "This community has no such codes."));
-        }
-    }
-    let username = text(&body, "username")?;
-    validate_username(&username).map_err(|m| ApiError::field("username", "invalid", m))?;
-    let email = text(&body, "email")?;
-    validate_email(&email).map_err(|m| ApiError::field("email", "invalid", m))?;
-    let pw = new_password(&body)?;
+    let SignUp { username, email, password: pw, .. } = SignUp::parse(&body)?;
     let name = username.clone();
     let taken = call
         .read(move |c, _| Ok::<_, ApiError>(crate::db::users::username_taken(c, &name)?))
@@ -201,8 +192,8 @@ async fn create(mut call: Call<Option<Principal>>) -> Result<Response, ApiError>
 /// approve` instead: `{"user_awaiting_approval": true, "token": null}`. A wrong, used or expired code is 400
 /// on `validation_code` and counts as a failed sign-in of the client.
 async fn verify(mut call: Call<Option<Principal>>) -> Result<Response, ApiError> {
-    let body = body(&mut call, &["validation_code"]).await?;
-    let hash = code_hash(&body)?;
+    let body = body(&mut call, ValidationCode::FIELDS).await?;
+    let hash = token::storage_hash(&ValidationCode::parse(&body)?.validation_code);
     let slot = code_slot(&call)?;
     let state = call.state().clone();
     let (now, ttl) =
@@ -269,8 +260,8 @@ async fn verify(mut call: Call<Option<Principal>>) -> Result<Response, ApiError>
 /// 200 `{"is_valid": bool}` (the kit's `AccountReset` asks before showing its form).
 /// Changes nothing; a wrong code counts as a failed sign-in of the client.
 async fn validation_code(mut call: Call<Option<Principal>>) -> Result<Response, ApiError> {
-    let body = body(&mut call, &["validation_code"]).await?;
-    let hash = code_hash(&body)?;
+    let body = body(&mut call, ValidationCode::FIELDS).await?;
+    let hash = token::storage_hash(&ValidationCode::parse(&body)?.validation_code);
     let slot = code_slot(&call)?;
     let now = call.state().clock.now();
     let valid = call
@@ -289,10 +280,9 @@ async fn validation_code(mut call: Call<Option<Principal>>) -> Result<Response, 
 /// `POST /api/v2/account/recover/`: `{email}`. 204 whatever the address: when a member
 /// has it, a recovery code goes to it by mail (valid one hour; a newer one replaces it).
 async fn recover(mut call: Call<Option<Principal>>) -> Result<Response, ApiError> {
-    let body = body(&mut call, &["email"]).await?;
+    let body = body(&mut call, Recovery::FIELDS).await?;
     let mailer = call.state().mailer.clone().ok_or(ApiError::Refused(NO_RELAY))?;
-    let email = text(&body, "email")?;
-    validate_email(&email).map_err(|m| ApiError::field("email", "invalid", m))?;
+    let Recovery { email } = Recovery::parse(&body)?;
     mail_slot(&call, &email)?.failed();
     let state = call.state().clone();
     let code = token::random_string(16);
@@ -323,9 +313,9 @@ async fn recover(mut call: Call<Option<Principal>>) -> Result<Response, ApiError
 /// password, ends every sign-in it had (OAuth grants, browser sessions) and every open
 /// code; 204. A wrong, used or expired code is 400 on `validation_code`.
 async fn reset(mut call: Call<Option<Principal>>) -> Result<Response, ApiError> {
-    let body = body(&mut call, &["validation_code", "password"]).await?;
-    let hash = code_hash(&body)?;
-    let pw = new_password(&body)?;
+    let body = body(&mut call, PasswordReset::FIELDS).await?;
+    let PasswordReset { validation_code, password: pw } = PasswordReset::parse(&body)?;
+    let hash = token::storage_hash(&validation_code);
     let slot = code_slot(&call)?;
     let state = call.state().clone();
     let now = state.clock.now();

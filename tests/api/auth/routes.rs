@@ -279,6 +279,8 @@ fn staff_only(m: &str, template: &str) -> bool {
         || (m == "GET" && template.ends_with("/flag/"))
         || template.starts_with("/api/v2/tag/")
         || template.starts_with("/api/v2/onboarding/")
+        || template == "/api/v2/sso/signup/"
+        || (m == "POST" && template == "/api/v2/user/{id}/provider/")
 }
 
 fn method(m: &str) -> Method {
