@@ -60,7 +60,7 @@ pub struct CourseInput {
     #[schema(max_items = 1000)]
     pub categories: Option<Vec<i64>>,
     /// `image_original` (described by [`image_field`]).
-    #[schema(rename = "image_original", schema_with = image_field)]
+    #[schema(rename = "image_original", schema_with = image_field, required = false)]
     pub clear_image: bool,
 }
 

@@ -6,7 +6,7 @@ use warp::reply::Response;
 use super::{MemberStatuses, course_json, managed_course, member_statuses, visible_course};
 use crate::api::call::{Call, ca, user, write};
 use crate::api::listing::list_page;
-use crate::api::members::{missing_user, pre_write, required_users, user_list};
+use crate::api::members::{UserIds, missing_user, pre_write, required_users, user_list};
 use crate::db::members::{self, Roster};
 use crate::error::ApiError;
 use crate::http::auth::Principal;
@@ -28,13 +28,16 @@ pub fn endpoints() -> Vec<Endpoint> {
         ca(Method::GET, "/api/v2/course/{id}/status/", "getCourseJoinStatus", get_status),
         user(Method::GET, INVITE, "listCourseInvitedUsers", |c| list(c, Some(JoinStatus::Invited)))
             .paged(),
-        write(Method::POST, INVITE, "inviteCourseUsers", |c| invite_users(c, true)),
-        write(Method::DELETE, INVITE, "withdrawCourseInvitations", |c| invite_users(c, false)),
+        write(Method::POST, INVITE, "inviteCourseUsers", |c| invite_users(c, true))
+            .body::<UserIds>(),
+        write(Method::DELETE, INVITE, "withdrawCourseInvitations", |c| invite_users(c, false))
+            .body::<UserIds>(),
         user(Method::GET, "/api/v2/course/{id}/request_join/", "listCourseJoinRequests", |c| {
             list(c, Some(JoinStatus::Requested))
         })
         .paged(),
-        write(Method::POST, "/api/v2/course/{id}/role/", "changeCourseRoles", set_roles),
+        write(Method::POST, "/api/v2/course/{id}/role/", "changeCourseRoles", set_roles)
+            .body::<Roles>(),
     ]
 }
 
@@ -125,10 +128,7 @@ async fn list(call: Call<Principal>, fixed: Option<JoinStatus>) -> Result<Respon
 async fn invite_users(mut call: Call<Principal>, add: bool) -> Result<Response, ApiError> {
     pre_write(&mut call).await?;
     let (id, now) = (call.id(), call.now);
-    let body = call.object().await?;
-    let mut errors = Vec::new();
-    let users = user_list(&body, "users", &mut errors);
-    drop(body);
+    let (UserIds { users }, errors) = UserIds::parse(&call.object().await?);
     call.write(move |tx, who| {
         managed_course(tx, id, who)?;
         let users = required_users(tx, users, errors, "users")?;
@@ -143,25 +143,53 @@ async fn invite_users(mut call: Call<Principal>, add: bool) -> Result<Response, 
     Ok(empty(StatusCode::NO_CONTENT))
 }
 
-/// The lists of a role body and the status each gives (None: leave the course).
-const ROLES: [(&str, Option<JoinStatus>); 3] = [
-    ("managers", Some(JoinStatus::Manager)),
-    ("joined", Some(JoinStatus::Joined)),
-    ("unjoined", None),
-];
+/// A role body: members who become managers, plain members, or leave. Each list holds
+/// user ids (integers or numeric strings), at most 1000 (400 max_length); a user who is
+/// no member, or the creator, is 400 on that list. Unknown fields are ignored.
+#[derive(Debug, Default, utoipa::ToSchema)]
+#[schema(as = CourseRoles)]
+struct Roles {
+    /// Members who become managers.
+    #[schema(max_items = 1000, nullable = false)]
+    managers: Option<Vec<i64>>,
+    /// Members who become plain members.
+    #[schema(max_items = 1000, nullable = false)]
+    joined: Option<Vec<i64>>,
+    /// Members who leave the course.
+    #[schema(max_items = 1000, nullable = false)]
+    unjoined: Option<Vec<i64>>,
+}
+
+impl Roles {
+    /// Reads the three lists, in this order; every error at once.
+    fn parse(body: &serde_json::Map<String, serde_json::Value>) -> (Roles, Vec<FieldError>) {
+        let mut e = Vec::new();
+        let managers = user_list(body, "managers", &mut e);
+        let joined = user_list(body, "joined", &mut e);
+        let unjoined = user_list(body, "unjoined", &mut e);
+        (Roles { managers, joined, unjoined }, e)
+    }
+
+    /// The lists given, each with its field and the status it gives (None: leave).
+    fn lists(self) -> Vec<(&'static str, Option<JoinStatus>, Vec<i64>)> {
+        [
+            ("managers", Some(JoinStatus::Manager), self.managers),
+            ("joined", Some(JoinStatus::Joined), self.joined),
+            ("unjoined", None, self.unjoined),
+        ]
+        .into_iter()
+        .filter_map(|(field, to, users)| users.map(|u| (field, to, u)))
+        .collect()
+    }
+}
 
 /// `POST /api/v2/course/{id}/role/` `{"managers": [ids], "joined": [ids], "unjoined":
 /// [ids]}`: members become managers, plain members, or leave. 204.
 async fn set_roles(mut call: Call<Principal>) -> Result<Response, ApiError> {
     pre_write(&mut call).await?;
     let (id, now) = (call.id(), call.now);
-    let body = call.object().await?;
-    let mut errors = Vec::new();
-    let lists: Vec<(&'static str, Option<JoinStatus>, Vec<i64>)> = ROLES
-        .into_iter()
-        .filter_map(|(field, to)| user_list(&body, field, &mut errors).map(|u| (field, to, u)))
-        .collect();
-    drop(body);
+    let (roles, errors) = Roles::parse(&call.object().await?);
+    let lists = roles.lists();
     call.write(move |tx, who| {
         managed_course(tx, id, who)?;
         let mut errors = errors;
@@ -215,4 +243,16 @@ async fn set_roles(mut call: Call<Principal>) -> Result<Response, ApiError> {
     })
     .await?;
     Ok(empty(StatusCode::NO_CONTENT))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every documented list of a role body is read.
+    #[test]
+    fn every_documented_role_list_is_read() {
+        let unread = crate::model::field::unread_properties::<Roles>(|m| Roles::parse(m).1);
+        assert!(unread.is_empty(), "{unread:?}");
+    }
 }
