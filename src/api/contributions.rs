@@ -2,6 +2,7 @@
 //! ([`super::contribution_edit`]), soft delete and restore. The four kinds share every handler, parameterised by [`Kind`]; the
 //! endpoints are declared per kind.
 
+use crate::http::body::NoBody;
 use serde_json::{Map, Value};
 use warp::http::{Method, StatusCode};
 use warp::reply::Response;
@@ -110,28 +111,33 @@ pub fn endpoints() -> Vec<Endpoint> {
                 write(Method::POST, n.collection, n.create, move |c| create(kind, c)),
             ),
             ca(Method::GET, n.item, n.get, move |c| read(kind, c)),
-            write(Method::DELETE, n.item, n.delete, move |c| set_deleted(kind, c, true)),
+            write(Method::DELETE, n.item, n.delete, move |c| set_deleted(kind, c, true))
+                .body::<NoBody>(),
             edit_body(
                 kind,
                 write(Method::PUT, n.item, n.edit, move |c| {
                     super::contribution_edit::edit(kind, c)
                 }),
             ),
-            write(Method::POST, n.restore, n.restore_op, move |c| set_deleted(kind, c, false)),
+            write(Method::POST, n.restore, n.restore_op, move |c| set_deleted(kind, c, false))
+                .body::<NoBody>(),
         ]);
         if kind != Kind::Comment {
             all.push(ca(Method::GET, n.related, n.related_op, move |c| related(kind, c)).paged());
         }
     }
-    all.push(write(
-        Method::DELETE,
-        names(Kind::Discussion).restore,
-        "restoreDiscussionByDelete",
-        |c| set_deleted(Kind::Discussion, c, false),
-    ));
-    all.push(write(Method::POST, "/api/v2/comment/{id}/restore", "restoreCommentNoSlash", |c| {
-        set_deleted(Kind::Comment, c, false)
-    }));
+    all.push(
+        write(Method::DELETE, names(Kind::Discussion).restore, "restoreDiscussionByDelete", |c| {
+            set_deleted(Kind::Discussion, c, false)
+        })
+        .body::<NoBody>(),
+    );
+    all.push(
+        write(Method::POST, "/api/v2/comment/{id}/restore", "restoreCommentNoSlash", |c| {
+            set_deleted(Kind::Comment, c, false)
+        })
+        .body::<NoBody>(),
+    );
     all
 }
 

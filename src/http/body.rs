@@ -250,6 +250,27 @@ pub async fn object(
     }
 }
 
+/// The documented body of a route read with [`none`] (`NoBody`): nothing, or `{}`.
+pub struct NoBody;
+
+impl utoipa::PartialSchema for NoBody {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::schema::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::Object)
+            .max_properties(Some(0))
+            .description(Some(
+                "No body: an empty body (any content type) or `{}`. Anything else is 400.",
+            ))
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for NoBody {
+    fn name() -> std::borrow::Cow<'static, str> {
+        "NoBody".into()
+    }
+}
+
 /// For routes that take no body (follow, restore, join, delete): an empty body is
 /// accepted whatever its content type, and so is `{}` (the SDK sends
 /// `Content-Type: application/json` with no body). Anything else is 400.

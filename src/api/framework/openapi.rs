@@ -319,6 +319,33 @@ mod tests {
         );
     }
 
+    /// The request bodies still described by prose (issue 29 item 6): three file
+    /// uploads read part by part (multipart, a file beside text fields), the
+    /// preferences' free-form map, and a moderation whose body is read between
+    /// database checks. Every other body is its parser's type: this list only shrinks.
+    const BODY_IN_PROSE: [&str; 5] = [
+        "addUserAvatar",
+        "moderateContribution",
+        "updatePreferences",
+        "uploadMediaChunk",
+        "uploadPrivateMessageFile",
+    ];
+
+    #[test]
+    fn request_bodies_are_the_parsers_types_but_a_listed_few() {
+        let prose = prose();
+        let mut described: Vec<&str> = prose
+            .iter()
+            .filter(|(_, op)| {
+                let content = op["requestBody"]["content"].as_object();
+                content.into_iter().flatten().any(|(_, c)| c.get("schema").is_some())
+            })
+            .map(|(id, _)| id.as_str())
+            .collect();
+        described.sort_unstable();
+        assert_eq!(described, BODY_IN_PROSE);
+    }
+
     /// A body declared by its parser's type is described by that type alone.
     #[test]
     fn declared_bodies_are_the_parsers_types() {
