@@ -91,8 +91,8 @@ struct SignUp {
     /// JWTs only (or recovers a password by mail).
     #[schema(min_length = 8, max_length = 128, nullable)]
     password: Option<String>,
-    /// `ext_id` (described by [`crate::api::user_providers::ext_id_or_null`]).
-    #[schema(schema_with = crate::api::user_providers::ext_id_or_null)]
+    /// `ext_id` (described by [`crate::model::user_provider::ext_id_or_null`]).
+    #[schema(schema_with = crate::model::user_provider::ext_id_or_null)]
     ext_id: Option<String>,
     /// `role` (described by [`role_field`]): true for "admin".
     #[schema(rename = "role", schema_with = role_field, required = false)]

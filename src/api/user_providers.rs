@@ -89,31 +89,6 @@ fn same_user(body: &Map<String, Value>, id: i64) -> Result<(), ApiError> {
     }
 }
 
-/// An external id's schema: a string or a whole number.
-pub(crate) fn ext_id_field() -> utoipa::openapi::schema::Object {
-    ext_id_schema(false)
-}
-
-/// [`ext_id_field`] where null (none) is taken too.
-pub(crate) fn ext_id_or_null() -> utoipa::openapi::schema::Object {
-    ext_id_schema(true)
-}
-
-fn ext_id_schema(null: bool) -> utoipa::openapi::schema::Object {
-    use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
-    let mut types = vec![Type::String, Type::Integer];
-    if null {
-        types.push(Type::Null);
-    }
-    ObjectBuilder::new()
-        .schema_type(SchemaType::from_iter(types))
-        .description(Some(
-            "The member's id at the integration: a string (trimmed) or a whole number, 1-255 \
-             characters, no control characters; 400 unique when linked to a member already.",
-        ))
-        .build()
-}
-
 /// A body's external id ([`user_provider::ext_id`]); `None` when absent or null.
 pub fn ext_id(body: &Map<String, Value>, field: &str) -> Result<Option<String>, ApiError> {
     match body.get(field) {

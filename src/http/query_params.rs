@@ -161,9 +161,19 @@ macro_rules! query_params {
             }
         }
 
+        $crate::read_fields!($name { $($field: $ty),* });
+    };
+}
+
+/// `read(&Query)` for [`query_params!`] and [`form_fields!`]: each field by its
+/// [`FromQuery`] under its name; a malformed value is 400 on it. (Unused, it is a
+/// warning: a declared query or form that its handler does not read.)
+#[doc(hidden)]
+#[macro_export]
+macro_rules! read_fields {
+    ($name:ident { $($field:ident : $ty:ty),* }) => {
         impl $name {
-            /// Reads the query: a malformed value is 400 on its parameter. (Unused, it is
-            /// a warning: a declared query that its handler does not read.)
+            /// Reads the query or form: a malformed value is 400 on its field.
             pub fn read(
                 q: &$crate::http::query::Query,
             ) -> Result<Self, $crate::error::ApiError> {
@@ -197,19 +207,7 @@ macro_rules! form_fields {
             $( $(#[$fm])* pub $field: $ty, )*
         }
 
-        impl $name {
-            /// Reads the form: a malformed value is 400 on its field.
-            pub fn read(
-                q: &$crate::http::query::Query,
-            ) -> Result<Self, $crate::error::ApiError> {
-                Ok(Self {
-                    $( $field: <$ty as $crate::http::query_params::FromQuery>::from_query(
-                        q,
-                        $crate::http::query_params::wire_name(stringify!($field)),
-                    )?, )*
-                })
-            }
-        }
+        $crate::read_fields!($name { $($field: $ty),* });
     };
 }
 

@@ -72,6 +72,16 @@ pub fn image_schema(description: &str) -> utoipa::openapi::schema::Object {
         .build()
 }
 
+/// The properties `T`'s schema declares (for the tests below).
+#[cfg(test)]
+fn properties<T: utoipa::ToSchema>() -> Vec<String> {
+    let schema = serde_json::to_value(T::schema()).unwrap_or_default();
+    let names: Vec<String> =
+        schema["properties"].as_object().map(|p| p.keys().cloned().collect()).unwrap_or_default();
+    assert!(!names.is_empty(), "{schema}");
+    names
+}
+
 /// For a body type's tests: every property `T`'s schema declares is one that `parse`
 /// reads under that name. A body with each set to an object (which no field takes) must
 /// give an error on each; returns the properties that gave none.
@@ -79,13 +89,22 @@ pub fn image_schema(description: &str) -> utoipa::openapi::schema::Object {
 pub(crate) fn unread_properties<T: utoipa::ToSchema>(
     parse: impl Fn(&serde_json::Map<String, serde_json::Value>) -> Vec<FieldError>,
 ) -> Vec<String> {
-    let schema = serde_json::to_value(T::schema()).unwrap_or_default();
-    let names: Vec<String> =
-        schema["properties"].as_object().map(|p| p.keys().cloned().collect()).unwrap_or_default();
-    assert!(!names.is_empty(), "{schema}");
+    let names = properties::<T>();
     let body = names.iter().map(|n| (n.clone(), serde_json::json!({}))).collect();
     let errors = parse(&body);
     names.into_iter().filter(|n| !errors.iter().any(|e| e.field == *n)).collect()
+}
+
+/// For the tests of a PATCH-able body type: every documented property is read, and none
+/// is required (a PATCH may leave each out; a `bool` field's derive would mark it).
+#[cfg(test)]
+pub(crate) fn assert_patch_body<T: utoipa::ToSchema>(
+    parse: impl Fn(&serde_json::Map<String, serde_json::Value>) -> Vec<FieldError>,
+) {
+    let unread = unread_properties::<T>(parse);
+    assert!(unread.is_empty(), "{unread:?}");
+    let schema = serde_json::to_value(T::schema()).unwrap_or_default();
+    assert_eq!(schema["required"], serde_json::Value::Null, "{schema}");
 }
 
 /// [`unread_properties`] for a parser that stops at its first fault: each property is set
@@ -104,11 +123,7 @@ pub(crate) fn unread_properties_beside<T: utoipa::ToSchema>(
     valid: &serde_json::Map<String, serde_json::Value>,
     parse: impl Fn(&serde_json::Map<String, serde_json::Value>) -> Vec<FieldError>,
 ) -> Vec<String> {
-    let schema = serde_json::to_value(T::schema()).unwrap_or_default();
-    let names: Vec<String> =
-        schema["properties"].as_object().map(|p| p.keys().cloned().collect()).unwrap_or_default();
-    assert!(!names.is_empty(), "{schema}");
-    names
+    properties::<T>()
         .into_iter()
         .filter(|n| {
             let mut body = valid.clone();

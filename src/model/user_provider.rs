@@ -27,8 +27,8 @@ pub struct Association {
     /// Required: the provider (1-32 of a-z, 0-9, _ and -), e.g. google, facebook.
     #[schema(min_length = 1, max_length = 32, pattern = "^[a-z0-9_-]{1,32}$")]
     pub provider: String,
-    /// `ext_id` (described by `api::user_providers::ext_id_field`); required here.
-    #[schema(schema_with = crate::api::user_providers::ext_id_field, required = true)]
+    /// `ext_id` (described by [`ext_id_field`]); required here.
+    #[schema(schema_with = ext_id_field, required = true)]
     pub ext_id: String,
     /// An http(s) URL of the member's profile there; null or empty: none.
     #[schema(nullable)]
@@ -130,4 +130,29 @@ impl UserProviderLine {
             metadata,
         })
     }
+}
+
+/// An external id's schema: a string or a whole number.
+pub fn ext_id_field() -> utoipa::openapi::schema::Object {
+    ext_id_schema(false)
+}
+
+/// [`ext_id_field`] where null (none) is taken too.
+pub fn ext_id_or_null() -> utoipa::openapi::schema::Object {
+    ext_id_schema(true)
+}
+
+fn ext_id_schema(null: bool) -> utoipa::openapi::schema::Object {
+    use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
+    let mut types = vec![Type::String, Type::Integer];
+    if null {
+        types.push(Type::Null);
+    }
+    ObjectBuilder::new()
+        .schema_type(SchemaType::from_iter(types))
+        .description(Some(
+            "The member's id at the integration: a string (trimmed) or a whole number, 1-255 \
+             characters, no control characters; 400 unique when linked to a member already.",
+        ))
+        .build()
 }
