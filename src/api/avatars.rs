@@ -23,13 +23,39 @@ use crate::model::user::DEFAULT_AVATAR;
 /// The upload's form: one file, `avatar`.
 const FORM: upload::Form = upload::Form { file: "avatar", lists: &[] };
 
+/// The body of `POST /api/v2/user/avatar/` (multipart/form-data): one file, no other
+/// field (each other is 400).
+#[derive(utoipa::ToSchema)]
+#[schema(as = AvatarUpload)]
+struct AvatarForm {
+    /// The picture (required): JPEG, PNG, WebP or GIF, at most 10 MiB and 8000x8000
+    /// pixels; kept as a square.
+    #[schema(value_type = String, format = Binary, required = true)]
+    avatar: Option<upload::Upload>,
+}
+
+impl AvatarForm {
+    /// The form's file and its errors: every text field is unknown, no file is required.
+    fn parse(
+        fields: &Map<String, Value>,
+        file: Option<upload::Upload>,
+    ) -> (AvatarForm, Vec<FieldError>) {
+        let mut errors: Vec<FieldError> =
+            fields.keys().map(|k| FieldError::unknown(k.as_str())).collect();
+        if file.is_none() {
+            errors.push(FieldError::new(FORM.file, "required", "No file was submitted."));
+        }
+        (AvatarForm { avatar: file }, errors)
+    }
+}
+
 /// The side of the square kept (one of [`crate::images::SIZES`]).
 const SIDE: u32 = 400;
 
 /// The endpoints of this module.
 pub fn endpoints() -> Vec<Endpoint> {
     vec![
-        write(Method::POST, "/api/v2/user/avatar/", "addUserAvatar", add),
+        write(Method::POST, "/api/v2/user/avatar/", "addUserAvatar", add).body::<AvatarForm>(),
         user(Method::GET, "/api/v2/user/avatar/", "getUserAvatars", list).paged(),
         write(Method::PATCH, "/api/v2/user/avatar/", "setUserPrimaryAvatar", set_primary)
             .body::<AvatarChoice>(),
@@ -48,13 +74,9 @@ async fn add(mut call: Call<Principal>) -> Result<Response, ApiError> {
     let who = call.read(|_, who| Ok::<_, ApiError>(who)).await?;
     call.req.body.authorised(&who);
     let (fields, image) = upload::read(call.take_body(), &call.req.headers, FORM).await?;
-    let mut errors: Vec<FieldError> =
-        fields.keys().map(|k| FieldError::unknown(k.as_str())).collect();
-    if image.is_none() {
-        errors.push(FieldError::new("avatar", "required", "No file was submitted."));
-    }
+    let (AvatarForm { avatar }, mut errors) = AvatarForm::parse(&fields, image);
     let squares =
-        upload::process_image(image, FORM.file, &call.state().body_budget, &mut errors).await?;
+        upload::process_image(avatar, FORM.file, &call.state().body_budget, &mut errors).await?;
     let square = squares.as_ref().and_then(|s| s.squares.iter().find(|q| q.side == SIDE));
     let (Some(squares), Some(square), true) = (&squares, square, errors.is_empty()) else {
         return Err(ApiError::Invalid(errors));

@@ -27,7 +27,8 @@ const FORM: Form = Form { file: "image", lists: &[] };
 /// The endpoints of this module.
 pub fn endpoints() -> Vec<Endpoint> {
     vec![
-        write(Method::POST, "/api/v2/media/upload/chunk/", "uploadMediaChunk", chunk),
+        write(Method::POST, "/api/v2/media/upload/chunk/", "uploadMediaChunk", chunk)
+            .body::<ChunkForm>(),
         write(Method::POST, "/api/v2/media/upload/complete/", "completeMediaUpload", complete)
             .body::<Completion>(),
         ca(Method::GET, "/api/v2/media/{id}/", "getMediaItem", get),
@@ -58,6 +59,30 @@ fn refused(r: Refused) -> ApiError {
     }
 }
 
+/// The body of a chunk (multipart/form-data); where it lies in the file is the
+/// `Content-Range: bytes START-END/TOTAL` header's (none: the whole file).
+#[derive(utoipa::ToSchema)]
+#[schema(as = MediaUploadChunk)]
+struct ChunkForm {
+    /// The chunk's bytes (required); each chunk starts where the ones before end.
+    #[schema(value_type = String, format = Binary)]
+    image: bytes::Bytes,
+    /// The upload, from its first chunk's answer (none: a new upload).
+    upload_id: Option<String>,
+}
+
+impl ChunkForm {
+    fn parse(
+        map: &Map<String, Value>,
+        file: Option<upload::Upload>,
+    ) -> Result<ChunkForm, ApiError> {
+        let image = file.map(|f| f.bytes).ok_or_else(|| {
+            ApiError::Invalid(vec![FieldError::new("image", "required", "No chunk was sent.")])
+        })?;
+        Ok(ChunkForm { image, upload_id: text(map, "upload_id") })
+    }
+}
+
 /// `POST /api/v2/media/upload/chunk/` (write; multipart): `image` holds the chunk,
 /// `upload_id` the upload (none: a new one), `Content-Range: bytes START-END/TOTAL`
 /// where it lies (none: the whole file). Each chunk starts where the ones before end.
@@ -71,13 +96,11 @@ async fn chunk(mut call: Call<Principal>) -> Result<Response, ApiError> {
         .map(|v| v.to_str().unwrap_or("?").to_owned());
     let parsed =
         upload::read(call.take_body(), &call.req.headers, FORM).await.and_then(|(map, file)| {
-            let bytes = file.map(|f| f.bytes).ok_or_else(|| {
-                ApiError::Invalid(vec![FieldError::new("image", "required", "No chunk was sent.")])
-            })?;
-            let range = ChunkRange::parse(range.as_deref(), bytes.len()).ok_or_else(|| {
+            let ChunkForm { image, upload_id } = ChunkForm::parse(&map, file)?;
+            let range = ChunkRange::parse(range.as_deref(), image.len()).ok_or_else(|| {
                 ApiError::field("image", "invalid", "Content-Range does not describe this chunk.")
             })?;
-            Ok((text(&map, "upload_id"), range, bytes))
+            Ok((upload_id, range, image))
         });
     let now = call.now;
     let json = call

@@ -40,7 +40,8 @@ pub fn endpoints() -> Vec<Endpoint> {
         user(Method::GET, "/api/v2/pm/search/", "searchPrivateMessageUsers", search)
             .list::<Recipients>(),
         write(Method::POST, "/api/v2/pm/upload/", "uploadPrivateMessageFile", upload_file)
-            .query::<UploadStep>(),
+            .query::<UploadStep>()
+            .body::<UploadFields>(),
         user(Method::GET, "/api/v2/pm/{id}/", "getPrivateMessage", get_one),
         write(Method::DELETE, "/api/v2/pm/{id}/", "deletePrivateMessage", delete_one),
     ]
@@ -429,11 +430,8 @@ fn refused(e: files::Refused) -> ApiError {
 }
 
 /// An integer field of a form (400 when it is not one).
-fn number<T: std::str::FromStr>(
-    map: &Map<String, Value>,
-    name: &str,
-) -> Result<Option<T>, ApiError> {
-    text(map, name)
+fn number<T: std::str::FromStr>(value: Option<&str>, name: &str) -> Result<Option<T>, ApiError> {
+    value
         .map(|v| v.parse::<T>().map_err(|_| ApiError::field(name, "invalid", "Not a number.")))
         .transpose()
 }
@@ -451,7 +449,7 @@ async fn upload_file(mut call: Call<Principal>) -> Result<Response, ApiError> {
     // what the form says, judged after the caller is (401 before 400, as every route)
     let parsed = upload::read(body, &call.req.headers, Form { file: "file", lists: &[] })
         .await
-        .and_then(|(map, file)| step(done, &map, file.map(|f| f.bytes)));
+        .and_then(|(map, file)| step(done, UploadFields::read(&map, file.map(|f| f.bytes))));
     let (base, now) = (call.base(), call.now);
     let json = call
         .write(move |tx, who| {
@@ -505,6 +503,48 @@ crate::query_params! {
     }
 }
 
+/// The uploader's form (multipart/form-data; text fields trimmed, empty ones absent).
+/// Which fields a step reads is [`step`]'s.
+#[derive(utoipa::ToSchema)]
+#[schema(
+    as = PrivateMessageUpload,
+    description = "The kit's uploader, four steps on one route: with ?done, uuid, filename and totalparts make the chunks whole; with parentuuid, file is that file's thumbnail (an image); with partindex, file is that chunk (uuid from the first chunk's answer); otherwise file is a whole file."
+)]
+struct UploadFields {
+    /// The file, the chunk or the thumbnail (required but with ?done).
+    #[schema(value_type = Option<String>, format = Binary)]
+    file: Option<bytes::Bytes>,
+    /// The upload: from the first chunk's answer (a later chunk, and ?done: required).
+    uuid: Option<String>,
+    /// A thumbnail's file: the uuid of the file it shows.
+    parentuuid: Option<String>,
+    /// A chunk's index, from 0 (the first chunk starts an upload); not a number: 400.
+    #[schema(value_type = Option<i64>)]
+    partindex: Option<String>,
+    /// With ?done: how many chunks there are; not a number: 400.
+    #[schema(value_type = Option<i64>)]
+    totalparts: Option<String>,
+    /// The file's name (default "file").
+    filename: Option<String>,
+    /// An audio or video file's length in seconds; not a number: 400.
+    #[schema(value_type = Option<f64>)]
+    duration: Option<String>,
+}
+
+impl UploadFields {
+    fn read(map: &Map<String, Value>, file: Option<bytes::Bytes>) -> UploadFields {
+        UploadFields {
+            file,
+            uuid: text(map, "uuid"),
+            parentuuid: text(map, "parentuuid"),
+            partindex: text(map, "partindex"),
+            totalparts: text(map, "totalparts"),
+            filename: text(map, "filename"),
+            duration: text(map, "duration"),
+        }
+    }
+}
+
 /// One step of the uploader, as its form says.
 enum Step {
     Whole { filename: String, duration: Option<f64>, bytes: bytes::Bytes },
@@ -515,26 +555,23 @@ enum Step {
 
 /// Reads the step a form asks for (`done`: the query's `?done`; 400 on a field it gets
 /// wrong).
-fn step(
-    done: bool,
-    map: &Map<String, Value>,
-    file: Option<bytes::Bytes>,
-) -> Result<Step, ApiError> {
+fn step(done: bool, f: UploadFields) -> Result<Step, ApiError> {
     let required = |f: &str| ApiError::Invalid(vec![FieldError::required(f)]);
-    let duration: Option<f64> = number(map, "duration")?;
-    let filename = text(map, "filename").unwrap_or_else(|| "file".to_owned());
+    let duration: Option<f64> = number(f.duration.as_deref(), "duration")?;
+    let filename = f.filename.unwrap_or_else(|| "file".to_owned());
     if done {
-        let uuid = text(map, "uuid").ok_or_else(|| required("uuid"))?;
-        return Ok(Step::Done { uuid, filename, parts: number(map, "totalparts")?, duration });
+        let uuid = f.uuid.ok_or_else(|| required("uuid"))?;
+        let parts = number(f.totalparts.as_deref(), "totalparts")?;
+        return Ok(Step::Done { uuid, filename, parts, duration });
     }
-    let bytes = file.ok_or_else(|| required("file"))?;
-    if let Some(parent) = text(map, "parentuuid") {
+    let bytes = f.file.ok_or_else(|| required("file"))?;
+    if let Some(parent) = f.parentuuid {
         if let Err(e) = crate::images::plan(&bytes) {
             return Err(ApiError::field("file", "invalid", e.to_string()));
         }
         return Ok(Step::Thumbnail { parent, bytes });
     }
-    match (number::<i64>(map, "partindex")?, text(map, "uuid")) {
+    match (number::<i64>(f.partindex.as_deref(), "partindex")?, f.uuid) {
         (Some(part), Some(uuid)) => Ok(Step::Chunk { part, uuid: Some(uuid), bytes }),
         (Some(0), None) => Ok(Step::Chunk { part: 0, uuid: None, bytes }),
         (Some(_), None) => Err(required("uuid")),

@@ -76,7 +76,8 @@ pub fn endpoints() -> Vec<Endpoint> {
             "/api/v2/moderation/contribution/{id}/",
             "moderateContribution",
             decide,
-        ),
+        )
+        .body::<Verdict>(),
         user(
             Method::GET,
             "/api/v2/moderation/contribution/{id}/status/",
@@ -319,6 +320,58 @@ async fn moderation_status(call: Call<Principal>) -> Result<Response, ApiError> 
     Ok(ok(&json))
 }
 
+/// The body of a moderation decision. Its fields are judged in this order, between the
+/// database's checks: unknown fields (400), `contribution_type` (the item, 404 when
+/// there is none), `action`, then `moderation_type`.
+#[derive(Debug, utoipa::ToSchema)]
+#[schema(as = ModerationDecision)]
+struct Verdict {
+    /// `contribution_type` (described by [`verdict_kinds`]).
+    #[schema(required = true, schema_with = verdict_kinds)]
+    contribution_type: Option<String>,
+    /// `action` (described by [`actions`]).
+    #[schema(required = true, schema_with = actions)]
+    action: Option<String>,
+    /// The reason, as a flag's flag_type (a number or numeric string); absent or null
+    /// when undoing keeps the one in force.
+    #[schema(value_type = Option<i64>)]
+    moderation_type: Option<Value>,
+}
+
+impl Verdict {
+    /// The fields a decision may carry; any other is 400.
+    const FIELDS: [&'static str; 3] = ["contribution_type", "action", "moderation_type"];
+
+    fn parse(body: &serde_json::Map<String, Value>) -> Result<Verdict, ApiError> {
+        only(body, &Self::FIELDS)?;
+        let text = |k: &str| body.get(k).and_then(Value::as_str).map(str::to_owned);
+        Ok(Verdict {
+            contribution_type: text("contribution_type"),
+            action: text("action"),
+            moderation_type: body.get("moderation_type").cloned(),
+        })
+    }
+}
+
+fn verdict_kinds() -> utoipa::openapi::schema::Object {
+    let mut o = contribution_kinds();
+    o.description = Some(
+        "The kind `{id}` is (required; another word is 400 invalid_choice; no such item: 404)."
+            .into(),
+    );
+    o
+}
+
+fn actions() -> utoipa::openapi::schema::Object {
+    let mut o = crate::http::query_params::one_of(&["delete", "hide", "ignore"]);
+    o.description = Some(
+        "Required; else 400 invalid_choice. The same action again undoes it; another \
+         decision first needs the one in force undone (400)."
+            .into(),
+    );
+    o
+}
+
 /// `PATCH /api/v2/moderation/contribution/{id}/` (staff, write): `{"contribution_type":
 /// ..., "action": "delete"|"hide"|"ignore", "moderation_type": N}`. The same action
 /// again undoes it; another decision first needs the one in force undone (400). The
@@ -330,10 +383,9 @@ async fn decide(mut call: Call<Principal>) -> Result<Response, ApiError> {
     let json = call
         .write(move |tx, who| {
             staff(&who)?;
-            let body = body?;
-            only(&body, &["contribution_type", "action", "moderation_type"])?;
-            let m = target(tx, id, body.get("contribution_type").and_then(Value::as_str))?;
-            let action = match body.get("action").and_then(Value::as_str) {
+            let v = Verdict::parse(&body?)?;
+            let m = target(tx, id, v.contribution_type.as_deref())?;
+            let action = match v.action.as_deref() {
                 Some("delete") => Action::Delete,
                 Some("hide") => Action::Hide,
                 Some("ignore") => Action::Ignore,
@@ -347,7 +399,7 @@ async fn decide(mut call: Call<Principal>) -> Result<Response, ApiError> {
             };
             // undoing needs no reason: the one in force is kept for the notice
             let current = moderation::state(tx, m.pk)?;
-            let why = match (body.get("moderation_type"), current.reason) {
+            let why = match (v.moderation_type.as_ref(), current.reason) {
                 (None | Some(Value::Null), Some(r)) => r,
                 (v, _) => reason(v, "moderation_type")?,
             };
@@ -372,6 +424,20 @@ async fn decide(mut call: Call<Principal>) -> Result<Response, ApiError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A decision documents exactly the fields it takes.
+    #[test]
+    fn a_decision_documents_the_fields_it_takes() {
+        let doc = serde_json::to_value(<Verdict as utoipa::PartialSchema>::schema());
+        let doc = doc.unwrap_or_default();
+        let mut documented: Vec<&str> =
+            doc["properties"].as_object().into_iter().flatten().map(|(k, _)| k.as_str()).collect();
+        documented.sort_unstable();
+        let mut taken = Verdict::FIELDS.to_vec();
+        taken.sort_unstable();
+        assert_eq!(documented, taken);
+        assert_eq!(doc["required"], serde_json::json!(["contribution_type", "action"]));
+    }
 
     /// The documented kinds are the ones `contribution_type` takes.
     #[test]

@@ -28,7 +28,8 @@ pub fn endpoints() -> Vec<Endpoint> {
             .list::<PrefFilters>(),
         public(Method::GET, "/api/v2/dynamic_preference/", "listPreferences", list_prefs)
             .list::<PrefFilters>(),
-        staff(Method::PATCH, "/api/v2/dynamic_preference/", "updatePreferences", patch_prefs),
+        staff(Method::PATCH, "/api/v2/dynamic_preference/", "updatePreferences", patch_prefs)
+            .body::<PrefsPatch>(),
         public(Method::GET, "/api/v2/dynamic_preference/{id}/", "getPreference", get_pref),
     ]
 }
@@ -133,6 +134,42 @@ async fn get_pref(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
 }
 
 /// `PATCH /api/v2/dynamic_preference/` (staff): every key must exist and every value
+/// The body of `PATCH /api/v2/dynamic_preference/`: any subset of the preferences, by
+/// `section.name`, each a value of its type. Its schema lists the preferences hearth
+/// keeps (`db::seed::default_preferences`, the rows every database is seeded and
+/// migrated with, which `patch_prefs` looks its keys up in).
+pub struct PrefsPatch;
+
+impl utoipa::PartialSchema for PrefsPatch {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, Type};
+        let mut o = ObjectBuilder::new().schema_type(Type::Object).description(Some(
+            "Any subset of the preferences, by section.name: each a JSON value of its type \
+             (a boolean preference takes true or false, never text). An unknown key or a \
+             value of another type is 400 on that key; nothing changes then. Answers the \
+             changed preferences.",
+        ));
+        for (section, name, kind, default) in crate::db::seed::default_preferences() {
+            let ty = match kind {
+                crate::model::preference::PrefKind::Boolean => Type::Boolean,
+                crate::model::preference::PrefKind::Integer => Type::Integer,
+                crate::model::preference::PrefKind::String => Type::String,
+            };
+            let property = ObjectBuilder::new()
+                .schema_type(ty)
+                .description(Some(format!("Default {default}.")));
+            o = o.property(format!("{section}.{name}"), property);
+        }
+        o.additional_properties(Some(AdditionalProperties::FreeForm(false))).into()
+    }
+}
+
+impl utoipa::ToSchema for PrefsPatch {
+    fn name() -> std::borrow::Cow<'static, str> {
+        "PreferencesPatch".into()
+    }
+}
+
 /// fit its type, else nothing changes and the 400 names each bad key.
 async fn patch_prefs(mut call: Call<Principal>) -> Result<Response, ApiError> {
     call.before_body().await?;
@@ -180,6 +217,19 @@ async fn patch_prefs(mut call: Call<Principal>) -> Result<Response, ApiError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The documented body names every preference a database is seeded with, by its
+    /// type, and no other key.
+    #[test]
+    fn the_patch_body_lists_the_seeded_preferences() {
+        let doc = serde_json::to_value(<PrefsPatch as utoipa::PartialSchema>::schema());
+        let doc = doc.unwrap_or_default();
+        let rows = crate::db::seed::default_preferences();
+        assert_eq!(doc["properties"].as_object().map(Map::len), Some(rows.len()));
+        let ca = &doc["properties"]["configurations.content_availability"];
+        assert_eq!(ca["type"], "boolean");
+        assert_eq!(doc["additionalProperties"], false);
+    }
 
     #[test]
     fn keys_and_orderings() {
