@@ -302,15 +302,6 @@ impl crate::db::Fault for ApiError {
     }
 }
 
-/// `.recover()` at the top of the router: a rejection only ever means "no route
-/// matched", so it is a 404 in the API's error shape (paths whose id is not an integer
-/// land here too, before any authentication).
-pub async fn handle_rejection(
-    _rejection: warp::Rejection,
-) -> Result<Response, std::convert::Infallible> {
-    Ok(ApiError::NotFound.to_response())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -26,8 +26,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Semaphore, TryAcquireError, watch};
 use tower_service::Service;
 use tracing::Instrument;
-use warp::Filter;
-use warp::http::{HeaderValue, Request};
+use warp::http::{HeaderName, HeaderValue, Request};
 
 use crate::http::PeerAddr;
 use crate::http::body::HeadersDone;
@@ -76,11 +75,14 @@ fn host_rule(req: &Request<Incoming>) -> Result<(), crate::error::ApiError> {
     }
 }
 
+/// The request id's header, named once (a name given as text is parsed at each use).
+const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+
 /// The request id: the client's `X-Request-Id` when it is short and printable, else a
 /// new random one.
 fn request_id(req: &Request<Incoming>) -> HeaderValue {
     req.headers()
-        .get("x-request-id")
+        .get(REQUEST_ID)
         .filter(|v| {
             !v.is_empty() && v.len() <= 128 && v.as_bytes().iter().all(|b| b.is_ascii_graphic())
         })
@@ -196,7 +198,7 @@ fn spawn_event_keys(state: &AppState) -> Option<tokio::task::JoinHandle<()>> {
 /// Serves `listener` until `shutdown` resolves, then stops accepting, lets in-flight
 /// requests finish for up to `config.shutdown_timeout`, and checkpoints the database.
 pub async fn serve_on(listener: TcpListener, state: AppState, shutdown: impl Future<Output = ()>) {
-    let routes = crate::api::routes(state.clone()).recover(crate::error::handle_rejection).boxed();
+    let api = crate::api::service(state.clone());
     let config = Arc::clone(&state.config);
     let cors = Arc::new(Cors::new(config.cors_origins.clone(), crate::api::router().clone()));
     let slots = Arc::new(Semaphore::new(config.max_connections));
@@ -241,7 +243,7 @@ pub async fn serve_on(listener: TcpListener, state: AppState, shutdown: impl Fut
             }
         };
         let _ = stream.set_nodelay(true);
-        let svc = node.wrap(warp::service(routes.clone()));
+        let svc = node.wrap(api.clone());
         let config = Arc::clone(&config);
         let mut stop = stop_rx.clone();
         let open = access::Open::count();
@@ -319,7 +321,7 @@ async fn serve_connection<S>(
         let (method, owner) = (req.method().clone(), AddrKey::of(entry.client()));
         let budget = Arc::clone(&budget);
         req.extensions_mut().insert(PeerAddr(peer));
-        req.extensions_mut().insert(HeadersDone(tokio::time::Instant::now()));
+        req.extensions_mut().insert(HeadersDone(tokio::time::Instant::from_std(entry.began())));
         let span = tracing::info_span!("request", request_id = id.to_str().unwrap_or("-"));
         let host = host_rule(&req);
         let checked = cors.check(req.method(), req.uri().path(), req.headers());
@@ -350,9 +352,10 @@ async fn serve_connection<S>(
             let mut resp = outgoing::account(resp, &method, &budget, owner, || {
                 crate::error::ApiError::Unavailable(crate::error::Unavailable::Memory).to_response()
             });
-            resp.headers_mut().insert("x-request-id", id);
-            entry.finish(&resp);
-            act.idle_since.store(millis_since(start), Ordering::Release);
+            resp.headers_mut().insert(REQUEST_ID, id);
+            let done = entry.finish(&resp);
+            let idle_since = done.saturating_duration_since(start).as_millis();
+            act.idle_since.store(i64::try_from(idle_since).unwrap_or(i64::MAX), Ordering::Release);
             act.reading_since.store(-1, Ordering::Release);
             act.served.fetch_add(1, Ordering::AcqRel);
             act.in_flight.fetch_sub(1, Ordering::AcqRel);

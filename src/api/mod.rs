@@ -52,7 +52,6 @@ pub mod user_settings;
 pub mod users;
 pub mod votes;
 
-use crate::http::Route;
 use crate::http::route::{Endpoint, Router};
 use crate::state::AppState;
 
@@ -119,8 +118,8 @@ pub fn router() -> &'static Router {
     ROUTER.get_or_init(|| Router::new(endpoints()))
 }
 
-/// Every route hearth serves (the live socket's upgrade, `GET /ws/notify`, is taken
-/// before them, by `server.rs`: see [`live`]).
-pub fn routes(state: AppState) -> Route {
-    router().filter(state)
+/// The service of every endpoint hearth serves (the live socket's upgrade,
+/// `GET /ws/notify`, is taken before it, by `server.rs`: see [`live`]).
+pub fn service(state: AppState) -> crate::http::service::Api {
+    crate::http::service::Api::new(router(), state)
 }

@@ -4,12 +4,11 @@
 //! headers), a minimum rate once a body has had a second to start, and the shared
 //! memory budget with each client address's share of it.
 
-use std::pin::Pin;
-
-use bytes::{Buf, Bytes, BytesMut};
-use futures_util::{FutureExt, Stream, StreamExt};
+use bytes::{Bytes, BytesMut};
+use futures_util::FutureExt;
+use http_body_util::BodyExt as _;
+use hyper::body::Incoming;
 use serde::de::DeserializeOwned;
-use warp::Filter;
 use warp::http::HeaderMap;
 use warp::http::header::{CONTENT_LENGTH, CONTENT_TYPE};
 
@@ -28,7 +27,29 @@ pub const MULTIPART_LIMIT: usize = 12 * 1024 * 1024;
 /// an anonymous client cannot reserve more of the memory budget than that needs.
 pub const FORM_LIMIT: usize = 16 * 1024;
 
-type Chunks = Pin<Box<dyn Stream<Item = Result<Bytes, warp::Error>> + Send>>;
+/// Where a body's bytes come from: the connection, or nowhere.
+enum Chunks {
+    Empty,
+    Incoming(Incoming),
+}
+
+impl Chunks {
+    /// The next chunk of data (trailers are skipped), `None` at the end.
+    async fn next(&mut self) -> Option<Result<Bytes, hyper::Error>> {
+        let Chunks::Incoming(body) = self else {
+            return None;
+        };
+        loop {
+            match body.frame().await? {
+                Ok(frame) => match frame.into_data() {
+                    Ok(data) => return Some(Ok(data)),
+                    Err(_trailers) => {}
+                },
+                Err(e) => return Some(Err(e)),
+            }
+        }
+    }
+}
 
 /// When the request's headers were complete (put in the request extensions by the
 /// server): the body timeout counts from here.
@@ -87,37 +108,28 @@ impl std::ops::Deref for Held {
     }
 }
 
-/// The body filter: never rejects.
-pub fn stream(
-    budget: Budget,
-    timeout: std::time::Duration,
-    min_rate: u64,
-) -> impl Filter<Extract = (Body,), Error = std::convert::Infallible> + Clone {
-    warp::ext::optional::<HeadersDone>()
-        .and(warp::body::stream().map(|s| Some(boxed(s))).or(warp::any().map(|| None)).unify())
-        .map(move |done: Option<HeadersDone>, chunks: Option<Chunks>| {
-            let start = done.map_or_else(tokio::time::Instant::now, |d| d.0);
-            Body {
-                chunks: std::sync::Mutex::new(
-                    chunks.unwrap_or_else(|| Box::pin(futures_util::stream::empty())),
-                ),
-                budget: Some(budget.clone()),
-                deadline: Some(start + timeout),
-                rate: (min_rate > 0).then_some((start, min_rate)),
-                unlocked: false,
-                cap: usize::MAX,
-                owner: None,
-                meter: None,
-            }
-        })
-}
-
-fn boxed<S, B>(s: S) -> Chunks
-where
-    S: Stream<Item = Result<B, warp::Error>> + Send + 'static,
-    B: Buf,
-{
-    Box::pin(s.map(|r| r.map(|mut b| b.copy_to_bytes(b.remaining()))))
+impl Body {
+    /// The body of a request whose headers were complete at `headers_done`, not yet
+    /// read, with the server's limits (SPEC §3).
+    pub fn incoming(
+        body: Incoming,
+        headers_done: Option<tokio::time::Instant>,
+        budget: &Budget,
+        timeout: std::time::Duration,
+        min_rate: u64,
+    ) -> Body {
+        let start = headers_done.unwrap_or_else(tokio::time::Instant::now);
+        Body {
+            chunks: std::sync::Mutex::new(Chunks::Incoming(body)),
+            budget: Some(budget.clone()),
+            deadline: Some(start + timeout),
+            rate: (min_rate > 0).then_some((start, min_rate)),
+            unlocked: false,
+            cap: usize::MAX,
+            owner: None,
+            meter: None,
+        }
+    }
 }
 
 impl Body {
@@ -290,7 +302,7 @@ impl Body {
     /// A body with nothing in it (what is left after a handler took the real one).
     pub fn empty() -> Body {
         Body {
-            chunks: std::sync::Mutex::new(Box::pin(futures_util::stream::empty())),
+            chunks: std::sync::Mutex::new(Chunks::Empty),
             budget: None,
             deadline: None,
             rate: None,

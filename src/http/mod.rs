@@ -1,5 +1,6 @@
-//! warp plumbing only: the request context every handler receives, body limits, query
-//! parsing, pagination, bearer credentials, static files. No SQL here.
+//! HTTP plumbing only: the request context every handler receives, the router as
+//! hyper's service, body limits, query parsing, pagination, bearer credentials, static
+//! files. No SQL here.
 
 pub mod auth;
 pub mod body;
@@ -9,21 +10,17 @@ pub mod pagination;
 pub mod query;
 pub mod query_params;
 pub mod route;
+pub mod service;
 pub mod statics;
 
 use std::net::SocketAddr;
 
 use serde::Serialize;
-use warp::Filter;
-use warp::filters::BoxedFilter;
 use warp::http::{HeaderMap, Method, StatusCode};
 use warp::reply::Response;
 
 pub use crate::reply::{JSON, bytes_response, empty};
 use crate::state::AppState;
-
-/// Every route is boxed to this one type (STYLE rule 3).
-pub type Route = BoxedFilter<(Response,)>;
 
 /// The peer address of the TCP connection, put in the request extensions by the server.
 #[derive(Debug, Clone, Copy)]
@@ -71,6 +68,10 @@ impl Req {
     }
 }
 
+/// `X-Forwarded-For`, named once (a name given as text is parsed at each use).
+pub const X_FORWARDED_FOR: warp::http::HeaderName =
+    warp::http::HeaderName::from_static("x-forwarded-for");
+
 /// The client's address of a request ([`Req::client_addr`]).
 pub fn client_addr(
     state: &AppState,
@@ -78,43 +79,39 @@ pub fn client_addr(
     headers: &HeaderMap,
 ) -> std::net::IpAddr {
     let peer = peer.map_or(std::net::IpAddr::from([0, 0, 0, 0]), |p| p.ip());
-    let forwarded = headers.get_all("x-forwarded-for").into_iter().filter_map(|v| v.to_str().ok());
+    let forwarded = headers.get_all(X_FORWARDED_FOR).into_iter().filter_map(|v| v.to_str().ok());
     state.config.client_addr(peer, forwarded)
 }
 
-/// The request context filter.
-pub fn request(
-    state: AppState,
-) -> impl Filter<Extract = (Req,), Error = std::convert::Infallible> + Clone {
-    let body = body::stream(
-        state.body_budget.clone(),
-        state.config.body_timeout,
-        state.config.min_body_rate,
-    );
-    warp::any()
-        .map(move || state.clone())
-        .and(warp::method())
-        .and(warp::path::full())
-        .and(warp::query::raw().or(warp::any().map(String::new)).unify())
-        .and(warp::header::headers_cloned())
-        .and(warp::ext::optional::<PeerAddr>())
-        .and(body)
-        .map(
-            |state,
-             method,
-             path: warp::path::FullPath,
-             query,
-             headers,
-             peer: Option<PeerAddr>,
-             mut body: body::Body| {
-                let peer = peer.map(|p| p.0);
-                if !body::declares_none(&headers) {
-                    // whose share of the memory budget the body counts in
-                    body.owned_by(crate::limits::AddrKey::of(client_addr(&state, peer, &headers)));
-                }
-                Req { state, method, path: path.as_str().to_owned(), query, headers, peer, body }
-            },
-        )
+impl Req {
+    /// The context of `req` for its handler: its parts moved, not copied, and its body
+    /// not yet read ([`body::Body::incoming`], with the server's limits).
+    pub fn new(state: AppState, req: warp::http::Request<hyper::body::Incoming>) -> Req {
+        let (parts, incoming) = req.into_parts();
+        let peer = parts.extensions.get::<PeerAddr>().map(|p| p.0);
+        let done = parts.extensions.get::<body::HeadersDone>().map(|d| d.0);
+        let config = &state.config;
+        let mut body = body::Body::incoming(
+            incoming,
+            done,
+            &state.body_budget,
+            config.body_timeout,
+            config.min_body_rate,
+        );
+        if !body::declares_none(&parts.headers) {
+            // whose share of the memory budget the body counts in
+            body.owned_by(crate::limits::AddrKey::of(client_addr(&state, peer, &parts.headers)));
+        }
+        Req {
+            method: parts.method,
+            path: parts.uri.path().to_owned(),
+            query: parts.uri.query().unwrap_or_default().to_owned(),
+            headers: parts.headers,
+            peer,
+            body,
+            state,
+        }
+    }
 }
 
 /// A JSON response.

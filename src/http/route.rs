@@ -15,11 +15,10 @@ use std::future::Future;
 use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
-use warp::Filter;
 pub use warp::http::Method;
 use warp::reply::Response;
 
-use super::{Req, Route, request};
+use super::Req;
 use crate::state::AppState;
 
 /// Who may call an endpoint (SPEC §5's "auth" column).
@@ -129,7 +128,15 @@ impl Endpoint {
             query: Vec::new(),
             body: None,
             segments: parse_template(path),
-            handler: Arc::new(move |req, params| Box::pin(handler(req, params))),
+            // the response names its endpoint (the access line's and metrics' route)
+            handler: Arc::new(move |req, params| {
+                let handled = handler(req, params);
+                Box::pin(async move {
+                    let mut resp = handled.await;
+                    resp.extensions_mut().insert(Matched { path, operation_id });
+                    resp
+                })
+            }),
         }
     }
 
@@ -413,46 +420,34 @@ impl Router {
         }
     }
 
-    /// The warp filter serving every endpoint; a path no template matches is rejected
-    /// as not found (answered by `error::handle_rejection`) before anything else about
-    /// the request is looked at.
+    /// Serves `req`: the endpoint its method and path pick, given the handler's
+    /// [`Req`]; a path no template matches is 404 and a method the path does not serve
+    /// 405, before anything else about the request is looked at.
     /// The router is the process's (`&'static`): a request holds its endpoint by
     /// reference, not by a clone of an `Arc` that every core would write (issue 34).
-    pub fn filter(&'static self, state: AppState) -> Route {
-        warp::method()
-            .and(warp::path::full())
-            .and_then(move |method: Method, path: warp::path::FullPath| {
-                let found = match self.find(&method, path.as_str()) {
-                    Found::Endpoint(e, params) => Ok(Dispatch::To(e, params)),
-                    Found::MethodNotAllowed(allow) => Ok(Dispatch::NotAllowed(allow)),
-                    Found::NotFound => Err(warp::reject::not_found()),
-                };
-                async move { found }
-            })
-            .and(request(state))
-            .then(|dispatch: Dispatch, mut req: Req| async move {
-                match dispatch {
-                    Dispatch::To(e, params) => {
-                        if let Some(limit) = e.body_limit {
-                            req.body.cap(limit);
-                        }
-                        let matched = Matched { path: e.path, operation_id: e.operation_id };
-                        let mut resp = (e.handler)(req, params).await;
-                        resp.extensions_mut().insert(matched);
-                        resp
-                    }
-                    Dispatch::NotAllowed(allow) => {
-                        crate::error::ApiError::MethodNotAllowed(allow).to_response()
-                    }
-                }
-            })
-            .boxed()
+    pub fn serve(
+        &'static self,
+        state: &AppState,
+        req: warp::http::Request<hyper::body::Incoming>,
+    ) -> BoxFuture<'static, Response> {
+        let (e, params) = match self.find(req.method(), req.uri().path()) {
+            Found::Endpoint(e, params) => (e, params),
+            Found::MethodNotAllowed(allow) => {
+                let resp = crate::error::ApiError::MethodNotAllowed(allow).to_response();
+                return Box::pin(std::future::ready(resp));
+            }
+            Found::NotFound => {
+                return Box::pin(std::future::ready(
+                    crate::error::ApiError::NotFound.to_response(),
+                ));
+            }
+        };
+        let mut req = Req::new(state.clone(), req);
+        if let Some(limit) = e.body_limit {
+            req.body.cap(limit);
+        }
+        (e.handler)(req, params)
     }
-}
-
-enum Dispatch {
-    To(&'static Endpoint, Params),
-    NotAllowed(String),
 }
 
 fn allow_list(methods: &[&Method]) -> String {

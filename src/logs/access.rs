@@ -82,12 +82,16 @@ fn render(out: &mut String, format: LogFormat, f: &Fields<'_>, at: Timestamp) {
 }
 
 fn text(out: &mut String, time: &str, f: &Fields<'_>) -> std::fmt::Result {
-    write!(
-        out,
-        "{time}  INFO hearth::access: request request_id={:?} method={} route={:?} path={:?} \
-         status={} duration_ms={:?} client={}",
-        f.request_id, f.method, f.route, f.path, f.status, f.duration_ms, f.client
-    )?;
+    out.push_str(time);
+    out.push_str("  INFO hearth::access: request request_id=");
+    debug_str(out, f.request_id)?;
+    out.push_str(" method=");
+    out.push_str(f.method);
+    out.push_str(" route=");
+    debug_str(out, f.route)?;
+    out.push_str(" path=");
+    debug_str(out, f.path)?;
+    write!(out, " status={} duration_ms={:?} client={}", f.status, f.duration_ms, f.client)?;
     if let Some(id) = f.user_id {
         write!(out, " user_id={id}")?;
     }
@@ -95,21 +99,26 @@ fn text(out: &mut String, time: &str, f: &Fields<'_>) -> std::fmt::Result {
         write!(out, " bytes={n}")?;
     }
     if let Some(ua) = f.user_agent {
-        write!(out, " user_agent={ua:?}")?;
+        out.push_str(" user_agent=");
+        debug_str(out, ua)?;
     }
     Ok(())
 }
 
 fn json(out: &mut String, time: &str, f: &Fields<'_>) -> std::fmt::Result {
-    let s = |v: &str| serde_json::to_string(v).unwrap_or_else(|_| "\"\"".to_owned());
+    out.push_str("{\"timestamp\":\"");
+    out.push_str(time);
+    out.push_str("\",\"level\":\"INFO\",\"message\":\"request\",\"request_id\":");
+    json_str(out, f.request_id);
+    out.push_str(",\"method\":");
+    json_str(out, f.method);
+    out.push_str(",\"route\":");
+    json_str(out, f.route);
+    out.push_str(",\"path\":");
+    json_str(out, f.path);
     write!(
         out,
-        "{{\"timestamp\":\"{time}\",\"level\":\"INFO\",\"message\":\"request\",\"request_id\":{},\
-         \"method\":{},\"route\":{},\"path\":{},\"status\":{},\"duration_ms\":{},\"client\":\"{}\"",
-        s(f.request_id),
-        s(f.method),
-        s(f.route),
-        s(f.path),
+        ",\"status\":{},\"duration_ms\":{},\"client\":\"{}\"",
         f.status,
         serde_json::to_string(&f.duration_ms).unwrap_or_else(|_| "null".to_owned()),
         f.client
@@ -121,10 +130,39 @@ fn json(out: &mut String, time: &str, f: &Fields<'_>) -> std::fmt::Result {
         write!(out, ",\"bytes\":{n}")?;
     }
     if let Some(ua) = f.user_agent {
-        write!(out, ",\"user_agent\":{}", s(ua))?;
+        out.push_str(",\"user_agent\":");
+        json_str(out, ua);
     }
     out.push_str(",\"target\":\"hearth::access\"}");
     Ok(())
+}
+
+/// Whether `s` is printable ASCII that neither Rust's `{:?}` nor JSON escapes: then
+/// both quote it as it is, without a formatter (most paths, ids and user agents).
+fn plain(s: &str) -> bool {
+    s.bytes().all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\')
+}
+
+/// `s` as `{:?}` writes it.
+fn debug_str(out: &mut String, s: &str) -> std::fmt::Result {
+    if plain(s) {
+        out.push('"');
+        out.push_str(s);
+        out.push('"');
+        return Ok(());
+    }
+    write!(out, "{s:?}")
+}
+
+/// `s` as a JSON string.
+fn json_str(out: &mut String, s: &str) {
+    if plain(s) {
+        out.push('"');
+        out.push_str(s);
+        out.push('"');
+        return;
+    }
+    out.push_str(&serde_json::to_string(s).unwrap_or_else(|_| "\"\"".to_owned()));
 }
 
 /// The same line through `tracing` (where [`write`] does not apply).

@@ -23,7 +23,7 @@ use warp::reply::Response;
 /// once instead of passing a request back and forth.
 pub const HOP: &str = "x-hearth-forwarded-by";
 /// The primary's position after a request (SPEC §9).
-pub const POSITION: &str = "x-hearth-position";
+pub const POSITION: HeaderName = HeaderName::from_static("x-hearth-position");
 /// How long the primary gets to connect.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 /// How long the primary gets to start answering a forwarded request.

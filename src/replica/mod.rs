@@ -34,7 +34,7 @@ use std::task::{Context, Poll};
 use futures_util::future::BoxFuture;
 use hyper::body::Incoming;
 use tower_service::Service;
-use warp::http::{HeaderMap, HeaderValue, Method, Request, StatusCode, header};
+use warp::http::{HeaderMap, HeaderName, HeaderValue, Method, Request, StatusCode, header};
 use warp::reply::Response;
 
 use crate::http::PeerAddr;
@@ -43,7 +43,7 @@ use crate::role::{ReplicaStatus, Role};
 use crate::state::AppState;
 
 /// The header naming who answered.
-pub const ROLE: &str = "x-hearth-role";
+pub const ROLE: HeaderName = HeaderName::from_static("x-hearth-role");
 
 /// What every connection's service shares.
 struct Shared {

@@ -41,8 +41,11 @@ impl Access {
         peer: SocketAddr,
         config: &Config,
     ) -> Access {
-        let forwarded =
-            req.headers().get_all("x-forwarded-for").into_iter().filter_map(|v| v.to_str().ok());
+        let forwarded = req
+            .headers()
+            .get_all(crate::http::X_FORWARDED_FOR)
+            .into_iter()
+            .filter_map(|v| v.to_str().ok());
         Access {
             id,
             method: req.method().clone(),
@@ -53,14 +56,20 @@ impl Access {
         }
     }
 
-    /// Logs and counts the answered request.
     /// The client address (SPEC §4's rules), as the line logs it.
     pub(super) fn client(&self) -> IpAddr {
         self.client
     }
 
-    pub(super) fn finish<B: hyper::body::Body>(self, resp: &warp::http::Response<B>) {
-        let took = self.began.elapsed();
+    /// When the request arrived.
+    pub(super) fn began(&self) -> Instant {
+        self.began
+    }
+
+    /// Logs and counts the answered request; answers when that was.
+    pub(super) fn finish<B: hyper::body::Body>(self, resp: &warp::http::Response<B>) -> Instant {
+        let now = crate::clock::instant();
+        let took = now.saturating_duration_since(self.began);
         let route = resp.extensions().get::<Matched>().map_or(telemetry::UNMATCHED, |m| m.path);
         let status = resp.status().as_u16();
         telemetry::http_request(route, telemetry::method_label(self.method.as_str()), status, took);
@@ -83,6 +92,7 @@ impl Access {
         if !crate::logs::access::write(&line, crate::clock::wall()) {
             crate::logs::access::emit(&line);
         }
+        now
     }
 }
 
