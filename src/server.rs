@@ -11,6 +11,7 @@ mod memory;
 pub mod metrics;
 mod outgoing;
 mod socket;
+mod watchdog;
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -333,8 +334,10 @@ async fn serve_connection<S>(
             (Ok(()), _, Some(up)) => Next::Upgrade(up),
             (Ok(()), Checked::Answer(r), None) => Next::Answer(r),
             (Ok(()), Checked::Pass(finish), None) => {
-                let routed =
-                    svc.lock().unwrap_or_else(std::sync::PoisonError::into_inner).call(req);
+                // the handler starts here (authentication included): inside the span
+                let routed = span.in_scope(|| {
+                    svc.lock().unwrap_or_else(std::sync::PoisonError::into_inner).call(req)
+                });
                 Next::Route(routed.instrument(span), finish)
             }
         };
@@ -392,15 +395,19 @@ async fn serve_connection<S>(
     if stopping {
         conn.as_mut().graceful_shutdown();
     }
+    let stop_signal = stop.changed();
+    tokio::pin!(stop_signal);
+    let watch = watchdog::Watch::new();
     loop {
-        tokio::select! {
-            r = conn.as_mut() => {
+        let signal = (!stopping).then_some(stop_signal.as_mut());
+        match watch.next(conn.as_mut(), &mut tick, signal).await {
+            watchdog::Event::Done(r) => {
                 if let Err(e) = r {
                     tracing::debug!(error = %e, %peer, "connection ended with an error");
                 }
                 return;
             }
-            _ = tick.tick() => {
+            watchdog::Event::Tick => {
                 if activity.in_flight.load(Ordering::Acquire) > 0 {
                     continue;
                 }
@@ -417,7 +424,7 @@ async fn serve_connection<S>(
                     return;
                 }
             }
-            _ = stop.changed(), if !stopping => {
+            watchdog::Event::Stop => {
                 stopping = true;
                 conn.as_mut().graceful_shutdown();
             }
