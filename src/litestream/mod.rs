@@ -213,6 +213,20 @@ pub fn ltx_dir(db: &Path) -> PathBuf {
     metadata_dir(db).join("ltx").join("0")
 }
 
+/// Whether the Litestream that ran this hearth (`under`) has exited: this process
+/// has another parent now. Logged once, by the caller's first `true`.
+fn gone(under: Under) -> bool {
+    let Under::Child(parent) = under else { return false };
+    if std::os::unix::process::parent_id() == parent {
+        return false;
+    }
+    tracing::error!(
+        litestream_pid = parent,
+        "Litestream, which ran this hearth (-exec), is gone: nothing replicates new writes, so writes are refused until both are restarted"
+    );
+    true
+}
+
 /// Watches the replication of `db` (read from `source`) until the task is dropped,
 /// refusing writes (through `db`'s write gate) when the oldest commit the replica
 /// lacks is older than `limit` (zero: never), or for good once the parent Litestream
@@ -244,16 +258,7 @@ pub async fn watch(db: Db, under: Under, limit: Duration, source: Source) {
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tick.tick().await;
-        if let Under::Child(parent) = under
-            && !orphaned
-            && std::os::unix::process::parent_id() != parent
-        {
-            orphaned = true;
-            tracing::error!(
-                litestream_pid = parent,
-                "Litestream, which ran this hearth (-exec), is gone: nothing replicates new writes, so writes are refused until both are restarted"
-            );
-        }
+        orphaned = orphaned || gone(under);
         let (t, path, r) = (std::mem::take(&mut tail), wal_path.clone(), Arc::clone(&replicated));
         let looked = tokio::task::spawn_blocking(move || {
             let mut t = t;
@@ -271,6 +276,9 @@ pub async fn watch(db: Db, under: Under, limit: Duration, source: Source) {
             tracing::debug!(error = %e, "reading the WAL failed");
             None
         });
+        // looked at again after the WAL: a look that took long (a loaded disk) must not
+        // release writes that Litestream's death, meanwhile, holds for good
+        orphaned = orphaned || gone(under);
         let behind = lag.look(committed, copied, crate::clock::instant());
         let over = !limit.is_zero() && behind > limit;
         let held = over || orphaned;
