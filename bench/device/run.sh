@@ -131,7 +131,15 @@ FLOOR_BIN="$carry/floor" HEARTH_BINS="before=$carry/hearth-before after=$carry/h
 log "scale: done"
 
 # --- 2. bench/harness.py: both builds per configuration, alternating which goes first ----------
-n=0
+# DEVBENCH_FIRST=after starts the first configuration with hearth-after: a second sitting
+# with it counterbalances the first (in both sittings of 2026-11-28 the build that ran
+# second at one core wrote ~20% slower, which alternation on the dev VM did not show:
+# docs/performance.md, issue 34)
+case "${DEVBENCH_FIRST:-before}" in
+  before) n=0 ;;
+  after) n=1 ;;
+  *) log "DEVBENCH_FIRST is before or after, not ${DEVBENCH_FIRST}"; exit 1 ;;
+esac
 for cfg in "${CONFIGS[@]}"; do
   IFS=: read -r sc wc t c <<<"$cfg"
   order=(before after); [ $((n % 2)) = 1 ] && order=(after before)
