@@ -22,6 +22,10 @@ use crate::model::category::{Category, CategoryJson};
 pub fn endpoints() -> Vec<Endpoint> {
     vec![
         ca(Method::GET, "/api/v2/category/", "listCategories", list).list::<CategoryFilters>(),
+        // api-services' `searchCategory` (the editor's #hashtag typeahead asks it): the
+        // same list, filters and pages under the name the hosted platform gives it
+        ca(Method::GET, "/api/v2/category/search/", "searchCategories", list)
+            .list::<CategoryFilters>(),
         ca(Method::GET, "/api/v2/category/popular/", "listPopularCategories", popular).paged(),
         ca(Method::GET, "/api/v2/category/{id}/", "getCategory", get),
         ca(Method::GET, "/api/v2/category/{id}/followers/", "listCategoryFollowers", followers)
@@ -99,8 +103,9 @@ crate::query_params! {
     }
 }
 
-/// `GET /api/v2/category/` (CA): live categories by `order` then id; `search`
-/// (case-insensitive substring of the name) and `active` (boolean) filter.
+/// `GET /api/v2/category/` and `GET /api/v2/category/search/` (CA): live categories by
+/// `order` then id; `search` (case-insensitive substring of the name) and `active`
+/// (boolean) filter.
 async fn list(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
     let base = call.base();
     list_page(&call, move |c, who, q| {

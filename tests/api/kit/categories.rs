@@ -92,21 +92,29 @@ async fn the_category_list_filters_orders_and_pages() {
             r#"UPDATE category SET "order" = 2 WHERE id = {a}; UPDATE category SET "order" = 1 WHERE id = {b}; UPDATE category SET active = 0 WHERE id = {c}"#
         ),
     );
-    let v = s.get("/api/v2/category/", None).await.json();
-    assert_eq!((ids(&v), v["count"].as_i64()), (vec![c, b, a], Some(3)), "by order, then id");
-    assert_eq!(ids(&s.get("/api/v2/category/?active=true", None).await.json()), [b, a]);
-    assert_eq!(ids(&s.get("/api/v2/category/?active=0", None).await.json()), [c]);
-    assert_eq!(ids(&s.get("/api/v2/category/?search=ÄR", None).await.json()), [b]);
-    assert_eq!(ids(&s.get("/api/v2/category/?search=e", None).await.json()), [c, b, a]);
-    assert_eq!(
-        ids(&s.get("/api/v2/category/?search=e&active=true&limit=1&offset=1", None).await.json()),
-        [a]
-    );
-    s.get("/api/v2/category/?active=maybe", None).await.assert_field_error("active", "invalid");
-    s.get("/api/v2/category/?limit=0", None).await.assert_field_error("limit", "invalid");
+    // the list, and the same under api-services' `searchCategory` (the editor's hashtags)
+    for list in ["/api/v2/category/", "/api/v2/category/search/"] {
+        let get = |q: &str| {
+            let path = format!("{list}{q}");
+            let s = &s;
+            async move { s.get(&path, None).await }
+        };
+        let v = get("").await.json();
+        assert_eq!((ids(&v), v["count"].as_i64()), (vec![c, b, a], Some(3)), "{list}");
+        assert_eq!(ids(&get("?active=true").await.json()), [b, a], "{list}");
+        assert_eq!(ids(&get("?active=0").await.json()), [c], "{list}");
+        assert_eq!(ids(&get("?search=ÄR").await.json()), [b], "{list}");
+        assert_eq!(ids(&get("?search=e").await.json()), [c, b, a], "{list}");
+        let page = get("?search=e&active=true&limit=1&offset=1").await.json();
+        assert_eq!((ids(&page), page["count"].as_i64()), (vec![a], Some(2)), "{list}");
+        assert!(page["previous"].is_string() && page["next"].is_null(), "{list}: {page}");
+        get("?active=maybe").await.assert_field_error("active", "invalid");
+        get("?limit=0").await.assert_field_error("limit", "invalid");
+    }
     // a deleted category is in no list and 404
     set(&s, &format!("UPDATE category SET deleted = 1 WHERE id = {a}"));
     assert_eq!(ids(&s.get("/api/v2/category/", None).await.json()), [c, b]);
+    assert_eq!(ids(&s.get("/api/v2/category/search/?search=e", None).await.json()), [c, b]);
     for path in [
         format!("/api/v2/category/{a}/"),
         "/api/v2/category/999/".into(),
@@ -120,6 +128,7 @@ async fn the_category_list_filters_orders_and_pages() {
     s.set_pref("configurations", "content_availability", json!(false));
     for path in [
         "/api/v2/category/",
+        "/api/v2/category/search/",
         "/api/v2/category/popular/",
         &format!("/api/v2/category/{b}/"),
         &format!("/api/v2/user/{}/categories/", w.bob),
