@@ -170,7 +170,7 @@ async fn create(kind: Kind, mut call: Call<Principal>) -> Result<Response, ApiEr
     // write lock); reported only after the full authentication in the transaction
     let checked =
         call.json::<Map<String, Value>>().await.map(|body| contribution::validate(kind, &body));
-    let json = call
+    let created = call
         .write(move |tx, who| {
             let (draft, mut errors) = checked?;
             // a community where only staff publish (`configurations.post_only_staff_enabled`,
@@ -269,9 +269,16 @@ async fn create(kind: Kind, mut call: Call<Principal>) -> Result<Response, ApiEr
                     .ok_or_else(|| ApiError::internal("contribution vanished after insert"))?;
                 crate::db::polls::insert(tx, m.pk, poll, now)?;
             }
-            let created = store::get(tx, kind, id, Some(who.user_id))?
+            Ok::<_, ApiError>((id, who.user_id))
+        })
+        .await?;
+    // the item as a read shows it, read once committed (a delete since shows as such)
+    let (id, author) = created;
+    let json = call
+        .answer(move |c| {
+            let item = store::get(c, kind, id, Some(author))?
                 .ok_or_else(|| ApiError::internal("contribution vanished after insert"))?;
-            Ok::<_, ApiError>(created.to_json(&base, now))
+            Ok(item.to_json(&base, now))
         })
         .await?;
     Ok(json_response(StatusCode::CREATED, &json))

@@ -311,7 +311,7 @@ async fn create(mut call: Call<Principal>) -> Result<Response, ApiError> {
     // who may create is answered before anything about the body
     let who = call.read(move |c, who| may_create(c, who).map(|()| who)).await?;
     let (input, mut errors, squares) = course_body(&mut call, &who, true).await?;
-    let json = call
+    let id = call
         .write(move |tx, who| {
             may_create(tx, who)?;
             let mut course = new_course(who.user_id, now);
@@ -331,7 +331,16 @@ async fn create(mut call: Call<Principal>) -> Result<Response, ApiError> {
                 store_image(tx, &mut course, sq, now)?;
                 db::update(tx, &course)?;
             }
-            course_json(tx, &course, Some(who.user_id), Some(JoinStatus::Creator), &base)
+            Ok::<_, ApiError>(course.id)
+        })
+        .await?;
+    // the course as its creator reads it, read once committed
+    let user = who.user_id;
+    let json = call
+        .answer(move |c| {
+            let view = course_view::view(c, id, Some(user))?
+                .ok_or_else(|| ApiError::internal("course vanished after insert"))?;
+            view_json(c, view, Some(user), &base)
         })
         .await?;
     Ok(json_response(StatusCode::CREATED, &json))
@@ -342,25 +351,32 @@ async fn update(mut call: Call<Principal>, full: bool) -> Result<Response, ApiEr
     let (id, now, base) = (call.id(), call.now, call.base());
     let who = call.read(move |c, who| managed_course(c, id, who).map(|_| who)).await?;
     let (input, mut errors, squares) = course_body(&mut call, &who, full).await?;
+    call.write(move |tx, who| {
+        let (mut course, _) = managed_course(tx, id, who)?;
+        check_against_db(tx, &input, &course, &mut errors)?;
+        if !errors.is_empty() {
+            return Err(ApiError::Invalid(errors));
+        }
+        input.apply(&mut course);
+        if let Some(ids) = &input.categories {
+            db::set_categories(tx, course.id, ids)?;
+        }
+        if let Some(sq) = &squares {
+            store_image(tx, &mut course, sq, now)?;
+        } else if input.clear_image && course.image_key.is_some() {
+            crate::db::media::delete_prefix(tx, &format!("course/{}/", course.id))?;
+            course.image_key = None;
+        }
+        db::update(tx, &course)?;
+        Ok::<_, ApiError>(())
+    })
+    .await?;
+    // the course as the caller reads it, read once committed
+    let user = who.user_id;
     let json = call
-        .write(move |tx, who| {
-            let (mut course, status) = managed_course(tx, id, who)?;
-            check_against_db(tx, &input, &course, &mut errors)?;
-            if !errors.is_empty() {
-                return Err(ApiError::Invalid(errors));
-            }
-            input.apply(&mut course);
-            if let Some(ids) = &input.categories {
-                db::set_categories(tx, course.id, ids)?;
-            }
-            if let Some(sq) = &squares {
-                store_image(tx, &mut course, sq, now)?;
-            } else if input.clear_image && course.image_key.is_some() {
-                crate::db::media::delete_prefix(tx, &format!("course/{}/", course.id))?;
-                course.image_key = None;
-            }
-            db::update(tx, &course)?;
-            course_json(tx, &course, Some(who.user_id), status, &base)
+        .answer(move |c| {
+            let view = course_view::view(c, id, Some(user))?.ok_or(ApiError::NotFound)?;
+            view_json(c, view, Some(user), &base)
         })
         .await?;
     Ok(ok(&json))

@@ -247,6 +247,19 @@ impl<W: Who> Call<W> {
             .await
     }
 
+    /// The answer to a write that committed, built by `f` on a reader connection, so
+    /// that the writer, which takes writes one at a time, runs only the write (issue
+    /// 34). It reads what is committed now: the write, and any write committed since.
+    /// The caller was resolved in the write and is not again, so a token revoked in
+    /// between cannot turn a committed write into a 401.
+    pub async fn answer<T, F>(&self, f: F) -> Result<T, ApiError>
+    where
+        F: Fn(&Connection) -> Result<T, ApiError> + Send + 'static,
+        T: Send + 'static,
+    {
+        self.req.state.db.read(f).await
+    }
+
     /// Takes the body out to read it (once; an empty body is left behind).
     pub fn take_body(&mut self) -> Body {
         std::mem::replace(&mut self.req.body, Body::empty())
