@@ -30,7 +30,7 @@ pub(super) async fn edit(kind: Kind, mut call: Call<Principal>) -> Result<Respon
         .json::<Map<String, Value>>()
         .await
         .map(|body| contribution::validate_edit(kind, &body));
-    let json = call
+    let author = call
         .write(move |tx, who| {
             let (draft, mut errors) = checked?;
             let m = visible_item(tx, kind, id, Some(who.user_id))?;
@@ -76,9 +76,15 @@ pub(super) async fn edit(kind: Kind, mut call: Call<Principal>) -> Result<Respon
                 addressing: draft.addressing,
             };
             store::edit(tx, m.pk, who.user_id, &edit, now)?;
-            let item = crate::db::contributions::get(tx, kind, id, Some(who.user_id))?
+            Ok::<_, ApiError>(who.user_id)
+        })
+        .await?;
+    // the item as a read shows it, read once committed (as `Call::answer` says)
+    let json = call
+        .answer(move |c| {
+            let item = crate::db::contributions::get(c, kind, id, Some(author))?
                 .ok_or_else(|| ApiError::internal("contribution vanished after edit"))?;
-            Ok::<_, ApiError>(item.to_json(&base, now))
+            Ok(item.to_json(&base, now))
         })
         .await?;
     Ok(ok(&json))
