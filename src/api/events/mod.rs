@@ -215,7 +215,7 @@ async fn create(mut call: Call<Principal>) -> Result<Response, ApiError> {
     let (now, base) = (call.now, call.base());
     let who = call.read(move |c, who| may_create(c, who).map(|()| who)).await?;
     let (input, mut errors, image) = event_body(&mut call, &who, true).await?;
-    let json = call
+    let id = call
         .write(move |tx, who| {
             may_create(tx, who)?;
             let mut e = Event::new(who.user_id, now);
@@ -240,10 +240,10 @@ async fn create(mut call: Call<Principal>) -> Result<Response, ApiError> {
                     notify_event(tx, u, who.user_id, Type::EventInvite, e.id, now)?;
                 }
             }
-            let e = db::get(tx, e.id)?.ok_or(ApiError::NotFound)?;
-            event_json(tx, &e, db::status(tx, e.id, Some(who.user_id))?, &base, now)
+            Ok::<_, ApiError>(e.id)
         })
         .await?;
+    let json = answer(&call, id, who.user_id, base).await?;
     Ok(json_response(StatusCode::CREATED, &json))
 }
 
@@ -253,22 +253,38 @@ async fn update(mut call: Call<Principal>, full: bool) -> Result<Response, ApiEr
     let (id, now, base) = (call.id(), call.now, call.base());
     let who = call.read(move |c, who| managed_event(c, id, who).map(|_| who)).await?;
     let (input, mut errors, image) = event_body(&mut call, &who, full).await?;
-    let json = call
-        .write(move |tx, who| {
-            let (mut e, status) = managed_event(tx, id, who)?;
-            check_against_db(tx, &input, &e, &mut errors)?;
-            if errors.is_empty() {
-                errors = input.apply(&mut e);
-            }
-            if !errors.is_empty() {
-                return Err(ApiError::Invalid(errors));
-            }
-            apply_image(tx, &mut e, &input, image.as_ref(), now)?;
-            db::update(tx, &e, now)?;
-            event_json(tx, &e, status, &base, now)
-        })
-        .await?;
+    call.write(move |tx, who| {
+        let (mut e, _) = managed_event(tx, id, who)?;
+        check_against_db(tx, &input, &e, &mut errors)?;
+        if errors.is_empty() {
+            errors = input.apply(&mut e);
+        }
+        if !errors.is_empty() {
+            return Err(ApiError::Invalid(errors));
+        }
+        apply_image(tx, &mut e, &input, image.as_ref(), now)?;
+        db::update(tx, &e, now)?;
+        Ok::<_, ApiError>(())
+    })
+    .await?;
+    let json = answer(&call, id, who.user_id, base).await?;
     Ok(ok(&json))
+}
+
+/// The answer to an event's create or update: the event as `user` reads it, read once
+/// the write committed (`Call::answer`).
+async fn answer(
+    call: &Call<Principal>,
+    id: i64,
+    user: i64,
+    base: PublicUrl,
+) -> Result<EventJson, ApiError> {
+    let now = call.now;
+    call.answer(move |c| {
+        let e = db::get(c, id)?.ok_or(ApiError::NotFound)?;
+        event_json(c, &e, db::status(c, id, Some(user))?, &base, now)
+    })
+    .await
 }
 
 /// `DELETE /api/v2/event/{id}/`: creator only; the event is no longer shown to anyone

@@ -219,7 +219,7 @@ async fn create(mut call: Call<Principal>) -> Result<Response, ApiError> {
     let (now, base) = (call.now, call.base());
     let who = call.read(move |c, who| may_create(c, who).map(|()| who)).await?;
     let (input, mut errors, image, cover) = group_body(&mut call, &who, true).await?;
-    let json = call
+    let id = call
         .write(move |tx, who| {
             may_create(tx, who)?;
             let mut g = Group::new(who.user_id, now);
@@ -242,10 +242,10 @@ async fn create(mut call: Call<Principal>) -> Result<Response, ApiError> {
                     notify_group(tx, u, who.user_id, Type::GroupInvite, g.id, now)?;
                 }
             }
-            let g = db::get(tx, g.id)?.ok_or(ApiError::NotFound)?;
-            group_json(tx, &g, Some(JoinStatus::Creator), &base)
+            Ok::<_, ApiError>(g.id)
         })
         .await?;
+    let json = answer(&call, id, who.user_id, base).await?;
     Ok(json_response(StatusCode::CREATED, &json))
 }
 
@@ -255,20 +255,35 @@ async fn update(mut call: Call<Principal>, full: bool) -> Result<Response, ApiEr
     let (id, now, base) = (call.id(), call.now, call.base());
     let who = call.read(move |c, who| managed_group(c, id, who).map(|_| who)).await?;
     let (input, mut errors, image, cover) = group_body(&mut call, &who, full).await?;
-    let json = call
-        .write(move |tx, who| {
-            let (mut g, status) = managed_group(tx, id, who)?;
-            check_against_db(tx, &input, &g, &mut errors)?;
-            if !errors.is_empty() {
-                return Err(ApiError::Invalid(errors));
-            }
-            input.apply(&mut g);
-            apply_images(tx, &mut g, &input, image.as_ref(), cover.as_ref(), now)?;
-            db::update(tx, &g)?;
-            group_json(tx, &g, status, &base)
-        })
-        .await?;
+    call.write(move |tx, who| {
+        let (mut g, _) = managed_group(tx, id, who)?;
+        check_against_db(tx, &input, &g, &mut errors)?;
+        if !errors.is_empty() {
+            return Err(ApiError::Invalid(errors));
+        }
+        input.apply(&mut g);
+        apply_images(tx, &mut g, &input, image.as_ref(), cover.as_ref(), now)?;
+        db::update(tx, &g)?;
+        Ok::<_, ApiError>(())
+    })
+    .await?;
+    let json = answer(&call, id, who.user_id, base).await?;
     Ok(ok(&json))
+}
+
+/// The answer to a group's create or update: the group as `user` reads it, read once
+/// the write committed (`Call::answer`).
+async fn answer(
+    call: &Call<Principal>,
+    id: i64,
+    user: i64,
+    base: PublicUrl,
+) -> Result<GroupJson, ApiError> {
+    call.answer(move |c| {
+        let (g, status) = db::seen(c, id, Some(user))?.ok_or(ApiError::NotFound)?;
+        group_json(c, &g, status, &base)
+    })
+    .await
 }
 
 /// `DELETE /api/v2/group/{id}/`: creator only; the group and what was made in it are

@@ -168,6 +168,9 @@ async fn an_event_made_through_the_kits_form() {
         (json!(1), json!(1))
     );
     assert_eq!(e["managed_by"]["id"], a);
+    // the answer is the event as its creator reads it (read once the write committed)
+    let read = s.get(&format!("/api/v2/event/{id}/"), Some(&ta)).await;
+    assert_eq!((read.status, read.json()), (reqwest::StatusCode::OK, e.clone()));
     for key in ["image_bigger", "image_big", "image_medium", "image_small"] {
         let url = e[key].as_str().unwrap();
         let path = url.split_once("/media/").map(|(_, p)| format!("/media/{p}")).unwrap();

@@ -117,6 +117,8 @@ async fn a_group_made_through_the_kits_form() {
     assert_eq!(g["subscription_status"], "subscribed");
     assert_eq!(g["subscribers_counter"], 1);
     assert_eq!(g["managed_by"]["id"], a);
+    // the answer is the group as its creator reads it (read once the write committed)
+    assert_eq!(ok(&s.get(&format!("/api/v2/group/{id}/"), Some(&ta)).await), g);
     for key in ["image_bigger", "image_big", "image_medium", "image_small", "emotional_image"] {
         let url = g[key].as_str().unwrap();
         assert!(url.contains("/media/group/"), "{key}: {url}");
