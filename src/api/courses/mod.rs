@@ -334,15 +334,8 @@ async fn create(mut call: Call<Principal>) -> Result<Response, ApiError> {
             Ok::<_, ApiError>(course.id)
         })
         .await?;
-    // the course as its creator reads it, read once committed
     let user = who.user_id;
-    let json = call
-        .answer(move |c| {
-            let view = course_view::view(c, id, Some(user))?
-                .ok_or_else(|| ApiError::internal("course vanished after insert"))?;
-            view_json(c, view, Some(user), &base)
-        })
-        .await?;
+    let json = call.answer(move |c| as_read(c, id, user, &base)).await?;
     Ok(json_response(StatusCode::CREATED, &json))
 }
 
@@ -371,15 +364,16 @@ async fn update(mut call: Call<Principal>, full: bool) -> Result<Response, ApiEr
         Ok::<_, ApiError>(())
     })
     .await?;
-    // the course as the caller reads it, read once committed
     let user = who.user_id;
-    let json = call
-        .answer(move |c| {
-            let view = course_view::view(c, id, Some(user))?.ok_or(ApiError::NotFound)?;
-            view_json(c, view, Some(user), &base)
-        })
-        .await?;
+    let json = call.answer(move |c| as_read(c, id, user, &base)).await?;
     Ok(ok(&json))
+}
+
+/// The answer to a course's create or update: the course as `user` reads it (read once
+/// the write committed, `Call::answer`).
+fn as_read(c: &Connection, id: i64, user: i64, base: &PublicUrl) -> Result<CourseJson, ApiError> {
+    let view = course_view::view(c, id, Some(user))?.ok_or(ApiError::NotFound)?;
+    view_json(c, view, Some(user), base)
 }
 
 /// `DELETE /api/v2/course/{id}/`: creator only, soft.

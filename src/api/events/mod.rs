@@ -243,7 +243,8 @@ async fn create(mut call: Call<Principal>) -> Result<Response, ApiError> {
             Ok::<_, ApiError>(e.id)
         })
         .await?;
-    let json = answer(&call, id, who.user_id, base).await?;
+    let user = who.user_id;
+    let json = call.answer(move |c| as_read(c, id, user, &base, now)).await?;
     Ok(json_response(StatusCode::CREATED, &json))
 }
 
@@ -267,24 +268,22 @@ async fn update(mut call: Call<Principal>, full: bool) -> Result<Response, ApiEr
         Ok::<_, ApiError>(())
     })
     .await?;
-    let json = answer(&call, id, who.user_id, base).await?;
+    let user = who.user_id;
+    let json = call.answer(move |c| as_read(c, id, user, &base, now)).await?;
     Ok(ok(&json))
 }
 
-/// The answer to an event's create or update: the event as `user` reads it, read once
-/// the write committed (`Call::answer`).
-async fn answer(
-    call: &Call<Principal>,
+/// The answer to an event's create or update: the event as `user` reads it at `now`
+/// (read once the write committed, `Call::answer`).
+fn as_read(
+    c: &Connection,
     id: i64,
     user: i64,
-    base: PublicUrl,
+    base: &PublicUrl,
+    now: Timestamp,
 ) -> Result<EventJson, ApiError> {
-    let now = call.now;
-    call.answer(move |c| {
-        let e = db::get(c, id)?.ok_or(ApiError::NotFound)?;
-        event_json(c, &e, db::status(c, id, Some(user))?, &base, now)
-    })
-    .await
+    let e = db::get(c, id)?.ok_or(ApiError::NotFound)?;
+    event_json(c, &e, db::status(c, id, Some(user))?, base, now)
 }
 
 /// `DELETE /api/v2/event/{id}/`: creator only; the event is no longer shown to anyone

@@ -245,7 +245,8 @@ async fn create(mut call: Call<Principal>) -> Result<Response, ApiError> {
             Ok::<_, ApiError>(g.id)
         })
         .await?;
-    let json = answer(&call, id, who.user_id, base).await?;
+    let user = who.user_id;
+    let json = call.answer(move |c| as_read(c, id, user, &base)).await?;
     Ok(json_response(StatusCode::CREATED, &json))
 }
 
@@ -267,23 +268,16 @@ async fn update(mut call: Call<Principal>, full: bool) -> Result<Response, ApiEr
         Ok::<_, ApiError>(())
     })
     .await?;
-    let json = answer(&call, id, who.user_id, base).await?;
+    let user = who.user_id;
+    let json = call.answer(move |c| as_read(c, id, user, &base)).await?;
     Ok(ok(&json))
 }
 
-/// The answer to a group's create or update: the group as `user` reads it, read once
-/// the write committed (`Call::answer`).
-async fn answer(
-    call: &Call<Principal>,
-    id: i64,
-    user: i64,
-    base: PublicUrl,
-) -> Result<GroupJson, ApiError> {
-    call.answer(move |c| {
-        let (g, status) = db::seen(c, id, Some(user))?.ok_or(ApiError::NotFound)?;
-        group_json(c, &g, status, &base)
-    })
-    .await
+/// The answer to a group's create or update: the group as `user` reads it (read once
+/// the write committed, `Call::answer`).
+fn as_read(c: &Connection, id: i64, user: i64, base: &PublicUrl) -> Result<GroupJson, ApiError> {
+    let (g, status) = db::seen(c, id, Some(user))?.ok_or(ApiError::NotFound)?;
+    group_json(c, &g, status, base)
 }
 
 /// `DELETE /api/v2/group/{id}/`: creator only; the group and what was made in it are
