@@ -503,6 +503,18 @@ fn check(kind: Kind, body: &Map<String, Value>, edit: bool) -> (Draft, Vec<Field
             "An item made in a group or an event is addressed to it, not to tags.",
         ));
     }
+    // the platform's addressing to users (`recipients`, with
+    // configurations.post_user_addressing_enabled) makes an item that only they see;
+    // hearth does not keep it, and an item taken without it would be public: refused
+    let empty = |v: &Value| v.is_null() || v.as_array().is_some_and(Vec::is_empty);
+    if body.get("recipients").is_some_and(|v| !empty(v)) {
+        errors.push(FieldError::new(
+            "recipients",
+            "invalid",
+            "Addressing an item to users is not supported: address it to tags, or send a \
+             private message.",
+        ));
+    }
     match body.get("poll").filter(|p| !p.is_null()) {
         Some(_) if !matches!(kind, Kind::Discussion | Kind::Post) => {
             errors.push(FieldError::new(

@@ -18,7 +18,7 @@ use super::ids::NumericId;
 #[derive(utoipa::ToSchema)]
 #[schema(
     as = DiscussionCreate,
-    description = "A discussion. Unknown fields are ignored; all field errors are reported at once."
+    description = "A discussion. Unknown fields are ignored, but a non-empty recipients (the platform's addressing to users, not supported: it would make the item public) is 400; all field errors are reported at once."
 )]
 pub struct DiscussionBody {
     /// 1-250 characters once trimmed; absent or blank is 400 required, null 400 null.
@@ -60,7 +60,7 @@ pub struct DiscussionBody {
 #[derive(utoipa::ToSchema)]
 #[schema(
     as = PostCreate,
-    description = "A post. Unknown fields (title included) are ignored; all field errors are reported at once."
+    description = "A post. Unknown fields (title included) are ignored, but a non-empty recipients (the platform's addressing to users, not supported: it would make the item public) is 400; all field errors are reported at once."
 )]
 pub struct PostBody {
     /// The text (HTML through SPEC §5's sanitizer); absent or blank (whitespace only) is
@@ -87,7 +87,7 @@ pub struct PostBody {
 #[derive(utoipa::ToSchema)]
 #[schema(
     as = StatusCreate,
-    description = "A status. Unknown fields are ignored; group, event, addressing and poll are 400 (only discussions and posts take them). All field errors are reported at once."
+    description = "A status. Unknown fields are ignored, but a non-empty recipients (the platform's addressing to users, not supported: it would make the item public) is 400; group, event, addressing and poll are 400 (only discussions and posts take them). All field errors are reported at once."
 )]
 pub struct StatusBody {
     /// The text; absent or blank is 400 required, null 400 null.
@@ -105,7 +105,7 @@ pub struct StatusBody {
 #[derive(utoipa::ToSchema)]
 #[schema(
     as = CommentCreate,
-    description = "A comment: exactly one of discussion, post, status (null counts as absent); none or several is 400 on non_field_errors. An unknown or deleted target is 400 on its field. Comments take no categories (ignored); group, event, addressing and poll are 400. Unknown fields are ignored."
+    description = "A comment: exactly one of discussion, post, status (null counts as absent); none or several is 400 on non_field_errors. An unknown or deleted target is 400 on its field. Comments take no categories (ignored); group, event, addressing and poll are 400, and so is a non-empty recipients (addressing to users, not supported). Unknown fields are ignored."
 )]
 pub struct CommentBody {
     /// The text; absent or blank is 400 required, null 400 null.

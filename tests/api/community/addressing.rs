@@ -95,6 +95,41 @@ async fn required_addressing_is_enforced() {
     s.create_id("/api/v2/status/", &b, json!({"action": "fine", "text": "y"})).await;
 }
 
+/// The platform's addressing to users (`recipients`, which the Composer sends with
+/// `configurations.post_user_addressing_enabled`) would make an item only they see:
+/// hearth does not keep it, so an item that names users is refused, on create and on
+/// edit, rather than published to everyone. An empty or null list is no addressing.
+#[tokio::test]
+async fn an_item_addressed_to_users_is_refused_not_made_public() {
+    let s = TestServer::start().await;
+    let (ann, a) = s.login("ann");
+    let (bob, b) = s.login("bob");
+    s.set_pref("configurations", "post_user_addressing_enabled", json!(true));
+    let feed = |tok: String| {
+        let s = &s;
+        async move { s.get("/api/v2/feed/explore/", Some(&tok)).await.json()["count"].clone() }
+    };
+    let before = feed(b.clone()).await;
+    for (path, body) in [
+        ("/api/v2/post/", json!({"text": "for ann only", "recipients": [ann]})),
+        ("/api/v2/discussion/", json!({"title": "t", "text": "x", "recipients": [ann, bob]})),
+        ("/api/v2/status/", json!({"action": "x", "text": "y", "recipients": [ann]})),
+        ("/api/v2/post/", json!({"text": "x", "recipients": "1"})),
+    ] {
+        s.post(path, Some(&b), body).await.assert_field_error("recipients", "invalid");
+    }
+    assert_eq!(feed(b.clone()).await, before);
+    assert_eq!(feed(a.clone()).await, before);
+    let p = s.create_id("/api/v2/post/", &b, json!({"text": "x", "recipients": []})).await;
+    s.create_id("/api/v2/post/", &b, json!({"text": "y", "recipients": null})).await;
+    let r = s
+        .put(&format!("/api/v2/post/{p}/"), Some(&b), json!({"text": "z", "recipients": [ann]}))
+        .await;
+    r.assert_field_error("recipients", "invalid");
+    let shown = s.get(&format!("/api/v2/post/{p}/"), Some(&a)).await.json();
+    assert!(shown["html"].as_str().unwrap().contains('x'), "{shown}");
+}
+
 /// The item and everything about it, as each kind of caller sees it: the holder of
 /// the tag, the author, staff see it; another member and anonymous callers do not,
 /// on every read path, and are not notified of a mention in it.
