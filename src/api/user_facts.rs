@@ -2,16 +2,18 @@
 //! `GET /api/v2/user/{id}/counters/` (`SCUserCounterType`) and, for the caller,
 //! `GET /api/v2/user/me/permission/` (`SCUserPermissionType`).
 
+use rusqlite::Connection;
 use serde_json::json;
 use warp::http::Method;
 use warp::reply::Response;
 
 use crate::api::call::{Call, ca, user};
-use crate::db::preferences::get_bool;
+use crate::db::preferences::get_bools;
 use crate::error::ApiError;
 use crate::http::auth::Principal;
 use crate::http::ok;
 use crate::http::route::Endpoint;
+use crate::model::user::Permission;
 
 /// The endpoints of this module.
 pub fn endpoints() -> Vec<Endpoint> {
@@ -56,29 +58,58 @@ async fn counters(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
     Ok(ok(&json))
 }
 
-/// `GET /api/v2/user/me/permission/` (auth): what the caller may do here, as hearth
-/// enforces it: publishing (every member, unless `configurations.post_only_staff_enabled`
-/// keeps it to staff), following (`configurations.follow_enabled`) and connections
-/// (`configurations.connection_enabled`); polls, groups and locating posts are not
-/// served yet (false).
+/// `GET /api/v2/user/me/permission/` (auth): [`permission_of`] the caller.
 async fn permission(call: Call<Principal>) -> Result<Response, ApiError> {
-    let json = call
-        .read(|c, who| {
-            let staff = who.is_staff;
-            let post = staff || !get_bool(c, "configurations", "post_only_staff_enabled", false)?;
-            let connections = crate::db::connections::enabled(c)?;
-            Ok::<_, ApiError>(json!({
-                "create_contribute": post,
-                "create_poll": false,
-                "create_group": false,
-                "locate_post": false,
-                "create_post": post,
-                "create_post_with_category": post,
-                "follow_user": get_bool(c, "configurations", "follow_enabled", true)?,
-                "request_connection": connections,
-                "accept_connection": connections,
-            }))
-        })
-        .await?;
+    let json = call.read(permission_of).await?;
     Ok(ok(&json))
+}
+
+/// What `who` may do, as the writes enforce it (each flag is the rule of the write it
+/// names; tests/api/community/permission.rs holds each flag to its write): publishing
+/// (every member, unless `configurations.post_only_staff_enabled` keeps it to staff),
+/// polls (`addons.polls_enabled`, staff always), groups and events (when on, unless
+/// their `*_only_staff_enabled` keeps them to staff), courses (the same),
+/// following and connections; live streams and locating posts are not served (false).
+/// The preferences are read in one statement (`GET /user/me/` shows it too).
+pub fn permission_of(c: &Connection, who: Principal) -> Result<Permission, ApiError> {
+    let [
+        post_only_staff,
+        polls,
+        groups,
+        groups_only_staff,
+        events,
+        events_only_staff,
+        courses_only_staff,
+        follow,
+        connections,
+    ] = get_bools(
+        c,
+        [
+            ("configurations", "post_only_staff_enabled", false),
+            ("addons", "polls_enabled", false),
+            ("configurations", "groups_enabled", false),
+            ("configurations", "groups_only_staff_enabled", false),
+            ("configurations", "events_enabled", false),
+            ("configurations", "events_only_staff_enabled", false),
+            ("configurations", "courses_only_staff_enabled", false),
+            ("configurations", "follow_enabled", true),
+            ("configurations", "connection_enabled", false),
+        ],
+    )?;
+    let staff = who.is_staff;
+    let post = staff || !post_only_staff;
+    Ok(Permission {
+        create_contribute: post,
+        create_poll: post && (staff || polls),
+        create_group: groups && (staff || !groups_only_staff),
+        create_event: events && (staff || !events_only_staff),
+        create_course: staff || !courses_only_staff,
+        create_live_stream: false,
+        locate_post: false,
+        create_post: post,
+        create_post_with_category: post,
+        follow_user: follow,
+        request_connection: connections,
+        accept_connection: connections,
+    })
 }

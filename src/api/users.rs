@@ -54,19 +54,16 @@ async fn get_me(call: Call<Principal>) -> Result<Response, ApiError> {
     let (base, now) = (call.base(), call.now);
     let json = call
         .read(move |c, who| {
-            let user =
-                crate::db::users::get(c, who.user_id)?.ok_or(ApiError::AuthenticationFailed)?;
+            let (user, own) =
+                crate::db::users::own(c, who.user_id)?.ok_or(ApiError::AuthenticationFailed)?;
             let mut j = user.to_json(&base, None, crate::db::users::tags(c, user.id)?);
             j.email = Some(user.email.clone().unwrap_or_default());
-            let blocked = crate::db::user_blocks::is_blocked(c, who.user_id, now)?;
-            j.status = Some(if blocked { "b" } else { "a" });
-            j.unseen_interactions_counter = Some(crate::db::notifications::unseen(c, who.user_id)?);
-            j.unseen_notification_banners_counter =
-                Some(crate::db::banners::unseen(c, who.user_id)?);
-            let (_, sent, received) =
-                crate::db::connections::counters(c, who.user_id)?.unwrap_or_default();
-            j.connection_requests_sent_counter = Some(sent);
-            j.connection_requests_received_counter = Some(received);
+            j.status = Some(if own.block.is_some_and(|b| b.holds(now)) { "b" } else { "a" });
+            j.unseen_interactions_counter = Some(own.unseen_notifications);
+            j.unseen_notification_banners_counter = Some(own.unseen_banners);
+            j.connection_requests_sent_counter = Some(own.requests_sent);
+            j.connection_requests_received_counter = Some(own.requests_received);
+            j.permission = Some(crate::api::user_facts::permission_of(c, who)?);
             Ok::<_, ApiError>(j)
         })
         .await?;

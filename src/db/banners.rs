@@ -54,14 +54,16 @@ pub fn undisposed(conn: &Connection, user: i64) -> rusqlite::Result<Vec<Banner>>
     Ok(all(conn, Some(user))?.into_iter().filter(|b| b.disposed_at.is_none()).collect())
 }
 
-/// How many banners `user` has neither seen nor dismissed.
+/// How many banners the user `?1` has neither seen nor dismissed: a query that
+/// `users::own` also reads as one of its columns.
+pub const UNSEEN: &str =
+    "SELECT count(*) FROM banner b WHERE NOT EXISTS (SELECT 1 FROM banner_state s
+       WHERE s.banner_id = b.id AND s.user_id = ?1
+         AND (s.viewed_at IS NOT NULL OR s.disposed_at IS NOT NULL))";
+
+/// How many banners `user` has neither seen nor dismissed ([`UNSEEN`]).
 pub fn unseen(conn: &Connection, user: i64) -> rusqlite::Result<i64> {
-    conn.prepare_cached(
-        "SELECT count(*) FROM banner b WHERE NOT EXISTS (SELECT 1 FROM banner_state s
-           WHERE s.banner_id = b.id AND s.user_id = ?1
-             AND (s.viewed_at IS NOT NULL OR s.disposed_at IS NOT NULL))",
-    )?
-    .query_row([user], |r| r.get(0))
+    conn.prepare_cached(UNSEEN)?.query_row([user], |r| r.get(0))
 }
 
 /// What a member does to a banner.

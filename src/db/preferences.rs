@@ -19,7 +19,7 @@ pub fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Pref> {
 
 /// All preferences, optionally of one section, by id.
 pub fn list(conn: &Connection, section: Option<&str>) -> rusqlite::Result<Vec<Pref>> {
-    let mut stmt = conn.prepare_cached(&format!(
+    let mut stmt = conn.prepare_cached(sql!(
         "SELECT {COLUMNS} FROM preference WHERE ?1 IS NULL OR section = ?1 ORDER BY id"
     ))?;
     let rows = stmt.query_map([section], from_row)?;
@@ -28,11 +28,9 @@ pub fn list(conn: &Connection, section: Option<&str>) -> rusqlite::Result<Vec<Pr
 
 /// One preference by section and name.
 pub fn get(conn: &Connection, section: &str, name: &str) -> rusqlite::Result<Option<Pref>> {
-    conn.prepare_cached(&format!(
-        "SELECT {COLUMNS} FROM preference WHERE section = ?1 AND name = ?2"
-    ))?
-    .query_row([section, name], from_row)
-    .optional()
+    conn.prepare_cached(sql!("SELECT {COLUMNS} FROM preference WHERE section = ?1 AND name = ?2"))?
+        .query_row([section, name], from_row)
+        .optional()
 }
 
 /// A boolean preference, or `default` when missing or not a boolean.
@@ -43,6 +41,29 @@ pub fn get_bool(
     default: bool,
 ) -> rusqlite::Result<bool> {
     Ok(get(conn, section, name)?.and_then(|p| p.value.as_bool()).unwrap_or(default))
+}
+
+/// Boolean preferences, each `(section, name, default)`: its value, or the default
+/// when missing or not a boolean, as [`get_bool`] reads one; all in one statement.
+pub fn get_bools<const N: usize>(
+    conn: &Connection,
+    wanted: [(&str, &str, bool); N],
+) -> rusqlite::Result<[bool; N]> {
+    let keys = Value::from(wanted.iter().map(|(s, n, _)| vec![*s, *n]).collect::<Vec<_>>());
+    let mut out = wanted.map(|(_, _, default)| default);
+    let mut stmt = conn.prepare_cached(
+        "SELECT k.key, p.value FROM json_each(?1) k
+         JOIN preference p ON p.section = k.value ->> 0 AND p.name = k.value ->> 1",
+    )?;
+    let mut rows = stmt.query([keys.to_string()])?;
+    while let Some(r) = rows.next()? {
+        let (i, value): (i64, String) = (r.get(0)?, r.get(1)?);
+        let slot = usize::try_from(i).ok().and_then(|i| out.get_mut(i));
+        if let (Some(slot), Ok(Value::Bool(b))) = (slot, serde_json::from_str(&value)) {
+            *slot = b;
+        }
+    }
+    Ok(out)
 }
 
 /// Stores a value (already checked against the preference's type).

@@ -167,6 +167,44 @@ pub struct UserJson {
     /// the caller, not hidden either way).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub can_send_pm_to: Option<bool>,
+    /// Only in `GET /api/v2/user/me/`: what the caller may create, as
+    /// `GET /api/v2/user/me/permission/` answers it (the kit's composer menu and its
+    /// create buttons read it here).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub permission: Option<Permission>,
+}
+
+/// What the caller may do (`SCUserPermissionType`, and the `create_course`,
+/// `create_event` and `create_live_stream` the kit's composer menu reads besides), as
+/// hearth enforces it: each flag is true exactly when the matching write would be
+/// taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[schema(as = UserPermission)]
+pub struct Permission {
+    /// Publishing discussions, posts and statuses (comments are always open).
+    pub create_contribute: bool,
+    /// Adding a poll to a discussion or post (`addons.polls_enabled`; staff always).
+    pub create_poll: bool,
+    /// Creating a group (groups on; `configurations.groups_only_staff_enabled`).
+    pub create_group: bool,
+    /// Creating an event (events on; `configurations.events_only_staff_enabled`).
+    pub create_event: bool,
+    /// Creating a course (`configurations.courses_only_staff_enabled`).
+    pub create_course: bool,
+    /// Always false: hearth has no live streams.
+    pub create_live_stream: bool,
+    /// Always false: hearth keeps no location of an item.
+    pub locate_post: bool,
+    /// As `create_contribute`.
+    pub create_post: bool,
+    /// As `create_contribute`.
+    pub create_post_with_category: bool,
+    /// Following members (`configurations.follow_enabled`).
+    pub follow_user: bool,
+    /// Asking for a connection (`configurations.connection_enabled`).
+    pub request_connection: bool,
+    /// Accepting one (the same).
+    pub accept_connection: bool,
 }
 
 /// The `role` of a user with these staff flags.
@@ -234,6 +272,7 @@ impl User {
             connection_requests_sent_counter: None,
             connection_requests_received_counter: None,
             can_send_pm_to: None,
+            permission: None,
         }
     }
 

@@ -30,6 +30,20 @@ export async function groupsViews(t) {
   });
 
   await visit('group-create', async () => {
+    await check("group-create: the navbar's composer button lists what /user/me/'s permission lets alice create: content, a course, a group (events are off)", async () => {
+      const me = (await api(alice, 'GET', '/api/v2/user/me/')).json;
+      must(me.permission && me.permission.create_group === true && me.permission.create_course === true && me.permission.create_event === false, `permission: ${JSON.stringify(me.permission)}`);
+      await page.locator('.SCComposerIconButton-root').first().click();
+      const menu = page.locator('.MuiPopper-root, .MuiPopover-root, .MuiDrawer-root').filter({ hasText: 'Create a group' }).first();
+      await menu.waitFor({ timeout: WAIT_MS });
+      // each item is its icon's ligature, then its text
+      const items = (await menu.locator('li').allInnerTexts()).map((i) => i.trim().split('\n').pop());
+      const want = ['Create a content', 'Create a course', 'Create a group'];
+      must(JSON.stringify(items) === JSON.stringify(want), `menu: ${JSON.stringify(items)}`);
+      // closed as a person closes it: a click beside it (on the menu's backdrop)
+      await page.locator('.MuiBackdrop-root').last().click({ position: { x: 5, y: 5 } });
+      await menu.waitFor({ state: 'hidden', timeout: WAIT_MS });
+    });
     await check(`group-create: alice clicks Create, fills the GroupForm (name, description) and creates "${NAME}": hearth answers 201 with a private group she administers`, async () => {
       await page.locator('.SCCreateGroupButton-root').first().click();
       const form = page.locator('.SCGroupForm-root');

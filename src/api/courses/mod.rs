@@ -175,17 +175,7 @@ fn search_orderings() -> utoipa::openapi::schema::Object {
 
 /// 403 unless the caller may create courses (`courses_only_staff_enabled`).
 fn may_create(c: &Connection, who: Principal) -> Result<(), ApiError> {
-    if !who.is_staff
-        && crate::db::preferences::get_bool(
-            c,
-            "configurations",
-            "courses_only_staff_enabled",
-            false,
-        )?
-    {
-        return Err(ApiError::PermissionDenied);
-    }
-    Ok(())
+    crate::api::members::may_create(c, "course", who)
 }
 
 /// The rules that need the database, added to `errors`: unique name and slug, existing

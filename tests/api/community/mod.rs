@@ -11,6 +11,7 @@ mod followings;
 mod legal;
 mod moderation;
 mod onboarding;
+mod permission;
 mod preferences;
 mod reactions;
 mod sign_up;

@@ -69,8 +69,9 @@
 //   onboarding         alice's (staff, the community's creator) OnBoardingWidget;
 //   poll               (polls on) carol's page: alice's post with a poll (FeedObject),
 //                      voted with its Vote buttons;
-//   group-create       (issue 33, groups on) alice's CreateGroupButton: the kit's
-//                      GroupForm makes a group;
+//   group-create       (issue 33, groups on) under the NavigationToolbar, whose
+//                      composer button lists what /user/me/'s permission allows;
+//                      alice's CreateGroupButton: the kit's GroupForm makes a group;
 //   group-invite       alice's Group page (react-templates Group: GroupHeader, GroupFeed
 //                      and its widgets): GroupInviteButton invites bob;
 //   group-accept       bob's Group page: GroupSubscribeButton accepts the invitation;
@@ -636,9 +637,11 @@ function Reset({ config }) {
 // Groups (issue 33): with configurations.groups_enabled on.
 function GroupCreate() {
   return (
-    <Single id="group-create" title="CreateGroupButton (alice's): GroupForm">
-      <CreateGroupButton />
-    </Single>
+    <WithBell>
+      <Single id="group-create" title="CreateGroupButton (alice's): GroupForm">
+        <CreateGroupButton />
+      </Single>
+    </WithBell>
   );
 }
 
