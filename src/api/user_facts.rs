@@ -8,7 +8,7 @@ use warp::http::Method;
 use warp::reply::Response;
 
 use crate::api::call::{Call, ca, user};
-use crate::db::preferences::get_bools;
+use crate::db::preferences::Bools;
 use crate::error::ApiError;
 use crate::http::auth::Principal;
 use crate::http::ok;
@@ -72,6 +72,17 @@ async fn permission(call: Call<Principal>) -> Result<Response, ApiError> {
 /// following and connections; live streams and locating posts are not served (false).
 /// The preferences are read in one statement (`GET /user/me/` shows it too).
 pub fn permission_of(c: &Connection, who: Principal) -> Result<Permission, ApiError> {
+    static PREFERENCES: Bools<9> = Bools::new([
+        ("configurations", "post_only_staff_enabled", false),
+        ("addons", "polls_enabled", false),
+        ("configurations", "groups_enabled", false),
+        ("configurations", "groups_only_staff_enabled", false),
+        ("configurations", "events_enabled", false),
+        ("configurations", "events_only_staff_enabled", false),
+        ("configurations", "courses_only_staff_enabled", false),
+        ("configurations", "follow_enabled", true),
+        ("configurations", "connection_enabled", false),
+    ]);
     let [
         post_only_staff,
         polls,
@@ -82,20 +93,7 @@ pub fn permission_of(c: &Connection, who: Principal) -> Result<Permission, ApiEr
         courses_only_staff,
         follow,
         connections,
-    ] = get_bools(
-        c,
-        [
-            ("configurations", "post_only_staff_enabled", false),
-            ("addons", "polls_enabled", false),
-            ("configurations", "groups_enabled", false),
-            ("configurations", "groups_only_staff_enabled", false),
-            ("configurations", "events_enabled", false),
-            ("configurations", "events_only_staff_enabled", false),
-            ("configurations", "courses_only_staff_enabled", false),
-            ("configurations", "follow_enabled", true),
-            ("configurations", "connection_enabled", false),
-        ],
-    )?;
+    ] = PREFERENCES.read(c)?;
     let staff = who.is_staff;
     let post = staff || !post_only_staff;
     Ok(Permission {
