@@ -60,7 +60,13 @@ async fn counters(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
 
 /// `GET /api/v2/user/me/permission/` (auth): [`permission_of`] the caller.
 async fn permission(call: Call<Principal>) -> Result<Response, ApiError> {
-    let json = call.read(permission_of).await?;
+    let now = call.now;
+    let json = call
+        .read(move |c, who| {
+            let blocked = crate::db::user_blocks::is_blocked(c, who.user_id, now)?;
+            permission_of(c, who, blocked)
+        })
+        .await?;
     Ok(ok(&json))
 }
 
@@ -70,8 +76,16 @@ async fn permission(call: Call<Principal>) -> Result<Response, ApiError> {
 /// polls (`addons.polls_enabled`, staff always), groups and events (when on, unless
 /// their `*_only_staff_enabled` keeps them to staff), courses (the same),
 /// following and connections; live streams and locating posts are not served (false).
+/// A member staff `blocked` may do none of them (`Call::write` refuses their writes).
 /// The preferences are read in one statement (`GET /user/me/` shows it too).
-pub fn permission_of(c: &Connection, who: Principal) -> Result<Permission, ApiError> {
+pub fn permission_of(
+    c: &Connection,
+    who: Principal,
+    blocked: bool,
+) -> Result<Permission, ApiError> {
+    if blocked {
+        return Ok(Permission::NONE);
+    }
     static PREFERENCES: Bools<9> = Bools::new([
         ("configurations", "post_only_staff_enabled", false),
         ("addons", "polls_enabled", false),

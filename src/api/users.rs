@@ -58,12 +58,13 @@ async fn get_me(call: Call<Principal>) -> Result<Response, ApiError> {
                 crate::db::users::own(c, who.user_id)?.ok_or(ApiError::AuthenticationFailed)?;
             let mut j = user.to_json(&base, None, crate::db::users::tags(c, user.id)?);
             j.email = Some(user.email.clone().unwrap_or_default());
-            j.status = Some(if own.block.is_some_and(|b| b.holds(now)) { "b" } else { "a" });
+            let blocked = own.block.is_some_and(|b| b.holds(now));
+            j.status = Some(if blocked { "b" } else { "a" });
             j.unseen_interactions_counter = Some(own.unseen_notifications);
             j.unseen_notification_banners_counter = Some(own.unseen_banners);
             j.connection_requests_sent_counter = Some(own.requests_sent);
             j.connection_requests_received_counter = Some(own.requests_received);
-            j.permission = Some(crate::api::user_facts::permission_of(c, who)?);
+            j.permission = Some(crate::api::user_facts::permission_of(c, who, blocked)?);
             Ok::<_, ApiError>(j)
         })
         .await?;

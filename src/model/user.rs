@@ -177,7 +177,7 @@ pub struct UserJson {
 /// What the caller may do (`SCUserPermissionType`, and the `create_course`,
 /// `create_event` and `create_live_stream` the kit's composer menu reads besides), as
 /// hearth enforces it: each flag is true exactly when the matching write would be
-/// taken.
+/// taken (all false while staff block the member).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[schema(as = UserPermission)]
 pub struct Permission {
@@ -205,6 +205,24 @@ pub struct Permission {
     pub request_connection: bool,
     /// Accepting one (the same).
     pub accept_connection: bool,
+}
+
+impl Permission {
+    /// Nothing (a member staff blocked).
+    pub const NONE: Permission = Permission {
+        create_contribute: false,
+        create_poll: false,
+        create_group: false,
+        create_event: false,
+        create_course: false,
+        create_live_stream: false,
+        locate_post: false,
+        create_post: false,
+        create_post_with_category: false,
+        follow_user: false,
+        request_connection: false,
+        accept_connection: false,
+    };
 }
 
 /// The `role` of a user with these staff flags.

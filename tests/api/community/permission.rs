@@ -120,3 +120,38 @@ async fn following_and_connections_follow_their_preferences() {
     assert_eq!(s.status("/api/v2/user/me/permission/", None).await, 401);
     assert_eq!(s.status("/api/v2/user/me/permission/", Some("not-a-token")).await, 401);
 }
+
+/// A member staff blocked may create nothing (every write of theirs is refused), so
+/// every flag is false until the block ends; the kit's create buttons read only these.
+#[tokio::test]
+async fn a_blocked_member_may_create_nothing_until_the_block_ends() {
+    let s = TestServer::start().await;
+    let staff = s.jwt(s.user("moira", None, true));
+    let (bob, b) = s.login("bob");
+    s.set_pref("configurations", "groups_enabled", json!(true));
+    s.set_pref("configurations", "events_enabled", json!(true));
+    s.set_pref("addons", "polls_enabled", json!(true));
+    let r = s
+        .patch(
+            &format!("/api/v2/moderation/user/{bob}/?days_blocked=1"),
+            Some(&staff),
+            json!({"status": "b"}),
+        )
+        .await;
+    assert!(r.status.is_success(), "{}", r.text);
+    let p = permission(&s, &b).await;
+    let granted: Vec<&String> = p
+        .as_object()
+        .unwrap()
+        .iter()
+        .filter(|(_, v)| **v != json!(false))
+        .map(|(k, _)| k)
+        .collect();
+    assert!(granted.is_empty(), "{p}");
+    assert_eq!(flags(&p), taken(&s, &b, 1).await);
+    s.clock.advance(hearth::clock::SECOND * 86_400);
+    let b = s.jwt(bob); // the first one expired with the day
+    let p = permission(&s, &b).await;
+    assert_eq!(flags(&p), taken(&s, &b, 2).await);
+    assert_eq!(p["create_group"], json!(true));
+}
