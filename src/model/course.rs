@@ -137,6 +137,11 @@ pub struct CourseJson {
     pub member_count: Option<i64>,
     pub num_sections: i64,
     pub num_lessons: i64,
+    /// Only in `GET /api/v2/course/{id}/?view=user|edit|dashboard` (what the kit's course
+    /// page, dashboard and editor ask): the sections in `sections_order` order, as
+    /// `GET /api/v2/course/{id}/section/` lists them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sections: Option<Vec<SectionJson>>,
 }
 
 /// What is counted about a course for its JSON.
@@ -198,6 +203,7 @@ impl Course {
             member_count: show_members.then_some(counts.members),
             num_sections: counts.sections,
             num_lessons: counts.lessons,
+            sections: None,
         }
     }
 }
@@ -218,6 +224,9 @@ pub struct SectionJson {
     pub id: i64,
     pub name: String,
     pub num_lessons: i64,
+    /// Its lessons: always [] (hearth serves no lessons, so `num_lessons` is 0); the
+    /// kit's course page and editor count and list them.
+    pub lessons: Vec<serde_json::Value>,
 }
 
 /// An item of the member and request lists: User Minimal plus `join_status`.

@@ -37,7 +37,7 @@ pub fn endpoints() -> Vec<Endpoint> {
         write(Method::POST, "/api/v2/course/", "createCourse", create).body::<CourseInput>(),
         ca(Method::GET, "/api/v2/course/search/", "searchCourses", search_courses)
             .list::<CourseSearch>(),
-        ca(Method::GET, "/api/v2/course/{id}/", "getCourse", get),
+        ca(Method::GET, "/api/v2/course/{id}/", "getCourse", get).query::<CourseViewQuery>(),
         write(Method::PUT, "/api/v2/course/{id}/", "replaceCourse", |c| update(c, true))
             .body::<CourseInput>(),
         write(Method::PATCH, "/api/v2/course/{id}/", "updateCourse", |c| update(c, false))
@@ -257,9 +257,34 @@ fn store_image(
     Ok(())
 }
 
-/// `GET /api/v2/course/{id}/`
+crate::query_params! {
+    /// Which page of the kit asks for a course.
+    struct CourseViewQuery {
+        /// user (the course page), edit (its editor) or dashboard: the answer then
+        /// carries `sections`; absent: it does not. Anything else is 400 invalid_choice.
+        #[param(schema_with = course_views)]
+        view: Option<String>,
+    }
+}
+
+fn course_views() -> utoipa::openapi::schema::Object {
+    crate::http::query_params::one_of(&["user", "edit", "dashboard"])
+}
+
+/// `GET /api/v2/course/{id}/` (`?view=`: [`CourseViewQuery`])
 async fn get(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
     let (id, base) = (call.id(), call.base());
+    let with_sections = match CourseViewQuery::read(&call.query()?)?.view.as_deref() {
+        None => false,
+        Some("user" | "edit" | "dashboard") => true,
+        Some(_) => {
+            return Err(ApiError::field(
+                "view",
+                "invalid_choice",
+                "Expected one of user, edit, dashboard.",
+            ));
+        }
+    };
     let json = call
         .read(move |c, who| {
             let user = who.map(|w| w.user_id);
@@ -268,7 +293,10 @@ async fn get(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
             if !visible(&view.course, view.status) {
                 return Err(ApiError::NotFound);
             }
-            view_json(c, view, user, &base)
+            let sections = with_sections.then(|| sections::in_order(c, &view.course));
+            let mut json = view_json(c, view, user, &base)?;
+            json.sections = sections.transpose()?;
+            Ok(json)
         })
         .await?;
     Ok(ok(&json))

@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use rusqlite::Connection;
 use serde_json::Value;
 use warp::http::{Method, StatusCode};
 use warp::reply::Response;
@@ -14,7 +15,7 @@ use crate::error::ApiError;
 use crate::http::auth::Principal;
 use crate::http::route::Endpoint;
 use crate::http::{empty, json_response, ok};
-use crate::model::course::{SECTION_NAME_MAX, Section, SectionJson};
+use crate::model::course::{Course, SECTION_NAME_MAX, Section, SectionJson};
 
 /// The endpoints of this module.
 pub fn endpoints() -> Vec<Endpoint> {
@@ -33,7 +34,17 @@ pub fn endpoints() -> Vec<Endpoint> {
 }
 
 fn json(s: Section) -> SectionJson {
-    SectionJson { id: s.id, name: s.name, num_lessons: s.num_lessons }
+    SectionJson { id: s.id, name: s.name, num_lessons: s.num_lessons, lessons: Vec::new() }
+}
+
+/// The sections of `course` in its `sections_order` order: anything the order misses
+/// goes last, by id (positions looked up in a map: one pass, however many sections).
+pub(super) fn in_order(c: &Connection, course: &Course) -> Result<Vec<SectionJson>, ApiError> {
+    let mut sections = db::sections(c, course.id)?;
+    let rank: HashMap<i64, usize> =
+        course.sections_order.iter().enumerate().map(|(i, id)| (*id, i)).collect();
+    sections.sort_by_key(|s| rank.get(&s.id).copied().unwrap_or(usize::MAX));
+    Ok(sections.into_iter().map(json).collect())
 }
 
 /// A section's body: what the section writes read.
@@ -93,13 +104,7 @@ async fn list(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
     let out = call
         .read(move |c, who| {
             let (course, _) = visible_course(c, id, who)?;
-            let mut sections = db::sections(c, id)?;
-            // sections_order lists every section; anything it misses goes last by id
-            // (positions looked up in a map: one pass, however many sections)
-            let rank: HashMap<i64, usize> =
-                course.sections_order.iter().enumerate().map(|(i, id)| (*id, i)).collect();
-            sections.sort_by_key(|s| rank.get(&s.id).copied().unwrap_or(usize::MAX));
-            Ok::<_, ApiError>(sections.into_iter().map(json).collect::<Vec<_>>())
+            in_order(c, &course)
         })
         .await?;
     Ok(ok(&out))

@@ -95,3 +95,56 @@ async fn sections_and_their_order() {
     assert_eq!(s.get(&format!("{base}{s1}/"), None).await.json()["num_lessons"], 3);
     s.assert_consistent();
 }
+
+/// The kit's course page, dashboard and editor ask for the course with `?view=` and read
+/// its `sections` (the editor appends a new section to them): there, in
+/// `sections_order` order, each with its lessons (none: hearth serves no lessons); the
+/// plain read (and every list) carries none; any other view is 400.
+#[tokio::test]
+async fn a_course_asked_for_a_view_carries_its_sections_in_order() {
+    let s = TestServer::start().await;
+    let [alice, bob] = s.users(["alice", "bob"]);
+    let (ta, tb) = (s.jwt(alice), s.jwt(bob));
+    let c = create(&s, &ta, json!({"name": "C", "type": "self-paced", "privacy": "open"})).await;
+    let id = c["id"].as_i64().unwrap();
+    assert!(c.get("sections").is_none(), "{c}");
+    let detail = format!("/api/v2/course/{id}/");
+    let names = |v: &serde_json::Value| -> Vec<String> {
+        v["sections"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(
+        s.get(&format!("{detail}?view=edit"), Some(&ta)).await.json()["sections"],
+        json!([])
+    );
+    let mut sids = Vec::new();
+    for name in ["One", "Two", "Three"] {
+        let r = s.post(&format!("{detail}section/"), Some(&ta), json!({"name": name})).await;
+        sids.push(r.json()["id"].as_i64().unwrap());
+    }
+    patch(&s, &ta, id, json!({"sections_order": [sids[2], sids[0], sids[1]]})).await;
+    let listed = s.get(&format!("{detail}section/"), None).await.json();
+    for (view, tok) in
+        [("edit", Some(&ta)), ("dashboard", Some(&ta)), ("user", Some(&tb)), ("user", None)]
+    {
+        let r = s.get(&format!("{detail}?view={view}"), tok.map(String::as_str)).await;
+        assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+        let j = r.json();
+        assert_eq!(names(&j), ["Three", "One", "Two"], "{view}");
+        assert_eq!(j["sections"], listed, "{view}: as the section list");
+        for sec in j["sections"].as_array().unwrap() {
+            assert_eq!((sec["num_lessons"].clone(), sec["lessons"].clone()), (json!(0), json!([])));
+        }
+    }
+    assert!(s.get(&detail, Some(&ta)).await.json().get("sections").is_none());
+    let mine = s.get("/api/v2/course/", Some(&ta)).await.json();
+    assert!(mine["results"][0].get("sections").is_none(), "{mine}");
+    for bad in ["?view=", "?view=admin", "?view=USER"] {
+        let r = s.get(&format!("{detail}{bad}"), Some(&ta)).await;
+        assert!(has(&r, "view", "invalid_choice"), "{bad}: {}", r.text);
+    }
+}

@@ -49,6 +49,8 @@ async fn visibility_by_privacy_and_role() {
             assert_eq!(r.status, want, "{privacy:?} seen by {who}");
             let r = s.get(&format!("/api/v2/course/{id}/section/"), tok.as_deref()).await;
             assert_eq!(r.status, want, "sections of {privacy:?} for {who}");
+            let r = s.get(&format!("/api/v2/course/{id}/?view=user"), tok.as_deref()).await;
+            assert_eq!(r.status, want, "the course page's view of {privacy:?} for {who}");
             // the search agrees with the detail
             let r = s.get("/api/v2/course/search/?limit=100", tok.as_deref()).await;
             let found = r.json()["results"].as_array().unwrap().iter().any(|c| c["id"] == *id);
