@@ -52,6 +52,7 @@ import { messageViews } from './messages.mjs';
 import { peopleViews } from './people.mjs';
 import { accountViews } from './accounts.mjs';
 import { pollViews } from './polls.mjs';
+import { courseViews } from './courses.mjs';
 import { smtpSink } from './smtp-sink.mjs';
 import { eventsViews } from './events.mjs';
 import { groupsViews } from './groups.mjs';
@@ -1379,6 +1380,7 @@ const setIds = (ids) => {
 await peopleViews({ visit, check, api, hearth, page, browser, pageOrigin, portal, initScript, requests, pageErrors, must, USERS, WAIT_MS, OUT, shots, token, viewTokens, setIds });
 await accountViews({ visit, check, hearth, page, portal, must, WAIT_MS, viewTokens, setIds, sink });
 await pollViews({ visit, check, api, hearth, page, portal, must, USERS, WAIT_MS, token, viewTokens, setIds });
+await courseViews({ visit, check, api, page, must, USERS, WAIT_MS, token, viewTokens, setIds });
 // --- issue 33: private messages (on from here)
 await messageViews({ visit, check, api, hearth, page, browser, pageOrigin, portal, initScript, requests, pageErrors, must, USERS, WAIT_MS, OUT, shots, token, viewTokens, setIds });
 

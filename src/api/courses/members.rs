@@ -43,7 +43,9 @@ pub fn endpoints() -> Vec<Endpoint> {
 
 /// `POST /api/v2/course/{id}/join/`: open → joined; private → requested (an invited
 /// user joins); secret → joined for an invited user (others do not see it: 404).
-/// Members and managers keep their status. 200 with the course.
+/// Members and managers keep their status. 200 with the course as its page shows it
+/// (`?view=user`, with its `sections`): the kit's course page puts the answer in place
+/// of the course it shows.
 async fn join_course(mut call: Call<Principal>) -> Result<Response, ApiError> {
     pre_write(&mut call).await?;
     let (id, now, base) = (call.id(), call.now, call.base());
@@ -68,7 +70,9 @@ async fn join_course(mut call: Call<Principal>) -> Result<Response, ApiError> {
                 }
                 None => status,
             };
-            course_json(tx, &course, Some(who.user_id), status, &base)
+            let mut json = course_json(tx, &course, Some(who.user_id), status, &base)?;
+            json.sections = Some(super::sections::in_order(tx, &course)?);
+            Ok(json)
         })
         .await?;
     Ok(ok(&json))

@@ -141,6 +141,13 @@ async fn a_course_asked_for_a_view_carries_its_sections_in_order() {
         }
     }
     assert!(s.get(&detail, Some(&ta)).await.json().get("sections").is_none());
+    // joining answers the course as its page shows it, which the kit puts in its place
+    let r = s.post(&format!("{detail}join/"), Some(&tb), json!({})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(
+        (r.json()["join_status"].clone(), r.json()["sections"].clone()),
+        (json!("joined"), listed.clone())
+    );
     let mine = s.get("/api/v2/course/", Some(&ta)).await.json();
     assert!(mine["results"][0].get("sections").is_none(), "{mine}");
     for bad in ["?view=", "?view=admin", "?view=USER"] {

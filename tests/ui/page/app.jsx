@@ -69,6 +69,8 @@
 //   onboarding         alice's (staff, the community's creator) OnBoardingWidget;
 //   poll               (polls on) carol's page: alice's post with a poll (FeedObject),
 //                      voted with its Vote buttons;
+//   course             bob's page of alice's course (react-templates Course): its
+//                      sections in AccordionLessons, in sections_order order;
 //   group-create       (issue 33, groups on) under the NavigationToolbar, whose
 //                      composer button lists what /user/me/'s permission allows;
 //                      alice's CreateGroupButton: the kit's GroupForm makes a group;
@@ -138,7 +140,7 @@ import {
   UserProfileHeader,
   UserAutocomplete,
 } from '@selfcommunity/react-ui';
-import { Category, Event, ExploreFeed, FeedObjectDetail, Group, MainFeed, NotificationFeed, UserProfile } from '@selfcommunity/react-templates';
+import { Category, Course as CourseTemplate, Event, ExploreFeed, FeedObjectDetail, Group, MainFeed, NotificationFeed, UserProfile } from '@selfcommunity/react-templates';
 
 // One widget's crash must not blank the page (React unmounts the whole tree on an
 // uncaught render error): each section catches its own, shows it, and records it in
@@ -634,6 +636,16 @@ function Reset({ config }) {
   );
 }
 
+// A course's page as a member sees it (react-templates Course: CourseDashboard.Student,
+// whose AccordionLessons lists the sections of GET /course/{id}/?view=user).
+function CoursePage({ config }) {
+  return (
+    <Single id="course" title="Course (react-templates): bob's view of alice's course">
+      <CourseTemplate courseId={config.ids.course} />
+    </Single>
+  );
+}
+
 // Groups (issue 33): with configurations.groups_enabled on.
 function GroupCreate() {
   return (
@@ -834,6 +846,7 @@ const VIEWS = {
   recover: Recover,
   reset: Reset,
   poll: PollPost,
+  course: CoursePage,
   'group-create': GroupCreate,
   'group-invite': GroupPage,
   'group-accept': GroupPage,
