@@ -1,4 +1,4 @@
--- hearth schema, version 12 (kept in PRAGMA user_version; see src/db/migrate.rs, which
+-- hearth schema, version 13 (kept in PRAGMA user_version; see src/db/migrate.rs, which
 -- brings older files up to this version in place).
 --
 -- Conventions:
@@ -469,20 +469,31 @@ CREATE INDEX course_member_user ON course_member (user_id, join_status, course_i
 CREATE INDEX course_member_status ON course_member (course_id, join_status, created_at);
 
 CREATE TABLE course_section (
-    id         INTEGER PRIMARY KEY,
-    course_id  INTEGER NOT NULL REFERENCES course (id) ON DELETE CASCADE,
-    name       TEXT    NOT NULL,
-    created_at INTEGER NOT NULL
+    id            INTEGER PRIMARY KEY,
+    course_id     INTEGER NOT NULL REFERENCES course (id) ON DELETE CASCADE,
+    name          TEXT    NOT NULL,
+    created_at    INTEGER NOT NULL,
+    lessons_order TEXT    NOT NULL DEFAULT '[]' -- JSON array of lesson ids (version 13)
 );
 CREATE INDEX course_section_course ON course_section (course_id);
 
+-- A lesson (version 13 gave it everything after created_at): `html` is `text` through
+-- model::rich_text, rendered when written; only `published` lessons reach the course's
+-- members (and its counts), drafts only its creator and managers.
 CREATE TABLE course_lesson (
-    id         INTEGER PRIMARY KEY,
-    section_id INTEGER NOT NULL REFERENCES course_section (id) ON DELETE CASCADE,
-    name       TEXT    NOT NULL,
-    created_at INTEGER NOT NULL
+    id               INTEGER PRIMARY KEY,
+    section_id       INTEGER NOT NULL REFERENCES course_section (id) ON DELETE CASCADE,
+    name             TEXT    NOT NULL,
+    created_at       INTEGER NOT NULL,
+    type             TEXT    NOT NULL DEFAULT 'lesson' CHECK (type = 'lesson' OR type = 'quiz'),
+    status           TEXT    NOT NULL DEFAULT 'draft' CHECK (status = 'draft' OR status = 'published'),
+    comments_enabled INTEGER NOT NULL DEFAULT 1,
+    text             TEXT    NOT NULL DEFAULT '',
+    html             TEXT    NOT NULL DEFAULT '',
+    created_by       INTEGER REFERENCES user (id),
+    comment_count    INTEGER NOT NULL DEFAULT 0 -- its comments, kept by triggers (version 13)
 );
-CREATE INDEX course_lesson_section ON course_lesson (section_id);
+CREATE INDEX course_lesson_section ON course_lesson (section_id, status); -- status: version 13
 
 CREATE TABLE course_lesson_completion (
     lesson_id    INTEGER NOT NULL REFERENCES course_lesson (id) ON DELETE CASCADE,
@@ -1456,4 +1467,29 @@ END;
 CREATE TRIGGER contribution_follow_delete AFTER DELETE ON contribution_follow
 BEGIN
     UPDATE contribution SET follower_count = follower_count - 1 WHERE pk = OLD.contribution_pk;
+END;
+
+-- Version 13 (course lessons): from this line to the end, as migration 13 makes them. ------
+-- Comments on a lesson (`…/lesson/{id}/comment/`; db::lesson_comments): flat (no
+-- replies), hard-deleted. `course_id` is the lesson's course, kept on the row so that
+-- the course's comment list (the teacher's dashboard) is one index range.
+CREATE TABLE course_lesson_comment (
+    id         INTEGER PRIMARY KEY,
+    lesson_id  INTEGER NOT NULL REFERENCES course_lesson (id) ON DELETE CASCADE,
+    course_id  INTEGER NOT NULL REFERENCES course (id) ON DELETE CASCADE,
+    text       TEXT    NOT NULL,
+    html       TEXT    NOT NULL,
+    created_at INTEGER NOT NULL,
+    created_by INTEGER NOT NULL REFERENCES user (id),
+    updated_at INTEGER
+);
+CREATE INDEX course_lesson_comment_lesson ON course_lesson_comment (lesson_id, id);
+CREATE INDEX course_lesson_comment_course ON course_lesson_comment (course_id, id);
+CREATE TRIGGER course_lesson_comment_insert AFTER INSERT ON course_lesson_comment
+BEGIN
+    UPDATE course_lesson SET comment_count = comment_count + 1 WHERE id = NEW.lesson_id;
+END;
+CREATE TRIGGER course_lesson_comment_delete AFTER DELETE ON course_lesson_comment
+BEGIN
+    UPDATE course_lesson SET comment_count = comment_count - 1 WHERE id = OLD.lesson_id;
 END;

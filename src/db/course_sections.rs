@@ -5,11 +5,23 @@ use rusqlite::{Connection, OptionalExtension, params};
 use crate::clock::Timestamp;
 use crate::model::course::Section;
 
-const SECTION_SELECT: &str = "SELECT s.id, s.course_id, s.name,
-    (SELECT count(*) FROM course_lesson l WHERE l.section_id = s.id) FROM course_section s";
+/// A section with its count of published lessons.
+const SECTION_SELECT: &str = "SELECT s.id, s.course_id, s.name, s.lessons_order,
+    (SELECT count(*) FROM course_lesson l WHERE l.section_id = s.id AND l.status = 'published')
+    FROM course_section s";
 
 fn section_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Section> {
-    Ok(from_columns!(r => Section { id, course_id, name, num_lessons }))
+    let order = r.get_ref(3)?.as_str()?;
+    let lessons_order = serde_json::from_str(order).map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(3, rusqlite::types::Type::Text, Box::new(e))
+    })?;
+    Ok(Section {
+        id: r.get(0)?,
+        course_id: r.get(1)?,
+        name: r.get(2)?,
+        lessons_order,
+        num_lessons: r.get(4)?,
+    })
 }
 
 /// The sections of a course, by id.
@@ -45,6 +57,14 @@ pub fn insert_section(
 pub fn rename_section(conn: &Connection, id: i64, name: &str) -> rusqlite::Result<()> {
     conn.prepare_cached("UPDATE course_section SET name = ?2 WHERE id = ?1")?
         .execute(params![id, name])?;
+    Ok(())
+}
+
+/// Sets a section's `lessons_order`.
+pub fn set_lessons_order(conn: &Connection, id: i64, order: &[i64]) -> rusqlite::Result<()> {
+    let json = serde_json::to_string(order).unwrap_or_else(|_| "[]".into());
+    conn.prepare_cached("UPDATE course_section SET lessons_order = ?2 WHERE id = ?1")?
+        .execute(params![id, json])?;
     Ok(())
 }
 

@@ -54,9 +54,11 @@ fn extra_columns() -> String {
         "{}, (SELECT count(*) FROM course_member INDEXED BY {MEMBER_KEY}
               WHERE course_id = ?1 AND join_status NOT IN ('invited', 'requested')),
            (SELECT count(*) FROM course_section WHERE course_id = ?1),
-           (SELECT count(*) FROM course_section s JOIN course_lesson l ON l.section_id = s.id
+           (SELECT count(*) FROM course_section s JOIN course_lesson l
+              ON l.section_id = s.id AND l.status = 'published'
             WHERE s.course_id = ?1),
-           (SELECT count(*) FROM course_section s JOIN course_lesson l ON l.section_id = s.id
+           (SELECT count(*) FROM course_section s JOIN course_lesson l
+              ON l.section_id = s.id AND l.status = 'published'
             JOIN course_lesson_completion k ON k.lesson_id = l.id AND k.user_id = ?2
             WHERE s.course_id = ?1)",
         users::qualified(users::BRIEF, "u")
@@ -159,10 +161,12 @@ mod tests {
                VALUES (1, 'c1', 'c1', 'c1', 0), (2, 'c2', 'c2', 'c2', 0);
              INSERT INTO course_section (id, course_id, name, created_at)
                VALUES (1, 7, 'a', 0), (2, 7, 'b', 0);
-             INSERT INTO course_lesson (id, section_id, name, created_at)
-               VALUES (1, 1, 'x', 0), (2, 1, 'y', 0), (3, 2, 'z', 0);
+             INSERT INTO course_lesson (id, section_id, name, created_at, status)
+               VALUES (1, 1, 'x', 0, 'published'), (2, 1, 'y', 0, 'published'),
+                      (3, 2, 'z', 0, 'published'), (4, 2, 'draft', 0, 'draft');
+             -- a draft counts for no one, its completion neither
              INSERT INTO course_lesson_completion (lesson_id, user_id, completed_at)
-               VALUES (1, 3, 0), (3, 3, 0), (2, 2, 0);",
+               VALUES (1, 3, 0), (3, 3, 0), (2, 2, 0), (4, 3, 0);",
         )
         .unwrap();
         courses::set_categories(&conn, 7, &[2, 1]).unwrap();

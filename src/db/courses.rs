@@ -9,7 +9,7 @@ use super::members::Roster;
 use crate::model::course::{Course, JoinStatus, name_key};
 
 pub use super::course_sections::{
-    delete_section, insert_section, rename_section, section, sections,
+    delete_section, insert_section, rename_section, section, sections, set_lessons_order,
 };
 
 const COLUMNS: &str = "id, name, slug, description, type, privacy, enforce_lessons_order, \

@@ -6,6 +6,7 @@ use serde::Serialize;
 use super::PublicUrl;
 use super::category::{Category, CategoryJson};
 pub use super::course_enums::{CourseType, JoinStatus, Privacy};
+use super::course_lesson::LessonJson;
 use super::user::UserMinimal;
 use crate::clock::{Timestamp, rfc3339};
 
@@ -136,7 +137,10 @@ pub struct CourseJson {
     /// Users whose status is creator, manager or joined; null for non-managers when hide_member_count.
     pub member_count: Option<i64>,
     pub num_sections: i64,
+    /// Its published lessons.
     pub num_lessons: i64,
+    /// Of those, the ones the caller completed (0 for anonymous callers).
+    pub num_lessons_completed: i64,
     /// Only in `GET /api/v2/course/{id}/?view=user|edit|dashboard` (what the kit's course
     /// page, dashboard and editor ask): the sections in `sections_order` order, as
     /// `GET /api/v2/course/{id}/section/` lists them.
@@ -203,30 +207,40 @@ impl Course {
             member_count: show_members.then_some(counts.members),
             num_sections: counts.sections,
             num_lessons: counts.lessons,
+            num_lessons_completed: counts.completed,
             sections: None,
         }
     }
 }
 
-/// A section: (id, name, lessons).
+/// A section as stored, with its count of published lessons.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Section {
     pub id: i64,
     pub course_id: i64,
     pub name: String,
+    /// Its lessons' ids in order (those it misses go last, by id).
+    pub lessons_order: Vec<i64>,
     pub num_lessons: i64,
 }
 
 /// Section JSON.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 #[schema(as = CourseSection)]
 pub struct SectionJson {
     pub id: i64,
     pub name: String,
+    /// Its lessons' ids in order. PATCH it with exactly the ids of the section's lessons
+    /// (any order; 400 otherwise) to reorder them.
+    pub lessons_order: Vec<i64>,
+    /// Its published lessons.
     pub num_lessons: i64,
-    /// Its lessons: always [] (hearth serves no lessons, so `num_lessons` is 0); the
-    /// kit's course page and editor count and list them.
-    pub lessons: Vec<serde_json::Value>,
+    /// Of those, the ones the caller completed.
+    pub num_lessons_completed: i64,
+    /// Its lessons the caller sees, in `lessons_order` order (drafts only for the
+    /// course's creator and managers), without their text: what the kit's course page
+    /// and editor list.
+    pub lessons: Vec<LessonJson>,
 }
 
 /// An item of the member and request lists: User Minimal plus `join_status`.

@@ -200,6 +200,63 @@ string_enum! {
     }
 }
 
+string_enum! {
+    /// A course lesson's `type` (the kit's `SCCourseLessonTypologyType`).
+    #[derive(Default)]
+    LessonType {
+        /// A page of text.
+        #[default]
+        Lesson = "lesson",
+        /// A quiz (the kit names it; hearth keeps its text like a lesson's).
+        Quiz = "quiz",
+    }
+}
+
+string_enum! {
+    /// A course lesson's `status`: only published lessons reach the course's members.
+    #[derive(Default)]
+    LessonStatus {
+        /// Seen by the course's creator and managers only.
+        #[default]
+        Draft = "draft",
+        /// Seen by the course's members, counted in its progress.
+        Published = "published",
+    }
+}
+
+string_enum! {
+    /// Whether the caller completed a lesson (the kit's
+    /// `SCCourseLessonCompletionStatusType`; hearth keeps no quiz results, so never
+    /// `failed`).
+    Completion {
+        /// Not completed.
+        Uncompleted = "uncompleted",
+        /// Marked complete by the caller.
+        Completed = "completed",
+    }
+}
+
+impl LessonType {
+    /// The type named `s`, or the API's `invalid_choice` message.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        Self::find(s).ok_or_else(|| format!("\"{s}\" is not a valid choice (lesson, quiz)."))
+    }
+}
+
+impl LessonStatus {
+    /// The status named `s`, or the API's `invalid_choice` message.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        Self::find(s).ok_or_else(|| format!("\"{s}\" is not a valid choice (draft, published)."))
+    }
+}
+
+impl Completion {
+    /// The completion named `s`.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        Self::find(s).ok_or_else(|| format!("\"{s}\" is not a valid completion status."))
+    }
+}
+
 impl Recurrence {
     /// The recurrence named `s`, or the API's `invalid_choice` message.
     pub fn parse(s: &str) -> Result<Self, String> {
@@ -318,6 +375,9 @@ mod tests {
         check(&conn, CourseType::ALL, &["self-paced", "structured", "scheduled"]);
         check(&conn, Privacy::ALL, &["", "open", "private", "secret"]);
         check(&conn, JoinStatus::ALL, &["creator", "manager", "joined", "invited", "requested"]);
+        check(&conn, LessonType::ALL, &["lesson", "quiz"]);
+        check(&conn, LessonStatus::ALL, &["draft", "published"]);
+        check(&conn, Completion::ALL, &["uncompleted", "completed"]);
         assert_eq!(Privacy::default(), Privacy::Draft);
         assert_eq!(JoinStatus::Invited.to_string(), "invited");
     }

@@ -81,15 +81,21 @@ fn image_field() -> utoipa::openapi::schema::Object {
 }
 
 /// A body being read: its fields and the problems found so far (in the order found).
-struct Fields<'a> {
+/// The course's bodies and its lessons' ([`super::course_lesson`]) read through it.
+pub(super) struct Fields<'a> {
     map: &'a Map<String, Value>,
-    errors: Vec<FieldError>,
+    pub(super) errors: Vec<FieldError>,
 }
 
-impl Fields<'_> {
+impl<'a> Fields<'a> {
+    /// A body to read, no problem found yet.
+    pub(super) fn new(map: &'a Map<String, Value>) -> Self {
+        Fields { map, errors: Vec::new() }
+    }
+
     /// Reads `field` when the body has it: `null` is DRF's `null` error, any other
     /// value goes to `read`; an error is recorded and the field left out.
-    fn read<T>(
+    pub(super) fn read<T>(
         &mut self,
         field: &'static str,
         read: impl FnOnce(&Value) -> Result<T, FieldError>,
@@ -101,7 +107,7 @@ impl Fields<'_> {
         got.map_err(|err| self.errors.push(err)).ok()
     }
 
-    fn text(&mut self, field: &'static str) -> Option<String> {
+    pub(super) fn text(&mut self, field: &'static str) -> Option<String> {
         self.read(field, |v| {
             v.as_str()
                 .map(str::to_owned)
@@ -109,7 +115,7 @@ impl Fields<'_> {
         })
     }
 
-    fn boolean(&mut self, field: &'static str) -> Option<bool> {
+    pub(super) fn boolean(&mut self, field: &'static str) -> Option<bool> {
         self.read(field, |v| {
             match v {
                 Value::Bool(b) => Some(*b),
@@ -127,7 +133,7 @@ impl Fields<'_> {
     /// A list of ids: integers or numeric strings; a JSON-encoded array in a string (how
     /// multipart clients send `sections_order`); a comma-separated string. At most
     /// [`ids::MAX_ITEMS`] (else `max_length`), read in one pass.
-    fn id_list(&mut self, field: &'static str) -> Option<Vec<i64>> {
+    pub(super) fn id_list(&mut self, field: &'static str) -> Option<Vec<i64>> {
         self.read(field, |v| {
             match v {
                 Value::Array(items) => ids::from_values(items),

@@ -87,6 +87,15 @@ pub fn first_repeat(ids: &[i64]) -> Option<i64> {
     ids.iter().copied().find(|id| !seen.insert(*id))
 }
 
+/// `items` in the order `order` gives their ids (`id` reads one's); the items it does
+/// not name go last, in the order they came. One pass over each (a map of positions).
+pub fn in_given_order<T>(mut items: Vec<T>, id: impl Fn(&T) -> i64, order: &[i64]) -> Vec<T> {
+    let rank: std::collections::HashMap<i64, usize> =
+        order.iter().enumerate().map(|(i, id)| (*id, i)).collect();
+    items.sort_by_key(|t| rank.get(&id(t)).copied().unwrap_or(usize::MAX));
+    items
+}
+
 /// The error on a list field with more than [`MAX_ITEMS`] items, in DRF's words.
 pub fn too_many(field: impl Into<String>) -> FieldError {
     FieldError::new(
@@ -127,5 +136,11 @@ mod tests {
         assert_eq!(dedup(vec![3, 1, 3, 2, 1]), vec![3, 1, 2]);
         assert_eq!(first_repeat(&[3, 1, 2, 1, 3]), Some(1));
         assert_eq!(first_repeat(&[3, 1, 2]), None);
+    }
+
+    #[test]
+    fn items_follow_the_given_order_and_the_unnamed_go_last_as_they_came() {
+        let items = vec![5, 1, 9, 3, 7];
+        assert_eq!(super::in_given_order(items, |i| *i, &[3, 5, 42]), [3, 5, 1, 9, 7]);
     }
 }

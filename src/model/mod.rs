@@ -13,6 +13,7 @@ pub mod contribution_body;
 pub mod course;
 pub mod course_enums;
 pub mod course_input;
+pub mod course_lesson;
 pub mod custom_adv;
 pub mod custom_import;
 pub mod custom_menu;

@@ -8,7 +8,7 @@ use serde_json::Value;
 use crate::{Env, succeeded};
 
 /// The schema version this hearth writes (`db::engine::migrate::VERSION`).
-pub const CURRENT: i64 = 12;
+pub const CURRENT: i64 = 13;
 
 /// The `application_id` of hearth files.
 const APPLICATION_ID: i32 = 0x6872_7468;
@@ -738,4 +738,43 @@ fn a_version_11_file_gains_version_12_with_its_addressed_items_marked() {
         ),
         0
     );
+}
+
+#[test]
+fn a_version_12_file_gains_version_13_with_lessons_it_can_write() {
+    if !history() {
+        return;
+    }
+    // a course with a section and a lesson as version 12 stored them (no lesson of an
+    // older file came through the API: hearth served none)
+    let old = released_env(
+        12,
+        r#"INSERT INTO user (id, username, username_key, date_joined) VALUES (1, 'a', 'a', 0);
+           INSERT INTO course (id, name, name_key, slug, type, privacy, created_at, created_by)
+               VALUES (1, 'C', 'c', 'c', 'self-paced', 'open', 0, 1);
+           INSERT INTO course_member (course_id, user_id, join_status, created_at)
+               VALUES (1, 1, 'creator', 0);
+           INSERT INTO course_section (id, course_id, name, created_at) VALUES (1, 1, 'S', 0);
+           INSERT INTO course_lesson (id, section_id, name, created_at) VALUES (1, 1, 'L', 0);"#,
+    );
+    assert_migrated_like_fresh(&old);
+    assert_eq!(
+        old.sql(
+            "SELECT count(*) FROM course_lesson l JOIN course_section s ON s.id = l.section_id
+             WHERE l.type = 'lesson' AND l.status = 'draft' AND l.comments_enabled = 1
+               AND l.comment_count = 0 AND s.lessons_order = '[]'"
+        ),
+        1
+    );
+    // the new table and its counting triggers work on the migrated file
+    let c = rusqlite::Connection::open(old.db()).unwrap();
+    c.execute_batch(
+        "INSERT INTO course_lesson_comment (lesson_id, course_id, text, html, created_at, created_by)
+             VALUES (1, 1, 't', 't', 0, 1), (1, 1, 'u', 'u', 0, 1);
+         DELETE FROM course_lesson_comment WHERE text = 'u';",
+    )
+    .unwrap();
+    drop(c);
+    assert_eq!(old.sql("SELECT comment_count FROM course_lesson WHERE id = 1"), 1);
+    assert!(old.ok(&["check"]).contains("ok"));
 }

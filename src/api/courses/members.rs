@@ -3,6 +3,7 @@
 use warp::http::{Method, StatusCode};
 use warp::reply::Response;
 
+use super::outline::Outline;
 use super::{MemberStatuses, course_json, managed_course, member_statuses, visible_course};
 use crate::api::call::{Call, ca, user, write};
 use crate::api::listing::list_page;
@@ -71,7 +72,7 @@ async fn join_course(mut call: Call<Principal>) -> Result<Response, ApiError> {
                 None => status,
             };
             let mut json = course_json(tx, &course, Some(who.user_id), status, &base)?;
-            json.sections = Some(super::sections::in_order(tx, &course)?);
+            json.sections = Some(Outline::read(tx, &course, status, Some(who.user_id))?.json());
             Ok(json)
         })
         .await?;

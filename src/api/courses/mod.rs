@@ -1,7 +1,12 @@
 //! `/api/v2/course/...`: courses (this file), membership ([`members`]) and sections
-//! ([`sections`]), as SPEC §5 "Courses" describes them.
+//! ([`sections`]), as SPEC §5 "Courses" describes them; lessons ([`lessons`]) and their
+//! comments ([`lesson_comments`]), as the kit's course pages use them (docs/decisions.md),
+//! each seen through the caller's [`outline`].
 
+mod lesson_comments;
+mod lessons;
 mod members;
+mod outline;
 mod sections;
 
 use rusqlite::Connection;
@@ -9,6 +14,7 @@ use warp::http::Method;
 use warp::http::StatusCode;
 use warp::reply::Response;
 
+use self::outline::Outline;
 use crate::api::call::{Call, ca, user, write};
 use crate::api::listing::list_page;
 use crate::api::upload;
@@ -47,6 +53,8 @@ pub fn endpoints() -> Vec<Endpoint> {
     .into_iter()
     .chain(members::endpoints())
     .chain(sections::endpoints())
+    .chain(lessons::endpoints())
+    .chain(lesson_comments::endpoints())
     .collect()
 }
 
@@ -293,9 +301,9 @@ async fn get(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
             if !visible(&view.course, view.status) {
                 return Err(ApiError::NotFound);
             }
-            let sections = with_sections.then(|| sections::in_order(c, &view.course));
+            let sections = with_sections.then(|| Outline::read(c, &view.course, view.status, user));
             let mut json = view_json(c, view, user, &base)?;
-            json.sections = sections.transpose()?;
+            json.sections = sections.transpose()?.map(Outline::json);
             Ok(json)
         })
         .await?;
@@ -472,12 +480,15 @@ mod tests {
     #[test]
     fn course_operations_have_the_auth_classes_of_spec_5() {
         let all = endpoints();
-        assert_eq!(all.len(), 22);
-        // the reads a visitor may make while content is available; the member lists
-        // need a caller; every other operation writes
+        assert_eq!(all.len(), 37);
+        // the reads a visitor may make while content is available; the member lists,
+        // a lesson, its comments and the course's comments need a caller; every other
+        // operation writes
         for e in &all {
             let expected = match (e.method.as_str(), e.path) {
                 ("GET", "/api/v2/course/") => Auth::User,
+                ("GET", p) if p.ends_with("/lesson/") => Auth::Ca,
+                ("GET", p) if p.contains("/lesson/") || p.ends_with("/comment/") => Auth::User,
                 ("GET", p) if p.ends_with("/join/") || p.ends_with("/invite/") => Auth::User,
                 ("GET", p) if p.ends_with("/request_join/") => Auth::User,
                 ("GET", _) => Auth::Ca,

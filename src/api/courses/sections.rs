@@ -1,21 +1,21 @@
 //! Course sections: listed in `sections_order`, written by the creator and managers,
-//! visible as their course.
+//! visible as their course, each with the lessons the caller sees ([`super::outline`]).
 
-use std::collections::HashMap;
-
-use rusqlite::Connection;
 use serde_json::Value;
 use warp::http::{Method, StatusCode};
 use warp::reply::Response;
 
+use super::outline::Outline;
 use super::{managed_course, visible_course};
 use crate::api::call::{Call, ca, write};
+use crate::db::course_lessons;
 use crate::db::courses as db;
 use crate::error::ApiError;
 use crate::http::auth::Principal;
 use crate::http::route::Endpoint;
 use crate::http::{empty, json_response, ok};
-use crate::model::course::{Course, SECTION_NAME_MAX, Section, SectionJson};
+use crate::model::course::{SECTION_NAME_MAX, SectionJson, same_ids};
+use crate::model::ids;
 
 /// The endpoints of this module.
 pub fn endpoints() -> Vec<Endpoint> {
@@ -33,20 +33,6 @@ pub fn endpoints() -> Vec<Endpoint> {
     ]
 }
 
-fn json(s: Section) -> SectionJson {
-    SectionJson { id: s.id, name: s.name, num_lessons: s.num_lessons, lessons: Vec::new() }
-}
-
-/// The sections of `course` in its `sections_order` order: anything the order misses
-/// goes last, by id (positions looked up in a map: one pass, however many sections).
-pub(super) fn in_order(c: &Connection, course: &Course) -> Result<Vec<SectionJson>, ApiError> {
-    let mut sections = db::sections(c, course.id)?;
-    let rank: HashMap<i64, usize> =
-        course.sections_order.iter().enumerate().map(|(i, id)| (*id, i)).collect();
-    sections.sort_by_key(|s| rank.get(&s.id).copied().unwrap_or(usize::MAX));
-    Ok(sections.into_iter().map(json).collect())
-}
-
 /// A section's body: what the section writes read.
 #[derive(Debug, Default, utoipa::ToSchema)]
 #[schema(as = CourseSectionWrite)]
@@ -55,12 +41,29 @@ struct SectionInput {
     /// PUT, optional on PATCH. Other fields are ignored.
     #[schema(min_length = 1, max_length = 255)]
     name: Option<String>,
+    /// Exactly the ids of the section's lessons, in the new order (400 otherwise; ignored
+    /// on create, where the section has none). At most 1000 items.
+    #[schema(max_items = 1000)]
+    lessons_order: Option<Vec<i64>>,
 }
 
 impl SectionInput {
     /// Reads `body`; `name` required when `required`.
     fn parse(body: &Value, required: bool) -> Result<SectionInput, ApiError> {
-        Ok(SectionInput { name: name_of(body, required)? })
+        let lessons_order = match body.get("lessons_order") {
+            None => None,
+            Some(Value::Array(items)) => Some(ids::from_values(items).map_err(|e| {
+                ApiError::Invalid(vec![e.on("lessons_order", "Must be a list of integer ids.")])
+            })?),
+            Some(_) => {
+                return Err(ApiError::field(
+                    "lessons_order",
+                    "invalid",
+                    "Expected a list of items.",
+                ));
+            }
+        };
+        Ok(SectionInput { name: name_of(body, required)?, lessons_order })
     }
 }
 
@@ -90,6 +93,21 @@ fn name_of(body: &Value, required: bool) -> Result<Option<String>, ApiError> {
     }
 }
 
+/// Most sections in one course (its page lists them all).
+const SECTIONS_MAX: usize = 200;
+
+/// Section `sid` of `course` as the caller sees it, its lessons with it; 404 when the
+/// course has no such section.
+fn section_json(
+    c: &rusqlite::Connection,
+    course: &crate::model::course::Course,
+    status: Option<crate::model::course::JoinStatus>,
+    user: Option<i64>,
+    sid: i64,
+) -> Result<SectionJson, ApiError> {
+    Outline::read(c, course, status, user)?.section_json(sid).ok_or(ApiError::NotFound)
+}
+
 /// 401/403 (scope, not a manager) and 404 before anything about the body.
 async fn pre_manage(call: &mut Call<Principal>) -> Result<(), ApiError> {
     let id = call.id();
@@ -103,8 +121,8 @@ async fn list(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
     let id = call.id();
     let out = call
         .read(move |c, who| {
-            let (course, _) = visible_course(c, id, who)?;
-            in_order(c, &course)
+            let (course, status) = visible_course(c, id, who)?;
+            Ok(Outline::read(c, &course, status, who.map(|w| w.user_id))?.json())
         })
         .await?;
     Ok(ok(&out))
@@ -115,8 +133,8 @@ async fn get(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
     let (id, sid) = (call.id(), call.params.id(1));
     let out = call
         .read(move |c, who| {
-            visible_course(c, id, who)?;
-            db::section(c, id, sid)?.map(json).ok_or(ApiError::NotFound)
+            let (course, status) = visible_course(c, id, who)?;
+            section_json(c, &course, status, who.map(|w| w.user_id), sid)
         })
         .await?;
     Ok(ok(&out))
@@ -129,14 +147,19 @@ async fn create(mut call: Call<Principal>) -> Result<Response, ApiError> {
     let body = Value::Object(call.object().await?);
     let out = call
         .write(move |tx, who| {
-            let (mut course, _) = managed_course(tx, id, who)?;
+            let (mut course, status) = managed_course(tx, id, who)?;
             let name = SectionInput::parse(&body, true)?.name.unwrap_or_default();
+            if course.sections_order.len() >= SECTIONS_MAX {
+                return Err(ApiError::field(
+                    "non_field_errors",
+                    "max_value",
+                    format!("A course holds at most {SECTIONS_MAX} sections."),
+                ));
+            }
             let sid = db::insert_section(tx, id, &name, now)?;
             course.sections_order.push(sid);
             db::update(tx, &course)?;
-            db::section(tx, id, sid)?
-                .map(json)
-                .ok_or_else(|| ApiError::internal("section vanished"))
+            section_json(tx, &course, status, Some(who.user_id), sid)
         })
         .await?;
     Ok(json_response(StatusCode::CREATED, &out))
@@ -149,14 +172,28 @@ async fn update(mut call: Call<Principal>, full: bool) -> Result<Response, ApiEr
     let body = Value::Object(call.object().await?);
     let out = call
         .write(move |tx, who| {
-            managed_course(tx, id, who)?;
+            let (course, status) = managed_course(tx, id, who)?;
             let section = db::section(tx, id, sid)?.ok_or(ApiError::NotFound)?;
-            if let Some(name) = SectionInput::parse(&body, full)?.name {
+            let input = SectionInput::parse(&body, full)?;
+            if let Some(order) = &input.lessons_order {
+                let lessons: Vec<i64> = course_lessons::of_course(tx, id)?
+                    .iter()
+                    .filter(|l| l.section_id == sid)
+                    .map(|l| l.id)
+                    .collect();
+                if !same_ids(order, &lessons) {
+                    return Err(ApiError::field(
+                        "lessons_order",
+                        "invalid",
+                        "lessons_order must list exactly the ids of the section's lessons.",
+                    ));
+                }
+                db::set_lessons_order(tx, sid, order)?;
+            }
+            if let Some(name) = input.name {
                 db::rename_section(tx, section.id, &name)?;
             }
-            db::section(tx, id, sid)?
-                .map(json)
-                .ok_or_else(|| ApiError::internal("section vanished"))
+            section_json(tx, &course, status, Some(who.user_id), sid)
         })
         .await?;
     Ok(ok(&out))

@@ -335,6 +335,15 @@ const INVARIANTS: &[(&str, &str, &str)] = &[
            (SELECT count(*) FROM contribution_follow f WHERE f.contribution_pk = c.pk)",
     ),
     (
+        "lesson_comment_count",
+        "a lesson's comment_count matches its comments, each on its lesson's course",
+        "SELECT l.id FROM course_lesson l WHERE l.comment_count <>
+           (SELECT count(*) FROM course_lesson_comment c WHERE c.lesson_id = l.id)
+         UNION ALL SELECT c.lesson_id FROM course_lesson_comment c
+           JOIN course_lesson l ON l.id = c.lesson_id
+           JOIN course_section s ON s.id = l.section_id WHERE s.course_id <> c.course_id",
+    ),
+    (
         "space_items_counter",
         "items_counter matches the live top-level items made in the group or event",
         "SELECT g.id FROM community_group g WHERE g.items_counter <>

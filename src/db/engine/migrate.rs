@@ -12,7 +12,7 @@ use crate::db::{APPLICATION_ID, DbError};
 pub const SCHEMA: &str = include_str!("../../../schema.sql");
 
 /// The schema version this binary writes.
-pub const VERSION: i64 = 12;
+pub const VERSION: i64 = 13;
 
 /// One step from version N to N+1, run inside the migration's transaction.
 type Step = fn(&Connection) -> Result<(), DbError>;
@@ -32,6 +32,7 @@ const MIGRATIONS: &[Step] = &[
     v10_people_groups_events_messages,
     v11_groups_events_messages_people,
     v12_addressed,
+    v13_lessons,
 ];
 
 /// Version 3: what the platform's UI kit reads (SPEC §8): votes and their tallies,
@@ -213,7 +214,7 @@ fn v11_groups_events_messages_people(conn: &Connection) -> Result<(), DbError> {
 /// the items members follow (new tables, empty: `follower_count` starts exact at 0).
 fn v12_addressed(conn: &Connection) -> Result<(), DbError> {
     add_columns(conn, V12_COLUMNS)?;
-    conn.execute_batch(section(V12_HEADING, None)?)?;
+    conn.execute_batch(section(V12_HEADING, Some(V13_HEADING))?)?;
     conn.execute_batch(
         "UPDATE contribution SET addressed = 1
          WHERE pk IN (SELECT contribution_pk FROM contribution_addressing)
@@ -221,6 +222,35 @@ fn v12_addressed(conn: &Connection) -> Result<(), DbError> {
     )?;
     Ok(())
 }
+
+/// Version 13: course lessons. The columns it adds to the section and lesson tables
+/// ([`V13_COLUMNS`]: an older file has no lessons, hearth served none), the lessons'
+/// index by section with their status (the published ones are counted), then [`SCHEMA`]'s
+/// version 13 section (lesson comments, empty, and the triggers that count them).
+fn v13_lessons(conn: &Connection) -> Result<(), DbError> {
+    add_columns(conn, V13_COLUMNS)?;
+    conn.execute_batch(
+        "DROP INDEX course_lesson_section;
+         CREATE INDEX course_lesson_section ON course_lesson (section_id, status);",
+    )?;
+    conn.execute_batch(section(V13_HEADING, None)?)?;
+    Ok(())
+}
+
+/// The columns version 13 adds, each last in its table as in `schema.sql`.
+const V13_COLUMNS: &[&str] = &[
+    "ALTER TABLE course_section ADD COLUMN lessons_order TEXT NOT NULL DEFAULT '[]'",
+    "ALTER TABLE course_lesson ADD COLUMN type TEXT NOT NULL DEFAULT 'lesson' CHECK (type = 'lesson' OR type = 'quiz')",
+    "ALTER TABLE course_lesson ADD COLUMN status TEXT NOT NULL DEFAULT 'draft' CHECK (status = 'draft' OR status = 'published')",
+    "ALTER TABLE course_lesson ADD COLUMN comments_enabled INTEGER NOT NULL DEFAULT 1",
+    "ALTER TABLE course_lesson ADD COLUMN text TEXT NOT NULL DEFAULT ''",
+    "ALTER TABLE course_lesson ADD COLUMN html TEXT NOT NULL DEFAULT ''",
+    "ALTER TABLE course_lesson ADD COLUMN created_by INTEGER REFERENCES user (id)",
+    "ALTER TABLE course_lesson ADD COLUMN comment_count INTEGER NOT NULL DEFAULT 0",
+];
+
+/// The first line of [`SCHEMA`]'s version 13 section.
+const V13_HEADING: &str = "-- Version 13 (course lessons)";
 
 /// The columns version 12 adds to `contribution`, last in it as in `schema.sql`.
 const V12_COLUMNS: &[&str] = &[

@@ -78,6 +78,8 @@ struct Fixtures {
     comment: i64,
     course: i64,
     section: i64,
+    lesson: i64,
+    lesson_comment: i64,
     category: i64,
     legal: i64,
     message: i64,
@@ -116,6 +118,15 @@ impl Fixtures {
             .await;
         assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
         let section = r.json()["id"].as_i64().unwrap();
+        // a published lesson in it, with a comment of the owner's
+        let lessons = format!("/api/v2/course/{course}/section/{section}/lesson/");
+        let r = s.post(&lessons, Some(&t), json!({"name": "L", "status": "published"})).await;
+        assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+        let lesson = r.json()["id"].as_i64().unwrap();
+        let r =
+            s.post(&format!("{lessons}{lesson}/comment/"), Some(&t), json!({"text": "c"})).await;
+        assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+        let lesson_comment = r.json()["id"].as_i64().unwrap();
         let category = s.category("Fixture category");
         // groups are on (their routes are 404 while off), one public group of the owner's
         s.set_pref("configurations", "groups_enabled", json!(true));
@@ -204,6 +215,8 @@ impl Fixtures {
             comment,
             course,
             section,
+            lesson,
+            lesson_comment,
             category,
             legal,
             group,
@@ -225,6 +238,8 @@ impl Fixtures {
             let filled = match seg {
                 "{id}" if unknown => "999999".to_owned(),
                 "{section_id}" if unknown => "999998".to_owned(),
+                "{lesson_id}" if unknown => "999997".to_owned(),
+                "{comment_id}" if unknown => "999996".to_owned(),
                 "{id}" => match prev {
                     "user" if settings => self.owner,
                     "user" => self.other,
@@ -254,6 +269,8 @@ impl Fixtures {
                 }
                 .to_string(),
                 "{section_id}" => self.section.to_string(),
+                "{lesson_id}" => self.lesson.to_string(),
+                "{comment_id}" => self.lesson_comment.to_string(),
                 "{path}" => "reactions/like.svg".to_owned(),
                 s => s.to_owned(),
             };

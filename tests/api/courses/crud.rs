@@ -50,6 +50,7 @@ async fn create_returns_every_field_with_defaults() {
         "member_count",
         "num_sections",
         "num_lessons",
+        "num_lessons_completed",
     ];
     let mut k = keys.clone();
     k.sort_unstable();

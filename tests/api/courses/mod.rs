@@ -7,6 +7,7 @@ use crate::common::{Resp, TestServer};
 
 mod crud;
 mod images;
+mod lessons;
 mod members;
 mod search;
 mod sections;

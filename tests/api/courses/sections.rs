@@ -74,7 +74,8 @@ async fn sections_and_their_order() {
             for (sec, n) in [(s1, 3), (s2, 1)] {
                 for i in 0..n {
                     tx.execute(
-                        "INSERT INTO course_lesson (section_id, name, created_at) VALUES (?1, ?2, ?3)",
+                        "INSERT INTO course_lesson (section_id, name, created_at, status)
+                         VALUES (?1, ?2, ?3, 'published')",
                         rusqlite::params![sec, format!("L{i}"), now],
                     )?;
                 }
@@ -98,7 +99,7 @@ async fn sections_and_their_order() {
 
 /// The kit's course page, dashboard and editor ask for the course with `?view=` and read
 /// its `sections` (the editor appends a new section to them): there, in
-/// `sections_order` order, each with its lessons (none: hearth serves no lessons); the
+/// `sections_order` order, each with its lessons (none yet here: tests/api/courses/lessons.rs); the
 /// plain read (and every list) carries none; any other view is 400.
 #[tokio::test]
 async fn a_course_asked_for_a_view_carries_its_sections_in_order() {

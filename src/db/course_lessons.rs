@@ -1,0 +1,133 @@
+//! A course's lessons (`course_lesson`, ordered by their section's `lessons_order`) and
+//! the lessons each member completed (`course_lesson_completion`).
+
+use std::collections::HashSet;
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use crate::clock::Timestamp;
+use crate::model::course_lesson::Lesson;
+
+/// A lesson's columns but its text, its course's id among them (`l` the lesson, `s`
+/// its section); [`lesson_row`] reads them followed by the text and html.
+macro_rules! columns {
+    () => {
+        "l.id, s.course_id, l.section_id, l.name, l.type, l.status, l.comments_enabled,
+         l.created_at, l.created_by"
+    };
+}
+
+/// [`columns!`] with the text and html left empty: what lists read.
+const BRIEF: &str = concat!(columns!(), ", '', ''");
+/// [`columns!`] with the text and html.
+const FULL: &str = concat!(columns!(), ", l.text, l.html");
+
+fn lesson_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Lesson> {
+    Ok(from_columns!(r => Lesson {
+        id, course_id, section_id, name, kind, status, comments_enabled, created_at, created_by,
+        text, html
+    }))
+}
+
+/// Every lesson of a course, without their text, by id (the caller orders them).
+pub fn of_course(conn: &Connection, course: i64) -> rusqlite::Result<Vec<Lesson>> {
+    let mut stmt = conn.prepare_cached(sql!(
+        "SELECT {BRIEF} FROM course_section s JOIN course_lesson l ON l.section_id = s.id
+         WHERE s.course_id = ?1 ORDER BY l.id"
+    ))?;
+    let rows = stmt.query_map([course], lesson_row)?;
+    rows.collect()
+}
+
+/// How many lessons a course has (drafts included).
+pub fn count(conn: &Connection, course: i64) -> rusqlite::Result<i64> {
+    conn.prepare_cached(
+        "SELECT count(*) FROM course_section s JOIN course_lesson l ON l.section_id = s.id
+         WHERE s.course_id = ?1",
+    )?
+    .query_row([course], |r| r.get(0))
+}
+
+/// Lesson `id` of section `section` of course `course`, with its text.
+pub fn get(
+    conn: &Connection,
+    course: i64,
+    section: i64,
+    id: i64,
+) -> rusqlite::Result<Option<Lesson>> {
+    conn.prepare_cached(sql!(
+        "SELECT {FULL}
+         FROM course_lesson l JOIN course_section s ON s.id = l.section_id
+         WHERE l.id = ?3 AND l.section_id = ?2 AND s.course_id = ?1"
+    ))?
+    .query_row([course, section, id], lesson_row)
+    .optional()
+}
+
+/// Adds a lesson (its id and course ignored); returns its id.
+pub fn insert(conn: &Connection, l: &Lesson) -> rusqlite::Result<i64> {
+    conn.prepare_cached(
+        "INSERT INTO course_lesson (section_id, name, created_at, type, status,
+             comments_enabled, text, html, created_by)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+    )?
+    .execute(params![
+        l.section_id,
+        l.name,
+        l.created_at,
+        l.kind,
+        l.status,
+        l.comments_enabled,
+        l.text,
+        l.html,
+        l.created_by
+    ])?;
+    Ok(conn.last_insert_rowid())
+}
+
+/// Writes a lesson's fields.
+pub fn update(conn: &Connection, l: &Lesson) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "UPDATE course_lesson SET name = ?2, type = ?3, status = ?4, comments_enabled = ?5,
+             text = ?6, html = ?7
+         WHERE id = ?1",
+    )?
+    .execute(params![l.id, l.name, l.kind, l.status, l.comments_enabled, l.text, l.html])?;
+    Ok(())
+}
+
+/// Deletes a lesson, its completions and its comments.
+pub fn delete(conn: &Connection, id: i64) -> rusqlite::Result<()> {
+    conn.prepare_cached("DELETE FROM course_lesson WHERE id = ?1")?.execute([id])?;
+    Ok(())
+}
+
+/// The ids of the lessons of `course` that `user` completed.
+pub fn completed(conn: &Connection, course: i64, user: i64) -> rusqlite::Result<HashSet<i64>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT l.id FROM course_section s JOIN course_lesson l ON l.section_id = s.id
+         JOIN course_lesson_completion k ON k.lesson_id = l.id AND k.user_id = ?2
+         WHERE s.course_id = ?1",
+    )?;
+    let rows = stmt.query_map([course, user], |r| r.get(0))?;
+    rows.collect()
+}
+
+/// Marks a lesson complete for `user` (again: unchanged).
+pub fn complete(conn: &Connection, lesson: i64, user: i64, now: Timestamp) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO course_lesson_completion (lesson_id, user_id, completed_at)
+         VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING",
+    )?
+    .execute(params![lesson, user, now])?;
+    Ok(())
+}
+
+/// Marks a lesson not complete for `user`.
+pub fn incomplete(conn: &Connection, lesson: i64, user: i64) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "DELETE FROM course_lesson_completion WHERE lesson_id = ?1 AND user_id = ?2",
+    )?
+    .execute([lesson, user])?;
+    Ok(())
+}
