@@ -4,12 +4,17 @@
 // Course, which asks hearth for the course with ?view=user and shows its sections in
 // react-ui's AccordionLessons: each name, in that order, as hearth lists them; he
 // signs up with the page's button and hearth holds him as a member.
+// Then alice's two published lessons in Starter (and a draft bob never sees): bob's
+// lesson page mounts react-templates Lesson on the first, shows its sanitized text
+// and "Lesson 1 of 2", marks it complete with the kit's button (hearth counts it in
+// the course's progress), and comments on it in the lesson's comment drawer.
 
 export async function courseViews(t) {
   const { visit, check, api, page, must, USERS, WAIT_MS, token, viewTokens, setIds } = t;
   const { alice, bob } = USERS;
   const ORDER = ['Baking', 'Starter', 'Dough'];
   let course = null;
+  let lessons = null;
 
   await check(`course: alice makes "Bread basics" (open) with three sections, ordered ${ORDER.join(', ')}`, async () => {
     const r = await api(alice, 'POST', '/api/v2/course/', { name: 'Bread basics', type: 'self-paced', privacy: 'open', description: 'From starter to crumb.' });
@@ -27,6 +32,28 @@ export async function courseViews(t) {
     must(JSON.stringify(seen) === JSON.stringify(ORDER), `hearth's sections for bob: ${JSON.stringify(seen)}`);
     Object.assign(viewTokens, { course: token(bob) });
     setIds({ course });
+  });
+
+  await check('course: alice writes two published lessons in Starter (markup and a script in the first) and a draft', async () => {
+    must(course, 'no course (the seed above failed)');
+    const sections = (await api(alice, 'GET', `/api/v2/course/${course}/section/`)).json;
+    const starter = sections.find((s) => s.name === 'Starter').id;
+    const base = `/api/v2/course/${course}/section/${starter}/lesson/`;
+    const made = [];
+    for (const body of [
+      { name: 'Feed the starter', type: 'lesson', status: 'published', text: '<p class="SCEditor-paragraph">Feed it <b>rye flour</b> and water<img src=x onerror="window.__lessonXss=1"></p><script>window.__lessonXss=2</script>' },
+      { name: 'Wait overnight', type: 'lesson', status: 'published', text: '<p>Let it rise.</p>' },
+      { name: 'Secret draft', type: 'lesson' },
+    ]) {
+      const r = await api(alice, 'POST', base, body);
+      must(r.status === 201, `POST lesson ${body.name}: ${r.status} ${JSON.stringify(r.json).slice(0, 300)}`);
+      made.push(r.json.id);
+    }
+    lessons = { section: starter, first: made[0], second: made[1] };
+    const seen = (await api(bob, 'GET', base)).json.map((l) => l.name);
+    must(JSON.stringify(seen) === JSON.stringify(['Feed the starter', 'Wait overnight']), `bob's lessons: ${JSON.stringify(seen)}`);
+    Object.assign(viewTokens, { lesson: token(bob) });
+    setIds({ lessonSection: starter, lesson: made[0] });
   });
 
   await visit('course', async () => {
@@ -51,6 +78,55 @@ export async function courseViews(t) {
       await page.getByText('Start the Course').first().waitFor({ timeout: WAIT_MS });
       const text = await page.locator('.SCAccordionLessons-root').innerText();
       must(ORDER.every((n) => text.includes(n)), `after the join: ${text.slice(0, 300)}`);
+      // the two published lessons count, the draft does not
+      await page.getByText('Completed 0 of 2 Lessons').first().waitFor({ timeout: WAIT_MS });
+    });
+  }, { fullPage: false });
+
+  await visit('lesson', async () => {
+    await check('lesson: bob\'s lesson page (react-templates Lesson) shows "Feed the starter", "Lesson 1 of 2" and its text as safe HTML', async () => {
+      must(lessons, 'no lessons (the seed above failed)');
+      await page.getByText('Feed the starter').first().waitFor({ timeout: WAIT_MS });
+      await page.getByText('Lesson 1 of 2').first().waitFor({ timeout: WAIT_MS });
+      const flour = page.locator('b', { hasText: 'rye flour' }).first();
+      await flour.waitFor({ timeout: WAIT_MS });
+      must(!(await page.evaluate(() => window.__lessonXss)), 'the lesson\'s markup ran script');
+      const body = await page.locator('body').innerText();
+      must(!body.includes('Secret draft'), 'the draft shows to bob');
+    });
+    await check('lesson: bob clicks "I have completed the lesson": hearth records it and the course counts 1 of 2', async () => {
+      must(lessons, 'no lessons (the seed above failed)');
+      const url = `/api/v2/course/${course}/section/${lessons.section}/lesson/${lessons.first}/complete/`;
+      const [resp] = await Promise.all([
+        page.waitForResponse((r) => r.url().endsWith(url) && r.request().method() === 'POST', { timeout: WAIT_MS }),
+        page.locator('button', { hasText: 'I have completed the lesson' }).first().click(),
+      ]);
+      must(resp.status() === 204, `POST complete/ answered ${resp.status()}`);
+      await page.locator('button', { hasText: 'Completed' }).first().waitFor({ timeout: WAIT_MS });
+      const got = (await api(bob, 'GET', `/api/v2/course/${course}/`)).json;
+      must(got.num_lessons === 2 && got.num_lessons_completed === 1 && got.user_completion_rate === 50,
+        `bob's progress: ${got.num_lessons_completed} of ${got.num_lessons}, ${got.user_completion_rate}%`);
+      const lesson = (await api(bob, 'GET', `/api/v2/course/${course}/section/${lessons.section}/lesson/${lessons.first}/`)).json;
+      must(lesson.completion_status === 'completed', `the lesson reads ${lesson.completion_status}`);
+    });
+    await check('lesson: bob opens the comments drawer and comments; hearth keeps the comment on the lesson and the drawer shows it', async () => {
+      must(lessons, 'no lessons (the seed above failed)');
+      await page.locator('button:has-text("chat_bubble_outline")').first().click();
+      const box = page.locator('#reply-lessonCommentObjects');
+      const editor = box.locator('[contenteditable="true"]');
+      await editor.waitFor({ timeout: WAIT_MS });
+      await editor.click();
+      await page.keyboard.type('Mine doubled <3', { delay: 5 });
+      const url = `/api/v2/course/${course}/section/${lessons.section}/lesson/${lessons.first}/comment/`;
+      const [resp] = await Promise.all([
+        page.waitForResponse((r) => r.url().endsWith(url) && r.request().method() === 'POST', { timeout: WAIT_MS }),
+        // the lesson drawer's box sends with its icon (replyIcon), not a Reply button
+        box.locator('.SCCommentObjectReply-icon-reply').click(),
+      ]);
+      must(resp.status() === 201, `POST comment/ answered ${resp.status()}: ${(await resp.text()).slice(0, 300)}`);
+      await page.locator('.SCLessonCommentObjects-root').getByText('Mine doubled <3').first().waitFor({ timeout: WAIT_MS });
+      const listed = (await api(alice, 'GET', `/api/v2/course/${course}/comment/`)).json;
+      must(listed.count === 1 && listed.results[0].extras.lesson.name === 'Feed the starter', `the course's comments: ${JSON.stringify(listed).slice(0, 300)}`);
     });
   }, { fullPage: false });
 }

@@ -140,7 +140,7 @@ import {
   UserProfileHeader,
   UserAutocomplete,
 } from '@selfcommunity/react-ui';
-import { Category, Course as CourseTemplate, Event, ExploreFeed, FeedObjectDetail, Group, MainFeed, NotificationFeed, UserProfile } from '@selfcommunity/react-templates';
+import { Category, Course as CourseTemplate, Event, ExploreFeed, FeedObjectDetail, Group, Lesson as LessonTemplate, MainFeed, NotificationFeed, UserProfile } from '@selfcommunity/react-templates';
 
 // One widget's crash must not blank the page (React unmounts the whole tree on an
 // uncaught render error): each section catches its own, shows it, and records it in
@@ -646,6 +646,17 @@ function CoursePage({ config }) {
   );
 }
 
+// A lesson's page as a member sees it (react-templates Lesson: the lesson of
+// GET …/lesson/{id}/, the course's outline of ?view=user, the complete button, the
+// comment drawer).
+function LessonPage({ config }) {
+  return (
+    <Single id="lesson" title="Lesson (react-templates): bob's view of alice's first lesson">
+      <LessonTemplate courseId={config.ids.course} sectionId={config.ids.lessonSection} lessonId={config.ids.lesson} />
+    </Single>
+  );
+}
+
 // Groups (issue 33): with configurations.groups_enabled on.
 function GroupCreate() {
   return (
@@ -847,6 +858,7 @@ const VIEWS = {
   reset: Reset,
   poll: PollPost,
   course: CoursePage,
+  lesson: LessonPage,
   'group-create': GroupCreate,
   'group-invite': GroupPage,
   'group-accept': GroupPage,
