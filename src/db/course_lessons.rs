@@ -6,7 +6,8 @@ use std::collections::HashSet;
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::clock::Timestamp;
-use crate::model::course_lesson::Lesson;
+use crate::model::course::JoinStatus;
+use crate::model::course_lesson::{Lesson, MemberProgress};
 
 /// A lesson's columns but its text, its course's id among them (`l` the lesson, `s`
 /// its section); [`lesson_row`] reads them followed by the text and html.
@@ -130,4 +131,85 @@ pub fn incomplete(conn: &Connection, lesson: i64, user: i64) -> rusqlite::Result
     )?
     .execute([lesson, user])?;
     Ok(())
+}
+
+/// The mean of the joined members' completion rates of `course`, in percent rounded
+/// down (each rate is their completed published lessons over the published lessons):
+/// the completions of the course's members counted once, over lessons × members.
+pub fn average_completion(conn: &Connection, course: i64) -> rusqlite::Result<i64> {
+    conn.prepare_cached(
+        "SELECT (SELECT count(*) FROM course_member m
+                   JOIN course_section s ON s.course_id = m.course_id
+                   JOIN course_lesson l ON l.section_id = s.id AND l.status = 'published'
+                   JOIN course_lesson_completion k ON k.lesson_id = l.id AND k.user_id = m.user_id
+                  WHERE m.course_id = ?1 AND m.join_status = 'joined'),
+                (SELECT count(*) FROM course_member
+                  WHERE course_id = ?1 AND join_status = 'joined'),
+                (SELECT count(*) FROM course_section s
+                   JOIN course_lesson l ON l.section_id = s.id AND l.status = 'published'
+                  WHERE s.course_id = ?1)",
+    )?
+    .query_row([course], |r| {
+        let (done, members, lessons): (i64, i64, i64) = (r.get(0)?, r.get(1)?, r.get(2)?);
+        let all = members.saturating_mul(lessons);
+        Ok(if all > 0 { done.saturating_mul(100) / all } else { 0 })
+    })
+}
+
+/// The members of `course` whose status is one of `statuses` (and whose username
+/// starts with `prefix`, case-insensitively), in the order they came, with their
+/// progress: how many there are, and the page `limit`/`offset` names. Each row's
+/// progress is read over the course's lessons (at most `LESSONS_MAX`).
+pub fn progress(
+    conn: &Connection,
+    course: i64,
+    statuses: &[JoinStatus],
+    prefix: &str,
+    (limit, offset): (i64, i64),
+) -> rusqlite::Result<(i64, Vec<MemberProgress>)> {
+    let statuses = serde_json::to_string(statuses).unwrap_or_else(|_| "[]".into());
+    let low = crate::model::user::username_key(prefix);
+    let high = format!("{low}\u{10FFFF}");
+    const FROM: &str = "FROM course_member m JOIN user u ON u.id = m.user_id
+        WHERE m.course_id = ?1 AND m.join_status IN (SELECT value FROM json_each(?2))
+          AND u.username_key >= ?3 AND u.username_key < ?4";
+    let count = conn
+        .prepare_cached(sql!("SELECT count(*) {FROM}"))?
+        .query_row(params![course, statuses, low, high], |r| r.get(0))?;
+    let mut stmt = conn.prepare_cached(sql!(
+        "SELECT {}, u.date_joined, m.join_status, m.created_at,
+                (SELECT count(*) FROM course_section s
+                   JOIN course_lesson l ON l.section_id = s.id AND l.status = 'published'
+                   JOIN course_lesson_completion k ON k.lesson_id = l.id AND k.user_id = m.user_id
+                  WHERE s.course_id = ?1),
+                (SELECT max(k.completed_at) FROM course_section s
+                   JOIN course_lesson l ON l.section_id = s.id
+                   JOIN course_lesson_completion k ON k.lesson_id = l.id AND k.user_id = m.user_id
+                  WHERE s.course_id = ?1)
+         {FROM} ORDER BY m.created_at, m.user_id LIMIT ?5 OFFSET ?6",
+        super::users::qualified(super::users::BRIEF, "u")
+    ))?;
+    let n = super::users::BRIEF.split(", ").count();
+    let rows = stmt.query_map(params![course, statuses, low, high, limit, offset], |r| {
+        let mut user = super::users::brief_at(r, 0)?;
+        user.date_joined = r.get(n)?;
+        Ok(MemberProgress {
+            user,
+            status: r.get(n + 1)?,
+            joined_at: r.get(n + 2)?,
+            completed: r.get(n + 3)?,
+            last_active_at: r.get(n + 4)?,
+        })
+    })?;
+    Ok((count, rows.collect::<rusqlite::Result<_>>()?))
+}
+
+/// How many published lessons a course has.
+pub fn published(conn: &Connection, course: i64) -> rusqlite::Result<i64> {
+    conn.prepare_cached(
+        "SELECT count(*) FROM course_section s
+           JOIN course_lesson l ON l.section_id = s.id AND l.status = 'published'
+          WHERE s.course_id = ?1",
+    )?
+    .query_row([course], |r| r.get(0))
 }

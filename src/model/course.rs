@@ -141,6 +141,10 @@ pub struct CourseJson {
     pub num_lessons: i64,
     /// Of those, the ones the caller completed (0 for anonymous callers).
     pub num_lessons_completed: i64,
+    /// Only in `?view=dashboard` for the creator and managers: the mean of the joined
+    /// members' `user_completion_rate`, rounded down (0 without members or lessons).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub avg_completion_rate: Option<i64>,
     /// Only in `GET /api/v2/course/{id}/?view=user|edit|dashboard` (what the kit's course
     /// page, dashboard and editor ask): the sections in `sections_order` order, as
     /// `GET /api/v2/course/{id}/section/` lists them.
@@ -173,11 +177,7 @@ impl Course {
             None => base.at(DEFAULT_IMAGE),
         };
         let show_members = !self.hide_member_count || manages(status);
-        let rate = if counts.lessons > 0 {
-            (counts.completed * 100 / counts.lessons).clamp(0, 100)
-        } else {
-            0
-        };
+        let rate = super::course_lesson::rate(counts.completed, counts.lessons);
         CourseJson {
             id: self.id,
             name: self.name.clone(),
@@ -208,6 +208,7 @@ impl Course {
             num_sections: counts.sections,
             num_lessons: counts.lessons,
             num_lessons_completed: counts.completed,
+            avg_completion_rate: None,
             sections: None,
         }
     }
@@ -279,8 +280,13 @@ pub fn parse_statuses(s: Option<&str>, default: &[JoinStatus]) -> Result<Vec<Joi
     let Some(s) = s.filter(|s| !s.trim().is_empty()) else {
         return Ok(default.to_vec());
     };
+    // the kit's course editor sends a JSON array (`["joined","manager","creator"]`)
+    let parts: Vec<String> = match serde_json::from_str::<Vec<String>>(s.trim()) {
+        Ok(list) if s.trim_start().starts_with('[') => list,
+        _ => s.split(',').map(|p| p.trim().to_owned()).collect(),
+    };
     let mut out = Vec::new();
-    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+    for part in parts.iter().map(|p| p.trim()).filter(|p| !p.is_empty()) {
         let status = JoinStatus::parse(part)?;
         if !out.contains(&status) {
             out.push(status);
@@ -436,5 +442,11 @@ mod tests {
         );
         assert_eq!(parse_statuses(None, &members), Ok(members.to_vec()));
         assert_eq!(parse_statuses(Some(" "), &members), Ok(members.to_vec()));
+        // the kit's course editor sends a JSON array
+        assert_eq!(
+            parse_statuses(Some(r#"["joined","manager"]"#), &members),
+            Ok(vec![JoinStatus::Joined, JoinStatus::Manager])
+        );
+        assert!(parse_statuses(Some(r#"["joined","x"]"#), &members).is_err());
     }
 }

@@ -241,6 +241,62 @@ fn no_attachments(v: &Value) -> Result<Vec<i64>, FieldError> {
     }
 }
 
+/// A member of a course and their progress in it (the teacher's dashboard).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MemberProgress {
+    /// Brief (its minimal JSON's fields) with `date_joined`.
+    pub user: super::user::User,
+    pub status: super::course_enums::JoinStatus,
+    /// When they came to the course.
+    pub joined_at: Timestamp,
+    /// Published lessons they completed.
+    pub completed: i64,
+    /// Their latest completion in the course; None before the first.
+    pub last_active_at: Option<Timestamp>,
+}
+
+/// An item of a course's dashboard list: User Minimal with the member's progress.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[schema(as = CourseMemberProgress)]
+pub struct ProgressJson {
+    #[serde(flatten)]
+    pub user: UserMinimal,
+    /// When they joined the community.
+    #[schema(format = DateTime)]
+    pub date_joined: String,
+    pub join_status: super::course_enums::JoinStatus,
+    /// When they came to the course.
+    #[schema(format = DateTime)]
+    pub joined_at: String,
+    /// Their latest lesson completed in the course; null before the first.
+    #[schema(format = DateTime)]
+    pub last_active_at: Option<String>,
+    /// Published lessons they completed.
+    pub num_lessons_completed: i64,
+    /// Percentage (rounded down) of the course's published lessons they completed.
+    pub user_completion_rate: i64,
+}
+
+impl MemberProgress {
+    /// The JSON, `lessons` being the course's published lessons.
+    pub fn to_json(&self, base: &super::PublicUrl, lessons: i64) -> ProgressJson {
+        ProgressJson {
+            user: self.user.minimal(base),
+            date_joined: rfc3339(self.user.date_joined),
+            join_status: self.status,
+            joined_at: rfc3339(self.joined_at),
+            last_active_at: self.last_active_at.map(rfc3339),
+            num_lessons_completed: self.completed,
+            user_completion_rate: rate(self.completed, lessons),
+        }
+    }
+}
+
+/// `done` of `all` in percent, rounded down (0 when `all` is).
+pub fn rate(done: i64, all: i64) -> i64 {
+    if all > 0 { (done.saturating_mul(100) / all).clamp(0, 100) } else { 0 }
+}
+
 /// A comment on a lesson as stored, with what its JSON shows of its lesson.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct LessonComment {

@@ -7,6 +7,7 @@ mod lesson_comments;
 mod lessons;
 mod members;
 mod outline;
+mod progress;
 mod sections;
 
 use rusqlite::Connection;
@@ -55,6 +56,7 @@ pub fn endpoints() -> Vec<Endpoint> {
     .chain(sections::endpoints())
     .chain(lessons::endpoints())
     .chain(lesson_comments::endpoints())
+    .chain(progress::endpoints())
     .collect()
 }
 
@@ -146,9 +148,9 @@ fn course_jsons(
 crate::query_params! {
     /// The join statuses a course list or a member list keeps.
     pub(crate) struct MemberStatuses {
-        /// Comma-separated join statuses among creator, manager, joined, invited and
-        /// requested; default (also when empty) creator,manager,joined. An unknown status
-        /// is 400 `invalid_choice`.
+        /// Join statuses among creator, manager, joined, invited and requested,
+        /// comma-separated or as a JSON array; default (also when empty)
+        /// creator,manager,joined. An unknown status is 400 `invalid_choice`.
         statuses: Option<String>,
     }
 }
@@ -156,8 +158,16 @@ crate::query_params! {
 /// The `statuses` query parameter of the course and member lists (default creator,
 /// manager, joined); an unknown status is 400 `invalid_choice`.
 pub(crate) fn member_statuses(q: &crate::http::query::Query) -> Result<Vec<JoinStatus>, ApiError> {
-    parse_statuses(MemberStatuses::read(q)?.statuses.as_deref(), &JoinStatus::MEMBERS)
-        .map_err(|m| ApiError::field("statuses", "invalid_choice", m))
+    member_statuses_or(MemberStatuses::read(q)?.statuses.as_deref(), &JoinStatus::MEMBERS)
+}
+
+/// A `statuses` parameter's statuses, `default` when it is absent or empty; an unknown
+/// status is 400 `invalid_choice`.
+pub(crate) fn member_statuses_or(
+    statuses: Option<&str>,
+    default: &[JoinStatus],
+) -> Result<Vec<JoinStatus>, ApiError> {
+    parse_statuses(statuses, default).map_err(|m| ApiError::field("statuses", "invalid_choice", m))
 }
 
 crate::query_params! {
@@ -266,12 +276,18 @@ fn store_image(
 }
 
 crate::query_params! {
-    /// Which page of the kit asks for a course.
+    /// Which page of the kit asks for a course, and for whom.
     struct CourseViewQuery {
-        /// user (the course page), edit (its editor) or dashboard: the answer then
-        /// carries `sections`; absent: it does not. Anything else is 400 invalid_choice.
+        /// user (the course page), edit (its editor) or dashboard (its teacher's
+        /// dashboard, which also reads `avg_completion_rate`): the answer then carries
+        /// `sections`; absent: it does not. Anything else is 400 invalid_choice.
         #[param(schema_with = course_views)]
         view: Option<String>,
+        /// A user id: the course as that user sees it (their join_status, progress and
+        /// locks, with `sections`): a student's progress, for the creator and managers
+        /// only (403 for others who see the course). A non-integer is 400.
+        #[param(value_type = Option<i64>)]
+        user: Option<String>,
     }
 }
 
@@ -279,31 +295,49 @@ fn course_views() -> utoipa::openapi::schema::Object {
     crate::http::query_params::one_of(&["user", "edit", "dashboard"])
 }
 
-/// `GET /api/v2/course/{id}/` (`?view=`: [`CourseViewQuery`])
+/// `GET /api/v2/course/{id}/` (`?view=`, `?user=`: [`CourseViewQuery`])
 async fn get(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
     let (id, base) = (call.id(), call.base());
-    let with_sections = match CourseViewQuery::read(&call.query()?)?.view.as_deref() {
-        None => false,
-        Some("user" | "edit" | "dashboard") => true,
-        Some(_) => {
-            return Err(ApiError::field(
-                "view",
-                "invalid_choice",
-                "Expected one of user, edit, dashboard.",
-            ));
-        }
+    let q = CourseViewQuery::read(&call.query()?)?;
+    let view_name = q.view.clone();
+    if !matches!(view_name.as_deref(), None | Some("user" | "edit" | "dashboard")) {
+        return Err(ApiError::field(
+            "view",
+            "invalid_choice",
+            "Expected one of user, edit, dashboard.",
+        ));
+    }
+    let student = match q.user.as_deref().map(str::trim) {
+        None | Some("") => None,
+        Some(u) => Some(
+            u.parse::<i64>()
+                .map_err(|_| ApiError::field("user", "invalid", "Must be an integer id."))?,
+        ),
     };
+    let with_sections = view_name.is_some() || student.is_some();
+    let dashboard = view_name.as_deref() == Some("dashboard");
     let json = call
         .read(move |c, who| {
-            let user = who.map(|w| w.user_id);
+            let mut user = who.map(|w| w.user_id);
             // the record, the caller's status, creator and counts in one statement
-            let view = course_view::view(c, id, user)?.ok_or(ApiError::NotFound)?;
+            let mut view = course_view::view(c, id, user)?.ok_or(ApiError::NotFound)?;
             if !visible(&view.course, view.status) {
                 return Err(ApiError::NotFound);
             }
+            let manager = manages(view.status);
+            if let Some(s) = student {
+                if !manager {
+                    return Err(ApiError::PermissionDenied);
+                }
+                user = Some(s);
+                view = course_view::view(c, id, user)?.ok_or(ApiError::NotFound)?;
+            }
             let sections = with_sections.then(|| Outline::read(c, &view.course, view.status, user));
+            let average = (dashboard && manager)
+                .then(|| crate::db::course_lessons::average_completion(c, id));
             let mut json = view_json(c, view, user, &base)?;
             json.sections = sections.transpose()?.map(Outline::json);
+            json.avg_completion_rate = average.transpose()?;
             Ok(json)
         })
         .await?;
@@ -480,7 +514,7 @@ mod tests {
     #[test]
     fn course_operations_have_the_auth_classes_of_spec_5() {
         let all = endpoints();
-        assert_eq!(all.len(), 37);
+        assert_eq!(all.len(), 39);
         // the reads a visitor may make while content is available; the member lists,
         // a lesson, its comments and the course's comments need a caller; every other
         // operation writes
@@ -489,6 +523,7 @@ mod tests {
                 ("GET", "/api/v2/course/") => Auth::User,
                 ("GET", p) if p.ends_with("/lesson/") => Auth::Ca,
                 ("GET", p) if p.contains("/lesson/") || p.ends_with("/comment/") => Auth::User,
+                ("GET", p) if p.ends_with("/users/") || p.ends_with("/user/") => Auth::User,
                 ("GET", p) if p.ends_with("/join/") || p.ends_with("/invite/") => Auth::User,
                 ("GET", p) if p.ends_with("/request_join/") => Auth::User,
                 ("GET", _) => Auth::Ca,

@@ -65,6 +65,7 @@ pub fn generated_schemas() -> Vec<(String, RefOr<Schema>)> {
     collect::<model::course_lesson::LessonJson>(&mut out);
     collect::<model::course_lesson::CommentJson>(&mut out);
     collect::<model::course_lesson::CommentExtras>(&mut out);
+    collect::<model::course_lesson::ProgressJson>(&mut out);
     collect::<model::course::MemberJson>(&mut out);
     collect::<model::group::GroupJson>(&mut out);
     collect::<model::event::EventJson>(&mut out);

@@ -382,3 +382,91 @@ async fn members_comment_on_lessons_that_take_comments() {
     assert_eq!(s.get(&all, Some(&f.alice)).await.json()["count"], 0);
     s.assert_consistent();
 }
+
+#[tokio::test]
+async fn the_teachers_dashboard_reads_each_members_progress_and_the_average() {
+    let f = fixture().await;
+    let s = &f.s;
+    let [dave] = s.users(["dave"]);
+    set_status(s, f.id, dave, "joined");
+    let ids = [
+        f.add(json!({"name": "A", "status": "published"})).await,
+        f.add(json!({"name": "B", "status": "published"})).await,
+    ];
+    f.add(json!({"name": "Draft"})).await;
+    // bob completes both, dave none: the students' mean is 50%
+    for lid in ids {
+        let r = s.post_empty(&format!("{}complete/", f.lesson(lid)), Some(&f.bob)).await;
+        assert_eq!(r.status, StatusCode::NO_CONTENT);
+    }
+    let dash = format!("/api/v2/course/{}/?view=dashboard", f.id);
+    assert_eq!(s.get(&dash, Some(&f.alice)).await.json()["avg_completion_rate"], 50);
+    // only for those who manage it, and only on the dashboard's view
+    assert!(s.get(&dash, Some(&f.bob)).await.json().get("avg_completion_rate").is_none());
+    let plain = s.get(&format!("/api/v2/course/{}/", f.id), Some(&f.alice)).await.json();
+    assert!(plain.get("avg_completion_rate").is_none());
+    // the students, in the order they came, with their progress
+    let users = format!("/api/v2/course/{}/users/", f.id);
+    let r = s.get(&users, Some(&f.alice)).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    let j = r.json();
+    assert_eq!(j["count"], 2);
+    let rows: Vec<(String, i64, i64)> = j["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| {
+            let rate = u["user_completion_rate"].as_i64().unwrap();
+            (
+                u["username"].as_str().unwrap().to_owned(),
+                u["num_lessons_completed"].as_i64().unwrap(),
+                rate,
+            )
+        })
+        .collect();
+    assert_eq!(rows, [("bob".into(), 2, 100), ("dave".into(), 0, 0)]);
+    assert!(
+        j["results"][0]["last_active_at"].is_string()
+            && j["results"][1]["last_active_at"].is_null()
+    );
+    assert_eq!(j["results"][0]["join_status"], "joined");
+    // the editor's filter (a JSON array) and search
+    let r = s
+        .get(&format!("{users}?statuses=[\"joined\",\"creator\"]&search=AL"), Some(&f.alice))
+        .await;
+    assert_eq!(r.json()["results"][0]["username"], "alice");
+    assert_eq!(r.json()["count"], 1);
+    assert_eq!(
+        s.get(&format!("{users}?statuses=x"), Some(&f.alice)).await.status,
+        StatusCode::BAD_REQUEST
+    );
+    // a student's own course, as the dashboard's "see progress" asks it
+    let r = s.get(&format!("/api/v2/course/{}/?user={}", f.id, f.bob_id), Some(&f.alice)).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    let j = r.json();
+    assert_eq!(
+        (j["num_lessons_completed"].clone(), j["join_status"].clone()),
+        (json!(2), json!("joined"))
+    );
+    assert_eq!(j["sections"][0]["lessons"].as_array().unwrap().len(), 2, "bob's view: no draft");
+    assert_eq!(j["sections"][0]["lessons"][0]["completion_status"], "completed");
+    let r = s.get(&format!("/api/v2/course/{}/?user={dave}", f.id), Some(&f.bob)).await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN);
+    let r = s.get(&format!("/api/v2/course/{}/?user=x", f.id), Some(&f.alice)).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    // members and others do not read the list, nor the users to add
+    for tok in [&f.bob, &f.carol] {
+        assert_eq!(s.get(&users, Some(tok)).await.status, StatusCode::FORBIDDEN);
+        let r = s.get(&format!("/api/v2/course/{}/user/", f.id), Some(tok)).await;
+        assert_eq!(r.status, StatusCode::FORBIDDEN);
+    }
+    // the users to add: not the course's members, not the caller
+    let r = s.get(&format!("/api/v2/course/{}/user/?search=", f.id), Some(&f.alice)).await;
+    let names: Vec<String> = r.json()["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["username"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(names, ["carol"]);
+}
