@@ -8,6 +8,9 @@
 // lesson page mounts react-templates Lesson on the first, shows its sanitized text
 // and "Lesson 1 of 2", marks it complete with the kit's button (hearth counts it in
 // the course's progress), and comments on it in the lesson's comment drawer.
+// Last, alice's teacher's dashboard (react-templates Course with viewDashboard): the
+// students' average completion, bob's row and his progress ("See"), and the Comments
+// tab with bob's comment under its lesson.
 
 export async function courseViews(t) {
   const { visit, check, api, page, must, USERS, WAIT_MS, token, viewTokens, setIds } = t;
@@ -52,7 +55,7 @@ export async function courseViews(t) {
     lessons = { section: starter, first: made[0], second: made[1] };
     const seen = (await api(bob, 'GET', base)).json.map((l) => l.name);
     must(JSON.stringify(seen) === JSON.stringify(['Feed the starter', 'Wait overnight']), `bob's lessons: ${JSON.stringify(seen)}`);
-    Object.assign(viewTokens, { lesson: token(bob) });
+    Object.assign(viewTokens, { lesson: token(bob), 'course-dashboard': token(alice) });
     setIds({ lessonSection: starter, lesson: made[0] });
   });
 
@@ -127,6 +130,35 @@ export async function courseViews(t) {
       await page.locator('.SCLessonCommentObjects-root').getByText('Mine doubled <3').first().waitFor({ timeout: WAIT_MS });
       const listed = (await api(alice, 'GET', `/api/v2/course/${course}/comment/`)).json;
       must(listed.count === 1 && listed.results[0].extras.lesson.name === 'Feed the starter', `the course's comments: ${JSON.stringify(listed).slice(0, 300)}`);
+    });
+  }, { fullPage: false });
+
+  await visit('course-dashboard', async () => {
+    await check('course-dashboard: alice\'s dashboard shows the average completion (50%: bob did 1 of 2) and bob\'s row in Students', async () => {
+      must(lessons, 'no lessons (the seed above failed)');
+      const want = (await api(alice, 'GET', `/api/v2/course/${course}/?view=dashboard`)).json.avg_completion_rate;
+      must(want === 50, `hearth's avg_completion_rate: ${want}`);
+      await page.getByText('Average completion rate').first().waitFor({ timeout: WAIT_MS });
+      await page.getByText('50%').first().waitFor({ timeout: WAIT_MS });
+      await page.locator('table').getByText('bob').first().waitFor({ timeout: WAIT_MS });
+    });
+    await check('course-dashboard: alice clicks "See" on bob\'s row: the dialog reads bob\'s course (?user=) with his lesson completed', async () => {
+      must(lessons, 'no lessons (the seed above failed)');
+      const [resp] = await Promise.all([
+        page.waitForResponse((r) => r.url().includes(`/api/v2/course/${course}/?user=`) && r.request().method() === 'GET', { timeout: WAIT_MS }),
+        page.locator('table button', { hasText: 'See' }).first().click(),
+      ]);
+      must(resp.ok(), `GET ?user= answered ${resp.status()}`);
+      const j = await resp.json();
+      must(j.num_lessons_completed === 1 && j.join_status === 'joined', `bob's course: ${j.num_lessons_completed} completed, ${j.join_status}`);
+      await page.locator('.MuiDialog-root').getByText('Starter').first().waitFor({ timeout: WAIT_MS });
+      await page.keyboard.press('Escape');
+    });
+    await check('course-dashboard: the Comments tab shows bob\'s comment under "Feed the starter" (GET /course/{id}/comment/)', async () => {
+      must(lessons, 'no lessons (the seed above failed)');
+      await page.getByRole('tab', { name: 'Comments' }).first().click();
+      await page.getByText('Mine doubled <3').first().waitFor({ timeout: WAIT_MS });
+      await page.getByText('Feed the starter').first().waitFor({ timeout: WAIT_MS });
     });
   }, { fullPage: false });
 }

@@ -646,6 +646,16 @@ function CoursePage({ config }) {
   );
 }
 
+// The course's page as its creator sees it: the teacher's dashboard
+// (CourseDashboard.Teacher: GET /course/{id}/?view=dashboard, /users/, /comment/).
+function CourseDashboardPage({ config }) {
+  return (
+    <Single id="course-dashboard" title="Course (react-templates, viewDashboard): alice's dashboard">
+      <CourseTemplate courseId={config.ids.course} viewDashboard />
+    </Single>
+  );
+}
+
 // A lesson's page as a member sees it (react-templates Lesson: the lesson of
 // GET …/lesson/{id}/, the course's outline of ?view=user, the complete button, the
 // comment drawer).
@@ -859,6 +869,7 @@ const VIEWS = {
   poll: PollPost,
   course: CoursePage,
   lesson: LessonPage,
+  'course-dashboard': CourseDashboardPage,
   'group-create': GroupCreate,
   'group-invite': GroupPage,
   'group-accept': GroupPage,
