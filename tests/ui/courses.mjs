@@ -10,7 +10,9 @@
 // the course's progress), and comments on it in the lesson's comment drawer.
 // Last, alice's teacher's dashboard (react-templates Course with viewDashboard): the
 // students' average completion, bob's row and his progress ("See"), and the Comments
-// tab with bob's comment under its lesson.
+// tab with bob's comment under its lesson. Then her course editor (react-ui
+// EditCourse): she adds a lesson to Baking with the kit's row and publishes it with
+// its status select, each confirmed through the API.
 
 export async function courseViews(t) {
   const { visit, check, api, page, must, USERS, WAIT_MS, token, viewTokens, setIds } = t;
@@ -55,7 +57,7 @@ export async function courseViews(t) {
     lessons = { section: starter, first: made[0], second: made[1] };
     const seen = (await api(bob, 'GET', base)).json.map((l) => l.name);
     must(JSON.stringify(seen) === JSON.stringify(['Feed the starter', 'Wait overnight']), `bob's lessons: ${JSON.stringify(seen)}`);
-    Object.assign(viewTokens, { lesson: token(bob), 'course-dashboard': token(alice) });
+    Object.assign(viewTokens, { lesson: token(bob), 'course-dashboard': token(alice), 'course-edit': token(alice) });
     setIds({ lessonSection: starter, lesson: made[0] });
   });
 
@@ -159,6 +161,46 @@ export async function courseViews(t) {
       await page.getByRole('tab', { name: 'Comments' }).first().click();
       await page.getByText('Mine doubled <3').first().waitFor({ timeout: WAIT_MS });
       await page.getByText('Feed the starter').first().waitFor({ timeout: WAIT_MS });
+    });
+  }, { fullPage: false });
+
+  await visit('course-edit', async () => {
+    const bakingLessons = async () => {
+      const out = (await api(alice, 'GET', `/api/v2/course/${course}/?view=edit`)).json.sections.find((x) => x.name === 'Baking');
+      return out ? out.lessons : [];
+    };
+    await check('course-edit: alice adds a lesson to Baking with the editor\'s "Lesson" button; hearth holds it as a draft in Baking', async () => {
+      must(lessons, 'no lessons (the seed above failed)');
+      const row = page.locator('tr', { hasText: 'Baking' }).first();
+      await row.waitFor({ timeout: WAIT_MS });
+      await row.locator('button', { hasText: 'Lesson' }).first().click();
+      const input = page.locator('tr input[type="text"]').first();
+      await input.waitFor({ timeout: WAIT_MS });
+      await input.fill('Shape the loaf');
+      // the kit keeps the name after a 300 ms debounce, in state the page does not show
+      await page.waitForTimeout(400);
+      const [resp] = await Promise.all([
+        page.waitForResponse((r) => /\/section\/\d+\/lesson\/$/.test(new URL(r.url()).pathname) && r.request().method() === 'POST', { timeout: WAIT_MS }),
+        page.locator('tr button:has-text("check")').first().click(),
+      ]);
+      must(resp.status() === 201, `POST lesson answered ${resp.status()}: ${(await resp.text()).slice(0, 300)}`);
+      await page.getByText('Shape the loaf').first().waitFor({ timeout: WAIT_MS });
+      const got = await bakingLessons();
+      must(got.length === 1 && got[0].name === 'Shape the loaf' && got[0].status === 'draft', `Baking's lessons: ${JSON.stringify(got).slice(0, 300)}`);
+    });
+    await check('course-edit: alice publishes it with its status select; hearth answers the PATCH and bob now sees it', async () => {
+      must(lessons, 'no lessons (the seed above failed)');
+      const row = page.locator('tr', { hasText: 'Shape the loaf' }).first();
+      await row.locator('[role="combobox"]').first().click();
+      const [resp] = await Promise.all([
+        page.waitForResponse((r) => /\/lesson\/\d+\/$/.test(new URL(r.url()).pathname) && r.request().method() === 'PATCH', { timeout: WAIT_MS }),
+        page.getByRole('option', { name: 'Published' }).first().click(),
+      ]);
+      must(resp.status() === 200, `PATCH lesson answered ${resp.status()}`);
+      const got = await bakingLessons();
+      must(got[0] && got[0].status === 'published', `Baking's lessons: ${JSON.stringify(got).slice(0, 300)}`);
+      const seen = (await api(bob, 'GET', `/api/v2/course/${course}/?view=user`)).json;
+      must(seen.num_lessons === 3, `bob's course counts ${seen.num_lessons} lessons`);
     });
   }, { fullPage: false });
 }

@@ -117,6 +117,7 @@ import {
   CreateEventButton,
   CreateGroupButton,
   CustomAdv,
+  EditCourse,
   EventMediaWidget,
   Events,
   MyEventsWidget,
@@ -656,6 +657,16 @@ function CourseDashboardPage({ config }) {
   );
 }
 
+// The course editor (react-ui EditCourse, its Lessons tab: GET /course/{id}/?view=edit,
+// the lesson rows' POST and PATCH).
+function CourseEditPage({ config }) {
+  return (
+    <Single id="course-edit" title="EditCourse (react-ui): alice's course editor">
+      <EditCourse courseId={config.ids.course} />
+    </Single>
+  );
+}
+
 // A lesson's page as a member sees it (react-templates Lesson: the lesson of
 // GET …/lesson/{id}/, the course's outline of ?view=user, the complete button, the
 // comment drawer).
@@ -870,6 +881,7 @@ const VIEWS = {
   course: CoursePage,
   lesson: LessonPage,
   'course-dashboard': CourseDashboardPage,
+  'course-edit': CourseEditPage,
   'group-create': GroupCreate,
   'group-invite': GroupPage,
   'group-accept': GroupPage,
