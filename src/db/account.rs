@@ -49,6 +49,9 @@ pub fn erase(conn: &Connection, id: i64, hard: bool) -> rusqlite::Result<()> {
              WHERE author_id = ?1",
         )?
         .execute([id])?;
+        // comments on course lessons have no replies to keep: they go
+        conn.prepare_cached("DELETE FROM course_lesson_comment WHERE created_by = ?1")?
+            .execute([id])?;
     }
     Ok(())
 }
@@ -57,8 +60,9 @@ pub fn erase(conn: &Connection, id: i64, hard: bool) -> rusqlite::Result<()> {
 /// their images, its pictures (out of every gallery) and unfinished uploads, its data
 /// export, settings, hidden users, flags, notifications, contact requests, the tags
 /// staff gave it, its linked identities, its cover picture, its marks in group
-/// threads and the items whose notifications it stopped.
-const ERASING: [&str; 21] = [
+/// threads, the items whose notifications it stopped and the course lessons it
+/// completed.
+const ERASING: [&str; 22] = [
     "DELETE FROM media WHERE path IN (SELECT substr(path, 8) FROM user_avatar WHERE user_id = ?1)",
     "DELETE FROM user_avatar WHERE user_id = ?1",
     "DELETE FROM data_export WHERE user_id = ?1",
@@ -82,4 +86,6 @@ const ERASING: [&str; 21] = [
     "DELETE FROM pm_group_hidden WHERE user_id = ?1",
     "DELETE FROM pm_group_member WHERE user_id = ?1",
     "DELETE FROM contribution_notification_off WHERE user_id = ?1",
+    // their progress in courses (which lessons they completed)
+    "DELETE FROM course_lesson_completion WHERE user_id = ?1",
 ];

@@ -157,9 +157,11 @@ pub fn average_completion(conn: &Connection, course: i64) -> rusqlite::Result<i6
 }
 
 /// The members of `course` whose status is one of `statuses` (and whose username
-/// starts with `prefix`, case-insensitively), in the order they came, with their
-/// progress: how many there are, and the page `limit`/`offset` names. Each row's
-/// progress is read over the course's lessons (at most `LESSONS_MAX`).
+/// starts with `prefix`, case-insensitively, when it is not empty), in the order they
+/// came, with their progress: how many there are, and the page `limit`/`offset` names.
+/// The page's members are picked first (an inner query with the limit), so that the
+/// progress is read for them only, not for every member the offset skips; each
+/// member's over the course's lessons (at most `LESSONS_MAX`).
 pub fn progress(
     conn: &Connection,
     course: i64,
@@ -170,25 +172,49 @@ pub fn progress(
     let statuses = serde_json::to_string(statuses).unwrap_or_else(|_| "[]".into());
     let low = crate::model::user::username_key(prefix);
     let high = format!("{low}\u{10FFFF}");
-    const FROM: &str = "FROM course_member m JOIN user u ON u.id = m.user_id
-        WHERE m.course_id = ?1 AND m.join_status IN (SELECT value FROM json_each(?2))
-          AND u.username_key >= ?3 AND u.username_key < ?4";
-    let count = conn
-        .prepare_cached(sql!("SELECT count(*) {FROM}"))?
-        .query_row(params![course, statuses, low, high], |r| r.get(0))?;
-    let mut stmt = conn.prepare_cached(sql!(
-        "SELECT {}, u.date_joined, m.join_status, m.created_at,
+    /// The members a page is taken from: `()` every one of the statuses, `(by_name)`
+    /// those whose username key is in [?3, ?4).
+    macro_rules! members {
+        () => {
+            "FROM course_member m
+             WHERE m.course_id = ?1 AND m.join_status IN (SELECT value FROM json_each(?2))"
+        };
+        (by_name) => {
+            "FROM course_member m JOIN user u ON u.id = m.user_id
+             WHERE m.course_id = ?1 AND m.join_status IN (SELECT value FROM json_each(?2))
+               AND u.username_key >= ?3 AND u.username_key < ?4"
+        };
+    }
+    // without a prefix the username is no filter: the members' own index alone (the
+    // page's statement then leaves ?3 and ?4 unused)
+    let (count, page_sql) = if low.is_empty() {
+        let n = conn
+            .prepare_cached(concat!("SELECT count(*) ", members!()))?
+            .query_row(params![course, statuses], |r| r.get(0))?;
+        (n, members!())
+    } else {
+        let n = conn
+            .prepare_cached(concat!("SELECT count(*) ", members!(by_name)))?
+            .query_row(params![course, statuses, low, high], |r| r.get(0))?;
+        (n, members!(by_name))
+    };
+    let sql = format!(
+        "SELECT {}, u.date_joined, p.join_status, p.created_at,
                 (SELECT count(*) FROM course_section s
                    JOIN course_lesson l ON l.section_id = s.id AND l.status = 'published'
-                   JOIN course_lesson_completion k ON k.lesson_id = l.id AND k.user_id = m.user_id
+                   JOIN course_lesson_completion k ON k.lesson_id = l.id AND k.user_id = p.user_id
                   WHERE s.course_id = ?1),
                 (SELECT max(k.completed_at) FROM course_section s
                    JOIN course_lesson l ON l.section_id = s.id
-                   JOIN course_lesson_completion k ON k.lesson_id = l.id AND k.user_id = m.user_id
+                   JOIN course_lesson_completion k ON k.lesson_id = l.id AND k.user_id = p.user_id
                   WHERE s.course_id = ?1)
-         {FROM} ORDER BY m.created_at, m.user_id LIMIT ?5 OFFSET ?6",
+         FROM (SELECT m.user_id, m.join_status, m.created_at {page_sql}
+               ORDER BY m.created_at, m.user_id LIMIT ?5 OFFSET ?6) p
+         JOIN user u ON u.id = p.user_id
+         ORDER BY p.created_at, p.user_id",
         super::users::qualified(super::users::BRIEF, "u")
-    ))?;
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
     let n = super::users::BRIEF.split(", ").count();
     let rows = stmt.query_map(params![course, statuses, low, high, limit, offset], |r| {
         let mut user = super::users::brief_at(r, 0)?;

@@ -117,6 +117,20 @@ const FILES: &[(&str, &str)] = &[
          WHERE m.user_id = ?1 ORDER BY m.created_at",
     ),
     (
+        "lessons_completed.json",
+        "SELECT co.id AS course_id, co.name AS course, l.id AS lesson_id, l.name AS lesson, k.completed_at
+         FROM course_lesson_completion k JOIN course_lesson l ON l.id = k.lesson_id
+         JOIN course_section s ON s.id = l.section_id JOIN course co ON co.id = s.course_id
+         WHERE k.user_id = ?1 ORDER BY k.completed_at, l.id",
+    ),
+    (
+        "lesson_comments.json",
+        "SELECT c.id, co.id AS course_id, co.name AS course, l.name AS lesson, c.text, c.created_at, c.updated_at
+         FROM course_lesson_comment c JOIN course_lesson l ON l.id = c.lesson_id
+         JOIN course co ON co.id = c.course_id
+         WHERE c.created_by = ?1 ORDER BY c.id",
+    ),
+    (
         "notifications.json",
         "SELECT n.type, a.username AS actor, n.created_at, n.is_new FROM notification n JOIN user a ON a.id = n.actor_id
          WHERE n.user_id = ?1 ORDER BY n.id",
@@ -178,6 +192,8 @@ connection_requests.json, hidden_users.json
                         connections and requests, the members you hide
 flags.json              the contributions you flagged (0 spam ... 4 off-topic)
 courses.json            your course memberships
+lessons_completed.json  the course lessons you marked complete
+lesson_comments.json    your comments on course lessons
 notifications.json      what you were notified of
 tags.json               the tags staff gave you (those kept off your profile too: visible 0)
 avatars.json, avatars/  the avatars you uploaded

@@ -141,8 +141,9 @@ pub struct CourseJson {
     pub num_lessons: i64,
     /// Of those, the ones the caller completed (0 for anonymous callers).
     pub num_lessons_completed: i64,
-    /// Only in `?view=dashboard` for the creator and managers: the mean of the joined
-    /// members' `user_completion_rate`, rounded down (0 without members or lessons).
+    /// Only in `?view=dashboard` for the creator and managers: the joined members'
+    /// completed published lessons over (members × published lessons), in percent
+    /// rounded down: their mean rate before rounding (0 without members or lessons).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub avg_completion_rate: Option<i64>,
     /// Only in `GET /api/v2/course/{id}/?view=user|edit|dashboard` (what the kit's course
@@ -231,8 +232,9 @@ pub struct Section {
 pub struct SectionJson {
     pub id: i64,
     pub name: String,
-    /// Its lessons' ids in order. PATCH it with exactly the ids of the section's lessons
-    /// (any order; 400 otherwise) to reorder them.
+    /// The ids of its lessons the caller sees, in order (the creator and managers see
+    /// every lesson). PATCH it with exactly the ids of the section's lessons (any order;
+    /// 400 otherwise) to reorder them.
     pub lessons_order: Vec<i64>,
     /// Its published lessons.
     pub num_lessons: i64,
@@ -292,7 +294,8 @@ pub fn parse_statuses(s: Option<&str>, default: &[JoinStatus]) -> Result<Vec<Joi
             out.push(status);
         }
     }
-    Ok(out)
+    // `[]` (or `,`) names nothing: the default, as an empty parameter
+    Ok(if out.is_empty() { default.to_vec() } else { out })
 }
 
 #[cfg(test)]
@@ -448,5 +451,6 @@ mod tests {
             Ok(vec![JoinStatus::Joined, JoinStatus::Manager])
         );
         assert!(parse_statuses(Some(r#"["joined","x"]"#), &members).is_err());
+        assert_eq!(parse_statuses(Some("[]"), &members), Ok(members.to_vec()));
     }
 }

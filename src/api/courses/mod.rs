@@ -283,9 +283,10 @@ crate::query_params! {
         /// `sections`; absent: it does not. Anything else is 400 invalid_choice.
         #[param(schema_with = course_views)]
         view: Option<String>,
-        /// A user id: the course as that user sees it (their join_status, progress and
-        /// locks, with `sections`): a student's progress, for the creator and managers
-        /// only (403 for others who see the course). A non-integer is 400.
+        /// A member's id (creator, manager or joined; 404 for anyone else): the course as
+        /// they see it (their join_status, progress and locks, with `sections`): a
+        /// student's progress, for the creator and managers only (403 for others who see
+        /// the course). A non-integer is 400.
         #[param(value_type = Option<i64>)]
         user: Option<String>,
     }
@@ -331,6 +332,10 @@ async fn get(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
                 }
                 user = Some(s);
                 view = course_view::view(c, id, user)?.ok_or(ApiError::NotFound)?;
+                // a member's progress: anyone else is not there to look at
+                if !view.status.is_some_and(|st| JoinStatus::MEMBERS.contains(&st)) {
+                    return Err(ApiError::NotFound);
+                }
             }
             let sections = with_sections.then(|| Outline::read(c, &view.course, view.status, user));
             let average = (dashboard && manager)

@@ -86,10 +86,12 @@ fn section_json(s: Section, lessons: Vec<Placed>) -> SectionJson {
         lessons.into_iter().filter_map(|(l, st)| st.map(|st| (l, st))).collect();
     let completed =
         seen.iter().filter(|(l, st)| l.status == LessonStatus::Published && st.completed).count();
+    // the order names only what the caller sees (a member learns nothing of drafts)
+    let lessons_order = seen.iter().map(|(l, _)| l.id).collect();
     SectionJson {
         id: s.id,
         name: s.name,
-        lessons_order: s.lessons_order,
+        lessons_order,
         num_lessons: s.num_lessons,
         num_lessons_completed: i64::try_from(completed).unwrap_or(i64::MAX),
         lessons: seen.into_iter().map(|(l, st)| l.to_json(st, None)).collect(),

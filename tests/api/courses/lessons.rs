@@ -92,6 +92,9 @@ async fn managers_write_lessons_and_members_see_only_the_published_ones() {
     assert_eq!(f.course(&f.bob).await["num_lessons"], 0);
     assert_eq!(s.get(&f.lesson(lid), Some(&f.bob)).await.status, StatusCode::NOT_FOUND);
     assert_eq!(s.get(&f.lessons(), Some(&f.bob)).await.json(), json!([]));
+    // nor its id in the section's order
+    assert_eq!(f.course(&f.bob).await["sections"][0]["lessons_order"], json!([]));
+    assert_eq!(f.course(&f.alice).await["sections"][0]["lessons_order"], json!([lid]));
     // the creator sees it everywhere
     assert_eq!(names(&f.course(&f.alice).await["sections"][0]), ["Intro"]);
     assert_eq!(s.get(&f.lesson(lid), Some(&f.alice)).await.status, StatusCode::OK);
@@ -454,6 +457,13 @@ async fn the_teachers_dashboard_reads_each_members_progress_and_the_average() {
     assert_eq!(r.status, StatusCode::FORBIDDEN);
     let r = s.get(&format!("/api/v2/course/{}/?user=x", f.id), Some(&f.alice)).await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    // only a member's progress is there to look at
+    let carol: i64 = s
+        .db_read(|c| c.query_row("SELECT id FROM user WHERE username = 'carol'", [], |r| r.get(0)));
+    let r = s.get(&format!("/api/v2/course/{}/?user={carol}", f.id), Some(&f.alice)).await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+    // an empty list of statuses is the default (the students)
+    assert_eq!(s.get(&format!("{users}?statuses=[]"), Some(&f.alice)).await.json()["count"], 2);
     // members and others do not read the list, nor the users to add
     for tok in [&f.bob, &f.carol] {
         assert_eq!(s.get(&users, Some(tok)).await.status, StatusCode::FORBIDDEN);
@@ -469,4 +479,36 @@ async fn the_teachers_dashboard_reads_each_members_progress_and_the_average() {
         .map(|u| u["username"].as_str().unwrap().to_owned())
         .collect();
     assert_eq!(names, ["carol"]);
+}
+
+#[tokio::test]
+async fn a_members_lessons_are_in_their_export_and_go_with_the_account() {
+    let f = fixture().await;
+    let s = &f.s;
+    let lid = f.add(json!({"name": "L", "status": "published"})).await;
+    let r = s.post_empty(&format!("{}complete/", f.lesson(lid)), Some(&f.bob)).await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT);
+    let r =
+        s.post(&format!("{}comment/", f.lesson(lid)), Some(&f.bob), json!({"text": "mine"})).await;
+    assert_eq!(r.status, StatusCode::CREATED);
+    let (bob, now) = (f.bob_id, s.clock.now());
+    let files = s.db_read(move |c| hearth::db::export::files(c, bob, now, &|_, _| {})).unwrap();
+    let file = |name: &str| -> Value {
+        let (_, bytes) = files.iter().find(|(n, _)| n == name).unwrap();
+        serde_json::from_slice(bytes).unwrap()
+    };
+    assert_eq!(file("lesson_comments.json")[0]["text"], "mine");
+    assert_eq!(file("lessons_completed.json")[0]["lesson"], "L");
+    // an erased account loses its progress; erased hard, its comments too
+    s.db_write(move |tx| hearth::db::account::erase(tx, bob, true));
+    let left: (i64, i64) = s.db_read(|c| {
+        c.query_row(
+            "SELECT (SELECT count(*) FROM course_lesson_completion),
+                    (SELECT count(*) FROM course_lesson_comment)",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+    });
+    assert_eq!(left, (0, 0));
+    s.assert_consistent();
 }
