@@ -1485,6 +1485,9 @@ CREATE TABLE course_lesson_comment (
 );
 CREATE INDEX course_lesson_comment_lesson ON course_lesson_comment (lesson_id, id);
 CREATE INDEX course_lesson_comment_course ON course_lesson_comment (course_id, id);
+-- A member's completed lessons: their progress in a course (the dashboard's list, the
+-- outline) reads their completions, not every lesson of the course.
+CREATE INDEX course_lesson_completion_user ON course_lesson_completion (user_id, lesson_id);
 CREATE TRIGGER course_lesson_comment_insert AFTER INSERT ON course_lesson_comment
 BEGIN
     UPDATE course_lesson SET comment_count = comment_count + 1 WHERE id = NEW.lesson_id;

@@ -156,12 +156,54 @@ pub fn average_completion(conn: &Connection, course: i64) -> rusqlite::Result<i6
     })
 }
 
+/// The members a dashboard page is taken from: `()` every one of the statuses (`?1` the
+/// course, `?2` the statuses as a JSON array), `(by_name)` those whose username key is
+/// in [?3, ?4).
+macro_rules! members {
+    () => {
+        "FROM course_member m
+         WHERE m.course_id = ?1 AND m.join_status IN (SELECT value FROM json_each(?2))"
+    };
+    (by_name) => {
+        "FROM course_member m JOIN user u ON u.id = m.user_id
+         WHERE m.course_id = ?1 AND m.join_status IN (SELECT value FROM json_each(?2))
+           AND u.username_key >= ?3 AND u.username_key < ?4"
+    };
+}
+
+/// A dashboard page: the page's members picked first (an inner query with the limit,
+/// `?5`/`?6`), so that the progress is read for them only, not for every member the
+/// offset skips; each member's progress from their own completions
+/// (`course_lesson_completion_user`), kept to the course's published lessons.
+fn progress_sql(by_name: bool) -> &'static str {
+    macro_rules! page {
+        ($($members:tt)*) => {
+            sql!(
+                "SELECT {}, u.date_joined, p.join_status, p.created_at,
+                        (SELECT count(*) FROM course_lesson_completion k
+                           JOIN course_lesson l ON l.id = k.lesson_id AND l.status = 'published'
+                           JOIN course_section s ON s.id = l.section_id AND s.course_id = ?1
+                          WHERE k.user_id = p.user_id),
+                        (SELECT max(k.completed_at) FROM course_lesson_completion k
+                           JOIN course_lesson l ON l.id = k.lesson_id
+                           JOIN course_section s ON s.id = l.section_id AND s.course_id = ?1
+                          WHERE k.user_id = p.user_id)
+                 FROM (SELECT m.user_id, m.join_status, m.created_at {}
+                       ORDER BY m.created_at, m.user_id LIMIT ?5 OFFSET ?6) p
+                 JOIN user u ON u.id = p.user_id
+                 ORDER BY p.created_at, p.user_id",
+                super::users::qualified(super::users::BRIEF, "u"),
+                members!($($members)*)
+            )
+        };
+    }
+    if by_name { page!(by_name) } else { page!() }
+}
+
 /// The members of `course` whose status is one of `statuses` (and whose username
 /// starts with `prefix`, case-insensitively, when it is not empty), in the order they
-/// came, with their progress: how many there are, and the page `limit`/`offset` names.
-/// The page's members are picked first (an inner query with the limit), so that the
-/// progress is read for them only, not for every member the offset skips; each
-/// member's over the course's lessons (at most `LESSONS_MAX`).
+/// came, with their progress ([`progress_sql`]): how many there are, and the page
+/// `limit`/`offset` names.
 pub fn progress(
     conn: &Connection,
     course: i64,
@@ -172,49 +214,17 @@ pub fn progress(
     let statuses = serde_json::to_string(statuses).unwrap_or_else(|_| "[]".into());
     let low = crate::model::user::username_key(prefix);
     let high = format!("{low}\u{10FFFF}");
-    /// The members a page is taken from: `()` every one of the statuses, `(by_name)`
-    /// those whose username key is in [?3, ?4).
-    macro_rules! members {
-        () => {
-            "FROM course_member m
-             WHERE m.course_id = ?1 AND m.join_status IN (SELECT value FROM json_each(?2))"
-        };
-        (by_name) => {
-            "FROM course_member m JOIN user u ON u.id = m.user_id
-             WHERE m.course_id = ?1 AND m.join_status IN (SELECT value FROM json_each(?2))
-               AND u.username_key >= ?3 AND u.username_key < ?4"
-        };
-    }
     // without a prefix the username is no filter: the members' own index alone (the
     // page's statement then leaves ?3 and ?4 unused)
-    let (count, page_sql) = if low.is_empty() {
-        let n = conn
-            .prepare_cached(concat!("SELECT count(*) ", members!()))?
-            .query_row(params![course, statuses], |r| r.get(0))?;
-        (n, members!())
+    let by_name = !low.is_empty();
+    let count = if by_name {
+        conn.prepare_cached(concat!("SELECT count(*) ", members!(by_name)))?
+            .query_row(params![course, statuses, low, high], |r| r.get(0))?
     } else {
-        let n = conn
-            .prepare_cached(concat!("SELECT count(*) ", members!(by_name)))?
-            .query_row(params![course, statuses, low, high], |r| r.get(0))?;
-        (n, members!(by_name))
+        conn.prepare_cached(concat!("SELECT count(*) ", members!()))?
+            .query_row(params![course, statuses], |r| r.get(0))?
     };
-    let sql = format!(
-        "SELECT {}, u.date_joined, p.join_status, p.created_at,
-                (SELECT count(*) FROM course_section s
-                   JOIN course_lesson l ON l.section_id = s.id AND l.status = 'published'
-                   JOIN course_lesson_completion k ON k.lesson_id = l.id AND k.user_id = p.user_id
-                  WHERE s.course_id = ?1),
-                (SELECT max(k.completed_at) FROM course_section s
-                   JOIN course_lesson l ON l.section_id = s.id
-                   JOIN course_lesson_completion k ON k.lesson_id = l.id AND k.user_id = p.user_id
-                  WHERE s.course_id = ?1)
-         FROM (SELECT m.user_id, m.join_status, m.created_at {page_sql}
-               ORDER BY m.created_at, m.user_id LIMIT ?5 OFFSET ?6) p
-         JOIN user u ON u.id = p.user_id
-         ORDER BY p.created_at, p.user_id",
-        super::users::qualified(super::users::BRIEF, "u")
-    );
-    let mut stmt = conn.prepare_cached(&sql)?;
+    let mut stmt = conn.prepare_cached(progress_sql(by_name))?;
     let n = super::users::BRIEF.split(", ").count();
     let rows = stmt.query_map(params![course, statuses, low, high, limit, offset], |r| {
         let mut user = super::users::brief_at(r, 0)?;
@@ -238,4 +248,31 @@ pub fn published(conn: &Connection, course: i64) -> rusqlite::Result<i64> {
           WHERE s.course_id = ?1",
     )?
     .query_row([course], |r| r.get(0))
+}
+
+#[cfg(test)]
+mod tests {
+    #![expect(clippy::unwrap_used, reason = "tests fail loudly")]
+
+    use super::*;
+
+    /// A dashboard page reads each member's progress from their own completions, and
+    /// only for the page's members (the inner query holds the limit and offset).
+    #[test]
+    fn a_dashboard_page_reads_its_members_completions_by_the_users_index() {
+        let conn = crate::db::migrate::test_db();
+        for by_name in [false, true] {
+            let mut stmt =
+                conn.prepare(&format!("EXPLAIN QUERY PLAN {}", progress_sql(by_name))).unwrap();
+            let mut rows = stmt.raw_query();
+            let mut plan = Vec::new();
+            while let Some(r) = rows.next().unwrap() {
+                plan.push(r.get::<_, String>(3).unwrap());
+            }
+            let plan = plan.join("\n");
+            assert!(plan.contains("course_lesson_completion_user (user_id=?)"), "{plan}");
+            assert!(plan.contains("CO-ROUTINE p"), "{plan}");
+            assert!(!plan.contains("SCAN k"), "{plan}");
+        }
+    }
 }
