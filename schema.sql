@@ -643,7 +643,11 @@ CREATE TABLE notification (
     -- the group an invitation, request or acceptance is about (version 10)
     group_id   INTEGER REFERENCES community_group (id),
     -- the event an invitation, request or acceptance is about (version 10)
-    event_id   INTEGER REFERENCES event (id)
+    event_id   INTEGER REFERENCES event (id),
+    -- the course an invitation, request, acceptance or lesson comment is about, and
+    -- the lesson comment (version 13)
+    course_id  INTEGER REFERENCES course (id),
+    lesson_comment_id INTEGER REFERENCES course_lesson_comment (id) ON DELETE CASCADE
 );
 -- a user's notifications, newest first
 CREATE INDEX notification_user ON notification (user_id, id DESC);
@@ -1488,6 +1492,9 @@ CREATE INDEX course_lesson_comment_course ON course_lesson_comment (course_id, i
 -- A member's completed lessons: their progress in a course (the dashboard's list, the
 -- outline) reads their completions, not every lesson of the course.
 CREATE INDEX course_lesson_completion_user ON course_lesson_completion (user_id, lesson_id);
+-- what a lesson comment's deletion takes out (its managers' notifications)
+CREATE INDEX notification_lesson_comment ON notification (lesson_comment_id)
+    WHERE lesson_comment_id IS NOT NULL;
 CREATE TRIGGER course_lesson_comment_insert AFTER INSERT ON course_lesson_comment
 BEGIN
     UPDATE course_lesson SET comment_count = comment_count + 1 WHERE id = NEW.lesson_id;

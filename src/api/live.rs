@@ -265,6 +265,12 @@ fn activity_type(kind: Type) -> i64 {
         Type::EventRequest => 10,
         Type::EventAccept => 14,
         Type::EventAdded => 15,
+        Type::CourseInvite => 27,
+        Type::CourseRequest => 29,
+        Type::CourseAccept => 30,
+        Type::CourseAdded => 46,
+        Type::CourseManager => 80,
+        Type::LessonComment => 82,
     }
 }
 

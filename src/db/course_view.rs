@@ -17,7 +17,7 @@ use crate::model::course::{Counts, Course, JoinStatus};
 use crate::model::user::User;
 
 /// A course as one caller sees it.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct View {
     pub course: Course,
     /// The caller's status in it (None: not a member, or anonymous).
@@ -26,7 +26,7 @@ pub struct View {
 }
 
 /// What a course's JSON shows besides its record and the caller's status.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Extras {
     /// The creator as their minimal JSON shows them ([`users::BRIEF`]: the other fields
     /// are left at their defaults); None when gone.

@@ -59,6 +59,11 @@ pub fn get(conn: &Connection, lesson: i64, id: i64) -> rusqlite::Result<Option<A
         .optional()
 }
 
+/// Comment `id`, on whichever lesson, with its author.
+pub fn by_id(conn: &Connection, id: i64) -> rusqlite::Result<Option<Authored>> {
+    conn.prepare_cached(sql!("{} WHERE c.id = ?1", select()))?.query_row([id], row).optional()
+}
+
 /// A page of a lesson's comments, oldest first (`newest_first`: newest first), and how
 /// many it has.
 pub fn of_lesson(

@@ -8,6 +8,7 @@ use warp::reply::Response;
 
 use super::lessons::{Opened, open};
 use super::managed_course;
+use super::members::notify_managers;
 use crate::api::call::{Call, user, write};
 use crate::api::listing::list_page;
 use crate::db::lesson_comments as db;
@@ -125,6 +126,11 @@ async fn create(mut call: Call<Principal>) -> Result<Response, ApiError> {
         .write(move |tx, who| {
             let o = commentable(tx, ids, who)?;
             let cid = db::insert(tx, o.course.id, o.lesson.id, who.user_id, (&text, &html), now)?;
+            // the course's creator and managers, when they asked to be
+            if o.course.new_comment_notification_enabled {
+                let kind = crate::db::notifications::Type::LessonComment;
+                notify_managers(tx, o.course.id, who.user_id, kind, Some(cid), now)?;
+            }
             Ok((o.lesson.id, cid))
         })
         .await?;

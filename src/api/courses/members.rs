@@ -7,8 +7,10 @@ use super::outline::Outline;
 use super::{MemberStatuses, course_json, managed_course, member_statuses, visible_course};
 use crate::api::call::{Call, ca, user, write};
 use crate::api::listing::list_page;
-use crate::api::members::{UserIds, missing_user, pre_write, required_users, user_list};
+use crate::api::members::{UserIds, admins, missing_user, pre_write, required_users, user_list};
+use crate::clock::Timestamp;
 use crate::db::members::{self, Roster};
+use crate::db::notifications::{Type, forget_course, notify_course};
 use crate::error::ApiError;
 use crate::http::auth::Principal;
 use crate::http::pagination::Page;
@@ -67,6 +69,16 @@ async fn join_course(mut call: Call<Principal>) -> Result<Response, ApiError> {
             let status = match next {
                 Some(s) => {
                     members::set(tx, Roster::Course, id, who.user_id, s, now)?;
+                    // an invitation answered, or a request made: the managers are told
+                    let tell = if status == Some(JoinStatus::Invited) {
+                        forget_course(tx, id, Type::CourseInvite, Some(who.user_id), None)?;
+                        Some(Type::CourseAccept)
+                    } else {
+                        (s == JoinStatus::Requested).then_some(Type::CourseRequest)
+                    };
+                    if let Some(kind) = tell {
+                        notify_managers(tx, id, who.user_id, kind, None, now)?;
+                    }
                     Some(s)
                 }
                 None => status,
@@ -77,6 +89,22 @@ async fn join_course(mut call: Call<Principal>) -> Result<Response, ApiError> {
         })
         .await?;
     Ok(ok(&json))
+}
+
+/// Notifies the creator and managers of course `id` (the actor excepted) of `kind`
+/// (about lesson comment `comment`, when given).
+pub(super) fn notify_managers(
+    tx: &rusqlite::Connection,
+    id: i64,
+    actor: i64,
+    kind: Type,
+    comment: Option<i64>,
+    now: Timestamp,
+) -> Result<(), ApiError> {
+    for manager in admins(tx, Roster::Course, id)? {
+        notify_course(tx, manager, actor, kind, (id, comment), now)?;
+    }
+    Ok(())
 }
 
 /// `DELETE /api/v2/course/{id}/join/`: leave, withdraw a request or decline an
@@ -91,6 +119,16 @@ async fn leave(mut call: Call<Principal>) -> Result<Response, ApiError> {
             return Err(ApiError::PermissionDenied);
         }
         members::remove(tx, Roster::Course, id, who.user_id)?;
+        // a request taken back, an invitation declined: its notification goes
+        match status {
+            Some(JoinStatus::Requested) => {
+                forget_course(tx, id, Type::CourseRequest, None, Some(who.user_id))?;
+            }
+            Some(JoinStatus::Invited) => {
+                forget_course(tx, id, Type::CourseInvite, Some(who.user_id), None)?;
+            }
+            _ => {}
+        }
         Ok::<_, ApiError>(())
     })
     .await?;
@@ -138,9 +176,22 @@ async fn invite_users(mut call: Call<Principal>, add: bool) -> Result<Response, 
         managed_course(tx, id, who)?;
         let users = required_users(tx, users, errors, "users")?;
         if add {
-            members::invite(tx, Roster::Course, id, &users, now)?;
+            // the invited are told, and so are requesters accepted (their request's
+            // notification goes)
+            for (u, s) in members::invite(tx, Roster::Course, id, &users, now)? {
+                let kind = if s == JoinStatus::Invited {
+                    Type::CourseInvite
+                } else {
+                    forget_course(tx, id, Type::CourseRequest, None, Some(u))?;
+                    Type::CourseAdded
+                };
+                notify_course(tx, u, who.user_id, kind, (id, None), now)?;
+            }
         } else {
             members::withdraw(tx, Roster::Course, id, &users)?;
+            for u in &users {
+                forget_course(tx, id, Type::CourseInvite, Some(*u), None)?;
+            }
         }
         Ok::<_, ApiError>(())
     })
@@ -238,9 +289,21 @@ async fn set_roles(mut call: Call<Principal>) -> Result<Response, ApiError> {
                 "Give at least one user in managers, joined or unjoined.",
             ));
         }
+        let before = members::statuses(
+            tx,
+            Roster::Course,
+            id,
+            &changes.iter().map(|(u, _)| *u).collect::<Vec<_>>(),
+        )?;
         for (u, to) in changes {
             match to {
-                Some(s) => members::set(tx, Roster::Course, id, u, s, now)?,
+                Some(s) => {
+                    members::set(tx, Roster::Course, id, u, s, now)?;
+                    // a member made a manager is told
+                    if s == JoinStatus::Manager && before.get(&u) != Some(&JoinStatus::Manager) {
+                        notify_course(tx, u, who.user_id, Type::CourseManager, (id, None), now)?;
+                    }
+                }
                 None => members::remove(tx, Roster::Course, id, u)?,
             }
         }

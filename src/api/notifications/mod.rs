@@ -120,6 +120,39 @@ pub(crate) fn note_json(n: &Note, base: &PublicUrl, now: crate::clock::Timestamp
             o.insert("event".into(), event.unwrap_or(Value::Null));
             o.insert("user".into(), actor);
         }
+        // the actor and the course (as the recipient sees it); a lesson comment's also
+        // the comment, with the lesson and section the kit links to
+        Type::CourseInvite
+        | Type::CourseRequest
+        | Type::CourseAccept
+        | Type::CourseAdded
+        | Type::CourseManager
+        | Type::LessonComment => {
+            let course = n.course.as_ref().and_then(|(v, categories)| {
+                let creator = v.extras.creator.as_ref()?;
+                let json = v.course.to_json(
+                    base,
+                    v.status,
+                    creator.minimal(base),
+                    categories.clone(),
+                    v.extras.counts,
+                );
+                serde_json::to_value(json).ok()
+            });
+            o.insert("course".into(), course.unwrap_or(Value::Null));
+            o.insert("user".into(), actor);
+            if let Some((c, author)) = &n.lesson_comment {
+                let mut json =
+                    serde_json::to_value(c.to_json(author.as_ref().map(|u| u.minimal(base))))
+                        .unwrap_or(Value::Null);
+                if let Value::Object(m) = &mut json {
+                    m.insert("lesson_id".into(), json!(c.lesson_id));
+                    m.insert("section_id".into(), json!(c.section_id));
+                    m.insert("lesson_name".into(), json!(c.lesson_name));
+                }
+                o.insert("comment".into(), json);
+            }
+        }
         // a moderator's decision: the contribution it was about (a comment under
         // `comment`, an item under its kind)
         // the message (`SCNotificationPrivateMessageType`) and, for the kit's live

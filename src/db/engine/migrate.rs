@@ -237,7 +237,9 @@ fn v13_lessons(conn: &Connection) -> Result<(), DbError> {
     Ok(())
 }
 
-/// The columns version 13 adds, each last in its table as in `schema.sql`.
+/// The columns version 13 adds, each last in its table as in `schema.sql` (the
+/// notification's refer to `course_lesson_comment`, which the section then makes: SQLite
+/// checks a reference when a row is written, not when the column is added).
 const V13_COLUMNS: &[&str] = &[
     "ALTER TABLE course_section ADD COLUMN lessons_order TEXT NOT NULL DEFAULT '[]'",
     "ALTER TABLE course_lesson ADD COLUMN type TEXT NOT NULL DEFAULT 'lesson' CHECK (type = 'lesson' OR type = 'quiz')",
@@ -247,6 +249,8 @@ const V13_COLUMNS: &[&str] = &[
     "ALTER TABLE course_lesson ADD COLUMN html TEXT NOT NULL DEFAULT ''",
     "ALTER TABLE course_lesson ADD COLUMN created_by INTEGER REFERENCES user (id)",
     "ALTER TABLE course_lesson ADD COLUMN comment_count INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE notification ADD COLUMN course_id INTEGER REFERENCES course (id)",
+    "ALTER TABLE notification ADD COLUMN lesson_comment_id INTEGER REFERENCES course_lesson_comment (id) ON DELETE CASCADE",
 ];
 
 /// The first line of [`SCHEMA`]'s version 13 section.

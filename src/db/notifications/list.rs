@@ -6,6 +6,9 @@ use rusqlite::{Connection, params};
 
 use super::Type;
 use crate::clock::Timestamp;
+use crate::db::course_view::View as CourseView;
+use crate::db::lesson_comments::Authored;
+use crate::model::category::Category;
 use crate::model::contribution::Contribution;
 use crate::model::event::EventSeen;
 use crate::model::group::GroupSeen;
@@ -27,6 +30,10 @@ pub struct Note {
     /// A private message's notification: the message, and the recipient's snippet of
     /// its thread.
     pub message: Option<(Message, Option<Snippet>)>,
+    /// The course it is about as the recipient sees it, with its categories.
+    pub course: Option<(CourseView, Vec<Category>)>,
+    /// A lesson comment's notification: the comment and its author.
+    pub lesson_comment: Option<Authored>,
     pub at: Timestamp,
     pub is_new: bool,
 }
@@ -34,7 +41,8 @@ pub struct Note {
 /// The most notifications a list counts (the pagination's offset cap).
 pub const COUNT_CAP: i64 = 10_000;
 
-/// A row: id, type, actor, item, comment, time, new, group, event, message.
+/// A row: id, type, actor, item, comment, time, new, group, event, message, course,
+/// lesson comment.
 type Row = (
     i64,
     String,
@@ -46,11 +54,14 @@ type Row = (
     Option<i64>,
     Option<i64>,
     Option<i64>,
+    Option<i64>,
+    Option<i64>,
 );
 
 /// The rows `user` is shown: the condition on `n` (`?1` the user): not from a hidden
 /// or deleted actor, and never about an item or a group the user may not see (the
-/// groups' rules, `db::groups`).
+/// groups' rules, `db::groups`), nor about a deleted course (a course the user may no
+/// longer see is left out as the page is read: [`page`]).
 fn shown() -> &'static str {
     sql!(
         "n.user_id = ?1
@@ -58,7 +69,8 @@ fn shown() -> &'static str {
     AND EXISTS (SELECT 1 FROM user a WHERE a.id = n.actor_id AND a.deleted = 0)
     AND (n.item_pk IS NULL OR EXISTS (SELECT 1 FROM contribution c WHERE c.pk = n.item_pk AND {}))
     AND (n.group_id IS NULL OR EXISTS (SELECT 1 FROM community_group g WHERE g.id = n.group_id AND {}))
-    AND (n.event_id IS NULL OR EXISTS (SELECT 1 FROM event e WHERE e.id = n.event_id AND {}))",
+    AND (n.event_id IS NULL OR EXISTS (SELECT 1 FROM event e WHERE e.id = n.event_id AND {}))
+    AND (n.course_id IS NULL OR EXISTS (SELECT 1 FROM course co WHERE co.id = n.course_id AND co.deleted = 0))",
         crate::db::spaces::item_shown(1),
         crate::db::groups::visible(1),
         crate::db::events::visible(1)
@@ -86,7 +98,7 @@ pub fn page(
     let rows: Vec<Row> = conn
         .prepare_cached(sql!(
             "SELECT n.id, n.type, n.actor_id, n.item_pk, n.comment_pk, n.created_at, n.is_new,
-                    n.group_id, n.event_id, n.message_id
+                    n.group_id, n.event_id, n.message_id, n.course_id, n.lesson_comment_id
              FROM notification n INDEXED BY notification_user WHERE {}
              ORDER BY n.id DESC LIMIT ?2 OFFSET ?3",
             shown()
@@ -103,11 +115,13 @@ pub fn page(
                 r.get(7)?,
                 r.get(8)?,
                 r.get(9)?,
+                r.get(10)?,
+                r.get(11)?,
             ))
         })?
         .collect::<Result<_, _>>()?;
     let mut out = Vec::with_capacity(rows.len());
-    for (id, kind, actor, item, comment, at, is_new, group, event, message) in rows {
+    for (id, kind, actor, item, comment, at, is_new, group, event, message, course, lc) in rows {
         let Some(kind) = Type::parse(&kind) else { continue };
         let Some(actor) = super::super::users::get(conn, actor)? else { continue };
         let load = |pk: Option<i64>| -> rusqlite::Result<Option<Contribution>> {
@@ -135,6 +149,24 @@ pub fn page(
             },
             None => None,
         };
+        let course = match course {
+            Some(co) => match crate::db::course_view::view(conn, co, Some(user))? {
+                Some(v) if crate::model::course::visible(&v.course, v.status) => {
+                    let ids = v.extras.category_ids.clone();
+                    Some((v, crate::db::categories::with_ids(conn, &ids, Some(user))?))
+                }
+                // a course the recipient no longer sees tells nothing
+                _ => continue,
+            },
+            None => None,
+        };
+        let lesson_comment = match lc {
+            Some(c) => match crate::db::lesson_comments::by_id(conn, c)? {
+                Some(c) => Some(c),
+                None => continue,
+            },
+            None => None,
+        };
         out.push(Note {
             id,
             kind,
@@ -144,6 +176,8 @@ pub fn page(
             group,
             event,
             message,
+            course,
+            lesson_comment,
             at,
             is_new,
         });

@@ -58,6 +58,18 @@ pub enum Type {
     EventAccept,
     /// An event's admin accepted the recipient's request: the recipient is a member.
     EventAdded,
+    /// A course's manager invited the recipient.
+    CourseInvite,
+    /// The actor asks to join a private course the recipient manages.
+    CourseRequest,
+    /// The actor, invited, joined a course the recipient manages.
+    CourseAccept,
+    /// A course's manager accepted the recipient's request: the recipient is a member.
+    CourseAdded,
+    /// The actor made the recipient a manager of a course.
+    CourseManager,
+    /// The actor commented on a lesson of a course the recipient manages.
+    LessonComment,
 }
 
 impl Type {
@@ -88,6 +100,12 @@ impl Type {
             Type::EventRequest => "user_requested_to_join_event",
             Type::EventAccept => "user_accepted_to_join_event",
             Type::EventAdded => "user_added_to_event",
+            Type::CourseInvite => "user_invited_to_join_course",
+            Type::CourseRequest => "user_requested_to_join_course",
+            Type::CourseAccept => "user_accepted_to_join_course",
+            Type::CourseAdded => "user_added_to_course",
+            Type::CourseManager => "manager_added_to_course",
+            Type::LessonComment => "user_commented_a_course_lesson",
             Type::CollapsedFor(r) => match r {
                 Reason::Spam => "collapsed_for_advertising",
                 Reason::Aggressive => "collapsed_for_aggressive",
@@ -118,6 +136,12 @@ impl Type {
             Type::EventRequest,
             Type::EventAccept,
             Type::EventAdded,
+            Type::CourseInvite,
+            Type::CourseRequest,
+            Type::CourseAccept,
+            Type::CourseAdded,
+            Type::CourseManager,
+            Type::LessonComment,
         ]
         .into_iter()
         .chain(Reason::ALL.into_iter().map(Type::DeletedFor))
@@ -247,13 +271,46 @@ pub fn forget_event(
     Ok(())
 }
 
-/// What a notification is about besides an item: a group, an event or a private message.
+/// Notifies `user` that `actor` did `kind` about `course` (an invitation, a request,
+/// an acceptance, a role; with `comment`, a comment on one of its lessons), with
+/// [`notify`]'s rules.
+pub fn notify_course(
+    conn: &Connection,
+    user: i64,
+    actor: i64,
+    kind: Type,
+    (course, comment): (i64, Option<i64>),
+    now: Timestamp,
+) -> rusqlite::Result<()> {
+    let c = Cause { user, actor, kind, item_pk: None, comment_pk: None };
+    insert(conn, c, Subject::Course(course, comment), now)
+}
+
+/// [`forget_group`] for a course.
+pub fn forget_course(
+    conn: &Connection,
+    course: i64,
+    kind: Type,
+    recipient: Option<i64>,
+    actor: Option<i64>,
+) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "DELETE FROM notification WHERE course_id = ?1 AND type = ?2
+         AND (?3 IS NULL OR user_id = ?3) AND (?4 IS NULL OR actor_id = ?4)",
+    )?
+    .execute(params![course, kind.as_str(), recipient, actor])?;
+    Ok(())
+}
+
+/// What a notification is about besides an item: a group, an event, a private message,
+/// or a course (and a comment on one of its lessons).
 #[derive(Debug, Clone, Copy)]
 enum Subject {
     None,
     Group(i64),
     Event(i64),
     Message(i64),
+    Course(i64, Option<i64>),
 }
 
 /// Takes out the notifications of `kind` about `group` to `recipient` or by `actor`
@@ -278,11 +335,12 @@ fn insert(conn: &Connection, c: Cause, about: Subject, now: Timestamp) -> rusqli
     if c.user == c.actor {
         return Ok(());
     }
-    let (group, event, message) = match about {
-        Subject::None => (None, None, None),
-        Subject::Group(g) => (Some(g), None, None),
-        Subject::Event(e) => (None, Some(e), None),
-        Subject::Message(m) => (None, None, Some(m)),
+    let (group, event, message, course, lesson_comment) = match about {
+        Subject::None => (None, None, None, None, None),
+        Subject::Group(g) => (Some(g), None, None, None, None),
+        Subject::Event(e) => (None, Some(e), None, None, None),
+        Subject::Message(m) => (None, None, Some(m), None, None),
+        Subject::Course(co, comment) => (None, None, None, Some(co), comment),
     };
     let wanted = conn
         .prepare_cached(
@@ -295,8 +353,8 @@ fn insert(conn: &Connection, c: Cause, about: Subject, now: Timestamp) -> rusqli
     }
     conn.prepare_cached(
         "INSERT INTO notification (user_id, type, actor_id, item_pk, comment_pk, created_at,
-                                   group_id, event_id, message_id)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                                   group_id, event_id, message_id, course_id, lesson_comment_id)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
     )?
     .execute(params![
         c.user,
@@ -307,7 +365,9 @@ fn insert(conn: &Connection, c: Cause, about: Subject, now: Timestamp) -> rusqli
         now,
         group,
         event,
-        message
+        message,
+        course,
+        lesson_comment
     ])?;
     let id = conn.last_insert_rowid();
     PUSHED.with(|p| {

@@ -9,6 +9,7 @@ mod crud;
 mod images;
 mod lessons;
 mod members;
+mod notifications;
 mod search;
 mod sections;
 mod visibility;
