@@ -12,7 +12,8 @@
 // students' average completion, bob's row and his progress ("See"), and the Comments
 // tab with bob's comment under its lesson. Then her course editor (react-ui
 // EditCourse): she adds a lesson to Baking with the kit's row and publishes it with
-// its status select, each confirmed through the API.
+// its status select, each confirmed through the API. Between the two, her
+// notifications page with bob's lesson comment.
 
 export async function courseViews(t) {
   const { visit, check, api, page, must, USERS, WAIT_MS, token, viewTokens, setIds } = t;
@@ -57,7 +58,7 @@ export async function courseViews(t) {
     lessons = { section: starter, first: made[0], second: made[1] };
     const seen = (await api(bob, 'GET', base)).json.map((l) => l.name);
     must(JSON.stringify(seen) === JSON.stringify(['Feed the starter', 'Wait overnight']), `bob's lessons: ${JSON.stringify(seen)}`);
-    Object.assign(viewTokens, { lesson: token(bob), 'course-dashboard': token(alice), 'course-edit': token(alice) });
+    Object.assign(viewTokens, { lesson: token(bob), 'course-dashboard': token(alice), 'course-notes': token(alice), 'course-edit': token(alice) });
     setIds({ lessonSection: starter, lesson: made[0] });
   });
 
@@ -161,6 +162,18 @@ export async function courseViews(t) {
       await page.getByRole('tab', { name: 'Comments' }).first().click();
       await page.getByText('Mine doubled <3').first().waitFor({ timeout: WAIT_MS });
       await page.getByText('Feed the starter').first().waitFor({ timeout: WAIT_MS });
+    });
+  }, { fullPage: false });
+
+  await visit('course-notes', async () => {
+    await check('course-notes: alice\'s notifications page shows bob\'s comment on "Feed the starter" (user_commented_a_course_lesson)', async () => {
+      must(lessons, 'no lessons (the seed above failed)');
+      const page1 = (await api(alice, 'GET', '/api/v2/notification/')).json;
+      const note = page1.results.flatMap((g) => g.aggregated).find((n) => n.type === 'user_commented_a_course_lesson');
+      must(note && note.comment.lesson_id === lessons.first && note.course.id === course, `hearth's notification: ${JSON.stringify(note).slice(0, 300)}`);
+      const feed = page.locator('.SCNotificationFeed-root, #notifications').first();
+      await feed.getByText('Mine doubled <3').first().waitFor({ timeout: WAIT_MS });
+      await feed.getByText('Feed the starter').first().waitFor({ timeout: WAIT_MS });
     });
   }, { fullPage: false });
 

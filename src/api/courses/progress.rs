@@ -9,7 +9,7 @@ use crate::api::call::{Call, user};
 use crate::api::listing::list_page;
 use crate::api::members::UserPrefix;
 use crate::db::course_lessons as db;
-use crate::db::members::{self, Roster};
+use crate::db::members::Roster;
 use crate::error::ApiError;
 use crate::http::auth::Principal;
 use crate::http::pagination::Page;
@@ -63,19 +63,7 @@ async fn suggest(call: Call<Principal>) -> Result<Response, ApiError> {
     let (id, base) = (call.id(), call.base());
     list_page(&call, move |c, who, q| {
         managed_course(c, id, who)?;
-        let page = Page::from_query(q)?;
-        let prefix = UserPrefix::read(q)?.search.unwrap_or_default().trim().to_owned();
-        let (count, users) = members::suggested_users(
-            c,
-            Roster::Course,
-            Some(id),
-            who.user_id,
-            &prefix,
-            page.limit,
-            page.offset,
-        )?;
-        let results = crate::api::people::users_json(c, users, Some(who.user_id), &base)?;
-        Ok((page, count, results))
+        crate::api::members::suggestions(c, Roster::Course, Some(id), who, q, &base)
     })
     .await
 }

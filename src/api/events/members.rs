@@ -249,19 +249,7 @@ async fn suggest(call: Call<Principal>, of_event: bool) -> Result<Response, ApiE
                 id = None;
             }
         }
-        let page = Page::from_query(q)?;
-        let prefix = UserPrefix::read(q)?.search.unwrap_or_default().trim().to_owned();
-        let (count, users) = members::suggested_users(
-            c,
-            Roster::Event,
-            id,
-            who.user_id,
-            &prefix,
-            page.limit,
-            page.offset,
-        )?;
-        let results = crate::api::people::users_json(c, users, Some(who.user_id), &base)?;
-        Ok((page, count, results))
+        crate::api::members::suggestions(c, Roster::Event, id, who, q, &base)
     })
     .await
 }

@@ -119,6 +119,26 @@ crate::query_params! {
     }
 }
 
+/// One page of the users `who` may invite to `of`'s `id` ([`UserPrefix`]'s `search`):
+/// live users whose username starts with it, by username, without the caller and,
+/// with `id`, without anyone with a status there (`None`: a plain list of users, for a
+/// caller who may not know the members).
+pub fn suggestions(
+    c: &Connection,
+    of: Roster,
+    id: Option<i64>,
+    who: Principal,
+    q: &crate::http::query::Query,
+    base: &crate::model::PublicUrl,
+) -> Result<(Page, i64, Vec<crate::model::user::UserJson>), ApiError> {
+    let page = Page::from_query(q)?;
+    let prefix = UserPrefix::read(q)?.search.unwrap_or_default().trim().to_owned();
+    let (count, users) =
+        members::suggested_users(c, of, id, who.user_id, &prefix, page.limit, page.offset)?;
+    let results = crate::api::people::users_json(c, users, Some(who.user_id), base)?;
+    Ok((page, count, results))
+}
+
 crate::query_params! {
     /// The users a group's or an event's member may invite.
     pub struct UserPrefix {

@@ -263,12 +263,7 @@ pub fn forget_event(
     recipient: Option<i64>,
     actor: Option<i64>,
 ) -> rusqlite::Result<()> {
-    conn.prepare_cached(
-        "DELETE FROM notification WHERE event_id = ?1 AND type = ?2
-         AND (?3 IS NULL OR user_id = ?3) AND (?4 IS NULL OR actor_id = ?4)",
-    )?
-    .execute(params![event, kind.as_str(), recipient, actor])?;
-    Ok(())
+    forget_about(conn, forget_sql!("event_id"), event, kind, (recipient, actor))
 }
 
 /// Notifies `user` that `actor` did `kind` about `course` (an invitation, a request,
@@ -294,11 +289,32 @@ pub fn forget_course(
     recipient: Option<i64>,
     actor: Option<i64>,
 ) -> rusqlite::Result<()> {
-    conn.prepare_cached(
-        "DELETE FROM notification WHERE course_id = ?1 AND type = ?2
-         AND (?3 IS NULL OR user_id = ?3) AND (?4 IS NULL OR actor_id = ?4)",
-    )?
-    .execute(params![course, kind.as_str(), recipient, actor])?;
+    forget_about(conn, forget_sql!("course_id"), course, kind, (recipient, actor))
+}
+
+/// The statement that takes out the notifications of a kind about one group, event or
+/// course (`column` names it): to a recipient, by an actor, or both.
+macro_rules! forget_sql {
+    ($column:literal) => {
+        concat!(
+            "DELETE FROM notification WHERE ",
+            $column,
+            " = ?1 AND type = ?2
+             AND (?3 IS NULL OR user_id = ?3) AND (?4 IS NULL OR actor_id = ?4)"
+        )
+    };
+}
+use forget_sql;
+
+/// Runs a [`forget_sql`] statement for `id`.
+fn forget_about(
+    conn: &Connection,
+    sql: &'static str,
+    id: i64,
+    kind: Type,
+    (recipient, actor): (Option<i64>, Option<i64>),
+) -> rusqlite::Result<()> {
+    conn.prepare_cached(sql)?.execute(params![id, kind.as_str(), recipient, actor])?;
     Ok(())
 }
 
@@ -323,12 +339,7 @@ pub fn forget_group(
     recipient: Option<i64>,
     actor: Option<i64>,
 ) -> rusqlite::Result<()> {
-    conn.prepare_cached(
-        "DELETE FROM notification WHERE group_id = ?1 AND type = ?2
-         AND (?3 IS NULL OR user_id = ?3) AND (?4 IS NULL OR actor_id = ?4)",
-    )?
-    .execute(params![group, kind.as_str(), recipient, actor])?;
-    Ok(())
+    forget_about(conn, forget_sql!("group_id"), group, kind, (recipient, actor))
 }
 
 fn insert(conn: &Connection, c: Cause, about: Subject, now: Timestamp) -> rusqlite::Result<()> {

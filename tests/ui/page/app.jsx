@@ -71,6 +71,14 @@
 //                      voted with its Vote buttons;
 //   course             bob's page of alice's course (react-templates Course): its
 //                      sections in AccordionLessons, in sections_order order;
+//   lesson             bob's page of the course's first lesson (react-templates
+//                      Lesson): its text, the complete button, the comment drawer;
+//   course-dashboard   alice's page of her course (Course with viewDashboard: the
+//                      teacher's dashboard: average, students, their progress, comments);
+//   course-notes       alice's NotificationFeed: bob's lesson comment, as the kit's
+//                      course notification shows it;
+//   course-edit        alice's course editor (react-ui EditCourse): a lesson added to a
+//                      section with its row and published with its status select;
 //   group-create       (issue 33, groups on) under the NavigationToolbar, whose
 //                      composer button lists what /user/me/'s permission allows;
 //                      alice's CreateGroupButton: the kit's GroupForm makes a group;
@@ -882,6 +890,7 @@ const VIEWS = {
   lesson: LessonPage,
   'course-dashboard': CourseDashboardPage,
   'course-edit': CourseEditPage,
+  'course-notes': Notifications,
   'group-create': GroupCreate,
   'group-invite': GroupPage,
   'group-accept': GroupPage,
