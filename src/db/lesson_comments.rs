@@ -6,7 +6,6 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use super::users;
 use crate::clock::Timestamp;
-use crate::http::pagination::Page;
 use crate::model::course_lesson::LessonComment;
 use crate::model::user::User;
 
@@ -70,7 +69,7 @@ pub fn of_lesson(
     conn: &Connection,
     lesson: i64,
     newest_first: bool,
-    page: Page,
+    (limit, offset): (i64, i64),
 ) -> rusqlite::Result<(i64, Vec<Authored>)> {
     let count = conn
         .prepare_cached("SELECT comment_count FROM course_lesson WHERE id = ?1")?
@@ -83,7 +82,7 @@ pub fn of_lesson(
         sql!("{} WHERE c.lesson_id = ?1 ORDER BY c.id LIMIT ?2 OFFSET ?3", select())
     };
     let mut stmt = conn.prepare_cached(sql)?;
-    let rows = stmt.query_map(params![lesson, page.limit, page.offset], row)?;
+    let rows = stmt.query_map(params![lesson, limit, offset], row)?;
     Ok((count, rows.collect::<rusqlite::Result<_>>()?))
 }
 
@@ -93,7 +92,7 @@ pub fn of_lesson(
 pub fn of_course(
     conn: &Connection,
     course: i64,
-    page: Page,
+    (limit, offset): (i64, i64),
 ) -> rusqlite::Result<(i64, Vec<Authored>)> {
     let count = conn
         .prepare_cached(
@@ -105,7 +104,7 @@ pub fn of_course(
         "{} WHERE c.course_id = ?1 ORDER BY c.id DESC LIMIT ?2 OFFSET ?3",
         select()
     ))?;
-    let rows = stmt.query_map(params![course, page.limit, page.offset], row)?;
+    let rows = stmt.query_map(params![course, limit, offset], row)?;
     Ok((count, rows.collect::<rusqlite::Result<_>>()?))
 }
 

@@ -7,16 +7,16 @@ use std::collections::HashSet;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use super::body_fields::Fields;
 use super::course_enums::{Completion, LessonStatus, LessonType};
-use super::course_input::Fields;
 use super::field::FieldError;
 use super::user::UserMinimal;
 use crate::clock::{Timestamp, rfc3339};
 
 /// Longest lesson name.
 pub const NAME_MAX: usize = 255;
-/// Longest lesson text, in characters (a contribution's).
-pub const TEXT_MAX: usize = super::contribution::TEXT_MAX;
+/// Longest lesson text, in characters (as a contribution's).
+pub const TEXT_MAX: usize = 1 << 20;
 /// Longest lesson comment, in characters.
 pub const COMMENT_MAX: usize = 10_000;
 /// Most lessons in one course: its page and editor list them all, and a member's lock

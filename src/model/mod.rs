@@ -4,6 +4,7 @@ pub mod app;
 pub mod archive;
 pub mod avatar;
 pub mod banner;
+pub mod body_fields;
 pub mod boolean;
 pub mod category;
 pub mod community;

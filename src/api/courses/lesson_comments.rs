@@ -76,7 +76,7 @@ async fn list(call: Call<Principal>) -> Result<Response, ApiError> {
             }
         };
         let o = open(c, ids, who)?;
-        let (count, rows) = db::of_lesson(c, o.lesson.id, newest_first, page)?;
+        let (count, rows) = db::of_lesson(c, o.lesson.id, newest_first, (page.limit, page.offset))?;
         Ok((page, count, rows.into_iter().map(|r| json(r, &base)).collect()))
     })
     .await
@@ -211,7 +211,7 @@ async fn course_list(call: Call<Principal>) -> Result<Response, ApiError> {
     list_page(&call, move |c, who, q| {
         let page = Page::from_query(q)?;
         managed_course(c, id, who)?;
-        let (count, rows) = db::of_course(c, id, page)?;
+        let (count, rows) = db::of_course(c, id, (page.limit, page.offset))?;
         Ok((page, count, rows.into_iter().map(|r| json(r, &base)).collect()))
     })
     .await
