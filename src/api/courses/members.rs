@@ -10,7 +10,7 @@ use crate::api::listing::list_page;
 use crate::api::members::{UserIds, admins, missing_user, pre_write, required_users, user_list};
 use crate::clock::Timestamp;
 use crate::db::members::{self, Roster};
-use crate::db::notifications::{Type, forget_course, notify_course};
+use crate::db::notifications::{Type, forget_course, forget_managed, notify_course};
 use crate::error::ApiError;
 use crate::http::auth::Principal;
 use crate::http::pagination::Page;
@@ -73,6 +73,10 @@ async fn join_course(mut call: Call<Principal>) -> Result<Response, ApiError> {
                     let tell = if status == Some(JoinStatus::Invited) {
                         forget_course(tx, id, Type::CourseInvite, Some(who.user_id), None)?;
                         Some(Type::CourseAccept)
+                    } else if status == Some(JoinStatus::Requested) {
+                        // a requester joining a course made open since: the request is moot
+                        forget_course(tx, id, Type::CourseRequest, None, Some(who.user_id))?;
+                        None
                     } else {
                         (s == JoinStatus::Requested).then_some(Type::CourseRequest)
                     };
@@ -119,8 +123,10 @@ async fn leave(mut call: Call<Principal>) -> Result<Response, ApiError> {
             return Err(ApiError::PermissionDenied);
         }
         members::remove(tx, Roster::Course, id, who.user_id)?;
-        // a request taken back, an invitation declined: its notification goes
+        // a request taken back, an invitation declined: its notification goes; a
+        // manager leaving loses what they were told as one
         match status {
+            Some(JoinStatus::Manager) => forget_managed(tx, id, who.user_id)?,
             Some(JoinStatus::Requested) => {
                 forget_course(tx, id, Type::CourseRequest, None, Some(who.user_id))?;
             }
@@ -299,12 +305,19 @@ async fn set_roles(mut call: Call<Principal>) -> Result<Response, ApiError> {
             match to {
                 Some(s) => {
                     members::set(tx, Roster::Course, id, u, s, now)?;
-                    // a member made a manager is told
-                    if s == JoinStatus::Manager && before.get(&u) != Some(&JoinStatus::Manager) {
+                    // a member made a manager is told; a manager no more loses what
+                    // they were told as one
+                    let was_manager = before.get(&u) == Some(&JoinStatus::Manager);
+                    if s == JoinStatus::Manager && !was_manager {
                         notify_course(tx, u, who.user_id, Type::CourseManager, (id, None), now)?;
+                    } else if s != JoinStatus::Manager && was_manager {
+                        forget_managed(tx, id, u)?;
                     }
                 }
-                None => members::remove(tx, Roster::Course, id, u)?,
+                None => {
+                    members::remove(tx, Roster::Course, id, u)?;
+                    forget_managed(tx, id, u)?;
+                }
             }
         }
         Ok::<_, ApiError>(())

@@ -60,8 +60,7 @@ type Row = (
 
 /// The rows `user` is shown: the condition on `n` (`?1` the user): not from a hidden
 /// or deleted actor, and never about an item or a group the user may not see (the
-/// groups' rules, `db::groups`), nor about a deleted course (a course the user may no
-/// longer see is left out as the page is read: [`page`]).
+/// groups' rules, `db::groups`), nor about a course they may not see ([`COURSE_SHOWN`]).
 fn shown() -> &'static str {
     sql!(
         "n.user_id = ?1
@@ -70,12 +69,28 @@ fn shown() -> &'static str {
     AND (n.item_pk IS NULL OR EXISTS (SELECT 1 FROM contribution c WHERE c.pk = n.item_pk AND {}))
     AND (n.group_id IS NULL OR EXISTS (SELECT 1 FROM community_group g WHERE g.id = n.group_id AND {}))
     AND (n.event_id IS NULL OR EXISTS (SELECT 1 FROM event e WHERE e.id = n.event_id AND {}))
-    AND (n.course_id IS NULL OR EXISTS (SELECT 1 FROM course co WHERE co.id = n.course_id AND co.deleted = 0))",
+    AND (n.course_id IS NULL OR EXISTS (SELECT 1 FROM course co WHERE co.id = n.course_id AND {}))",
         crate::db::spaces::item_shown(1),
         crate::db::groups::visible(1),
-        crate::db::events::visible(1)
+        crate::db::events::visible(1),
+        COURSE_SHOWN
     )
 }
+
+/// The SQL condition that course `co` is one a notification to `?1` may show: live, and
+/// visible to them (`model::course::visible`: open and private to everyone, secret to
+/// its members and invited users, a draft to its managers); and for the managers'
+/// notifications (a request, an invitation accepted, a lesson comment), that `?1` still
+/// manages it.
+const COURSE_SHOWN: &str = "co.deleted = 0
+    AND (co.privacy IN ('open', 'private') OR EXISTS (SELECT 1 FROM course_member cm
+           WHERE cm.course_id = co.id AND cm.user_id = ?1
+             AND (cm.join_status IN ('creator', 'manager')
+                  OR (co.privacy = 'secret' AND cm.join_status IN ('joined', 'invited')))))
+    AND (n.type NOT IN ('user_requested_to_join_course', 'user_accepted_to_join_course',
+                        'user_commented_a_course_lesson')
+         OR EXISTS (SELECT 1 FROM course_member cm WHERE cm.course_id = co.id
+           AND cm.user_id = ?1 AND cm.join_status IN ('creator', 'manager')))";
 
 /// One page of `user`'s notifications, newest first, and how many it has (up to
 /// 10,000).
@@ -150,13 +165,13 @@ pub fn page(
             None => None,
         };
         let course = match course {
+            // shown: the course is there and visible to the recipient (COURSE_SHOWN)
             Some(co) => match crate::db::course_view::view(conn, co, Some(user))? {
-                Some(v) if crate::model::course::visible(&v.course, v.status) => {
+                Some(v) => {
                     let ids = v.extras.category_ids.clone();
                     Some((v, crate::db::categories::with_ids(conn, &ids, Some(user))?))
                 }
-                // a course the recipient no longer sees tells nothing
-                _ => continue,
+                None => continue,
             },
             None => None,
         };

@@ -318,6 +318,19 @@ fn forget_about(
     Ok(())
 }
 
+/// Takes out what `user` was told of course `course` as its manager (requests,
+/// invitations accepted, lesson comments, and being made a manager): they no longer
+/// manage it.
+pub fn forget_managed(conn: &Connection, course: i64, user: i64) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "DELETE FROM notification WHERE course_id = ?1 AND user_id = ?2
+         AND type IN ('user_requested_to_join_course', 'user_accepted_to_join_course',
+                      'user_commented_a_course_lesson', 'manager_added_to_course')",
+    )?
+    .execute([course, user])?;
+    Ok(())
+}
+
 /// What a notification is about besides an item: a group, an event, a private message,
 /// or a course (and a comment on one of its lessons).
 #[derive(Debug, Clone, Copy)]

@@ -72,6 +72,15 @@ async fn requests_invitations_and_roles_reach_who_they_concern() {
         s.call(reqwest::Method::DELETE, &invite, Some(&ta), Some(json!({"users": [bob]}))).await;
     assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
     assert!(course_notes(&s, &tb).await.is_empty());
+    // a requester who joins once the course is open: the request is moot
+    let [erin] = s.users(["erin"]);
+    let te = s.jwt(erin);
+    patch(&s, &ta, id, json!({"privacy": "private"})).await;
+    s.post_empty(&join, Some(&te)).await;
+    assert_eq!(course_notes(&s, &ta).await[0], ("user_requested_to_join_course".into(), id));
+    patch(&s, &ta, id, json!({"privacy": "open"})).await;
+    assert_eq!(s.post_empty(&join, Some(&te)).await.status, StatusCode::OK);
+    assert!(course_notes(&s, &ta).await.iter().all(|(t, _)| t != "user_requested_to_join_course"));
     // a member made a manager is told, once
     let role = format!("/api/v2/course/{id}/role/");
     for _ in 0..2 {
@@ -124,6 +133,13 @@ async fn a_lesson_comment_tells_the_managers_who_asked_for_it() {
     }
     // not the author themself
     assert!(notes(&s, &tb).await.iter().all(|n| n["type"] != "user_commented_a_course_lesson"));
+    // a manager made a plain member again loses what they were told as one
+    s.post(&format!("/api/v2/course/{id}/role/"), Some(&ta), json!({"joined": [carol]})).await;
+    assert!(course_notes(&s, &tc).await.is_empty(), "{:?}", course_notes(&s, &tc).await);
+    let unseen: i64 = s.db_read(move |c| {
+        c.query_row("SELECT unseen_notifications FROM user WHERE id = ?1", [carol], |r| r.get(0))
+    });
+    assert_eq!(unseen, 0);
     // the comment deleted takes its notifications
     assert_eq!(
         s.delete(&format!("{comments}{cid}/"), Some(&tb)).await.status,
