@@ -1503,3 +1503,25 @@ CREATE TRIGGER course_lesson_comment_delete AFTER DELETE ON course_lesson_commen
 BEGIN
     UPDATE course_lesson SET comment_count = comment_count - 1 WHERE id = OLD.lesson_id;
 END;
+
+-- The preferences' version: every change to them bumps it (the triggers below, whoever
+-- writes: the API or `hearth pref set` in another process). What a server keeps of the
+-- preferences it reads on every request (db::preferences::Latest: /user/me/'s
+-- permission) is good while the version it was read at is the one in this row.
+CREATE TABLE preference_version (
+    one INTEGER PRIMARY KEY CHECK (one = 1),
+    n   INTEGER NOT NULL
+);
+INSERT INTO preference_version (one, n) VALUES (1, 0);
+CREATE TRIGGER preference_version_insert AFTER INSERT ON preference
+BEGIN
+    UPDATE preference_version SET n = n + 1;
+END;
+CREATE TRIGGER preference_version_update AFTER UPDATE ON preference
+BEGIN
+    UPDATE preference_version SET n = n + 1;
+END;
+CREATE TRIGGER preference_version_delete AFTER DELETE ON preference
+BEGIN
+    UPDATE preference_version SET n = n + 1;
+END;

@@ -90,6 +90,9 @@ pub struct Shared {
     pub mailer: Option<Arc<crate::mail::Mailer>>,
     /// Mails caused per client address and per mail address (`serve --mail-rate`).
     pub mail_limiter: Arc<crate::limits::login::Limiter>,
+    /// The nine preferences `/user/me/`'s `permission` reads (`api::user_facts`), as
+    /// last read, with the preferences' version they were read at.
+    pub permission_prefs: Arc<crate::db::preferences::Latest<9>>,
 }
 
 impl std::fmt::Debug for AppState {
@@ -148,6 +151,7 @@ impl AppState {
             revoked: ArcSwap::from_pointee(revoked),
             hashing: Arc::new(tokio::sync::Semaphore::new(cores)),
             role: std::sync::OnceLock::new(),
+            permission_prefs: Arc::default(),
         })))
     }
 

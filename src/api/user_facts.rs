@@ -8,7 +8,7 @@ use warp::http::Method;
 use warp::reply::Response;
 
 use crate::api::call::{Call, ca, user};
-use crate::db::preferences::Bools;
+use crate::db::preferences::{Bools, Latest};
 use crate::error::ApiError;
 use crate::http::auth::Principal;
 use crate::http::ok;
@@ -61,10 +61,11 @@ async fn counters(call: Call<Option<Principal>>) -> Result<Response, ApiError> {
 /// `GET /api/v2/user/me/permission/` (auth): [`permission_of`] the caller.
 async fn permission(call: Call<Principal>) -> Result<Response, ApiError> {
     let now = call.now;
+    let latest = std::sync::Arc::clone(&call.state().permission_prefs);
     let json = call
         .read(move |c, who| {
             let blocked = crate::db::user_blocks::is_blocked(c, who.user_id, now)?;
-            permission_of(c, who, blocked)
+            permission_of(c, who, blocked, &latest)
         })
         .await?;
     Ok(ok(&json))
@@ -77,11 +78,13 @@ async fn permission(call: Call<Principal>) -> Result<Response, ApiError> {
 /// their `*_only_staff_enabled` keeps them to staff), courses (the same),
 /// following and connections; live streams and locating posts are not served (false).
 /// A member staff `blocked` may do none of them (`Call::write` refuses their writes).
-/// The preferences are read in one statement (`GET /user/me/` shows it too).
+/// The preferences are read in one statement, and kept in the server's state while
+/// their version stays (`db::preferences::Latest`; `GET /user/me/` shows it too).
 pub fn permission_of(
     c: &Connection,
     who: Principal,
     blocked: bool,
+    latest: &Latest<9>,
 ) -> Result<Permission, ApiError> {
     if blocked {
         return Ok(Permission::NONE);
@@ -107,7 +110,7 @@ pub fn permission_of(
         courses_only_staff,
         follow,
         connections,
-    ] = PREFERENCES.read(c)?;
+    ] = PREFERENCES.read_latest(c, latest)?;
     let staff = who.is_staff;
     let post = staff || !post_only_staff;
     Ok(Permission {

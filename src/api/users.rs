@@ -52,6 +52,7 @@ pub fn endpoints() -> Vec<Endpoint> {
 /// §10), and its unseen broadcast banners.
 async fn get_me(call: Call<Principal>) -> Result<Response, ApiError> {
     let (base, now) = (call.base(), call.now);
+    let latest = std::sync::Arc::clone(&call.state().permission_prefs);
     let json = call
         .read(move |c, who| {
             let (user, own) =
@@ -64,7 +65,7 @@ async fn get_me(call: Call<Principal>) -> Result<Response, ApiError> {
             j.unseen_notification_banners_counter = Some(own.unseen_banners);
             j.connection_requests_sent_counter = Some(own.requests_sent);
             j.connection_requests_received_counter = Some(own.requests_received);
-            j.permission = Some(crate::api::user_facts::permission_of(c, who, blocked)?);
+            j.permission = Some(crate::api::user_facts::permission_of(c, who, blocked, &latest)?);
             Ok::<_, ApiError>(j)
         })
         .await?;

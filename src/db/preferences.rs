@@ -85,6 +85,36 @@ impl<const N: usize> Bools<N> {
     }
 }
 
+/// The values a [`Bools`] read last, with the preferences' version they were read at
+/// (`preference_version`, bumped by triggers on every change, whoever makes it): a
+/// server's own, kept in its state.
+#[derive(Default)]
+pub struct Latest<const N: usize>(arc_swap::ArcSwapOption<(i64, [bool; N])>);
+
+impl<const N: usize> Bools<N> {
+    /// The values now: `latest`'s while the preferences' version is the one they were
+    /// read at (one lookup of the version row instead of `N`), else read and kept. The
+    /// version and the values come from the caller's one read transaction, so a value
+    /// kept is always the one of its version.
+    pub fn read_latest(
+        &self,
+        conn: &Connection,
+        latest: &Latest<N>,
+    ) -> rusqlite::Result<[bool; N]> {
+        let version: i64 = conn
+            .prepare_cached("SELECT n FROM preference_version WHERE one = 1")?
+            .query_row([], |r| r.get(0))?;
+        if let Some(kept) = &*latest.0.load()
+            && kept.0 == version
+        {
+            return Ok(kept.1);
+        }
+        let values = self.read(conn)?;
+        latest.0.store(Some(std::sync::Arc::new((version, values))));
+        Ok(values)
+    }
+}
+
 /// Stores a value (already checked against the preference's type).
 pub fn set(conn: &Connection, id: i64, value: &Value) -> rusqlite::Result<()> {
     conn.prepare_cached("UPDATE preference SET value = ?2 WHERE id = ?1")?
@@ -227,5 +257,47 @@ mod tests {
         for ((section, name, default), b) in wanted.into_iter().zip(got) {
             assert_eq!(get_bool(&c, section, name, default).unwrap(), b, "{section}.{name}");
         }
+    }
+
+    /// Kept values serve while the preferences' version stays; any change to a
+    /// preference (an insert, an update, a delete, by any writer) bumps it, and the next
+    /// read sees the change.
+    #[test]
+    fn kept_values_serve_until_any_preference_changes() {
+        let c = crate::db::migrate::test_db();
+        static TWO: Bools<2> = Bools::new([("x", "a", false), ("x", "b", true)]);
+        let latest = Latest::default();
+        let version = |c: &Connection| -> i64 {
+            c.query_row("SELECT n FROM preference_version", [], |r| r.get(0)).unwrap()
+        };
+        assert_eq!(TWO.read_latest(&c, &latest).unwrap(), [false, true]);
+        // every kind of change bumps the version, and the next read sees it
+        for (sql, want) in [
+            (
+                "INSERT INTO preference (section, name, kind, value) VALUES ('x', 'a', 'boolean', 'true')",
+                [true, true],
+            ),
+            (
+                "UPDATE preference SET value = 'false' WHERE section = 'x' AND name = 'a'",
+                [false, true],
+            ),
+            ("DELETE FROM preference WHERE section = 'x'", [false, true]),
+            (
+                "INSERT INTO preference (section, name, kind, value) VALUES ('x', 'b', 'boolean', 'false')",
+                [false, false],
+            ),
+        ] {
+            let v = version(&c);
+            c.execute_batch(sql).unwrap();
+            assert_eq!(version(&c), v + 1, "{sql}");
+            assert_eq!(TWO.read_latest(&c, &latest).unwrap(), want, "{sql}");
+        }
+        // while the version stays, the kept values serve (a change made behind it, the
+        // version put back by hand, is not seen: what is kept is what is served)
+        let v = version(&c);
+        c.execute_batch("UPDATE preference SET value = 'true' WHERE section = 'x'").unwrap();
+        c.execute("UPDATE preference_version SET n = ?1", [v]).unwrap();
+        assert_eq!(TWO.read_latest(&c, &latest).unwrap(), [false, false]);
+        assert_eq!(TWO.read(&c).unwrap(), [false, true]);
     }
 }

@@ -226,7 +226,8 @@ fn v12_addressed(conn: &Connection) -> Result<(), DbError> {
 /// Version 13: course lessons. The columns it adds to the section and lesson tables
 /// ([`V13_COLUMNS`]: an older file has no lessons, hearth served none), the lessons'
 /// index by section with their status (the published ones are counted), then [`SCHEMA`]'s
-/// version 13 section (lesson comments, empty, and the triggers that count them).
+/// version 13 section (lesson comments, empty, and the triggers that count them; the
+/// preferences' version, counted from 0 here).
 fn v13_lessons(conn: &Connection) -> Result<(), DbError> {
     add_columns(conn, V13_COLUMNS)?;
     conn.execute_batch(
