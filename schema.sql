@@ -1525,3 +1525,13 @@ CREATE TRIGGER preference_version_delete AFTER DELETE ON preference
 BEGIN
     UPDATE preference_version SET n = n + 1;
 END;
+
+-- Version 14 (pictures in posts): the pictures a discussion or a post shows (`medias`,
+-- in the order its author gave; src/db/media_items.rs). A picture is its owner's and
+-- shows in one item at most; it is seen by those who see the item.
+CREATE TABLE contribution_media (
+    contribution_pk INTEGER NOT NULL REFERENCES contribution (pk),
+    position        INTEGER NOT NULL,
+    media_id        INTEGER NOT NULL UNIQUE REFERENCES media_item (id),
+    PRIMARY KEY (contribution_pk, position)
+) WITHOUT ROWID;

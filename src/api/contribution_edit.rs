@@ -41,6 +41,12 @@ pub(super) async fn edit(kind: Kind, mut call: Call<Principal>) -> Result<Respon
                 return Err(ApiError::PermissionDenied);
             }
             errors.extend(place_errors(&m, &draft));
+            errors.extend(crate::api::media_items::showable(
+                tx,
+                &who,
+                draft.medias.as_deref(),
+                Some(m.pk),
+            )?);
             if kind != Kind::Comment {
                 crate::api::categories::item_errors(tx, kind, &draft, &mut errors)?;
                 // the tags the item is addressed to already stay allowed
@@ -76,6 +82,9 @@ pub(super) async fn edit(kind: Kind, mut call: Call<Principal>) -> Result<Respon
                 addressing: draft.addressing,
             };
             store::edit(tx, m.pk, who.user_id, &edit, now)?;
+            if let Some(medias) = &draft.medias {
+                crate::db::media_items::show_in(tx, m.pk, medias)?;
+            }
             Ok::<_, ApiError>(who.user_id)
         })
         .await?;

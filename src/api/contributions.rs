@@ -222,6 +222,12 @@ async fn create(kind: Kind, mut call: Call<Principal>) -> Result<Response, ApiEr
             if let Some(poll) = &draft.poll {
                 errors.extend(crate::api::polls::may_make(tx, poll, &who, now)?);
             }
+            errors.extend(crate::api::media_items::showable(
+                tx,
+                &who,
+                draft.medias.as_deref(),
+                None,
+            )?);
             let in_space = draft.group.is_some() || draft.event.is_some();
             errors.extend(crate::api::tags::addressing_errors(
                 tx,
@@ -264,10 +270,14 @@ async fn create(kind: Kind, mut call: Call<Principal>) -> Result<Response, ApiEr
                     addressing: draft.addressing,
                 },
             )?;
-            if let Some(poll) = &draft.poll {
+            let medias = draft.medias.unwrap_or_default();
+            if draft.poll.is_some() || !medias.is_empty() {
                 let m = store::meta(tx, kind, id)?
                     .ok_or_else(|| ApiError::internal("contribution vanished after insert"))?;
-                crate::db::polls::insert(tx, m.pk, poll, now)?;
+                if let Some(poll) = &draft.poll {
+                    crate::db::polls::insert(tx, m.pk, poll, now)?;
+                }
+                crate::db::media_items::show_in(tx, m.pk, &medias)?;
             }
             Ok::<_, ApiError>((id, who.user_id))
         })

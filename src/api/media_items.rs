@@ -254,3 +254,22 @@ mod tests {
         assert_eq!(unread, ["md5"]);
     }
 }
+
+/// The error of a write's `medias` (`None`: absent) when the caller may not show one of
+/// them in the item `pk` (`None`: one being made): it must be a picture of theirs that
+/// no other item shows.
+pub fn showable(
+    c: &rusqlite::Connection,
+    who: &Principal,
+    medias: Option<&[i64]>,
+    pk: Option<i64>,
+) -> Result<Option<FieldError>, ApiError> {
+    let Some(ids) = medias else { return Ok(None) };
+    Ok(media_items::not_showable(c, who.user_id, ids, pk)?.map(|id| {
+        FieldError::new(
+            "medias",
+            "invalid",
+            format!("No picture of yours with id {id} that no other item shows."),
+        )
+    }))
+}

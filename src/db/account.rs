@@ -57,12 +57,12 @@ pub fn erase(conn: &Connection, id: i64, hard: bool) -> rusqlite::Result<()> {
 }
 
 /// What an erased account loses besides its profile (`?1`: the user): its avatars and
-/// their images, its pictures (out of every gallery) and unfinished uploads, its data
+/// their images, its pictures (out of every gallery and item) and unfinished uploads, its data
 /// export, settings, hidden users, flags, notifications, contact requests, the tags
 /// staff gave it, its linked identities, its cover picture, its marks in group
 /// threads, the items whose notifications it stopped and the course lessons it
 /// completed.
-const ERASING: [&str; 22] = [
+const ERASING: [&str; 23] = [
     "DELETE FROM media WHERE path IN (SELECT substr(path, 8) FROM user_avatar WHERE user_id = ?1)",
     "DELETE FROM user_avatar WHERE user_id = ?1",
     "DELETE FROM data_export WHERE user_id = ?1",
@@ -74,6 +74,7 @@ const ERASING: [&str; 22] = [
     "DELETE FROM account_code WHERE user_id = ?1",
     "DELETE FROM user_tag WHERE user_id = ?1",
     "DELETE FROM event_gallery WHERE media_id IN (SELECT id FROM media_item WHERE owner_id = ?1)",
+    "DELETE FROM contribution_media WHERE media_id IN (SELECT id FROM media_item WHERE owner_id = ?1)",
     "DELETE FROM media WHERE path IN (SELECT path FROM media_item WHERE owner_id = ?1)",
     "DELETE FROM media_item WHERE owner_id = ?1",
     "DELETE FROM media_chunk WHERE upload_id IN (SELECT id FROM media_upload WHERE owner_id = ?1)",

@@ -251,6 +251,7 @@ pub(super) fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Contribution> 
         event: None,
         poll: None,
         addressing: Vec::new(),
+        medias: Vec::new(),
         suspended: false,
         followed: false,
     }))
@@ -280,6 +281,7 @@ pub(super) fn complete(
     if matches!(c.kind, Kind::Discussion | Kind::Post) {
         c.poll = super::polls::of(conn, c.pk, viewer)?;
         c.addressing = super::tags::addressing_of(conn, c.pk)?;
+        c.medias = super::media_items::of_contribution(conn, c.pk)?;
     }
     if c.kind == Kind::Comment && c.parent.is_none() && c.comment_count > 0 {
         let mut latest = page(

@@ -170,16 +170,20 @@ pub fn by_ids(conn: &Connection, ids: &[i64]) -> rusqlite::Result<Vec<MediaItem>
     Ok(out)
 }
 
-/// Deletes an item: out of every gallery, its picture gone.
+/// Deletes an item: out of every gallery and the item that showed it, its picture gone.
 pub fn delete(conn: &Connection, item: &MediaItem) -> rusqlite::Result<()> {
     conn.prepare_cached("DELETE FROM event_gallery WHERE media_id = ?1")?.execute([item.id])?;
+    conn.prepare_cached("DELETE FROM contribution_media WHERE media_id = ?1")?
+        .execute([item.id])?;
     conn.prepare_cached("DELETE FROM media_item WHERE id = ?1")?.execute([item.id])?;
     conn.prepare_cached("DELETE FROM media WHERE path = ?1")?.execute([&item.path])?;
     Ok(())
 }
 
-/// Whether `viewer` may see `item`: its owner, or anyone who may see the items of an
-/// event whose gallery shows it (the events' rule, [`super::events::item_shown`]).
+/// Whether `viewer` may see `item`: its owner, anyone who may see the items of an
+/// event whose gallery shows it (the events' rule, [`super::events::item_shown`]), or
+/// anyone who may see the live discussion or post that shows it
+/// ([`super::spaces::item_shown`]).
 pub fn visible(conn: &Connection, item: &MediaItem, viewer: Option<i64>) -> rusqlite::Result<bool> {
     if viewer == Some(item.owner_id) {
         return Ok(true);
@@ -188,5 +192,62 @@ pub fn visible(conn: &Connection, item: &MediaItem, viewer: Option<i64>) -> rusq
         "SELECT 1 FROM event_gallery c WHERE c.media_id = ?2 AND {}",
         super::events::item_shown(1)
     );
+    if conn.prepare_cached(sql)?.exists(params![viewer, item.id])? {
+        return Ok(true);
+    }
+    let sql = sql!(
+        "SELECT 1 FROM contribution_media m JOIN contribution c ON c.pk = m.contribution_pk
+         WHERE m.media_id = ?2 AND c.deleted = 0 AND {}",
+        super::spaces::item_shown(1)
+    );
     conn.prepare_cached(sql)?.exists(params![viewer, item.id])
+}
+
+/// The pictures the item `pk` shows, in its order.
+pub fn of_contribution(conn: &Connection, pk: i64) -> rusqlite::Result<Vec<MediaItem>> {
+    let sql = sql!(
+        "SELECT {} FROM contribution_media cm JOIN media_item m ON m.id = cm.media_id
+         WHERE cm.contribution_pk = ?1 ORDER BY cm.position",
+        ITEM_COLUMNS
+    );
+    conn.prepare_cached(sql)?.query_map([pk], from_row)?.collect()
+}
+
+/// [`COLUMNS`] of `media_item m`.
+const ITEM_COLUMNS: &str =
+    "m.id, m.owner_id, m.title, m.path, m.mimetype, m.width, m.height, m.size, m.created_at";
+
+/// The first of `ids` that `owner` may not show in the item `pk` (`None`: an item
+/// being made): not theirs, or shown by another item already.
+pub fn not_showable(
+    conn: &Connection,
+    owner: i64,
+    ids: &[i64],
+    pk: Option<i64>,
+) -> rusqlite::Result<Option<i64>> {
+    let mut q = conn.prepare_cached(
+        "SELECT 1 FROM media_item m WHERE m.id = ?1 AND m.owner_id = ?2
+           AND NOT EXISTS (SELECT 1 FROM contribution_media cm
+                           WHERE cm.media_id = m.id AND cm.contribution_pk IS NOT ?3)",
+    )?;
+    for id in ids {
+        if !q.exists(params![id, owner, pk])? {
+            return Ok(Some(*id));
+        }
+    }
+    Ok(None)
+}
+
+/// Makes `ids` the pictures the item `pk` shows, in that order (those it showed before
+/// and not now stay their owner's).
+pub fn show_in(conn: &Connection, pk: i64, ids: &[i64]) -> rusqlite::Result<()> {
+    conn.prepare_cached("DELETE FROM contribution_media WHERE contribution_pk = ?1")?
+        .execute([pk])?;
+    let mut insert = conn.prepare_cached(
+        "INSERT INTO contribution_media (contribution_pk, position, media_id) VALUES (?1, ?2, ?3)",
+    )?;
+    for (position, id) in ids.iter().enumerate() {
+        insert.execute(params![pk, i64::try_from(position).unwrap_or(i64::MAX), id])?;
+    }
+    Ok(())
 }

@@ -118,6 +118,8 @@ pub struct Contribution {
     pub poll: Option<super::poll::PollJson>,
     /// Discussions and posts: the tags it is addressed to (`SCTagType`), by id.
     pub addressing: Vec<super::tag::TagJson>,
+    /// Discussions and posts: the pictures it shows, in order.
+    pub medias: Vec<super::media::MediaItem>,
     /// Whether the caller stopped its notifications about this item (`suspended`).
     pub suspended: bool,
     /// How many members follow it, and whether the caller does.
@@ -183,7 +185,8 @@ pub struct ContributionJson {
     pub flag_count: i64,
     pub follower_count: i64,
     pub followed: bool,
-    pub medias: Vec<Value>,
+    /// The pictures it shows (Media JSON), in its order (`order`)
+    pub medias: Vec<super::media::MediaJson>,
     pub addressing: Vec<Value>,
     pub tags: Vec<Value>,
     pub location: Option<Value>,
@@ -246,7 +249,7 @@ impl Contribution {
             flag_count: 0,
             follower_count: self.follower_count,
             followed: self.followed,
-            medias: Vec::new(),
+            medias: self.medias.iter().zip(0..).map(|(m, i)| m.to_json(base).at(i)).collect(),
             addressing: self
                 .addressing
                 .iter()
@@ -312,6 +315,9 @@ pub struct Draft {
     pub poll: Option<super::poll::PollInput>,
     /// Discussions and posts: the tag ids it is addressed to, deduplicated.
     pub addressing: Vec<i64>,
+    /// Discussions and posts: the ids of the pictures it shows, in order (`None`: the
+    /// body has no `medias`, which an edit leaves as they are).
+    pub medias: Option<Vec<i64>>,
 }
 
 pub use super::ids::id_value;
@@ -408,7 +414,9 @@ fn check(kind: Kind, body: &Map<String, Value>, edit: bool) -> (Draft, Vec<Field
             draft.title = title;
             draft.text = text_field(body, "text", &mut errors).unwrap_or_default();
         }
-        Kind::Post | Kind::Comment => {
+        // a post's text may be blank when it shows pictures or a poll (checked below)
+        Kind::Post => draft.text = text_field(body, "text", &mut errors).unwrap_or_default(),
+        Kind::Comment => {
             draft.text = required_text(body, "text", &mut errors).unwrap_or_default();
         }
         Kind::Status => {
@@ -525,6 +533,30 @@ fn check(kind: Kind, body: &Map<String, Value>, edit: bool) -> (Draft, Vec<Field
         }
         Some(p) => super::poll::parse(p).map_or_else(|e| errors.push(e), |p| draft.poll = Some(p)),
         None => {}
+    }
+    match super::media::medias_field(body) {
+        Ok(Some(m)) if !m.is_empty() && !matches!(kind, Kind::Discussion | Kind::Post) => {
+            errors.push(FieldError::new(
+                "medias",
+                "invalid",
+                "Only discussions and posts show pictures.",
+            ));
+        }
+        Ok(m) => draft.medias = m.filter(|_| matches!(kind, Kind::Discussion | Kind::Post)),
+        Err(e) => errors.push(e),
+    }
+    let shows_something =
+        draft.poll.is_some() || draft.medias.as_ref().is_some_and(|m| !m.is_empty());
+    if kind == Kind::Post
+        && draft.text.trim().is_empty()
+        && !shows_something
+        && !errors.iter().any(|e| e.field == "text")
+    {
+        errors.push(if body.contains_key("text") {
+            FieldError::new("text", "required", "This field may not be blank.")
+        } else {
+            FieldError::required("text")
+        });
     }
     (draft, errors)
 }

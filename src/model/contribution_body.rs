@@ -54,6 +54,13 @@ pub struct DiscussionBody {
     /// [{"choice"}], "multiple_choices", "expiration_at"}` (described by [`poll_field`]).
     #[schema(schema_with = poll_field)]
     pub poll: Option<Value>,
+    /// The pictures it shows, in order: ids of media the author uploaded
+    /// (`/api/v2/media/upload/chunk/`, `complete/`) that no other item shows, else 400
+    /// invalid on medias; at most 20 (400 max_length); duplicates ignored; [] or null is
+    /// none. On `PUT` the list replaces the item's pictures (those left out stay their
+    /// owner's); absent, they stay as they are.
+    #[schema(max_items = 20)]
+    pub medias: Option<Vec<NumericId>>,
 }
 
 /// A post's body (create, and `PUT`, as a discussion's but without a title).
@@ -64,9 +71,9 @@ pub struct DiscussionBody {
 )]
 pub struct PostBody {
     /// The text (HTML through SPEC §5's sanitizer); absent or blank (whitespace only) is
-    /// 400 required, null 400 null.
-    #[schema(min_length = 1)]
-    pub text: String,
+    /// 400 required unless the post shows pictures (`medias`) or a poll; null is 400 null.
+    #[schema(nullable = false)]
+    pub text: Option<String>,
     /// As a discussion's categories.
     #[schema(max_items = 1000)]
     pub categories: Option<Vec<NumericId>>,
@@ -81,13 +88,16 @@ pub struct PostBody {
     /// Its poll, as a discussion's (described by [`poll_field`]).
     #[schema(schema_with = poll_field)]
     pub poll: Option<Value>,
+    /// The pictures it shows, as a discussion's.
+    #[schema(max_items = 20)]
+    pub medias: Option<Vec<NumericId>>,
 }
 
 /// A status's body (create, and `PUT`, which replaces its action, text and categories).
 #[derive(utoipa::ToSchema)]
 #[schema(
     as = StatusCreate,
-    description = "A status. Unknown fields are ignored, but a non-empty recipients (the platform's addressing to users, not supported: it would make the item public) is 400; group, event, addressing and poll are 400 (only discussions and posts take them). All field errors are reported at once."
+    description = "A status. Unknown fields are ignored, but a non-empty recipients (the platform's addressing to users, not supported: it would make the item public) is 400; group, event, addressing, poll and a non-empty medias are 400 (only discussions and posts take them). All field errors are reported at once."
 )]
 pub struct StatusBody {
     /// The text; absent or blank is 400 required, null 400 null.
@@ -105,7 +115,7 @@ pub struct StatusBody {
 #[derive(utoipa::ToSchema)]
 #[schema(
     as = CommentCreate,
-    description = "A comment: exactly one of discussion, post, status (null counts as absent); none or several is 400 on non_field_errors. An unknown or deleted target is 400 on its field. Comments take no categories (ignored); group, event, addressing and poll are 400, and so is a non-empty recipients (addressing to users, not supported). Unknown fields are ignored."
+    description = "A comment: exactly one of discussion, post, status (null counts as absent); none or several is 400 on non_field_errors. An unknown or deleted target is 400 on its field. Comments take no categories (ignored); group, event, addressing, poll and a non-empty medias are 400, and so is a non-empty recipients (addressing to users, not supported). Unknown fields are ignored."
 )]
 pub struct CommentBody {
     /// The text; absent or blank is 400 required, null 400 null.
@@ -126,7 +136,7 @@ pub struct CommentBody {
 #[derive(utoipa::ToSchema)]
 #[schema(
     as = CommentEdit,
-    description = "A comment's new text. discussion, post, status and parent are not read; group, event, addressing and poll are 400; unknown fields are ignored."
+    description = "A comment's new text. discussion, post, status and parent are not read; group, event, addressing, poll and a non-empty medias are 400; unknown fields are ignored."
 )]
 pub struct CommentEditBody {
     /// The text; absent or blank is 400 required, null 400 null.

@@ -45,6 +45,7 @@ fn slugs_come_from_the_title_or_the_text() {
         event: None,
         poll: None,
         addressing: Vec::new(),
+        medias: Vec::new(),
         suspended: false,
         follower_count: 0,
         followed: false,

@@ -2,8 +2,10 @@
 //! chunked uploader, what an event's gallery shows, and the rules of an upload.
 
 use serde::Serialize;
+use serde_json::{Map, Value};
 
 use super::PublicUrl;
+use super::field::FieldError;
 use crate::clock::{SECOND, Timestamp, rfc3339};
 
 /// The most bytes one upload may have (the image pipeline's own limit).
@@ -14,6 +16,38 @@ pub const UPLOAD_TTL: Timestamp = 24 * 3600 * SECOND;
 pub const OPEN_UPLOADS_MAX: i64 = 20;
 /// The most pictures one event's gallery holds.
 pub const GALLERY_MAX: i64 = 1000;
+
+/// The most pictures one discussion or post shows.
+pub const ITEM_MEDIAS_MAX: usize = 20;
+
+/// A write's `medias` (`Ok(None)` when absent or null): a list of at most
+/// [`ITEM_MEDIAS_MAX`] media ids, duplicates dropped.
+pub fn medias_field(body: &Map<String, Value>) -> Result<Option<Vec<i64>>, FieldError> {
+    let items = match body.get("medias") {
+        None | Some(Value::Null) => return Ok(None),
+        Some(Value::Array(items)) => items,
+        Some(_) => {
+            return Err(FieldError::new("medias", "invalid", "Expected a list of media ids."));
+        }
+    };
+    let ids: Option<Vec<i64>> = items.iter().map(super::ids::id_value).collect();
+    let ids = ids.ok_or_else(|| {
+        FieldError::new(
+            "medias",
+            "invalid",
+            "Each media must be an integer id (a number or a numeric string).",
+        )
+    })?;
+    let ids = super::ids::dedup(ids);
+    if ids.len() > ITEM_MEDIAS_MAX {
+        return Err(FieldError::new(
+            "medias",
+            "max_length",
+            format!("Ensure this field has no more than {ITEM_MEDIAS_MAX} elements."),
+        ));
+    }
+    Ok(Some(ids))
+}
 
 /// A stored picture.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,6 +105,15 @@ impl MediaItem {
             size: self.size,
             order: 0,
         }
+    }
+}
+
+impl MediaJson {
+    /// The same, `order`th in its item.
+    #[must_use]
+    pub fn at(mut self, order: i64) -> MediaJson {
+        self.order = order;
+        self
     }
 }
 

@@ -8,7 +8,7 @@ use serde_json::Value;
 use crate::{Env, succeeded};
 
 /// The schema version this hearth writes (`db::engine::migrate::VERSION`).
-pub const CURRENT: i64 = 13;
+pub const CURRENT: i64 = 14;
 
 /// The `application_id` of hearth files.
 const APPLICATION_ID: i32 = 0x6872_7468;
@@ -20,7 +20,7 @@ const APPLICATION_ID: i32 = 0x6872_7468;
 /// version 5), version 5 at dae9b35 (before the commit that made version 6), version 6
 /// at f6e9eba (before the commit that made version 7), version 9 as stop 36 landed it
 /// (c2cbbf0), version 11 as stop 39 landed it (bedd5d5), version 12 as stop 40 landed it
-/// (a489d25).
+/// (a489d25), version 13 as stop 45 landed it (3d42490).
 ///
 /// A blob id is the SHA-1 of the file's bytes, so these are the released schemas to the
 /// byte, frozen: no later commit, rebase or merge can change what they name, and
@@ -30,7 +30,7 @@ const APPLICATION_ID: i32 = 0x6872_7468;
 /// and fails these tests without it; a plain `cargo test` where the blobs are missing
 /// (a shallow clone, a source tarball) skips each test that needs them with a SKIPPED
 /// line ([`history`], `crate::run::needs`).
-const RELEASED_SCHEMAS: [(i32, &str); 12] = [
+const RELEASED_SCHEMAS: [(i32, &str); 13] = [
     (1, "2ecf91e3864d954b05c4d7002832d67a70910a2a"),
     (2, "a593b0b989beee52c167923a844ffaa60b4b0783"),
     (3, "aae257d3b7a4b7e726ced07b40450f1ad6d22b80"),
@@ -43,6 +43,7 @@ const RELEASED_SCHEMAS: [(i32, &str); 12] = [
     (10, "19035baf7e979e137458fa613b13d74f870f0938"),
     (11, "6a23b1a66efd24ac2d2e914cfe03e4dd2400a4b5"),
     (12, "6afa6e03412bb72cdd6a1d1716745a071289db13"),
+    (13, "9570a69b49a3f3c574a018de51c176fe8b141405"),
 ];
 
 /// Whether every released schema is in the checkout's git history; a test that builds
@@ -776,5 +777,24 @@ fn a_version_12_file_gains_version_13_with_lessons_it_can_write() {
     .unwrap();
     drop(c);
     assert_eq!(old.sql("SELECT comment_count FROM course_lesson WHERE id = 1"), 1);
+    assert!(old.ok(&["check"]).contains("ok"));
+}
+
+/// Version 14 adds the pictures items show: a version 13 file with a picture gains the
+/// table, empty, and passes `hearth check`.
+#[test]
+fn a_version_13_file_gains_version_14_with_no_item_showing_a_picture() {
+    if !history() {
+        return;
+    }
+    let old = released_env(
+        13,
+        r#"INSERT INTO user (id, username, username_key, date_joined) VALUES (1, 'a', 'a', 0);
+           INSERT INTO media_item (id, owner_id, type, path, mimetype, width, height, size, created_at)
+               VALUES (1, 1, 'image', 'm/x.png', 'image/png', 1, 1, 1, 0);"#,
+    );
+    assert_migrated_like_fresh(&old);
+    assert_eq!(old.sql("SELECT count(*) FROM contribution_media"), 0);
+    assert_eq!(old.sql("SELECT count(*) FROM media_item"), 1);
     assert!(old.ok(&["check"]).contains("ok"));
 }

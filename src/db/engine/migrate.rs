@@ -12,7 +12,7 @@ use crate::db::{APPLICATION_ID, DbError};
 pub const SCHEMA: &str = include_str!("../../../schema.sql");
 
 /// The schema version this binary writes.
-pub const VERSION: i64 = 13;
+pub const VERSION: i64 = 14;
 
 /// One step from version N to N+1, run inside the migration's transaction.
 type Step = fn(&Connection) -> Result<(), DbError>;
@@ -33,6 +33,7 @@ const MIGRATIONS: &[Step] = &[
     v11_groups_events_messages_people,
     v12_addressed,
     v13_lessons,
+    v14_post_pictures,
 ];
 
 /// Version 3: what the platform's UI kit reads (SPEC §8): votes and their tallies,
@@ -234,7 +235,7 @@ fn v13_lessons(conn: &Connection) -> Result<(), DbError> {
         "DROP INDEX course_lesson_section;
          CREATE INDEX course_lesson_section ON course_lesson (section_id, status);",
     )?;
-    conn.execute_batch(section(V13_HEADING, None)?)?;
+    conn.execute_batch(section(V13_HEADING, Some(V14_HEADING))?)?;
     Ok(())
 }
 
@@ -256,6 +257,16 @@ const V13_COLUMNS: &[&str] = &[
 
 /// The first line of [`SCHEMA`]'s version 13 section.
 const V13_HEADING: &str = "-- Version 13 (course lessons)";
+
+/// Version 14: the pictures discussions and posts show (a new table, empty: no item of
+/// an older file has any).
+fn v14_post_pictures(conn: &Connection) -> Result<(), DbError> {
+    conn.execute_batch(section(V14_HEADING, None)?)?;
+    Ok(())
+}
+
+/// The first line of [`SCHEMA`]'s version 14 section.
+const V14_HEADING: &str = "-- Version 14 (pictures in posts)";
 
 /// The columns version 12 adds to `contribution`, last in it as in `schema.sql`.
 const V12_COLUMNS: &[&str] = &[

@@ -11,6 +11,7 @@ mod access;
 mod edit;
 mod lifecycle;
 mod lists;
+mod pictures;
 mod polls;
 mod rich_text;
 mod threads;

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use crate::common::{Resp, TestServer};
 
 mod feed;
-mod gallery;
+pub(crate) mod gallery;
 mod members;
 mod privacy;
 
