@@ -17,11 +17,11 @@ fn id(media: &Value) -> i64 {
 }
 
 /// A post of two pictures and no text shows them in the order given, in its own read, in
-/// the author's feed and in the post list; a discussion shows them too.
+/// the post list; a discussion shows them too; the author's data export lists them.
 #[tokio::test]
 async fn a_post_shows_its_pictures_in_order_without_text() {
     let s = TestServer::start().await;
-    let (_, a) = s.login("ann");
+    let (ann, a) = s.login("ann");
     let (_, b) = s.login("bob");
     let [m1, m2] = [upload(&s, &a, &png(40, 30)).await, upload(&s, &a, &png(30, 40)).await];
     let post = s.create("/api/v2/post/", &a, json!({"medias": [id(&m2), id(&m1)]})).await;
