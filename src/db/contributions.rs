@@ -74,11 +74,25 @@ pub fn meta(conn: &Connection, kind: Kind, id: i64) -> rusqlite::Result<Option<M
     .optional()
 }
 
-/// The next id of a kind: kinds number their own ids. Called inside the write
-/// transaction that inserts, so two creates cannot take the same id.
+/// The next id of a kind. Discussions, posts and statuses take theirs from one
+/// sequence, as on the hosted platform, where an item's id alone names it (the kit's
+/// share sends only the id: `db::media_items::shared_item`); comments number their own.
+/// Called inside the write transaction that inserts, so two creates cannot take the
+/// same id. Items that an older hearth numbered per kind keep their ids.
 pub fn next_id(conn: &Connection, kind: Kind) -> rusqlite::Result<i64> {
-    conn.prepare_cached("SELECT COALESCE(MAX(id), 0) + 1 FROM contribution WHERE kind = ?1")?
-        .query_row([kind.as_str()], |r| r.get(0))
+    if kind == Kind::Comment {
+        return conn
+            .prepare_cached(
+                "SELECT COALESCE(MAX(id), 0) + 1 FROM contribution WHERE kind = 'comment'",
+            )?
+            .query_row([], |r| r.get(0));
+    }
+    conn.prepare_cached(
+        "SELECT max(COALESCE((SELECT MAX(id) FROM contribution WHERE kind = 'discussion'), 0),
+                    COALESCE((SELECT MAX(id) FROM contribution WHERE kind = 'post'), 0),
+                    COALESCE((SELECT MAX(id) FROM contribution WHERE kind = 'status'), 0)) + 1",
+    )?
+    .query_row([], |r| r.get(0))
 }
 
 /// Inserts an item with its categories and bumps the counters it counts in; returns
