@@ -3,6 +3,8 @@
 // mounted (a ref no render follows), so on a freshly loaded page the views mount the
 // same widget above the page too (app.jsx: GroupComposer, EventComposer).
 
+import { pngBytes } from './png.mjs';
+
 // Writes `text` in the feed's own composer when it shows (in the `feedId` section), else
 // in the one above the page (the `composerId` section), publishes it, and waits for the
 // card in the feed (after the widget above the page, once the page loads again).
@@ -36,4 +38,82 @@ export async function publishInFeed({ page, must, WAIT_MS }, { feedId, composerI
   if (!fromFeed) await page.reload();
   await page.getByTestId(feedId).locator('.SCFeedObject-root').filter({ hasText: text.slice(-25) }).first().waitFor({ timeout: WAIT_MS });
   return { sent, item };
+}
+
+// The Composer's pictures (the `composer-media` view: app.jsx's ComposerPage again): alice
+// picks a picture with the Composer's "add media" button (its menu's Gallery: the kit's
+// chunked uploader, as EventMediaWidget's in events.mjs, with a PNG made here), writes
+// nothing and publishes; the Composer sends the picture's id in `medias`, and hearth shows
+// it in the post's `medias` (to another member too) and the kit's card and detail show it.
+export async function composerMediaView({ visit, check, api, page, portal, must, USERS, WAIT_MS }) {
+  const section = (id) => page.getByTestId(id);
+  await visit('composer-media', async () => {
+    let media = null;
+    let created = null;
+    await check("composer-media: alice clicks the Composer's add media button, then Gallery, and picks a PNG: the kit uploads it in chunks (media/upload/chunk/, complete/ 201, a picture under /media/m/) and previews hearth's picture", async () => {
+      const composer = page.locator('.SCComposer-root');
+      await composer.locator('[contenteditable="true"]').waitFor({ timeout: WAIT_MS });
+      await composer.getByRole('button', { name: 'add media' }).click();
+      // (the menu's items are all named "upload": aria-label)
+      const gallery = page.getByRole('menuitem').filter({ hasText: /^Gallery$/ });
+      await gallery.waitFor({ timeout: WAIT_MS });
+      const completed = page.waitForResponse((r) => r.url() === `${portal}/api/v2/media/upload/complete/`, { timeout: WAIT_MS });
+      const [chooser] = await Promise.all([page.waitForEvent('filechooser', { timeout: WAIT_MS }), gallery.click()]);
+      await chooser.setFiles({ name: 'crumb.png', mimeType: 'image/png', buffer: pngBytes(800, 500) });
+      const done = await completed;
+      must(done.status() === 201, `complete/ answered ${done.status()}: ${(await done.text()).slice(0, 300)}`);
+      media = await done.json();
+      must(media.type === 'image' && media.image.startsWith(`${portal}/media/m/`) && media.image_width > 0 && media.image_height > 0, `the media: ${JSON.stringify(media)}`);
+      await page.waitForFunction((url) => [...document.querySelectorAll('.SCComposer-medias .SCMediaFile-media')].some((e) => getComputedStyle(e).backgroundImage.includes(url)), media.image, { timeout: WAIT_MS });
+    });
+    await check('composer-media: alice publishes the picture with no text: the Composer sends medias [its id] and an empty text, hearth answers 201 with the picture in the post\'s medias', async () => {
+      must(media, 'no picture (the check above failed)');
+      const publish = page.locator('.SCComposer-root button[type="submit"]');
+      await page.waitForFunction((b) => !b.disabled, await publish.elementHandle(), { timeout: WAIT_MS });
+      const [resp] = await Promise.all([
+        page.waitForResponse((r) => /\/api\/v2\/(post|discussion)\/$/.test(r.url()) && r.request().method() === 'POST', { timeout: WAIT_MS }),
+        publish.click(),
+      ]);
+      must(resp.status() === 201, `POST ${new URL(resp.url()).pathname} answered ${resp.status()}: ${(await resp.text()).slice(0, 300)}`);
+      const sent = resp.request().postDataJSON();
+      must(JSON.stringify(sent.medias) === JSON.stringify([media.id]), `the Composer sent medias ${JSON.stringify(sent.medias)}, want [${media.id}]`);
+      must(!(sent.text ?? '').replace(/<[^>]*>/g, '').trim(), `the Composer sent text ${JSON.stringify(sent.text)} (not a post of a picture alone: the view no longer exercises it)`);
+      created = await resp.json();
+      must(created.type === 'post' && created.medias?.length === 1 && created.medias[0].id === media.id && created.medias[0].image === media.image, `hearth answered ${JSON.stringify(created).slice(0, 400)}`);
+      await section('created').getByText(`published post ${created.id}`).waitFor({ timeout: WAIT_MS });
+    });
+    await check("composer-media: through the API the post's medias hold the picture (GET /post/{id}/ as bob, bob's explore feed): type image, hearth's /media/m/ URL, its size, order 0; the picture itself is an image", async () => {
+      must(created, 'nothing was published');
+      const got = await api(USERS.bob, 'GET', `/api/v2/post/${created.id}/`);
+      must(got.status === 200, `GET /post/${created.id}/ as bob: ${got.status} ${JSON.stringify(got.json).slice(0, 200)}`);
+      const [m, ...rest] = got.json.medias ?? [];
+      must(m && !rest.length, `medias: ${JSON.stringify(got.json.medias)}`);
+      must(m.id === media.id && m.type === 'image' && m.image === media.image && m.url === media.image && m.order === 0, `the post's media: ${JSON.stringify(m)}`);
+      must(m.image_width === media.image_width && m.image_height === media.image_height, `the post's media is ${m.image_width}×${m.image_height}, the upload ${media.image_width}×${media.image_height}`);
+      must(got.json.summary === '', `summary ${JSON.stringify(got.json.summary)}`);
+      const feed = (await api(USERS.bob, 'GET', '/api/v2/feed/explore/?limit=10')).json;
+      const item = feed.results.find((u) => u.type === 'post' && u.post?.id === created.id);
+      must(item?.post.medias?.[0]?.image === media.image, `bob's explore feed: ${JSON.stringify(item ?? feed.results.map((u) => `${u.type} ${u[u.type]?.id}`))}`.slice(0, 400));
+      const picture = await fetch(media.image);
+      must(picture.ok && picture.headers.get('content-type').startsWith('image/'), `the picture: ${picture.status} ${picture.headers.get('content-type')}`);
+    });
+    for (const [id, what] of [['created-preview', 'feed card'], ['created-detail', 'detail']]) {
+      await check(`composer-media: the published post as a ${what} (FeedObject, read back from hearth) shows hearth's picture, which the browser loads`, async () => {
+        must(created, 'nothing was published');
+        const shown = await page.waitForFunction(
+          ([sel, url]) => [...document.querySelectorAll(`${sel} .SCMediaFile-display-root *`)].some((e) => getComputedStyle(e).backgroundImage.includes(url) || e.currentSrc === url),
+          [`[data-testid="${id}"]`, media.image],
+          { timeout: WAIT_MS },
+        ).catch(async () => null);
+        must(shown, `no picture at ${media.image} in ${id}: ${(await section(id).innerHTML()).slice(0, 500)}`);
+        const width = await page.evaluate((url) => new Promise((resolve) => {
+          const img = new Image();
+          img.onload = () => resolve(img.naturalWidth);
+          img.onerror = () => resolve(0);
+          img.src = url;
+        }), media.image);
+        must(width === media.image_width, `the browser decodes ${media.image} ${width} pixels wide, hearth says ${media.image_width}`);
+      });
+    }
+  });
 }

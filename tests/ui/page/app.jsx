@@ -11,6 +11,9 @@
 //                      contribution, its comment box, the comment list and replies);
 //   composer           the Composer dialog; what it publishes is then shown as a feed card
 //                      and as the detail, both read back from hearth;
+//   composer-media     the Composer again: a picture picked with its add media button
+//                      (the kit's chunked uploader) and published alone, read back as
+//                      a card and a detail;
 //   settings           the settings page's public info (UserProfileEdit): real name, bio...;
 //   feed-home          react-templates MainFeed (home: own items, followed users and
 //                      categories; GET /api/v2/feed/), paged by infinite scroll;
@@ -851,6 +854,7 @@ const VIEWS = {
   shell: Shell,
   detail: Detail,
   composer: ComposerPage,
+  'composer-media': ComposerPage,
   settings: Settings,
   'feed-home': HomeFeed,
   'feed-explore': Explore,
