@@ -266,6 +266,9 @@ CREATE TABLE contribution (
     addressed         INTEGER NOT NULL DEFAULT 0,
     -- the members following it (contribution_follow), kept by its triggers (version 12)
     follower_count    INTEGER NOT NULL DEFAULT 0,
+    -- the live items that share it (a `share` media_item they show), kept by the
+    -- contribution_media triggers (version 14)
+    share_count       INTEGER NOT NULL DEFAULT 0,
     UNIQUE (kind, id)
 );
 -- lists: newest first per kind, live items only
@@ -1210,17 +1213,25 @@ CREATE TABLE media_chunk (
 CREATE TABLE media_item (
     id         INTEGER PRIMARY KEY,
     owner_id   INTEGER NOT NULL REFERENCES user (id),
-    type       TEXT    NOT NULL CHECK (type = 'image'),
+    -- image: a picture; url: a link (version 14); share: an item shared (version 14)
+    type       TEXT    NOT NULL CHECK (type IN ('image', 'url', 'share')),
     title      TEXT    NOT NULL DEFAULT '',
-    -- the picture's path in `media`
+    -- a picture's path in `media`, its type and its size in pixels and bytes ('' and 0
+    -- for a link or a share)
     path       TEXT    NOT NULL,
     mimetype   TEXT    NOT NULL,
     width      INTEGER NOT NULL,
     height     INTEGER NOT NULL,
     size       INTEGER NOT NULL,
-    created_at INTEGER NOT NULL
+    created_at INTEGER NOT NULL,
+    -- a link's absolute http(s) URL
+    url        TEXT,
+    -- the discussion, post or status a share shares
+    shared_pk  INTEGER REFERENCES contribution (pk),
+    CHECK ((type = 'url') = (url IS NOT NULL) AND (type = 'share') = (shared_pk IS NOT NULL))
 );
 CREATE INDEX media_item_owner ON media_item (owner_id, id);
+CREATE INDEX media_item_shared ON media_item (shared_pk) WHERE shared_pk IS NOT NULL;
 CREATE TABLE event_gallery (
     event_id INTEGER NOT NULL REFERENCES event (id),
     media_id INTEGER NOT NULL REFERENCES media_item (id),
@@ -1526,12 +1537,32 @@ BEGIN
     UPDATE preference_version SET n = n + 1;
 END;
 
--- Version 14 (pictures in posts): the pictures a discussion or a post shows (`medias`,
--- in the order its author gave; src/db/media_items.rs). A picture is its owner's and
--- shows in one item at most; it is seen by those who see the item.
+-- Version 14 (pictures in posts): the media a discussion or a post shows (`medias`, in
+-- the order its author gave; src/db/media_items.rs): pictures, links and a share. A
+-- media is its owner's and shows in one item at most; it is seen by those who see the
+-- item. `contribution.share_count` counts the live items whose media share an item.
 CREATE TABLE contribution_media (
     contribution_pk INTEGER NOT NULL REFERENCES contribution (pk),
     position        INTEGER NOT NULL,
     media_id        INTEGER NOT NULL UNIQUE REFERENCES media_item (id),
     PRIMARY KEY (contribution_pk, position)
 ) WITHOUT ROWID;
+CREATE TRIGGER contribution_media_share_insert AFTER INSERT ON contribution_media
+BEGIN
+    UPDATE contribution SET share_count = share_count + 1
+    WHERE pk = (SELECT shared_pk FROM media_item WHERE id = NEW.media_id)
+      AND (SELECT deleted FROM contribution WHERE pk = NEW.contribution_pk) = 0;
+END;
+CREATE TRIGGER contribution_media_share_delete AFTER DELETE ON contribution_media
+BEGIN
+    UPDATE contribution SET share_count = share_count - 1
+    WHERE pk = (SELECT shared_pk FROM media_item WHERE id = OLD.media_id)
+      AND (SELECT deleted FROM contribution WHERE pk = OLD.contribution_pk) = 0;
+END;
+CREATE TRIGGER contribution_share_deleted AFTER UPDATE OF deleted ON contribution
+WHEN OLD.deleted <> NEW.deleted
+BEGIN
+    UPDATE contribution SET share_count = share_count + (CASE WHEN NEW.deleted THEN -1 ELSE 1 END)
+    WHERE pk IN (SELECT m.shared_pk FROM contribution_media cm JOIN media_item m ON m.id = cm.media_id
+                 WHERE cm.contribution_pk = NEW.pk AND m.shared_pk IS NOT NULL);
+END;

@@ -1,5 +1,5 @@
 //! `GET /api/v2/{discussion,post,status}/{id}/contributors/` (SPEC §8): the users who
-//! commented on an item.
+//! commented on an item; `…/shares_users/`: those who shared it.
 
 use warp::http::Method;
 use warp::reply::Response;
@@ -30,6 +30,18 @@ pub fn endpoints() -> Vec<Endpoint> {
             };
             ca(Method::GET, path, op, move |c| list(kind, c)).paged()
         })
+        .chain(Kind::TARGETS.into_iter().map(|kind| {
+            let (path, op) = match kind {
+                Kind::Discussion => {
+                    ("/api/v2/discussion/{id}/shares_users/", "listDiscussionSharers")
+                }
+                Kind::Post => ("/api/v2/post/{id}/shares_users/", "listPostSharers"),
+                Kind::Status | Kind::Comment => {
+                    ("/api/v2/status/{id}/shares_users/", "listStatusSharers")
+                }
+            };
+            ca(Method::GET, path, op, move |c| sharers(kind, c)).paged()
+        }))
         .collect()
 }
 
@@ -43,6 +55,23 @@ async fn list(kind: Kind, call: Call<Option<Principal>>) -> Result<Response, Api
         let item = visible_item(c, kind, id, viewer)?;
         let (count, users) =
             crate::db::contributors::page(c, item.pk, viewer, page.limit, page.offset)?;
+        let results = users_json(c, users, viewer, &base)?;
+        Ok((page, count, results))
+    })
+    .await
+}
+
+/// `GET /api/v2/{kind}/{id}/shares_users/` (CA): the live users whose live item shares
+/// this one (a share the caller may see), each once, the most recent sharer first, less
+/// those the caller hides (the kit's `SharesDialog`).
+async fn sharers(kind: Kind, call: Call<Option<Principal>>) -> Result<Response, ApiError> {
+    let (id, base) = (call.id(), call.base());
+    list_page(&call, move |c, who, q| {
+        let page = Page::from_query(q)?;
+        let viewer = who.map(|w| w.user_id);
+        let item = visible_item(c, kind, id, viewer)?;
+        let (count, users) =
+            crate::db::contributors::sharers(c, item.pk, viewer, page.limit, page.offset)?;
         let results = users_json(c, users, viewer, &base)?;
         Ok((page, count, results))
     })

@@ -238,6 +238,31 @@ async fn delete(call: Call<Principal>) -> Result<Response, ApiError> {
     Ok(empty(StatusCode::NO_CONTENT))
 }
 
+/// The error of a write's `medias` (`None`: absent) when the caller may not show one of
+/// them in the item `pk` (`None`: one being made): each must be a media of theirs (a
+/// picture, a link, a share) that no other item shows, and a share comes alone.
+pub fn showable(
+    c: &rusqlite::Connection,
+    who: &Principal,
+    medias: Option<&[i64]>,
+    pk: Option<i64>,
+) -> Result<Option<FieldError>, ApiError> {
+    let Some(ids) = medias else { return Ok(None) };
+    if let Some(id) = media_items::not_showable(c, who.user_id, ids, pk)? {
+        return Ok(Some(FieldError::new(
+            "medias",
+            "invalid",
+            format!("No media of yours with id {id} that no other item shows."),
+        )));
+    }
+    // a share is the item's one media (the kit's Composer offers nothing beside it), so
+    // an item counts once in what it shares
+    let (shares, others) = media_items::shares_among(c, ids)?;
+    Ok((shares > 1 || shares == 1 && others).then(|| {
+        FieldError::new("medias", "invalid", "An item that shares another shows nothing else.")
+    }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -253,23 +278,4 @@ mod tests {
             });
         assert_eq!(unread, ["md5"]);
     }
-}
-
-/// The error of a write's `medias` (`None`: absent) when the caller may not show one of
-/// them in the item `pk` (`None`: one being made): it must be a picture of theirs that
-/// no other item shows.
-pub fn showable(
-    c: &rusqlite::Connection,
-    who: &Principal,
-    medias: Option<&[i64]>,
-    pk: Option<i64>,
-) -> Result<Option<FieldError>, ApiError> {
-    let Some(ids) = medias else { return Ok(None) };
-    Ok(media_items::not_showable(c, who.user_id, ids, pk)?.map(|id| {
-        FieldError::new(
-            "medias",
-            "invalid",
-            format!("No picture of yours with id {id} that no other item shows."),
-        )
-    }))
 }

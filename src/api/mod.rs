@@ -29,6 +29,7 @@ pub mod jwt;
 pub mod legal;
 pub mod live;
 pub mod media;
+pub mod media_create;
 pub mod media_items;
 pub mod messages;
 pub mod moderation;
@@ -77,6 +78,7 @@ const AREAS: &[fn() -> Vec<Endpoint>] = &[
     crate::http::statics::endpoints,
     media::endpoints,
     media_items::endpoints,
+    media_create::endpoints,
     features::endpoints,
     votes::endpoints,
     contributors::endpoints,

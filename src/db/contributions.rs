@@ -233,7 +233,7 @@ pub(super) fn select() -> String {
         "SELECT c.pk, c.kind, c.id, c.title, c.action, c.text, c.added_at, c.last_edited_at,
                 c.deleted, c.comment_count, t.kind, t.id, p.id,
                 c.html, c.summary, c.summary_html, c.summary_truncated, c.last_activity_at, {},
-                c.collapsed, c.group_id, c.event_id, c.follower_count
+                c.collapsed, c.group_id, c.event_id, c.follower_count, c.share_count
          FROM contribution c
          JOIN user u ON u.id = c.author_id
          LEFT JOIN contribution t ON t.pk = c.target_pk
@@ -260,6 +260,7 @@ pub(super) fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Contribution> 
         group_id: r.get(25)?,
         event_id: r.get(26)?,
         follower_count: r.get(27)?,
+        share_count: r.get(28)?,
         // loaded by `complete`
         group: None,
         event: None,

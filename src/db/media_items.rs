@@ -8,6 +8,7 @@
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::clock::Timestamp;
+use crate::model::contribution::Kind;
 use crate::model::media::{ChunkRange, MediaItem, OPEN_UPLOADS_MAX, UPLOAD_MAX, UPLOAD_TTL};
 
 /// Why a chunk or a completion was refused (400 on a field, 429 for too many uploads).
@@ -28,12 +29,28 @@ pub enum Refused {
 /// An open upload after a chunk: its id, the bytes received, when it expires.
 pub type Progress = (String, i64, Timestamp);
 
-const COLUMNS: &str = "id, owner_id, title, path, mimetype, width, height, size, created_at";
+/// The columns of `media_item m` [`from_row`] reads, a share's item (its kind and id)
+/// last.
+const COLUMNS: &str = "m.id, m.owner_id, m.type, m.title, m.path, m.mimetype, m.width, m.height,
+    m.size, m.created_at, m.url, (SELECT kind FROM contribution WHERE pk = m.shared_pk),
+    (SELECT id FROM contribution WHERE pk = m.shared_pk)";
 
 fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<MediaItem> {
-    Ok(from_columns!(r => MediaItem {
-        id, owner_id, title, path, mimetype, width, height, size, created_at
-    }))
+    let shared: (Option<Kind>, Option<i64>) = (r.get(11)?, r.get(12)?);
+    Ok(MediaItem {
+        id: r.get(0)?,
+        owner_id: r.get(1)?,
+        kind: r.get(2)?,
+        title: r.get(3)?,
+        path: r.get(4)?,
+        mimetype: r.get(5)?,
+        width: r.get(6)?,
+        height: r.get(7)?,
+        size: r.get(8)?,
+        created_at: r.get(9)?,
+        url: r.get(10)?,
+        shared: shared.0.zip(shared.1),
+    })
 }
 
 /// Adds a chunk to `owner`'s upload `id` (`None`: the first chunk of a new upload).
@@ -156,7 +173,7 @@ pub fn create(
 
 /// An item.
 pub fn get(conn: &Connection, id: i64) -> rusqlite::Result<Option<MediaItem>> {
-    conn.prepare_cached(sql!("SELECT {COLUMNS} FROM media_item WHERE id = ?1"))?
+    conn.prepare_cached(sql!("SELECT {COLUMNS} FROM media_item m WHERE m.id = ?1"))?
         .query_row([id], from_row)
         .optional()
 }
@@ -208,14 +225,10 @@ pub fn of_contribution(conn: &Connection, pk: i64) -> rusqlite::Result<Vec<Media
     let sql = sql!(
         "SELECT {} FROM contribution_media cm JOIN media_item m ON m.id = cm.media_id
          WHERE cm.contribution_pk = ?1 ORDER BY cm.position",
-        ITEM_COLUMNS
+        COLUMNS
     );
     conn.prepare_cached(sql)?.query_map([pk], from_row)?.collect()
 }
-
-/// [`COLUMNS`] of `media_item m`.
-const ITEM_COLUMNS: &str =
-    "m.id, m.owner_id, m.title, m.path, m.mimetype, m.width, m.height, m.size, m.created_at";
 
 /// The first of `ids` that `owner` may not show in the item `pk` (`None`: an item
 /// being made): not theirs, or shown by another item already.
@@ -250,4 +263,71 @@ pub fn show_in(conn: &Connection, pk: i64, ids: &[i64]) -> rusqlite::Result<()> 
         insert.execute(params![pk, i64::try_from(position).unwrap_or(i64::MAX), id])?;
     }
     Ok(())
+}
+
+/// Makes a link media of `owner`'s (`url` checked by [`crate::model::media::link`],
+/// `title` its host); its id.
+pub fn create_link(
+    conn: &Connection,
+    owner: i64,
+    url: &str,
+    title: &str,
+    now: Timestamp,
+) -> rusqlite::Result<i64> {
+    conn.prepare_cached(
+        "INSERT INTO media_item (owner_id, type, title, path, mimetype, width, height, size, created_at, url)
+         VALUES (?1, 'url', ?2, '', '', 0, 0, 0, ?3, ?4)",
+    )?
+    .execute(params![owner, title, now, url])?;
+    Ok(conn.last_insert_rowid())
+}
+
+/// Makes a share media of `owner`'s: the item `shared_pk`; its id.
+pub fn create_share(
+    conn: &Connection,
+    owner: i64,
+    shared_pk: i64,
+    now: Timestamp,
+) -> rusqlite::Result<i64> {
+    conn.prepare_cached(
+        "INSERT INTO media_item (owner_id, type, path, mimetype, width, height, size, created_at, shared_pk)
+         VALUES (?1, 'share', '', '', 0, 0, 0, ?2, ?3)",
+    )?
+    .execute(params![owner, now, shared_pk])?;
+    Ok(conn.last_insert_rowid())
+}
+
+/// The live discussions, posts and statuses with API id `id` (of `kind` when given):
+/// their pks, kinds and whether everyone may see them. Items an older hearth numbered
+/// per kind may share an id (`db::contributions::next_id`).
+pub fn items_with_id(
+    conn: &Connection,
+    id: i64,
+    kind: Option<Kind>,
+) -> rusqlite::Result<Vec<(i64, Kind)>> {
+    let kinds: Vec<Kind> = kind.map_or_else(|| Kind::TARGETS.to_vec(), |k| vec![k]);
+    let mut q = conn.prepare_cached(
+        "SELECT pk, kind FROM contribution WHERE kind = ?1 AND id = ?2 AND deleted = 0",
+    )?;
+    let mut out = Vec::new();
+    for k in kinds {
+        out.extend(
+            q.query_row(params![k.as_str(), id], |r| Ok((r.get(0)?, r.get(1)?))).optional()?,
+        );
+    }
+    Ok(out)
+}
+
+/// Of `ids`, how many are shares, and whether there are others.
+pub fn shares_among(conn: &Connection, ids: &[i64]) -> rusqlite::Result<(usize, bool)> {
+    let mut q = conn.prepare_cached("SELECT type = 'share' FROM media_item WHERE id = ?1")?;
+    let (mut shares, mut others) = (0, false);
+    for id in ids {
+        match q.query_row([id], |r| r.get::<_, bool>(0)).optional()? {
+            Some(true) => shares += 1,
+            Some(false) => others = true,
+            None => {}
+        }
+    }
+    Ok((shares, others))
 }

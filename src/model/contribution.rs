@@ -124,6 +124,8 @@ pub struct Contribution {
     pub suspended: bool,
     /// How many members follow it, and whether the caller does.
     pub follower_count: i64,
+    /// How many live items share it.
+    pub share_count: i64,
     pub followed: bool,
     /// The later of its creation and its newest live comment (a comment's: its newest
     /// live reply).
@@ -245,7 +247,7 @@ impl Contribution {
             voted: self.votes.mine.is_some(),
             reaction: self.votes.mine.as_ref().map(|r| reaction_json(base, r)),
             view_count: 0,
-            share_count: 0,
+            share_count: self.share_count,
             flag_count: 0,
             follower_count: self.follower_count,
             followed: self.followed,

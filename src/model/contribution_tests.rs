@@ -48,6 +48,7 @@ fn slugs_come_from_the_title_or_the_text() {
         medias: Vec::new(),
         suspended: false,
         follower_count: 0,
+        share_count: 0,
         followed: false,
     };
     assert_eq!(c.slug(), "grusse-world");

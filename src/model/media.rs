@@ -5,6 +5,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::PublicUrl;
+use super::contribution::Kind;
 use super::field::FieldError;
 use crate::clock::{SECOND, Timestamp, rfc3339};
 
@@ -49,64 +50,179 @@ pub fn medias_field(body: &Map<String, Value>) -> Result<Option<Vec<i64>>, Field
     Ok(Some(ids))
 }
 
-/// A stored picture.
+/// What a media is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MediaKind {
+    /// A picture (`path` and its sizes).
+    Image,
+    /// A link (`url`), shown as a card of its site's name; hearth fetches nothing.
+    Url,
+    /// A discussion, post or status shared (`shared`).
+    Share,
+}
+
+impl MediaKind {
+    /// Its `type`, as stored and in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MediaKind::Image => "image",
+            MediaKind::Url => "url",
+            MediaKind::Share => "share",
+        }
+    }
+
+    /// The kind of a stored `type`.
+    pub fn parse(s: &str) -> Option<MediaKind> {
+        [MediaKind::Image, MediaKind::Url, MediaKind::Share].into_iter().find(|k| k.as_str() == s)
+    }
+}
+
+impl rusqlite::types::FromSql for MediaKind {
+    fn column_result(v: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
+        let s = v.as_str()?;
+        MediaKind::parse(s).ok_or_else(|| rusqlite::types::FromSqlError::Other(s.into()))
+    }
+}
+
+/// A stored media: a picture, a link or a share.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MediaItem {
     pub id: i64,
     pub owner_id: i64,
+    pub kind: MediaKind,
     pub title: String,
-    /// Its path under `/media/`.
+    /// A picture's path under `/media/` ("" for the others).
     pub path: String,
     pub mimetype: String,
     pub width: i64,
     pub height: i64,
     pub size: i64,
     pub created_at: Timestamp,
+    /// A link's URL.
+    pub url: Option<String>,
+    /// The item a share shares: its kind and id.
+    pub shared: Option<(Kind, i64)>,
 }
 
-/// Media JSON (`SCMediaType`): `image` and `url` are the picture's absolute URL.
+/// Media JSON (`SCMediaType`). A picture: `image` and `url` are its absolute URL,
+/// `embed` null. A link: `url` is the link, `embed` the kit's `sc_link` card (its
+/// `metadata`: the URL, the site's name as `title`, no description, no images). A share:
+/// `embed` is `sc_shared_object` with `metadata: {id, type}`, the item the kit then reads.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 #[schema(as = Media)]
 pub struct MediaJson {
     pub id: i64,
     #[schema(format = DateTime)]
     pub added_at: String,
-    /// Always `image`: hearth takes pictures only
+    /// `image`, `url` or `share`
     #[serde(rename = "type")]
     pub kind: &'static str,
     pub title: String,
     pub description: String,
-    pub url: String,
-    pub image: String,
-    pub image_width: i64,
-    pub image_height: i64,
-    pub image_mimetype: String,
-    pub mimetype: String,
-    pub size: i64,
+    pub url: Option<String>,
+    pub image: Option<String>,
+    pub image_width: Option<i64>,
+    pub image_height: Option<i64>,
+    pub image_mimetype: Option<String>,
+    pub mimetype: Option<String>,
+    pub size: Option<i64>,
     pub order: i64,
+    pub embed: Option<EmbedJson>,
+}
+
+/// What a link or a share embeds (`SCEmbedType`).
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[schema(as = Embed)]
+pub struct EmbedJson {
+    pub id: i64,
+    /// `sc_link` or `sc_shared_object`
+    pub embed_type: &'static str,
+    /// A link: the media's id; a share: the shared item's
+    pub embed_id: String,
+    pub url: Option<String>,
+    /// A link: `{url, title, description, images, type: "link"}`; a share: `{id, type}`
+    #[schema(value_type = Object)]
+    pub metadata: Value,
 }
 
 impl MediaItem {
     /// Its JSON.
     pub fn to_json(&self, base: &PublicUrl) -> MediaJson {
-        let url = base.at(&format!("/media/{}", self.path));
-        MediaJson {
+        let mut j = MediaJson {
             id: self.id,
             added_at: rfc3339(self.created_at),
-            kind: "image",
+            kind: self.kind.as_str(),
             title: self.title.clone(),
             description: String::new(),
-            url: url.clone(),
-            image: url,
-            image_width: self.width,
-            image_height: self.height,
-            image_mimetype: self.mimetype.clone(),
-            mimetype: self.mimetype.clone(),
-            size: self.size,
+            url: None,
+            image: None,
+            image_width: None,
+            image_height: None,
+            image_mimetype: None,
+            mimetype: None,
+            size: None,
             order: 0,
+            embed: None,
+        };
+        match (self.kind, &self.url, self.shared) {
+            (MediaKind::Url, Some(url), _) => {
+                j.url = Some(url.clone());
+                j.embed = Some(EmbedJson {
+                    id: self.id,
+                    embed_type: "sc_link",
+                    embed_id: self.id.to_string(),
+                    url: Some(url.clone()),
+                    metadata: serde_json::json!({
+                        "url": url, "title": self.title, "description": "", "images": [],
+                        "type": "link",
+                    }),
+                });
+            }
+            (MediaKind::Share, _, Some((kind, id))) => {
+                j.embed = Some(EmbedJson {
+                    id: self.id,
+                    embed_type: "sc_shared_object",
+                    embed_id: id.to_string(),
+                    url: None,
+                    metadata: serde_json::json!({"id": id, "type": kind.as_str()}),
+                });
+            }
+            _ => {
+                let url = base.at(&format!("/media/{}", self.path));
+                j.url = Some(url.clone());
+                j.image = Some(url);
+                j.image_width = Some(self.width);
+                j.image_height = Some(self.height);
+                j.image_mimetype = Some(self.mimetype.clone());
+                j.mimetype = Some(self.mimetype.clone());
+                j.size = Some(self.size);
+            }
         }
+        j
     }
 }
+
+/// A link a member may show: an absolute `http` or `https` URL with a host and no
+/// credentials, at most [`LINK_MAX`] characters, as the `url` crate writes it back
+/// (normalised); what the kit puts in an `href` and in `new URL()`. Its card's title
+/// is its host.
+pub fn link(raw: &str) -> Option<(String, String)> {
+    let raw = raw.trim();
+    if raw.len() > LINK_MAX {
+        return None;
+    }
+    let u = url::Url::parse(raw).ok()?;
+    let host = u.host_str()?.to_owned();
+    let fit = matches!(u.scheme(), "http" | "https")
+        && u.username().is_empty()
+        && u.password().is_none()
+        && !host.is_empty();
+    let url = u.to_string();
+    (fit && url.len() <= LINK_MAX).then_some((url, host))
+}
+
+/// The longest link a member may show.
+pub const LINK_MAX: usize = 2000;
 
 impl MediaJson {
     /// The same, `order`th in its item.

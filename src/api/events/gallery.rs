@@ -18,7 +18,7 @@ use crate::http::pagination::Page;
 use crate::http::route::Endpoint;
 use crate::http::{empty, json_response};
 use crate::model::event::EventPrivacy;
-use crate::model::media::GALLERY_MAX;
+use crate::model::media::{GALLERY_MAX, MediaKind};
 
 /// The endpoints of this module.
 pub fn endpoints() -> Vec<Endpoint> {
@@ -69,10 +69,11 @@ async fn add(mut call: Call<Principal>) -> Result<Response, ApiError> {
         .write(move |tx, who| {
             managed_event(tx, id, who)?;
             let Add { media } = body?;
-            let item =
-                media_items::get(tx, media)?.filter(|m| m.owner_id == who.user_id).ok_or_else(
-                    || ApiError::field("media", "invalid", "No picture of yours with that id."),
-                )?;
+            let item = media_items::get(tx, media)?
+                .filter(|m| m.owner_id == who.user_id && m.kind == MediaKind::Image)
+                .ok_or_else(|| {
+                    ApiError::field("media", "invalid", "No picture of yours with that id.")
+                })?;
             if !gallery::add(tx, id, media, now)? {
                 return Err(ApiError::field(
                     "media",

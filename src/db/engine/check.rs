@@ -335,6 +335,14 @@ const INVARIANTS: &[(&str, &str, &str)] = &[
            (SELECT count(*) FROM contribution_follow f WHERE f.contribution_pk = c.pk)",
     ),
     (
+        "contribution_share_count",
+        "share_count matches the live items that share the item",
+        "SELECT c.pk FROM contribution c WHERE c.share_count <>
+           (SELECT count(*) FROM media_item m JOIN contribution_media cm ON cm.media_id = m.id
+            JOIN contribution s ON s.pk = cm.contribution_pk
+            WHERE m.shared_pk = c.pk AND s.deleted = 0)",
+    ),
+    (
         "lesson_comment_count",
         "a lesson's comment_count matches its comments, each on its lesson's course",
         "SELECT l.id FROM course_lesson l WHERE l.comment_count <>

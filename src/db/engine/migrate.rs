@@ -258,9 +258,15 @@ const V13_COLUMNS: &[&str] = &[
 /// The first line of [`SCHEMA`]'s version 13 section.
 const V13_HEADING: &str = "-- Version 13 (course lessons)";
 
-/// Version 14: the pictures discussions and posts show (a new table, empty: no item of
-/// an older file has any).
+/// Version 14: the media discussions and posts show (a new table, empty: no item of an
+/// older file shows any), media that are links or shares besides pictures (the table
+/// rebuilt), and the shares each item counts (0, exact: an older file has none).
 fn v14_post_pictures(conn: &Connection) -> Result<(), DbError> {
+    add_columns(
+        conn,
+        &["ALTER TABLE contribution ADD COLUMN share_count INTEGER NOT NULL DEFAULT 0"],
+    )?;
+    super::rebuild::media_item(conn, SCHEMA)?;
     conn.execute_batch(section(V14_HEADING, None)?)?;
     Ok(())
 }
@@ -457,7 +463,7 @@ pub fn check_and_migrate(conn: &Connection) -> Result<(), DbError> {
 /// The versions whose step to the next rebuilds a table: it runs with foreign keys off,
 /// as the drop of the old table would fail or cascade with them on, and checks the keys
 /// of what it rebuilt itself before the commit.
-const REBUILDS_FROM: &[i64] = &[10];
+const REBUILDS_FROM: &[i64] = &[10, 13];
 
 /// Runs the steps from `version` on, each in its transaction, with foreign keys as
 /// `keys` says but for [`REBUILDS_FROM`] (the pragma is a no-op inside a transaction, so it

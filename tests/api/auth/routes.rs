@@ -51,14 +51,20 @@ const NO_CALLER: [&str; 6] = [
     "/api/v2/account/reset/",
 ];
 
+/// The API's POSTs that only read: the kit's click tracker, which readers without an
+/// account call too and which hearth answers without writing (tests/api/contributions/
+/// shares.rs).
+const READS_BY_POST: [&str; 1] = ["/api/v2/media/{id}/click/"];
+
 #[test]
 fn every_api_write_needs_the_write_scope_and_every_open_route_only_reads() {
     for (m, path, auth) in declared() {
-        let api = path.starts_with("/api/v2/") && !NO_CALLER.contains(&path.as_str());
+        let reads = READS_BY_POST.contains(&path.as_str());
+        let api = path.starts_with("/api/v2/") && !NO_CALLER.contains(&path.as_str()) && !reads;
         if api && m != "GET" {
             assert!(matches!(auth, Auth::Write | Auth::Staff), "{m} {path} is {auth:?}");
         }
-        if matches!(auth, Auth::Public | Auth::Ca) {
+        if matches!(auth, Auth::Public | Auth::Ca) && !reads {
             assert_eq!(m, "GET", "{path} is open to anonymous callers and writes");
         }
         if auth == Auth::None {
@@ -372,7 +378,7 @@ async fn a_read_only_token_may_not_write_anywhere() {
         let path = fx.fill(template, false);
         let token = if staff_only(m, template) { &staff_read } else { &read };
         let r = s.call(method(m), &path, Some(token), None).await;
-        assert_eq!(r.status, StatusCode::OK, "{m} {path}: {}", r.text);
+        assert!(r.status.is_success(), "{m} {path}: {}", r.text);
     }
 }
 
@@ -386,7 +392,7 @@ async fn a_bad_token_on_a_public_route_is_401() {
         for (what, token) in &cases {
             let r = s.call(method(m), &path, token.as_deref(), None).await;
             if token.is_none() {
-                assert_eq!(r.status, StatusCode::OK, "{m} {path}: {what}: {}", r.text);
+                assert!(r.status.is_success(), "{m} {path}: {what}: {}", r.text);
                 continue;
             }
             assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{m} {path}: {what}");

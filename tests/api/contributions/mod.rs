@@ -14,6 +14,7 @@ mod lists;
 mod pictures;
 mod polls;
 mod rich_text;
+mod shares;
 mod threads;
 mod validation;
 

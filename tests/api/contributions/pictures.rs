@@ -45,6 +45,18 @@ async fn a_post_shows_its_pictures_in_order_without_text() {
     let d =
         s.create("/api/v2/discussion/", &a, json!({"title": "Crumb", "medias": [id(&m3)]})).await;
     assert_eq!(ids(&d), [id(&m3)]);
+    // the author's data export lists them, with what shows each
+    let now = s.clock.now();
+    let files = s.db_read(move |c| hearth::db::export::files(c, ann, now, &|_, _| {})).unwrap();
+    let (_, bytes) = files.iter().find(|(n, _)| n == "pictures.json").unwrap();
+    let pictures: Value = serde_json::from_slice(bytes).unwrap();
+    let shown: Vec<(i64, &str)> = pictures
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["shown_in_id"].as_i64().unwrap(), p["shown_in_kind"].as_str().unwrap()))
+        .collect();
+    assert_eq!(shown, [(pid, "post"), (pid, "post"), (d["id"].as_i64().unwrap(), "discussion")]);
 }
 
 /// Someone else's picture, one another item shows, an unknown id, too many, a list of
