@@ -780,10 +780,11 @@ fn a_version_12_file_gains_version_13_with_lessons_it_can_write() {
     assert!(old.ok(&["check"]).contains("ok"));
 }
 
-/// Version 14 adds the pictures items show: a version 13 file with a picture gains the
-/// table, empty, and passes `hearth check`.
+/// Version 14 adds the media items show: a version 13 file with a picture keeps it in
+/// the rebuilt `media_item`, which then takes links and shares, a share counting on its
+/// item; the file passes `hearth check`.
 #[test]
-fn a_version_13_file_gains_version_14_with_no_item_showing_a_picture() {
+fn a_version_13_file_gains_version_14_with_links_shares_and_their_counts() {
     if !history() {
         return;
     }
@@ -795,6 +796,34 @@ fn a_version_13_file_gains_version_14_with_no_item_showing_a_picture() {
     );
     assert_migrated_like_fresh(&old);
     assert_eq!(old.sql("SELECT count(*) FROM contribution_media"), 0);
-    assert_eq!(old.sql("SELECT count(*) FROM media_item"), 1);
+    assert_eq!(old.sql("SELECT count(*) FROM media_item WHERE type = 'image'"), 1);
+    // the rebuilt table takes links and shares, and a share counts on its item
+    let c = rusqlite::Connection::open(old.db()).unwrap();
+    c.execute_batch(
+        "INSERT INTO contribution (kind, id, author_id, text, added_at, last_activity_at)
+             VALUES ('post', 1, 1, 'shared', 0, 0), ('post', 2, 1, 'sharing', 0, 0);
+         INSERT INTO media_item (id, owner_id, type, path, mimetype, width, height, size, created_at, url)
+             VALUES (2, 1, 'url', '', '', 0, 0, 0, 0, 'https://a.example/');
+         INSERT INTO media_item (id, owner_id, type, path, mimetype, width, height, size, created_at, shared_pk)
+             VALUES (3, 1, 'share', '', '', 0, 0, 0, 0, (SELECT pk FROM contribution WHERE id = 1));
+         INSERT INTO contribution_media (contribution_pk, position, media_id)
+             VALUES ((SELECT pk FROM contribution WHERE id = 2), 0, 3);",
+    )
+    .unwrap();
+    drop(c);
+    assert_eq!(old.sql("SELECT share_count FROM contribution WHERE id = 1"), 1);
+    // the rows made by hand here go again (the API keeps what they lack: search,
+    // counters), the share's count with them
+    let c = rusqlite::Connection::open(old.db()).unwrap();
+    c.execute_batch("DELETE FROM contribution_media; DELETE FROM media_item WHERE id = 3;")
+        .unwrap();
+    assert_eq!(
+        c.query_row("SELECT share_count FROM contribution WHERE id = 1", [], |r| r
+            .get::<_, i64>(0))
+            .unwrap(),
+        0
+    );
+    c.execute_batch("DELETE FROM contribution; DELETE FROM media_item WHERE id = 2;").unwrap();
+    drop(c);
     assert!(old.ok(&["check"]).contains("ok"));
 }
