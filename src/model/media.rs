@@ -261,6 +261,37 @@ impl ChunkRange {
 mod tests {
     use super::*;
 
+    /// A link is an absolute http(s) URL with a host and no credentials, written back
+    /// normalised (what would break out of an attribute is percent-encoded); its title
+    /// is its host.
+    #[test]
+    fn a_link_is_an_http_url_written_back_by_the_url_crate() {
+        assert_eq!(
+            link(" https://Bakery.EXAMPLE/a b?q=<script>\"x\"#top "),
+            Some((
+                "https://bakery.example/a%20b?q=%3Cscript%3E%22x%22#top".into(),
+                "bakery.example".into()
+            ))
+        );
+        assert_eq!(link("http://[::1]:8080/").map(|l| l.1), Some("[::1]".into()));
+        for bad in [
+            "javascript:alert(1)",
+            "JAVASCRIPT:alert(1)",
+            "data:text/html,x",
+            "vbscript:x",
+            "//bakery.example/",
+            "/path",
+            "https://u@bakery.example/",
+            "https://u:p@bakery.example/",
+            "file:///etc/passwd",
+            "",
+        ] {
+            assert_eq!(link(bad), None, "{bad}");
+        }
+        let long = format!("https://a.example/{}", "é".repeat(LINK_MAX / 2));
+        assert_eq!(link(&long), None);
+    }
+
     #[test]
     fn a_content_range_must_describe_the_chunk() {
         let r = |h: &str, len| ChunkRange::parse(Some(h), len);
