@@ -47,6 +47,16 @@ pub(super) async fn edit(kind: Kind, mut call: Call<Principal>) -> Result<Respon
                 draft.medias.as_deref(),
                 Some(m.pk),
             )?);
+            // a post as the edit leaves it: blank text needs its media (kept when the
+            // body has none) or its poll (not edited)
+            if kind == Kind::Post && !errors.iter().any(|e| e.field == "text") {
+                let media = match &draft.medias {
+                    Some(ids) => !ids.is_empty(),
+                    None => !crate::db::media_items::of_contribution(tx, m.pk)?.is_empty(),
+                };
+                let poll = crate::db::polls::of(tx, m.pk, None)?.is_some();
+                errors.extend(contribution::empty_post(&draft.text, media || poll, true));
+            }
             if kind != Kind::Comment {
                 crate::api::categories::item_errors(tx, kind, &draft, &mut errors)?;
                 // the tags the item is addressed to already stay allowed

@@ -110,7 +110,14 @@ async fn create(mut call: Call<Principal>) -> Result<Response, ApiError> {
     let body = call.json::<Map<String, Value>>().await.and_then(|m| MediaCreate::parse(&m));
     let json = call
         .write(move |tx, who| {
-            let id = match body? {
+            let body = body?;
+            if !media_items::may_make_loose(tx, who.user_id, now)? {
+                return Err(ApiError::Refused(
+                    "You have made too many links and shares that no post shows: publish them, \
+                     or wait a day for them to go.",
+                ));
+            }
+            let id = match body {
                 NewMedia::Url { url } => {
                     let (url, host) = media::link(&url).ok_or_else(|| {
                         ApiError::field(

@@ -257,10 +257,24 @@ pub fn showable(
     }
     // a share is the item's one media (the kit's Composer offers nothing beside it), so
     // an item counts once in what it shares
-    let (shares, others) = media_items::shares_among(c, ids)?;
-    Ok((shares > 1 || shares == 1 && others).then(|| {
-        FieldError::new("medias", "invalid", "An item that shares another shows nothing else.")
-    }))
+    let (shared, others) = media_items::shared_among(c, ids)?;
+    if shared.len() > 1 || !shared.is_empty() && others {
+        let msg = "An item that shares another shows nothing else.";
+        return Ok(Some(FieldError::new("medias", "invalid", msg)));
+    }
+    // what may be shared is checked again as it is now: the item may have gone, become
+    // one only some members see, or sharing been turned off since the share was made;
+    // and an item does not share itself
+    if let Some(&shared) = shared.first() {
+        let public = crate::db::spaces::shows_item(c, shared, None)?
+            && crate::db::contributions::is_live(c, shared)?;
+        let on = crate::db::preferences::get_bool(c, "addons", "share_post_enabled", false)?;
+        if !public || !on || Some(shared) == pk {
+            let msg = "The item this share names may not be shared (now).";
+            return Ok(Some(FieldError::new("medias", "invalid", msg)));
+        }
+    }
+    Ok(None)
 }
 
 #[cfg(test)]

@@ -74,9 +74,14 @@ pub fn meta(conn: &Connection, kind: Kind, id: i64) -> rusqlite::Result<Option<M
     .optional()
 }
 
+/// Whether the item `pk` exists and is not deleted.
+pub fn is_live(conn: &Connection, pk: i64) -> rusqlite::Result<bool> {
+    conn.prepare_cached("SELECT 1 FROM contribution WHERE pk = ?1 AND deleted = 0")?.exists([pk])
+}
+
 /// The next id of a kind. Discussions, posts and statuses take theirs from one
 /// sequence, as on the hosted platform, where an item's id alone names it (the kit's
-/// share sends only the id: `db::media_items::shared_item`); comments number their own.
+/// share sends only the id: `api::media_create`); comments number their own.
 /// Called inside the write transaction that inserts, so two creates cannot take the
 /// same id. Items that an older hearth numbered per kind keep their ids.
 pub fn next_id(conn: &Connection, kind: Kind) -> rusqlite::Result<i64> {

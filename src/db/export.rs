@@ -145,11 +145,13 @@ const FILES: &[(&str, &str)] = &[
         "SELECT id, path, created_at FROM user_avatar WHERE user_id = ?1 ORDER BY id",
     ),
     (
-        "pictures.json",
-        "SELECT m.id, '/media/' || m.path AS path, m.width, m.height, m.created_at,
+        "media.json",
+        "SELECT m.id, m.type, CASE WHEN m.type = 'image' THEN '/media/' || m.path END AS path,
+                m.width, m.height, m.url, s.kind AS shared_kind, s.id AS shared_id, m.created_at,
                 c.kind AS shown_in_kind, c.id AS shown_in_id
          FROM media_item m LEFT JOIN contribution_media cm ON cm.media_id = m.id
          LEFT JOIN contribution c ON c.pk = cm.contribution_pk
+         LEFT JOIN contribution s ON s.pk = m.shared_pk
          WHERE m.owner_id = ?1 ORDER BY m.id",
     ),
     (
@@ -205,8 +207,9 @@ lesson_comments.json    your comments on course lessons
 notifications.json      what you were notified of
 tags.json               the tags staff gave you (those kept off your profile too: visible 0)
 avatars.json, avatars/  the avatars you uploaded
-pictures.json           the pictures you uploaded (their files are under their path on
-                        the site) and the discussion or post that shows each
+media.json              the pictures you uploaded (their files are under their path on
+                        the site), the links and shares you made, and the discussion or
+                        post that shows each
 private_messages.json   the private messages you sent and received (those you have not
                         deleted for yourself; a file by its name)
 linked_identities.json  your ids elsewhere (a social network, a single sign-on) that

@@ -1,15 +1,19 @@
-//! Media items (SPEC §5 images, the kit's chunked uploader; `model::media`): an upload
-//! in chunks, each starting where the bytes received so far end, made whole once
-//! (`take_whole`: the bytes leave the database for the image pipeline, outside any
-//! transaction), then stored as a picture in `media` with its `media_item` row. An
-//! event's gallery ([`super::events::gallery`]) shows items; removing one from a
-//! gallery keeps it its owner's.
+//! Media items (SPEC §5 images, the kit's chunked uploader and Composer; `model::media`):
+//! a picture, a link or a share. A picture comes in chunks, each starting where the bytes
+//! received so far end, made whole once (`take_whole`: the bytes leave the database for
+//! the image pipeline, outside any transaction), then stored in `media` with its
+//! `media_item` row. An event's gallery ([`super::events::gallery`]) shows pictures;
+//! removing one from a gallery keeps it its owner's. A discussion or a post shows media
+//! (`contribution_media`, [`show_in`]); a share counts on the item it shares by the
+//! triggers of `schema.sql`'s version 14.
 
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::clock::Timestamp;
 use crate::model::contribution::Kind;
-use crate::model::media::{ChunkRange, MediaItem, OPEN_UPLOADS_MAX, UPLOAD_MAX, UPLOAD_TTL};
+use crate::model::media::{
+    ChunkRange, LOOSE_MAX, MediaItem, OPEN_UPLOADS_MAX, UPLOAD_MAX, UPLOAD_TTL,
+};
 
 /// Why a chunk or a completion was refused (400 on a field, 429 for too many uploads).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -193,7 +197,9 @@ pub fn delete(conn: &Connection, item: &MediaItem) -> rusqlite::Result<()> {
     conn.prepare_cached("DELETE FROM contribution_media WHERE media_id = ?1")?
         .execute([item.id])?;
     conn.prepare_cached("DELETE FROM media_item WHERE id = ?1")?.execute([item.id])?;
-    conn.prepare_cached("DELETE FROM media WHERE path = ?1")?.execute([&item.path])?;
+    if !item.path.is_empty() {
+        conn.prepare_cached("DELETE FROM media WHERE path = ?1")?.execute([&item.path])?;
+    }
     Ok(())
 }
 
@@ -220,7 +226,7 @@ pub fn visible(conn: &Connection, item: &MediaItem, viewer: Option<i64>) -> rusq
     conn.prepare_cached(sql)?.exists(params![viewer, item.id])
 }
 
-/// The pictures the item `pk` shows, in its order.
+/// The media the item `pk` shows, in its order.
 pub fn of_contribution(conn: &Connection, pk: i64) -> rusqlite::Result<Vec<MediaItem>> {
     let sql = sql!(
         "SELECT {} FROM contribution_media cm JOIN media_item m ON m.id = cm.media_id
@@ -251,7 +257,7 @@ pub fn not_showable(
     Ok(None)
 }
 
-/// Makes `ids` the pictures the item `pk` shows, in that order (those it showed before
+/// Makes `ids` the media the item `pk` shows, in that order (those it showed before
 /// and not now stay their owner's).
 pub fn show_in(conn: &Connection, pk: i64, ids: &[i64]) -> rusqlite::Result<()> {
     conn.prepare_cached("DELETE FROM contribution_media WHERE contribution_pk = ?1")?
@@ -263,6 +269,20 @@ pub fn show_in(conn: &Connection, pk: i64, ids: &[i64]) -> rusqlite::Result<()> 
         insert.execute(params![pk, i64::try_from(position).unwrap_or(i64::MAX), id])?;
     }
     Ok(())
+}
+
+/// Whether `owner` may make another link or share: the links and shares of theirs that
+/// no item shows and are older than a day go first, then fewer than [`LOOSE_MAX`] may
+/// remain.
+pub fn may_make_loose(conn: &Connection, owner: i64, now: Timestamp) -> rusqlite::Result<bool> {
+    const LOOSE: &str = "owner_id = ?1 AND type <> 'image'
+        AND NOT EXISTS (SELECT 1 FROM contribution_media cm WHERE cm.media_id = media_item.id)";
+    conn.prepare_cached(sql!("DELETE FROM media_item WHERE {LOOSE} AND created_at < ?2"))?
+        .execute(params![owner, now - UPLOAD_TTL])?;
+    let n: i64 = conn
+        .prepare_cached(sql!("SELECT count(*) FROM media_item WHERE {LOOSE}"))?
+        .query_row([owner], |r| r.get(0))?;
+    Ok(n < LOOSE_MAX)
 }
 
 /// Makes a link media of `owner`'s (`url` checked by [`crate::model::media::link`],
@@ -318,16 +338,17 @@ pub fn items_with_id(
     Ok(out)
 }
 
-/// Of `ids`, how many are shares, and whether there are others.
-pub fn shares_among(conn: &Connection, ids: &[i64]) -> rusqlite::Result<(usize, bool)> {
-    let mut q = conn.prepare_cached("SELECT type = 'share' FROM media_item WHERE id = ?1")?;
-    let (mut shares, mut others) = (0, false);
+/// Of `ids`, the items the shares among them share (their pks), and whether there are
+/// media besides.
+pub fn shared_among(conn: &Connection, ids: &[i64]) -> rusqlite::Result<(Vec<i64>, bool)> {
+    let mut q = conn.prepare_cached("SELECT shared_pk FROM media_item WHERE id = ?1")?;
+    let (mut shared, mut others) = (Vec::new(), false);
     for id in ids {
-        match q.query_row([id], |r| r.get::<_, bool>(0)).optional()? {
-            Some(true) => shares += 1,
-            Some(false) => others = true,
+        match q.query_row([id], |r| r.get::<_, Option<i64>>(0)).optional()? {
+            Some(Some(pk)) => shared.push(pk),
+            Some(None) => others = true,
             None => {}
         }
     }
-    Ok((shares, others))
+    Ok((shared, others))
 }

@@ -25,51 +25,7 @@ pub const TEXT_MAX: usize = 1 << 20;
 /// at most 100; this bounds the work on a long title).
 pub const SLUG_SOURCE_LEN: usize = 1000;
 
-/// The four kinds of contribution. Each numbers its own ids.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Kind {
-    /// `/api/v2/discussion/`
-    Discussion,
-    /// `/api/v2/post/`
-    Post,
-    /// `/api/v2/status/`
-    Status,
-    /// `/api/v2/comment/`
-    Comment,
-}
-
-impl Kind {
-    /// Every kind, in SPEC order.
-    pub const ALL: [Kind; 4] = [Kind::Discussion, Kind::Post, Kind::Status, Kind::Comment];
-
-    /// The kinds a comment can belong to, which are also its body fields.
-    pub const TARGETS: [Kind; 3] = [Kind::Discussion, Kind::Post, Kind::Status];
-
-    /// The name used in the JSON `type`, the URL segment and the `kind` column.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Kind::Discussion => "discussion",
-            Kind::Post => "post",
-            Kind::Status => "status",
-            Kind::Comment => "comment",
-        }
-    }
-
-    /// The inverse of [`Kind::as_str`].
-    pub fn parse(s: &str) -> Option<Kind> {
-        Kind::ALL.into_iter().find(|k| k.as_str() == s)
-    }
-}
-
-/// The `kind` column: an unknown name is a conversion error naming it.
-impl rusqlite::types::FromSql for Kind {
-    fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
-        let s = value.as_str()?;
-        Kind::parse(s).ok_or_else(|| {
-            rusqlite::types::FromSqlError::Other(format!("unknown contribution kind {s:?}").into())
-        })
-    }
-}
+pub use super::contribution_kind::Kind;
 
 /// A contribution as stored, with its author and categories.
 #[derive(Debug, Clone, PartialEq)]
@@ -118,7 +74,7 @@ pub struct Contribution {
     pub poll: Option<super::poll::PollJson>,
     /// Discussions and posts: the tags it is addressed to (`SCTagType`), by id.
     pub addressing: Vec<super::tag::TagJson>,
-    /// Discussions and posts: the pictures it shows, in order.
+    /// Discussions and posts: the media it shows (pictures, links, a share), in order.
     pub medias: Vec<super::media::MediaItem>,
     /// Whether the caller stopped its notifications about this item (`suspended`).
     pub suspended: bool,
@@ -187,7 +143,7 @@ pub struct ContributionJson {
     pub flag_count: i64,
     pub follower_count: i64,
     pub followed: bool,
-    /// The pictures it shows (Media JSON), in its order (`order`)
+    /// The media it shows (Media JSON: pictures, links, a share), in its order (`order`)
     pub medias: Vec<super::media::MediaJson>,
     pub addressing: Vec<Value>,
     pub tags: Vec<Value>,
@@ -317,7 +273,7 @@ pub struct Draft {
     pub poll: Option<super::poll::PollInput>,
     /// Discussions and posts: the tag ids it is addressed to, deduplicated.
     pub addressing: Vec<i64>,
-    /// Discussions and posts: the ids of the pictures it shows, in order (`None`: the
+    /// Discussions and posts: the ids of the media it shows, in order (`None`: the
     /// body has no `medias`, which an edit leaves as they are).
     pub medias: Option<Vec<i64>>,
 }
@@ -416,7 +372,7 @@ fn check(kind: Kind, body: &Map<String, Value>, edit: bool) -> (Draft, Vec<Field
             draft.title = title;
             draft.text = text_field(body, "text", &mut errors).unwrap_or_default();
         }
-        // a post's text may be blank when it shows pictures or a poll (checked below)
+        // a post's text may be blank when it shows media or a poll (checked below)
         Kind::Post => draft.text = text_field(body, "text", &mut errors).unwrap_or_default(),
         Kind::Comment => {
             draft.text = required_text(body, "text", &mut errors).unwrap_or_default();
@@ -536,31 +492,29 @@ fn check(kind: Kind, body: &Map<String, Value>, edit: bool) -> (Draft, Vec<Field
         Some(p) => super::poll::parse(p).map_or_else(|e| errors.push(e), |p| draft.poll = Some(p)),
         None => {}
     }
-    match super::media::medias_field(body) {
-        Ok(Some(m)) if !m.is_empty() && !matches!(kind, Kind::Discussion | Kind::Post) => {
-            errors.push(FieldError::new(
-                "medias",
-                "invalid",
-                "Only discussions and posts show pictures.",
-            ));
-        }
-        Ok(m) => draft.medias = m.filter(|_| matches!(kind, Kind::Discussion | Kind::Post)),
-        Err(e) => errors.push(e),
+    let takes_medias = matches!(kind, Kind::Discussion | Kind::Post);
+    draft.medias = super::media::medias_field(body, takes_medias).unwrap_or_else(|e| {
+        errors.push(e);
+        None
+    });
+    // an edit's post is checked as it will be (its poll and kept media): by the edit
+    if kind == Kind::Post && !edit && !errors.iter().any(|e| e.field == "text") {
+        let shows = draft.poll.is_some() || draft.medias.as_ref().is_some_and(|m| !m.is_empty());
+        errors.extend(empty_post(&draft.text, shows, body.contains_key("text")));
     }
-    let shows_something =
-        draft.poll.is_some() || draft.medias.as_ref().is_some_and(|m| !m.is_empty());
-    if kind == Kind::Post
-        && draft.text.trim().is_empty()
-        && !shows_something
-        && !errors.iter().any(|e| e.field == "text")
-    {
-        errors.push(if body.contains_key("text") {
+    (draft, errors)
+}
+
+/// The error of a post with blank `text` that shows nothing else (no media, no poll):
+/// `given` whether the body had `text` at all.
+pub fn empty_post(text: &str, shows: bool, given: bool) -> Option<FieldError> {
+    (text.trim().is_empty() && !shows).then(|| {
+        if given {
             FieldError::new("text", "required", "This field may not be blank.")
         } else {
             FieldError::required("text")
-        });
-    }
-    (draft, errors)
+        }
+    })
 }
 
 fn categories(body: &Map<String, Value>, errors: &mut Vec<FieldError>) -> Vec<i64> {

@@ -54,11 +54,12 @@ pub struct DiscussionBody {
     /// [{"choice"}], "multiple_choices", "expiration_at"}` (described by [`poll_field`]).
     #[schema(schema_with = poll_field)]
     pub poll: Option<Value>,
-    /// The pictures it shows, in order: ids of media the author uploaded
-    /// (`/api/v2/media/upload/chunk/`, `complete/`) that no other item shows, else 400
-    /// invalid on medias; at most 20 (400 max_length); duplicates ignored; [] or null is
-    /// none. On `PUT` the list replaces the item's pictures (those left out stay their
-    /// owner's); absent, they stay as they are.
+    /// The media it shows, in order: ids of the author's pictures
+    /// (`/api/v2/media/upload/chunk/`, `complete/`), links or a share (`POST
+    /// /api/v2/media/`) that no other item shows, else 400 invalid on medias; a share
+    /// comes alone, of an item that may still be shared; at most 20 (400 max_length);
+    /// duplicates ignored; [] or null is none. On `PUT` the list replaces the item's
+    /// media (those left out stay their owner's); absent, they stay as they are.
     #[schema(max_items = 20)]
     pub medias: Option<Vec<NumericId>>,
 }
@@ -71,7 +72,7 @@ pub struct DiscussionBody {
 )]
 pub struct PostBody {
     /// The text (HTML through SPEC §5's sanitizer); absent or blank (whitespace only) is
-    /// 400 required unless the post shows pictures (`medias`) or a poll; null is 400 null.
+    /// 400 required unless the post shows media (`medias`) or a poll; null is 400 null.
     #[schema(nullable = false)]
     pub text: Option<String>,
     /// As a discussion's categories.
@@ -88,7 +89,7 @@ pub struct PostBody {
     /// Its poll, as a discussion's (described by [`poll_field`]).
     #[schema(schema_with = poll_field)]
     pub poll: Option<Value>,
-    /// The pictures it shows, as a discussion's.
+    /// The media it shows, as a discussion's.
     #[schema(max_items = 20)]
     pub medias: Option<Vec<NumericId>>,
 }

@@ -1,5 +1,6 @@
 //! Media (SPEC §5 images; `SCMediaType`): a picture a member uploaded through the kit's
-//! chunked uploader, what an event's gallery shows, and the rules of an upload.
+//! chunked uploader (what an event's gallery and a post show), a link or a share a
+//! member made for a post, and the rules of each.
 
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -15,6 +16,9 @@ pub const UPLOAD_MAX: i64 = crate::images::MAX_BYTES as i64;
 pub const UPLOAD_TTL: Timestamp = 24 * 3600 * SECOND;
 /// The most unfinished uploads a member has at once (a new one beyond that is 429).
 pub const OPEN_UPLOADS_MAX: i64 = 20;
+/// The most links and shares a member has made that no item shows yet (more is 403
+/// until one is shown, or a day has passed: the older ones go then).
+pub const LOOSE_MAX: i64 = 20;
 /// The most pictures one event's gallery holds.
 pub const GALLERY_MAX: i64 = 1000;
 
@@ -22,10 +26,22 @@ pub const GALLERY_MAX: i64 = 1000;
 pub const ITEM_MEDIAS_MAX: usize = 20;
 
 /// A write's `medias` (`Ok(None)` when absent or null): a list of at most
-/// [`ITEM_MEDIAS_MAX`] media ids, duplicates dropped.
-pub fn medias_field(body: &Map<String, Value>) -> Result<Option<Vec<i64>>, FieldError> {
+/// [`ITEM_MEDIAS_MAX`] media ids, duplicates dropped. `takes`: whether the kind shows
+/// media (discussions and posts); a non-empty list for another is 400.
+pub fn medias_field(
+    body: &Map<String, Value>,
+    takes: bool,
+) -> Result<Option<Vec<i64>>, FieldError> {
     let items = match body.get("medias") {
         None | Some(Value::Null) => return Ok(None),
+        Some(Value::Array(items)) if items.is_empty() => return Ok(takes.then(Vec::new)),
+        Some(Value::Array(_)) if !takes => {
+            return Err(FieldError::new(
+                "medias",
+                "invalid",
+                "Only discussions and posts show media.",
+            ));
+        }
         Some(Value::Array(items)) => items,
         Some(_) => {
             return Err(FieldError::new("medias", "invalid", "Expected a list of media ids."));

@@ -11,6 +11,7 @@ pub mod community;
 pub mod connection;
 pub mod contribution;
 pub mod contribution_body;
+pub mod contribution_kind;
 pub mod course;
 pub mod course_enums;
 pub mod course_input;

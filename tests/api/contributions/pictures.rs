@@ -48,7 +48,7 @@ async fn a_post_shows_its_pictures_in_order_without_text() {
     // the author's data export lists them, with what shows each
     let now = s.clock.now();
     let files = s.db_read(move |c| hearth::db::export::files(c, ann, now, &|_, _| {})).unwrap();
-    let (_, bytes) = files.iter().find(|(n, _)| n == "pictures.json").unwrap();
+    let (_, bytes) = files.iter().find(|(n, _)| n == "media.json").unwrap();
     let pictures: Value = serde_json::from_slice(bytes).unwrap();
     let shown: Vec<(i64, &str)> = pictures
         .as_array()
@@ -172,4 +172,22 @@ async fn two_posts_at_once_cannot_show_the_same_picture() {
     for r in answers.iter().filter(|r| r.status != StatusCode::CREATED) {
         r.assert_field_error("medias", "invalid");
     }
+}
+
+/// An edit checks the post it leaves: blank text keeps its pictures when the body has no
+/// `medias`, and is refused when it takes them all away.
+#[tokio::test]
+async fn an_edit_may_blank_a_post_that_keeps_its_pictures() {
+    let s = TestServer::start().await;
+    let (_, a) = s.login("ann");
+    let m = id(&upload(&s, &a, &png(20, 20)).await);
+    let pid = s.create_id("/api/v2/post/", &a, json!({"text": "t", "medias": [m]})).await;
+    let path = format!("/api/v2/post/{pid}/");
+    let r = s.put(&path, Some(&a), json!({"text": ""})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(ids(&r.json()), [m]);
+    let r = s.put(&path, Some(&a), json!({"text": " ", "medias": []})).await;
+    r.assert_field_error("text", "required");
+    let post = s.get(&path, Some(&a)).await.json();
+    assert_eq!(ids(&post), [m]);
 }

@@ -183,3 +183,90 @@ async fn a_click_is_answered_for_what_the_caller_sees() {
     let r = s.post("/api/v2/media/99999/click/", None, json!({})).await;
     assert_eq!(r.status, StatusCode::NOT_FOUND);
 }
+
+/// A share is checked again when a post shows it: not once its item is gone or sharing
+/// is off, not in the item it shares; an item shared from a private group counts in
+/// `share_count` but is listed only to who sees it; an erased sharer's shares keep the
+/// counts exact.
+#[tokio::test]
+async fn a_share_is_checked_when_shown_and_counts_stay_exact() {
+    let s = TestServer::start().await;
+    s.set_pref("addons", "share_post_enabled", json!(true));
+    s.set_pref("configurations", "groups_enabled", json!(true));
+    s.set_pref("configurations", "groups_private_enabled", json!(true));
+    let (_, a) = s.login("ann");
+    let (bob, b) = s.login("bob");
+    let (_, c) = s.login("cat");
+    let share_of = |item: i64| json!({"type": "share", "shared_object": item});
+    // gone since the share was made
+    let gone = s.create_id("/api/v2/post/", &a, json!({"text": "gone"})).await;
+    let stale = id(&media(&s, &b, share_of(gone)).await);
+    assert_eq!(s.delete(&format!("/api/v2/post/{gone}/"), Some(&a)).await.status, 204);
+    let r = s.post("/api/v2/post/", Some(&b), json!({"medias": [stale]})).await;
+    r.assert_field_error("medias", "invalid");
+    // sharing turned off since
+    let kept = s.create_id("/api/v2/post/", &a, json!({"text": "kept"})).await;
+    let later = id(&media(&s, &b, share_of(kept)).await);
+    s.set_pref("addons", "share_post_enabled", json!(false));
+    let r = s.post("/api/v2/post/", Some(&b), json!({"medias": [later]})).await;
+    r.assert_field_error("medias", "invalid");
+    s.set_pref("addons", "share_post_enabled", json!(true));
+    // an item does not share itself
+    let own = id(&media(&s, &a, share_of(kept)).await);
+    let r = s
+        .put(&format!("/api/v2/post/{kept}/"), Some(&a), json!({"text": "kept", "medias": [own]}))
+        .await;
+    r.assert_field_error("medias", "invalid");
+    // shared into bob's private group: counted, listed to its members only
+    let g = s.create_id("/api/v2/group/", &b, json!({"name": "Inner", "privacy": "private"})).await;
+    s.create_id("/api/v2/post/", &b, json!({"text": "in", "group": g, "medias": [later]})).await;
+    let path = format!("/api/v2/post/{kept}/");
+    assert_eq!(s.get(&path, None).await.json()["share_count"], 1);
+    let users = format!("/api/v2/post/{kept}/shares_users/");
+    assert_eq!(s.get(&users, Some(&c)).await.json()["count"], 0);
+    assert_eq!(s.get(&users, Some(&b)).await.json()["count"], 1);
+    // a share swapped for another by an edit moves the count
+    let other = s.create_id("/api/v2/post/", &a, json!({"text": "other"})).await;
+    let cats = id(&media(&s, &c, share_of(kept)).await);
+    let cats_post = s.create_id("/api/v2/post/", &c, json!({"medias": [cats]})).await;
+    assert_eq!(s.get(&path, None).await.json()["share_count"], 2);
+    let swap = id(&media(&s, &c, share_of(other)).await);
+    let r = s.put(&format!("/api/v2/post/{cats_post}/"), Some(&c), json!({"medias": [swap]})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(s.get(&path, None).await.json()["share_count"], 1);
+    assert_eq!(s.get(&format!("/api/v2/post/{other}/"), None).await.json()["share_count"], 1);
+    s.assert_consistent();
+    // bob's account erased: his media go with it, and his share with them
+    let r = s
+        .call(reqwest::Method::DELETE, &format!("/api/v2/user/{bob}/?hard=1"), Some(&b), None)
+        .await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
+    assert_eq!(s.get(&path, None).await.json()["share_count"], 0);
+    s.assert_consistent();
+}
+
+/// A member has at most 20 links and shares that no item shows; those older than a day
+/// go when the next is made.
+#[tokio::test]
+async fn loose_links_are_capped_and_swept() {
+    let s = TestServer::start().await;
+    let (_, a) = s.login("ann");
+    let link = json!({"type": "url", "url": "https://a.example/"});
+    let first = id(&media(&s, &a, link.clone()).await);
+    for _ in 1..20 {
+        media(&s, &a, link.clone()).await;
+    }
+    let r = s.post("/api/v2/media/", Some(&a), link.clone()).await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN, "{}", r.text);
+    // one shown in a post frees a place
+    s.create("/api/v2/post/", &a, json!({"medias": [first]})).await;
+    media(&s, &a, link.clone()).await;
+    // a day later (the rows' age, not the clock's: the token would expire too)
+    let day = 25 * 3600 * hearth::clock::SECOND;
+    s.db_write(move |c| c.execute("UPDATE media_item SET created_at = created_at - ?1", [day]));
+    for _ in 0..20 {
+        media(&s, &a, link.clone()).await;
+    }
+    // the post's link stays
+    assert_eq!(s.get(&format!("/api/v2/media/{first}/"), Some(&a)).await.status, StatusCode::OK);
+}
