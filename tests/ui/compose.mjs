@@ -117,3 +117,120 @@ export async function composerMediaView({ visit, check, api, page, portal, must,
     }
   });
 }
+
+// The Composer's links (the `composer-link` view: ComposerPage again): alice clicks the
+// Composer's add link button, types a URL in its layer's "Link URL" field and clicks OK
+// (the kit's UrlTextField: POST /api/v2/media/ {type: url, url}); the layer and then the
+// Composer preview hearth's card; she writes a line and publishes. hearth fetches nothing
+// a member names (docs/decisions.md): the card is the site's name over a link to the URL.
+// Clicking the card's link fires the kit's click tracker (POST /api/v2/media/{id}/click/)
+// and opens the URL in a new tab, which a route of this page's browser answers: nothing
+// leaves the machine, and the page stays where it was.
+export async function composerLinkView({ visit, check, api, page, portal, must, USERS, WAIT_MS }) {
+  const section = (id) => page.getByTestId(id);
+  const URL_TYPED = 'https://bakery.example/rye';
+  const HOST = 'bakery.example';
+  const TEXT = 'The rye I bake on Sundays';
+  await visit('composer-link', async () => {
+    let media = null;
+    let created = null;
+    await check(`composer-link: alice clicks the Composer's add link button, types ${URL_TYPED} in "Link URL" and clicks OK: POST /api/v2/media/ {type url} 201, a link card of ${HOST} (embed sc_link, nothing fetched); the layer previews it and Done puts it in the Composer`, async () => {
+      const composer = page.locator('.SCComposer-root');
+      await composer.locator('[contenteditable="true"]').waitFor({ timeout: WAIT_MS });
+      await composer.getByRole('button', { name: 'add link' }).click();
+      const layer = page.locator('.SCMediaLink-layer-root');
+      const field = layer.getByLabel('Link URL');
+      await field.waitFor({ timeout: WAIT_MS });
+      await field.click();
+      await page.keyboard.type(URL_TYPED, { delay: 5 });
+      const [resp] = await Promise.all([
+        page.waitForResponse((r) => r.url() === `${portal}/api/v2/media/` && r.request().method() === 'POST', { timeout: WAIT_MS }),
+        layer.getByRole('button', { name: 'OK', exact: true }).click(),
+      ]);
+      must(resp.status() === 201, `POST /api/v2/media/ answered ${resp.status()}: ${(await resp.text()).slice(0, 300)}`);
+      const sent = resp.request().postDataJSON();
+      must(sent.type === 'url' && sent.url === URL_TYPED, `the kit sent ${JSON.stringify(sent)}`);
+      media = await resp.json();
+      const meta = media.embed?.metadata ?? {};
+      must(media.type === 'url' && media.url === URL_TYPED && media.title === HOST && media.image == null, `the media: ${JSON.stringify(media)}`);
+      must(media.embed.embed_type === 'sc_link' && meta.url === URL_TYPED && meta.title === HOST && meta.description === '' && meta.images?.length === 0 && meta.type === 'link', `its embed: ${JSON.stringify(media.embed)}`);
+      await layer.locator('.SCMediaLink-preview-root .SCMediaLink-snippet-title').filter({ hasText: HOST }).waitFor({ timeout: WAIT_MS });
+      await layer.getByRole('button', { name: 'Done', exact: true }).click();
+      await layer.waitFor({ state: 'detached', timeout: WAIT_MS });
+      const inComposer = composer.locator('.SCComposer-medias .SCMediaLink-display-root a');
+      await inComposer.waitFor({ timeout: WAIT_MS });
+      must((await inComposer.getAttribute('href')) === URL_TYPED, `the Composer's preview links to ${await inComposer.getAttribute('href')}`);
+    });
+    await check(`composer-link: alice writes "${TEXT}" and publishes: the Composer sends medias [the link's id], hearth answers 201 with the link in the post's medias`, async () => {
+      must(media, 'no link (the check above failed)');
+      const editor = page.locator('.SCComposer-root [contenteditable="true"]');
+      await editor.click();
+      await page.keyboard.type(TEXT, { delay: 5 });
+      const publish = page.locator('.SCComposer-root button[type="submit"]');
+      await page.waitForFunction((b) => !b.disabled, await publish.elementHandle(), { timeout: WAIT_MS });
+      const [resp] = await Promise.all([
+        page.waitForResponse((r) => /\/api\/v2\/(post|discussion)\/$/.test(r.url()) && r.request().method() === 'POST', { timeout: WAIT_MS }),
+        publish.click(),
+      ]);
+      must(resp.status() === 201, `POST ${new URL(resp.url()).pathname} answered ${resp.status()}: ${(await resp.text()).slice(0, 300)}`);
+      const sent = resp.request().postDataJSON();
+      must(JSON.stringify(sent.medias) === JSON.stringify([media.id]), `the Composer sent medias ${JSON.stringify(sent.medias)}, want [${media.id}]`);
+      created = await resp.json();
+      must(created.type === 'post' && created.medias?.length === 1 && created.medias[0].id === media.id && created.medias[0].url === URL_TYPED, `hearth answered ${JSON.stringify(created).slice(0, 400)}`);
+      await section('created').getByText(`published post ${created.id}`).waitFor({ timeout: WAIT_MS });
+    });
+    await check(`composer-link: through the API (GET /post/{id}/ as bob) the post's medias hold one url media: ${URL_TYPED}, title ${HOST}, the sc_link embed; its text is alice's line`, async () => {
+      must(created, 'nothing was published');
+      const got = await api(USERS.bob, 'GET', `/api/v2/post/${created.id}/`);
+      must(got.status === 200, `GET /post/${created.id}/ as bob: ${got.status} ${JSON.stringify(got.json).slice(0, 200)}`);
+      const [m, ...rest] = got.json.medias ?? [];
+      must(m && !rest.length, `medias: ${JSON.stringify(got.json.medias)}`);
+      must(m.id === media.id && m.type === 'url' && m.url === URL_TYPED && m.title === HOST, `the post's media: ${JSON.stringify(m)}`);
+      must(m.embed?.embed_type === 'sc_link' && m.embed.metadata?.url === URL_TYPED && m.embed.metadata.title === HOST, `its embed: ${JSON.stringify(m.embed)}`);
+      must(got.json.summary === TEXT, `summary ${JSON.stringify(got.json.summary)}`);
+    });
+    for (const [id, what] of [['created-preview', 'feed card'], ['created-detail', 'detail']]) {
+      await check(`composer-link: the published post as a ${what} (FeedObject, read back from hearth) shows the link card: ${HOST} as its title and a link to ${URL_TYPED} (a new tab) reading ${HOST}`, async () => {
+        must(created, 'nothing was published');
+        const card = section(id).locator('.SCFeedObject-root .SCMediaLink-display-root').first();
+        await card.waitFor({ timeout: WAIT_MS }).catch(async () => {
+          throw new Error(`no link card in ${id}: ${(await section(id).innerHTML()).slice(0, 500)}`);
+        });
+        const title = (await card.locator('.SCMediaLink-snippet-title').innerText()).trim();
+        must(title === HOST, `the card's title reads ${JSON.stringify(title)}`);
+        const link = card.locator('a');
+        must((await link.count()) === 1, `${await link.count()} links in the card`);
+        const [href, target, text] = [await link.getAttribute('href'), await link.getAttribute('target'), (await link.innerText()).trim()];
+        must(href === URL_TYPED && target === '_blank' && text === HOST, `the card's link: href ${href}, target ${target}, text ${JSON.stringify(text)}`);
+        const words = (await section(id).locator('.SCFeedObject-text').first().innerText()).trim();
+        must(words.startsWith(TEXT), `the card's text reads ${JSON.stringify(words)}`);
+      });
+    }
+    await check(`composer-link: clicking the card's link fires the kit's click tracker (POST /api/v2/media/{id}/click/ 204) and opens ${URL_TYPED} in a new tab (answered here by the browser's route, never fetched); the page stays`, async () => {
+      must(created, 'nothing was published');
+      const context = page.context();
+      const opened = [];
+      const external = (route) => {
+        opened.push(route.request().url());
+        return route.fulfill({ status: 200, contentType: 'text/html', body: '<title>the bakery (a stand-in)</title><p>not fetched</p>' });
+      };
+      await context.route(`https://${HOST}/**`, external);
+      try {
+        const link = section('created-preview').locator('.SCMediaLink-display-root a').first();
+        const [clicked, popup] = await Promise.all([
+          page.waitForResponse((r) => r.url() === `${portal}/api/v2/media/${media.id}/click/` && r.request().method() === 'POST', { timeout: WAIT_MS }),
+          page.waitForEvent('popup', { timeout: WAIT_MS }),
+          link.click(),
+        ]);
+        must(clicked.status() === 204, `the click tracker answered ${clicked.status()}: ${(await clicked.text()).slice(0, 200)}`);
+        await popup.waitForLoadState('domcontentloaded').catch(() => {});
+        const at = popup.url();
+        await popup.close();
+        must(at === URL_TYPED, `the new tab opened ${at}`);
+        must(opened.length > 0 && opened.every((u) => u.startsWith(`https://${HOST}/`)), `the browser asked ${JSON.stringify(opened)}`);
+      } finally {
+        await context.unroute(`https://${HOST}/**`, external);
+      }
+    });
+  });
+}

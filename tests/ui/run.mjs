@@ -14,16 +14,17 @@
 // 4. one Chromium (Debian's, through playwright-core) opens the page's views in turn,
 //    signed in as alice with a JWT from `hearth jwt mint`: the §8 widgets, the app shell,
 //    the discussion page (comment and reply written in the kit's comment box), the
-//    Composer (a post with bold text and a link; one of a picture alone, compose.mjs),
-//    the feeds (issue 30: home, explore, a category's page and a profile, each compared
-//    with hearth's first page and scrolled to its second), the navbar's search ("ba"),
-//    an @-mention picked in the Composer, and the corpus as feed cards, snippets,
-//    details and a comment list; then (issue 31) alice's notifications: the bell,
-//    NotificationFeed (marks them read), a toast through the live socket, and the
-//    socket closing on a revoked JWT and a deleted user. The
-//    checks look at what a person sees, click what a person clicks, and confirm hearth's
-//    state through the API. The kit's socket goes to ws://127.0.0.1/ws/notify (no port):
-//    the driver listens on 127.0.0.1:80 and passes it on to hearth (docs/ui-kit.md).
+//    Composer (a post with bold text and a link; one of a picture alone and one of a
+//    link card, compose.mjs), the feeds (issue 30: home, explore, a category's page and
+//    a profile, each compared with hearth's first page and scrolled to its second), the
+//    navbar's search ("ba"), an @-mention picked in the Composer, and the corpus as feed
+//    cards, snippets, details and a comment list; then (issue 31) alice's notifications:
+//    the bell, NotificationFeed (marks them read), a toast through the live socket, and
+//    the socket closing on a revoked JWT and a deleted user; last, a post shared with a
+//    feed card's Share (shares.mjs). The checks look at what a person sees, click what
+//    a person clicks, and confirm hearth's state through the API. The kit's socket goes
+//    to ws://127.0.0.1/ws/notify (no port): the driver listens on 127.0.0.1:80 and
+//    passes it on to hearth (docs/ui-kit.md).
 //
 // On every view: a response from hearth that is a 404 or a 5xx, a request the browser
 // refused (CORS), an uncaught error or an unhandled rejection in the page fails the run;
@@ -58,7 +59,8 @@ import { smtpSink } from './smtp-sink.mjs';
 import { eventsViews } from './events.mjs';
 import { groupsViews } from './groups.mjs';
 import { tagsViews } from './tags.mjs';
-import { composerMediaView } from './compose.mjs';
+import { composerMediaView, composerLinkView } from './compose.mjs';
+import { shareViews } from './shares.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '../..');
@@ -1042,6 +1044,9 @@ await visit('composer', async () => {
 // The Composer's pictures (compose.mjs): a picture picked with its add media button,
 // published alone, in the post's medias and on its card and detail.
 await composerMediaView({ visit, check, api, page, portal, must, USERS, WAIT_MS });
+// The Composer's links (compose.mjs): a URL typed in its add link layer, published with a
+// line of text, a card of the site's name on the post's card and detail; its click tracker.
+await composerLinkView({ visit, check, api, page, portal, must, USERS, WAIT_MS });
 
 // The XSS corpus, as the kit renders it. For each payload: its marker phrase (the
 // harmless words it carries, e.g. "xss01 image with onerror") must show; the `shows` of
@@ -1398,6 +1403,9 @@ await eventsViews({ visit, check, api, hearth, page, portal, must, USERS, WAIT_M
 
 // --- issue 32: user tags and onboarding (alice staff from here: last)
 await tagsViews({ visit, check, api, hearth, page, portal, must, USERS, WAIT_MS, token, viewTokens, setIds });
+
+// --- shares (sharing on: addons.share_post_enabled, after every other view)
+await shareViews({ visit, check, api, hearth, page, portal, must, USERS, WAIT_MS, OUT, shots, token, viewTokens, setIds });
 
 // --- the record
 const seen = new Map();

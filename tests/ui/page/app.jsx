@@ -14,6 +14,9 @@
 //   composer-media     the Composer again: a picture picked with its add media button
 //                      (the kit's chunked uploader) and published alone, read back as
 //                      a card and a detail;
+//   composer-link      the Composer again: a URL typed in its add link layer and published
+//                      with a line of text, read back as a card and a detail (the link
+//                      card of the site's name, its click tracker);
 //   settings           the settings page's public info (UserProfileEdit): real name, bio...;
 //   feed-home          react-templates MainFeed (home: own items, followed users and
 //                      categories; GET /api/v2/feed/), paged by infinite scroll;
@@ -70,6 +73,10 @@
 //   tags               carol's page: bob's UserInfo with the tags staff gave him, and the
 //                      explore feed without his addressed post (she holds no tag);
 //   onboarding         alice's (staff, the community's creator) OnBoardingWidget;
+//   share              (sharing on) bob's page: barbara's post (FeedObject), shared with
+//                      its Share action ("Share now": the kit's Composer holding it);
+//   share-shown        carol's page: bob's sharing post (barbara's inside it, the SHARE
+//                      template) above barbara's post, whose "1 Share" opens SharesDialog;
 //   poll               (polls on) carol's page: alice's post with a poll (FeedObject),
 //                      voted with its Vote buttons;
 //   course             bob's page of alice's course (react-templates Course): its
@@ -849,12 +856,36 @@ function Onboarding() {
   );
 }
 
+// Shares (addons.share_post_enabled on): barbara's post with its Share action, and the
+// post that shares it, which shows hers inside it.
+function SharedPost({ config }) {
+  return (
+    <Single id="shared-post" title="FeedObject (barbara's post) and its Share action">
+      <FeedObject feedObjectId={config.ids.sharedPost} feedObjectType="post" />
+    </Single>
+  );
+}
+
+function SharesShown({ config }) {
+  return (
+    <main className="single">
+      <Section id="sharing-post" title="FeedObject (bob's post sharing barbara's)" wide>
+        <FeedObject feedObjectId={config.ids.sharingPost} feedObjectType="post" />
+      </Section>
+      <Section id="shared-post" title="FeedObject (barbara's post, shared once)" wide>
+        <FeedObject feedObjectId={config.ids.sharedPost} feedObjectType="post" />
+      </Section>
+    </main>
+  );
+}
+
 const VIEWS = {
   widgets: Widgets,
   shell: Shell,
   detail: Detail,
   composer: ComposerPage,
   'composer-media': ComposerPage,
+  'composer-link': ComposerPage,
   settings: Settings,
   'feed-home': HomeFeed,
   'feed-explore': Explore,
@@ -908,6 +939,8 @@ const VIEWS = {
   address: AddressPost,
   tags: TaggedUser,
   onboarding: Onboarding,
+  share: SharedPost,
+  'share-shown': SharesShown,
 };
 
 const config = await (await fetch('./config.json')).json();
