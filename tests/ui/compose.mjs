@@ -9,6 +9,20 @@ import { pngBytes } from './png.mjs';
 // in the one above the page (the `composerId` section), publishes it, and waits for the
 // card in the feed (after the widget above the page, once the page loads again).
 // Answers hearth's 201 response, the body the Composer sent and the created item.
+// Presses the Composer's Publish once it is enabled; the create's answer must be 201.
+// `before(page)` runs once the button is enabled (a screenshot of the Composer).
+export async function pressPublish({ page, must, WAIT_MS }, before = async () => {}) {
+  const publish = page.locator('.SCComposer-root button[type="submit"]');
+  await page.waitForFunction((b) => !b.disabled, await publish.elementHandle(), { timeout: WAIT_MS });
+  await before(page);
+  const [resp] = await Promise.all([
+    page.waitForResponse((r) => /\/api\/v2\/(post|discussion)\/$/.test(r.url()) && r.request().method() === 'POST', { timeout: WAIT_MS }),
+    publish.click(),
+  ]);
+  must(resp.status() === 201, `POST ${new URL(resp.url()).pathname} answered ${resp.status()}: ${(await resp.text()).slice(0, 300)}`);
+  return { sent: resp.request().postDataJSON(), item: await resp.json() };
+}
+
 export async function publishInFeed({ page, must, WAIT_MS }, { feedId, composerId, text }) {
   const inFeed = page.getByTestId(feedId).locator('.SCInlineComposerWidget-root button').first();
   const above = page.getByTestId(composerId).locator('.SCInlineComposerWidget-root button').first();
@@ -26,15 +40,7 @@ export async function publishInFeed({ page, must, WAIT_MS }, { feedId, composerI
   await editor.waitFor({ timeout: WAIT_MS });
   await editor.click();
   await page.keyboard.type(text, { delay: 5 });
-  const publish = page.locator('.SCComposer-root button[type="submit"]');
-  await page.waitForFunction((b) => !b.disabled, await publish.elementHandle(), { timeout: WAIT_MS });
-  const [resp] = await Promise.all([
-    page.waitForResponse((r) => /\/api\/v2\/(post|discussion)\/$/.test(r.url()) && r.request().method() === 'POST', { timeout: WAIT_MS }),
-    publish.click(),
-  ]);
-  must(resp.status() === 201, `POST ${new URL(resp.url()).pathname} answered ${resp.status()}: ${(await resp.text()).slice(0, 200)}`);
-  const sent = resp.request().postDataJSON();
-  const item = await resp.json();
+  const { sent, item } = await pressPublish({ page, must, WAIT_MS });
   if (!fromFeed) await page.reload();
   await page.getByTestId(feedId).locator('.SCFeedObject-root').filter({ hasText: text.slice(-25) }).first().waitFor({ timeout: WAIT_MS });
   return { sent, item };
@@ -68,17 +74,10 @@ export async function composerMediaView({ visit, check, api, page, portal, must,
     });
     await check('composer-media: alice publishes the picture with no text: the Composer sends medias [its id] and an empty text, hearth answers 201 with the picture in the post\'s medias', async () => {
       must(media, 'no picture (the check above failed)');
-      const publish = page.locator('.SCComposer-root button[type="submit"]');
-      await page.waitForFunction((b) => !b.disabled, await publish.elementHandle(), { timeout: WAIT_MS });
-      const [resp] = await Promise.all([
-        page.waitForResponse((r) => /\/api\/v2\/(post|discussion)\/$/.test(r.url()) && r.request().method() === 'POST', { timeout: WAIT_MS }),
-        publish.click(),
-      ]);
-      must(resp.status() === 201, `POST ${new URL(resp.url()).pathname} answered ${resp.status()}: ${(await resp.text()).slice(0, 300)}`);
-      const sent = resp.request().postDataJSON();
+      const { sent, item: answered } = await pressPublish({ page, must, WAIT_MS });
       must(JSON.stringify(sent.medias) === JSON.stringify([media.id]), `the Composer sent medias ${JSON.stringify(sent.medias)}, want [${media.id}]`);
       must(!(sent.text ?? '').replace(/<[^>]*>/g, '').trim(), `the Composer sent text ${JSON.stringify(sent.text)} (not a post of a picture alone: the view no longer exercises it)`);
-      created = await resp.json();
+      created = answered;
       must(created.type === 'post' && created.medias?.length === 1 && created.medias[0].id === media.id && created.medias[0].image === media.image, `hearth answered ${JSON.stringify(created).slice(0, 400)}`);
       await section('created').getByText(`published post ${created.id}`).waitFor({ timeout: WAIT_MS });
     });
@@ -166,16 +165,9 @@ export async function composerLinkView({ visit, check, api, page, portal, must, 
       const editor = page.locator('.SCComposer-root [contenteditable="true"]');
       await editor.click();
       await page.keyboard.type(TEXT, { delay: 5 });
-      const publish = page.locator('.SCComposer-root button[type="submit"]');
-      await page.waitForFunction((b) => !b.disabled, await publish.elementHandle(), { timeout: WAIT_MS });
-      const [resp] = await Promise.all([
-        page.waitForResponse((r) => /\/api\/v2\/(post|discussion)\/$/.test(r.url()) && r.request().method() === 'POST', { timeout: WAIT_MS }),
-        publish.click(),
-      ]);
-      must(resp.status() === 201, `POST ${new URL(resp.url()).pathname} answered ${resp.status()}: ${(await resp.text()).slice(0, 300)}`);
-      const sent = resp.request().postDataJSON();
+      const { sent, item: answered } = await pressPublish({ page, must, WAIT_MS });
       must(JSON.stringify(sent.medias) === JSON.stringify([media.id]), `the Composer sent medias ${JSON.stringify(sent.medias)}, want [${media.id}]`);
-      created = await resp.json();
+      created = answered;
       must(created.type === 'post' && created.medias?.length === 1 && created.medias[0].id === media.id && created.medias[0].url === URL_TYPED, `hearth answered ${JSON.stringify(created).slice(0, 400)}`);
       await section('created').getByText(`published post ${created.id}`).waitFor({ timeout: WAIT_MS });
     });

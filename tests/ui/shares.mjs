@@ -12,6 +12,7 @@
 // opens the kit's SharesDialog naming bob.
 
 import path from 'node:path';
+import { pressPublish } from './compose.mjs';
 
 export async function shareViews(t) {
   const { visit, check, api, hearth, page, portal, must, USERS, WAIT_MS, OUT, shots, token, viewTokens, setIds } = t;
@@ -65,19 +66,13 @@ export async function shareViews(t) {
       await editor.waitFor({ timeout: WAIT_MS });
       await editor.click();
       await page.keyboard.type(LINE, { delay: 5 });
-      const publish = page.locator('.SCComposer-root button[type="submit"]');
-      await page.waitForFunction((b) => !b.disabled, await publish.elementHandle(), { timeout: WAIT_MS });
       // (the Composer as bob publishes it: his line above barbara's post)
-      await page.screenshot({ path: path.join(OUT, 'share-composer.png') });
-      shots.push(path.join(OUT, 'share-composer.png'));
-      const [resp] = await Promise.all([
-        page.waitForResponse((r) => /\/api\/v2\/(post|discussion)\/$/.test(r.url()) && r.request().method() === 'POST', { timeout: WAIT_MS }),
-        publish.click(),
-      ]);
-      must(resp.status() === 201, `POST ${new URL(resp.url()).pathname} answered ${resp.status()}: ${(await resp.text()).slice(0, 300)}`);
-      const sent = resp.request().postDataJSON();
+      const { sent, item: answered } = await pressPublish({ page, must, WAIT_MS }, async () => {
+        await page.screenshot({ path: path.join(OUT, 'share-composer.png') });
+        shots.push(path.join(OUT, 'share-composer.png'));
+      });
       must(JSON.stringify(sent.medias) === JSON.stringify([media.id]), `the Composer sent medias ${JSON.stringify(sent.medias)}, want [${media.id}]`);
-      sharing = await resp.json();
+      sharing = answered;
       must(sharing.type === 'post' && sharing.medias?.length === 1 && sharing.medias[0].id === media.id, `hearth answered ${JSON.stringify(sharing).slice(0, 400)}`);
       await page.locator('.SCComposer-root').waitFor({ state: 'detached', timeout: WAIT_MS });
       await page.getByTestId('shared-post').getByRole('button', { name: '1 Share', exact: true }).waitFor({ timeout: WAIT_MS });
