@@ -6,7 +6,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::PublicUrl;
-use super::contribution::Kind;
+use super::contribution_kind::Kind;
 use super::field::FieldError;
 use crate::clock::{SECOND, Timestamp, rfc3339};
 
