@@ -3,7 +3,9 @@
 // the Sunday loaf?" with three choices (through the API, as the composer sends it);
 // carol's page shows the post with the kit's FeedObject: she votes "Rye" with the
 // poll's Vote button, hearth counts it as hers; she votes "Spelt" and her vote moves
-// (a single-choice poll); every count is confirmed through the API.
+// (a single-choice poll); every count is confirmed through the API. Then dave's
+// PollSuggestionWidget offers him alice's poll (he has not answered it; carol, who has,
+// is offered nothing), and its "See" button leads to the post.
 
 export async function pollViews(t) {
   const { visit, check, api, hearth, page, portal, must, USERS, WAIT_MS, token, viewTokens, setIds } = t;
@@ -17,7 +19,7 @@ export async function pollViews(t) {
     const r = await api(USERS.alice, 'POST', '/api/v2/post/', { text: '<p class="SCEditor-paragraph">Help me choose</p>', poll });
     must(r.status === 201 && r.json.poll?.choices?.length === 3, `the post: ${r.status} ${JSON.stringify(r.json).slice(0, 300)}`);
     post = r.json;
-    Object.assign(viewTokens, { poll: token(USERS.carol) });
+    Object.assign(viewTokens, { poll: token(USERS.carol), 'poll-suggest': token(USERS.dave) });
     setIds({ pollPost: post.id });
   });
   await visit('poll', async () => {
@@ -45,6 +47,21 @@ export async function pollViews(t) {
       must(JSON.stringify(c) === JSON.stringify([[0, false], [1, true], [0, false]]), `after Spelt: ${JSON.stringify(c)}`);
       const alice = (await api(USERS.alice, 'GET', `/api/v2/post/${post.id}/`)).json.poll.choices.map((x) => x.voted);
       must(alice.every((v) => v === false), `alice's view marks carol's vote as hers: ${alice}`);
+    });
+  }, { fullPage: false });
+  await visit('poll-suggest', async () => {
+    await check("poll-suggest: dave's PollSuggestionWidget lists alice's poll with its title and author; carol, who voted, is offered nothing; See leads to the post", async () => {
+      must(post, 'no post (the seed above failed)');
+      const offered = (await api(USERS.dave, 'GET', '/api/v2/suggestion/poll/')).json;
+      must(offered.results?.some((i) => i.id === post.id), `dave's suggestions: ${JSON.stringify(offered).slice(0, 300)}`);
+      const carols = (await api(USERS.carol, 'GET', '/api/v2/suggestion/poll/')).json;
+      must(!carols.results.some((i) => i.id === post.id), `carol voted, yet is offered: ${JSON.stringify(carols).slice(0, 300)}`);
+      const root = page.locator('[class*="SCPollSuggestionWidget-root"]');
+      await root.getByText('Which flour for the Sunday loaf?').first().waitFor({ timeout: WAIT_MS });
+      must(await root.getByText('alice').count() > 0, "the snippet does not name alice");
+      const see = root.locator('a', { hasText: /see/i }).first();
+      const href = await see.getAttribute('href');
+      must(href && href.includes(String(post.id)), `See leads to ${href}`);
     });
   }, { fullPage: false });
 }

@@ -30,6 +30,7 @@ pub fn endpoints() -> Vec<Endpoint> {
         user(Method::GET, "/api/v2/suggestion/user/", "suggestUsers", suggest::users).paged(),
         user(Method::GET, "/api/v2/suggestion/category/", "suggestCategories", suggest::categories)
             .paged(),
+        user(Method::GET, "/api/v2/suggestion/poll/", "suggestPolls", suggest::polls).paged(),
         user(Method::GET, "/api/v2/user/autocomplete/", "autocompleteUsers", autocomplete)
             .list::<SearchText>(),
     ]

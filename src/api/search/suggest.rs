@@ -1,4 +1,5 @@
-//! `GET /api/v2/suggestion/...`: the navbar's autocomplete, and who and what to follow.
+//! `GET /api/v2/suggestion/...`: the navbar's autocomplete, who and what to follow, and
+//! the polls to answer.
 
 use serde_json::{Value, json};
 use warp::reply::Response;
@@ -66,6 +67,21 @@ pub(super) async fn categories(call: Call<Principal>) -> Result<Response, ApiErr
         let page = Page::from_query(q)?;
         let all = search::suggest::categories(c, who.user_id)?;
         let json = crate::api::categories::by_ids(c, window(&all, page), Some(who.user_id), &base)?;
+        Ok((page, all.len() as i64, json))
+    })
+    .await
+}
+
+/// `GET /api/v2/suggestion/poll/` (auth): the kit's poll suggestion widget: the
+/// discussions and posts with an open poll the caller has not answered nor written,
+/// the newest first, at most 100 (`db::search::suggest::polls`), as items.
+pub(super) async fn polls(call: Call<Principal>) -> Result<Response, ApiError> {
+    let (base, now) = (call.base(), call.now);
+    list_page(&call, move |c, who, q| {
+        let page = Page::from_query(q)?;
+        let all = search::suggest::polls(c, who.user_id, now)?;
+        let items = crate::db::contributions::by_pks(c, window(&all, page), Some(who.user_id))?;
+        let json = items.iter().map(|i| i.to_json(&base, now)).collect::<Vec<_>>();
         Ok((page, all.len() as i64, json))
     })
     .await

@@ -138,3 +138,77 @@ async fn fifty_parallel_voters_are_counted_exactly_and_a_closed_poll_takes_no_vo
     let r = s.post(&format!("/api/v2/post/{id}/poll/vote/"), Some(&t), json!({"choice": c0})).await;
     r.assert_field_error("choice", "invalid");
 }
+
+/// The kit's poll suggestion widget (`GET /api/v2/suggestion/poll/`): the open polls a
+/// member has neither answered nor written, the newest first, and only on the items
+/// explore shows that member.
+#[tokio::test]
+async fn the_polls_suggested_are_the_open_unanswered_ones_a_member_may_see() {
+    let s = TestServer::start().await;
+    s.set_pref("addons", "polls_enabled", json!(true));
+    s.set_pref("configurations", "groups_enabled", json!(true));
+    let (_, a) = s.login("ann");
+    let (eve, e) = s.login("eve");
+    let (_, b) = s.login("bob");
+    let with_poll = |p: Value| json!({"text": "q", "poll": p});
+    let open = make(&s, &a, with_poll(poll(false))).await["id"].as_i64().unwrap();
+    let mut p = poll(false);
+    p["expiration_at"] = json!(hearth::clock::rfc3339(s.clock.now() + 60 * hearth::clock::SECOND));
+    let expiring = make(&s, &a, with_poll(p)).await["id"].as_i64().unwrap();
+    let voted = make(&s, &a, with_poll(poll(true))).await;
+    let closed = make(&s, &a, with_poll(poll(false))).await["id"].as_i64().unwrap();
+    let collapsed = make(&s, &a, with_poll(poll(false))).await["id"].as_i64().unwrap();
+    let gone = make(&s, &a, with_poll(poll(false))).await["id"].as_i64().unwrap();
+    make(&s, &b, with_poll(poll(false))).await; // bob's own
+    make(&s, &e, with_poll(poll(false))).await; // by eve, whom bob hides
+    make(&s, &a, json!({"text": "no poll"})).await;
+    let g = s.create_id("/api/v2/group/", &a, json!({"name": "Bakers"})).await;
+    make(&s, &a, json!({"text": "in a group", "group": g, "poll": poll(false)})).await;
+    let discussion = s
+        .create_id(
+            "/api/v2/discussion/",
+            &a,
+            json!({"title": "Ovens", "text": "q", "poll": poll(false)}),
+        )
+        .await;
+
+    let path = format!("/api/v2/post/{}/poll/vote/", voted["id"]);
+    let choice = voted["poll"]["choices"][0]["id"].clone();
+    assert_eq!(s.post(&path, Some(&b), json!({"choice": choice})).await.status, 204);
+    assert_eq!(s.post(&format!("/api/v2/user/{eve}/hide/"), Some(&b), json!({})).await.status, 204);
+    assert_eq!(s.delete(&format!("/api/v2/post/{gone}/"), Some(&a)).await.status, 204);
+    s.db_write(|tx| {
+        let set = |column: &str, table: &str, key: &str, id: i64| {
+            tx.execute(
+                &format!(
+                    "UPDATE {table} SET {column} = 1
+                     WHERE {key} = (SELECT pk FROM contribution WHERE kind = 'post' AND id = ?1)"
+                ),
+                [id],
+            )
+        };
+        set("closed", "poll", "contribution_pk", closed)?;
+        set("collapsed", "contribution", "pk", collapsed)
+    });
+
+    let r = s.get("/api/v2/suggestion/poll/", Some(&b)).await;
+    assert_eq!(r.ids(), [discussion, expiring, open], "{}", r.text);
+    assert_eq!(r.json()["count"], 3);
+    let first = &r.json()["results"][0];
+    assert_eq!(
+        (first["type"].clone(), first["poll"]["title"].clone()),
+        (json!("discussion"), json!("Rye or wheat?"))
+    );
+    assert_eq!(first["author"]["username"], "ann");
+    let r = s.get("/api/v2/suggestion/poll/?limit=1&offset=1", Some(&b)).await;
+    assert_eq!((r.ids(), r.json()["count"].clone()), (vec![expiring], json!(3)));
+    // ann wrote them all: only eve's is hers to answer
+    assert_eq!(s.get("/api/v2/suggestion/poll/", Some(&a)).await.json()["count"], 2);
+    s.clock.advance(61 * hearth::clock::SECOND);
+    assert_eq!(s.list_ids("/api/v2/suggestion/poll/", Some(&b)).await, [discussion, open]);
+    s.assert_needs_caller("/api/v2/suggestion/poll/", "not-a-token").await;
+}
+
+async fn make(s: &TestServer, token: &str, body: Value) -> Value {
+    s.create("/api/v2/post/", token, body).await
+}

@@ -79,6 +79,7 @@
 //                      template) above barbara's post, whose "1 Share" opens SharesDialog;
 //   poll               (polls on) carol's page: alice's post with a poll (FeedObject),
 //                      voted with its Vote buttons;
+//   poll-suggest       dave's PollSuggestionWidget: alice's poll, which he has not answered;
 //   course             bob's page of alice's course (react-templates Course): its
 //                      sections in AccordionLessons, in sections_order order;
 //   lesson             bob's page of the course's first lesson (react-templates
@@ -144,6 +145,7 @@ import {
   FeedObject,
   Footer,
   OnBoardingWidget,
+  PollSuggestionWidget,
   NavigationToolbar,
   PrivateMessageComponent,
   SCFeedObjectTemplateType,
@@ -631,6 +633,14 @@ function PollPost({ config }) {
   );
 }
 
+function PollSuggest() {
+  return (
+    <Single id="poll-suggest" title="PollSuggestionWidget (dave's: the polls he has not answered)">
+      <PollSuggestionWidget autoHide={false} />
+    </Single>
+  );
+}
+
 function SignUpVerify({ config }) {
   return (
     <Single id="verify" title="AccountVerify (a new member's mailed code)">
@@ -921,6 +931,7 @@ const VIEWS = {
   recover: Recover,
   reset: Reset,
   poll: PollPost,
+  'poll-suggest': PollSuggest,
   course: CoursePage,
   lesson: LessonPage,
   'course-dashboard': CourseDashboardPage,
