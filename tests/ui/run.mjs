@@ -54,6 +54,7 @@ import { messageViews } from './messages.mjs';
 import { peopleViews } from './people.mjs';
 import { accountViews } from './accounts.mjs';
 import { pollViews } from './polls.mjs';
+import { linkViews } from './links.mjs';
 import { courseViews } from './courses.mjs';
 import { smtpSink } from './smtp-sink.mjs';
 import { eventsViews } from './events.mjs';
@@ -1406,6 +1407,7 @@ await tagsViews({ visit, check, api, hearth, page, portal, must, USERS, WAIT_MS,
 
 // --- shares (sharing on: addons.share_post_enabled, after every other view)
 await shareViews({ visit, check, api, hearth, page, portal, must, USERS, WAIT_MS, OUT, shots, token, viewTokens, setIds });
+await linkViews({ visit, check, api, page, must, USERS, WAIT_MS, token, viewTokens, setIds, CORPUS, domVerdict });
 
 // --- the record
 const seen = new Map();

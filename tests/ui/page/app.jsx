@@ -77,6 +77,7 @@
 //                      its Share action ("Share now": the kit's Composer holding it);
 //   share-shown        carol's page: bob's sharing post (barbara's inside it, the SHARE
 //                      template) above barbara's post, whose "1 Share" opens SharesDialog;
+//   xss-link           carol's page: bob's posts of links made of the XSS corpus (feed cards);
 //   poll               (polls on) carol's page: alice's post with a poll (FeedObject),
 //                      voted with its Vote buttons;
 //   poll-suggest       dave's PollSuggestionWidget: alice's poll, which he has not answered;
@@ -876,6 +877,18 @@ function SharedPost({ config }) {
   );
 }
 
+function XssLinks({ config }) {
+  return (
+    <main className="single">
+      <Section id="xss-link" title="FeedObject (bob's posts of links made of the XSS corpus)" wide>
+        {(config.ids.linkPosts ?? []).map((id) => (
+          <FeedObject key={id} feedObjectId={id} feedObjectType="post" />
+        ))}
+      </Section>
+    </main>
+  );
+}
+
 function SharesShown({ config }) {
   return (
     <main className="single">
@@ -952,6 +965,7 @@ const VIEWS = {
   onboarding: Onboarding,
   share: SharedPost,
   'share-shown': SharesShown,
+  'xss-link': XssLinks,
 };
 
 const config = await (await fetch('./config.json')).json();
