@@ -7,6 +7,7 @@ use serde_json::Value;
 
 pub use super::custom_import::{CustomAdvLine, CustomPageLine};
 pub use super::event_import::{EVENT_FIELDS, EventLine, EventMemberLine};
+pub use super::poll_import::{ImportedPoll, PollVoteLine};
 pub use super::tag::{TagLine, UserTagLine};
 pub use super::user_provider::UserProviderLine;
 
@@ -65,6 +66,8 @@ pub enum Line {
     Event(EventLine),
     /// An event membership (the course members' statuses) with its answer.
     EventMember(EventMemberLine),
+    /// A member's vote for a choice of a discussion's or post's poll.
+    PollVote(PollVoteLine),
     /// A user tag (SPEC §10 People).
     Tag(TagLine),
     /// A user holding a tag.
@@ -282,6 +285,8 @@ pub struct ContributionLine {
     /// (tags of earlier lines); only their holders, its author and staff see it.
     #[serde(default)]
     pub addressing: Vec<i64>,
+    /// Discussions and posts: their poll ([`ImportedPoll`]).
+    pub poll: Option<Value>,
 }
 
 /// `{"record":"group","id":1,"name":"Hikers","created_by":1}`: optional `description`,

@@ -39,6 +39,7 @@ pub mod media;
 pub mod message;
 pub mod onboarding;
 pub mod poll;
+pub mod poll_import;
 pub mod preference;
 pub mod profile;
 pub mod reaction;

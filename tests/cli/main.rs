@@ -285,6 +285,7 @@ mod ops;
 mod packaging;
 mod people;
 mod places;
+mod polls;
 mod replica;
 #[path = "../support/run.rs"]
 mod run;

@@ -26,6 +26,7 @@ mod follows;
 mod groups;
 mod kit;
 mod people;
+mod polls;
 mod tags;
 
 /// Changes to one user's counters.
@@ -268,6 +269,7 @@ impl Importer {
             Line::GroupMember(m) => groups::group_member(conn, &self.known, m, now),
             Line::Event(e) => events::event(conn, &self.known, e, now),
             Line::EventMember(m) => events::event_member(conn, &self.known, m, now),
+            Line::PollVote(v) => polls::poll_vote(conn, &self.known, &v, now),
             Line::Tag(t) => tags::tag(conn, &t, now),
             Line::UserTag(t) => tags::user_tag(conn, &self.known, &t),
             Line::UserProvider(p) => tags::user_provider(conn, &self.known, &p, now),
@@ -372,9 +374,17 @@ impl Importer {
             tags::addressing_of_line(conn, kind, in_space, &d.addressing)?;
         }
         let space = content::Space::of_line(conn, kind, d.group, d.event)?;
+        let poll = match &d.poll {
+            None | Some(Value::Null) => None,
+            Some(_) if kind == "status" => return Err("a status has no poll".into()),
+            Some(v) => Some(crate::model::import::ImportedPoll::parse(v)?),
+        };
         let pk = content::insert_contribution(
             conn, kind, d.id, d.author, title, action, &d.text, at, d.deleted, None, None, space,
         )?;
+        if let Some(p) = &poll {
+            polls::poll(conn, pk, &format!("{kind} {}", d.id), p, at)?;
+        }
         content::link_categories(conn, pk, &d.categories)?;
         crate::db::tags::address(conn, pk, &d.addressing).map_err(|e| sql_err("addressing", &e))?;
         if !d.deleted {
