@@ -16,6 +16,8 @@ Shape (defaults):
     1-2 categories each; 0-2 course_member lines each (never the creator).
   * 4,000 discussions, 4,000 posts (posts 1..1000 by user 1, all deleted), 2,000
     statuses, 10,000 comments (threads on live items, some replies with a parent).
+    Every tenth live post has a single-choice poll of three choices and up to five
+    votes; the hub (user 1) answered every other poll.
   * 100 groups (SPEC section 10); group 1 is the hub group: public, created by user 2,
     with members 1..200 (user 1 joined) and 2,000 posts (ids after the other posts) by
     them; the other groups public or private by id, 0-3 members each, no posts.
@@ -264,14 +266,32 @@ def generate(a, out):
 
     for i in range(1, a.discussions + 1):
         contribution("discussion", i, rng.randint(1, n), False, {"title": f"Discussion {i}"})
+    # every tenth live post has a poll of three choices (ids 3i-2..3i); its votes come
+    # from a generator of their own, so adding polls left every other line as it was
+    polled = []
     for i in range(1, a.posts + 1):
         hub_post = i <= a.hub_deleted_posts
-        contribution("post", i, HUB if hub_post else rng.randint(1, n), hub_post, {})
+        extra = {}
+        if not hub_post and i % 10 == 0:
+            extra["poll"] = {"title": f"Poll {i}?", "multiple_choices": False, "expiration_at": None,
+                             "choices": [{"id": 3 * i - k, "choice": f"choice {3 - k}"} for k in (2, 1, 0)]}
+            polled.append(i)
+        contribution("post", i, HUB if hub_post else rng.randint(1, n), hub_post, extra)
     # the hub group's posts, ids after the others, by its members
     for i in range(a.posts + 1, a.posts + a.group_posts + 1):
         contribution("post", i, rng.randint(1, a.hub_group_members), False, {"group": 1})
     for i in range(1, a.statuses + 1):
         contribution("status", i, rng.randint(1, n), False, {"action": "says"})
+
+    # Poll votes: up to five random members each; the hub answers every other poll, so
+    # the hub's poll suggestions (the poll_suggest scenario) skip half the polls they walk
+    votes = random.Random(SEED + 1)
+    for i in polled:
+        voters = {votes.randint(2, n) for _ in range(votes.randint(0, 5))}
+        if i % 20 == 0:
+            voters.add(HUB)
+        for u in sorted(voters):
+            emit("poll_vote", {"user": u, "choice": 3 * i - votes.randint(0, 2)})
 
     # Comments on live items only; a thread's later comments may reply to an earlier one.
     targets = [("discussion", i) for i in range(1, a.discussions + 1)]

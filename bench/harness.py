@@ -46,7 +46,8 @@ from server import (Server, cpu_seconds, http, password_grant, proc_status,  # n
 SCENARIOS = [
     "ceiling", "healthz", "reactions_search", "prefs_search_keys", "me_jwt", "me_oauth",
     "verify_token", "followings_hub", "followings_hub_mutual1", "course_get",
-    "course_search_p1", "course_search_deep", "feed_home", "feed_explore", "search", "pm_thread",
+    "course_search_p1", "course_search_deep", "feed_home", "feed_explore", "search", "poll_suggest",
+    "pm_thread",
     "group_feed", "event_search",
     "course_create", "restore_post",
     "token_password", "token_refresh", "mixed",

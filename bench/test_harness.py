@@ -76,6 +76,25 @@ class Presets(unittest.TestCase):
 
 
 class Dataset(unittest.TestCase):
+    def test_every_tenth_live_post_has_a_poll_and_the_hub_answered_every_other(self):
+        import io
+        a = gen_dataset.parse_args(["--out", "-", "--users", "300", "--courses", "5",
+                                    "--discussions", "5", "--posts", "200", "--hub-deleted-posts", "50",
+                                    "--statuses", "5", "--comments", "10", "--groups", "0",
+                                    "--events", "0", "--pm-threads", "0"])
+        out = io.StringIO()
+        gen_dataset.generate(a, out)
+        lines = [json.loads(line) for line in out.getvalue().splitlines()]
+        polled = [r["id"] for r in lines if r["record"] == "post" and "poll" in r]
+        self.assertEqual(polled, list(range(60, 201, 10)), "live posts only")
+        choices = {c["id"]: r["id"] for r in lines if r["record"] == "post" and "poll" in r
+                   for c in r["poll"]["choices"]}
+        votes = [(r["user"], choices[r["choice"]]) for r in lines if r["record"] == "poll_vote"]
+        self.assertEqual(len(votes), len(set(votes)), "one vote a member a poll")
+        self.assertEqual(sorted(p for u, p in votes if u == 1), [p for p in polled if p % 20 == 0])
+        kinds = [r["record"] for r in lines]
+        self.assertLess(max(i for i, k in enumerate(kinds) if k == "post"), kinds.index("poll_vote"))
+
     def test_groups_and_events_arrive_as_the_scenarios_read_them(self):
         import io
         a = gen_dataset.parse_args(["--out", "-", "--users", "300", "--courses", "5",
