@@ -59,11 +59,26 @@ fn a_bad_poll_or_poll_vote_line_is_named_and_nothing_is_written() {
         (r#"{"record":"poll_vote","user":2,"choice":11}"#, "voted choice 11 already"),
         (r#"{"record":"poll_vote","user":2}"#, "choice"),
         (r#"{"record":"poll_vote","user":2,"choice":11,"weight":2}"#, "weight"),
-        (r#"{"record":"status","id":9,"author":1,"text":"s","poll":{"title":"q","choices":[{"choice":"a"},{"choice":"b"}]}}"#, "a status has no poll"),
-        (r#"{"record":"post","id":9,"author":1,"text":"p","poll":{"title":"q","choices":[{"choice":"a"}]}}"#, "2 to 20 choices"),
-        (r#"{"record":"post","id":9,"author":1,"text":"p","poll":{"title":"","choices":[{"choice":"a"},{"choice":"b"}]}}"#, "title"),
-        (r#"{"record":"post","id":9,"author":1,"text":"p","poll":{"title":"q","choices":[{"id":11,"choice":"a"},{"choice":"b"}]}}"#, "poll choice 11 already exists"),
-        (r#"{"record":"post","id":9,"author":1,"text":"p","poll":{"title":"q","closed":1,"choices":[{"choice":"a"},{"choice":"b"}]}}"#, "closed is true or false"),
+        (
+            r#"{"record":"status","id":9,"author":1,"text":"s","poll":{"title":"q","choices":[{"choice":"a"},{"choice":"b"}]}}"#,
+            "a status has no poll",
+        ),
+        (
+            r#"{"record":"post","id":9,"author":1,"text":"p","poll":{"title":"q","choices":[{"choice":"a"}]}}"#,
+            "2 to 20 choices",
+        ),
+        (
+            r#"{"record":"post","id":9,"author":1,"text":"p","poll":{"title":"","choices":[{"choice":"a"},{"choice":"b"}]}}"#,
+            "title",
+        ),
+        (
+            r#"{"record":"post","id":9,"author":1,"text":"p","poll":{"title":"q","choices":[{"id":11,"choice":"a"},{"choice":"b"}]}}"#,
+            "poll choice 11 already exists",
+        ),
+        (
+            r#"{"record":"post","id":9,"author":1,"text":"p","poll":{"title":"q","closed":1,"choices":[{"choice":"a"},{"choice":"b"}]}}"#,
+            "closed is true or false",
+        ),
     ];
     for (bad, why) in cases {
         let e = Env::initialised();

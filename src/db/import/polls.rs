@@ -56,7 +56,10 @@ pub(super) fn poll_vote(
     known.user(v.user, "user")?;
     if known.deleted_users.contains(&v.user) {
         // erasing a member takes their poll votes out: a deleted member has none
-        return Err(format!("user {} is deleted: a deleted member's poll votes are not kept", v.user));
+        return Err(format!(
+            "user {} is deleted: a deleted member's poll votes are not kept",
+            v.user
+        ));
     }
     let err = |e: rusqlite::Error| sql_err("poll_vote", &e);
     let (pk, multiple): (i64, bool) = conn
