@@ -153,17 +153,17 @@ pub fn list(
              WHERE m.{k} = ?1 AND m.join_status IN (SELECT value FROM json_each(?2))"
         ))?
         .query_row(params![id, statuses], |r| r.get(0))?;
-    // each member as their minimal JSON shows them
+    // each member's whole row: groups and events list them as User JSON
     let mut stmt = conn.prepare_cached(roster_sql!(
         of,
         "SELECT {cols}, m.join_status FROM {t} m JOIN user u ON u.id = m.user_id
          WHERE m.{k} = ?1 AND m.join_status IN (SELECT value FROM json_each(?2))
          ORDER BY m.created_at, m.user_id LIMIT ?3 OFFSET ?4",
-        cols = crate::db::users::qualified(crate::db::users::BRIEF, "u")
+        cols = crate::db::users::qualified(crate::db::users::COLUMNS, "u")
     ))?;
-    let n = crate::db::users::BRIEF.split(", ").count();
+    let n = crate::db::users::COLUMN_COUNT;
     let rows = stmt.query_map(params![id, statuses, limit, offset], |r| {
-        Ok((crate::db::users::brief_at(r, 0)?, r.get(n)?))
+        Ok((crate::db::users::from_row(r)?, r.get(n)?))
     })?;
     Ok((count, rows.collect::<Result<_, _>>()?))
 }

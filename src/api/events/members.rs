@@ -187,7 +187,8 @@ async fn list_members(call: Call<Option<Principal>>) -> Result<Response, ApiErro
         if !shows_members(&e, status) {
             return Err(ApiError::PermissionDenied);
         }
-        users_page(c, Roster::Event, id, &JoinStatus::MEMBERS, Page::from_query(q)?, &base)
+        let (page, viewer) = (Page::from_query(q)?, who.map(|w| w.user_id));
+        users_page(c, Roster::Event, id, &JoinStatus::MEMBERS, page, viewer, &base)
     })
     .await
 }
@@ -203,7 +204,8 @@ async fn list_answered(call: Call<Option<Principal>>, going: bool) -> Result<Res
         }
         let page = Page::from_query(q)?;
         let (count, users) = db::answered(c, id, going, page.limit, page.offset)?;
-        Ok((page, count, users.into_iter().map(|u| u.minimal(&base)).collect()))
+        let viewer = who.map(|w| w.user_id);
+        Ok((page, count, crate::api::people::users_json(c, users, viewer, &base)?))
     })
     .await
 }

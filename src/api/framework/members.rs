@@ -194,18 +194,21 @@ pub fn admins(c: &Connection, of: Roster, id: i64) -> Result<Vec<i64>, ApiError>
     Ok(admins.into_iter().map(|(u, _)| u.id).collect())
 }
 
-/// One page of the users of `of`'s `id` whose status is in `statuses`, as User Minimal
-/// (the member, invited and requester lists).
+/// One page of the users of `of`'s `id` whose status is in `statuses` (the member,
+/// invited and requester lists of groups and events), as User JSON for `viewer`: the
+/// kit's user cards there read a member's `description` or `followers_counter`.
 pub fn users_page(
     c: &Connection,
     of: Roster,
     id: i64,
     statuses: &[JoinStatus],
     page: crate::http::pagination::Page,
+    viewer: Option<i64>,
     base: &crate::model::PublicUrl,
-) -> Result<(crate::http::pagination::Page, i64, Vec<crate::model::user::UserMinimal>), ApiError> {
+) -> Result<(crate::http::pagination::Page, i64, Vec<crate::model::user::UserJson>), ApiError> {
     let (count, rows) = members::list(c, of, id, statuses, page.limit, page.offset)?;
-    Ok((page, count, rows.into_iter().map(|(u, _)| u.minimal(base)).collect()))
+    let users = rows.into_iter().map(|(u, _)| u).collect();
+    Ok((page, count, super::people::users_json(c, users, viewer, base)?))
 }
 
 /// What an area with invitations and requests (groups, events) plugs into the shared
@@ -244,7 +247,7 @@ pub async fn managed_list(
     let (id, base) = (call.id(), call.base());
     list_page(&call, move |c, who, q| {
         (area.managed)(c, id, who)?;
-        users_page(c, area.roster, id, &[fixed], Page::from_query(q)?, &base)
+        users_page(c, area.roster, id, &[fixed], Page::from_query(q)?, Some(who.user_id), &base)
     })
     .await
 }

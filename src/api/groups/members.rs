@@ -130,7 +130,8 @@ async fn list_members(call: Call<Option<Principal>>) -> Result<Response, ApiErro
         if g.privacy == GroupPrivacy::Private && !is_member(status) {
             return Err(ApiError::PermissionDenied);
         }
-        users_page(c, Roster::Group, id, &JoinStatus::MEMBERS, Page::from_query(q)?, &base)
+        let (page, viewer) = (Page::from_query(q)?, who.map(|w| w.user_id));
+        users_page(c, Roster::Group, id, &JoinStatus::MEMBERS, page, viewer, &base)
     })
     .await
 }

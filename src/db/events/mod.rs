@@ -275,9 +275,9 @@ pub fn answered(
              JOIN user u ON u.id = m.user_id
              WHERE m.event_id = ?1 AND m.going = ?2
              ORDER BY m.created_at, m.user_id LIMIT ?3 OFFSET ?4",
-            crate::db::users::qualified(crate::db::users::BRIEF, "u")
+            crate::db::users::qualified(crate::db::users::COLUMNS, "u")
         ))?
-        .query_map(params![id, going, limit, offset], |r| crate::db::users::brief_at(r, 0))?
+        .query_map(params![id, going, limit, offset], crate::db::users::from_row)?
         .collect::<Result<_, _>>()?;
     Ok((count, users))
 }

@@ -56,7 +56,12 @@ async fn requests_invitations_answers_and_their_notifications() {
     // bob says no, then takes it back; the answers' lists
     assert_eq!(s.post_empty(&path("not_going/"), Some(&tb)).await.status, 204);
     assert_eq!(status(&tb).await, "not_going");
-    assert_eq!(ids(&ok(&s.get(&path("going/"), Some(&tb)).await)["results"]), [a, c]);
+    s.db_write(|tx| tx.execute("UPDATE user SET description = 'Bakes bread' WHERE id = ?1", [c]));
+    let going = ok(&s.get(&path("going/"), Some(&tb)).await);
+    assert_eq!(ids(&going["results"]), [a, c]);
+    // User JSON, as the kit's member cards read it (their second line: the description)
+    assert_eq!(going["results"][1]["description"], "Bakes bread");
+    assert_eq!(going["results"][1]["followers_counter"], 0);
     assert_eq!(ids(&ok(&s.get(&path("not_going/"), Some(&tb)).await)["results"]), [b]);
     assert_eq!(s.delete(&path("going/"), Some(&tb)).await.status, 204, "not its answer: nothing");
     assert_eq!(status(&tb).await, "not_going");

@@ -40,8 +40,18 @@ async fn requests_invitations_and_their_notifications() {
     assert_eq!(s.post_empty(&path("subscribe/"), Some(&tc)).await.status, 204);
     assert!(group_notes(&s, &tc).await.is_empty(), "the answered invitation goes");
     assert_eq!(group_notes(&s, &ta).await, [("user_accepted_to_join_group".into(), id)]);
+    s.db_write(|tx| {
+        tx.execute("UPDATE user SET description = 'Reads at night' WHERE id = ?1", [b])
+    });
     let members = ok(&s.get(&path("subscribe/"), Some(&tb)).await);
     assert_eq!(ids(&members["results"]), [a, b, c]);
+    // User JSON, as the kit's member cards read it (their second line: the description)
+    let bob = &members["results"][1];
+    assert_eq!(
+        (bob["description"].clone(), bob["followers_counter"].clone()),
+        (json!("Reads at night"), json!(0))
+    );
+    assert!(bob.get("tags").is_some_and(|t| t.is_array()) && bob.get("email").is_none(), "{bob}");
     assert_eq!(ok(&s.get(&path(""), Some(&tb)).await)["subscribers_counter"], 3);
     // users to invite: not the caller, not the members
     let suggested = ok(&s.get(&path("user/?search="), Some(&ta)).await);
